@@ -1,0 +1,312 @@
+//! The one error type of the crate, with variants a caller can act on.
+
+use std::fmt;
+use std::io;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::jsonrpc::ErrorObject;
+
+/// A `Result` whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong talking to an MCP server.
+///
+/// Match on the variant to decide what to do: retry after [`Error::Timeout`], reconnect after
+/// [`Error::Closed`], authorize after [`Error::Unauthorized`], show the server's message after
+/// [`Error::Rpc`]. New variants may be added in minor releases.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O operation failed (reading or writing a pipe or socket).
+    Io(Arc<io::Error>),
+    /// The server process could not be started.
+    Spawn {
+        /// The program that was to be run.
+        command: String,
+        /// Why the operating system refused.
+        source: Arc<io::Error>,
+    },
+    /// The peer broke the protocol: a reply that does not parse or does not fit the request.
+    Protocol(String),
+    /// The server answered the request with a JSON-RPC error.
+    Rpc(ErrorObject),
+    /// A deadline passed before the operation finished.
+    Timeout {
+        /// The JSON-RPC method (or HTTP step) that was waited for.
+        method: String,
+        /// How long it was waited for.
+        elapsed: Duration,
+        /// Which deadline it was.
+        kind: TimeoutKind,
+    },
+    /// The request was cancelled through its [`CancelHandle`](crate::CancelHandle).
+    Cancelled {
+        /// The JSON-RPC method of the cancelled request.
+        method: String,
+    },
+    /// The connection is gone; nothing more can be sent over it.
+    Closed(Arc<Closed>),
+    /// The server or the negotiated protocol does not offer what was asked for.
+    Unsupported(Unsupported),
+    /// A message was larger than the configured maximum and was discarded.
+    MessageTooLarge {
+        /// The configured limit in bytes.
+        limit: usize,
+    },
+    /// An HTTP request got a non-success status other than 401 and 403.
+    Http(Box<HttpError>),
+    /// HTTP 401: the server wants credentials; the `WWW-Authenticate` hints say which.
+    Unauthorized(Box<HttpError>),
+    /// HTTP 403: the credentials are not enough (for example `insufficient_scope`).
+    Forbidden(Box<HttpError>),
+    /// The HTTP session ended on the server (a 404 on a request that carried a session id).
+    SessionExpired,
+    /// The configuration or an argument is invalid; nothing was sent.
+    Config(String),
+}
+
+/// Which deadline a [`Error::Timeout`] refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutKind {
+    /// The per-request timeout (reset by progress when that is enabled).
+    Request,
+    /// The maximum total time of a request, which progress never extends.
+    Total,
+    /// Establishing a connection (TCP/TLS, or a legacy SSE `endpoint` event).
+    Connect,
+    /// A stream that went quiet for longer than allowed.
+    Idle,
+    /// Handing a message to the transport (a server that stopped reading its input).
+    Write,
+}
+
+/// Why a connection closed, shared by every request that was pending at that moment.
+#[derive(Debug, Clone, Default)]
+pub struct Closed {
+    /// What ended the connection, e.g. "server exited" or "client closed".
+    pub reason: String,
+    /// The server's exit status, for stdio servers that have exited.
+    pub exit_status: Option<ExitStatus>,
+    /// The last lines the server wrote to stderr, for stdio servers.
+    pub stderr_tail: Option<String>,
+}
+
+/// What a [`Error::Unsupported`] was about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// The server did not advertise the capability this method needs, so it was not sent.
+    Capability {
+        /// The method that was not sent.
+        method: String,
+        /// The server capability it needs, e.g. `resources.subscribe`.
+        capability: &'static str,
+    },
+    /// The server answered `initialize` with a protocol version this client does not speak.
+    Version {
+        /// The version the client offered.
+        offered: String,
+        /// The version the server answered with.
+        received: String,
+    },
+    /// The operation needs a feature that is not available on this transport or build.
+    Feature(String),
+}
+
+/// The details of a failed HTTP exchange.
+#[derive(Debug, Clone, Default)]
+pub struct HttpError {
+    /// The HTTP status code.
+    pub status: u16,
+    /// The URL that was requested.
+    pub url: String,
+    /// The response body as text, truncated to a few kilobytes.
+    pub body: String,
+    /// The parsed `WWW-Authenticate` challenge, when the server sent one.
+    pub www_authenticate: Option<WwwAuthenticate>,
+    /// The `Mcp-Auth-Server` header, when the server sent one.
+    pub mcp_auth_server: Option<String>,
+}
+
+/// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WwwAuthenticate {
+    /// The scheme, e.g. `Bearer`.
+    pub scheme: String,
+    /// The `resource_metadata` URL of the protected resource metadata (RFC 9728).
+    pub resource_metadata: Option<String>,
+    /// The `scope` the server asks for.
+    pub scope: Option<String>,
+    /// The `error` code, e.g. `invalid_token` or `insufficient_scope`.
+    pub error: Option<String>,
+    /// The `error_description`, when given.
+    pub error_description: Option<String>,
+}
+
+impl Error {
+    /// Wraps an I/O error.
+    pub fn io(err: io::Error) -> Error {
+        Error::Io(Arc::new(err))
+    }
+
+    /// The closed details when this is [`Error::Closed`].
+    pub fn closed_info(&self) -> Option<&Closed> {
+        match self {
+            Error::Closed(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status of an HTTP failure (including 401 and 403).
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Error::Http(e) | Error::Unauthorized(e) | Error::Forbidden(e) => Some(e.status),
+            _ => None,
+        }
+    }
+
+    /// True for [`Error::Unauthorized`] and [`Error::Forbidden`]: the server wants (other)
+    /// credentials, so retrying as is will not help.
+    pub fn needs_authorization(&self) -> bool {
+        matches!(self, Error::Unauthorized(_) | Error::Forbidden(_))
+    }
+
+    /// True for [`Error::Timeout`].
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Error::Timeout { .. })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(e) => write!(f, "io: {e}"),
+            Error::Spawn { command, source } => write!(f, "failed to start `{command}`: {source}"),
+            Error::Protocol(msg) => write!(f, "protocol: {msg}"),
+            Error::Rpc(e) => write!(f, "server error {}: {}", e.code.0, e.message),
+            Error::Timeout {
+                method,
+                elapsed,
+                kind,
+            } => {
+                let what = match kind {
+                    TimeoutKind::Request => "request",
+                    TimeoutKind::Total => "maximum total time of request",
+                    TimeoutKind::Connect => "connect",
+                    TimeoutKind::Idle => "idle stream",
+                    TimeoutKind::Write => "write",
+                };
+                write!(f, "timeout: {what} `{method}` after {elapsed:.1?}")
+            }
+            Error::Cancelled { method } => write!(f, "cancelled: `{method}`"),
+            Error::Closed(info) => fmt::Display::fmt(info, f),
+            Error::Unsupported(u) => fmt::Display::fmt(u, f),
+            Error::MessageTooLarge { limit } => {
+                write!(f, "message too large: over the limit of {limit} bytes")
+            }
+            Error::Http(e) => write!(f, "http: {e}"),
+            Error::Unauthorized(e) => write!(f, "unauthorized: {e}"),
+            Error::Forbidden(e) => write!(f, "forbidden: {e}"),
+            Error::SessionExpired => f.write_str("session expired: the server ended the session"),
+            Error::Config(msg) => write!(f, "config: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e.as_ref()),
+            Error::Spawn { source, .. } => Some(source.as_ref()),
+            Error::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(err: io::Error) -> Error {
+        Error::io(err)
+    }
+}
+
+impl fmt::Display for Closed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "closed: {}", self.reason)?;
+        if let Some(status) = &self.exit_status {
+            write!(f, ": {status}")?;
+        }
+        if let Some(tail) = self.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+            write!(f, "; stderr: {}", tail.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unsupported::Capability { method, capability } => write!(
+                f,
+                "unsupported: the server does not advertise `{capability}`, needed by `{method}`"
+            ),
+            Unsupported::Version { offered, received } => write!(
+                f,
+                "unsupported: protocol version {received} from the server (offered {offered})"
+            ),
+            Unsupported::Feature(what) => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP {} from {}", self.status, self.url)?;
+        if !self.body.trim().is_empty() {
+            write!(f, ": {}", self.body.trim())?;
+        }
+        if let Some(auth) = &self.www_authenticate {
+            write!(f, " (WWW-Authenticate: {}", auth.scheme)?;
+            if let Some(m) = &auth.resource_metadata {
+                write!(f, " resource_metadata={m}")?;
+            }
+            if let Some(s) = &auth.scope {
+                write!(f, " scope={s}")?;
+            }
+            if let Some(e) = &auth.error {
+                write!(f, " error={e}")?;
+            }
+            f.write_str(")")?;
+        }
+        if let Some(server) = &self.mcp_auth_server {
+            write!(f, " (Mcp-Auth-Server: {server})")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_stays_small() {
+        assert!(std::mem::size_of::<Error>() <= 64, "{}", std::mem::size_of::<Error>());
+    }
+
+    #[test]
+    fn closed_display_carries_status_and_stderr() {
+        let info = Closed {
+            reason: "server exited during initialize".into(),
+            exit_status: None,
+            stderr_tail: Some("boom\n".into()),
+        };
+        assert_eq!(
+            Error::Closed(Arc::new(info)).to_string(),
+            "closed: server exited during initialize; stderr: boom"
+        );
+    }
+}

@@ -1,0 +1,458 @@
+//! JSON-RPC 2.0 wire types and their one-line encoding, with no I/O.
+//!
+//! ```
+//! use umcp::jsonrpc::{Message, Request, Payload};
+//!
+//! let line = Message::from(Request::new(1, "tools/list", None)).encode();
+//! assert_eq!(line, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+//! match Payload::decode(&line).unwrap() {
+//!     Payload::Single(Message::Request(req)) => assert_eq!(req.method, "tools/list"),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The `jsonrpc` member every message carries.
+pub const VERSION: &str = "2.0";
+
+/// A request id: an integer or a string, never null.
+///
+/// umcp sends increasing integers; servers may use either form. `Display` quotes string ids so
+/// `7` and `"7"` never look alike in logs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RequestId(IdRepr);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+enum IdRepr {
+    Int(i64),
+    Str(String),
+}
+
+impl RequestId {
+    /// The integer value, if this id is an integer.
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.0 {
+            IdRepr::Int(n) => Some(*n),
+            IdRepr::Str(_) => None,
+        }
+    }
+
+    /// The string value, if this id is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            IdRepr::Int(_) => None,
+            IdRepr::Str(s) => Some(s),
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match &self.0 {
+            IdRepr::Int(n) => Value::from(*n),
+            IdRepr::Str(s) => Value::from(s.as_str()),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> RequestId {
+        RequestId(IdRepr::Int(n))
+    }
+}
+
+impl From<i32> for RequestId {
+    fn from(n: i32) -> RequestId {
+        RequestId(IdRepr::Int(n.into()))
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> RequestId {
+        RequestId(IdRepr::Str(s))
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> RequestId {
+        RequestId(IdRepr::Str(s.to_owned()))
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            IdRepr::Int(n) => write!(f, "{n}"),
+            IdRepr::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error code. An open set: codes this crate has no name for still round-trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i64);
+
+impl ErrorCode {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// Invalid method parameters (also: unknown tool, unsupported version in `initialize`).
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// MCP: resource not found (2024-11-05 to 2025-11-25).
+    pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
+    /// MCP: URL elicitation required (2025-11-25).
+    pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
+    /// MCP: HTTP header and body disagree (2026-07-28).
+    pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// MCP: the request needs a client capability that was not declared (2026-07-28).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// MCP: the server does not support the requested protocol version (2026-07-28).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+}
+
+/// The `error` member of a failed response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A short description.
+    #[serde(default)]
+    pub message: String,
+    /// Extra information defined by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error object with no data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorObject {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Adds `data`.
+    pub fn with_data(mut self, data: Value) -> ErrorObject {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code.0)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// A request: a method call that expects a response with the same id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id the response will carry.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The parameters; `None` omits the member.
+    pub params: Option<Value>,
+}
+
+impl Request {
+    /// A request.
+    pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Request {
+            id: id.into(),
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// A notification: a one-way message that gets no response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/progress`.
+    pub method: String,
+    /// The parameters; `None` omits the member.
+    pub params: Option<Value>,
+}
+
+impl Notification {
+    /// A notification.
+    pub fn new(method: impl Into<String>, params: Option<Value>) -> Notification {
+        Notification {
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// A response: the outcome of a request, matched to it by id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request; `None` only for errors about requests that could not be parsed.
+    pub id: Option<RequestId>,
+    /// The `result` member, or the `error` member.
+    pub result: Result<Value, ErrorObject>,
+}
+
+impl Response {
+    /// A successful response.
+    pub fn ok(id: RequestId, result: Value) -> Response {
+        Response {
+            id: Some(id),
+            result: Ok(result),
+        }
+    }
+
+    /// A failed response.
+    pub fn err(id: RequestId, error: ErrorObject) -> Response {
+        Response {
+            id: Some(id),
+            result: Err(error),
+        }
+    }
+}
+
+/// Any JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A response.
+    Response(Response),
+    /// A notification.
+    Notification(Notification),
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Message {
+        Message::Request(r)
+    }
+}
+
+impl From<Response> for Message {
+    fn from(r: Response) -> Message {
+        Message::Response(r)
+    }
+}
+
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Message {
+        Message::Notification(n)
+    }
+}
+
+/// Why a text is not a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(String);
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl Message {
+    /// Encodes the message as one compact line of JSON, without the trailing newline.
+    pub fn encode(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    /// The message as a JSON value.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("jsonrpc".into(), VERSION.into());
+        match self {
+            Message::Request(r) => {
+                obj.insert("id".into(), r.id.to_value());
+                obj.insert("method".into(), r.method.clone().into());
+                if let Some(p) = &r.params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Notification(n) => {
+                obj.insert("method".into(), n.method.clone().into());
+                if let Some(p) = &n.params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Response(r) => {
+                obj.insert("id".into(), r.id.as_ref().map_or(Value::Null, RequestId::to_value));
+                match &r.result {
+                    Ok(v) => obj.insert("result".into(), v.clone()),
+                    Err(e) => obj.insert("error".into(), serde_json::to_value(e).unwrap_or_default()),
+                };
+            }
+        }
+        Value::Object(obj)
+    }
+
+    /// Reads one message from a JSON value, ignoring unknown members.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the value is not an object shaped like a request, response or notification.
+    pub fn from_value(value: Value) -> Result<Message, DecodeError> {
+        let Value::Object(mut obj) = value else {
+            return Err(DecodeError("not a JSON object".into()));
+        };
+        let id = match obj.remove("id") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                serde_json::from_value::<RequestId>(v)
+                    .map_err(|_| DecodeError("`id` is neither an integer nor a string".into()))?,
+            ),
+        };
+        let params = obj.remove("params").filter(|p| !p.is_null());
+        if let Some(method) = obj.remove("method") {
+            let Value::String(method) = method else {
+                return Err(DecodeError("`method` is not a string".into()));
+            };
+            return Ok(match id {
+                Some(id) => Message::Request(Request { id, method, params }),
+                None => Message::Notification(Notification { method, params }),
+            });
+        }
+        if let Some(error) = obj.remove("error") {
+            let error = serde_json::from_value::<ErrorObject>(error)
+                .map_err(|e| DecodeError(format!("malformed `error` member: {e}")))?;
+            return Ok(Message::Response(Response {
+                id,
+                result: Err(error),
+            }));
+        }
+        match (obj.remove("result"), id) {
+            (Some(result), Some(id)) => Ok(Message::Response(Response::ok(id, result))),
+            (Some(_), None) => Err(DecodeError("a result without an `id`".into())),
+            (None, _) => Err(DecodeError(
+                "neither `method`, `result` nor `error` is present".into(),
+            )),
+        }
+    }
+}
+
+/// What one line (or one HTTP body or SSE event) decodes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// A single message.
+    Single(Message),
+    /// A JSON array batch (legal only under protocol 2025-03-26). Malformed elements are
+    /// dropped; the count of dropped elements is kept so callers can log it.
+    Batch(Vec<Message>, usize),
+}
+
+impl Payload {
+    /// Decodes one text holding a message or a batch.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the text is not JSON, is an empty batch, or is not a JSON-RPC message.
+    pub fn decode(text: &str) -> Result<Payload, DecodeError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| DecodeError(format!("invalid JSON: {e}")))?;
+        match value {
+            Value::Array(items) if items.is_empty() => Err(DecodeError("empty batch".into())),
+            Value::Array(items) => {
+                let total = items.len();
+                let messages: Vec<Message> = items
+                    .into_iter()
+                    .filter_map(|item| Message::from_value(item).ok())
+                    .collect();
+                let dropped = total - messages.len();
+                Ok(Payload::Batch(messages, dropped))
+            }
+            other => Message::from_value(other).map(Payload::Single),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(text: &str) -> Message {
+        match Payload::decode(text).unwrap() {
+            Payload::Single(m) => m,
+            other => panic!("not single: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn encodes_compact_lines() {
+        let n = Message::from(Notification::new("notifications/initialized", None));
+        assert_eq!(n.encode(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let r = Message::from(Response::ok(7.into(), json!({})));
+        assert_eq!(r.encode(), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        let e = Message::from(Response::err(
+            "a".into(),
+            ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "nope"),
+        ));
+        assert_eq!(
+            e.encode(),
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"nope"}}"#
+        );
+        let with_newline = Request::new(1, "echo", Some(json!({"m": "a\nb"})));
+        assert!(!Message::from(with_newline).encode().contains('\n'));
+    }
+
+    #[test]
+    fn decodes_each_kind_and_ignores_unknown_members() {
+        let m = one(r#"{"jsonrpc":"2.0","id":"x","method":"ping","extra":1}"#);
+        assert_eq!(m, Message::Request(Request::new("x", "ping", None)));
+        let m = one(r#"{"jsonrpc":"2.0","method":"n","params":null}"#);
+        assert_eq!(m, Message::Notification(Notification::new("n", None)));
+        let m = one(r#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#);
+        assert_eq!(m, Message::Response(Response::ok(3.into(), json!({"a":1}))));
+        let m = one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#);
+        match m {
+            Message::Response(Response { id: None, result: Err(e) }) => {
+                assert_eq!(e.code, ErrorCode::PARSE_ERROR)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_message() {
+        for bad in ["", "nonsense", "42", r#"{"jsonrpc":"2.0"}"#, r#"{"id":1.5,"result":1}"#, "[]"] {
+            assert!(Payload::decode(bad).is_err(), "{bad}");
+        }
+        assert!(Payload::decode(r#"{"result":1}"#).is_err());
+    }
+
+    #[test]
+    fn decodes_batches_dropping_bad_elements() {
+        let text = r#"[{"jsonrpc":"2.0","id":1,"result":1},{"bad":true},{"jsonrpc":"2.0","method":"n"}]"#;
+        match Payload::decode(text).unwrap() {
+            Payload::Batch(items, dropped) => {
+                assert_eq!(items.len(), 2);
+                assert_eq!(dropped, 1);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_id_display_quotes_strings() {
+        assert_eq!(RequestId::from(92).to_string(), "92");
+        assert_eq!(RequestId::from("92").to_string(), "\"92\"");
+        assert_ne!(RequestId::from(92), RequestId::from("92"));
+    }
+}

@@ -1,0 +1,13 @@
+//! A blocking Model Context Protocol (MCP) client: stdio, Streamable HTTP and legacy HTTP+SSE
+//! servers from plain threads, with no async runtime.
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(clippy::all)]
+
+mod error;
+pub mod jsonrpc;
+pub mod transport;
+pub mod types;
+
+pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
+pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

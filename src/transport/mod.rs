@@ -1,0 +1,145 @@
+//! Transports move JSON-RPC messages to and from a server and know nothing of MCP methods.
+//!
+//! A transport is started by a [`Connect`] implementation, which receives an [`Inbox`]: every
+//! message the server sends, whatever the stream it arrived on, is delivered there, and the end
+//! of the connection is reported there once. Outgoing messages go through
+//! [`Transport::send`], which must return by the deadline it is given.
+//!
+//! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
+//! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
+//! another one (an in-memory pair for tests, a TCP socket, …).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::error::{Closed, Error, Result};
+use crate::jsonrpc::{Message, RequestId};
+
+pub mod stdio;
+
+pub use stdio::{EnvPolicy, StdioConfig};
+
+/// One live connection to a server.
+///
+/// Implementations are shared between threads: `send` may be called from many threads at once.
+pub trait Transport: Send + Sync {
+    /// Sends one message, returning once it has been handed over, or with an error at the
+    /// latest when `deadline` passes ([`Error::Timeout`](crate::Error::Timeout) with
+    /// [`TimeoutKind::Write`](crate::TimeoutKind::Write) when the peer does not take it).
+    ///
+    /// Replies to requests do not come back from `send`; they arrive in the [`Inbox`].
+    ///
+    /// # Errors
+    ///
+    /// Any error means the message was not delivered. [`Error::Closed`](crate::Error::Closed)
+    /// means it never will be on this connection.
+    fn send(&self, message: &Message, deadline: Instant) -> Result<()>;
+
+    /// Tells the transport that nobody waits for the response to `id` any more (timeout or
+    /// cancel), so it can stop reading a stream that only carries that response.
+    fn abandon(&self, _id: &RequestId) {}
+
+    /// Tells the transport about the session set up by the layer above.
+    fn session_event(&self, _event: SessionEvent<'_>) {}
+
+    /// Closes the connection within a bounded time. Idempotent; the inbox gets its
+    /// [`Inbound::Closed`] if it has not already.
+    fn close(&self);
+
+    /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
+    fn kind(&self) -> &'static str;
+}
+
+/// What the layer above tells a transport about the session it runs over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionEvent<'a> {
+    /// A protocol version was negotiated (HTTP sends it as `MCP-Protocol-Version` from now on).
+    Negotiated {
+        /// The negotiated version, e.g. `2025-11-25`.
+        protocol_version: &'a str,
+    },
+    /// The session is fully set up (MCP: `notifications/initialized` was sent), so
+    /// server-initiated streams may be opened.
+    Ready,
+    /// The session is gone and a new one is about to be set up: drop session state (HTTP:
+    /// the session id, the protocol-version header and the GET stream).
+    Reset,
+}
+
+/// Starts a transport. Implemented by the transport configurations.
+pub trait Connect: Send + Sync {
+    /// Starts the transport; server messages go to `inbox` from now on.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the connection cannot be set up (a program that does not exist, a URL that
+    /// does not answer).
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>>;
+
+    /// The transport to try next when the server rejects the very first request with a
+    /// status that means "not this transport" (HTTP 400, 404 or 405). `None` disables fallback.
+    fn fallback(&self) -> Option<Box<dyn Connect>> {
+        None
+    }
+
+    /// A short description for logs and errors, e.g. the command line or the URL.
+    fn describe(&self) -> String;
+}
+
+/// What a transport delivers to the layer above.
+#[derive(Debug, Clone)]
+pub enum Inbound {
+    /// One message from the server.
+    Message(Message),
+    /// A JSON array batch from the server (legal only under protocol 2025-03-26; the layer
+    /// above decides).
+    Batch(Vec<Message>),
+    /// A request the transport sent can never get its response (for example an HTTP stream
+    /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
+    Failed(RequestId, Error),
+    /// The connection ended; nothing more will arrive.
+    Closed(Arc<Closed>),
+}
+
+/// Where a transport delivers what the server sends.
+///
+/// Cheap to clone: every reader thread of a transport holds one. Delivery never blocks.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    tx: Sender<Inbound>,
+}
+
+impl Inbox {
+    /// A new inbox and the receiving end the layer above reads from.
+    ///
+    /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
+    /// implementers of [`Transport`] and for tests.
+    pub fn new() -> (Inbox, Receiver<Inbound>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        (Inbox { tx }, rx)
+    }
+
+    /// Delivers one message. Returns `false` when nobody listens any more, which tells a
+    /// reader thread it can stop.
+    pub fn deliver(&self, message: Message) -> bool {
+        self.tx.send(Inbound::Message(message)).is_ok()
+    }
+
+    /// Delivers a batch.
+    pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
+        self.tx.send(Inbound::Batch(messages)).is_ok()
+    }
+
+    /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
+    pub fn fail(&self, id: RequestId, error: Error) -> bool {
+        self.tx.send(Inbound::Failed(id, error)).is_ok()
+    }
+
+    /// Reports the end of the connection.
+    pub fn closed(&self, closed: Closed) {
+        let _ = self.tx.send(Inbound::Closed(Arc::new(closed)));
+    }
+}

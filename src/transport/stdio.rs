@@ -1,0 +1,5 @@
+//! Stdio transport: placeholder.
+/// Placeholder.
+pub struct StdioConfig;
+/// Placeholder.
+pub enum EnvPolicy {}
