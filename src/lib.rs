@@ -4,10 +4,12 @@
 #![deny(missing_docs)]
 #![warn(clippy::all)]
 
+mod client;
 mod error;
 pub mod jsonrpc;
 pub mod transport;
 pub mod types;
 
+pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

@@ -1,0 +1,122 @@
+//! The `initialize` handshake, version negotiation and re-initialization after a session
+//! expires.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Closed, Error, Result, Unsupported};
+use crate::transport::SessionEvent;
+use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+
+use super::options::{lock, RequestOptions};
+use super::session::{CallSpec, Shared};
+
+/// Runs `initialize`, checks the answered version, sends `notifications/initialized` and
+/// tells the transport the session is ready.
+pub(crate) fn initialize(shared: &Shared) -> Result<()> {
+    let params = initialize_params(shared);
+    let options = RequestOptions::default().with_timeout(shared.options.init_timeout);
+    let value = shared
+        .call(CallSpec {
+            method: "initialize",
+            params: Some(params),
+            options: &options,
+            handshake: true,
+        })
+        .map_err(during_initialize)?;
+    let capabilities = value.get("capabilities").cloned().unwrap_or(Value::Null);
+    let result: InitializeResult = serde_json::from_value(value)
+        .map_err(|e| Error::Protocol(format!("malformed initialize result: {e}")))?;
+    if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
+        return Err(Error::Unsupported(Unsupported::Version {
+            offered: LATEST_PROTOCOL_VERSION.to_owned(),
+            received: result.protocol_version,
+        }));
+    }
+    log::debug!(
+        "initialized {} {} over {} (protocol {})",
+        result.server_info.name,
+        result.server_info.version,
+        shared.transport.kind(),
+        result.protocol_version
+    );
+    shared.transport.session_event(SessionEvent::Negotiated {
+        protocol_version: &result.protocol_version,
+    });
+    if let Ok(mut version) = shared.protocol_version.write() {
+        version.clone_from(&result.protocol_version);
+    }
+    if let Ok(mut caps) = shared.capabilities.write() {
+        *caps = capabilities;
+    }
+    if let Ok(mut init) = shared.init.write() {
+        *init = Some(Arc::new(result));
+    }
+    shared.notify("notifications/initialized", None)?;
+    shared.transport.session_event(SessionEvent::Ready);
+    shared.generation.fetch_add(1, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Starts a new session after the server ended the old one, unless another caller already
+/// did since `seen_generation`, then restores resource subscriptions.
+pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> {
+    let _guard = lock(&shared.reinit_lock);
+    if shared.generation.load(Ordering::SeqCst) != seen_generation {
+        return Ok(());
+    }
+    shared.transport.session_event(SessionEvent::Reset);
+    initialize(shared)?;
+    let subscriptions = lock(&shared.subscriptions).clone();
+    for uri in subscriptions {
+        let options = RequestOptions::default();
+        let restored = shared.call(CallSpec {
+            method: "resources/subscribe",
+            params: Some(json!({ "uri": uri })),
+            options: &options,
+            handshake: true,
+        });
+        if let Err(err) = restored {
+            log::debug!("could not restore the subscription to {uri}: {err}");
+        }
+    }
+    Ok(())
+}
+
+/// The `initialize` params: the latest version, the capabilities the handlers imply, and
+/// the client's identity.
+fn initialize_params(shared: &Shared) -> Value {
+    let options = &shared.options;
+    let mut capabilities = Map::new();
+    if options.roots.is_some() {
+        capabilities.insert("roots".into(), json!({ "listChanged": true }));
+    }
+    if options.sampling.is_some() {
+        capabilities.insert("sampling".into(), json!({}));
+    }
+    if options.elicitation.is_some() {
+        capabilities.insert("elicitation".into(), json!({ "form": {}, "url": {} }));
+    }
+    if let Some(experimental) = &options.experimental {
+        capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
+    }
+    json!({
+        "protocolVersion": LATEST_PROTOCOL_VERSION,
+        "capabilities": capabilities,
+        "clientInfo": options.client_info,
+    })
+}
+
+/// Says when a connection closed during the handshake, the most common way a misconfigured
+/// server fails ("server exited during initialize: exit status: 1; stderr: …").
+fn during_initialize(err: Error) -> Error {
+    match err {
+        Error::Closed(closed) => Error::Closed(Arc::new(Closed {
+            reason: format!("{} during initialize", closed.reason),
+            ..(*closed).clone()
+        })),
+        other => other,
+    }
+}

@@ -1,0 +1,270 @@
+//! The blocking MCP client: connect, handshake, calls, notifications and close.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{Closed, Error, Result};
+use crate::transport::{Connect, Inbox};
+use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
+
+mod lifecycle;
+mod methods;
+mod notifications;
+mod options;
+mod router;
+mod server_requests;
+mod session;
+
+pub use notifications::Notifications;
+pub use options::{CancelHandle, Options, RequestOptions};
+
+use options::lock;
+use session::{CallSpec, Shared};
+
+/// How long `close` waits for the router thread after the transport has closed.
+const ROUTER_JOIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A connection to one MCP server.
+///
+/// `Client` is `Send + Sync`: share it between threads (for example in an `Arc`) and call it
+/// from all of them at once; requests are pipelined over the one connection and each caller
+/// gets its own response. Every call has a deadline (the client's request timeout unless the
+/// call's [`RequestOptions`] say otherwise). Dropping the client closes the connection.
+///
+/// ```no_run
+/// use umcp::{Client, StdioConfig};
+///
+/// # fn main() -> umcp::Result<()> {
+/// let client = Client::connect(StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]))?;
+/// for tool in client.list_all_tools()? {
+///     println!("{}", tool.name);
+/// }
+/// let result = client.call_tool("echo", serde_json::json!({ "message": "hi" }))?;
+/// println!("{}", result.text());
+/// # Ok(()) }
+/// ```
+pub struct Client {
+    shared: Arc<Shared>,
+    router_done: Receiver<()>,
+}
+
+impl Client {
+    /// Connects with default [`Options`] and runs the `initialize` handshake.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the transport cannot start ([`Error::Spawn`], [`Error::Io`], HTTP errors),
+    /// the server dies or times out during the handshake ([`Error::Closed`], [`Error::Timeout`]),
+    /// or answers with a protocol version this client does not speak ([`Error::Unsupported`]).
+    pub fn connect(transport: impl Connect + 'static) -> Result<Client> {
+        Client::connect_with(transport, Options::default())
+    }
+
+    /// Connects with `options` and runs the `initialize` handshake.
+    ///
+    /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
+    /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
+    /// fallback is tried. Authorization errors never fall back.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::connect`].
+    pub fn connect_with(transport: impl Connect + 'static, options: Options) -> Result<Client> {
+        let mut connector: Box<dyn Connect> = Box::new(transport);
+        loop {
+            let client = Client::start(connector.as_ref(), options.clone())?;
+            let err = match lifecycle::initialize(&client.shared) {
+                Ok(()) => return Ok(client),
+                Err(err) => err,
+            };
+            client.close();
+            let next = match err.http_status() {
+                Some(400 | 404 | 405) => connector.fallback(),
+                _ => None,
+            };
+            match next {
+                Some(next) => {
+                    log::debug!(
+                        "{} answered {err}; falling back to {}",
+                        connector.describe(),
+                        next.describe()
+                    );
+                    connector = next;
+                }
+                None => return Err(err),
+            }
+        }
+    }
+
+    fn start(connector: &dyn Connect, options: Options) -> Result<Client> {
+        let (inbox, rx) = Inbox::new();
+        let transport = connector.connect(inbox)?;
+        log::debug!("connected to {} over {}", connector.describe(), transport.kind());
+        let shared = Arc::new(Shared::new(transport, options));
+        let (done_tx, router_done) = crossbeam_channel::bounded(0);
+        router::spawn(&shared, rx, done_tx).map_err(Error::io)?;
+        Ok(Client {
+            shared,
+            router_done,
+        })
+    }
+
+    /// The full `initialize` result of the current session.
+    pub fn initialize_result(&self) -> Arc<InitializeResult> {
+        match self.shared.init.read() {
+            Ok(init) => init.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+        .unwrap_or_else(|| Arc::new(InitializeResult::default()))
+    }
+
+    /// The server's name, version and other self-description.
+    pub fn server_info(&self) -> Implementation {
+        self.initialize_result().server_info.clone()
+    }
+
+    /// What the server advertised it can do.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.initialize_result().capabilities.clone()
+    }
+
+    /// The server's usage instructions, if it gave any.
+    pub fn instructions(&self) -> Option<String> {
+        self.initialize_result().instructions.clone()
+    }
+
+    /// The negotiated protocol version, e.g. `2025-11-25`.
+    pub fn protocol_version(&self) -> String {
+        self.initialize_result().protocol_version.clone()
+    }
+
+    /// The transport the connection ended up on: `"stdio"`, `"streamable-http"` or `"sse"`.
+    pub fn transport_kind(&self) -> &'static str {
+        self.shared.transport.kind()
+    }
+
+    /// The queue of server notifications. See [`Notifications`].
+    pub fn notifications(&self) -> Notifications {
+        Notifications::new(self.shared.notifications.1.clone())
+    }
+
+    /// Why the connection closed, or `None` while it is open.
+    pub fn closed(&self) -> Option<Arc<Closed>> {
+        self.shared.closed()
+    }
+
+    /// Sends a typed request with default options.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// use umcp::types::{ListTools, PaginatedRequestParams};
+    /// let client = umcp::Client::connect(umcp::StdioConfig::new("my-server"))?;
+    /// let page = client.request::<ListTools>(&PaginatedRequestParams::default())?;
+    /// # let _ = page; Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Rpc`] when the server answers with an error, [`Error::Timeout`],
+    /// [`Error::Closed`], or [`Error::Protocol`] when the result does not decode.
+    pub fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result> {
+        self.request_with::<M>(params, &RequestOptions::default())
+    }
+
+    /// Sends a typed request with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`], plus [`Error::Cancelled`].
+    pub fn request_with<M: Method>(
+        &self,
+        params: &M::Params,
+        options: &RequestOptions,
+    ) -> Result<M::Result> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| Error::Config(format!("unencodable params for {}: {e}", M::METHOD)))?;
+        let params = (!params.is_null()).then_some(params);
+        decode(M::METHOD, self.request_raw(M::METHOD, params, options)?)
+    }
+
+    /// Sends any request and returns its raw result.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request_with`].
+    pub fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<Value> {
+        self.shared.call(CallSpec {
+            method,
+            params,
+            options,
+            handshake: false,
+        })
+    }
+
+    /// Sends a notification.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Closed`], or a transport error when it could not be delivered.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        self.shared.notify(method, params)
+    }
+
+    /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport
+    /// shuts down within its bounded grace periods. Idempotent; also done on drop.
+    pub fn close(&self) {
+        self.shared.transport.close();
+        // The transport reports the close to the router, which fails what is pending and
+        // exits; a router that does not finish in time is left to end on its own.
+        match self.router_done.recv_timeout(ROUTER_JOIN_TIMEOUT) {
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                log::debug!("router did not stop within {ROUTER_JOIN_TIMEOUT:?}");
+            }
+            _ => {
+                if let Some(handle) = lock(&self.shared.router).take() {
+                    let _ = handle.join();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("transport", &self.shared.transport.kind())
+            .field("closed", &self.closed().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn client_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<super::Client>();
+        assert_send_sync::<super::Notifications>();
+        assert_send_sync::<super::CancelHandle>();
+    }
+}

@@ -1,0 +1,62 @@
+//! The handle on which a client's server notifications arrive.
+
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+
+use crate::types::ServerNotification;
+
+/// Server notifications (log messages, list changes, resource updates, cancellations and any
+/// others), in arrival order.
+///
+/// All handles of one client share one queue: a notification is taken by whichever handle
+/// reads it first. Progress notifications are not here: they go to the request that asked
+/// for them. When the queue is full the oldest unread notification is dropped.
+///
+/// ```no_run
+/// # fn main() -> umcp::Result<()> {
+/// let client = umcp::Client::connect(umcp::StdioConfig::new("my-server"))?;
+/// let notifications = client.notifications();
+/// while let Some(note) = notifications.recv_timeout(std::time::Duration::from_secs(1)) {
+///     println!("{}", note.method());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Notifications {
+    rx: Receiver<ServerNotification>,
+}
+
+impl Notifications {
+    pub(crate) fn new(rx: Receiver<ServerNotification>) -> Notifications {
+        Notifications { rx }
+    }
+
+    /// Waits for the next notification; `None` once the client is closed and the queue is empty.
+    pub fn recv(&self) -> Option<ServerNotification> {
+        self.rx.recv().ok()
+    }
+
+    /// Waits up to `timeout` for the next notification; `None` if none came (or the client
+    /// is closed and the queue is empty).
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<ServerNotification> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+
+    /// The next notification if one is queued.
+    pub fn try_recv(&self) -> Option<ServerNotification> {
+        self.rx.try_recv().ok()
+    }
+
+    /// A blocking iterator that ends when the client is closed and the queue is empty.
+    pub fn iter(&self) -> impl Iterator<Item = ServerNotification> + '_ {
+        self.rx.iter()
+    }
+
+    /// The underlying crossbeam receiver, for `crossbeam_channel::select!` over several
+    /// clients. This exposes crossbeam-channel 0.5 types: a major version bump of that crate
+    /// would be a breaking change of this method only.
+    pub fn receiver(&self) -> &Receiver<ServerNotification> {
+        &self.rx
+    }
+}

@@ -1,0 +1,361 @@
+//! Tests for the client layer over an in-memory transport: handshake, pipelining, deadlines,
+//! cancellation, progress, notifications and server requests.
+
+#[path = "common/memory.rs"]
+mod memory;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use memory::FakeServer;
+use serde_json::{json, Value};
+use umcp::jsonrpc::{ErrorCode, Message};
+use umcp::types::{
+    CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, LoggingLevel, Root,
+    ServerNotification,
+};
+use umcp::{CancelHandle, Client, Error, Options, RequestOptions, TimeoutKind, Unsupported};
+
+fn connect(server: &FakeServer) -> Client {
+    Client::connect(server.clone()).expect("connect")
+}
+
+#[test]
+fn smoke() {
+    let server = FakeServer::new();
+    server.on("tools/list", |_, _| {
+        Some(json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}))
+    });
+    let client = connect(&server);
+    assert_eq!(client.server_info().name, "fake");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    assert_eq!(client.instructions().as_deref(), Some("be nice"));
+    assert_eq!(client.transport_kind(), "memory");
+    let tools = client.list_all_tools().unwrap();
+    assert_eq!(tools[0].name, "echo");
+    // The handshake is initialize, then the initialized notification.
+    let received = server.received.lock().unwrap().clone();
+    assert!(matches!(&received[0], Message::Request(r) if r.method == "initialize"));
+    assert!(
+        matches!(&received[1], Message::Notification(n) if n.method == "notifications/initialized")
+    );
+}
+
+#[test]
+fn initialize_offers_latest_version_and_declares_handler_capabilities() {
+    let server = FakeServer::new();
+    let options = Options::default()
+        .with_roots(vec![Root::new("file:///tmp")])
+        .with_sampling_handler(|_| Err(umcp::jsonrpc::ErrorObject::new(ErrorCode(-1), "no")))
+        .with_elicitation_handler(|_| Ok(ElicitResult::new(ElicitAction::Decline)));
+    let _client = Client::connect_with(server.clone(), options).unwrap();
+    let received = server.received.lock().unwrap().clone();
+    let Message::Request(init) = &received[0] else { panic!() };
+    let params = init.params.clone().unwrap();
+    assert_eq!(params["protocolVersion"], "2025-11-25");
+    assert_eq!(params["clientInfo"]["name"], "umcp");
+    assert_eq!(params["capabilities"]["roots"]["listChanged"], true);
+    assert!(params["capabilities"]["sampling"].is_object());
+    assert!(params["capabilities"]["elicitation"]["form"].is_object());
+}
+
+#[test]
+fn accepts_older_versions_and_rejects_unknown_ones() {
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["protocolVersion"] = json!("2024-11-05");
+    assert_eq!(connect(&server).protocol_version(), "2024-11-05");
+
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["protocolVersion"] = json!("1999-01-01");
+    match Client::connect(server.clone()) {
+        Err(Error::Unsupported(Unsupported::Version { offered, received })) => {
+            assert_eq!(offered, "2025-11-25");
+            assert_eq!(received, "1999-01-01");
+        }
+        other => panic!("{other:?}"),
+    }
+    // No initialized notification after a failed negotiation.
+    assert!(server.notifications("notifications/initialized").is_empty());
+}
+
+#[test]
+fn answers_ping_during_the_handshake() {
+    let server = FakeServer::new();
+    let init = server.init_result.clone();
+    server.on("initialize", move |peer, _| {
+        let pong = peer.request("ping", json!({}));
+        assert_eq!(pong.result, Ok(json!({})));
+        Some(init.lock().unwrap().clone())
+    });
+    connect(&server);
+}
+
+#[test]
+fn rpc_errors_are_typed_and_the_connection_survives() {
+    let server = FakeServer::new();
+    let client = connect(&server);
+    match client.request_raw("nope/nope", None, &RequestOptions::default()) {
+        Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND),
+        other => panic!("{other:?}"),
+    }
+    client.ping().unwrap();
+}
+
+#[test]
+fn missing_capability_fails_without_sending() {
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["capabilities"] = json!({"tools": {}});
+    let client = connect(&server);
+    let before = server.received.lock().unwrap().len();
+    for result in [
+        client.list_resources(None).map(drop),
+        client.subscribe_resource("x://y"),
+        client.list_prompts(None).map(drop),
+        client.set_logging_level(LoggingLevel::Debug),
+    ] {
+        assert!(matches!(result, Err(Error::Unsupported(Unsupported::Capability { .. }))), "{result:?}");
+    }
+    assert_eq!(server.received.lock().unwrap().len(), before);
+}
+
+#[test]
+fn concurrent_callers_get_their_own_responses() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, req| {
+        let n = req.params.as_ref().unwrap()["arguments"]["n"].clone();
+        std::thread::sleep(Duration::from_millis(n.as_u64().unwrap() % 7));
+        Some(json!({"content": [{"type": "text", "text": n.to_string()}]}))
+    });
+    let client = Arc::new(connect(&server));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let client = client.clone();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let n = t * 1000 + i;
+                    let result = client.call_tool("echo", json!({"n": n})).unwrap();
+                    assert_eq!(result.text(), n.to_string());
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn timeout_removes_the_request_and_sends_cancelled() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| None);
+    let client = connect(&server);
+    let started = Instant::now();
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(200));
+    match client.call_tool_with("slow", Value::Null, &options) {
+        Err(Error::Timeout { method, kind, .. }) => {
+            assert_eq!(method, "tools/call");
+            assert_eq!(kind, TimeoutKind::Request);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let cancelled = server
+        .wait_notification("notifications/cancelled", Duration::from_secs(5))
+        .expect("cancelled sent");
+    assert!(cancelled["requestId"].is_i64());
+    assert!(cancelled["reason"].is_string());
+    client.ping().unwrap();
+}
+
+#[test]
+fn cancel_handle_from_another_thread() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| None);
+    let client = connect(&server);
+    let cancel = CancelHandle::new();
+    let trigger = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        trigger.cancel();
+    });
+    let options = RequestOptions::default().with_cancel(cancel);
+    let result = client.call_tool_with("slow", Value::Null, &options);
+    assert!(matches!(result, Err(Error::Cancelled { .. })), "{result:?}");
+    assert!(server
+        .wait_notification("notifications/cancelled", Duration::from_secs(5))
+        .is_some());
+    // A handle cancelled before the call stops it from being sent at all.
+    let before = server.received.lock().unwrap().len();
+    let again = client.call_tool_with("slow", Value::Null, &options);
+    assert!(matches!(again, Err(Error::Cancelled { .. })));
+    assert_eq!(server.received.lock().unwrap().len(), before);
+}
+
+#[test]
+fn progress_reaches_the_caller_and_can_extend_the_deadline() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, req| {
+        let token = req.params.as_ref().unwrap()["_meta"]["progressToken"].clone();
+        for step in 1..=5 {
+            std::thread::sleep(Duration::from_millis(80));
+            peer.notify(
+                "notifications/progress",
+                json!({"progressToken": token, "progress": step, "total": 5}),
+            );
+        }
+        Some(json!({"content": []}))
+    });
+    let client = connect(&server);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    // 400 ms of work under a 150 ms timeout: only progress resets keep it alive.
+    let options = RequestOptions::default()
+        .with_timeout(Duration::from_millis(150))
+        .with_reset_timeout_on_progress(true)
+        .with_progress(move |p| sink.lock().unwrap().push(p.progress));
+    client.call_tool_with("slow", Value::Null, &options).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+
+    let capped = options.clone().with_max_total_time(Duration::from_millis(200));
+    match client.call_tool_with("slow", Value::Null, &capped) {
+        Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Total),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn notifications_reach_the_handle_and_callback() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify("notifications/message", json!({"level": "info", "data": "hello"}));
+        peer.notify("notifications/tools/list_changed", json!({}));
+        peer.notify("vendor/custom", json!({"x": 1}));
+        Some(json!({"content": []}))
+    });
+    let counted = Arc::new(AtomicUsize::new(0));
+    let counter = counted.clone();
+    let options = Options::default().with_notification_callback(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let notes = client.notifications();
+    client.call_tool("x", Value::Null).unwrap();
+    let mut got = Vec::new();
+    while let Some(n) = notes.recv_timeout(Duration::from_secs(2)) {
+        got.push(n);
+        if got.len() == 3 {
+            break;
+        }
+    }
+    assert!(matches!(got[0], ServerNotification::LoggingMessage(_)));
+    assert!(matches!(got[1], ServerNotification::ToolListChanged(..)));
+    assert!(matches!(&got[2], ServerNotification::Other { method, .. } if method == "vendor/custom"));
+    assert_eq!(counted.load(Ordering::SeqCst), 3);
+    assert!(notes.try_recv().is_none());
+}
+
+#[test]
+fn server_requests_are_answered_by_handlers_or_method_not_found() {
+    let server = FakeServer::new();
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    let sink = answers.clone();
+    server.on("tools/call", move |peer, _| {
+        for method in ["roots/list", "sampling/createMessage", "elicitation/create", "bogus/x"] {
+            let params = match method {
+                "sampling/createMessage" => json!({"messages": [], "maxTokens": 5}),
+                "elicitation/create" => json!({"message": "name?", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string", "default": "Ann"}}}}),
+                _ => json!({}),
+            };
+            sink.lock().unwrap().push(peer.request(method, params));
+        }
+        Some(json!({"content": []}))
+    });
+    let options = Options::default()
+        .with_roots(vec![Root::new("file:///work")])
+        .with_sampling_handler(|_| {
+            Ok(CreateMessageResult::new("assistant", json!({"type": "text", "text": "hi"}), "m"))
+        })
+        .with_elicitation_handler(|params| match params {
+            ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+            _ => Ok(ElicitResult::new(ElicitAction::Decline)),
+        });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let answers = answers.lock().unwrap();
+    assert_eq!(answers[0].result.as_ref().unwrap()["roots"][0]["uri"], "file:///work");
+    assert_eq!(answers[1].result.as_ref().unwrap()["content"]["text"], "hi");
+    assert_eq!(answers[2].result.as_ref().unwrap()["action"], "accept");
+    assert_eq!(answers[2].result.as_ref().unwrap()["content"]["name"], "Ann");
+    assert_eq!(answers[3].result.as_ref().unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+}
+
+#[test]
+fn a_panicking_handler_still_gets_an_error_reply() {
+    let server = FakeServer::new();
+    let answer = Arc::new(Mutex::new(None));
+    let sink = answer.clone();
+    server.on("tools/call", move |peer, _| {
+        *sink.lock().unwrap() = Some(peer.request("roots/list", json!({})));
+        Some(json!({"content": []}))
+    });
+    let options = Options::default().with_roots_handler(|| panic!("handler bug"));
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let reply = answer.lock().unwrap().take().unwrap();
+    assert_eq!(reply.result.unwrap_err().code, ErrorCode::INTERNAL_ERROR);
+}
+
+#[test]
+fn close_fails_pending_requests_and_later_calls_at_once() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        std::thread::sleep(Duration::from_millis(100));
+        peer.close("server exited");
+        None
+    });
+    let client = connect(&server);
+    let started = Instant::now();
+    let result = client.call_tool("x", Value::Null);
+    match result {
+        Err(Error::Closed(info)) => assert_eq!(info.reason, "server exited"),
+        other => panic!("{other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(client.ping(), Err(Error::Closed(_))));
+    assert!(client.closed().is_some());
+}
+
+#[test]
+fn list_all_follows_cursors_and_stops_on_a_repeated_one() {
+    let server = FakeServer::new();
+    server.on("tools/list", |_, req| {
+        let cursor = req.params.as_ref().and_then(|p| p["cursor"].as_str().map(String::from));
+        let tool = |n: &str| json!({"name": n, "inputSchema": {"type": "object"}});
+        Some(match cursor.as_deref() {
+            None => json!({"tools": [tool("a")], "nextCursor": "p2"}),
+            Some("p2") => json!({"tools": [tool("b")], "nextCursor": "p3"}),
+            _ => json!({"tools": [tool("c")]}),
+        })
+    });
+    server.on("prompts/list", |_, _| Some(json!({"prompts": [], "nextCursor": "same"})));
+    let client = connect(&server);
+    let names: Vec<_> = client.list_all_tools().unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert!(matches!(client.list_all_prompts(), Err(Error::Protocol(_))));
+}
+
+#[test]
+fn late_responses_are_dropped_and_the_connection_survives() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| {
+        std::thread::sleep(Duration::from_millis(300));
+        Some(json!({"content": []}))
+    });
+    let client = connect(&server);
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(50));
+    assert!(client.call_tool_with("x", Value::Null, &options).unwrap_err().is_timeout());
+    std::thread::sleep(Duration::from_millis(400));
+    client.ping().unwrap();
+}

@@ -1,0 +1,47 @@
+//! Locates (and if needed builds) the bundled demo server that the stdio tests run.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use umcp::StdioConfig;
+
+/// The demo example binary, built by `cargo test` alongside the tests.
+pub fn demo_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            // target/<profile>/deps/<test binary> -> target/<profile>/examples/demo
+            let exe = std::env::current_exe().expect("test binary path");
+            let profile_dir = exe
+                .parent()
+                .and_then(|deps| deps.parent())
+                .expect("target profile dir")
+                .to_path_buf();
+            let binary = profile_dir
+                .join("examples")
+                .join(format!("demo{}", std::env::consts::EXE_SUFFIX));
+            if !binary.exists() {
+                // `cargo test --test x` builds only that target; build the example too.
+                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+                let mut build = Command::new(cargo);
+                build.args(["build", "--example", "demo"]);
+                if profile_dir.ends_with("release") {
+                    build.arg("--release");
+                }
+                let status = build
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .status()
+                    .expect("run cargo build --example demo");
+                assert!(status.success(), "cargo build --example demo failed");
+            }
+            binary
+        })
+        .clone()
+}
+
+/// A stdio config that runs the demo server with a scripted behaviour.
+pub fn demo(behaviour: &str) -> StdioConfig {
+    StdioConfig::new(demo_binary().to_string_lossy().into_owned())
+        .args(["--server", "--behaviour", behaviour])
+}

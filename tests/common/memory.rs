@@ -1,0 +1,217 @@
+//! An in-memory transport with a scripted fake server, for client tests without processes.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use serde_json::{json, Value};
+use umcp::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use umcp::transport::{Connect, Inbox, Transport};
+use umcp::{Closed, Result};
+
+/// What a handler can do: answer, send notifications or requests to the client.
+#[derive(Clone)]
+pub struct Peer {
+    inbox: Inbox,
+    next_id: Arc<Mutex<i64>>,
+    replies: Arc<Mutex<HashMap<RequestId, Sender<Response>>>>,
+}
+
+impl Peer {
+    pub fn send(&self, message: Message) {
+        self.inbox.deliver(message);
+    }
+
+    pub fn respond(&self, id: &RequestId, result: Value) {
+        self.send(Response::ok(id.clone(), result).into());
+    }
+
+    pub fn notify(&self, method: &str, params: Value) {
+        self.send(Notification::new(method, Some(params)).into());
+    }
+
+    /// Sends a request to the client and waits for its answer.
+    pub fn request(&self, method: &str, params: Value) -> Response {
+        let id = {
+            let mut n = self.next_id.lock().unwrap();
+            *n += 1;
+            RequestId::from(format!("srv-{n}"))
+        };
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.replies.lock().unwrap().insert(id.clone(), tx);
+        self.send(Request::new(id, method, Some(params)).into());
+        rx.recv_timeout(Duration::from_secs(5)).expect("client answered")
+    }
+
+    pub fn close(&self, reason: &str) {
+        self.inbox.closed(Closed {
+            reason: reason.into(),
+            ..Closed::default()
+        });
+    }
+}
+
+pub type Handler = Arc<dyn Fn(&Peer, &Request) -> Option<Value> + Send + Sync>;
+
+/// A fake server: method handlers plus a log of everything the client sent.
+#[derive(Clone)]
+pub struct FakeServer {
+    handlers: Arc<Mutex<HashMap<String, Handler>>>,
+    pub received: Arc<Mutex<Vec<Message>>>,
+    pub init_result: Arc<Mutex<Value>>,
+}
+
+impl FakeServer {
+    pub fn new() -> FakeServer {
+        let server = FakeServer {
+            handlers: Arc::default(),
+            received: Arc::default(),
+            init_result: Arc::new(Mutex::new(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {"listChanged": true}, "resources": {"subscribe": true},
+                                  "prompts": {}, "logging": {}, "completions": {}},
+                "serverInfo": {"name": "fake", "version": "1.0.0"},
+                "instructions": "be nice",
+            }))),
+        };
+        let init = server.init_result.clone();
+        server.on("initialize", move |_, _| Some(init.lock().unwrap().clone()));
+        server.on("ping", |_, _| Some(json!({})));
+        server
+    }
+
+    /// Registers a handler; returning `None` means "answer later or never".
+    pub fn on(
+        &self,
+        method: &str,
+        handler: impl Fn(&Peer, &Request) -> Option<Value> + Send + Sync + 'static,
+    ) -> &FakeServer {
+        self.handlers
+            .lock()
+            .unwrap()
+            .insert(method.into(), Arc::new(handler));
+        self
+    }
+
+    /// Notifications the client sent with this method.
+    pub fn notifications(&self, method: &str) -> Vec<Value> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|m| match m {
+                Message::Notification(n) if n.method == method => {
+                    Some(n.params.clone().unwrap_or(Value::Null))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Waits until a notification with this method arrives.
+    pub fn wait_notification(&self, method: &str, timeout: Duration) -> Option<Value> {
+        let until = Instant::now() + timeout;
+        while Instant::now() < until {
+            if let Some(v) = self.notifications(method).pop() {
+                return Some(v);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        None
+    }
+}
+
+impl Connect for FakeServer {
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        let (tx, rx) = crossbeam_channel::unbounded::<Message>();
+        let peer = Peer {
+            inbox: inbox.clone(),
+            next_id: Arc::default(),
+            replies: Arc::default(),
+        };
+        let server = self.clone();
+        let worker_peer = peer.clone();
+        std::thread::spawn(move || serve(server, worker_peer, rx));
+        Ok(Box::new(MemoryTransport {
+            tx: Mutex::new(Some(tx)),
+            peer,
+            closed: AtomicBool::new(false),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        "memory".into()
+    }
+}
+
+fn serve(server: FakeServer, peer: Peer, rx: Receiver<Message>) {
+    for message in rx.iter() {
+        server.received.lock().unwrap().push(message.clone());
+        match message {
+            Message::Request(req) => {
+                let handler = server.handlers.lock().unwrap().get(&req.method).cloned();
+                let peer = peer.clone();
+                // Each request on its own thread, like a server that works concurrently.
+                std::thread::spawn(move || match handler {
+                    Some(h) => {
+                        if let Some(result) = h(&peer, &req) {
+                            peer.respond(&req.id, result);
+                        }
+                    }
+                    None => peer.send(
+                        Response::err(
+                            req.id.clone(),
+                            umcp::jsonrpc::ErrorObject::new(
+                                umcp::jsonrpc::ErrorCode::METHOD_NOT_FOUND,
+                                "nope",
+                            ),
+                        )
+                        .into(),
+                    ),
+                });
+            }
+            Message::Response(resp) => {
+                if let Some(id) = &resp.id {
+                    if let Some(tx) = peer.replies.lock().unwrap().remove(id) {
+                        let _ = tx.send(resp);
+                    }
+                }
+            }
+            Message::Notification(_) => {}
+        }
+    }
+}
+
+pub struct MemoryTransport {
+    tx: Mutex<Option<Sender<Message>>>,
+    peer: Peer,
+    closed: AtomicBool,
+}
+
+impl Transport for MemoryTransport {
+    fn send(&self, message: &Message, _deadline: Instant) -> Result<()> {
+        match self.tx.lock().unwrap().as_ref() {
+            Some(tx) => {
+                let _ = tx.send(message.clone());
+                Ok(())
+            }
+            None => Err(umcp::Error::Closed(Arc::new(Closed {
+                reason: "closed".into(),
+                ..Closed::default()
+            }))),
+        }
+    }
+
+    fn close(&self) {
+        if !self.closed.swap(true, Ordering::SeqCst) {
+            self.tx.lock().unwrap().take();
+            self.peer.close("closed by client");
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+}

@@ -1,0 +1,256 @@
+//! Tests for the client over real child processes: the bundled demo server and its scripted
+//! misbehaviours (crashes, garbage, floods, a server that stops reading, process trees).
+
+#[path = "common/demo.rs"]
+mod demo;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use demo::demo;
+use serde_json::{json, Value};
+use umcp::types::{ElicitRequestParams, ElicitResult, LoggingLevel, ServerNotification};
+use umcp::{CancelHandle, Client, Error, Options, RequestOptions, TimeoutKind};
+
+fn connect(behaviour: &str) -> Client {
+    Client::connect(demo(behaviour)).expect("connect to the demo server")
+}
+
+fn cancelled_ids(client: &Client) -> Vec<Value> {
+    let result = client.call_tool("cancellations", Value::Null).unwrap();
+    let structured = result.structured_content.unwrap_or_default();
+    structured["cancelled"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn smoke() {
+    let client = connect("normal");
+    assert_eq!(client.transport_kind(), "stdio");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let tools = client.list_all_tools().unwrap();
+    assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
+    let result = client.call_tool("echo", json!({"message": "hello"})).unwrap();
+    assert_eq!(result.text(), "hello");
+    client.close();
+}
+
+#[test]
+fn concurrent_callers_on_eight_threads_get_their_own_responses() {
+    let client = Arc::new(connect("normal"));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let client = client.clone();
+            std::thread::spawn(move || {
+                for i in 0..100 {
+                    let message = format!("t{t}-{i}");
+                    let result = client.call_tool("echo", json!({ "message": message })).unwrap();
+                    assert_eq!(result.text(), message);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("caller thread");
+    }
+}
+
+#[test]
+fn crash_mid_call_fails_every_pending_request_promptly() {
+    let client = Arc::new(connect("crash-mid-call"));
+    let started = Instant::now();
+    let waiters: Vec<_> = (0..4)
+        .map(|_| {
+            let client = client.clone();
+            std::thread::spawn(move || {
+                let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
+                client.call_tool_with("slow", json!({"steps": 100, "delay_ms": 100}), &options)
+            })
+        })
+        .collect();
+    for waiter in waiters {
+        match waiter.join().unwrap() {
+            Err(Error::Closed(info)) => {
+                assert!(info.exit_status.is_some(), "{info:?}");
+                assert!(info.stderr_tail.as_deref().unwrap_or("").contains("crash"), "{info:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Far below the 60 s timeout: the exit is noticed, not waited out.
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(matches!(client.ping(), Err(Error::Closed(_))));
+}
+
+#[test]
+fn exit_during_initialize_reports_status_and_stderr() {
+    match Client::connect(demo("exit-on-init")) {
+        Err(err @ Error::Closed(_)) => {
+            let text = err.to_string();
+            assert!(text.contains("during initialize"), "{text}");
+            assert!(text.contains("fatal: config missing"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_command_is_a_spawn_error() {
+    let config = umcp::StdioConfig::new("/nonexistent/umcp-no-such-server");
+    assert!(matches!(Client::connect(config), Err(Error::Spawn { .. })));
+}
+
+#[test]
+fn garbage_lines_lose_no_response() {
+    let client = Client::connect(demo("garbage").args(["--garbage", "100"])).unwrap();
+    // 100 garbage lines before every message, 100 calls: 10,000+ garbage lines in all.
+    for i in 0..100 {
+        let result = client.call_tool("echo", json!({"message": i.to_string()})).unwrap();
+        assert_eq!(result.text(), i.to_string());
+    }
+}
+
+#[test]
+fn a_stderr_flood_does_not_stall_requests() {
+    let client = connect("stderr-flood");
+    for i in 0..50 {
+        let result = client.call_tool("echo", json!({"message": i.to_string()})).unwrap();
+        assert_eq!(result.text(), i.to_string());
+    }
+}
+
+#[test]
+fn a_server_that_stops_reading_times_out_and_still_closes() {
+    let client = connect("stop-reading");
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(500));
+    let big = "x".repeat(64 * 1024);
+    let started = Instant::now();
+    let mut timed_out = false;
+    // Enough data to fill the pipe and the write queue; then every call must hit its deadline.
+    for _ in 0..200 {
+        match client.call_tool_with("echo", json!({"message": big}), &options) {
+            Err(Error::Timeout { kind, elapsed, .. }) => {
+                assert!(matches!(kind, TimeoutKind::Request | TimeoutKind::Write));
+                assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+                timed_out = true;
+                if kind == TimeoutKind::Write {
+                    break;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(timed_out);
+    let closing = Instant::now();
+    client.close();
+    assert!(closing.elapsed() < Duration::from_secs(10), "{:?}", closing.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(150));
+}
+
+#[test]
+fn timeouts_and_cancels_send_cancelled_notifications() {
+    let client = connect("normal");
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(200));
+    let slow = json!({"steps": 50, "delay_ms": 100});
+    assert!(client.call_tool_with("slow", slow.clone(), &options).unwrap_err().is_timeout());
+
+    let cancel = CancelHandle::new();
+    let trigger = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        trigger.cancel();
+    });
+    let options = RequestOptions::default().with_cancel(cancel);
+    let cancelled = client.call_tool_with("slow", slow, &options);
+    assert!(matches!(cancelled, Err(Error::Cancelled { .. })), "{cancelled:?}");
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let ids = cancelled_ids(&client);
+        if ids.len() >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "server recorded {ids:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn progress_notifications_and_handlers_work_end_to_end() {
+    let options = Options::default()
+        .with_sampling_handler(|_| {
+            Ok(umcp::types::CreateMessageResult::new(
+                "assistant",
+                json!({"type": "text", "text": "a haiku"}),
+                "test-model",
+            ))
+        })
+        .with_elicitation_handler(|params| match params {
+            ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+            _ => Err(umcp::jsonrpc::ErrorObject::new(umcp::jsonrpc::ErrorCode(-1), "no")),
+        });
+    let client = Client::connect_with(demo("normal"), options).unwrap();
+    let notes = client.notifications();
+
+    let steps = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = steps.clone();
+    let with_progress = RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
+    client
+        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 10}), &with_progress)
+        .unwrap();
+    assert_eq!(steps.lock().unwrap().len(), 3);
+
+    let reply = client.call_tool("ask_llm", json!({"prompt": "write"})).unwrap();
+    assert!(reply.text().contains("a haiku"), "{reply:?}");
+    let answer = client.call_tool("ask_user", json!({"question": "name?"})).unwrap();
+    assert!(!answer.is_error.unwrap_or(false), "{answer:?}");
+
+    client.set_logging_level(LoggingLevel::Debug).unwrap();
+    client
+        .call_tool("log", json!({"level": "warning", "message": "disk low"}))
+        .unwrap();
+    let note = notes.recv_timeout(Duration::from_secs(5)).expect("a log notification");
+    assert!(matches!(note, ServerNotification::LoggingMessage(_)), "{note:?}");
+}
+
+#[test]
+fn connect_close_cycles_leave_no_processes_or_threads() {
+    let threads_before = thread_count();
+    for _ in 0..200 {
+        let client = connect("grandchild");
+        client.ping().unwrap();
+        client.close();
+    }
+    // Threads end as their connections close; allow a moment for the last ones to exit.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while thread_count() > threads_before + 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(thread_count() <= threads_before + 4, "{} > {}", thread_count(), threads_before);
+    #[cfg(target_os = "linux")]
+    assert_eq!(live_demo_processes(), Vec::<String>::new());
+}
+
+fn thread_count() -> usize {
+    std::fs::read_dir("/proc/self/task").map(|d| d.count()).unwrap_or(0)
+}
+
+/// Demo processes (servers or their sleeping grandchildren) whose parent is this test, or
+/// that were orphaned to init.
+#[cfg(target_os = "linux")]
+fn live_demo_processes() -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let fields: Vec<&str> = stat.rsplit(") ").next().unwrap_or("").split(' ').collect();
+        let ppid = fields.get(1).copied().unwrap_or("");
+        if cmdline.contains("--behaviour grandchild") || cmdline.contains("--grandchild") {
+            if ppid == me || ppid == "1" {
+                found.push(format!("{} {}", entry.file_name().to_string_lossy(), cmdline));
+            }
+        }
+    }
+    found
+}
