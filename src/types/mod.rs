@@ -1,1 +1,76 @@
-//! MCP types.
+//! MCP message types for protocol 2025-11-25 that also read 2025-06-18, 2025-03-26 and 2024-11-05.
+//!
+//! Every type is named as in the specification's schema and serialises to the wire shape:
+//! camelCase members, optional members left out when `None`, `_meta` kept as `meta`.
+//! Members a type does not know are ignored when reading, so newer servers stay readable.
+//! Content blocks and notifications of unknown kinds are kept whole
+//! ([`ContentBlock::Unknown`], [`ServerNotification::Other`]).
+//!
+//! ```
+//! use umcp::types::{CallToolResult, ContentBlock};
+//!
+//! let result: CallToolResult = serde_json::from_str(
+//!     r#"{"content":[{"type":"text","text":"42"},{"type":"hologram","data":"…"}]}"#,
+//! ).unwrap();
+//! assert_eq!(result.text(), "42");
+//! assert!(matches!(result.content[1], ContentBlock::Unknown(_)));
+//! assert!(!result.is_error());
+//! ```
+
+mod common;
+mod completion;
+mod content;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod method;
+mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tools;
+mod utilities;
+
+pub use common::{
+    Annotations, EmptyParams, EmptyResult, Icon, Implementation, PaginatedRequestParams, Role,
+};
+pub use completion::{
+    CompleteArgument, CompleteContext, CompleteReference, CompleteRequestParams, CompleteResult,
+    Completion, PromptReference, ResourceTemplateReference,
+};
+pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
+pub use elicitation::{
+    ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams,
+    ElicitResult, ElicitationCompleteNotificationParams,
+};
+pub use lifecycle::{
+    is_supported_protocol_version, ClientCapabilities, ElicitationCapability,
+    InitializeRequestParams, InitializeResult, PromptsCapability, ResourcesCapability,
+    RootsCapability, SamplingCapability, ServerCapabilities, ToolsCapability,
+    LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS,
+};
+pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
+pub use method::{
+    CallTool, Complete, CreateMessage, Elicit, GetPrompt, Initialize, ListPrompts,
+    ListResourceTemplates, ListResources, ListRoots, ListTools, Method, Ping, ReadResource,
+    SetLevel, Subscribe, Unsubscribe,
+};
+pub use notifications::ServerNotification;
+pub use prompts::{
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
+    PromptMessage,
+};
+pub use resources::{
+    BlobResourceContents, ListResourceTemplatesResult, ListResourcesResult,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ResourceUpdatedNotificationParams, SubscribeRequestParams, TextResourceContents,
+    UnsubscribeRequestParams,
+};
+pub use roots::{ListRootsResult, Root};
+pub use sampling::{
+    CreateMessageRequestParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
+    SamplingContent, SamplingMessage,
+};
+pub use tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
+pub use utilities::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};

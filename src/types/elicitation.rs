@@ -1,0 +1,412 @@
+//! Elicitation: a server asking the user, through the client, for input (`elicitation/create`).
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::common::object_schema;
+
+/// Parameters of `elicitation/create`, in one of two modes chosen by the `mode` member.
+///
+/// An absent `mode` means form mode, as every server before 2025-11-25 sends. An unknown mode
+/// fails to decode, which the client answers with `-32602`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ElicitRequestParams {
+    /// Form mode: fill in a flat form described by a restricted JSON Schema.
+    Form(ElicitRequestFormParams),
+    /// URL mode (2025-11-25): send the user to a URL, out of band.
+    Url(ElicitRequestUrlParams),
+}
+
+/// Form-mode parameters. Written without a `mode` member, which every version reads as form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestFormParams {
+    /// What is being asked, for the user.
+    pub message: String,
+    /// A flat object schema: `properties` of strings, numbers, integers, booleans and enums,
+    /// each possibly with a `default`. Kept as raw JSON so no keyword is lost.
+    #[serde(default = "object_schema")]
+    pub requested_schema: Value,
+    /// Task augmentation (2025-11-25), kept as raw JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// URL-mode parameters (2025-11-25). Always written with `"mode": "url"`.
+///
+/// The client must not open or prefetch the URL without the user's consent, and should show it
+/// in full.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestUrlParams {
+    /// Why the user is being sent there.
+    pub message: String,
+    /// Where to send the user.
+    pub url: String,
+    /// The server's opaque id for this elicitation.
+    pub elicitation_id: String,
+    /// Task augmentation (2025-11-25), kept as raw JSON.
+    #[serde(default)]
+    pub task: Option<Value>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default)]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// Submitted the form, or consented to open the URL.
+    Accept,
+    /// Explicitly refused.
+    Decline,
+    /// Dismissed without choosing.
+    Cancel,
+}
+
+/// The client's answer to `elicitation/create`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted values, only for an accepted form: strings, numbers, booleans or arrays
+    /// of strings, keyed by property name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Map<String, Value>>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `notifications/elicitation/complete` (2025-11-25): a URL-mode elicitation
+/// finished. Ids the client does not know must be ignored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCompleteNotificationParams {
+    /// The id from the URL-mode request.
+    pub elicitation_id: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl ElicitRequestParams {
+    /// The message to show the user.
+    pub fn message(&self) -> &str {
+        match self {
+            ElicitRequestParams::Form(p) => &p.message,
+            ElicitRequestParams::Url(p) => &p.message,
+        }
+    }
+
+    /// The mode: `form` or `url`.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            ElicitRequestParams::Form(_) => "form",
+            ElicitRequestParams::Url(_) => "url",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ElicitRequestParams, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        match value.get("mode") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(mode)) if mode == "form" => {}
+            Some(Value::String(mode)) if mode == "url" => {
+                return ElicitRequestUrlParams::deserialize(value)
+                    .map(ElicitRequestParams::Url)
+                    .map_err(D::Error::custom);
+            }
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "unsupported elicitation mode {other}"
+                )));
+            }
+        }
+        ElicitRequestFormParams::deserialize(value)
+            .map(ElicitRequestParams::Form)
+            .map_err(D::Error::custom)
+    }
+}
+
+impl ElicitRequestFormParams {
+    /// A form asking `message`, described by `requested_schema`.
+    pub fn new(message: impl Into<String>, requested_schema: Value) -> ElicitRequestFormParams {
+        ElicitRequestFormParams {
+            message: message.into(),
+            requested_schema,
+            task: None,
+            meta: None,
+        }
+    }
+
+    /// The schema's `properties`, by name.
+    pub fn properties(&self) -> Option<&Map<String, Value>> {
+        self.requested_schema.get("properties")?.as_object()
+    }
+
+    /// Whether the schema lists `name` as required.
+    pub fn is_required(&self, name: &str) -> bool {
+        self.requested_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)))
+    }
+}
+
+impl ElicitRequestUrlParams {
+    /// A URL-mode request.
+    pub fn new(
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> ElicitRequestUrlParams {
+        ElicitRequestUrlParams {
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: elicitation_id.into(),
+            task: None,
+            meta: None,
+        }
+    }
+}
+
+/// The wire shape of URL-mode parameters, borrowed, so the `mode` tag is always written.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UrlParamsWire<'a> {
+    mode: &'static str,
+    message: &'a str,
+    url: &'a str,
+    elicitation_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task: Option<&'a Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Map<String, Value>>,
+}
+
+impl Serialize for ElicitRequestUrlParams {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        UrlParamsWire {
+            mode: "url",
+            message: &self.message,
+            url: &self.url,
+            elicitation_id: &self.elicitation_id,
+            task: self.task.as_ref(),
+            meta: self.meta.as_ref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl ElicitResult {
+    /// A result with `action` and no content.
+    pub fn new(action: ElicitAction) -> ElicitResult {
+        ElicitResult {
+            action,
+            content: None,
+            meta: None,
+        }
+    }
+
+    /// An accepted form with the given values.
+    pub fn accept(content: Map<String, Value>) -> ElicitResult {
+        ElicitResult {
+            action: ElicitAction::Accept,
+            content: Some(content),
+            meta: None,
+        }
+    }
+
+    /// A refusal.
+    pub fn decline() -> ElicitResult {
+        ElicitResult::new(ElicitAction::Decline)
+    }
+
+    /// A dismissal.
+    pub fn cancel() -> ElicitResult {
+        ElicitResult::new(ElicitAction::Cancel)
+    }
+
+    /// Accepts a form with each property's `default` from the requested schema.
+    ///
+    /// Defaults keep their JSON type: strings (including enum choices) stay strings, numbers
+    /// stay numbers, booleans stay booleans, and multi-select defaults stay arrays of strings.
+    /// An `integer` property whose default is written as a whole float (`3.0`) is sent as an
+    /// integer. Properties without a default, or with a default of any other shape, are left
+    /// out.
+    pub fn accept_defaults(form: &ElicitRequestFormParams) -> ElicitResult {
+        let mut content = Map::new();
+        for (name, schema) in form.properties().into_iter().flatten() {
+            if let Some(value) = schema.get("default").and_then(|d| default_value(schema, d)) {
+                content.insert(name.clone(), value);
+            }
+        }
+        ElicitResult::accept(content)
+    }
+}
+
+/// The value to submit for a property's default, or `None` when it is not a valid answer.
+fn default_value(schema: &Value, default: &Value) -> Option<Value> {
+    match default {
+        Value::String(_) | Value::Bool(_) => Some(default.clone()),
+        Value::Number(n) => {
+            let integer = schema.get("type").and_then(Value::as_str) == Some("integer");
+            match n.as_f64() {
+                // A whole float is exactly representable as i64 within this range.
+                Some(f) if integer && n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                    Some(Value::from(f as i64))
+                }
+                _ => Some(default.clone()),
+            }
+        }
+        Value::Array(items) if items.iter().all(Value::is_string) => Some(default.clone()),
+        _ => None,
+    }
+}
+
+impl ElicitationCompleteNotificationParams {
+    /// Parameters announcing that `elicitation_id` completed.
+    pub fn new(elicitation_id: impl Into<String>) -> ElicitationCompleteNotificationParams {
+        ElicitationCompleteNotificationParams {
+            elicitation_id: elicitation_id.into(),
+            meta: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form(v: Value) -> ElicitRequestFormParams {
+        match serde_json::from_value(v).unwrap() {
+            ElicitRequestParams::Form(f) => f,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn absent_or_form_mode_reads_as_form() {
+        // The 2025-06-18 shape has no mode at all.
+        let old = json!({"message": "Your name?", "requestedSchema": {"type": "object",
+            "properties": {"name": {"type": "string"}}, "required": ["name"]}});
+        let f = form(old.clone());
+        assert!(f.is_required("name") && !f.is_required("age"));
+        assert_eq!(f.properties().unwrap().len(), 1);
+        let p = ElicitRequestParams::Form(f);
+        assert_eq!((p.mode(), p.message()), ("form", "Your name?"));
+        assert_eq!(serde_json::to_value(&p).unwrap(), old);
+
+        let mut explicit = old;
+        explicit["mode"] = json!("form");
+        assert_eq!(form(explicit).message, "Your name?");
+    }
+
+    #[test]
+    fn url_mode_reads_and_writes_its_tag() {
+        let v = json!({"mode": "url", "message": "Sign in", "url": "https://auth.example/x",
+                       "elicitationId": "e-1"});
+        let p: ElicitRequestParams = serde_json::from_value(v.clone()).unwrap();
+        match &p {
+            ElicitRequestParams::Url(u) => {
+                assert_eq!(
+                    u,
+                    &ElicitRequestUrlParams::new("Sign in", "https://auth.example/x", "e-1")
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.mode(), "url");
+        assert_eq!(serde_json::to_value(&p).unwrap(), v);
+        let u = ElicitRequestUrlParams::new("m", "https://u", "id");
+        assert_eq!(serde_json::to_value(&u).unwrap()["mode"], "url");
+        assert!(serde_json::from_value::<ElicitRequestParams>(
+            json!({"mode": "url", "message": "m"})
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn unknown_modes_are_rejected() {
+        let err =
+            serde_json::from_value::<ElicitRequestParams>(json!({"mode": "voice", "message": "m"}))
+                .unwrap_err();
+        assert!(err.to_string().contains("voice"), "{err}");
+        assert!(
+            serde_json::from_value::<ElicitRequestParams>(json!({"mode": 3, "message": "m"}))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn accept_defaults_keeps_each_json_kind() {
+        let f = ElicitRequestFormParams::new(
+            "Settings",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string", "default": "Ada"},
+                "age": {"type": "integer", "default": 36},
+                "retries": {"type": "integer", "default": 3.0},
+                "ratio": {"type": "number", "default": 0.75},
+                "subscribe": {"type": "boolean", "default": false},
+                "color": {"type": "string", "enum": ["red", "green"], "default": "green"},
+                "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}], "default": "s"},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]},
+                         "default": ["a"]},
+                "email": {"type": "string", "format": "email"},
+                "broken": {"type": "string", "default": null}
+            }}),
+        );
+        let r = ElicitResult::accept_defaults(&f);
+        assert_eq!(r.action, ElicitAction::Accept);
+        let content = Value::Object(r.content.clone().unwrap());
+        assert_eq!(
+            content,
+            json!({"name": "Ada", "age": 36, "retries": 3, "ratio": 0.75, "subscribe": false,
+                   "color": "green", "size": "s", "tags": ["a"]})
+        );
+        assert!(content["age"].is_i64() && content["retries"].is_i64());
+        assert!(content["ratio"].is_f64());
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"action": "accept", "content": content})
+        );
+    }
+
+    #[test]
+    fn accept_defaults_without_properties_is_an_empty_accept() {
+        let f = form(json!({"message": "ok?"}));
+        assert_eq!(f.requested_schema, json!({"type": "object"}));
+        assert_eq!(
+            ElicitResult::accept_defaults(&f),
+            ElicitResult::accept(Map::new())
+        );
+    }
+
+    #[test]
+    fn results_and_completion() {
+        assert_eq!(
+            serde_json::to_value(ElicitResult::decline()).unwrap(),
+            json!({"action": "decline"})
+        );
+        assert_eq!(
+            serde_json::to_value(ElicitResult::cancel()).unwrap(),
+            json!({"action": "cancel"})
+        );
+        let r: ElicitResult = serde_json::from_value(json!({"action": "accept"})).unwrap();
+        assert_eq!(r, ElicitResult::new(ElicitAction::Accept));
+        assert!(serde_json::from_value::<ElicitResult>(json!({"action": "maybe"})).is_err());
+        let n: ElicitationCompleteNotificationParams =
+            serde_json::from_value(json!({"elicitationId": "e-1"})).unwrap();
+        assert_eq!(n, ElicitationCompleteNotificationParams::new("e-1"));
+    }
+}

@@ -1,0 +1,221 @@
+//! Prompts: listing prompt templates and filling them in.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::common::{Icon, Role};
+use super::content::ContentBlock;
+
+/// A prompt or prompt template the server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prompt {
+    /// The name to get it by.
+    pub name: String,
+    /// A display name (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt provides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The arguments the template takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<PromptArgument>>,
+    /// Icons for a user interface (since 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// One argument of a prompt template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgument {
+    /// The argument's name.
+    pub name: String,
+    /// A display name (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the argument means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether it must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+/// One page of `prompts/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPromptsResult {
+    /// The prompts on this page.
+    #[serde(default)]
+    pub prompts: Vec<Prompt>,
+    /// The cursor for the next page; `None` means this was the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptRequestParams {
+    /// The prompt's name.
+    pub name: String,
+    /// Values for the template's arguments; the protocol allows only strings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<BTreeMap<String, String>>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The answer to `prompts/get`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// A description of the prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The filled-in messages.
+    #[serde(default)]
+    pub messages: Vec<PromptMessage>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub content: ContentBlock,
+}
+
+impl Prompt {
+    /// A prompt with only a name.
+    pub fn new(name: impl Into<String>) -> Prompt {
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: None,
+            icons: None,
+            meta: None,
+        }
+    }
+
+    /// The name to show a person: the title when present, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+}
+
+impl PromptArgument {
+    /// An optional argument with only a name.
+    pub fn new(name: impl Into<String>) -> PromptArgument {
+        PromptArgument {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: None,
+        }
+    }
+
+    /// Whether the argument must be given.
+    pub fn is_required(&self) -> bool {
+        self.required == Some(true)
+    }
+}
+
+impl GetPromptRequestParams {
+    /// Parameters getting `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> GetPromptRequestParams {
+        GetPromptRequestParams {
+            name: name.into(),
+            arguments: None,
+            meta: None,
+        }
+    }
+
+    /// Adds one argument.
+    pub fn with_argument(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> GetPromptRequestParams {
+        self.arguments
+            .get_or_insert_with(BTreeMap::new)
+            .insert(name.into(), value.into());
+        self
+    }
+}
+
+impl PromptMessage {
+    /// A message from `role` with `content`.
+    pub fn new(role: Role, content: ContentBlock) -> PromptMessage {
+        PromptMessage { role, content }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_prompt_listings() {
+        let page: ListPromptsResult = serde_json::from_value(json!({"prompts": [
+            {"name": "plain"},
+            {"name": "review", "title": "Code review", "description": "Reviews code",
+             "arguments": [{"name": "code", "required": true}, {"name": "style", "title": "Style"}],
+             "icons": [{"src": "https://x/r.png", "sizes": ["16x16", "32x32"]}]}
+        ]}))
+        .unwrap();
+        assert_eq!(page.prompts[0], Prompt::new("plain"));
+        let review = &page.prompts[1];
+        assert_eq!(review.display_name(), "Code review");
+        let args = review.arguments.as_ref().unwrap();
+        assert!(args[0].is_required() && !args[1].is_required());
+        assert_eq!(args[1].title.as_deref(), Some("Style"));
+        assert_eq!(PromptArgument::new("x").required, None);
+    }
+
+    #[test]
+    fn get_params_carry_string_arguments() {
+        let p = GetPromptRequestParams::new("review").with_argument("code", "fn main() {}");
+        assert_eq!(
+            serde_json::to_value(&p).unwrap(),
+            json!({"name": "review", "arguments": {"code": "fn main() {}"}})
+        );
+        assert_eq!(
+            serde_json::to_value(GetPromptRequestParams::new("x")).unwrap(),
+            json!({"name": "x"})
+        );
+    }
+
+    #[test]
+    fn get_result_round_trips_with_mixed_content() {
+        let v = json!({"description": "d", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Review this"}},
+            {"role": "assistant", "content": {"type": "resource",
+                "resource": {"uri": "file:///m.rs", "mimeType": "text/x-rust", "text": "fn m() {}"}}},
+            {"role": "user", "content": {"type": "future", "payload": 1}}
+        ]});
+        let r: GetPromptResult = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(
+            r.messages[0],
+            PromptMessage::new(Role::User, ContentBlock::text("Review this"))
+        );
+        assert_eq!(r.messages[1].role, Role::Assistant);
+        assert_eq!(r.messages[2].content.kind(), "future");
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+    }
+}

@@ -1,0 +1,430 @@
+//! Resources: listing, templates, reading and subscriptions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::common::{Annotations, Icon};
+
+/// A resource the server can read, as listed by `resources/list` or linked from content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The resource's URI.
+    pub uri: String,
+    /// The programmatic name. Required by the spec; read as empty when omitted.
+    #[serde(default)]
+    pub name: String,
+    /// A display name (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the resource is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// The raw size in bytes, before any base64 encoding, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons for a user interface (since 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A family of resources described by an RFC 6570 URI template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceTemplate {
+    /// The URI template, e.g. `file:///{path}`.
+    pub uri_template: String,
+    /// The programmatic name.
+    #[serde(default)]
+    pub name: String,
+    /// A display name (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the template is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The MIME type shared by every matching resource, if there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Hints for the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Icons for a user interface (since 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// One page of `resources/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourcesResult {
+    /// The resources on this page.
+    #[serde(default)]
+    pub resources: Vec<Resource>,
+    /// The cursor for the next page; `None` means this was the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// One page of `resources/templates/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourceTemplatesResult {
+    /// The templates on this page.
+    #[serde(default)]
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// The cursor for the next page; `None` means this was the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceRequestParams {
+    /// The URI to read.
+    pub uri: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The answer to `resources/read`: one or more contents (a directory may give several).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// The contents read.
+    #[serde(default)]
+    pub contents: Vec<ResourceContents>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The contents of a resource: text, or binary data as base64. Told apart by which of `text`
+/// and `blob` is present.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceContents {
+    /// Text contents.
+    Text(TextResourceContents),
+    /// Binary contents.
+    Blob(BlobResourceContents),
+}
+
+/// A resource's contents as text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextResourceContents {
+    /// The URI these contents belong to.
+    pub uri: String,
+    /// The MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A resource's contents as base64-encoded binary data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlobResourceContents {
+    /// The URI these contents belong to.
+    pub uri: String,
+    /// The MIME type, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The base64-encoded data.
+    pub blob: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `resources/subscribe`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubscribeRequestParams {
+    /// The URI to watch.
+    pub uri: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `resources/unsubscribe`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnsubscribeRequestParams {
+    /// The URI to stop watching.
+    pub uri: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `notifications/resources/updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI that changed; possibly a sub-resource of the one subscribed to.
+    pub uri: String,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl Resource {
+    /// A resource with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Resource {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            icons: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Resource {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Resource {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The name to show a person: the title when present, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+}
+
+impl ResourceTemplate {
+    /// A template with a URI template and a name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        }
+    }
+}
+
+impl ReadResourceRequestParams {
+    /// Parameters reading `uri`.
+    pub fn new(uri: impl Into<String>) -> ReadResourceRequestParams {
+        ReadResourceRequestParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+impl ReadResourceResult {
+    /// A result holding `contents`.
+    pub fn new(contents: Vec<ResourceContents>) -> ReadResourceResult {
+        ReadResourceResult {
+            contents,
+            meta: None,
+        }
+    }
+}
+
+impl ResourceContents {
+    /// Text contents for `uri`.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> ResourceContents {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+        })
+    }
+
+    /// Binary contents for `uri`, already base64-encoded.
+    pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> ResourceContents {
+        ResourceContents::Blob(BlobResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            blob: blob.into(),
+            meta: None,
+        })
+    }
+
+    /// The URI these contents belong to.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+
+    /// The MIME type, if known.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text(t) => t.mime_type.as_deref(),
+            ResourceContents::Blob(b) => b.mime_type.as_deref(),
+        }
+    }
+
+    /// The text, for text contents.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text(t) => Some(&t.text),
+            ResourceContents::Blob(_) => None,
+        }
+    }
+
+    /// The base64 data, for binary contents.
+    pub fn as_blob(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text(_) => None,
+            ResourceContents::Blob(b) => Some(&b.blob),
+        }
+    }
+}
+
+impl SubscribeRequestParams {
+    /// Parameters subscribing to `uri`.
+    pub fn new(uri: impl Into<String>) -> SubscribeRequestParams {
+        SubscribeRequestParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+impl UnsubscribeRequestParams {
+    /// Parameters unsubscribing from `uri`.
+    pub fn new(uri: impl Into<String>) -> UnsubscribeRequestParams {
+        UnsubscribeRequestParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+impl ResourceUpdatedNotificationParams {
+    /// Parameters announcing a change to `uri`.
+    pub fn new(uri: impl Into<String>) -> ResourceUpdatedNotificationParams {
+        ResourceUpdatedNotificationParams {
+            uri: uri.into(),
+            meta: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lists_read_across_versions() {
+        let page: ListResourcesResult = serde_json::from_value(json!({
+            "resources": [
+                {"uri": "file:///a", "name": "a", "mimeType": "text/plain"},
+                {"uri": "file:///b", "name": "b", "title": "B", "size": 2048,
+                 "annotations": {"lastModified": "2025-01-12T15:00:58Z"},
+                 "icons": [{"src": "https://x/i.svg", "mimeType": "image/svg+xml"}]}
+            ],
+            "nextCursor": "page2"
+        }))
+        .unwrap();
+        assert_eq!(page.next_cursor.as_deref(), Some("page2"));
+        assert_eq!(page.resources[0].display_name(), "a");
+        assert_eq!(page.resources[1].display_name(), "B");
+        assert_eq!(page.resources[1].size, Some(2048));
+
+        let templates: ListResourceTemplatesResult = serde_json::from_value(json!({
+            "resourceTemplates": [{"uriTemplate": "file:///{path}", "name": "files"}]
+        }))
+        .unwrap();
+        assert_eq!(
+            templates.resource_templates[0],
+            ResourceTemplate::new("file:///{path}", "files")
+        );
+        assert_eq!(templates.next_cursor, None);
+        let empty: ListResourcesResult = serde_json::from_value(json!({})).unwrap();
+        assert!(empty.resources.is_empty());
+    }
+
+    #[test]
+    fn read_result_tells_text_from_blob() {
+        let v = json!({"contents": [
+            {"uri": "file:///t", "mimeType": "text/plain", "text": "hello"},
+            {"uri": "file:///b", "mimeType": "image/png", "blob": "iVBORw0KGgo="},
+            {"uri": "file:///e", "text": ""}
+        ]});
+        let r: ReadResourceResult = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(r.contents[0].as_text(), Some("hello"));
+        assert_eq!(r.contents[0].mime_type(), Some("text/plain"));
+        assert_eq!(r.contents[1].as_blob(), Some("iVBORw0KGgo="));
+        assert_eq!(r.contents[1].as_text(), None);
+        assert_eq!(r.contents[1].uri(), "file:///b");
+        assert_eq!(r.contents[2].as_text(), Some(""));
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+        let neither = serde_json::from_value::<ResourceContents>(json!({"uri": "x"}));
+        assert!(neither.is_err());
+    }
+
+    #[test]
+    fn params_serialise_with_the_uri() {
+        assert_eq!(
+            serde_json::to_value(ReadResourceRequestParams::new("file:///a")).unwrap(),
+            json!({"uri": "file:///a"})
+        );
+        assert_eq!(
+            serde_json::to_value(SubscribeRequestParams::new("u")).unwrap(),
+            serde_json::to_value(UnsubscribeRequestParams::new("u")).unwrap()
+        );
+        let n: ResourceUpdatedNotificationParams =
+            serde_json::from_value(json!({"uri": "file:///a/b"})).unwrap();
+        assert_eq!(n, ResourceUpdatedNotificationParams::new("file:///a/b"));
+        let built = ReadResourceResult::new(vec![
+            ResourceContents::text("a", "t"),
+            ResourceContents::blob("b", "AA=="),
+        ]);
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            json!({"contents": [{"uri": "a", "text": "t"}, {"uri": "b", "blob": "AA=="}]})
+        );
+        let r = Resource::new("u", "n")
+            .with_description("d")
+            .with_mime_type("m");
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"uri": "u", "name": "n", "description": "d", "mimeType": "m"})
+        );
+    }
+}

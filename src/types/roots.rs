@@ -1,0 +1,74 @@
+//! Roots: the directories and files the client lets a server work on.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One root, a `file://` URI the server may operate on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// The root's URI; `file://` for now.
+    pub uri: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The client's answer to `roots/list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    #[serde(default)]
+    pub roots: Vec<Root>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl Root {
+    /// A root with a URI and no name.
+    pub fn new(uri: impl Into<String>) -> Root {
+        Root {
+            uri: uri.into(),
+            name: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the display name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Root {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+impl ListRootsResult {
+    /// A result listing `roots`.
+    pub fn new(roots: Vec<Root>) -> ListRootsResult {
+        ListRootsResult { roots, meta: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn roots_round_trip() {
+        let r = ListRootsResult::new(vec![
+            Root::new("file:///home/me/project").with_name("project"),
+            Root::new("file:///tmp"),
+        ]);
+        let v = json!({"roots": [{"uri": "file:///home/me/project", "name": "project"},
+                                 {"uri": "file:///tmp"}]});
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+        assert_eq!(serde_json::from_value::<ListRootsResult>(v).unwrap(), r);
+        assert_eq!(
+            serde_json::to_value(ListRootsResult::default()).unwrap(),
+            json!({"roots": []})
+        );
+    }
+}

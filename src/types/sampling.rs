@@ -1,0 +1,333 @@
+//! Sampling: a server asking the client's model for a message (`sampling/createMessage`).
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use super::common::Role;
+use super::content::ContentBlock;
+
+/// Parameters of `sampling/createMessage`, sent by the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageRequestParams {
+    /// The conversation so far.
+    pub messages: Vec<SamplingMessage>,
+    /// Which model the server would like; advisory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<ModelPreferences>,
+    /// A system prompt the client may use, change or drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// Which servers' context to attach; `thisServer` and `allServers` are soft-deprecated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_context: Option<IncludeContext>,
+    /// The sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The most tokens to sample; the client must not exceed it.
+    pub max_tokens: u64,
+    /// Sequences that end sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider-specific metadata to pass through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+    /// Tools the model may use (2025-11-25), as raw JSON `Tool` objects. A client that did not
+    /// declare `sampling.tools` must answer with an error when this is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Value>,
+    /// How the model may use the tools (2025-11-25), e.g. `{"mode": "auto"}`, as raw JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    /// Task augmentation (2025-11-25), kept as raw JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The `includeContext` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum IncludeContext {
+    /// No extra context (the default).
+    None,
+    /// Context from the requesting server.
+    ThisServer,
+    /// Context from every connected server.
+    AllServers,
+}
+
+/// One message of a sampling conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// One block, or (since 2025-11-25) several.
+    pub content: SamplingContent,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The content of a sampling message: a single block (every version) or an array of blocks
+/// (since 2025-11-25). Blocks of the sampling-only kinds `tool_use` and `tool_result` read as
+/// [`ContentBlock::Unknown`], whole.
+// Messages are few and short-lived; boxing the single block would only make matching clumsier.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SamplingContent {
+    /// One block, written as a bare object.
+    Single(ContentBlock),
+    /// Several blocks, written as an array.
+    Multiple(Vec<ContentBlock>),
+}
+
+/// The server's model preferences; every field is advisory.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelPreferences {
+    /// Model name hints, to be tried in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<Vec<ModelHint>>,
+    /// How much cost matters, 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_priority: Option<f64>,
+    /// How much speed matters, 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_priority: Option<f64>,
+    /// How much capability matters, 0 to 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence_priority: Option<f64>,
+}
+
+/// A model name hint, matched as a substring of model names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelHint {
+    /// A full or partial model name, e.g. `sonnet`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The client's answer to `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Who speaks; normally [`Role::Assistant`].
+    pub role: Role,
+    /// The sampled content. Answer a server older than 2025-11-25 with a single block.
+    pub content: SamplingContent,
+    /// The model that produced it.
+    pub model: String,
+    /// Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse` or another
+    /// provider-specific string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl CreateMessageRequestParams {
+    /// Parameters asking for at most `max_tokens` tokens after `messages`.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> CreateMessageRequestParams {
+        CreateMessageRequestParams {
+            messages,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+            task: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the system prompt.
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> CreateMessageRequestParams {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+}
+
+impl SamplingMessage {
+    /// A message from `role`.
+    pub fn new(role: Role, content: impl Into<SamplingContent>) -> SamplingMessage {
+        SamplingMessage {
+            role,
+            content: content.into(),
+            meta: None,
+        }
+    }
+
+    /// A text message from the user.
+    pub fn user_text(text: impl Into<String>) -> SamplingMessage {
+        SamplingMessage::new(Role::User, ContentBlock::text(text))
+    }
+}
+
+impl SamplingContent {
+    /// The blocks, one or many.
+    pub fn blocks(&self) -> &[ContentBlock] {
+        match self {
+            SamplingContent::Single(b) => std::slice::from_ref(b),
+            SamplingContent::Multiple(bs) => bs,
+        }
+    }
+
+    /// The text of every text block, joined with newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .blocks()
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        texts.join("\n")
+    }
+}
+
+impl From<ContentBlock> for SamplingContent {
+    fn from(block: ContentBlock) -> SamplingContent {
+        SamplingContent::Single(block)
+    }
+}
+
+impl From<Vec<ContentBlock>> for SamplingContent {
+    fn from(blocks: Vec<ContentBlock>) -> SamplingContent {
+        SamplingContent::Multiple(blocks)
+    }
+}
+
+impl<'de> Deserialize<'de> for SamplingContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SamplingContent, D::Error> {
+        // Decided by shape rather than by trying each variant, because a single block reads from
+        // any JSON value (unknown kinds are kept) and would swallow an array.
+        Ok(match Value::deserialize(deserializer)? {
+            Value::Array(items) => {
+                SamplingContent::Multiple(items.into_iter().map(ContentBlock::from_value).collect())
+            }
+            other => SamplingContent::Single(ContentBlock::from_value(other)),
+        })
+    }
+}
+
+impl CreateMessageResult {
+    /// An assistant message from `model`.
+    pub fn new(
+        model: impl Into<String>,
+        content: impl Into<SamplingContent>,
+    ) -> CreateMessageResult {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: content.into(),
+            model: model.into(),
+            stop_reason: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the stop reason.
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> CreateMessageResult {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_2024_11_05_request() {
+        let p: CreateMessageRequestParams = serde_json::from_value(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "What is 2+2?"}}],
+            "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.8},
+            "systemPrompt": "Be brief.",
+            "includeContext": "thisServer",
+            "maxTokens": 100
+        }))
+        .unwrap();
+        assert_eq!(p.max_tokens, 100);
+        assert_eq!(p.include_context, Some(IncludeContext::ThisServer));
+        assert_eq!(p.messages[0].content.text(), "What is 2+2?");
+        assert_eq!(p.messages[0], SamplingMessage::user_text("What is 2+2?"));
+        let prefs = p.model_preferences.unwrap();
+        assert_eq!(prefs.hints.unwrap()[0].name.as_deref(), Some("claude"));
+        assert_eq!(prefs.cost_priority, None);
+    }
+
+    #[test]
+    fn reads_a_2025_11_25_request_with_tools_and_arrays() {
+        let v = json!({
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "u1", "name": "weather",
+                    "input": {"city": "Paris"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "toolUseId": "u1",
+                    "content": [{"type": "text", "text": "sunny"}]}]}
+            ],
+            "tools": [{"name": "weather", "inputSchema": {"type": "object"}}],
+            "toolChoice": {"mode": "auto"},
+            "temperature": 0.2,
+            "stopSequences": ["\n\n"],
+            "metadata": {"k": 1},
+            "maxTokens": 1000
+        });
+        let p: CreateMessageRequestParams = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(p.messages[1].content.blocks()[0].kind(), "tool_use");
+        assert_eq!(p.tool_choice, Some(json!({"mode": "auto"})));
+        assert_eq!(p.tools.as_ref().unwrap()[0]["name"], "weather");
+        assert_eq!(serde_json::to_value(&p).unwrap(), v);
+    }
+
+    #[test]
+    fn content_keeps_its_shape() {
+        let single = json!({"type": "text", "text": "a"});
+        let c: SamplingContent = serde_json::from_value(single.clone()).unwrap();
+        assert!(matches!(c, SamplingContent::Single(_)));
+        assert_eq!(serde_json::to_value(&c).unwrap(), single);
+        let many = json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]);
+        let c: SamplingContent = serde_json::from_value(many.clone()).unwrap();
+        assert_eq!(c.blocks().len(), 2);
+        assert_eq!(c.text(), "a\nb");
+        assert_eq!(serde_json::to_value(&c).unwrap(), many);
+        let empty: SamplingContent = serde_json::from_value(json!([])).unwrap();
+        assert!(empty.blocks().is_empty());
+    }
+
+    #[test]
+    fn results_serialise_for_old_and_new_servers() {
+        let r =
+            CreateMessageResult::new("m-1", ContentBlock::text("4")).with_stop_reason("endTurn");
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"role": "assistant", "content": {"type": "text", "text": "4"},
+                   "model": "m-1", "stopReason": "endTurn"})
+        );
+        let many = CreateMessageResult::new("m", vec![ContentBlock::text("x")]);
+        assert_eq!(
+            serde_json::to_value(&many).unwrap()["content"],
+            json!([{"type": "text", "text": "x"}])
+        );
+        let read: CreateMessageResult = serde_json::from_value(json!({
+            "role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m-1",
+            "stopReason": "providerSpecific"
+        }))
+        .unwrap();
+        assert_eq!(read.stop_reason.as_deref(), Some("providerSpecific"));
+        let built = CreateMessageRequestParams::new(vec![SamplingMessage::user_text("q")], 10)
+            .with_system_prompt("s");
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "q"}}],
+                   "systemPrompt": "s", "maxTokens": 10})
+        );
+    }
+}

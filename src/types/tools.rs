@@ -1,0 +1,344 @@
+//! Tools: listing them and calling them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::common::{object_schema, Icon};
+use super::content::ContentBlock;
+
+/// A tool the server offers, as listed by `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// The name to call it by.
+    pub name: String,
+    /// A display name (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, as a hint for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments, an object schema. Read as `{"type":"object"}` when a
+    /// server omits it.
+    #[serde(default = "object_schema")]
+    pub input_schema: Value,
+    /// The JSON Schema of `structuredContent` in results (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behaviour hints (since 2025-03-26). Untrusted unless the server is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons for a user interface (since 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Execution properties such as `taskSupport` (2025-11-25), kept as raw JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Hints about a tool's behaviour. All are hints, never guarantees.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy data (default true; meaningful only when not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world of external entities (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// One page of `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// The tools on this page.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// The cursor for the next page; `None` means this was the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Parameters of `tools/call`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, matching the tool's input schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// Task augmentation (2025-11-25), kept as raw JSON; only for servers that declared it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Value>,
+    /// Protocol-level metadata, e.g. `progressToken`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The result of `tools/call`.
+///
+/// A failure inside the tool comes back here with `is_error: Some(true)` and a description in
+/// `content`; only protocol-level failures (unknown tool, bad request) are JSON-RPC errors.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The unstructured result.
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    /// The structured result (since 2025-06-18), matching the tool's output schema if it has
+    /// one. An object up to 2025-11-25; kept as any JSON value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed; absent means it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Protocol-level metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+impl Tool {
+    /// A tool with a name and an input schema.
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Tool {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Tool {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Tool {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the output schema.
+    pub fn with_output_schema(mut self, schema: Value) -> Tool {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the annotations.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Tool {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// The name to show a person: `title`, then `annotations.title`, then `name`.
+    pub fn display_name(&self) -> &str {
+        self.title
+            .as_deref()
+            .or_else(|| self.annotations.as_ref()?.title.as_deref())
+            .unwrap_or(&self.name)
+    }
+}
+
+impl CallToolRequestParams {
+    /// Parameters calling `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> CallToolRequestParams {
+        CallToolRequestParams {
+            name: name.into(),
+            arguments: None,
+            task: None,
+            meta: None,
+        }
+    }
+
+    /// Sets the arguments.
+    pub fn with_arguments(mut self, arguments: Map<String, Value>) -> CallToolRequestParams {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Adds one argument.
+    pub fn with_argument(mut self, name: impl Into<String>, value: Value) -> CallToolRequestParams {
+        self.arguments
+            .get_or_insert_with(Map::new)
+            .insert(name.into(), value);
+        self
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> CallToolRequestParams {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+impl CallToolResult {
+    /// A successful result with the given content.
+    pub fn new(content: Vec<ContentBlock>) -> CallToolResult {
+        CallToolResult {
+            content,
+            ..CallToolResult::default()
+        }
+    }
+
+    /// A failed result carrying one text block that explains the failure.
+    pub fn error(message: impl Into<String>) -> CallToolResult {
+        CallToolResult {
+            content: vec![ContentBlock::text(message)],
+            is_error: Some(true),
+            ..CallToolResult::default()
+        }
+    }
+
+    /// Sets the structured result.
+    pub fn with_structured_content(mut self, value: Value) -> CallToolResult {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// The text of every text block, joined with newlines; other blocks are skipped.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        texts.join("\n")
+    }
+
+    /// Whether the tool reported a failure.
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_tools_from_every_version() {
+        let page: ListToolsResult = serde_json::from_value(json!({"tools": [
+            {"name": "old", "description": "2024 shape",
+             "inputSchema": {"type": "object", "properties": {"x": {"type": "number"}}}},
+            {"name": "annotated", "inputSchema": {"type": "object"},
+             "annotations": {"title": "Annotated", "readOnlyHint": true, "openWorldHint": false}},
+            {"name": "new", "title": "New", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"y": {"type": "string"}}},
+             "icons": [{"src": "https://x/i.png"}], "execution": {"taskSupport": "optional"},
+             "_meta": {"v": 1}},
+            {"name": "sloppy"}
+        ], "nextCursor": "c"}))
+        .unwrap();
+        let t = &page.tools;
+        assert_eq!(t[0].display_name(), "old");
+        assert_eq!(t[1].display_name(), "Annotated");
+        assert_eq!(
+            t[1].annotations.as_ref().unwrap().read_only_hint,
+            Some(true)
+        );
+        assert_eq!(t[2].display_name(), "New");
+        assert_eq!(t[2].execution.as_ref().unwrap()["taskSupport"], "optional");
+        assert!(t[2].output_schema.is_some());
+        assert_eq!(t[3].input_schema, json!({"type": "object"}));
+        assert_eq!(page.next_cursor.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn tool_round_trips() {
+        let v = json!({"name": "n", "title": "T", "description": "d", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object"}, "annotations": {"destructiveHint": false,
+            "idempotentHint": true}, "icons": [{"src": "data:image/png;base64,AA=="}]});
+        let tool: Tool = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&tool).unwrap(), v);
+        let built = Tool::new("n", json!({"type": "object"}))
+            .with_title("T")
+            .with_description("d")
+            .with_output_schema(json!({"type": "object"}))
+            .with_annotations(ToolAnnotations {
+                destructive_hint: Some(false),
+                idempotent_hint: Some(true),
+                ..ToolAnnotations::default()
+            });
+        assert_eq!(built.icons, None);
+        assert_eq!(built.annotations, tool.annotations);
+    }
+
+    #[test]
+    fn call_params_serialise_only_what_is_set() {
+        let bare = CallToolRequestParams::new("echo");
+        assert_eq!(
+            serde_json::to_value(&bare).unwrap(),
+            json!({"name": "echo"})
+        );
+        let mut meta = Map::new();
+        meta.insert("progressToken".into(), json!(7));
+        let full = CallToolRequestParams::new("echo")
+            .with_argument("message", json!("hi"))
+            .with_argument("n", json!(2))
+            .with_meta(meta);
+        assert_eq!(
+            serde_json::to_value(&full).unwrap(),
+            json!({"name": "echo", "arguments": {"message": "hi", "n": 2},
+                   "_meta": {"progressToken": 7}})
+        );
+        let replaced = full.with_arguments(Map::new());
+        assert_eq!(replaced.arguments, Some(Map::new()));
+    }
+
+    #[test]
+    fn call_result_text_joins_text_blocks_only() {
+        let r: CallToolResult = serde_json::from_value(json!({"content": [
+            {"type": "text", "text": "one"},
+            {"type": "image", "data": "AA==", "mimeType": "image/png"},
+            {"type": "text", "text": "two"}
+        ], "structuredContent": {"n": 2}}))
+        .unwrap();
+        assert_eq!(r.text(), "one\ntwo");
+        assert!(!r.is_error());
+        assert_eq!(r.structured_content, Some(json!({"n": 2})));
+        assert_eq!(CallToolResult::default().text(), "");
+    }
+
+    #[test]
+    fn call_result_errors_and_old_shapes() {
+        let r: CallToolResult = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "boom"}], "isError": true
+        }))
+        .unwrap();
+        assert!(r.is_error());
+        assert_eq!(r, CallToolResult::error("boom"));
+        let built =
+            CallToolResult::new(vec![ContentBlock::text("ok")]).with_structured_content(json!([1]));
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            json!({"content": [{"type": "text", "text": "ok"}], "structuredContent": [1]})
+        );
+        let missing: CallToolResult = serde_json::from_value(json!({})).unwrap();
+        assert!(missing.content.is_empty());
+    }
+}
