@@ -1,0 +1,23 @@
+//! The umcp demo: `cargo run --example demo` starts this same program as an MCP server over
+//! stdio, connects to it with `umcp::Client` and walks through what a client can do.
+//!
+//! `demo --server [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]` is the server
+//! on its own, which the integration tests drive (the behaviours are listed in
+//! `server/behaviours.rs`). With `UMCP_DEMO_RECORD=<file>` set, the server appends every
+//! notification it receives to that file, one JSON object per line.
+
+mod server;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--server") => server::run(&args[1..]),
+        // The sleeping child of the `grandchild` behaviour.
+        Some("--grandchild") => server::sleep_forever(),
+        // The client side lives in `show.rs` and is built together with `umcp::Client`.
+        _ => {
+            eprintln!("the client side of this demo needs umcp::Client; run `demo --server`");
+            std::process::exit(2);
+        }
+    }
+}
