@@ -14,7 +14,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The `jsonrpc` member every message carries.
 pub const VERSION: &str = "2.0";
@@ -270,37 +270,17 @@ impl std::error::Error for DecodeError {}
 
 impl Message {
     /// Encodes the message as one compact line of JSON, without the trailing newline.
+    ///
+    /// Members come in the conventional order (`jsonrpc`, `id`, `method`, `params`, …), which
+    /// keeps wire traces readable.
     pub fn encode(&self) -> String {
-        self.to_value().to_string()
+        // Serialising plain structs of owned values cannot fail.
+        serde_json::to_string(&Wire::from(self)).unwrap_or_default()
     }
 
     /// The message as a JSON value.
     pub fn to_value(&self) -> Value {
-        let mut obj = Map::new();
-        obj.insert("jsonrpc".into(), VERSION.into());
-        match self {
-            Message::Request(r) => {
-                obj.insert("id".into(), r.id.to_value());
-                obj.insert("method".into(), r.method.clone().into());
-                if let Some(p) = &r.params {
-                    obj.insert("params".into(), p.clone());
-                }
-            }
-            Message::Notification(n) => {
-                obj.insert("method".into(), n.method.clone().into());
-                if let Some(p) = &n.params {
-                    obj.insert("params".into(), p.clone());
-                }
-            }
-            Message::Response(r) => {
-                obj.insert("id".into(), r.id.as_ref().map_or(Value::Null, RequestId::to_value));
-                match &r.result {
-                    Ok(v) => obj.insert("result".into(), v.clone()),
-                    Err(e) => obj.insert("error".into(), serde_json::to_value(e).unwrap_or_default()),
-                };
-            }
-        }
-        Value::Object(obj)
+        serde_json::to_value(Wire::from(self)).unwrap_or_default()
     }
 
     /// Reads one message from a JSON value, ignoring unknown members.
@@ -344,6 +324,62 @@ impl Message {
                 "neither `method`, `result` nor `error` is present".into(),
             )),
         }
+    }
+}
+
+/// The serialised shape of any message; borrowed so encoding copies nothing.
+#[derive(Serialize)]
+struct Wire<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<WireId<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorObject>,
+}
+
+/// A response about an unparsable request carries `"id": null`; others carry their id.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireId<'a> {
+    Id(&'a RequestId),
+    Null(()),
+}
+
+impl<'a> From<&'a Message> for Wire<'a> {
+    fn from(message: &'a Message) -> Wire<'a> {
+        let mut wire = Wire {
+            jsonrpc: VERSION,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        };
+        match message {
+            Message::Request(r) => {
+                wire.id = Some(WireId::Id(&r.id));
+                wire.method = Some(&r.method);
+                wire.params = r.params.as_ref();
+            }
+            Message::Notification(n) => {
+                wire.method = Some(&n.method);
+                wire.params = n.params.as_ref();
+            }
+            Message::Response(r) => {
+                wire.id = Some(r.id.as_ref().map_or(WireId::Null(()), WireId::Id));
+                match &r.result {
+                    Ok(v) => wire.result = Some(v),
+                    Err(e) => wire.error = Some(e),
+                }
+            }
+        }
+        wire
     }
 }
 

@@ -12,7 +12,7 @@ use memory::FakeServer;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, Message};
 use umcp::types::{
-    CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, LoggingLevel, Root,
+    ContentBlock, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, LoggingLevel, Root,
     ServerNotification,
 };
 use umcp::{CancelHandle, Client, Error, Options, RequestOptions, TimeoutKind, Unsupported};
@@ -249,7 +249,7 @@ fn notifications_reach_the_handle_and_callback() {
         }
     }
     assert!(matches!(got[0], ServerNotification::LoggingMessage(_)));
-    assert!(matches!(got[1], ServerNotification::ToolListChanged(..)));
+    assert!(matches!(got[1], ServerNotification::ToolListChanged));
     assert!(matches!(&got[2], ServerNotification::Other { method, .. } if method == "vendor/custom"));
     assert_eq!(counted.load(Ordering::SeqCst), 3);
     assert!(notes.try_recv().is_none());
@@ -275,7 +275,7 @@ fn server_requests_are_answered_by_handlers_or_method_not_found() {
     let options = Options::default()
         .with_roots(vec![Root::new("file:///work")])
         .with_sampling_handler(|_| {
-            Ok(CreateMessageResult::new("assistant", json!({"type": "text", "text": "hi"}), "m"))
+            Ok(CreateMessageResult::new("m", ContentBlock::text("hi")))
         })
         .with_elicitation_handler(|params| match params {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),

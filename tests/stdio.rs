@@ -179,9 +179,8 @@ fn progress_notifications_and_handlers_work_end_to_end() {
     let options = Options::default()
         .with_sampling_handler(|_| {
             Ok(umcp::types::CreateMessageResult::new(
-                "assistant",
-                json!({"type": "text", "text": "a haiku"}),
                 "test-model",
+                umcp::types::ContentBlock::text("a haiku"),
             ))
         })
         .with_elicitation_handler(|params| match params {

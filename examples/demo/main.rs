@@ -7,6 +7,7 @@
 //! notification it receives to that file, one JSON object per line.
 
 mod server;
+mod show;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -14,10 +15,11 @@ fn main() {
         Some("--server") => server::run(&args[1..]),
         // The sleeping child of the `grandchild` behaviour.
         Some("--grandchild") => server::sleep_forever(),
-        // The client side lives in `show.rs` and is built together with `umcp::Client`.
         _ => {
-            eprintln!("the client side of this demo needs umcp::Client; run `demo --server`");
-            std::process::exit(2);
+            if let Err(err) = show::run() {
+                eprintln!("demo failed: {err}");
+                std::process::exit(1);
+            }
         }
     }
 }

@@ -119,7 +119,7 @@ impl Client {
             Ok(init) => init.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
-        .unwrap_or_else(|| Arc::new(InitializeResult::default()))
+        .unwrap_or_else(|| Arc::new(InitializeResult::new("", Implementation::new("", ""))))
     }
 
     /// The server's name, version and other self-description.

@@ -97,6 +97,7 @@ fn finish(shared: &Shared, id: i64, result: crate::Result<serde_json::Value>) {
     let entry = lock(&shared.pending).entries.remove(&id);
     match entry {
         Some(entry) => {
+            log::trace!("request {id} `{}` answered", entry.method);
             let _ = entry.tx.send(Reply::Done(result));
         }
         None => log::debug!("dropping a late or unknown response for request {id}"),
