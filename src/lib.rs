@@ -11,3 +11,5 @@ pub mod types;
 
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
+#[cfg(feature = "http")]
+pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
