@@ -339,8 +339,10 @@ fn post_stream_is_resumed_after_the_servers_retry() {
                     let _ = sse.send("id: p-1\nretry: 300\ndata:\n\n");
                     let _ = sse.message(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
                     let _ = sse.send("id: p-2\ndata:\n\n");
+                    // Taken before the end, so the client's wait can only look longer.
+                    let closing = Instant::now();
                     sse.end();
-                    let _ = closed_tx.send(Instant::now());
+                    let _ = closed_tx.send(closing);
                 }
                 ("GET", _) if seen.header("last-event-id") == Some("p-2") => {
                     let mut sse = reply.sse(&[]);
@@ -788,4 +790,88 @@ fn legacy_stream_end_closes_the_connection() {
         rx.recv_timeout(Duration::from_millis(200)).is_err(),
         "Closed is reported once"
     );
+}
+
+#[test]
+fn ready_returns_once_the_get_stream_is_answered() {
+    let server = serve(|seen, reply| {
+        if seen.method == "GET" {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send(": open\n\n");
+            std::thread::sleep(WAIT);
+        } else {
+            reply.status(202, &[]);
+        }
+    });
+    let (transport, _rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.session_event(SessionEvent::Ready);
+    // Server messages that belong to no request go to the GET stream only if it is open, so
+    // it must be open before the next request is sent.
+    let first = server
+        .next_within(Duration::from_millis(1))
+        .expect("the GET was sent");
+    assert_eq!(first.method, "GET");
+    transport.close();
+}
+
+#[test]
+fn a_silent_get_stream_is_reopened_after_the_idle_timeout() {
+    let server = serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        let _ = sse.send("id: quiet-1\ndata:\n\n");
+        std::thread::sleep(WAIT);
+    });
+    let config = HttpConfig::new(server.url("/mcp"))
+        .idle_timeout(Duration::from_millis(200))
+        .reconnect(fast_reconnect());
+    let (transport, _rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    assert_eq!(server.next_with_method("GET").header("last-event-id"), None);
+    let again = server.next_with_method("GET");
+    assert_eq!(again.header("last-event-id"), Some("quiet-1"));
+    transport.close();
+}
+
+#[test]
+fn a_silent_post_stream_without_event_ids_fails_with_an_idle_timeout() {
+    let server = serve(|_seen, reply| {
+        let mut sse = reply.sse(&[]);
+        let _ = sse.send(": working\n\n");
+        std::thread::sleep(WAIT);
+    });
+    let config = HttpConfig::new(server.url("/mcp")).idle_timeout(Duration::from_millis(200));
+    let (transport, rx) = connect(&config);
+    transport.send(&request(1, "tools/call"), soon()).unwrap();
+    match expect_failed(&rx, 1) {
+        Error::Timeout { kind, .. } => assert_eq!(kind, TimeoutKind::Idle),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_response_on_the_get_stream_completes_the_request() {
+    let (pending_tx, pending_rx) = crossbeam_channel::unbounded::<i64>();
+    let server = serve(move |seen, reply| match seen.method.as_str() {
+        "GET" => {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send(": open\n\n");
+            if let Ok(id) = pending_rx.recv_timeout(WAIT) {
+                let _ = sse.message(&result(id));
+            }
+            std::thread::sleep(WAIT);
+        }
+        _ => {
+            // Answer "later, elsewhere": 202 for the request, the response on the GET stream.
+            let _ = pending_tx.send(seen.rpc_id().as_i64().unwrap_or(0));
+            reply.status(202, &[]);
+        }
+    });
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.session_event(SessionEvent::Ready);
+    transport.send(&request(9, "tools/call"), soon()).unwrap();
+    expect_response(&rx, 9);
+    transport.close();
 }

@@ -1,7 +1,7 @@
 //! A loopback HTTP server for transport tests, on tiny_http: every request is recorded and
 //! answered by a handler on its own thread, which may stream an event-stream reply.
 
-#![allow(dead_code)] // Each test binary uses a different part of the helper.
+#![allow(dead_code)] // Each test file uses a different part of this module.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,16 +10,30 @@ use crate::error::Error;
 
 const WHAT: &str = "GET stream";
 
-/// Opens the GET stream on its own thread, unless one is already running.
+/// Opens the GET stream on its own thread, unless one is already running, and waits (at most
+/// the connect timeout) until the server has answered the first GET.
+///
+/// The wait matters: servers route messages that belong to no request to the GET stream
+/// only while it is open, and drop or misroute them otherwise, so the stream must be there
+/// before the next request goes out.
 pub(crate) fn start(shared: &Arc<Shared>) {
     let Some(stop) = shared.claim_get_stream() else {
         return;
     };
     let thread_shared = Arc::clone(shared);
     let thread_stop = Arc::clone(&stop);
-    if let Err(e) = streams::spawn("umcp-http-get", move || run(&thread_shared, &thread_stop)) {
-        log::debug!("could not start the GET stream: {e}");
-        stop.stop();
+    let (opened_tx, opened_rx) = crossbeam_channel::bounded(1);
+    let spawned = streams::spawn("umcp-http-get", move || {
+        run(&thread_shared, &thread_stop, &opened_tx)
+    });
+    match spawned {
+        Ok(()) => {
+            let _ = opened_rx.recv_timeout(shared.wire.config.connect_timeout);
+        }
+        Err(e) => {
+            log::debug!("could not start the GET stream: {e}");
+            stop.stop();
+        }
     }
 }
 
@@ -32,7 +46,7 @@ enum Opened {
     Failed(Error),
 }
 
-fn run(shared: &Shared, stop: &Stop) {
+fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
     let mut attempt = 0;
@@ -40,7 +54,9 @@ fn run(shared: &Shared, stop: &Stop) {
         if stop.is_stopped() || shared.is_closed() {
             return;
         }
-        let end = match open(shared, &state) {
+        let attempt_result = open(shared, &state);
+        let _ = opened.try_send(());
+        let end = match attempt_result {
             Opened::Stream(response) => {
                 log::debug!("GET stream open");
                 let max = shared.wire.config.max_event_size;

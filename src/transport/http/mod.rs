@@ -200,6 +200,11 @@ impl HttpConfig {
 
     /// Whether to open the standalone GET stream for server-initiated messages once the
     /// session is ready (default `true`).
+    ///
+    /// [`SessionEvent::Ready`](crate::transport::SessionEvent::Ready) then waits, at most the
+    /// connect timeout, for the server to answer the GET, so that server messages sent after
+    /// the next request find the stream open. A server that answers 405 (or anything but an
+    /// event stream) offers no stream; that is not an error.
     pub fn get_stream(mut self, enabled: bool) -> HttpConfig {
         self.get_stream = enabled;
         self

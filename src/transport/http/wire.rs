@@ -52,14 +52,15 @@ pub(crate) struct Call<'a> {
     pub what: &'a str,
 }
 
-/// The agent and configuration of one transport.
+/// The HTTP client (a ureq `Agent` with its connection pool) and configuration of one
+/// transport.
 pub(crate) struct Wire {
     agent: Agent,
     pub config: HttpConfig,
 }
 
 impl Wire {
-    /// Checks the configuration and builds the agent.
+    /// Checks the configuration and builds the HTTP client.
     pub fn new(config: HttpConfig) -> Result<Wire> {
         if !url::is_http(&config.url) {
             return Err(Error::Config(format!(
@@ -206,7 +207,7 @@ pub(crate) fn map_error(err: ureq::Error, what: &str, started: Instant, phase: P
         ureq::Error::Io(e) => Error::io(e),
         ureq::Error::HostNotFound => Error::io(io::Error::new(
             io::ErrorKind::NotFound,
-            format!("host not found for {what}"),
+            format!("could not resolve the host name ({what})"),
         )),
         ureq::Error::BadUri(uri) => Error::Config(format!("invalid URL: {uri}")),
         ureq::Error::Http(e) => Error::Config(format!("invalid request: {e}")),
