@@ -10,6 +10,6 @@ pub mod transport;
 pub mod types;
 
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
-pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
 #[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
+pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
