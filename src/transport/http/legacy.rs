@@ -2,7 +2,7 @@
 //! that announces a POST endpoint and carries every server message, including responses.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_channel::RecvTimeoutError;
 
@@ -187,14 +187,9 @@ impl Transport for LegacySse {
         if let Some(closed) = lock(&self.shared.closed).clone() {
             return Err(Error::Closed(Arc::new(closed)));
         }
-        let config = &self.shared.wire.config;
         let body = message.encode();
         log::trace!("> {body}");
-        let now = Instant::now();
-        let deadline = match config.request_timeout {
-            Some(limit) => deadline.min(now + limit),
-            None => deadline,
-        };
+        let (deadline, per_read) = self.shared.wire.post_limits(deadline);
         let mut headers = Vec::new();
         if let Some(version) = lock(&self.shared.protocol_version).clone() {
             headers.push(("mcp-protocol-version", version));
@@ -206,9 +201,7 @@ impl Transport for LegacySse {
             accept: ACCEPT_BOTH,
             headers,
             deadline,
-            per_read: deadline
-                .saturating_duration_since(now)
-                .max(Duration::from_millis(1)),
+            per_read,
             what: describe(message),
         };
         let response = self.shared.wire.perform(&call)?;

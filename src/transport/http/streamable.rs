@@ -203,11 +203,7 @@ impl Transport for StreamableHttp {
         let body = message.encode();
         let what = describe(message);
         log::trace!("> {body}");
-        let now = Instant::now();
-        let deadline = match config.request_timeout {
-            Some(limit) => deadline.min(now + limit),
-            None => deadline,
-        };
+        let (deadline, per_read) = self.shared.wire.post_limits(deadline);
         let headers = self.shared.session_headers();
         let call = Call {
             method: Method::Post,
@@ -216,11 +212,7 @@ impl Transport for StreamableHttp {
             accept: ACCEPT_BOTH,
             headers,
             deadline,
-            // Silence longer than the caller waits ends the stream too.
-            per_read: config
-                .idle_timeout
-                .min(deadline.saturating_duration_since(now))
-                .max(Duration::from_millis(1)),
+            per_read,
             what,
         };
         let response = self.shared.wire.perform(&call)?;

@@ -92,6 +92,23 @@ impl Wire {
         Instant::now() + self.config.request_timeout.unwrap_or(INTERNAL_TIMEOUT)
     }
 
+    /// The deadline and per-read limit of a POST sending a message by `deadline`: the
+    /// configured request timeout can only shorten it, and a reply stream that stays silent
+    /// longer than the caller waits is dropped too.
+    pub fn post_limits(&self, deadline: Instant) -> (Instant, Duration) {
+        let now = Instant::now();
+        let deadline = match self.config.request_timeout {
+            Some(limit) => deadline.min(now + limit),
+            None => deadline,
+        };
+        let per_read = self
+            .config
+            .idle_timeout
+            .min(deadline.saturating_duration_since(now))
+            .max(Duration::from_millis(1));
+        (deadline, per_read)
+    }
+
     /// Performs `call` up to the response headers, whatever the status. On a 401 the
     /// credential provider is told, and the request repeated once if it asks for that.
     ///
