@@ -12,4 +12,6 @@ pub mod types;
 
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
+#[cfg(feature = "http")]
+pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
