@@ -139,7 +139,6 @@ pub struct HttpConfig {
     max_event_size: usize,
     reconnect: ReconnectPolicy,
     credentials: Option<Arc<dyn CredentialProvider>>,
-    surface_session_expiry: bool,
 }
 
 impl HttpConfig {
@@ -158,7 +157,6 @@ impl HttpConfig {
             max_event_size: crate::transport::sse::DEFAULT_MAX_EVENT_SIZE,
             reconnect: ReconnectPolicy::default(),
             credentials: None,
-            surface_session_expiry: false,
         }
     }
 
@@ -228,14 +226,6 @@ impl HttpConfig {
         self
     }
 
-    /// With `true`, an expired session (HTTP 404 on a request that carried a session id) is
-    /// returned to the caller as [`Error::SessionExpired`](crate::Error::SessionExpired)
-    /// instead of the client re-initializing transparently (default `false`).
-    pub fn surface_session_expiry(mut self, surface: bool) -> HttpConfig {
-        self.surface_session_expiry = surface;
-        self
-    }
-
     /// The URL.
     pub fn get_url(&self) -> &str {
         &self.url
@@ -286,11 +276,6 @@ impl HttpConfig {
         self.credentials.as_ref()
     }
 
-    /// Whether session expiry is returned to the caller.
-    pub fn get_surface_session_expiry(&self) -> bool {
-        self.surface_session_expiry
-    }
-
     /// The concrete transport this configuration connects with.
     fn effective_kind(&self) -> HttpTransportKind {
         match self.kind {
@@ -317,7 +302,6 @@ impl fmt::Debug for HttpConfig {
             .field("max_event_size", &self.max_event_size)
             .field("reconnect", &self.reconnect)
             .field("credentials", &self.credentials.is_some())
-            .field("surface_session_expiry", &self.surface_session_expiry)
             .finish()
     }
 }
