@@ -56,7 +56,7 @@ fill_npm() {
 fill_py() {
     local dir="$1"
     python3 -m venv "$dir" || return 1
-    "$dir/bin/python" -m pip install --disable-pip-version-check --no-input \
+    "$dir/bin/python" -m pip install --disable-pip-version-check --no-input --progress-bar off \
         -r "$root/tests/peers/requirements.txt" || return 1
     "$dir/bin/python" -c 'import mcp.server.mcpserver'
 }
