@@ -39,7 +39,7 @@ server = MCPServer(
     name="umcp-python-peer",
     version="1.0.0",
     instructions="A test server for umcp interop tests.",
-    log_level="INFO" if "--port" in sys.argv else "WARNING",
+    log_level="WARNING" if sys.argv[1:2] in ([], ["stdio"]) else "INFO",
 )
 
 
