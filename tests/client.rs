@@ -35,6 +35,9 @@ fn smoke() {
     let tools = client.list_all_tools().unwrap();
     assert_eq!(tools[0].name, "echo");
     // The handshake is initialize, then the initialized notification.
+    server
+        .wait_notification("notifications/initialized", Duration::from_secs(5))
+        .unwrap();
     let received = server.received.lock().unwrap().clone();
     assert!(matches!(&received[0], Message::Request(r) if r.method == "initialize"));
     assert!(
@@ -109,6 +112,10 @@ fn missing_capability_fails_without_sending() {
     let server = FakeServer::new();
     server.init_result.lock().unwrap()["capabilities"] = json!({"tools": {}});
     let client = connect(&server);
+    // The fake server logs what it receives on its own thread: let the handshake land first.
+    server
+        .wait_notification("notifications/initialized", Duration::from_secs(5))
+        .unwrap();
     let before = server.received.lock().unwrap().len();
     for result in [
         client.list_resources(None).map(drop),
@@ -395,4 +402,24 @@ fn late_responses_are_dropped_and_the_connection_survives() {
         .is_timeout());
     std::thread::sleep(Duration::from_millis(400));
     client.ping().unwrap();
+}
+
+#[test]
+fn the_notification_queue_ends_when_the_connection_closes() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "last words"}),
+        );
+        peer.close("server exited");
+        None
+    });
+    let client = connect(&server);
+    let notes = client.notifications();
+    assert!(client.call_tool("x", Value::Null).is_err());
+    // What was queued before the close is still delivered, then the queue ends.
+    let queued: Vec<_> = notes.iter().collect();
+    assert_eq!(queued.len(), 1);
+    assert!(notes.recv().is_none());
 }

@@ -168,7 +168,11 @@ fn a_server_that_stops_reading_times_out_and_still_closes() {
     let closing = Instant::now();
     client.close();
     // Close: stdin closed, the grace period, then SIGTERM; well within the default bounds.
-    assert!(closing.elapsed() < Duration::from_secs(10), "{:?}", closing.elapsed());
+    assert!(
+        closing.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        closing.elapsed()
+    );
 }
 
 #[test]

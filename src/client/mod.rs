@@ -156,7 +156,7 @@ impl Client {
 
     /// The queue of server notifications. See [`Notifications`].
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.shared.notifications.1.clone())
+        Notifications::new(self.shared.notify_rx.clone())
     }
 
     /// Why the connection closed, or `None` while it is open.

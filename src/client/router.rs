@@ -128,7 +128,10 @@ fn notify(shared: &Shared, notification: Notification) {
     if let Some(callback) = &shared.options.on_notification {
         callback(&note);
     }
-    let (tx, rx) = &shared.notifications;
+    let Some(tx) = lock(&shared.notify_tx).clone() else {
+        return;
+    };
+    let rx = &shared.notify_rx;
     let mut note = note;
     loop {
         match tx.try_send(note) {
@@ -172,6 +175,7 @@ fn close_all(shared: &Shared, closed: Arc<Closed>) {
         }
         std::mem::take(&mut pending.entries)
     };
+    lock(&shared.notify_tx).take();
     log::debug!(
         "connection closed ({}); failing {} pending",
         closed.reason,

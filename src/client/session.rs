@@ -57,7 +57,10 @@ pub(crate) struct Shared {
     pub(crate) generation: AtomicU64,
     pub(crate) reinit_lock: Mutex<()>,
     pub(crate) subscriptions: Mutex<Vec<String>>,
-    pub(crate) notifications: (Sender<ServerNotification>, Receiver<ServerNotification>),
+    /// The sending side is dropped when the connection closes, so readers of the queue see
+    /// its end once they have read what is left.
+    pub(crate) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
+    pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) router: Mutex<Option<JoinHandle<()>>>,
     pub(crate) cancelled_by_server: Mutex<Vec<RequestId>>,
 }
@@ -73,7 +76,7 @@ pub(crate) struct CallSpec<'a> {
 
 impl Shared {
     pub(crate) fn new(transport: Box<dyn Transport>, options: Options) -> Shared {
-        let notifications = crossbeam_channel::bounded(options.notification_capacity);
+        let (notify_tx, notify_rx) = crossbeam_channel::bounded(options.notification_capacity);
         Shared {
             transport: Arc::from(transport),
             options,
@@ -85,7 +88,8 @@ impl Shared {
             generation: AtomicU64::new(0),
             reinit_lock: Mutex::new(()),
             subscriptions: Mutex::new(Vec::new()),
-            notifications,
+            notify_tx: Mutex::new(Some(notify_tx)),
+            notify_rx,
             router: Mutex::new(None),
             cancelled_by_server: Mutex::new(Vec::new()),
         }
