@@ -5,11 +5,18 @@
 #![warn(clippy::all)]
 
 mod client;
+mod config;
 mod error;
+mod manager;
 pub mod jsonrpc;
 pub mod transport;
 pub mod types;
 
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
+pub use config::{ConfigFile, HttpKind, ServerConfig, ServerConfigError, ServerTransport};
+pub use manager::{
+    Manager, ManagerNotifications, ManagerOptions, PromptEntry, ResourceEntry, ServerError,
+    ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
+};
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
