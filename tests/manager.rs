@@ -449,3 +449,60 @@ fn resources_and_prompts_are_listed_across_servers() {
     let err = manager.get_prompt("c__greet", Value::Null).unwrap_err();
     assert_eq!(err.to_string(), "config: no prompt named `c__greet`");
 }
+
+/// An HTTP endpoint that answers every request with 401 and a Bearer challenge, until the
+/// returned sender is dropped.
+#[cfg(feature = "http")]
+fn unauthorized_endpoint() -> (String, std::sync::mpsc::Sender<()>) {
+    let server = tiny_http::Server::http("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/mcp", server.server_addr());
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let challenge = r#"Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource", scope="tools""#;
+        while let Err(std::sync::mpsc::TryRecvError::Empty) = stop_rx.try_recv() {
+            let Ok(Some(request)) = server.recv_timeout(Duration::from_millis(50)) else {
+                continue;
+            };
+            let header = tiny_http::Header::from_bytes("WWW-Authenticate", challenge).unwrap();
+            let response = tiny_http::Response::from_string("no token")
+                .with_status_code(401)
+                .with_header(header);
+            let _ = request.respond(response);
+        }
+    });
+    (url, stop_tx)
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn unauthorized_http_server_needs_authorization_and_is_not_retried() {
+    let (url, _stop) = unauthorized_endpoint();
+    let manager = Manager::start(
+        vec![ServerConfig::http("secure", url), demo_server("good")],
+        options(),
+    );
+    let events = manager.status_events();
+    let status = wait_for(&events, "secure", |s| {
+        matches!(s, ServerStatus::NeedsAuthorization { .. })
+    });
+    let ServerStatus::NeedsAuthorization { hints } = status else {
+        unreachable!()
+    };
+    assert_eq!(hints.status, 401);
+    let challenge = hints.www_authenticate.expect("parsed challenge");
+    assert_eq!(challenge.scheme, "Bearer");
+    assert_eq!(challenge.scope.as_deref(), Some("tools"));
+    assert!(challenge
+        .resource_metadata
+        .unwrap()
+        .ends_with("oauth-protected-resource"));
+
+    let err = manager.client("secure").unwrap_err();
+    assert!(err.needs_authorization(), "{err}");
+    assert!(manager.wait_ready(BOUND));
+    assert!(manager.status("good").unwrap().is_connected());
+    // No retry follows: the next event for `secure` is the one `close` causes.
+    manager.close();
+    let next = wait_for(&events, "secure", |_| true);
+    assert!(matches!(next, ServerStatus::Stopped), "{next}");
+}

@@ -252,7 +252,7 @@ impl ServerConfig {
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] for an HTTP server in a build without the `http` feature.
+    /// [`Error::Unsupported`](crate::Error::Unsupported) for an HTTP server in a build without the `http` feature.
     pub fn connector(&self) -> Result<Box<dyn Connect>> {
         self.connector_with(self.startup_timeout, self.request_timeout)
     }

@@ -107,9 +107,9 @@ impl fmt::Display for ServerStatus {
                 attempts,
                 next_attempt,
             } => {
-                write!(f, "failed")?;
+                f.write_str("not connected")?;
                 if *attempts > 1 {
-                    write!(f, " {attempts} times")?;
+                    write!(f, " after {attempts} attempts")?;
                 }
                 write!(f, ": {error}")?;
                 match next_attempt {
