@@ -19,4 +19,6 @@ pub use manager::{
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
+#[cfg(feature = "http")]
+pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

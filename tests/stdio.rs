@@ -253,3 +253,54 @@ fn live_demo_processes() -> Vec<String> {
     }
     found
 }
+
+#[test]
+fn the_server_may_ping_before_answering_initialize() {
+    let client = connect("ping-first");
+    client.ping().unwrap();
+}
+
+#[test]
+fn an_unsupported_version_closes_with_a_clear_error() {
+    match Client::connect(demo("bad-version")) {
+        Err(err @ Error::Unsupported(_)) => {
+            let text = err.to_string();
+            assert!(text.contains("1999-01-01") && text.contains("2025-11-25"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_oversized_message_is_a_clear_error_and_the_connection_survives() {
+    let config = demo("huge-message").max_message_size(1024 * 1024);
+    let client = Client::connect(config).unwrap();
+    let options = RequestOptions::default().with_timeout(Duration::from_secs(20));
+    let result = client.call_tool_with("huge", json!({"bytes": 4 * 1024 * 1024}), &options);
+    assert!(matches!(result, Err(Error::MessageTooLarge { .. })), "{result:?}");
+    let echo = client.call_tool("echo", json!({"message": "still here"})).unwrap();
+    assert_eq!(echo.text(), "still here");
+}
+
+#[test]
+fn a_server_that_never_answers_times_out_and_is_told_so() {
+    let record = std::env::temp_dir().join(format!("umcp-record-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&record);
+    let config = demo("never-answer").env("UMCP_DEMO_RECORD", record.to_string_lossy());
+    let client = Client::connect(config).unwrap();
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let err = client.call_tool_with("echo", json!({"message": "?"}), &options).unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let recorded = std::fs::read_to_string(&record).unwrap_or_default();
+        if recorded.contains("notifications/cancelled") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "recorded: {recorded}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_file(&record);
+}

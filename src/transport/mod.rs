@@ -17,6 +17,9 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, RequestId};
 
+#[cfg(feature = "http")]
+pub mod http;
+pub mod sse;
 pub mod stdio;
 
 pub use stdio::{EnvPolicy, StdioConfig};

@@ -1,0 +1,137 @@
+//! The standalone GET stream that carries server-initiated messages, reconnected with
+//! `Last-Event-ID` when it drops.
+
+use std::sync::Arc;
+
+use super::streamable::Shared;
+use super::streams::{self, backoff, deliver_event, End, Flow, Stop, StreamState};
+use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
+use crate::error::Error;
+
+const WHAT: &str = "GET stream";
+
+/// Opens the GET stream on its own thread, unless one is already running, and waits (at most
+/// the connect timeout) until the server has answered the first GET.
+///
+/// The wait matters: servers route messages that belong to no request to the GET stream
+/// only while it is open, and drop or misroute them otherwise, so the stream must be there
+/// before the next request goes out.
+pub(crate) fn start(shared: &Arc<Shared>) {
+    let Some(stop) = shared.claim_get_stream() else {
+        return;
+    };
+    let thread_shared = Arc::clone(shared);
+    let thread_stop = Arc::clone(&stop);
+    let (opened_tx, opened_rx) = crossbeam_channel::bounded(1);
+    let spawned = streams::spawn("umcp-http-get", move || {
+        run(&thread_shared, &thread_stop, &opened_tx)
+    });
+    match spawned {
+        Ok(()) => {
+            let _ = opened_rx.recv_timeout(shared.wire.config.connect_timeout);
+        }
+        Err(e) => {
+            log::debug!("could not start the GET stream: {e}");
+            stop.stop();
+        }
+    }
+}
+
+/// What opening the stream gave.
+enum Opened {
+    Stream(HttpResponse),
+    /// The server offers no stream (405 and the like); not an error.
+    Refused(String),
+    /// Worth another attempt.
+    Failed(Error),
+}
+
+fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
+    let policy = shared.wire.config.reconnect;
+    let mut state = StreamState::default();
+    let mut attempt = 0;
+    loop {
+        if stop.is_stopped() || shared.is_closed() {
+            return;
+        }
+        let attempt_result = open(shared, &state);
+        let _ = opened.try_send(());
+        let end = match attempt_result {
+            Opened::Stream(response) => {
+                log::debug!("GET stream open");
+                let max = shared.wire.config.max_event_size;
+                streams::pump(response, max, true, stop, &mut state, WHAT, |event| {
+                    deliver_event(&shared.inbox, Some(&shared.streams), &event, None);
+                    Flow::Continue
+                })
+            }
+            Opened::Refused(why) => {
+                log::debug!("no GET stream: {why}");
+                return;
+            }
+            Opened::Failed(e) => {
+                state.events = 0;
+                End::Failed(e)
+            }
+        };
+        match end {
+            End::Done | End::Stopped => return,
+            End::Eof => log::debug!("GET stream ended"),
+            End::Failed(e) => log::debug!("GET stream failed: {e}"),
+        }
+        if state.events > 0 {
+            attempt = 0;
+        }
+        attempt += 1;
+        if attempt > policy.max_attempts {
+            log::debug!(
+                "GET stream: giving up after {} attempts",
+                policy.max_attempts
+            );
+            return;
+        }
+        if stop.sleep(backoff(&policy, state.retry, attempt)) {
+            return;
+        }
+    }
+}
+
+fn open(shared: &Shared, state: &StreamState) -> Opened {
+    let config = &shared.wire.config;
+    let mut headers = shared.session_headers();
+    if let Some(id) = &state.last_event_id {
+        headers.push(("last-event-id", id.clone()));
+    }
+    let call = Call {
+        method: Method::Get,
+        url: &config.url,
+        body: None,
+        accept: ACCEPT_SSE,
+        headers,
+        deadline: shared.wire.internal_deadline(),
+        per_read: config.idle_timeout,
+        what: WHAT,
+    };
+    let response = match shared.wire.perform(&call) {
+        Ok(response) => response,
+        Err(e @ (Error::Io(_) | Error::Timeout { .. })) => return Opened::Failed(e),
+        Err(e) => return Opened::Refused(e.to_string()),
+    };
+    let status = response.status().as_u16();
+    let media_type = wire::media_type(&response);
+    if (200..300).contains(&status) && media_type == "text/event-stream" {
+        return Opened::Stream(response);
+    }
+    let retry = status >= 500 || status == 429;
+    let why = if (200..300).contains(&status) {
+        wire::drain(response);
+        format!("HTTP {status} with `{media_type}`")
+    } else {
+        wire::status_error(response, &config.url, None).to_string()
+    };
+    if retry {
+        Opened::Failed(Error::Protocol(why))
+    } else {
+        Opened::Refused(why)
+    }
+}

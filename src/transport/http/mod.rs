@@ -1,0 +1,360 @@
+//! HTTP transports: Streamable HTTP (protocol 2025-03-26 to 2025-11-25) and the legacy
+//! HTTP+SSE transport (2024-11-05), configured by one [`HttpConfig`].
+//!
+//! With [`HttpTransportKind::Auto`] (the default) the client speaks Streamable HTTP and, when
+//! the server rejects the very first request with 400, 404 or 405, falls back to legacy SSE
+//! through [`Connect::fallback`]. 401 and 403 never fall back: they surface as
+//! [`Error::Unauthorized`](crate::Error::Unauthorized) and
+//! [`Error::Forbidden`](crate::Error::Forbidden) with the parsed `WWW-Authenticate` hints.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use umcp::transport::http::HttpConfig;
+//!
+//! let config = HttpConfig::new("https://mcp.example.com/mcp")
+//!     .header("Authorization", "Bearer secret-token")
+//!     .connect_timeout(Duration::from_secs(5))
+//!     .idle_timeout(Duration::from_secs(120));
+//! # let _ = config;
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{HttpError, Result};
+use crate::transport::{Connect, Inbox, Transport};
+
+mod auth_header;
+mod get_stream;
+mod legacy;
+mod post_stream;
+mod streamable;
+mod streams;
+mod url;
+mod wire;
+
+/// Which HTTP transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HttpTransportKind {
+    /// Streamable HTTP first, then legacy SSE if the server rejects the first request with
+    /// 400, 404 or 405.
+    #[default]
+    Auto,
+    /// Streamable HTTP only (protocol 2025-03-26 and later).
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport only (protocol 2024-11-05): the URL is the SSE endpoint.
+    Sse,
+}
+
+impl HttpTransportKind {
+    /// The name used in configuration files and logs: `auto`, `streamable-http` or `sse`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpTransportKind::Auto => "auto",
+            HttpTransportKind::StreamableHttp => "streamable-http",
+            HttpTransportKind::Sse => "sse",
+        }
+    }
+}
+
+/// What [`HttpTransportKind::Auto`] tries, in order. New transports extend this list.
+const AUTO_CANDIDATES: [HttpTransportKind; 2] =
+    [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse];
+
+/// How a dropped event stream is reconnected: the standalone GET stream, and a POST's stream
+/// resumed with `Last-Event-ID`.
+///
+/// The first delay is the server's `retry` value when it sent one, exactly; otherwise
+/// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
+/// The attempt count starts over once a reconnected stream delivers an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconnectPolicy {
+    /// Attempts before giving up (0 disables reconnection).
+    pub max_attempts: u32,
+    /// The first delay when the server sent no `retry`.
+    pub initial_delay: Duration,
+    /// The largest delay between attempts.
+    pub max_delay: Duration,
+}
+
+impl ReconnectPolicy {
+    /// A policy with the given values.
+    pub fn new(max_attempts: u32, initial_delay: Duration, max_delay: Duration) -> Self {
+        ReconnectPolicy {
+            max_attempts,
+            initial_delay,
+            max_delay,
+        }
+    }
+}
+
+impl Default for ReconnectPolicy {
+    /// 5 attempts, from 1 s up to 30 s.
+    fn default() -> Self {
+        ReconnectPolicy::new(5, Duration::from_secs(1), Duration::from_secs(30))
+    }
+}
+
+/// Supplies credentials for every HTTP request, and hears about 401 answers.
+///
+/// The transport asks [`headers`](CredentialProvider::headers) before each request (POST,
+/// GET and DELETE), so a provider can refresh a token whenever it likes. On a 401 it calls
+/// [`on_unauthorized`](CredentialProvider::on_unauthorized) and, when that returns `true`,
+/// repeats the request once with fresh headers.
+pub trait CredentialProvider: Send + Sync {
+    /// The headers to add to a request for `url`, e.g. `("Authorization", "Bearer …")`.
+    ///
+    /// # Errors
+    ///
+    /// An error fails the request before anything is sent.
+    fn headers(&self, url: &str) -> Result<Vec<(String, String)>>;
+
+    /// Called when the server answered 401; return `true` to have the request repeated once.
+    ///
+    /// # Errors
+    ///
+    /// An error is returned to the caller instead of the 401.
+    fn on_unauthorized(&self, _error: &HttpError) -> Result<bool> {
+        Ok(false)
+    }
+}
+
+/// Configuration of an HTTP server connection; implements [`Connect`].
+///
+/// Build it with [`HttpConfig::new`] and the setters below; read it back with the `get_*`
+/// methods.
+#[derive(Clone)]
+pub struct HttpConfig {
+    url: String,
+    headers: Vec<(String, String)>,
+    kind: HttpTransportKind,
+    /// Position in [`AUTO_CANDIDATES`] when `kind` is `Auto`.
+    candidate: usize,
+    connect_timeout: Duration,
+    request_timeout: Option<Duration>,
+    idle_timeout: Duration,
+    get_stream: bool,
+    max_event_size: usize,
+    reconnect: ReconnectPolicy,
+    credentials: Option<Arc<dyn CredentialProvider>>,
+}
+
+impl HttpConfig {
+    /// A configuration for the MCP endpoint (or, for [`HttpTransportKind::Sse`], the SSE
+    /// endpoint) at `url`.
+    pub fn new(url: impl Into<String>) -> HttpConfig {
+        HttpConfig {
+            url: url.into(),
+            headers: Vec::new(),
+            kind: HttpTransportKind::Auto,
+            candidate: 0,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: None,
+            idle_timeout: Duration::from_secs(300),
+            get_stream: true,
+            max_event_size: crate::transport::sse::DEFAULT_MAX_EVENT_SIZE,
+            reconnect: ReconnectPolicy::default(),
+            credentials: None,
+        }
+    }
+
+    /// Adds a header sent on every request, e.g. `Authorization: Bearer …`.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> HttpConfig {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Chooses the transport (default [`HttpTransportKind::Auto`]).
+    pub fn transport(mut self, kind: HttpTransportKind) -> HttpConfig {
+        self.kind = kind;
+        self.candidate = 0;
+        self
+    }
+
+    /// The limit for establishing a connection, and for the legacy SSE `endpoint` event to
+    /// arrive (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> HttpConfig {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Caps how long any one HTTP request may wait for its response. Without it (the
+    /// default), a message is bounded by the deadline of [`Transport::send`] (the request
+    /// timeout of the client), and requests the transport makes on its own (opening the GET
+    /// stream, resuming a stream, DELETE) by 30 s.
+    pub fn request_timeout(mut self, timeout: Duration) -> HttpConfig {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// How long an event stream may stay silent before it is treated as dropped (default
+    /// 300 s). Comments and keep-alives count as activity.
+    pub fn idle_timeout(mut self, timeout: Duration) -> HttpConfig {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Whether to open the standalone GET stream for server-initiated messages once the
+    /// session is ready (default `true`).
+    ///
+    /// [`SessionEvent::Ready`](crate::transport::SessionEvent::Ready) then waits, at most the
+    /// connect timeout, for the server to answer the GET, so that server messages sent after
+    /// the next request find the stream open. A server that answers 405 (or anything but an
+    /// event stream) offers no stream; that is not an error.
+    pub fn get_stream(mut self, enabled: bool) -> HttpConfig {
+        self.get_stream = enabled;
+        self
+    }
+
+    /// The largest accepted message: one SSE event or one JSON body (default 16 MiB).
+    pub fn max_event_size(mut self, bytes: usize) -> HttpConfig {
+        self.max_event_size = bytes;
+        self
+    }
+
+    /// How dropped event streams are reconnected (default [`ReconnectPolicy::default`]).
+    pub fn reconnect(mut self, policy: ReconnectPolicy) -> HttpConfig {
+        self.reconnect = policy;
+        self
+    }
+
+    /// Sets the provider asked for credentials before every request.
+    pub fn credentials(mut self, provider: Arc<dyn CredentialProvider>) -> HttpConfig {
+        self.credentials = Some(provider);
+        self
+    }
+
+    /// The URL.
+    pub fn get_url(&self) -> &str {
+        &self.url
+    }
+
+    /// The extra headers, in the order added.
+    pub fn get_headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// The configured transport kind.
+    pub fn get_transport(&self) -> HttpTransportKind {
+        self.kind
+    }
+
+    /// The connect timeout.
+    pub fn get_connect_timeout(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// The request timeout, when one is set.
+    pub fn get_request_timeout(&self) -> Option<Duration> {
+        self.request_timeout
+    }
+
+    /// The idle timeout of event streams.
+    pub fn get_idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// Whether the standalone GET stream is opened.
+    pub fn get_stream_enabled(&self) -> bool {
+        self.get_stream
+    }
+
+    /// The message size limit in bytes.
+    pub fn get_max_event_size(&self) -> usize {
+        self.max_event_size
+    }
+
+    /// The reconnection policy.
+    pub fn get_reconnect(&self) -> ReconnectPolicy {
+        self.reconnect
+    }
+
+    /// The credential provider, when one is set.
+    pub fn get_credentials(&self) -> Option<&Arc<dyn CredentialProvider>> {
+        self.credentials.as_ref()
+    }
+
+    /// The concrete transport this configuration connects with.
+    fn effective_kind(&self) -> HttpTransportKind {
+        match self.kind {
+            HttpTransportKind::Auto => {
+                AUTO_CANDIDATES[self.candidate.min(AUTO_CANDIDATES.len() - 1)]
+            }
+            kind => kind,
+        }
+    }
+}
+
+impl fmt::Debug for HttpConfig {
+    /// Header values are not shown: they often hold credentials.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let header_names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("HttpConfig")
+            .field("url", &self.url)
+            .field("headers", &header_names)
+            .field("kind", &self.effective_kind())
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("get_stream", &self.get_stream)
+            .field("max_event_size", &self.max_event_size)
+            .field("reconnect", &self.reconnect)
+            .field("credentials", &self.credentials.is_some())
+            .finish()
+    }
+}
+
+impl Connect for HttpConfig {
+    /// Streamable HTTP connects without network traffic (the first POST is the first
+    /// exchange); legacy SSE opens its event stream and waits for the `endpoint` event.
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        let wire = wire::Wire::new(self.clone())?;
+        match self.effective_kind() {
+            HttpTransportKind::Sse => legacy::connect(wire, inbox),
+            _ => Ok(Box::new(streamable::StreamableHttp::new(wire, inbox))),
+        }
+    }
+
+    fn fallback(&self) -> Option<Box<dyn Connect>> {
+        if self.kind != HttpTransportKind::Auto || self.candidate + 1 >= AUTO_CANDIDATES.len() {
+            return None;
+        }
+        let mut next = self.clone();
+        next.candidate += 1;
+        Some(Box::new(next))
+    }
+
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_falls_back_once_to_sse_and_explicit_kinds_never() {
+        let auto = HttpConfig::new("http://127.0.0.1:1/mcp");
+        assert_eq!(auto.effective_kind(), HttpTransportKind::StreamableHttp);
+        let next = auto.fallback().expect("auto has a fallback");
+        assert_eq!(next.describe(), "http://127.0.0.1:1/mcp");
+        assert!(next.fallback().is_none(), "the list has two candidates");
+        for kind in [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse] {
+            assert!(auto.clone().transport(kind).fallback().is_none());
+        }
+        let mut second = auto.clone();
+        second.candidate = 1;
+        assert_eq!(second.effective_kind(), HttpTransportKind::Sse);
+    }
+
+    #[test]
+    fn debug_hides_header_values() {
+        let config = HttpConfig::new("http://h/").header("Authorization", "Bearer s3cret");
+        let shown = format!("{config:?}");
+        assert!(shown.contains("Authorization"));
+        assert!(!shown.contains("s3cret"));
+    }
+}

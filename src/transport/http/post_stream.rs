@@ -1,0 +1,168 @@
+//! Reading the event stream that answers a POST, and resuming it with `GET` and
+//! `Last-Event-ID` when the server closes it before the response (2025-11-25 polling).
+
+use std::sync::Arc;
+
+use super::streamable::{sent_session, Shared};
+use super::streams::{self, backoff, deliver_event, End, Flow, Stop, StreamState};
+use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
+use crate::error::Error;
+use crate::jsonrpc::RequestId;
+
+/// Reads the stream of the POST that sent request `id` on its own thread, delivering every
+/// message until the response to `id` has arrived.
+///
+/// # Errors
+///
+/// Fails when the thread cannot be started.
+pub(crate) fn start(
+    shared: &Arc<Shared>,
+    id: RequestId,
+    response: HttpResponse,
+) -> crate::Result<()> {
+    let (key, stop) = shared.streams.register(id.clone());
+    let thread_shared = Arc::clone(shared);
+    let spawned = streams::spawn("umcp-http-post", move || {
+        run(&thread_shared, &id, response, &stop);
+        thread_shared.streams.unregister(key);
+    });
+    if spawned.is_err() {
+        shared.streams.unregister(key);
+    }
+    spawned
+}
+
+/// Why a resumption attempt failed.
+enum Resume {
+    /// Worth another attempt (network trouble, 5xx).
+    Retry(Error),
+    /// Will not get better (the server refuses resumption, the session is gone).
+    Fatal(Error),
+}
+
+fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
+    let what = format!("response to request {id}");
+    let policy = shared.wire.config.reconnect;
+    let mut state = StreamState::default();
+    let mut end = read(shared, id, response, stop, &mut state, &what);
+    let mut attempt = 0;
+    loop {
+        let error = match end {
+            End::Done | End::Stopped => return,
+            End::Failed(e @ Error::MessageTooLarge { .. }) => {
+                shared.inbox.fail(id.clone(), e);
+                return;
+            }
+            End::Eof => None,
+            End::Failed(e) => Some(e),
+        };
+        if shared.is_closed() || stop.is_stopped() {
+            return;
+        }
+        let Some(last_event_id) = state.last_event_id.clone() else {
+            // Without an event id there is nothing to resume from.
+            let error = error.unwrap_or_else(|| {
+                Error::Protocol(format!("the event stream ended before the {what}"))
+            });
+            shared.inbox.fail(id.clone(), error);
+            return;
+        };
+        // A stream that delivered events made progress: its drop starts a new series.
+        if state.events > 0 {
+            attempt = 0;
+        }
+        attempt += 1;
+        if attempt > policy.max_attempts {
+            let why = error.map(|e| format!(": {e}")).unwrap_or_default();
+            shared.inbox.fail(
+                id.clone(),
+                Error::Protocol(format!(
+                    "the event stream ended before the {what} and could not be resumed \
+                     after {} attempts{why}",
+                    policy.max_attempts
+                )),
+            );
+            return;
+        }
+        let delay = backoff(&policy, state.retry, attempt);
+        log::debug!("resuming the stream of request {id} after event {last_event_id} in {delay:?}");
+        if stop.sleep(delay) || shared.is_closed() {
+            return;
+        }
+        end = match resume(shared, &last_event_id, &what) {
+            Ok(response) => read(shared, id, response, stop, &mut state, &what),
+            Err(Resume::Retry(e)) => {
+                state.events = 0;
+                End::Failed(e)
+            }
+            Err(Resume::Fatal(e)) => {
+                shared.inbox.fail(id.clone(), e);
+                return;
+            }
+        };
+    }
+}
+
+fn read(
+    shared: &Shared,
+    id: &RequestId,
+    response: HttpResponse,
+    stop: &Stop,
+    state: &mut StreamState,
+    what: &str,
+) -> End {
+    let max = shared.wire.config.max_event_size;
+    streams::pump(response, max, false, stop, state, what, |event| {
+        if deliver_event(&shared.inbox, Some(&shared.streams), &event, Some(id)) {
+            Flow::Done
+        } else {
+            Flow::Continue
+        }
+    })
+}
+
+/// Opens the GET that continues a stream after `last_event_id`.
+fn resume(shared: &Shared, last_event_id: &str, what: &str) -> Result<HttpResponse, Resume> {
+    let config = &shared.wire.config;
+    let mut headers = shared.session_headers();
+    headers.push(("last-event-id", last_event_id.to_owned()));
+    let call = Call {
+        method: Method::Get,
+        url: &config.url,
+        body: None,
+        accept: ACCEPT_SSE,
+        headers,
+        deadline: shared.wire.internal_deadline(),
+        per_read: config.idle_timeout,
+        what,
+    };
+    let response = shared.wire.perform(&call).map_err(|e| match e {
+        Error::Io(_) | Error::Timeout { .. } => Resume::Retry(e),
+        e => Resume::Fatal(e),
+    })?;
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        let media_type = wire::media_type(&response);
+        if media_type == "text/event-stream" {
+            return Ok(response);
+        }
+        wire::drain(response);
+        return Err(Resume::Fatal(Error::Protocol(format!(
+            "resuming the stream of the {what}: the server answered `{media_type}` \
+             instead of an event stream"
+        ))));
+    }
+    if status == 404
+        && sent_session(&call.headers).is_some()
+        && shared.expire_session(&call.headers)
+    {
+        wire::drain(response);
+        return Err(Resume::Fatal(Error::SessionExpired));
+    }
+    let error = wire::status_error(response, &config.url, None);
+    if status >= 500 || status == 429 {
+        Err(Resume::Retry(error))
+    } else {
+        Err(Resume::Fatal(error))
+    }
+}

@@ -1,5 +1,0 @@
-//! Stdio transport: placeholder.
-/// Placeholder.
-pub struct StdioConfig;
-/// Placeholder.
-pub enum EnvPolicy {}

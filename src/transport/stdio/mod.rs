@@ -1,0 +1,388 @@
+//! The stdio transport: a server run as a child process, speaking newline-delimited JSON.
+//!
+//! [`StdioConfig`] describes the process; [`Connect::connect`] starts it. The running
+//! connection uses four named threads, so that no caller ever blocks on a pipe:
+//!
+//! * `umcp-stdio-reader` reads stdout line by line (each line bounded by
+//!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`];
+//! * `umcp-stdio-stderr` drains stderr into `log` (target `umcp::server_stderr`), the optional
+//!   callback and a short tail kept for error reports, so a chatty server never stalls;
+//! * `umcp-stdio-writer` owns stdin and writes what [`Transport::send`] queues, so a server that
+//!   stops reading cannot block a caller past its deadline;
+//! * `umcp-stdio-monitor` notices when the server exits, reaps it, reports
+//!   [`Inbound::Closed`](super::Inbound::Closed) once, and runs the shutdown sequence.
+//!
+//! Closing follows the MCP shutdown order: close stdin, wait [`StdioConfig::close_grace`], send
+//! SIGTERM, wait [`StdioConfig::kill_grace`], send SIGKILL, and always reap. On Unix the server
+//! runs in its own process group and the signals go to the whole group, so the real server
+//! behind a wrapper such as `npx`, `uvx` or `sh` is stopped too. On Windows only the direct
+//! child is terminated.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use umcp::transport::{Connect, Inbox};
+//! use umcp::StdioConfig;
+//!
+//! # fn main() -> umcp::Result<()> {
+//! let config = StdioConfig::new("npx")
+//!     .args(["-y", "@modelcontextprotocol/server-everything"])
+//!     .env("EXAMPLE_API_KEY", "not-a-real-key")
+//!     .close_grace(Duration::from_secs(1))
+//!     .stderr_callback(|line| eprintln!("server: {line}"));
+//! let (inbox, inbound) = Inbox::new();
+//! let transport = config.connect(inbox)?;
+//! // Send with `transport.send(..)`, read what the server sends from `inbound`.
+//! # drop(inbound);
+//! transport.close();
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::transport::{Connect, Inbox, Transport};
+
+mod env;
+#[cfg(unix)]
+mod group;
+mod lines;
+mod monitor;
+mod reader;
+mod stderr;
+mod transport;
+
+/// How the server's environment is built from the parent's (the configured variables are
+/// always added on top, and win).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EnvPolicy {
+    /// Pass only a short allow-list of the parent's variables, so secrets in the parent's
+    /// environment do not leak to servers: on Unix `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
+    /// `USER`, `TMPDIR`, `LANG` and `LC_*`; on Windows `APPDATA`, `HOMEDRIVE`, `HOMEPATH`,
+    /// `LOCALAPPDATA`, `PATH`, `PATHEXT`, `COMSPEC`, `PROCESSOR_ARCHITECTURE`, `PROGRAMDATA`,
+    /// `PROGRAMFILES`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE` and
+    /// `WINDIR`.
+    #[default]
+    AllowList,
+    /// Pass the parent's whole environment.
+    InheritAll,
+    /// Pass nothing of the parent's environment; the server sees only the configured variables.
+    Clear,
+}
+
+/// How to start a stdio server: the program, its arguments, environment and working directory,
+/// plus limits and shutdown timing.
+///
+/// The program is run directly, never through a shell. Build it with [`StdioConfig::new`] and
+/// the setters, then start it with [`Connect::connect`] (or hand it to the client).
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::{EnvPolicy, StdioConfig};
+///
+/// let config = StdioConfig::new("uvx")
+///     .arg("mcp-server-time")
+///     .env("TZ", "UTC")
+///     .env_policy(EnvPolicy::AllowList)
+///     .max_message_size(16 << 20)
+///     .kill_grace(Duration::from_millis(500));
+/// assert_eq!(config.get_args(), ["mcp-server-time"]);
+/// ```
+#[derive(Clone)]
+pub struct StdioConfig {
+    command: String,
+    args: Vec<String>,
+    envs: Vec<(String, String)>,
+    cwd: Option<PathBuf>,
+    env_policy: EnvPolicy,
+    max_message_size: usize,
+    close_grace: Duration,
+    kill_grace: Duration,
+    stderr_callback: Option<StderrCallback>,
+    stderr_tail_lines: usize,
+}
+
+/// The callback that receives each stderr line.
+pub(crate) type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The default limit of one message: 64 MiB.
+const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 << 20;
+
+/// How many stderr lines are kept for error reports by default.
+const DEFAULT_STDERR_TAIL_LINES: usize = 20;
+
+/// The most bytes of stderr kept for error reports, whatever the number of lines.
+pub(crate) const STDERR_TAIL_MAX_BYTES: usize = 8 << 10;
+
+/// The longest stderr line passed on; longer lines are cut there and marked with ` […]`.
+pub(crate) const STDERR_LINE_MAX_BYTES: usize = 4 << 10;
+
+impl StdioConfig {
+    /// A server started by running `command`, found through `PATH` when it has no path
+    /// separator.
+    pub fn new(command: impl Into<String>) -> StdioConfig {
+        StdioConfig {
+            command: command.into(),
+            args: Vec::new(),
+            envs: Vec::new(),
+            cwd: None,
+            env_policy: EnvPolicy::default(),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            close_grace: Duration::from_secs(2),
+            kill_grace: Duration::from_secs(2),
+            stderr_callback: None,
+            stderr_tail_lines: DEFAULT_STDERR_TAIL_LINES,
+        }
+    }
+
+    /// Adds one argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> StdioConfig {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds several arguments.
+    pub fn args<I, S>(mut self, args: I) -> StdioConfig
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets one environment variable for the server; it wins over the parent's.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> StdioConfig {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets several environment variables for the server.
+    pub fn envs<I, K, V>(mut self, vars: I) -> StdioConfig
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.envs
+            .extend(vars.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// Runs the server in `dir` instead of the parent's working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> StdioConfig {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Chooses which of the parent's environment variables the server sees
+    /// ([`EnvPolicy::AllowList`] by default).
+    pub fn env_policy(mut self, policy: EnvPolicy) -> StdioConfig {
+        self.env_policy = policy;
+        self
+    }
+
+    /// The longest line (one message, without its newline) accepted from the server; 64 MiB by
+    /// default.
+    ///
+    /// A longer line is skipped without being held in memory. When it starts like a response
+    /// (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers fails with
+    /// [`Error::MessageTooLarge`]; otherwise it is only logged.
+    pub fn max_message_size(mut self, bytes: usize) -> StdioConfig {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// How long [`Transport::close`] waits for the server to exit after closing its stdin,
+    /// before sending SIGTERM; 2 s by default.
+    pub fn close_grace(mut self, grace: Duration) -> StdioConfig {
+        self.close_grace = grace;
+        self
+    }
+
+    /// How long [`Transport::close`] waits after SIGTERM before sending SIGKILL; 2 s by default.
+    pub fn kill_grace(mut self, grace: Duration) -> StdioConfig {
+        self.kill_grace = grace;
+        self
+    }
+
+    /// Calls `callback` with each line the server writes to stderr (without the newline),
+    /// from the stderr thread.
+    ///
+    /// Keep it quick: stderr is not read while it runs. Lines are also logged at debug level
+    /// under the target `umcp::server_stderr`, whether or not a callback is set.
+    pub fn stderr_callback(
+        mut self,
+        callback: impl Fn(&str) + Send + Sync + 'static,
+    ) -> StdioConfig {
+        self.stderr_callback = Some(Arc::new(callback));
+        self
+    }
+
+    /// How many of the server's last stderr lines are kept for
+    /// [`Closed::stderr_tail`](crate::Closed::stderr_tail); 20 by default, and never more than
+    /// 8 KiB in all. Lines longer than 4 KiB are cut there (for the log and the callback too).
+    pub fn stderr_tail_lines(mut self, lines: usize) -> StdioConfig {
+        self.stderr_tail_lines = lines;
+        self
+    }
+
+    /// The program to run.
+    pub fn get_command(&self) -> &str {
+        &self.command
+    }
+
+    /// The arguments.
+    pub fn get_args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The configured environment variables, in the order they were set (a later one wins).
+    pub fn get_envs(&self) -> &[(String, String)] {
+        &self.envs
+    }
+
+    /// The working directory, when one is set.
+    pub fn get_cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    /// The environment policy.
+    pub fn get_env_policy(&self) -> EnvPolicy {
+        self.env_policy
+    }
+
+    /// The largest accepted message in bytes.
+    pub fn get_max_message_size(&self) -> usize {
+        self.max_message_size
+    }
+
+    /// The wait after closing stdin before SIGTERM.
+    pub fn get_close_grace(&self) -> Duration {
+        self.close_grace
+    }
+
+    /// The wait after SIGTERM before SIGKILL.
+    pub fn get_kill_grace(&self) -> Duration {
+        self.kill_grace
+    }
+
+    /// How many stderr lines are kept for error reports.
+    pub fn get_stderr_tail_lines(&self) -> usize {
+        self.stderr_tail_lines
+    }
+
+    /// The command line, with arguments quoted where a reader would otherwise misread them.
+    fn command_line(&self) -> String {
+        let mut line = quote(&self.command);
+        for arg in &self.args {
+            line.push(' ');
+            line.push_str(&quote(arg));
+        }
+        line
+    }
+
+    /// The command prepared for spawning: pipes, environment, directory and process group.
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.command);
+        cmd.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        env::apply(&mut cmd, self.env_policy, &self.envs);
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        #[cfg(unix)]
+        {
+            // Its own process group lets close signal the server together with whatever it
+            // started (the real server behind npx, uvx or sh), so nothing is orphaned.
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        #[cfg(windows)]
+        {
+            // Without this a console window pops up for every server started from a GUI host.
+            use std::os::windows::process::CommandExt;
+            const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+            cmd.creation_flags(CREATE_NO_WINDOW);
+        }
+        cmd
+    }
+}
+
+impl Connect for StdioConfig {
+    /// Spawns the server and starts the transport's threads.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Spawn`] when the program cannot be started (not found, not executable, bad
+    /// working directory); [`Error::Io`] when the transport's threads cannot be started.
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        let child = self.command().spawn().map_err(|source| Error::Spawn {
+            command: self.command.clone(),
+            source: Arc::new(source),
+        })?;
+        log::debug!("spawned `{}` (pid {})", self.command_line(), child.id());
+        let transport = transport::StdioTransport::start(child, self, inbox)?;
+        Ok(Box::new(transport))
+    }
+
+    fn describe(&self) -> String {
+        self.command_line()
+    }
+}
+
+impl fmt::Debug for StdioConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Values of the configured variables may be secrets, so only their names are shown.
+        let env_names: Vec<&str> = self.envs.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("StdioConfig")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("envs", &env_names)
+            .field("cwd", &self.cwd)
+            .field("env_policy", &self.env_policy)
+            .field("max_message_size", &self.max_message_size)
+            .field("close_grace", &self.close_grace)
+            .field("kill_grace", &self.kill_grace)
+            .field("stderr_callback", &self.stderr_callback.is_some())
+            .field("stderr_tail_lines", &self.stderr_tail_lines)
+            .finish()
+    }
+}
+
+/// Quotes a word of a command line for display when it is empty or holds spaces or quotes.
+fn quote(word: &str) -> String {
+    if word.is_empty() || word.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+        format!("{word:?}")
+    } else {
+        word.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describe_quotes_only_where_needed() {
+        let config = StdioConfig::new("npx").args(["-y", "my server", ""]);
+        assert_eq!(config.describe(), r#"npx -y "my server" """#);
+    }
+
+    #[test]
+    fn debug_hides_env_values() {
+        let config = StdioConfig::new("srv").env("TOKEN", "hunter2");
+        let shown = format!("{config:?}");
+        assert!(
+            shown.contains("TOKEN") && !shown.contains("hunter2"),
+            "{shown}"
+        );
+    }
+}

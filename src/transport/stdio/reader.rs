@@ -1,0 +1,303 @@
+//! The stdout reader: newline-delimited JSON-RPC from the server into the inbox.
+
+use std::io::{BufReader, Read};
+
+use super::lines::{Line, LineReader};
+use super::transport::Shared;
+use crate::error::Error;
+use crate::jsonrpc::{Payload, RequestId};
+
+/// How much of an oversized line is searched for the id of the request it answers.
+const ID_SCAN_BYTES: usize = 4 << 10;
+
+/// How much of a skipped line is shown in the debug log.
+const PREVIEW_CHARS: usize = 200;
+
+/// Reads messages from `stdout` until it ends, delivering them to the inbox.
+///
+/// Lines that are not UTF-8 or not JSON-RPC are logged and skipped: one bad line never ends
+/// the connection. Lines longer than `limit` are skipped without being buffered whole, and
+/// fail the request they answer when their first bytes name it.
+pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str) {
+    let mut lines = LineReader::new(BufReader::with_capacity(64 << 10, stdout), limit);
+    let mut oversized = 0u64;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                log::debug!("{label}: stdout ended");
+                return;
+            }
+            Err(e) => {
+                log::debug!("{label}: reading stdout failed: {e}");
+                return;
+            }
+        };
+        let listening = match line {
+            Line::Complete(bytes) => deliver(bytes, shared, label),
+            Line::Oversized(head) => {
+                oversized += 1;
+                let id = response_id(&head[..head.len().min(ID_SCAN_BYTES)]);
+                log::debug!(
+                    "{label}: skipped a message over the limit of {limit} bytes \
+                     ({oversized} so far), answering {}",
+                    id.as_ref()
+                        .map_or("no known request".to_owned(), |id| format!("request {id}")),
+                );
+                match id {
+                    Some(id) => {
+                        shared.deliver(|inbox| inbox.fail(id, Error::MessageTooLarge { limit }))
+                    }
+                    None => true,
+                }
+            }
+        };
+        if !listening {
+            log::debug!("{label}: the connection is over; the reader stops");
+            return;
+        }
+    }
+}
+
+/// Decodes one line and delivers what it holds; `false` when nobody listens any more.
+fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        log::debug!(
+            "{label}: skipped a line that is not UTF-8 ({} bytes)",
+            bytes.len()
+        );
+        return true;
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return true;
+    }
+    log::trace!("< {text}");
+    match Payload::decode(text) {
+        Ok(Payload::Single(message)) => shared.deliver(|inbox| inbox.deliver(message)),
+        Ok(Payload::Batch(messages, dropped)) => {
+            if dropped > 0 {
+                log::debug!("{label}: dropped {dropped} malformed members of a batch");
+            }
+            shared.deliver(|inbox| inbox.deliver_batch(messages))
+        }
+        Err(e) => {
+            log::debug!(
+                "{label}: skipped a line that is not a message ({e}): {}",
+                preview(text)
+            );
+            true
+        }
+    }
+}
+
+/// The start of `text`, for logs.
+fn preview(text: &str) -> &str {
+    match text.char_indices().nth(PREVIEW_CHARS) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// The id of the response that `head`, the start of a JSON object, begins, if it tells.
+///
+/// Only members of the top-level object count, and only when a `result` or `error` member shows
+/// it is a response (a server's request has an id too, but from the server's own sequence).
+fn response_id(head: &[u8]) -> Option<RequestId> {
+    let mut scan = Scanner { text: head, pos: 0 };
+    scan.skip_ws();
+    if !scan.eat(b'{') {
+        return None;
+    }
+    let (mut id, mut response, mut request) = (None, false, false);
+    // The head ends somewhere inside the object; stop quietly wherever that is.
+    let _ = (|| -> Option<()> {
+        loop {
+            scan.skip_ws();
+            let key = scan.string()?;
+            scan.skip_ws();
+            if !scan.eat(b':') {
+                return None;
+            }
+            scan.skip_ws();
+            match key {
+                b"id" => id = Some(scan.id()?),
+                b"result" | b"error" => {
+                    response = true;
+                    scan.value()?;
+                }
+                b"method" => {
+                    request = true;
+                    scan.value()?;
+                }
+                _ => scan.value()?,
+            }
+            scan.skip_ws();
+            if !scan.eat(b',') {
+                return None;
+            }
+        }
+    })();
+    id.filter(|_| response && !request)
+}
+
+/// A cursor over the bytes of a possibly truncated JSON text. Each method returns `None` when
+/// the text ends or does not fit.
+struct Scanner<'a> {
+    text: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.peek() == Some(byte);
+        if found {
+            self.pos += 1;
+        }
+        found
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
+        }
+    }
+
+    /// A string, returned raw (quotes removed, escapes left as they are).
+    fn string(&mut self) -> Option<&'a [u8]> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.pos;
+        loop {
+            match self.peek()? {
+                b'\\' => self.pos += 2,
+                b'"' => break,
+                _ => self.pos += 1,
+            }
+        }
+        let raw = self.text.get(start..self.pos)?;
+        self.pos += 1;
+        Some(raw)
+    }
+
+    /// An id: an integer, or a string. A number must be followed by something, or it may
+    /// have been cut.
+    fn id(&mut self) -> Option<RequestId> {
+        if self.peek()? == b'"' {
+            let start = self.pos;
+            self.string()?;
+            let quoted = std::str::from_utf8(&self.text[start..self.pos]).ok()?;
+            return serde_json::from_str::<String>(quoted)
+                .ok()
+                .map(RequestId::from);
+        }
+        let start = self.pos;
+        self.eat(b'-');
+        while self.peek()?.is_ascii_digit() {
+            self.pos += 1;
+        }
+        if !matches!(self.peek()?, b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n') {
+            return None;
+        }
+        let digits = std::str::from_utf8(&self.text[start..self.pos]).ok()?;
+        digits.parse::<i64>().ok().map(RequestId::from)
+    }
+
+    /// Skips any value: a string, an object or array (by bracket depth), or a scalar.
+    fn value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.pos += 1;
+                                return Some(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.pos += 1;
+                }
+            }
+            _ => {
+                while !matches!(
+                    self.peek()?,
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'
+                ) {
+                    self.pos += 1;
+                }
+                Some(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(head: &str) -> Option<RequestId> {
+        response_id(head.as_bytes())
+    }
+
+    #[test]
+    fn finds_the_id_of_a_cut_response() {
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"te"#),
+            Some(7.into())
+        );
+        assert_eq!(id(r#"{ "id" : -3 , "result" : "aaaa"#), Some((-3).into()));
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":"a\"b","error":{"#),
+            Some("a\"b".into())
+        );
+        let nested = r#"{"jsonrpc":"2.0","result":{"id":5},"id":8,"x":"#;
+        assert_eq!(id(nested), Some(8.into()));
+    }
+
+    #[test]
+    fn declines_when_it_cannot_tell() {
+        // The id comes after the cut, or only nested ids are seen.
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","result":{"id":5,"content":"xx"#),
+            None
+        );
+        // A number at the very end may have been cut.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","result":1,"id":12"#), None);
+        // Requests and notifications from the server are not responses.
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":"#),
+            None
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":1,"params":{},"method":"x","result":"#),
+            None
+        );
+        // No result or error seen yet.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":4,"params":{"a":"#), None);
+        assert_eq!(id(r#"[{"jsonrpc":"2.0","id":1,"result":"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":1.5,"result":"#), None);
+        assert_eq!(id(r#"{"id":99999999999999999999999,"result":"#), None);
+    }
+
+    #[test]
+    fn preview_cuts_on_char_boundaries() {
+        let long = "é".repeat(300);
+        assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS);
+        assert_eq!(preview("short"), "short");
+    }
+}

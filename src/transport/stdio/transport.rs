@@ -1,0 +1,374 @@
+//! The running stdio connection: sending through the writer thread, and close.
+
+use std::io::Write;
+use std::process::{Child, ChildStdin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{select, Receiver, RecvTimeoutError, SendTimeoutError, Sender};
+
+use super::lines::{Activity, Watched};
+use super::monitor::{self, Monitor};
+use super::stderr::{self, Tail};
+use super::{reader, StdioConfig};
+use crate::error::{Closed, Error, Result, TimeoutKind};
+use crate::jsonrpc::Message;
+use crate::transport::{Inbox, Transport};
+
+/// How many encoded messages wait for the writer before `send` blocks.
+const WRITE_QUEUE: usize = 32;
+
+/// How long the reader and stderr threads get to finish once the server is gone, before they
+/// are left to end on their own (a process outside the group may hold the pipes open).
+const JOIN_WAIT: Duration = Duration::from_millis(500);
+
+/// Extra time close allows the monitor beyond the shutdown sequence itself.
+const CLOSE_SLACK: Duration = Duration::from_secs(1);
+
+/// How long `send` waits for the close report after finding the writer gone.
+const REPORT_WAIT: Duration = Duration::from_secs(1);
+
+/// A running stdio server.
+pub(super) struct StdioTransport {
+    shared: Arc<Shared>,
+    lines: Sender<String>,
+    /// Dropping this sender tells the writer to flush and close stdin.
+    shutdown: Mutex<Option<Sender<()>>>,
+    /// Dropping this sender tells the monitor to run the shutdown sequence.
+    close_monitor: Mutex<Option<Sender<()>>>,
+    workers: Mutex<Vec<Worker>>,
+    close_bound: Duration,
+}
+
+/// What the transport and its threads share.
+pub(super) struct Shared {
+    inbox: Inbox,
+    /// `program[pid]`, for logs.
+    pub(super) label: String,
+    pub(super) tail: Mutex<Tail>,
+    pub(super) stdout_activity: Activity,
+    pub(super) stderr_activity: Activity,
+    closed: Mutex<Option<Arc<Closed>>>,
+    reported: Condvar,
+    closing: AtomicBool,
+}
+
+/// A named thread and a way to wait for it with a deadline.
+pub(super) struct Worker {
+    name: &'static str,
+    handle: JoinHandle<()>,
+    /// Disconnects when the thread has finished its work.
+    pub(super) done: Receiver<()>,
+}
+
+impl StdioTransport {
+    /// Starts the threads of a freshly spawned `child`.
+    ///
+    /// On failure the child is killed and reaped.
+    pub(super) fn start(mut child: Child, config: &StdioConfig, inbox: Inbox) -> Result<Self> {
+        let pid = child.id();
+        let program = std::path::Path::new(&config.command)
+            .file_name()
+            .map_or_else(
+                || config.command.clone(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+        let label = format!("{program}[{pid}]");
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            monitor::kill_now(&mut child);
+            return Err(Error::io(std::io::Error::other(
+                "the server's pipes were not set up",
+            )));
+        };
+        let shared = Arc::new(Shared {
+            inbox,
+            label: label.clone(),
+            tail: Mutex::new(Tail::new(config.stderr_tail_lines)),
+            stdout_activity: Activity::default(),
+            stderr_activity: Activity::default(),
+            closed: Mutex::new(None),
+            reported: Condvar::new(),
+            closing: AtomicBool::new(false),
+        });
+        let (lines_tx, lines_rx) = crossbeam_channel::bounded::<String>(WRITE_QUEUE);
+        let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded::<()>(0);
+        let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
+
+        let mut workers = Vec::with_capacity(4);
+        let started = (|| -> std::io::Result<()> {
+            let (s, callback, l) = (
+                shared.clone(),
+                config.stderr_callback.clone(),
+                label.clone(),
+            );
+            workers.push(Worker::spawn("umcp-stdio-stderr", move || {
+                let stderr = Watched::new(stderr, &s.stderr_activity);
+                stderr::run(stderr, &s.tail, callback.as_ref(), &l);
+            })?);
+            let (s, limit, l) = (shared.clone(), config.max_message_size, label.clone());
+            workers.push(Worker::spawn("umcp-stdio-reader", move || {
+                reader::run(Watched::new(stdout, &s.stdout_activity), &s, limit, &l);
+            })?);
+            let l = label.clone();
+            workers.push(Worker::spawn("umcp-stdio-writer", move || {
+                write_lines(stdin, &lines_rx, &shutdown_rx, &l);
+            })?);
+            Ok(())
+        })();
+        if let Err(e) = started {
+            monitor::kill_now(&mut child);
+            return Err(Error::io(e));
+        }
+        let monitor = Monitor {
+            child,
+            pid,
+            status: None,
+            reaped: false,
+            shared: shared.clone(),
+            close: close_rx,
+            stderr_done: workers[0].done.clone(),
+            reader_done: workers[1].done.clone(),
+            close_grace: config.close_grace,
+            kill_grace: config.kill_grace,
+        };
+        let transport = StdioTransport {
+            shared,
+            lines: lines_tx,
+            shutdown: Mutex::new(Some(shutdown_tx)),
+            close_monitor: Mutex::new(Some(close_tx)),
+            workers: Mutex::new(workers),
+            close_bound: config.close_grace
+                + config.kill_grace
+                + monitor::SHUTDOWN_EXTRA
+                + CLOSE_SLACK,
+        };
+        // A monitor that cannot start is dropped with the child, which its drop kills and reaps;
+        // the transport's own drop then stops the other threads.
+        let worker =
+            Worker::spawn("umcp-stdio-monitor", move || monitor.run()).map_err(Error::io)?;
+        lock(&transport.workers).insert(0, worker);
+        Ok(transport)
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        if let Some(err) = self.shared.closed_error() {
+            return Err(err);
+        }
+        let start = Instant::now();
+        let mut line = message.encode();
+        line.push('\n');
+        match self.lines.send_deadline(line, deadline) {
+            Ok(()) => Ok(()),
+            Err(SendTimeoutError::Timeout(_)) => Err(Error::Timeout {
+                method: method_of(message),
+                elapsed: start.elapsed(),
+                kind: TimeoutKind::Write,
+            }),
+            Err(SendTimeoutError::Disconnected(_)) => {
+                // The writer stopped because stdin broke: the server is going away, and the
+                // monitor is about to say how.
+                let wait = deadline.min(Instant::now() + REPORT_WAIT);
+                Err(self.shared.wait_closed(wait).unwrap_or_else(|| {
+                    closed_error("server stopped reading its input", &self.shared)
+                }))
+            }
+        }
+    }
+
+    fn close(&self) {
+        if self.shared.closing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        log::debug!("{}: closing", self.shared.label);
+        drop(lock(&self.shutdown).take());
+        drop(lock(&self.close_monitor).take());
+        let workers = std::mem::take(&mut *lock(&self.workers));
+        let mut deadline = Instant::now() + self.close_bound;
+        for worker in workers {
+            worker.join_by(deadline, &self.shared.label);
+            // The monitor (first) ran the shutdown sequence; the others only need to drain.
+            deadline = deadline.min(Instant::now() + JOIN_WAIT);
+        }
+        let tail = lock(&self.shared.tail).text();
+        self.shared.report(Closed {
+            reason: "closed by client".into(),
+            exit_status: None,
+            stderr_tail: Some(tail),
+        });
+        log::debug!("{}: closed", self.shared.label);
+    }
+
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Shared {
+    /// Reports the end of the connection to the inbox, unless it was reported already.
+    pub(super) fn report(&self, closed: Closed) {
+        let mut slot = lock(&self.closed);
+        if slot.is_some() {
+            return;
+        }
+        log::debug!("{}: reporting the end: {closed}", self.label);
+        *slot = Some(Arc::new(closed.clone()));
+        self.inbox.closed(closed);
+        self.reported.notify_all();
+    }
+
+    /// Hands `deliver` the inbox unless the end was reported already, so that nothing
+    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` when
+    /// nothing more should be read (the end was reported, or nobody listens).
+    pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
+        let slot = lock(&self.closed);
+        slot.is_none() && deliver(&self.inbox)
+    }
+
+    /// Whether the transport is being closed (so an exit now is the one close asked for).
+    pub(super) fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+    }
+
+    /// Whether the end was reported.
+    pub(super) fn is_reported(&self) -> bool {
+        lock(&self.closed).is_some()
+    }
+
+    /// The error for a send on a connection that is closed or closing.
+    fn closed_error(&self) -> Option<Error> {
+        if let Some(closed) = lock(&self.closed).as_ref() {
+            return Some(Error::Closed(closed.clone()));
+        }
+        if self.is_closing() {
+            return Some(closed_error("closed by client", self));
+        }
+        None
+    }
+
+    /// Waits until `deadline` for the end to be reported.
+    fn wait_closed(&self, deadline: Instant) -> Option<Error> {
+        let mut slot = lock(&self.closed);
+        loop {
+            if let Some(closed) = slot.as_ref() {
+                return Some(Error::Closed(closed.clone()));
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            slot = self
+                .reported
+                .wait_timeout(slot, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+impl Worker {
+    /// Starts `work` on a thread named `name`.
+    pub(super) fn spawn(
+        name: &'static str,
+        work: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Worker> {
+        let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
+        let handle = thread::Builder::new().name(name.into()).spawn(move || {
+            let _done = done_tx;
+            work();
+        })?;
+        Ok(Worker { name, handle, done })
+    }
+
+    /// Joins the thread if it finishes by `deadline`; otherwise leaves it to finish alone.
+    fn join_by(self, deadline: Instant, label: &str) {
+        // Close may run on this very thread (a stderr callback dropping the last handle).
+        if self.handle.thread().id() == thread::current().id() {
+            return;
+        }
+        match self.done.recv_deadline(deadline) {
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = self.handle.join();
+            }
+            _ => log::debug!(
+                "{label}: {} is still blocked; leaving it to finish",
+                self.name
+            ),
+        }
+    }
+}
+
+/// Writes queued lines to the server's stdin until told to stop or the pipe breaks.
+///
+/// On the stop signal it writes what is already queued, then closes stdin by dropping it,
+/// which asks the server to exit.
+fn write_lines(
+    mut stdin: ChildStdin,
+    lines: &Receiver<String>,
+    shutdown: &Receiver<()>,
+    label: &str,
+) {
+    let mut write = |line: &str| match stdin.write_all(line.as_bytes()) {
+        Ok(()) => {
+            log::trace!("> {}", line.trim_end());
+            true
+        }
+        Err(e) => {
+            log::debug!("{label}: writing to stdin failed: {e}");
+            false
+        }
+    };
+    loop {
+        select! {
+            recv(lines) -> line => match line {
+                Ok(line) if write(&line) => {}
+                _ => break,
+            },
+            recv(shutdown) -> _ => {
+                while let Ok(line) = lines.try_recv() {
+                    if !write(&line) {
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    log::debug!("{label}: stdin closed");
+}
+
+/// The method a message is about, for timeout errors.
+fn method_of(message: &Message) -> String {
+    match message {
+        Message::Request(r) => r.method.clone(),
+        Message::Notification(n) => n.method.clone(),
+        Message::Response(r) => match &r.id {
+            Some(id) => format!("response to {id}"),
+            None => "response".into(),
+        },
+    }
+}
+
+/// An [`Error::Closed`] with `reason` and the stderr tail so far.
+fn closed_error(reason: &str, shared: &Shared) -> Error {
+    let tail = lock(&shared.tail).text();
+    Error::Closed(Arc::new(Closed {
+        reason: reason.into(),
+        exit_status: None,
+        stderr_tail: Some(tail),
+    }))
+}
+
+/// Locks `mutex`, carrying on if a thread panicked while holding it: every value guarded here
+/// stays consistent between statements.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
