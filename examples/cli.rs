@@ -276,7 +276,7 @@ fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     }
     let path = args.config.as_deref().unwrap_or_default();
     let file = ConfigFile::load(path.as_ref()).map_err(|e| usage(e.to_string()))?;
-    let wanted = |name: &str| args.server.as_deref().map_or(true, |w| w == name);
+    let wanted = |name: &str| args.server.as_deref().unwrap_or(name) == name;
     for error in file.errors.iter().filter(|e| wanted(&e.server)) {
         eprintln!("cli: skipping {error}");
     }

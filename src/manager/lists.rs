@@ -18,7 +18,7 @@ impl Manager {
     /// answer, are reported next to the resources of the others.
     pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
         let results = self.each_server(|slot| {
-            let client = slot.client("resources/list")?;
+            let client = slot.client()?;
             if !client.server_capabilities().supports_resources() {
                 return Ok(Vec::new());
             }
@@ -47,15 +47,14 @@ impl Manager {
     /// As [`Manager::call_tool`](crate::Manager::call_tool), with the errors of
     /// [`Client::read_resource`](crate::Client::read_resource).
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<ReadResourceResult> {
-        self.client_for(server, "resources/read")?
-            .read_resource(uri)
+        self.client_for(server)?.read_resource(uri)
     }
 
     /// Lists the prompts of every server that has any, in parallel, under namespaced names
     /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)).
     pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
         let results = self.each_server(|slot| {
-            let client = slot.client("prompts/list")?;
+            let client = slot.client()?;
             let prompts = if client.server_capabilities().supports_prompts() {
                 client.list_all_prompts()?
             } else {
@@ -89,7 +88,7 @@ impl Manager {
                 find().ok_or_else(|| Error::Config(format!("no prompt named `{name}`")))?
             }
         };
-        let client = self.client_for(&entry.server, "prompts/get")?;
+        let client = self.client_for(&entry.server)?;
         client.get_prompt(&entry.prompt.name, arguments)
     }
 

@@ -7,10 +7,8 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde_json::Value;
 
 use crate::client::{Client, RequestOptions};
@@ -35,7 +33,7 @@ pub use status::{
 
 use slot::Slot;
 use status::Hub;
-use supervisor::Command;
+use supervisor::{stop_all, Command, Handle};
 
 /// Many MCP servers behind one handle.
 ///
@@ -78,15 +76,8 @@ use supervisor::Command;
 pub struct Manager {
     options: ManagerOptions,
     hub: Arc<Hub>,
-    servers: Mutex<BTreeMap<String, Entry>>,
+    servers: Mutex<BTreeMap<String, Handle>>,
     closed: Mutex<bool>,
-}
-
-/// A server as the manager holds it: its shared state and the means to stop its thread.
-struct Entry {
-    slot: Arc<Slot>,
-    commands: Sender<Command>,
-    thread: Option<(JoinHandle<()>, Receiver<()>)>,
 }
 
 impl Manager {
@@ -144,7 +135,7 @@ impl Manager {
         };
         servers.insert(
             name,
-            Entry {
+            Handle {
                 slot,
                 commands,
                 thread,
@@ -171,15 +162,18 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when there is no server of that name, or it is disabled.
+    /// [`Error::Config`] when there is no server of that name, or it is disabled or stopped.
     pub fn restart(&self, name: &str) -> Result<()> {
-        let servers = lock(&self.servers);
-        let entry = servers.get(name).ok_or_else(|| unknown_server(name))?;
-        if entry.thread.is_none() {
-            return Err(Error::Config(format!("server `{name}` is disabled")));
-        }
-        let _ = entry.commands.send(Command::Restart);
-        entry.slot.tracker.interrupt();
+        let (slot, commands) = {
+            let servers = lock(&self.servers);
+            let entry = servers.get(name).ok_or_else(|| unknown_server(name))?;
+            if entry.thread.is_none() {
+                return Err(Error::Config(format!("server `{name}` is not running")));
+            }
+            (Arc::clone(&entry.slot), entry.commands.clone())
+        };
+        let _ = commands.send(Command::Restart);
+        slot.tracker.interrupt();
         Ok(())
     }
 
@@ -274,7 +268,7 @@ impl Manager {
             .into_iter()
             .find(|e| e.name == name)
             .ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
-        let client = self.client_for(&entry.server, "tools/call")?;
+        let client = self.client_for(&entry.server)?;
         client.call_tool_with(&entry.tool.name, arguments, options)
     }
 
@@ -286,7 +280,7 @@ impl Manager {
     ///
     /// As [`Manager::call_tool`], without the call.
     pub fn client(&self, server: &str) -> Result<Arc<Client>> {
-        self.client_for(server, "client")
+        self.client_for(server)
     }
 
     /// The notifications of every server, tagged with the server's name.
@@ -308,7 +302,7 @@ impl Manager {
             return;
         }
         *closed = true;
-        let entries: Vec<Entry> = std::mem::take(&mut *lock(&self.servers))
+        let entries: Vec<Handle> = std::mem::take(&mut *lock(&self.servers))
             .into_values()
             .collect();
         let slots: Vec<Arc<Slot>> = entries.iter().map(|e| Arc::clone(&e.slot)).collect();
@@ -319,7 +313,7 @@ impl Manager {
             let (commands, _) = crossbeam_channel::bounded(0);
             servers.insert(
                 slot.name().to_owned(),
-                Entry {
+                Handle {
                     slot,
                     commands,
                     thread: None,
@@ -344,8 +338,8 @@ impl Manager {
             .ok_or_else(|| unknown_server(name))
     }
 
-    fn client_for(&self, server: &str, method: &str) -> Result<Arc<Client>> {
-        self.slot(server)?.client(method)
+    fn client_for(&self, server: &str) -> Result<Arc<Client>> {
+        self.slot(server)?.client()
     }
 }
 
@@ -360,28 +354,6 @@ impl std::fmt::Debug for Manager {
         f.debug_struct("Manager")
             .field("servers", &self.statuses())
             .finish_non_exhaustive()
-    }
-}
-
-/// Stops servers in parallel: every one is told first, then each is waited for until the
-/// shared deadline. A thread still busy then finishes on its own (its waits are bounded).
-fn stop_all(entries: Vec<Entry>, deadline: Instant) {
-    for entry in &entries {
-        entry.slot.stop();
-        let _ = entry.commands.send(Command::Stop);
-    }
-    for entry in entries {
-        match entry.thread {
-            Some((handle, done)) => match done.recv_deadline(deadline) {
-                Err(RecvTimeoutError::Timeout) => {
-                    log::debug!("server `{}` did not stop in time", entry.slot.name());
-                }
-                _ => {
-                    let _ = handle.join();
-                }
-            },
-            None => entry.slot.set_status(ServerStatus::Stopped),
-        }
     }
 }
 

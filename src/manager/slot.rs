@@ -153,14 +153,14 @@ impl Slot {
     }
 
     /// The live client, waiting up to the start-up timeout while the server is connecting.
-    pub(crate) fn client(&self, method: &str) -> Result<Arc<Client>> {
+    pub(crate) fn client(&self) -> Result<Arc<Client>> {
         let started = Instant::now();
         self.wait_settled(started + self.startup_timeout);
         let state = self.state();
         match (&state.client, &state.status) {
             (Some(client), _) => Ok(Arc::clone(client)),
             (None, ServerStatus::Connecting { .. }) => Err(Error::Timeout {
-                method: format!("{}: {method} (the server is still starting)", self.name()),
+                method: format!("initialize of {}", self.name()),
                 elapsed: started.elapsed(),
                 kind: TimeoutKind::Connect,
             }),

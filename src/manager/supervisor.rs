@@ -35,6 +35,36 @@ pub(crate) enum Command {
     Restart,
 }
 
+/// A running supervisor as the manager holds it: the server's shared state and the means to
+/// stop its thread (`None` for a disabled or stopped server).
+pub(crate) struct Handle {
+    pub(crate) slot: Arc<Slot>,
+    pub(crate) commands: Sender<Command>,
+    pub(crate) thread: Option<(JoinHandle<()>, Receiver<()>)>,
+}
+
+/// Stops servers in parallel: every one is told first, then each is waited for until the
+/// shared deadline. A thread still busy then finishes on its own (its waits are bounded).
+pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
+    for handle in &handles {
+        handle.slot.stop();
+        let _ = handle.commands.send(Command::Stop);
+    }
+    for handle in handles {
+        match handle.thread {
+            Some((thread, done)) => match done.recv_deadline(deadline) {
+                Err(RecvTimeoutError::Timeout) => {
+                    log::debug!("server `{}` did not stop in time", handle.slot.name());
+                }
+                _ => {
+                    let _ = thread.join();
+                }
+            },
+            None => handle.slot.set_status(ServerStatus::Stopped),
+        }
+    }
+}
+
 /// What the supervisor does after a failure.
 enum Next {
     Retry,

@@ -35,6 +35,10 @@ impl Tracker {
     }
 
     /// Closes the current attempt's transport, or the next one as soon as it is started.
+    ///
+    /// Closing can take a transport's whole shutdown sequence (a stdio server that ignores
+    /// the end of its input is signalled only after a grace period), so it runs on its own
+    /// thread, `umcp-manager-stop`, and many servers stop in parallel.
     pub(crate) fn interrupt(&self) {
         let transport = {
             let mut state = lock(&self.state);
@@ -42,7 +46,13 @@ impl Tracker {
             state.transport.clone()
         };
         if let Some(transport) = transport {
-            transport.close();
+            let closing = Arc::clone(&transport);
+            let spawned = std::thread::Builder::new()
+                .name("umcp-manager-stop".into())
+                .spawn(move || closing.close());
+            if spawned.is_err() {
+                transport.close();
+            }
         }
     }
 }
