@@ -74,14 +74,20 @@ fn tool_names(manager: &Manager) -> Vec<String> {
 
 #[test]
 fn smoke_one_bad_server_never_fails_the_group() {
+    // No retries after failures, so every status below is final; a connection that lived
+    // longer than the largest delay (10 ms) was healthy, and its loss is still retried.
     let manager = Manager::start(
         vec![
+            demo_server("crashy"),
             demo_server("good"),
             ServerConfig::stdio("missing", "/nonexistent/umcp-no-such-server"),
             stuck_server("stuck", Duration::from_millis(500)),
         ],
-        options().with_reconnect_attempts(0),
+        options()
+            .with_reconnect_attempts(0)
+            .with_reconnect_delay(Duration::from_millis(10), Duration::from_millis(10)),
     );
+    let events = manager.status_events();
     // A call to a server that is still starting waits for its start-up deadline, then fails.
     let started = Instant::now();
     let err = manager.client("stuck").unwrap_err();
@@ -91,7 +97,8 @@ fn smoke_one_bad_server_never_fails_the_group() {
     assert!(manager.wait_ready(BOUND));
     let statuses = manager.statuses();
     let names: Vec<&str> = statuses.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["good", "missing", "stuck"]);
+    assert_eq!(names, ["crashy", "good", "missing", "stuck"]);
+    let statuses = &statuses[1..];
     assert!(
         matches!(
             statuses[0].1,
@@ -122,31 +129,24 @@ fn smoke_one_bad_server_never_fails_the_group() {
         other => panic!("stuck: {other}"),
     }
 
-    // The good server works, and only its tools are offered.
+    // The good servers work, and only their tools are offered.
     let result = manager
         .call_tool("good__echo", json!({"message": "hi"}))
         .unwrap();
     assert_eq!(text(&result), "hi");
-    assert!(manager
-        .tools()
+    let tools = manager.tools();
+    assert!(tools
         .iter()
-        .all(|e| e.server == "good" && !e.stale));
+        .all(|e| ["crashy", "good"].contains(&e.server.as_str()) && !e.stale));
     let err = manager.call_tool("missing__echo", json!({})).unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
     let err = manager.client("missing").unwrap_err();
     assert!(matches!(err, Error::Spawn { .. }), "{err}");
-}
 
-#[test]
-fn crashed_server_is_reconnected_and_its_tools_relisted() {
-    let manager = Manager::start(vec![demo_server("crashy")], options());
-    let events = manager.status_events();
-    wait_for(&events, "crashy", ServerStatus::is_connected);
-
-    // The call in flight fails with the closed error; it is not replayed.
+    // A server that crashes: the call in flight fails with the closed error and is not
+    // replayed; the server is reconnected and its tools listed again.
     let err = manager.call_tool("crashy__crash", json!({})).unwrap_err();
     assert!(matches!(err, Error::Closed(_)), "{err}");
-
     let failed = wait_for(&events, "crashy", |s| {
         matches!(s, ServerStatus::Failed { .. })
     });
@@ -160,13 +160,18 @@ fn crashed_server_is_reconnected_and_its_tools_relisted() {
         matches!(status, ServerStatus::Connected { reconnects: 1, .. }),
         "{status}"
     );
-
-    let tools = manager.tools();
-    assert!(tools.iter().any(|e| e.name == "crashy__crash" && !e.stale));
+    assert!(manager
+        .tools()
+        .iter()
+        .any(|e| e.name == "crashy__crash" && !e.stale));
     let result = manager
         .call_tool("crashy__echo", json!({"message": "back"}))
         .unwrap();
     assert_eq!(text(&result), "back");
+    let result = manager
+        .call_tool("good__echo", json!({"message": "still"}))
+        .unwrap();
+    assert_eq!(text(&result), "still");
 }
 
 #[test]
@@ -506,4 +511,27 @@ fn unauthorized_http_server_needs_authorization_and_is_not_retried() {
     manager.close();
     let next = wait_for(&events, "secure", |_| true);
     assert!(matches!(next, ServerStatus::Stopped), "{next}");
+}
+
+#[test]
+fn restart_interrupts_a_start_that_hangs() {
+    let manager = Manager::start(
+        vec![stuck_server("stuck", Duration::from_secs(120))],
+        options(),
+    );
+    let events = manager.status_events();
+    wait_for(&events, "stuck", |s| {
+        matches!(s, ServerStatus::Connecting { .. })
+    });
+    manager.restart("stuck").unwrap();
+    // The next event is the new attempt, long before the old one's deadline, and the
+    // interrupted attempt is not reported as a failure.
+    let next = wait_for(&events, "stuck", |_| true);
+    assert!(
+        matches!(next, ServerStatus::Connecting { attempt: 1 }),
+        "{next}"
+    );
+    let started = Instant::now();
+    manager.close();
+    assert!(started.elapsed() < BOUND);
 }

@@ -123,9 +123,10 @@ impl Manager {
             .unwrap_or(self.options.startup_timeout);
         let cache_dir = self.options.cache_dir.as_deref();
         let slot = Arc::new(Slot::new(config, startup, cache_dir, Arc::clone(&self.hub)));
-        self.hub.event(&name, &slot.status());
         let (commands, commands_rx) = crossbeam_channel::unbounded();
+        // An enabled server's supervisor reports `Connecting` as it starts.
         let thread = if slot.config.disabled {
+            self.hub.event(&name, &ServerStatus::Disabled);
             None
         } else {
             let hub = Arc::clone(&self.hub);
@@ -172,8 +173,10 @@ impl Manager {
             }
             (Arc::clone(&entry.slot), entry.commands.clone())
         };
+        // Interrupt first: the attempt this stops is then always the one under way before
+        // the restart, never the new one the command starts.
+        slot.tracker.interrupt_attempt();
         let _ = commands.send(Command::Restart);
-        slot.tracker.interrupt();
         Ok(())
     }
 

@@ -185,8 +185,9 @@ impl Supervisor {
             tracker: Arc::clone(&self.slot.tracker),
         };
         let (refresh_tx, refresh_rx) = crossbeam_channel::bounded(1);
-        let client = Client::connect_with(tracked, self.client_options(refresh_tx))?;
-        Ok((Arc::new(client), refresh_rx))
+        let connected = Client::connect_with(tracked, self.client_options(refresh_tx));
+        self.slot.tracker.finished();
+        Ok((Arc::new(connected?), refresh_rx))
     }
 
     fn client_options(&self, refresh: Sender<()>) -> Options {
@@ -262,8 +263,12 @@ impl Supervisor {
 
     /// Reports a failure and waits for the next attempt, a restart or a stop.
     fn after_failure(&self, error: Error, failures: u32) -> Next {
-        if self.slot.is_stopping() {
-            return Next::Stop;
+        // An attempt interrupted by a restart or stop is not worth reporting.
+        match self.commands.try_recv() {
+            Ok(Command::Restart) => return Next::Restart,
+            Ok(Command::Stop) => return Next::Stop,
+            Err(_) if self.slot.is_stopping() => return Next::Stop,
+            Err(_) => {}
         }
         let next_attempt = if failures > self.options.reconnect_attempts || permanent(&error) {
             None

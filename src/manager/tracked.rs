@@ -20,6 +20,8 @@ pub(crate) struct Tracker {
 #[derive(Default)]
 struct TrackState {
     interrupted: bool,
+    /// Between [`Tracker::reset`] and [`Tracker::finished`]: an attempt is under way.
+    connecting: bool,
     transport: Option<Arc<dyn Transport>>,
 }
 
@@ -29,9 +31,22 @@ impl Tracker {
         let old = {
             let mut state = lock(&self.state);
             state.interrupted = false;
+            state.connecting = true;
             state.transport.take()
         };
         drop(old);
+    }
+
+    /// The attempt is over, connected or not.
+    pub(crate) fn finished(&self) {
+        lock(&self.state).connecting = false;
+    }
+
+    /// Interrupts the attempt under way, if there is one; a live connection is left alone.
+    pub(crate) fn interrupt_attempt(&self) {
+        if lock(&self.state).connecting {
+            self.interrupt();
+        }
     }
 
     /// Closes the current attempt's transport, or the next one as soon as it is started.
