@@ -305,24 +305,16 @@ impl Manager {
             return;
         }
         *closed = true;
-        let entries: Vec<Handle> = std::mem::take(&mut *lock(&self.servers))
-            .into_values()
+        // The stopped servers stay in the table, so their status explains later failed calls.
+        let handles: Vec<Handle> = lock(&self.servers)
+            .values_mut()
+            .map(|handle| Handle {
+                slot: Arc::clone(&handle.slot),
+                commands: handle.commands.clone(),
+                thread: handle.thread.take(),
+            })
             .collect();
-        let slots: Vec<Arc<Slot>> = entries.iter().map(|e| Arc::clone(&e.slot)).collect();
-        stop_all(entries, Instant::now() + self.options.close_timeout);
-        // The stopped servers stay visible, so their status explains later failed calls.
-        let mut servers = lock(&self.servers);
-        for slot in slots {
-            let (commands, _) = crossbeam_channel::bounded(0);
-            servers.insert(
-                slot.name().to_owned(),
-                Handle {
-                    slot,
-                    commands,
-                    thread: None,
-                },
-            );
-        }
+        stop_all(handles, Instant::now() + self.options.close_timeout);
         self.hub.shut();
     }
 

@@ -55,7 +55,9 @@ impl ManagerOptions {
     /// The options every server's [`Client`](crate::Client) starts from (identity, request
     /// timeout, sampling, elicitation and roots handlers, notification callback). The
     /// manager sets the `initialize` timeout to each server's start-up timeout, and a
-    /// server's own `requestTimeoutMs` wins over the request timeout here.
+    /// server's own `requestTimeoutMs` wins over the request timeout here. Notifications are
+    /// delivered on [`Manager::notifications`](crate::Manager::notifications) (after the
+    /// callback, if any), not on each client's own queue.
     pub fn with_client_options(mut self, options: Options) -> ManagerOptions {
         self.client = options;
         self

@@ -139,12 +139,12 @@ impl Supervisor {
                 .set_connected(Arc::clone(&client), tools, reconnects);
             let exit = self.watch(&client, &refresh);
             client.close();
-            let next = match exit {
+            let stop = match exit {
+                Some(Command::Stop) => true,
                 Some(Command::Restart) => {
                     failures = 0;
-                    Command::Restart
+                    false
                 }
-                Some(Command::Stop) => Command::Stop,
                 None => {
                     // A connection that outlived the longest backoff was healthy: start over.
                     if since.elapsed() >= self.options.reconnect_max {
@@ -158,16 +158,16 @@ impl Supervisor {
                         self.slot.name()
                     );
                     match self.after_failure(Error::Closed(closed), failures) {
-                        Next::Retry => Command::Restart,
+                        Next::Retry => false,
                         Next::Restart => {
                             failures = 0;
-                            Command::Restart
+                            false
                         }
-                        Next::Stop => Command::Stop,
+                        Next::Stop => true,
                     }
                 }
             };
-            if next == Command::Stop {
+            if stop {
                 break;
             }
         }
