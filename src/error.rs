@@ -294,7 +294,11 @@ mod tests {
 
     #[test]
     fn error_stays_small() {
-        assert!(std::mem::size_of::<Error>() <= 64, "{}", std::mem::size_of::<Error>());
+        assert!(
+            std::mem::size_of::<Error>() <= 64,
+            "{}",
+            std::mem::size_of::<Error>()
+        );
     }
 
     #[test]

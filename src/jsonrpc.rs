@@ -433,7 +433,10 @@ mod tests {
     #[test]
     fn encodes_compact_lines() {
         let n = Message::from(Notification::new("notifications/initialized", None));
-        assert_eq!(n.encode(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(
+            n.encode(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
         let r = Message::from(Response::ok(7.into(), json!({})));
         assert_eq!(r.encode(), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
         let e = Message::from(Response::err(
@@ -458,7 +461,10 @@ mod tests {
         assert_eq!(m, Message::Response(Response::ok(3.into(), json!({"a":1}))));
         let m = one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#);
         match m {
-            Message::Response(Response { id: None, result: Err(e) }) => {
+            Message::Response(Response {
+                id: None,
+                result: Err(e),
+            }) => {
                 assert_eq!(e.code, ErrorCode::PARSE_ERROR)
             }
             other => panic!("{other:?}"),
@@ -467,7 +473,14 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_message() {
-        for bad in ["", "nonsense", "42", r#"{"jsonrpc":"2.0"}"#, r#"{"id":1.5,"result":1}"#, "[]"] {
+        for bad in [
+            "",
+            "nonsense",
+            "42",
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{"id":1.5,"result":1}"#,
+            "[]",
+        ] {
             assert!(Payload::decode(bad).is_err(), "{bad}");
         }
         assert!(Payload::decode(r#"{"result":1}"#).is_err());
@@ -475,7 +488,8 @@ mod tests {
 
     #[test]
     fn decodes_batches_dropping_bad_elements() {
-        let text = r#"[{"jsonrpc":"2.0","id":1,"result":1},{"bad":true},{"jsonrpc":"2.0","method":"n"}]"#;
+        let text =
+            r#"[{"jsonrpc":"2.0","id":1,"result":1},{"bad":true},{"jsonrpc":"2.0","method":"n"}]"#;
         match Payload::decode(text).unwrap() {
             Payload::Batch(items, dropped) => {
                 assert_eq!(items.len(), 2);

@@ -12,8 +12,8 @@ use memory::FakeServer;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, Message};
 use umcp::types::{
-    ContentBlock, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, LoggingLevel, Root,
-    ServerNotification,
+    ContentBlock, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
+    LoggingLevel, Root, ServerNotification,
 };
 use umcp::{CancelHandle, Client, Error, Options, RequestOptions, TimeoutKind, Unsupported};
 
@@ -51,7 +51,9 @@ fn initialize_offers_latest_version_and_declares_handler_capabilities() {
         .with_elicitation_handler(|_| Ok(ElicitResult::new(ElicitAction::Decline)));
     let _client = Client::connect_with(server.clone(), options).unwrap();
     let received = server.received.lock().unwrap().clone();
-    let Message::Request(init) = &received[0] else { panic!() };
+    let Message::Request(init) = &received[0] else {
+        panic!()
+    };
     let params = init.params.clone().unwrap();
     assert_eq!(params["protocolVersion"], "2025-11-25");
     assert_eq!(params["clientInfo"]["name"], "umcp");
@@ -114,7 +116,13 @@ fn missing_capability_fails_without_sending() {
         client.list_prompts(None).map(drop),
         client.set_logging_level(LoggingLevel::Debug),
     ] {
-        assert!(matches!(result, Err(Error::Unsupported(Unsupported::Capability { .. }))), "{result:?}");
+        assert!(
+            matches!(
+                result,
+                Err(Error::Unsupported(Unsupported::Capability { .. }))
+            ),
+            "{result:?}"
+        );
     }
     assert_eq!(server.received.lock().unwrap().len(), before);
 }
@@ -214,10 +222,14 @@ fn progress_reaches_the_caller_and_can_extend_the_deadline() {
         .with_timeout(Duration::from_millis(150))
         .with_reset_timeout_on_progress(true)
         .with_progress(move |p| sink.lock().unwrap().push(p.progress));
-    client.call_tool_with("slow", Value::Null, &options).unwrap();
+    client
+        .call_tool_with("slow", Value::Null, &options)
+        .unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
 
-    let capped = options.clone().with_max_total_time(Duration::from_millis(200));
+    let capped = options
+        .clone()
+        .with_max_total_time(Duration::from_millis(200));
     match client.call_tool_with("slow", Value::Null, &capped) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Total),
         other => panic!("{other:?}"),
@@ -228,7 +240,10 @@ fn progress_reaches_the_caller_and_can_extend_the_deadline() {
 fn notifications_reach_the_handle_and_callback() {
     let server = FakeServer::new();
     server.on("tools/call", |peer, _| {
-        peer.notify("notifications/message", json!({"level": "info", "data": "hello"}));
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "hello"}),
+        );
         peer.notify("notifications/tools/list_changed", json!({}));
         peer.notify("vendor/custom", json!({"x": 1}));
         Some(json!({"content": []}))
@@ -250,7 +265,9 @@ fn notifications_reach_the_handle_and_callback() {
     }
     assert!(matches!(got[0], ServerNotification::LoggingMessage(_)));
     assert!(matches!(got[1], ServerNotification::ToolListChanged));
-    assert!(matches!(&got[2], ServerNotification::Other { method, .. } if method == "vendor/custom"));
+    assert!(
+        matches!(&got[2], ServerNotification::Other { method, .. } if method == "vendor/custom")
+    );
     assert_eq!(counted.load(Ordering::SeqCst), 3);
     assert!(notes.try_recv().is_none());
 }
@@ -274,9 +291,7 @@ fn server_requests_are_answered_by_handlers_or_method_not_found() {
     });
     let options = Options::default()
         .with_roots(vec![Root::new("file:///work")])
-        .with_sampling_handler(|_| {
-            Ok(CreateMessageResult::new("m", ContentBlock::text("hi")))
-        })
+        .with_sampling_handler(|_| Ok(CreateMessageResult::new("m", ContentBlock::text("hi"))))
         .with_elicitation_handler(|params| match params {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
             _ => Ok(ElicitResult::new(ElicitAction::Decline)),
@@ -284,11 +299,20 @@ fn server_requests_are_answered_by_handlers_or_method_not_found() {
     let client = Client::connect_with(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let answers = answers.lock().unwrap();
-    assert_eq!(answers[0].result.as_ref().unwrap()["roots"][0]["uri"], "file:///work");
+    assert_eq!(
+        answers[0].result.as_ref().unwrap()["roots"][0]["uri"],
+        "file:///work"
+    );
     assert_eq!(answers[1].result.as_ref().unwrap()["content"]["text"], "hi");
     assert_eq!(answers[2].result.as_ref().unwrap()["action"], "accept");
-    assert_eq!(answers[2].result.as_ref().unwrap()["content"]["name"], "Ann");
-    assert_eq!(answers[3].result.as_ref().unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+    assert_eq!(
+        answers[2].result.as_ref().unwrap()["content"]["name"],
+        "Ann"
+    );
+    assert_eq!(
+        answers[3].result.as_ref().unwrap_err().code,
+        ErrorCode::METHOD_NOT_FOUND
+    );
 }
 
 #[test]
@@ -331,7 +355,10 @@ fn close_fails_pending_requests_and_later_calls_at_once() {
 fn list_all_follows_cursors_and_stops_on_a_repeated_one() {
     let server = FakeServer::new();
     server.on("tools/list", |_, req| {
-        let cursor = req.params.as_ref().and_then(|p| p["cursor"].as_str().map(String::from));
+        let cursor = req
+            .params
+            .as_ref()
+            .and_then(|p| p["cursor"].as_str().map(String::from));
         let tool = |n: &str| json!({"name": n, "inputSchema": {"type": "object"}});
         Some(match cursor.as_deref() {
             None => json!({"tools": [tool("a")], "nextCursor": "p2"}),
@@ -339,9 +366,16 @@ fn list_all_follows_cursors_and_stops_on_a_repeated_one() {
             _ => json!({"tools": [tool("c")]}),
         })
     });
-    server.on("prompts/list", |_, _| Some(json!({"prompts": [], "nextCursor": "same"})));
+    server.on("prompts/list", |_, _| {
+        Some(json!({"prompts": [], "nextCursor": "same"}))
+    });
     let client = connect(&server);
-    let names: Vec<_> = client.list_all_tools().unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<_> = client
+        .list_all_tools()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["a", "b", "c"]);
     assert!(matches!(client.list_all_prompts(), Err(Error::Protocol(_))));
 }
@@ -355,7 +389,10 @@ fn late_responses_are_dropped_and_the_connection_survives() {
     });
     let client = connect(&server);
     let options = RequestOptions::default().with_timeout(Duration::from_millis(50));
-    assert!(client.call_tool_with("x", Value::Null, &options).unwrap_err().is_timeout());
+    assert!(client
+        .call_tool_with("x", Value::Null, &options)
+        .unwrap_err()
+        .is_timeout());
     std::thread::sleep(Duration::from_millis(400));
     client.ping().unwrap();
 }

@@ -19,7 +19,10 @@ fn connect(behaviour: &str) -> Client {
 fn cancelled_ids(client: &Client) -> Vec<Value> {
     let result = client.call_tool("cancellations", Value::Null).unwrap();
     let structured = result.structured_content.unwrap_or_default();
-    structured["cancelled"].as_array().cloned().unwrap_or_default()
+    structured["cancelled"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[test]
@@ -29,7 +32,9 @@ fn smoke() {
     assert_eq!(client.protocol_version(), "2025-11-25");
     let tools = client.list_all_tools().unwrap();
     assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
-    let result = client.call_tool("echo", json!({"message": "hello"})).unwrap();
+    let result = client
+        .call_tool("echo", json!({"message": "hello"}))
+        .unwrap();
     assert_eq!(result.text(), "hello");
     client.close();
 }
@@ -43,7 +48,9 @@ fn concurrent_callers_on_eight_threads_get_their_own_responses() {
             std::thread::spawn(move || {
                 for i in 0..100 {
                     let message = format!("t{t}-{i}");
-                    let result = client.call_tool("echo", json!({ "message": message })).unwrap();
+                    let result = client
+                        .call_tool("echo", json!({ "message": message }))
+                        .unwrap();
                     assert_eq!(result.text(), message);
                 }
             })
@@ -71,13 +78,20 @@ fn crash_mid_call_fails_every_pending_request_promptly() {
         match waiter.join().unwrap() {
             Err(Error::Closed(info)) => {
                 assert!(info.exit_status.is_some(), "{info:?}");
-                assert!(info.stderr_tail.as_deref().unwrap_or("").contains("crash"), "{info:?}");
+                assert!(
+                    info.stderr_tail.as_deref().unwrap_or("").contains("crash"),
+                    "{info:?}"
+                );
             }
             other => panic!("{other:?}"),
         }
     }
     // Far below the 60 s timeout: the exit is noticed, not waited out.
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(matches!(client.ping(), Err(Error::Closed(_))));
 }
 
@@ -104,7 +118,9 @@ fn garbage_lines_lose_no_response() {
     let client = Client::connect(demo("garbage").args(["--garbage", "100"])).unwrap();
     // 100 garbage lines before every message, 100 calls: 10,000+ garbage lines in all.
     for i in 0..100 {
-        let result = client.call_tool("echo", json!({"message": i.to_string()})).unwrap();
+        let result = client
+            .call_tool("echo", json!({"message": i.to_string()}))
+            .unwrap();
         assert_eq!(result.text(), i.to_string());
     }
 }
@@ -113,7 +129,9 @@ fn garbage_lines_lose_no_response() {
 fn a_stderr_flood_does_not_stall_requests() {
     let client = connect("stderr-flood");
     for i in 0..50 {
-        let result = client.call_tool("echo", json!({"message": i.to_string()})).unwrap();
+        let result = client
+            .call_tool("echo", json!({"message": i.to_string()}))
+            .unwrap();
         assert_eq!(result.text(), i.to_string());
     }
 }
@@ -142,7 +160,11 @@ fn a_server_that_stops_reading_times_out_and_still_closes() {
     assert!(timed_out);
     let closing = Instant::now();
     client.close();
-    assert!(closing.elapsed() < Duration::from_secs(10), "{:?}", closing.elapsed());
+    assert!(
+        closing.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        closing.elapsed()
+    );
     assert!(started.elapsed() < Duration::from_secs(150));
 }
 
@@ -151,7 +173,10 @@ fn timeouts_and_cancels_send_cancelled_notifications() {
     let client = connect("normal");
     let options = RequestOptions::default().with_timeout(Duration::from_millis(200));
     let slow = json!({"steps": 50, "delay_ms": 100});
-    assert!(client.call_tool_with("slow", slow.clone(), &options).unwrap_err().is_timeout());
+    assert!(client
+        .call_tool_with("slow", slow.clone(), &options)
+        .unwrap_err()
+        .is_timeout());
 
     let cancel = CancelHandle::new();
     let trigger = cancel.clone();
@@ -161,7 +186,10 @@ fn timeouts_and_cancels_send_cancelled_notifications() {
     });
     let options = RequestOptions::default().with_cancel(cancel);
     let cancelled = client.call_tool_with("slow", slow, &options);
-    assert!(matches!(cancelled, Err(Error::Cancelled { .. })), "{cancelled:?}");
+    assert!(
+        matches!(cancelled, Err(Error::Cancelled { .. })),
+        "{cancelled:?}"
+    );
 
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
@@ -185,30 +213,43 @@ fn progress_notifications_and_handlers_work_end_to_end() {
         })
         .with_elicitation_handler(|params| match params {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
-            _ => Err(umcp::jsonrpc::ErrorObject::new(umcp::jsonrpc::ErrorCode(-1), "no")),
+            _ => Err(umcp::jsonrpc::ErrorObject::new(
+                umcp::jsonrpc::ErrorCode(-1),
+                "no",
+            )),
         });
     let client = Client::connect_with(demo("normal"), options).unwrap();
     let notes = client.notifications();
 
     let steps = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = steps.clone();
-    let with_progress = RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
+    let with_progress =
+        RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
     client
         .call_tool_with("slow", json!({"steps": 3, "delay_ms": 10}), &with_progress)
         .unwrap();
     assert_eq!(steps.lock().unwrap().len(), 3);
 
-    let reply = client.call_tool("ask_llm", json!({"prompt": "write"})).unwrap();
+    let reply = client
+        .call_tool("ask_llm", json!({"prompt": "write"}))
+        .unwrap();
     assert!(reply.text().contains("a haiku"), "{reply:?}");
-    let answer = client.call_tool("ask_user", json!({"question": "name?"})).unwrap();
+    let answer = client
+        .call_tool("ask_user", json!({"question": "name?"}))
+        .unwrap();
     assert!(!answer.is_error.unwrap_or(false), "{answer:?}");
 
     client.set_logging_level(LoggingLevel::Debug).unwrap();
     client
         .call_tool("log", json!({"level": "warning", "message": "disk low"}))
         .unwrap();
-    let note = notes.recv_timeout(Duration::from_secs(5)).expect("a log notification");
-    assert!(matches!(note, ServerNotification::LoggingMessage(_)), "{note:?}");
+    let note = notes
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a log notification");
+    assert!(
+        matches!(note, ServerNotification::LoggingMessage(_)),
+        "{note:?}"
+    );
 }
 
 #[test]
@@ -224,13 +265,20 @@ fn connect_close_cycles_leave_no_processes_or_threads() {
     while thread_count() > threads_before + 4 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(thread_count() <= threads_before + 4, "{} > {}", thread_count(), threads_before);
+    assert!(
+        thread_count() <= threads_before + 4,
+        "{} > {}",
+        thread_count(),
+        threads_before
+    );
     #[cfg(target_os = "linux")]
     assert_eq!(live_demo_processes(), Vec::<String>::new());
 }
 
 fn thread_count() -> usize {
-    std::fs::read_dir("/proc/self/task").map(|d| d.count()).unwrap_or(0)
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| d.count())
+        .unwrap_or(0)
 }
 
 /// Demo processes (servers or their sleeping grandchildren) whose parent is this test, or
@@ -245,10 +293,11 @@ fn live_demo_processes() -> Vec<String> {
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let fields: Vec<&str> = stat.rsplit(") ").next().unwrap_or("").split(' ').collect();
         let ppid = fields.get(1).copied().unwrap_or("");
-        if cmdline.contains("--behaviour grandchild") || cmdline.contains("--grandchild") {
-            if ppid == me || ppid == "1" {
-                found.push(format!("{} {}", entry.file_name().to_string_lossy(), cmdline));
-            }
+        if (cmdline.contains("--behaviour grandchild") || cmdline.contains("--grandchild"))
+            && (ppid == me || ppid == "1")
+        {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            found.push(format!("{pid} {cmdline}"));
         }
     }
     found
@@ -265,7 +314,10 @@ fn an_unsupported_version_closes_with_a_clear_error() {
     match Client::connect(demo("bad-version")) {
         Err(err @ Error::Unsupported(_)) => {
             let text = err.to_string();
-            assert!(text.contains("1999-01-01") && text.contains("2025-11-25"), "{text}");
+            assert!(
+                text.contains("1999-01-01") && text.contains("2025-11-25"),
+                "{text}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -277,8 +329,13 @@ fn an_oversized_message_is_a_clear_error_and_the_connection_survives() {
     let client = Client::connect(config).unwrap();
     let options = RequestOptions::default().with_timeout(Duration::from_secs(20));
     let result = client.call_tool_with("huge", json!({"bytes": 4 * 1024 * 1024}), &options);
-    assert!(matches!(result, Err(Error::MessageTooLarge { .. })), "{result:?}");
-    let echo = client.call_tool("echo", json!({"message": "still here"})).unwrap();
+    assert!(
+        matches!(result, Err(Error::MessageTooLarge { .. })),
+        "{result:?}"
+    );
+    let echo = client
+        .call_tool("echo", json!({"message": "still here"}))
+        .unwrap();
     assert_eq!(echo.text(), "still here");
 }
 
@@ -290,7 +347,9 @@ fn a_server_that_never_answers_times_out_and_is_told_so() {
     let client = Client::connect(config).unwrap();
     let options = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let started = Instant::now();
-    let err = client.call_tool_with("echo", json!({"message": "?"}), &options).unwrap_err();
+    let err = client
+        .call_tool_with("echo", json!({"message": "?"}), &options)
+        .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
     let deadline = Instant::now() + Duration::from_secs(5);

@@ -75,7 +75,10 @@ impl Client {
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        decode("tools/call", self.request_raw("tools/call", Some(params), options)?)
+        decode(
+            "tools/call",
+            self.request_raw("tools/call", Some(params), options)?,
+        )
     }
 
     /// Lists one page of resources.
@@ -102,7 +105,10 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::list_resources`].
-    pub fn list_resource_templates(&self, cursor: Option<&str>) -> Result<ListResourceTemplatesResult> {
+    pub fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult> {
         self.page("resources/templates/list", "resources", cursor)
     }
 
@@ -213,7 +219,11 @@ impl Client {
         }
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
-        let value = self.request_raw("completion/complete", Some(params), &RequestOptions::default())?;
+        let value = self.request_raw(
+            "completion/complete",
+            Some(params),
+            &RequestOptions::default(),
+        )?;
         decode("completion/complete", value)
     }
 
@@ -265,13 +275,26 @@ impl Client {
         Ok(())
     }
 
-    fn page<T: DeserializeOwned>(&self, method: &str, capability: &'static str, cursor: Option<&str>) -> Result<T> {
+    fn page<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        capability: &'static str,
+        cursor: Option<&str>,
+    ) -> Result<T> {
         self.require(method, capability)?;
         let params = cursor.map(|c| json!({ "cursor": c }));
-        decode(method, self.request_raw(method, params, &RequestOptions::default())?)
+        decode(
+            method,
+            self.request_raw(method, params, &RequestOptions::default())?,
+        )
     }
 
-    fn all<T: DeserializeOwned>(&self, method: &str, capability: &'static str, key: &str) -> Result<Vec<T>> {
+    fn all<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        capability: &'static str,
+        key: &str,
+    ) -> Result<Vec<T>> {
         self.require(method, capability)?;
         let mut items = Vec::new();
         let mut seen = HashSet::new();
@@ -279,18 +302,25 @@ impl Client {
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
             let mut page = self.request_raw(method, params, &RequestOptions::default())?;
-            let batch: Vec<T> = decode(method, page.get_mut(key).map(Value::take).unwrap_or(json!([])))?;
+            let batch: Vec<T> = decode(
+                method,
+                page.get_mut(key).map(Value::take).unwrap_or(json!([])),
+            )?;
             items.extend(batch);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if !next.is_empty() => {
                     if !seen.insert(next.to_owned()) {
-                        return Err(Error::Protocol(format!("`{method}` repeated the cursor {next:?}")));
+                        return Err(Error::Protocol(format!(
+                            "`{method}` repeated the cursor {next:?}"
+                        )));
                     }
                     cursor = Some(next.to_owned());
                 }
                 _ => return Ok(items),
             }
         }
-        Err(Error::Protocol(format!("`{method}` returned more than {MAX_PAGES} pages")))
+        Err(Error::Protocol(format!(
+            "`{method}` returned more than {MAX_PAGES} pages"
+        )))
     }
 }

@@ -103,7 +103,11 @@ impl Client {
     fn start(connector: &dyn Connect, options: Options) -> Result<Client> {
         let (inbox, rx) = Inbox::new();
         let transport = connector.connect(inbox)?;
-        log::debug!("connected to {} over {}", connector.describe(), transport.kind());
+        log::debug!(
+            "connected to {} over {}",
+            connector.describe(),
+            transport.kind()
+        );
         let shared = Arc::new(Shared::new(transport, options));
         let (done_tx, router_done) = crossbeam_channel::bounded(0);
         router::spawn(&shared, rx, done_tx).map_err(Error::io)?;

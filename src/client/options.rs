@@ -15,8 +15,9 @@ use crate::types::{
 
 use super::session::Reply;
 
-pub(crate) type SamplingHandler =
-    Arc<dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync>;
+pub(crate) type SamplingHandler = Arc<
+    dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
+>;
 pub(crate) type ElicitationHandler =
     Arc<dyn Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync>;
 pub(crate) type RootsHandler = Arc<dyn Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync>;
@@ -316,5 +317,7 @@ impl fmt::Debug for CancelHandle {
 /// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure
 /// guarded this way stays consistent between statements.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

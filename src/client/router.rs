@@ -52,7 +52,10 @@ fn run(weak: Weak<Shared>, inbox: Receiver<Inbound>) {
                         route(&shared, message);
                     }
                 } else {
-                    log::debug!("dropping a batch of {} under protocol {version:?}", messages.len());
+                    log::debug!(
+                        "dropping a batch of {} under protocol {version:?}",
+                        messages.len()
+                    );
                 }
             }
             Inbound::Failed(id, error) => {
@@ -80,7 +83,10 @@ fn run(weak: Weak<Shared>, inbox: Receiver<Inbound>) {
 
 fn route(shared: &Arc<Shared>, message: Message) {
     match message {
-        Message::Response(Response { id: Some(id), result }) => match id.as_i64() {
+        Message::Response(Response {
+            id: Some(id),
+            result,
+        }) => match id.as_i64() {
             Some(n) => finish(shared, n, result.map_err(Error::Rpc)),
             None => log::debug!("dropping a response with unknown id {id}"),
         },
@@ -166,8 +172,14 @@ fn close_all(shared: &Shared, closed: Arc<Closed>) {
         }
         std::mem::take(&mut pending.entries)
     };
-    log::debug!("connection closed ({}); failing {} pending", closed.reason, entries.len());
+    log::debug!(
+        "connection closed ({}); failing {} pending",
+        closed.reason,
+        entries.len()
+    );
     for (_, entry) in entries {
-        let _ = entry.tx.send(Reply::Done(Err(Error::Closed(closed.clone()))));
+        let _ = entry
+            .tx
+            .send(Reply::Done(Err(Error::Closed(closed.clone()))));
     }
 }

@@ -29,7 +29,10 @@ pub(crate) fn handle(shared: &Arc<Shared>, request: Request) {
         .spawn(move || answer(&worker, request));
     if let Err(err) = spawned {
         log::debug!("could not start a handler thread: {err}");
-        let error = ErrorObject::new(ErrorCode::INTERNAL_ERROR, "client could not handle the request");
+        let error = ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            "client could not handle the request",
+        );
         reply(shared, Response::err(id, error));
     }
 }
@@ -37,12 +40,13 @@ pub(crate) fn handle(shared: &Arc<Shared>, request: Request) {
 fn answer(shared: &Shared, request: Request) {
     let id = request.id.clone();
     let method = request.method.clone();
-    let outcome = catch_unwind(AssertUnwindSafe(|| dispatch(shared, request))).unwrap_or_else(|_| {
-        Err(ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("the client's `{method}` handler panicked"),
-        ))
-    });
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| dispatch(shared, request))).unwrap_or_else(|_| {
+            Err(ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("the client's `{method}` handler panicked"),
+            ))
+        });
     let cancelled = {
         let mut cancelled = lock(&shared.cancelled_by_server);
         let before = cancelled.len();
@@ -83,7 +87,10 @@ fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
 
 fn reply(shared: &Shared, response: Response) {
     let message = Message::Response(response);
-    if let Err(err) = shared.transport.send(&message, Instant::now() + REPLY_DEADLINE) {
+    if let Err(err) = shared
+        .transport
+        .send(&message, Instant::now() + REPLY_DEADLINE)
+    {
         log::debug!("could not answer a server request: {err}");
     }
 }
@@ -94,10 +101,17 @@ fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> 
 }
 
 fn encode<T: Serialize>(result: T) -> Result<Value, ErrorObject> {
-    serde_json::to_value(result)
-        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("unencodable result: {e}")))
+    serde_json::to_value(result).map_err(|e| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("unencodable result: {e}"),
+        )
+    })
 }
 
 fn not_found(method: &str) -> ErrorObject {
-    ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, format!("method not found: {method}"))
+    ErrorObject::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+    )
 }

@@ -100,7 +100,9 @@ impl Shared {
     pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Value> {
         let generation = self.generation.load(Ordering::SeqCst);
         match self.call_once(&spec) {
-            Err(Error::SessionExpired) if !spec.handshake && self.options.reinitialize_on_expiry => {
+            Err(Error::SessionExpired)
+                if !spec.handshake && self.options.reinitialize_on_expiry =>
+            {
                 log::debug!("session expired during `{}`; re-initializing", spec.method);
                 super::lifecycle::reinitialize(self, generation)?;
                 self.call_once(&spec)
@@ -209,9 +211,13 @@ impl Shared {
         if spec.handshake {
             return;
         }
-        log::debug!("request {id} `{}` {reason}; sending notifications/cancelled", spec.method);
+        log::debug!(
+            "request {id} `{}` {reason}; sending notifications/cancelled",
+            spec.method
+        );
         let params = json!({ "requestId": id, "reason": reason });
-        let message = Message::Notification(Notification::new("notifications/cancelled", Some(params)));
+        let message =
+            Message::Notification(Notification::new("notifications/cancelled", Some(params)));
         // The caller's deadline has passed already: the notice goes out from its own thread
         // so a server that stopped reading cannot hold the caller any longer.
         let transport = Arc::clone(&self.transport);

@@ -29,14 +29,14 @@ pub use stdio::{EnvPolicy, StdioConfig};
 /// Implementations are shared between threads: `send` may be called from many threads at once.
 pub trait Transport: Send + Sync {
     /// Sends one message, returning once it has been handed over, or with an error at the
-    /// latest when `deadline` passes ([`Error::Timeout`](crate::Error::Timeout) with
+    /// latest when `deadline` passes ([`Error::Timeout`] with
     /// [`TimeoutKind::Write`](crate::TimeoutKind::Write) when the peer does not take it).
     ///
     /// Replies to requests do not come back from `send`; they arrive in the [`Inbox`].
     ///
     /// # Errors
     ///
-    /// Any error means the message was not delivered. [`Error::Closed`](crate::Error::Closed)
+    /// Any error means the message was not delivered. [`Error::Closed`]
     /// means it never will be on this connection.
     fn send(&self, message: &Message, deadline: Instant) -> Result<()>;
 

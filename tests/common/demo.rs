@@ -42,6 +42,9 @@ pub fn demo_binary() -> PathBuf {
 
 /// A stdio config that runs the demo server with a scripted behaviour.
 pub fn demo(behaviour: &str) -> StdioConfig {
-    StdioConfig::new(demo_binary().to_string_lossy().into_owned())
-        .args(["--server", "--behaviour", behaviour])
+    StdioConfig::new(demo_binary().to_string_lossy().into_owned()).args([
+        "--server",
+        "--behaviour",
+        behaviour,
+    ])
 }

@@ -42,7 +42,8 @@ impl Peer {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.replies.lock().unwrap().insert(id.clone(), tx);
         self.send(Request::new(id, method, Some(params)).into());
-        rx.recv_timeout(Duration::from_secs(5)).expect("client answered")
+        rx.recv_timeout(Duration::from_secs(5))
+            .expect("client answered")
     }
 
     pub fn close(&self, reason: &str) {

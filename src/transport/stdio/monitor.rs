@@ -115,8 +115,12 @@ impl Monitor {
 
     /// Closes the server down: it had `close_grace` since stdin was closed, then SIGTERM, then
     /// `kill_grace`, then SIGKILL. Always reaps.
+    ///
+    /// The grace period is the server's own: once it has exited, whatever it left in its
+    /// group is an orphan with nobody to stop it, so that is terminated at once.
     fn shut_down(&mut self) {
-        if !self.wait_gone(self.close_grace) {
+        self.wait_exit(self.close_grace);
+        if self.alive() {
             log::debug!(
                 "{}: still running after {:?}; terminating",
                 self.shared.label,
@@ -169,6 +173,21 @@ impl Monitor {
         #[cfg(not(unix))]
         {
             !self.reaped
+        }
+    }
+
+    /// Polls until the server itself has exited, for at most `limit`.
+    fn wait_exit(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        loop {
+            self.poll_exit();
+            if self.reaped {
+                return;
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return;
+            };
+            thread::sleep(FAST_POLL.min(left));
         }
     }
 
