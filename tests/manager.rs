@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use umcp::types::ServerNotification;
 use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StatusEvents};
 
+mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
@@ -534,4 +535,96 @@ fn restart_interrupts_a_start_that_hangs() {
     let started = Instant::now();
     manager.close();
     assert!(started.elapsed() < BOUND);
+}
+
+/// A child process killed and reaped when the test ends, however it ends.
+struct Peer(std::process::Child);
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the Python SDK peer on a free loopback port with `transport`; the port is returned.
+fn python_peer(transport: &str) -> (Peer, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = std::process::Command::new(common::peers::python_mcp())
+        .arg(common::peers::python_server_script())
+        .args([transport, "--port", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the Python peer");
+    (Peer(child), port)
+}
+
+#[test]
+fn interop_group_over_three_transports() {
+    if common::peers::skip_interop() {
+        return;
+    }
+    let everything = ServerConfig::stdio("everything", common::peers::node().to_string_lossy())
+        .with_args([
+            common::peers::server_everything()
+                .to_string_lossy()
+                .into_owned(),
+            "stdio".into(),
+        ]);
+    let (_http_peer, http_port) = python_peer("streamable-http");
+    let (_sse_peer, sse_port) = python_peer("sse");
+    let py_http = ServerConfig::http("py_http", format!("http://127.0.0.1:{http_port}/mcp"));
+    let py_sse = ServerConfig::http("py_sse", format!("http://127.0.0.1:{sse_port}/sse"))
+        .with_http_kind(umcp::HttpKind::Sse);
+    // The HTTP peers take a moment to listen: the refused first attempts are retried.
+    let options = options()
+        .with_reconnect_attempts(30)
+        .with_reconnect_delay(Duration::from_millis(100), Duration::from_secs(2))
+        .with_startup_timeout(Duration::from_secs(60));
+    let manager = Manager::start(vec![everything, py_http, py_sse], options);
+    let events = manager.status_events();
+    let mut transports = std::collections::BTreeMap::new();
+    while transports.len() < 3 {
+        let event = events
+            .recv_timeout(Duration::from_secs(120))
+            .expect("every peer connects");
+        if let ServerStatus::Connected { transport, .. } = event.status {
+            transports.insert(event.server, transport);
+        }
+    }
+    let transports: Vec<(&str, &str)> = transports.iter().map(|(s, t)| (s.as_str(), *t)).collect();
+    assert_eq!(
+        transports,
+        [
+            ("everything", "stdio"),
+            ("py_http", "streamable-http"),
+            ("py_sse", "sse")
+        ]
+    );
+
+    let call = |tool: &str, args: Value| text(&manager.call_tool(tool, args).unwrap());
+    assert_eq!(
+        call("everything__echo", json!({"message": "hi"})),
+        "Echo: hi"
+    );
+    assert_eq!(call("py_http__add", json!({"a": 2, "b": 3})), "5");
+    assert_eq!(
+        call("py_sse__echo", json!({"text": "over sse"})),
+        "over sse"
+    );
+    let read = manager.read_resource("py_sse", "demo://greeting").unwrap();
+    let read = serde_json::to_value(read).unwrap();
+    assert_eq!(
+        read["contents"][0]["text"],
+        "Hello from the Python MCP server!"
+    );
+    let (prompts, errors) = manager.list_prompts();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(prompts.iter().any(|p| p.name == "py_http__review"));
+    assert!(prompts.iter().any(|p| p.name == "py_sse__review"));
 }
