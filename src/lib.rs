@@ -1,5 +1,15 @@
-//! A blocking Model Context Protocol (MCP) client: stdio, Streamable HTTP and legacy HTTP+SSE
-//! servers from plain threads, with no async runtime.
+#![doc = include_str!("../README.md")]
+//!
+//! # Architecture
+//!
+//! Three layers meet at one seam each. [`jsonrpc`] holds the wire types and their one-line
+//! encoding, with no I/O. [`transport`] moves [`jsonrpc::Message`]s to and from a server and
+//! knows no MCP method: the stdio transport owns a child process and its reader, writer and
+//! stderr threads; the HTTP transports own the POST and SSE streams. Both deliver everything the
+//! server sends into one [`transport::Inbox`]. The [`Client`] knows MCP and never sees bytes: a
+//! router thread sorts the inbox into responses (handed to the waiting caller over a channel),
+//! notifications (queued on [`Notifications`]) and server requests (answered by handler
+//! threads). The MCP types live in [`types`].
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(clippy::all)]
@@ -12,6 +22,8 @@ mod manager;
 pub mod transport;
 pub mod types;
 
+#[cfg(feature = "http")]
+pub use client::one_shot;
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
 pub use config::{ConfigFile, HttpKind, ServerConfig, ServerConfigError, ServerTransport};
 pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};

@@ -14,12 +14,15 @@ use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities}
 mod lifecycle;
 mod methods;
 mod notifications;
+mod one_shot;
 mod options;
 mod router;
 mod server_requests;
 mod session;
 
 pub use notifications::Notifications;
+#[cfg(feature = "http")]
+pub use one_shot::one_shot;
 pub use options::{CancelHandle, Options, RequestOptions};
 
 use options::lock;
