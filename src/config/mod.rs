@@ -1,0 +1,419 @@
+//! Server configuration: one server's transport and timeouts, and the common JSON files that
+//! list many of them.
+//!
+//! A [`ServerConfig`] names a server and says how to reach it: a command run over stdio, or an
+//! HTTP endpoint. Build one in code with [`ServerConfig::stdio`] or [`ServerConfig::http`], or
+//! read a whole file with [`ConfigFile::load`], which understands the `mcpServers` files of
+//! Claude Desktop, Cursor and `.mcp.json`, and the `servers` files of VS Code.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::transport::{Connect, EnvPolicy};
+
+mod parse;
+mod vars;
+
+pub use parse::{ConfigFile, ServerConfigError};
+
+/// One configured server: its name, how to reach it, and its timeouts.
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::ServerConfig;
+///
+/// let files = ServerConfig::stdio("files", "npx")
+///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
+///     .with_startup_timeout(Duration::from_secs(60));
+/// let search = ServerConfig::http("search", "https://mcp.example.com/mcp")
+///     .with_header("Authorization", "Bearer not-a-real-token");
+/// assert_eq!(files.name, "files");
+/// # let _ = search;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// The server's name, unique within a manager; it prefixes the server's tool names.
+    pub name: String,
+    /// How the server is reached.
+    pub transport: ServerTransport,
+    /// A disabled server is kept in the configuration but never started.
+    pub disabled: bool,
+    /// How long connecting and the `initialize` handshake may take (`None`: the manager's
+    /// default).
+    pub startup_timeout: Option<Duration>,
+    /// The default timeout of every request to this server (`None`: the client's default).
+    pub request_timeout: Option<Duration>,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerTransport {
+    /// A child process speaking newline-delimited JSON on stdin and stdout.
+    #[non_exhaustive]
+    Stdio {
+        /// The program, found through `PATH` when it has no path separator.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables set in its environment, on top of what [`env_policy`](Self::Stdio::env_policy)
+        /// passes from the parent's.
+        env: Vec<(String, String)>,
+        /// Its working directory (`None`: the parent's).
+        cwd: Option<PathBuf>,
+        /// Which of the parent's environment variables it sees.
+        env_policy: EnvPolicy,
+    },
+    /// An HTTP endpoint (Streamable HTTP or legacy HTTP+SSE).
+    #[non_exhaustive]
+    Http {
+        /// The endpoint URL (for [`HttpKind::Sse`], the SSE endpoint).
+        url: String,
+        /// Headers sent with every request, e.g. `Authorization`.
+        headers: Vec<(String, String)>,
+        /// Which HTTP transport to speak.
+        kind: HttpKind,
+    },
+}
+
+/// Which HTTP transport a configured server speaks.
+///
+/// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
+/// configuration files read the same with and without the `http` feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HttpKind {
+    /// Streamable HTTP, falling back to legacy SSE when the server rejects the first request
+    /// with 400, 404 or 405.
+    #[default]
+    Auto,
+    /// Streamable HTTP only.
+    StreamableHttp,
+    /// Legacy HTTP+SSE only.
+    Sse,
+}
+
+impl HttpKind {
+    /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpKind::Auto => "auto",
+            HttpKind::StreamableHttp => "streamable-http",
+            HttpKind::Sse => "sse",
+        }
+    }
+
+    /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
+    /// `sse`; `None` for anything else.
+    pub fn parse(name: &str) -> Option<HttpKind> {
+        match name {
+            "auto" | "http" => Some(HttpKind::Auto),
+            "streamable-http" | "streamableHttp" | "streamable_http" => {
+                Some(HttpKind::StreamableHttp)
+            }
+            "sse" => Some(HttpKind::Sse),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HttpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ServerConfig {
+    /// A server run as `command` over stdio, with no arguments and the default environment
+    /// policy ([`EnvPolicy::AllowList`]).
+    pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
+        ServerConfig::new(
+            name.into(),
+            ServerTransport::Stdio {
+                command: command.into(),
+                args: Vec::new(),
+                env: Vec::new(),
+                cwd: None,
+                env_policy: EnvPolicy::AllowList,
+            },
+        )
+    }
+
+    /// A server at an HTTP `url`, with [`HttpKind::Auto`].
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
+        ServerConfig::new(
+            name.into(),
+            ServerTransport::Http {
+                url: url.into(),
+                headers: Vec::new(),
+                kind: HttpKind::Auto,
+            },
+        )
+    }
+
+    fn new(name: String, transport: ServerTransport) -> ServerConfig {
+        ServerConfig {
+            name,
+            transport,
+            disabled: false,
+            startup_timeout: None,
+            request_timeout: None,
+        }
+    }
+
+    /// Appends arguments (stdio only; ignored for HTTP).
+    pub fn with_args<I, S>(mut self, new_args: I) -> ServerConfig
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        if let ServerTransport::Stdio { args, .. } = &mut self.transport {
+            args.extend(new_args.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Sets an environment variable (stdio only; ignored for HTTP).
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
+        if let ServerTransport::Stdio { env, .. } = &mut self.transport {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets the working directory (stdio only; ignored for HTTP).
+    pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
+        if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Sets which of the parent's variables the server sees (stdio only; ignored for HTTP).
+    pub fn with_env_policy(mut self, policy: EnvPolicy) -> ServerConfig {
+        if let ServerTransport::Stdio { env_policy, .. } = &mut self.transport {
+            *env_policy = policy;
+        }
+        self
+    }
+
+    /// Adds a header sent with every request (HTTP only; ignored for stdio).
+    pub fn with_header(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> ServerConfig {
+        if let ServerTransport::Http { headers, .. } = &mut self.transport {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets the HTTP transport (HTTP only; ignored for stdio).
+    pub fn with_http_kind(mut self, http_kind: HttpKind) -> ServerConfig {
+        if let ServerTransport::Http { kind, .. } = &mut self.transport {
+            *kind = http_kind;
+        }
+        self
+    }
+
+    /// Disables (or enables) the server.
+    pub fn with_disabled(mut self, disabled: bool) -> ServerConfig {
+        self.disabled = disabled;
+        self
+    }
+
+    /// How long connecting and `initialize` may take.
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> ServerConfig {
+        self.startup_timeout = Some(timeout);
+        self
+    }
+
+    /// The default timeout of every request to this server.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> ServerConfig {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// The transport's kind as configured: `stdio`, `auto`, `streamable-http` or `sse`.
+    pub fn kind(&self) -> &'static str {
+        match &self.transport {
+            ServerTransport::Stdio { .. } => "stdio",
+            ServerTransport::Http { kind, .. } => kind.as_str(),
+        }
+    }
+
+    /// The transport configuration that connects to this server: a
+    /// [`StdioConfig`](crate::StdioConfig) or, with the `http` feature, an
+    /// `umcp::transport::http::HttpConfig` carrying the configured timeouts.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`](crate::Error::Unsupported) for an HTTP server in a build without the `http` feature.
+    pub fn connector(&self) -> Result<Box<dyn Connect>> {
+        self.connector_with(self.startup_timeout, self.request_timeout)
+    }
+
+    /// As [`connector`](Self::connector), with the timeouts given (the manager passes its
+    /// defaults for the ones the configuration leaves out).
+    pub(crate) fn connector_with(
+        &self,
+        startup: Option<Duration>,
+        request: Option<Duration>,
+    ) -> Result<Box<dyn Connect>> {
+        match &self.transport {
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                env_policy,
+            } => {
+                let mut config = crate::StdioConfig::new(command.clone())
+                    .args(args.iter().cloned())
+                    .envs(env.iter().cloned())
+                    .env_policy(*env_policy);
+                if let Some(cwd) = cwd {
+                    config = config.cwd(cwd.clone());
+                }
+                Ok(Box::new(config))
+            }
+            ServerTransport::Http { url, headers, kind } => {
+                http_connector(url, headers, *kind, startup, request)
+            }
+        }
+    }
+
+    /// Whether two configurations start the same server (everything but the name, the
+    /// `disabled` flag and the timeouts), as text that is stable across runs and versions.
+    pub(crate) fn identity(&self) -> String {
+        let mut out = String::new();
+        let mut push = |part: &str| {
+            out.push_str(part);
+            out.push('\u{0}');
+        };
+        match &self.transport {
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                env_policy,
+            } => {
+                push("stdio");
+                push(command);
+                args.iter().for_each(|a| push(a));
+                push("env");
+                for (k, v) in env {
+                    push(&format!("{k}={v}"));
+                }
+                push(
+                    &cwd.as_ref()
+                        .map(|c| c.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                );
+                push(&format!("{env_policy:?}"));
+            }
+            ServerTransport::Http { url, headers, kind } => {
+                push("http");
+                push(url);
+                for (k, v) in headers {
+                    push(&format!("{k}: {v}"));
+                }
+                push(kind.as_str());
+            }
+        }
+        out
+    }
+}
+
+#[cfg(feature = "http")]
+fn http_connector(
+    url: &str,
+    headers: &[(String, String)],
+    kind: HttpKind,
+    startup: Option<Duration>,
+    request: Option<Duration>,
+) -> Result<Box<dyn Connect>> {
+    use crate::transport::http::{HttpConfig, HttpTransportKind};
+    let kind = match kind {
+        HttpKind::Auto => HttpTransportKind::Auto,
+        HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
+        HttpKind::Sse => HttpTransportKind::Sse,
+    };
+    let mut config = HttpConfig::new(url).transport(kind);
+    for (name, value) in headers {
+        config = config.header(name.clone(), value.clone());
+    }
+    if let Some(startup) = startup {
+        config = config.connect_timeout(startup);
+    }
+    if let Some(request) = request {
+        config = config.request_timeout(request);
+    }
+    Ok(Box::new(config))
+}
+
+#[cfg(not(feature = "http"))]
+fn http_connector(
+    url: &str,
+    _headers: &[(String, String)],
+    _kind: HttpKind,
+    _startup: Option<Duration>,
+    _request: Option<Duration>,
+) -> Result<Box<dyn Connect>> {
+    Err(crate::Error::Unsupported(
+        crate::error::Unsupported::Feature(format!(
+            "HTTP server `{url}`: umcp was built without the `http` feature"
+        )),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builders_touch_only_their_transport() {
+        let stdio = ServerConfig::stdio("a", "cmd")
+            .with_header("X", "y")
+            .with_args(["1"]);
+        assert_eq!(
+            stdio.transport,
+            ServerTransport::Stdio {
+                command: "cmd".into(),
+                args: vec!["1".into()],
+                env: vec![],
+                cwd: None,
+                env_policy: EnvPolicy::AllowList,
+            }
+        );
+        let http = ServerConfig::http("b", "http://h/mcp")
+            .with_args(["1"])
+            .with_http_kind(HttpKind::Sse);
+        assert_eq!(http.kind(), "sse");
+    }
+
+    #[test]
+    fn identity_ignores_name_and_timeouts() {
+        let a = ServerConfig::stdio("a", "cmd").with_args(["x"]);
+        let b = ServerConfig::stdio("b", "cmd")
+            .with_args(["x"])
+            .with_startup_timeout(Duration::from_secs(1));
+        let c = ServerConfig::stdio("a", "cmd").with_args(["y"]);
+        assert_eq!(a.identity(), b.identity());
+        assert_ne!(a.identity(), c.identity());
+    }
+
+    #[test]
+    fn http_kind_names_round_trip() {
+        for kind in [HttpKind::Auto, HttpKind::StreamableHttp, HttpKind::Sse] {
+            assert_eq!(HttpKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(HttpKind::parse("http"), Some(HttpKind::Auto));
+        assert_eq!(HttpKind::parse("websocket"), None);
+    }
+}

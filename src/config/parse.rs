@@ -1,0 +1,383 @@
+//! Reading `mcpServers` and `servers` JSON files into [`ServerConfig`]s, entry by entry.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::vars::{expand, VarError};
+use super::{HttpKind, ServerConfig, ServerTransport};
+use crate::error::{Error, Result};
+use crate::transport::EnvPolicy;
+
+/// The servers of a configuration file: the ones that are valid, and an error for each one
+/// that is not.
+///
+/// One malformed entry never hides the others. The recognised shapes are
+///
+/// * `{"mcpServers": {"name": {…}}}`: Claude Desktop, Cursor, Claude Code's `.mcp.json`;
+/// * `{"servers": {"name": {…}}}`: VS Code's `mcp.json` (and `{"mcp": {"servers": …}}` in
+///   its `settings.json`).
+///
+/// Each entry is a stdio server (`command`, `args`, `env`, `cwd`) or an HTTP server (`url`,
+/// `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or, without
+/// it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
+/// keeps a server from starting. umcp also reads `inheritEnv` (pass the parent's whole
+/// environment), `startupTimeoutMs` and `requestTimeoutMs`. Other keys are ignored.
+///
+/// `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `cwd`,
+/// `url` and header values are replaced by environment variables; a missing variable is an
+/// error for that server (unless it is disabled, whose strings are then kept as written).
+///
+/// ```
+/// let file = umcp::ConfigFile::parse(r#"{
+///     "mcpServers": {
+///         "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+///         "search": { "type": "http", "url": "https://mcp.example.com/mcp" },
+///         "broken": { "args": ["no command"] }
+///     }
+/// }"#)?;
+/// assert_eq!(file.servers.len(), 2);
+/// assert_eq!(file.errors[0].server, "broken");
+/// # Ok::<(), umcp::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ConfigFile {
+    /// The valid servers, sorted by name.
+    pub servers: Vec<ServerConfig>,
+    /// One error per entry that could not be read.
+    pub errors: Vec<ServerConfigError>,
+}
+
+/// Why one server entry of a configuration file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerConfigError {
+    /// The server's name (its key in the file).
+    pub server: String,
+    /// The offending field, e.g. `args[1]` or `env.API_KEY`, when one field is to blame.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigFile {
+    /// Reads and parses a configuration file, expanding variables from the environment.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the file cannot be read, is not JSON, or holds no
+    /// `mcpServers` or `servers` object. Errors of single entries are in
+    /// [`errors`](ConfigFile::errors) instead.
+    pub fn load(path: &Path) -> Result<ConfigFile> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
+        ConfigFile::parse(&text).map_err(|err| match err {
+            Error::Config(msg) => Error::Config(format!("{}: {msg}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parses configuration text, expanding variables from the environment.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConfigFile::load`].
+    pub fn parse(text: &str) -> Result<ConfigFile> {
+        ConfigFile::parse_with(text, &|name| std::env::var(name).ok())
+    }
+
+    /// Parses configuration text, looking variables up with `lookup` instead of the
+    /// environment.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConfigFile::load`].
+    pub fn parse_with(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ConfigFile> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::Config(format!("invalid JSON: {e}")))?;
+        ConfigFile::from_value(&value, lookup)
+    }
+
+    /// Reads already parsed JSON.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when `value` holds no `mcpServers` or `servers` object.
+    pub fn from_value(
+        value: &Value,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ConfigFile> {
+        let root = value
+            .as_object()
+            .ok_or_else(|| Error::Config("the top level must be a JSON object".into()))?;
+        let nested = root.get("mcp").and_then(|mcp| mcp.get("servers"));
+        let sections = [
+            ("mcpServers", root.get("mcpServers")),
+            ("servers", root.get("servers")),
+            ("mcp.servers", nested),
+        ];
+        let mut file = ConfigFile::default();
+        let mut found = false;
+        for (key, section) in sections {
+            let Some(section) = section else { continue };
+            let entries = section
+                .as_object()
+                .ok_or_else(|| Error::Config(format!("`{key}` must be an object of servers")))?;
+            found = true;
+            for (name, entry) in entries {
+                let taken = file.servers.iter().any(|s| &s.name == name)
+                    || file.errors.iter().any(|e| &e.server == name);
+                let parsed = if taken {
+                    Err(entry_error(name, None, format!("defined again in `{key}`")))
+                } else {
+                    parse_server(name, entry, lookup)
+                };
+                match parsed {
+                    Ok(server) => file.servers.push(server),
+                    Err(err) => file.errors.push(err),
+                }
+            }
+        }
+        if !found {
+            return Err(Error::Config("no `mcpServers` or `servers` object".into()));
+        }
+        file.servers.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(file)
+    }
+}
+
+impl fmt::Display for ServerConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server `{}`", self.server)?;
+        if let Some(field) = &self.field {
+            write!(f, ", field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ServerConfigError {}
+
+fn entry_error(server: &str, field: Option<&str>, message: String) -> ServerConfigError {
+    ServerConfigError {
+        server: server.to_owned(),
+        field: field.map(str::to_owned),
+        message,
+    }
+}
+
+/// Reads the fields of one entry, expanding variables as it goes.
+struct Entry<'a> {
+    name: &'a str,
+    object: &'a Map<String, Value>,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+    /// Disabled entries keep unexpandable strings as written instead of failing.
+    lenient: bool,
+}
+
+impl Entry<'_> {
+    fn error(&self, field: &str, message: impl Into<String>) -> ServerConfigError {
+        entry_error(self.name, Some(field), message.into())
+    }
+
+    fn expand(&self, field: &str, text: &str) -> Result<String, ServerConfigError> {
+        match expand(text, self.lookup) {
+            Ok(value) => Ok(value),
+            Err(VarError::Missing(_)) if self.lenient => Ok(text.to_owned()),
+            Err(err) => Err(self.error(field, err.to_string())),
+        }
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => self.expand(key, s).map(Some),
+            Some(other) => Err(self.error(key, format!("must be a string, not {}", kind(other)))),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>, ServerConfigError> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => {
+                Err(self.error(key, format!("must be true or false, not {}", kind(other))))
+            }
+        }
+    }
+
+    fn millis(&self, key: &str) -> Result<Option<Duration>, ServerConfigError> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .map(|ms| Some(Duration::from_millis(ms)))
+                .ok_or_else(|| {
+                    self.error(
+                        key,
+                        format!(
+                            "must be a whole number of milliseconds, not {}",
+                            kind(value)
+                        ),
+                    )
+                }),
+        }
+    }
+
+    fn list(&self, key: &str) -> Result<Vec<String>, ServerConfigError> {
+        let items = match self.object.get(key) {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(self.error(
+                    key,
+                    format!("must be an array of strings, not {}", kind(other)),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let field = format!("{key}[{i}]");
+            match item {
+                Value::String(s) => out.push(self.expand(&field, s)?),
+                other => {
+                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn map(&self, key: &str) -> Result<Vec<(String, String)>, ServerConfigError> {
+        let entries = match self.object.get(key) {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Object(entries)) => entries,
+            Some(other) => {
+                return Err(self.error(
+                    key,
+                    format!("must be an object of strings, not {}", kind(other)),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(entries.len());
+        for (name, value) in entries {
+            let field = format!("{key}.{name}");
+            match value {
+                Value::String(s) => out.push((name.clone(), self.expand(&field, s)?)),
+                other => {
+                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn parse_server(
+    name: &str,
+    value: &Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, ServerConfigError> {
+    if name.trim().is_empty() {
+        return Err(entry_error(name, None, "the server name is empty".into()));
+    }
+    let object = value.as_object().ok_or_else(|| {
+        entry_error(
+            name,
+            None,
+            format!("must be an object, not {}", kind(value)),
+        )
+    })?;
+    let mut entry = Entry {
+        name,
+        object,
+        lookup,
+        lenient: false,
+    };
+    let disabled =
+        entry.bool("disabled")?.unwrap_or(false) || entry.bool("enabled")? == Some(false);
+    entry.lenient = disabled;
+    let transport = match entry.string("type")?.as_deref() {
+        Some("stdio") => stdio(&entry)?,
+        Some(other) => match HttpKind::parse(other) {
+            Some(kind) => http(&entry, kind)?,
+            None => {
+                let message = format!(
+                    "unknown type `{other}` (expected stdio, http, streamable-http or sse)"
+                );
+                return Err(entry.error("type", message));
+            }
+        },
+        None => match (object.contains_key("command"), object.contains_key("url")) {
+            (true, false) => stdio(&entry)?,
+            (false, true) => http(&entry, HttpKind::Auto)?,
+            (true, true) => {
+                let message = "has both `command` and `url`; add `type` to say which";
+                return Err(entry_error(name, None, message.into()));
+            }
+            (false, false) => {
+                let message = "needs `command` (a stdio server) or `url` (an HTTP server)";
+                return Err(entry_error(name, None, message.into()));
+            }
+        },
+    };
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        transport,
+        disabled,
+        startup_timeout: entry.millis("startupTimeoutMs")?,
+        request_timeout: entry.millis("requestTimeoutMs")?,
+    })
+}
+
+fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
+    let command = match entry.string("command")? {
+        Some(command) if !command.trim().is_empty() => command,
+        Some(_) => return Err(entry.error("command", "is empty")),
+        None => return Err(entry.error("command", "is missing (a stdio server needs one)")),
+    };
+    let env_policy = match entry.bool("inheritEnv")? {
+        Some(true) => EnvPolicy::InheritAll,
+        _ => EnvPolicy::AllowList,
+    };
+    Ok(ServerTransport::Stdio {
+        command,
+        args: entry.list("args")?,
+        env: entry.map("env")?,
+        cwd: entry.string("cwd")?.map(PathBuf::from),
+        env_policy,
+    })
+}
+
+fn http(entry: &Entry<'_>, kind: HttpKind) -> Result<ServerTransport, ServerConfigError> {
+    let url = match entry.string("url")? {
+        Some(url) if !url.trim().is_empty() => url,
+        Some(_) => return Err(entry.error("url", "is empty")),
+        None => {
+            return Err(entry.error(
+                "url",
+                format!("is missing (a `{}` server needs one)", kind.as_str()),
+            ))
+        }
+    };
+    Ok(ServerTransport::Http {
+        url,
+        headers: entry.map("headers")?,
+        kind,
+    })
+}
+
+/// How a JSON value is described in messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

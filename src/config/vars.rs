@@ -1,0 +1,118 @@
+//! `${VAR}` expansion in configuration strings.
+//!
+//! `${NAME}` and `${env:NAME}` are replaced by the variable's value; `${NAME:-default}` uses
+//! `default` when the variable is unset. A missing variable is an error rather than an empty
+//! string, so a forgotten API key is reported instead of sent as an empty header. A `$` that
+//! does not start `${` is kept as is, and `$${` writes a literal `${`.
+
+/// Why a string could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum VarError {
+    /// The variable is not set and has no default.
+    Missing(String),
+    /// `${` without a closing `}`.
+    Unterminated,
+    /// A variable of a kind this loader does not resolve, such as VS Code's `${input:…}`.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for VarError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VarError::Missing(name) => write!(f, "environment variable `{name}` is not set"),
+            VarError::Unterminated => f.write_str("`${` without a closing `}`"),
+            VarError::Unsupported(var) => write!(f, "unsupported variable `${{{var}}}`"),
+        }
+    }
+}
+
+/// Expands every variable in `text`, looking values up with `lookup`.
+pub(crate) fn expand(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, VarError> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(escaped) = after.strip_prefix("${") {
+            out.push_str("${");
+            rest = escaped;
+            continue;
+        }
+        let Some(body) = after.strip_prefix('{') else {
+            out.push('$');
+            rest = after;
+            continue;
+        };
+        let end = body.find('}').ok_or(VarError::Unterminated)?;
+        out.push_str(&resolve(&body[..end], lookup)?);
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn resolve(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, VarError> {
+    let inner = var.strip_prefix("env:").unwrap_or(var);
+    let (name, default) = match inner.split_once(":-") {
+        Some((name, default)) => (name, Some(default)),
+        None => (inner, None),
+    };
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(VarError::Unsupported(var.to_owned()));
+    }
+    match (lookup(name), default) {
+        (Some(value), _) => Ok(value),
+        (None, Some(default)) => Ok(default.to_owned()),
+        (None, None) => Err(VarError::Missing(name.to_owned())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/me".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn expands_both_forms_and_defaults() {
+        assert_eq!(expand("${HOME}/x", &vars).unwrap(), "/home/me/x");
+        assert_eq!(expand("${env:HOME}", &vars).unwrap(), "/home/me");
+        assert_eq!(expand("a${NOPE:-b}c", &vars).unwrap(), "abc");
+        assert_eq!(expand("${EMPTY:-d}", &vars).unwrap(), "");
+        assert_eq!(expand("${env:NOPE:-}", &vars).unwrap(), "");
+    }
+
+    #[test]
+    fn keeps_plain_dollars_and_escapes() {
+        assert_eq!(expand("$5 and $HOME", &vars).unwrap(), "$5 and $HOME");
+        assert_eq!(expand("$${HOME}", &vars).unwrap(), "${HOME}");
+        assert_eq!(expand("end$", &vars).unwrap(), "end$");
+    }
+
+    #[test]
+    fn reports_what_is_wrong() {
+        assert_eq!(
+            expand("${NOPE}", &vars),
+            Err(VarError::Missing("NOPE".into()))
+        );
+        assert_eq!(expand("${HOME", &vars), Err(VarError::Unterminated));
+        assert_eq!(
+            expand("${input:token}", &vars),
+            Err(VarError::Unsupported("input:token".into()))
+        );
+        assert_eq!(
+            expand("${}", &vars),
+            Err(VarError::Unsupported(String::new()))
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! Resources and prompts across servers: listed from every server in parallel, read and got
+//! from the right one.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::types::{GetPromptResult, Prompt, ReadResourceResult};
+
+use super::slot::Slot;
+use super::status::{PromptEntry, ResourceEntry, ServerError, ServerStatus};
+use super::{names, Manager};
+
+impl Manager {
+    /// Lists the resources of every server that has any, asking them in parallel (and
+    /// waiting for servers that are still starting). Servers that failed, or failed to
+    /// answer, are reported next to the resources of the others.
+    pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
+        let results = self.each_server(|slot| {
+            let client = slot.client()?;
+            if !client.server_capabilities().supports_resources() {
+                return Ok(Vec::new());
+            }
+            client.list_all_resources()
+        });
+        let mut entries = Vec::new();
+        let mut errors = Vec::new();
+        for (server, result) in results {
+            match result {
+                Ok(resources) => {
+                    entries.extend(resources.into_iter().map(|resource| ResourceEntry {
+                        server: server.clone(),
+                        resource,
+                    }))
+                }
+                Err(error) => errors.push(ServerError { server, error }),
+            }
+        }
+        (entries, errors)
+    }
+
+    /// Reads a resource from a server.
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::call_tool`](crate::Manager::call_tool), with the errors of
+    /// [`Client::read_resource`](crate::Client::read_resource).
+    pub fn read_resource(&self, server: &str, uri: &str) -> Result<ReadResourceResult> {
+        self.client_for(server)?.read_resource(uri)
+    }
+
+    /// Lists the prompts of every server that has any, in parallel, under namespaced names
+    /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)).
+    pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
+        let results = self.each_server(|slot| {
+            let client = slot.client()?;
+            let prompts = if client.server_capabilities().supports_prompts() {
+                client.list_all_prompts()?
+            } else {
+                Vec::new()
+            };
+            slot.state().prompts.clone_from(&prompts);
+            Ok(prompts)
+        });
+        let mut errors = Vec::new();
+        for (server, result) in results {
+            if let Err(error) = result {
+                errors.push(ServerError { server, error });
+            }
+        }
+        (self.prompt_entries(), errors)
+    }
+
+    /// Gets a prompt by its namespaced name, with its arguments (an object of strings, or
+    /// `Value::Null`). Prompt names come from the last [`Manager::list_prompts`], which is
+    /// run first when the name is not known yet.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an unknown name, then as [`Manager::read_resource`].
+    pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        let find = || self.prompt_entries().into_iter().find(|e| e.name == name);
+        let entry = match find() {
+            Some(entry) => entry,
+            None => {
+                self.list_prompts();
+                find().ok_or_else(|| Error::Config(format!("no prompt named `{name}`")))?
+            }
+        };
+        let client = self.client_for(&entry.server)?;
+        client.get_prompt(&entry.prompt.name, arguments)
+    }
+
+    /// The prompts of the last listing, namespaced.
+    fn prompt_entries(&self) -> Vec<PromptEntry> {
+        let mut listed: Vec<(String, Prompt)> = Vec::new();
+        for slot in self.slots() {
+            let state = slot.state();
+            listed.extend(
+                state
+                    .prompts
+                    .iter()
+                    .map(|p| (slot.name().to_owned(), p.clone())),
+            );
+        }
+        let keys: Vec<(&str, &str)> = listed
+            .iter()
+            .map(|(s, p)| (s.as_str(), p.name.as_str()))
+            .collect();
+        let names = names::assign(&keys, &self.options.separator);
+        listed
+            .into_iter()
+            .zip(names)
+            .map(|((server, prompt), name)| PromptEntry {
+                name,
+                server,
+                prompt,
+            })
+            .collect()
+    }
+
+    /// Runs `job` for every server that is not disabled or stopped, each on its own thread
+    /// (`umcp-manager-list`), and returns the results by server name.
+    fn each_server<T, F>(&self, job: F) -> Vec<(String, Result<T>)>
+    where
+        T: Send,
+        F: Fn(&Slot) -> Result<T> + Sync,
+    {
+        let slots: Vec<Arc<Slot>> = self
+            .slots()
+            .into_iter()
+            .filter(|s| !matches!(s.status(), ServerStatus::Disabled | ServerStatus::Stopped))
+            .collect();
+        let job = &job;
+        std::thread::scope(|scope| {
+            let running: Vec<_> = slots
+                .iter()
+                .map(|slot| {
+                    let spawned = std::thread::Builder::new()
+                        .name("umcp-manager-list".into())
+                        .spawn_scoped(scope, move || job(slot));
+                    (slot, spawned)
+                })
+                .collect();
+            running
+                .into_iter()
+                .map(|(slot, spawned)| {
+                    // Without a thread the job runs here: slower, but the answer is the same.
+                    let result = match spawned {
+                        Ok(handle) => handle
+                            .join()
+                            .unwrap_or_else(|_| Err(Error::Protocol("listing panicked".into()))),
+                        Err(_) => job(slot),
+                    };
+                    (slot.name().to_owned(), result)
+                })
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,383 @@
+//! The multi-server manager: many configured servers started in parallel, one namespaced tool
+//! list, calls routed to the right server, and reconnection when a server goes away.
+//!
+//! Every server gets a supervisor thread (`umcp-manager-<name>`) that connects it, lists its
+//! tools, watches the connection and reconnects with backoff. One server failing never
+//! fails the others: each has its own [`ServerStatus`].
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::client::{Client, RequestOptions};
+use crate::config::ServerConfig;
+use crate::error::{Closed, Error, Result};
+use crate::types::CallToolResult;
+
+mod cache;
+mod lists;
+mod names;
+mod options;
+mod slot;
+mod status;
+mod supervisor;
+mod tracked;
+
+pub use options::ManagerOptions;
+pub use status::{
+    ManagerNotifications, PromptEntry, ResourceEntry, ServerError, ServerStatus, StatusEvent,
+    StatusEvents, TaggedNotification, ToolEntry,
+};
+
+use slot::Slot;
+use status::Hub;
+use supervisor::{stop_all, Command, Handle};
+
+/// Many MCP servers behind one handle.
+///
+/// [`Manager::start`] returns at once: servers connect in the background, in parallel, each
+/// within its own start-up timeout. Use [`Manager::wait_ready`] to wait until every server
+/// has connected or failed, or just call: a call to a server that is still starting waits for
+/// it, up to its start-up timeout.
+///
+/// Tools are offered under namespaced names, `server__tool` by default; see
+/// [`Manager::tools`] for how clashes are resolved. While a server starts, its tools from the
+/// last run are offered from the cache, marked [`stale`](ToolEntry::stale).
+///
+/// When a connection is lost, calls in flight fail with [`Error::Closed`] (tool calls are
+/// never replayed) and the server is reconnected with exponential backoff, a bounded number
+/// of times ([`ManagerOptions::with_reconnect_attempts`]).
+///
+/// `Manager` is `Send + Sync`; share it in an `Arc`. Dropping it closes every server.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use umcp::{ConfigFile, Manager, ManagerOptions};
+///
+/// # fn main() -> umcp::Result<()> {
+/// let file = ConfigFile::load("mcp.json".as_ref())?;
+/// for error in &file.errors {
+///     eprintln!("skipped {error}");
+/// }
+/// let manager = Manager::start(file.servers, ManagerOptions::default());
+/// manager.wait_ready(Duration::from_secs(30));
+/// for (name, status) in manager.statuses() {
+///     println!("{name}: {status}");
+/// }
+/// for entry in manager.tools() {
+///     println!("{}", entry.name);
+/// }
+/// let result = manager.call_tool("files__read_file", serde_json::json!({ "path": "/tmp/x" }))?;
+/// println!("{}", result.text());
+/// # Ok(()) }
+/// ```
+pub struct Manager {
+    options: ManagerOptions,
+    hub: Arc<Hub>,
+    servers: Mutex<BTreeMap<String, Handle>>,
+    closed: Mutex<bool>,
+}
+
+impl Manager {
+    /// Starts every enabled server in the background and returns at once.
+    ///
+    /// A configuration whose name is already taken by an earlier one is skipped.
+    pub fn start(configs: Vec<ServerConfig>, options: ManagerOptions) -> Manager {
+        let manager = Manager {
+            hub: Arc::new(Hub::new(options.queue_capacity)),
+            options,
+            servers: Mutex::new(BTreeMap::new()),
+            closed: Mutex::new(false),
+        };
+        for config in configs {
+            if let Err(err) = manager.add(config) {
+                log::debug!("{err}");
+            }
+        }
+        manager
+    }
+
+    /// Adds a server and starts it (unless it is disabled).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when a server of that name exists, [`Error::Closed`] after
+    /// [`Manager::close`], [`Error::Io`] when its thread cannot be started.
+    pub fn add(&self, config: ServerConfig) -> Result<()> {
+        let closed = lock(&self.closed);
+        if *closed {
+            return Err(manager_closed());
+        }
+        let mut servers = lock(&self.servers);
+        if servers.contains_key(&config.name) {
+            return Err(Error::Config(format!(
+                "a server named `{}` exists already",
+                config.name
+            )));
+        }
+        let name = config.name.clone();
+        let startup = config
+            .startup_timeout
+            .unwrap_or(self.options.startup_timeout);
+        let cache_dir = self.options.cache_dir.as_deref();
+        let slot = Arc::new(Slot::new(config, startup, cache_dir, Arc::clone(&self.hub)));
+        let (commands, commands_rx) = crossbeam_channel::unbounded();
+        // An enabled server's supervisor reports `Connecting` as it starts.
+        let thread = if slot.config.disabled {
+            self.hub.event(&name, &ServerStatus::Disabled);
+            None
+        } else {
+            let hub = Arc::clone(&self.hub);
+            let started =
+                supervisor::spawn(Arc::clone(&slot), self.options.clone(), hub, commands_rx);
+            Some(started.map_err(Error::io)?)
+        };
+        servers.insert(
+            name,
+            Handle {
+                slot,
+                commands,
+                thread,
+            },
+        );
+        Ok(())
+    }
+
+    /// Stops a server and forgets it, waiting up to the close timeout for it to shut down.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when there is no server of that name.
+    pub fn remove(&self, name: &str) -> Result<()> {
+        let entry = lock(&self.servers)
+            .remove(name)
+            .ok_or_else(|| unknown_server(name))?;
+        stop_all(vec![entry], Instant::now() + self.options.close_timeout);
+        Ok(())
+    }
+
+    /// Closes a server's connection and connects it again, with a fresh count of attempts.
+    /// This is how a server that failed for good, or needs authorization, is retried.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when there is no server of that name, or it is disabled or stopped.
+    pub fn restart(&self, name: &str) -> Result<()> {
+        let (slot, commands) = {
+            let servers = lock(&self.servers);
+            let entry = servers.get(name).ok_or_else(|| unknown_server(name))?;
+            if entry.thread.is_none() {
+                return Err(Error::Config(format!("server `{name}` is not running")));
+            }
+            (Arc::clone(&entry.slot), entry.commands.clone())
+        };
+        // Interrupt first: the attempt this stops is then always the one under way before
+        // the restart, never the new one the command starts.
+        slot.tracker.interrupt_attempt();
+        let _ = commands.send(Command::Restart);
+        Ok(())
+    }
+
+    /// The names of the servers, sorted.
+    pub fn server_names(&self) -> Vec<String> {
+        lock(&self.servers).keys().cloned().collect()
+    }
+
+    /// The status of a server, if there is one of that name.
+    pub fn status(&self, name: &str) -> Option<ServerStatus> {
+        lock(&self.servers).get(name).map(|e| e.slot.status())
+    }
+
+    /// Every server's status, sorted by name.
+    pub fn statuses(&self) -> Vec<(String, ServerStatus)> {
+        self.slots()
+            .iter()
+            .map(|slot| (slot.name().to_owned(), slot.status()))
+            .collect()
+    }
+
+    /// Waits until no server is connecting any more (each is connected, failed, needs
+    /// authorization or is disabled), or until `timeout` passes. Returns whether they all
+    /// settled.
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        self.slots().iter().all(|slot| slot.wait_settled(deadline))
+    }
+
+    /// The tools of every server that is connected, starting, or will be retried, sorted by
+    /// server name and then in each server's order.
+    ///
+    /// Tool `t` of server `s` is named `s__t` (with the configured separator). If two tools
+    /// end up with the same name (server `a` with tool `b__c` and server `a__b` with tool
+    /// `c`, or a server that lists a name twice), the first in this order keeps it and each
+    /// later one gets the smallest suffix `_2`, `_3`, … that no other tool has. Names are
+    /// looked up, never split, so separators inside server or tool names do no harm. The
+    /// names are stable as long as the set of servers and their tools is.
+    pub fn tools(&self) -> Vec<ToolEntry> {
+        let mut entries = Vec::new();
+        for slot in self.slots() {
+            let state = slot.state();
+            if !state.status.is_live() {
+                continue;
+            }
+            let stale = !(state.status.is_connected() && state.tools_fresh);
+            for tool in &state.tools {
+                entries.push(ToolEntry {
+                    name: String::new(),
+                    server: slot.name().to_owned(),
+                    tool: tool.clone(),
+                    stale,
+                });
+            }
+        }
+        let keys: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|e| (e.server.as_str(), e.tool.name.as_str()))
+            .collect();
+        let names = names::assign(&keys, &self.options.separator);
+        for (entry, name) in entries.iter_mut().zip(names) {
+            entry.name = name;
+        }
+        entries
+    }
+
+    /// Calls a tool by its namespaced name (see [`Manager::tools`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an unknown name; when the server is still starting, a
+    /// [`Error::Timeout`] of kind [`Connect`](crate::TimeoutKind::Connect) once its start-up
+    /// timeout has passed; when it failed, the error it failed with; then any error of
+    /// [`Client::call_tool`].
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, &RequestOptions::default())
+    }
+
+    /// Calls a tool by its namespaced name with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::call_tool`].
+    pub fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult> {
+        let entry = self
+            .tools()
+            .into_iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
+        let client = self.client_for(&entry.server)?;
+        client.call_tool_with(&entry.tool.name, arguments, options)
+    }
+
+    /// The client of a server, for anything the manager does not route itself, waiting while
+    /// the server is starting. After a reconnection the manager uses a new client, and this
+    /// one stays closed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::call_tool`], without the call.
+    pub fn client(&self, server: &str) -> Result<Arc<Client>> {
+        self.client_for(server)
+    }
+
+    /// The notifications of every server, tagged with the server's name.
+    pub fn notifications(&self) -> ManagerNotifications {
+        self.hub.notifications()
+    }
+
+    /// The status changes of every server.
+    pub fn status_events(&self) -> StatusEvents {
+        self.hub.status_events()
+    }
+
+    /// Closes every server in parallel and returns within the close timeout; a server that
+    /// has not finished by then is left to finish on its own thread. Idempotent; also done on
+    /// drop.
+    pub fn close(&self) {
+        let mut closed = lock(&self.closed);
+        if *closed {
+            return;
+        }
+        *closed = true;
+        // The stopped servers stay in the table, so their status explains later failed calls.
+        let handles: Vec<Handle> = lock(&self.servers)
+            .values_mut()
+            .map(|handle| Handle {
+                slot: Arc::clone(&handle.slot),
+                commands: handle.commands.clone(),
+                thread: handle.thread.take(),
+            })
+            .collect();
+        stop_all(handles, Instant::now() + self.options.close_timeout);
+        self.hub.shut();
+    }
+
+    fn slots(&self) -> Vec<Arc<Slot>> {
+        lock(&self.servers)
+            .values()
+            .map(|e| Arc::clone(&e.slot))
+            .collect()
+    }
+
+    fn slot(&self, name: &str) -> Result<Arc<Slot>> {
+        let servers = lock(&self.servers);
+        servers
+            .get(name)
+            .map(|e| Arc::clone(&e.slot))
+            .ok_or_else(|| unknown_server(name))
+    }
+
+    fn client_for(&self, server: &str) -> Result<Arc<Client>> {
+        self.slot(server)?.client()
+    }
+}
+
+impl Drop for Manager {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Manager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manager")
+            .field("servers", &self.statuses())
+            .finish_non_exhaustive()
+    }
+}
+
+fn unknown_server(name: &str) -> Error {
+    Error::Config(format!("no server named `{name}`"))
+}
+
+fn manager_closed() -> Error {
+    Error::Closed(Arc::new(Closed {
+        reason: "the manager is closed".into(),
+        ..Closed::default()
+    }))
+}
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure
+/// guarded this way stays consistent between statements.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn manager_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<super::Manager>();
+        assert_send_sync::<super::ManagerNotifications>();
+        assert_send_sync::<super::StatusEvents>();
+    }
+}

@@ -1,0 +1,209 @@
+//! How a [`Manager`](crate::Manager) behaves: naming, start-up deadlines, reconnection and the
+//! tool cache.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::client::Options;
+use crate::config::ServerConfig;
+
+/// Options of a [`Manager`](crate::Manager); `Default` plus `with_*` setters.
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::{ManagerOptions, Options};
+///
+/// let options = ManagerOptions::default()
+///     .with_client_options(Options::default().with_request_timeout(Duration::from_secs(60)))
+///     .with_separator("__")
+///     .with_startup_timeout(Duration::from_secs(20))
+///     .with_reconnect_attempts(3)
+///     .with_reconnect_delay(Duration::from_millis(250), Duration::from_secs(10))
+///     .without_cache();
+/// assert_eq!(options.separator(), "__");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ManagerOptions {
+    pub(crate) client: Options,
+    pub(crate) separator: String,
+    pub(crate) startup_timeout: Duration,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) reconnect_attempts: u32,
+    pub(crate) reconnect_initial: Duration,
+    pub(crate) reconnect_max: Duration,
+    pub(crate) close_timeout: Duration,
+    pub(crate) queue_capacity: usize,
+}
+
+impl Default for ManagerOptions {
+    fn default() -> ManagerOptions {
+        ManagerOptions {
+            client: Options::default(),
+            separator: "__".into(),
+            startup_timeout: Duration::from_secs(30),
+            cache_dir: ManagerOptions::default_cache_dir(),
+            reconnect_attempts: 5,
+            reconnect_initial: Duration::from_millis(500),
+            reconnect_max: Duration::from_secs(30),
+            close_timeout: Duration::from_secs(5),
+            queue_capacity: 1024,
+        }
+    }
+}
+
+impl ManagerOptions {
+    /// The options every server's [`Client`](crate::Client) starts from (identity, request
+    /// timeout, sampling, elicitation and roots handlers, notification callback). The
+    /// manager sets the `initialize` timeout to each server's start-up timeout, and a
+    /// server's own `requestTimeoutMs` wins over the request timeout here. Notifications are
+    /// delivered on [`Manager::notifications`](crate::Manager::notifications) (after the
+    /// callback, if any), not on each client's own queue.
+    pub fn with_client_options(mut self, options: Options) -> ManagerOptions {
+        self.client = options;
+        self
+    }
+
+    /// What joins a server's name and a tool's or prompt's name (default `__`, giving
+    /// `server__tool`). An empty separator is ignored.
+    pub fn with_separator(mut self, separator: impl Into<String>) -> ManagerOptions {
+        let separator = separator.into();
+        if !separator.is_empty() {
+            self.separator = separator;
+        }
+        self
+    }
+
+    /// How long connecting and `initialize` may take for servers whose configuration does not
+    /// say (default 30 s). Calls to a server that is still starting wait this long at most.
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> ManagerOptions {
+        self.startup_timeout = timeout;
+        self
+    }
+
+    /// Where each server's last tool list is saved, so that it can be offered (marked stale)
+    /// while the server starts next time. The default is [`ManagerOptions::default_cache_dir`].
+    pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> ManagerOptions {
+        self.cache_dir = Some(dir.into());
+        self
+    }
+
+    /// Neither reads nor writes a tool cache.
+    pub fn without_cache(mut self) -> ManagerOptions {
+        self.cache_dir = None;
+        self
+    }
+
+    /// How many times in a row a failed start or a lost connection is retried before the
+    /// server is marked failed for good (default 5; 0 never retries). A connection that
+    /// stayed up longer than the largest reconnect delay starts the count over.
+    pub fn with_reconnect_attempts(mut self, attempts: u32) -> ManagerOptions {
+        self.reconnect_attempts = attempts;
+        self
+    }
+
+    /// The delay before the first retry and the largest delay; each retry doubles the
+    /// previous delay (default 0.5 s up to 30 s). A connection that was up and then lost is
+    /// first retried at once.
+    pub fn with_reconnect_delay(mut self, initial: Duration, max: Duration) -> ManagerOptions {
+        self.reconnect_initial = initial;
+        self.reconnect_max = max.max(initial);
+        self
+    }
+
+    /// How long [`Manager::close`](crate::Manager::close) and
+    /// [`Manager::remove`](crate::Manager::remove) wait for servers to shut down (default 5 s).
+    pub fn with_close_timeout(mut self, timeout: Duration) -> ManagerOptions {
+        self.close_timeout = timeout;
+        self
+    }
+
+    /// How many unread notifications, and separately status events, are kept (default 1024);
+    /// past that the oldest are dropped.
+    pub fn with_queue_capacity(mut self, capacity: usize) -> ManagerOptions {
+        self.queue_capacity = capacity.max(1);
+        self
+    }
+
+    /// The separator between server and tool names.
+    pub fn separator(&self) -> &str {
+        &self.separator
+    }
+
+    /// The default start-up timeout.
+    pub fn startup_timeout(&self) -> Duration {
+        self.startup_timeout
+    }
+
+    /// The tool cache directory, if the cache is on.
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.cache_dir.as_deref()
+    }
+
+    /// The file where the tools of `server` are cached, if the cache is on.
+    ///
+    /// Its name is a hash of what starts the server (command, arguments, environment and
+    /// working directory, or URL, headers and transport), so a changed configuration starts
+    /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "tools":
+    /// [Tool, …]}`; deleting it is always safe.
+    pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {
+        self.cache_dir
+            .as_deref()
+            .map(|dir| super::cache::file(dir, server))
+    }
+
+    /// The per-user cache directory for tool lists: `%LOCALAPPDATA%\umcp\cache\tools` on
+    /// Windows, `~/Library/Caches/umcp/tools` on macOS, and `$XDG_CACHE_HOME/umcp/tools`
+    /// (or `~/.cache/umcp/tools`) elsewhere. `None` when the environment names no home.
+    pub fn default_cache_dir() -> Option<PathBuf> {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let base = if cfg!(windows) {
+            var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
+        } else if cfg!(target_os = "macos") {
+            var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
+        } else {
+            var("XDG_CACHE_HOME")
+                .or_else(|| var("HOME").map(|h| h.join(".cache")))
+                .map(|d| d.join("umcp"))
+        };
+        base.map(|b| b.join("tools"))
+    }
+
+    /// The delay before retry number `failures` (1 for the first retry).
+    pub(crate) fn backoff(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(20);
+        self.reconnect_initial
+            .saturating_mul(1 << doublings)
+            .min(self.reconnect_max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_maximum() {
+        let options = ManagerOptions::default();
+        let delays: Vec<u64> = (1..=8)
+            .map(|n| options.backoff(n).as_millis() as u64)
+            .collect();
+        assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+        assert_eq!(options.backoff(u32::MAX), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn empty_separator_is_ignored() {
+        assert_eq!(
+            ManagerOptions::default().with_separator("").separator(),
+            "__"
+        );
+        assert_eq!(
+            ManagerOptions::default().with_separator(".").separator(),
+            "."
+        );
+    }
+}

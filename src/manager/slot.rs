@@ -1,0 +1,186 @@
+//! One managed server's shared state: its status, client and last lists, which the manager
+//! reads and the server's supervisor thread writes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::client::Client;
+use crate::config::ServerConfig;
+use crate::error::{Closed, Error, Result, TimeoutKind};
+use crate::types::{Prompt, Tool};
+
+use super::status::{Hub, ServerStatus};
+use super::tracked::Tracker;
+use super::{cache, lock};
+
+/// A managed server.
+pub(crate) struct Slot {
+    pub(crate) config: ServerConfig,
+    /// How long its start may take.
+    pub(crate) startup_timeout: Duration,
+    pub(crate) tracker: Arc<Tracker>,
+    state: Mutex<State>,
+    changed: Condvar,
+    stopping: AtomicBool,
+    hub: Arc<Hub>,
+}
+
+/// What changes while the server runs.
+pub(crate) struct State {
+    pub(crate) status: ServerStatus,
+    /// The live client; `Some` exactly while the status is `Connected`.
+    pub(crate) client: Option<Arc<Client>>,
+    /// The last known tools, from the current connection when `tools_fresh`.
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) tools_fresh: bool,
+    /// The prompts of the last prompt listing.
+    pub(crate) prompts: Vec<Prompt>,
+}
+
+impl Slot {
+    /// A slot for `config`, offering its cached tools (stale) until it connects.
+    pub(crate) fn new(
+        config: ServerConfig,
+        startup_timeout: Duration,
+        cache_dir: Option<&std::path::Path>,
+        hub: Arc<Hub>,
+    ) -> Slot {
+        let tools = match cache_dir {
+            Some(dir) if !config.disabled => cache::load(dir, &config).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let status = if config.disabled {
+            ServerStatus::Disabled
+        } else {
+            ServerStatus::Connecting { attempt: 1 }
+        };
+        Slot {
+            config,
+            startup_timeout,
+            tracker: Arc::new(Tracker::default()),
+            state: Mutex::new(State {
+                status,
+                client: None,
+                tools,
+                tools_fresh: false,
+                prompts: Vec::new(),
+            }),
+            changed: Condvar::new(),
+            stopping: AtomicBool::new(false),
+            hub,
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    pub(crate) fn status(&self) -> ServerStatus {
+        self.state().status.clone()
+    }
+
+    /// Marks the server as stopping and interrupts a connection attempt in progress.
+    pub(crate) fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.tracker.interrupt();
+    }
+
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// Sets a status other than `Connected`, dropping the client, and reports the change.
+    pub(crate) fn set_status(&self, status: ServerStatus) {
+        let mut state = self.state();
+        state.client = None;
+        state.tools_fresh = false;
+        self.publish(&mut state, status);
+    }
+
+    /// Sets `Connected` with `client`, and the tools it listed when it could.
+    pub(crate) fn set_connected(
+        &self,
+        client: Arc<Client>,
+        tools: Option<Vec<Tool>>,
+        reconnects: u32,
+    ) {
+        let status = ServerStatus::Connected {
+            transport: client.transport_kind(),
+            reconnects,
+        };
+        let mut state = self.state();
+        state.client = Some(client);
+        if let Some(tools) = tools {
+            state.tools = tools;
+            state.tools_fresh = true;
+        }
+        self.publish(&mut state, status);
+    }
+
+    /// Replaces the tools of the current connection.
+    pub(crate) fn set_tools(&self, tools: Vec<Tool>) {
+        let mut state = self.state();
+        state.tools = tools;
+        state.tools_fresh = state.client.is_some();
+    }
+
+    fn publish(&self, state: &mut State, status: ServerStatus) {
+        log::debug!("server `{}`: {status}", self.name());
+        self.hub.event(self.name(), &status);
+        state.status = status;
+        self.changed.notify_all();
+    }
+
+    /// Waits until no connection attempt is under way, or until `deadline`.
+    pub(crate) fn wait_settled(&self, deadline: Instant) -> bool {
+        let mut state = self.state();
+        while !state.status.is_settled() {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            state = match self.changed.wait_timeout(state, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        true
+    }
+
+    /// The live client, waiting up to the start-up timeout while the server is connecting.
+    pub(crate) fn client(&self) -> Result<Arc<Client>> {
+        let started = Instant::now();
+        self.wait_settled(started + self.startup_timeout);
+        let state = self.state();
+        match (&state.client, &state.status) {
+            (Some(client), _) => Ok(Arc::clone(client)),
+            (None, ServerStatus::Connecting { .. }) => Err(Error::Timeout {
+                method: format!("initialize of {}", self.name()),
+                elapsed: started.elapsed(),
+                kind: TimeoutKind::Connect,
+            }),
+            (None, ServerStatus::Failed { error, .. }) => Err(error.clone()),
+            (None, ServerStatus::NeedsAuthorization { hints }) => {
+                let hints = Box::new(hints.clone());
+                Err(if hints.status == 403 {
+                    Error::Forbidden(hints)
+                } else {
+                    Error::Unauthorized(hints)
+                })
+            }
+            (None, ServerStatus::Disabled) => Err(Error::Config(format!(
+                "server `{}` is disabled",
+                self.name()
+            ))),
+            (None, _) => Err(Error::Closed(Arc::new(Closed {
+                reason: format!("server `{}` was stopped", self.name()),
+                ..Closed::default()
+            }))),
+        }
+    }
+}

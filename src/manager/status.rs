@@ -1,0 +1,356 @@
+//! What a manager reports: each server's status, the tagged notification and status-event
+//! queues, and the entries of the aggregated lists.
+
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use super::lock;
+use crate::error::{Error, HttpError};
+use crate::types::{Prompt, Resource, ServerNotification, Tool};
+
+/// Where one managed server stands.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ServerStatus {
+    /// Connecting and running `initialize`; `attempt` counts from 1 since the last
+    /// connection (or the start).
+    Connecting {
+        /// Which attempt this is.
+        attempt: u32,
+    },
+    /// Connected and usable.
+    Connected {
+        /// The transport in use: `stdio`, `streamable-http` or `sse`.
+        transport: &'static str,
+        /// How many times the connection was lost and made again.
+        reconnects: u32,
+    },
+    /// Not connected: the last attempt failed or the connection was lost.
+    Failed {
+        /// What went wrong. Its `Display` carries the details, e.g. the exit status and the
+        /// last lines of a stdio server's stderr.
+        error: Error,
+        /// Failures in a row (0 when a long-lived connection was just lost).
+        attempts: u32,
+        /// When the next attempt starts; `None` once the manager has given up (see
+        /// [`Manager::restart`](crate::Manager::restart)).
+        next_attempt: Option<Instant>,
+    },
+    /// The HTTP server answered 401 or 403; it is not retried until restarted with
+    /// credentials.
+    NeedsAuthorization {
+        /// The failed exchange: its status, `WWW-Authenticate` challenge and
+        /// `Mcp-Auth-Server` hint.
+        hints: HttpError,
+    },
+    /// Disabled in the configuration; never started.
+    Disabled,
+    /// Stopped by [`Manager::remove`](crate::Manager::remove) or
+    /// [`Manager::close`](crate::Manager::close).
+    Stopped,
+}
+
+impl ServerStatus {
+    /// A short lowercase name: `connecting`, `connected`, `failed`, `needs-authorization`,
+    /// `disabled` or `stopped`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ServerStatus::Connecting { .. } => "connecting",
+            ServerStatus::Connected { .. } => "connected",
+            ServerStatus::Failed { .. } => "failed",
+            ServerStatus::NeedsAuthorization { .. } => "needs-authorization",
+            ServerStatus::Disabled => "disabled",
+            ServerStatus::Stopped => "stopped",
+        }
+    }
+
+    /// True when connected.
+    pub fn is_connected(&self) -> bool {
+        matches!(self, ServerStatus::Connected { .. })
+    }
+
+    /// True unless an attempt to connect is under way.
+    pub fn is_settled(&self) -> bool {
+        !matches!(self, ServerStatus::Connecting { .. })
+    }
+
+    /// The error of a failed server.
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            ServerStatus::Failed { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Whether the server's tools are worth offering: it is connected, connecting, or will
+    /// be retried.
+    pub(crate) fn is_live(&self) -> bool {
+        match self {
+            ServerStatus::Connecting { .. } | ServerStatus::Connected { .. } => true,
+            ServerStatus::Failed { next_attempt, .. } => next_attempt.is_some(),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for ServerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerStatus::Connecting { attempt: 1 } => f.write_str("connecting"),
+            ServerStatus::Connecting { attempt } => write!(f, "connecting (attempt {attempt})"),
+            ServerStatus::Connected { transport, .. } => write!(f, "connected over {transport}"),
+            ServerStatus::Failed {
+                error,
+                attempts,
+                next_attempt,
+            } => {
+                f.write_str("not connected")?;
+                if *attempts > 1 {
+                    write!(f, " after {attempts} attempts")?;
+                }
+                write!(f, ": {error}")?;
+                match next_attempt {
+                    Some(at) => {
+                        let wait = at.saturating_duration_since(Instant::now());
+                        write!(f, " (retrying in {:.1?})", round(wait))
+                    }
+                    None => f.write_str(" (not retrying)"),
+                }
+            }
+            ServerStatus::NeedsAuthorization { hints } => write!(f, "needs authorization: {hints}"),
+            ServerStatus::Disabled => f.write_str("disabled"),
+            ServerStatus::Stopped => f.write_str("stopped"),
+        }
+    }
+}
+
+fn round(d: Duration) -> Duration {
+    Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64 / 100 * 100)
+}
+
+/// A server notification, tagged with the server that sent it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TaggedNotification {
+    /// The server's name.
+    pub server: String,
+    /// The notification.
+    pub notification: ServerNotification,
+}
+
+/// A server's status changed.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StatusEvent {
+    /// The server's name.
+    pub server: String,
+    /// Its new status.
+    pub status: ServerStatus,
+}
+
+/// One tool of the aggregated list.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ToolEntry {
+    /// The namespaced name to call it by, e.g. `files__read_file`.
+    pub name: String,
+    /// The server it belongs to.
+    pub server: String,
+    /// The tool as the server describes it (with the server's own name).
+    pub tool: Tool,
+    /// True when the entry comes from the cache or an earlier connection, not from the
+    /// server's current connection.
+    pub stale: bool,
+}
+
+/// One prompt of the aggregated list.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PromptEntry {
+    /// The namespaced name to get it by.
+    pub name: String,
+    /// The server it belongs to.
+    pub server: String,
+    /// The prompt as the server describes it.
+    pub prompt: Prompt,
+}
+
+/// One resource of the aggregated list.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ResourceEntry {
+    /// The server it belongs to; read it with [`Manager::read_resource`](crate::Manager::read_resource).
+    pub server: String,
+    /// The resource.
+    pub resource: Resource,
+}
+
+/// A server that could not contribute to an aggregated list.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerError {
+    /// The server's name.
+    pub server: String,
+    /// Why.
+    pub error: Error,
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.server, self.error)
+    }
+}
+
+/// The notifications of every managed server, in arrival order, each tagged with its server.
+///
+/// All handles share one queue: an item is taken by whichever handle reads it first. When the
+/// queue is full the oldest unread item is dropped. The queue ends once the manager is closed
+/// and every server has shut down.
+#[derive(Debug, Clone)]
+pub struct ManagerNotifications {
+    rx: Receiver<TaggedNotification>,
+}
+
+/// The status changes of every managed server, in order. Shared and bounded like
+/// [`ManagerNotifications`].
+#[derive(Debug, Clone)]
+pub struct StatusEvents {
+    rx: Receiver<StatusEvent>,
+}
+
+impl ManagerNotifications {
+    /// Waits for the next notification; `None` once the manager is closed and the queue is
+    /// empty.
+    pub fn recv(&self) -> Option<TaggedNotification> {
+        self.rx.recv().ok()
+    }
+
+    /// Waits up to `timeout` for the next notification.
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<TaggedNotification> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+
+    /// The next notification if one is queued.
+    pub fn try_recv(&self) -> Option<TaggedNotification> {
+        self.rx.try_recv().ok()
+    }
+
+    /// A blocking iterator that ends when the manager is closed and the queue is empty.
+    pub fn iter(&self) -> impl Iterator<Item = TaggedNotification> + '_ {
+        self.rx.iter()
+    }
+}
+
+impl StatusEvents {
+    /// Waits for the next event; `None` once the manager is closed and the queue is empty.
+    pub fn recv(&self) -> Option<StatusEvent> {
+        self.rx.recv().ok()
+    }
+
+    /// Waits up to `timeout` for the next event.
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<StatusEvent> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+
+    /// The next event if one is queued.
+    pub fn try_recv(&self) -> Option<StatusEvent> {
+        self.rx.try_recv().ok()
+    }
+
+    /// A blocking iterator that ends when the manager is closed and the queue is empty.
+    pub fn iter(&self) -> impl Iterator<Item = StatusEvent> + '_ {
+        self.rx.iter()
+    }
+}
+
+/// A bounded queue that keeps the newest items: pushing onto a full queue drops the oldest.
+pub(crate) struct Queue<T> {
+    tx: Sender<T>,
+    rx: Receiver<T>,
+}
+
+impl<T> Clone for Queue<T> {
+    fn clone(&self) -> Self {
+        Queue {
+            tx: self.tx.clone(),
+            rx: self.rx.clone(),
+        }
+    }
+}
+
+impl<T> Queue<T> {
+    fn new(capacity: usize) -> Queue<T> {
+        let (tx, rx) = crossbeam_channel::bounded(capacity);
+        Queue { tx, rx }
+    }
+
+    pub(crate) fn push(&self, item: T) {
+        let mut item = item;
+        loop {
+            match self.tx.try_send(item) {
+                Ok(()) => return,
+                Err(TrySendError::Full(back)) => {
+                    let _ = self.rx.try_recv();
+                    item = back;
+                }
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        }
+    }
+}
+
+/// The two queues of a manager. Closing the hub drops its senders, so readers see the end
+/// once the clients holding the remaining ones are gone.
+pub(crate) struct Hub {
+    notes: Mutex<Option<Queue<TaggedNotification>>>,
+    events: Mutex<Option<Queue<StatusEvent>>>,
+    notes_rx: Receiver<TaggedNotification>,
+    events_rx: Receiver<StatusEvent>,
+}
+
+impl Hub {
+    pub(crate) fn new(capacity: usize) -> Hub {
+        let notes = Queue::new(capacity);
+        let events = Queue::new(capacity);
+        Hub {
+            notes_rx: notes.rx.clone(),
+            events_rx: events.rx.clone(),
+            notes: Mutex::new(Some(notes)),
+            events: Mutex::new(Some(events)),
+        }
+    }
+
+    /// The notification queue, for one connection's notification callback.
+    pub(crate) fn notes(&self) -> Option<Queue<TaggedNotification>> {
+        lock(&self.notes).clone()
+    }
+
+    pub(crate) fn event(&self, server: &str, status: &ServerStatus) {
+        if let Some(events) = lock(&self.events).as_ref() {
+            events.push(StatusEvent {
+                server: server.to_owned(),
+                status: status.clone(),
+            });
+        }
+    }
+
+    pub(crate) fn notifications(&self) -> ManagerNotifications {
+        ManagerNotifications {
+            rx: self.notes_rx.clone(),
+        }
+    }
+
+    pub(crate) fn status_events(&self) -> StatusEvents {
+        StatusEvents {
+            rx: self.events_rx.clone(),
+        }
+    }
+
+    pub(crate) fn shut(&self) {
+        lock(&self.notes).take();
+        lock(&self.events).take();
+    }
+}

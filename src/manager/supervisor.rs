@@ -1,0 +1,323 @@
+//! The supervisor thread of one server: connect, list tools, watch the connection, and
+//! reconnect with backoff when it is lost.
+//!
+//! Each server has one thread, `umcp-manager-<name>`, which owns the server's client. It ends
+//! on [`Command::Stop`], or when the manager drops its end of the command channel.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use crate::client::{Client, Options};
+use crate::error::{Error, Result};
+use crate::types::{ServerNotification, Tool};
+
+use super::cache;
+use super::options::ManagerOptions;
+use super::slot::Slot;
+use super::status::{Hub, ServerStatus, TaggedNotification};
+use super::tracked::Tracked;
+
+/// How often a connected server's client is checked for a closed connection.
+const WATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How often a thread waiting for a command re-checks the stop flag.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// What the manager asks of a supervisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Close the connection and end the thread.
+    Stop,
+    /// Close the connection and connect again, with a fresh attempt count.
+    Restart,
+}
+
+/// A running supervisor as the manager holds it: the server's shared state and the means to
+/// stop its thread (`None` for a disabled or stopped server).
+pub(crate) struct Handle {
+    pub(crate) slot: Arc<Slot>,
+    pub(crate) commands: Sender<Command>,
+    pub(crate) thread: Option<(JoinHandle<()>, Receiver<()>)>,
+}
+
+/// Stops servers in parallel: every one is told first, then each is waited for until the
+/// shared deadline. A thread still busy then finishes on its own (its waits are bounded).
+pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
+    for handle in &handles {
+        handle.slot.stop();
+        let _ = handle.commands.send(Command::Stop);
+    }
+    for handle in handles {
+        match handle.thread {
+            Some((thread, done)) => match done.recv_deadline(deadline) {
+                Err(RecvTimeoutError::Timeout) => {
+                    log::debug!("server `{}` did not stop in time", handle.slot.name());
+                }
+                _ => {
+                    let _ = thread.join();
+                }
+            },
+            None => handle.slot.set_status(ServerStatus::Stopped),
+        }
+    }
+}
+
+/// What the supervisor does after a failure.
+enum Next {
+    Retry,
+    Restart,
+    Stop,
+}
+
+/// Starts the supervisor of `slot`. The returned receiver disconnects when the thread ends.
+pub(crate) fn spawn(
+    slot: Arc<Slot>,
+    options: ManagerOptions,
+    hub: Arc<Hub>,
+    commands: Receiver<Command>,
+) -> std::io::Result<(JoinHandle<()>, Receiver<()>)> {
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
+    let name = format!("umcp-manager-{}", slot.name());
+    let supervisor = Supervisor {
+        slot,
+        options,
+        hub,
+        commands,
+    };
+    let handle = std::thread::Builder::new().name(name).spawn(move || {
+        supervisor.run();
+        drop(done_tx);
+    })?;
+    Ok((handle, done_rx))
+}
+
+struct Supervisor {
+    slot: Arc<Slot>,
+    options: ManagerOptions,
+    hub: Arc<Hub>,
+    commands: Receiver<Command>,
+}
+
+impl Supervisor {
+    fn run(&self) {
+        // Failures in a row: failed attempts, and connections lost soon after they were made.
+        let mut failures = 0;
+        let mut reconnects = 0;
+        let mut connected_before = false;
+        loop {
+            self.slot.tracker.reset();
+            if self.slot.is_stopping() {
+                break;
+            }
+            self.slot.set_status(ServerStatus::Connecting {
+                attempt: failures + 1,
+            });
+            let (client, refresh) = match self.connect() {
+                Ok(connected) => connected,
+                Err(err) => {
+                    failures += 1;
+                    match self.after_failure(err, failures) {
+                        Next::Retry => continue,
+                        Next::Restart => {
+                            failures = 0;
+                            continue;
+                        }
+                        Next::Stop => break,
+                    }
+                }
+            };
+            if connected_before {
+                reconnects += 1;
+            }
+            connected_before = true;
+            let since = Instant::now();
+            let tools = self.list_tools(&client);
+            self.slot
+                .set_connected(Arc::clone(&client), tools, reconnects);
+            let exit = self.watch(&client, &refresh);
+            client.close();
+            let stop = match exit {
+                Some(Command::Stop) => true,
+                Some(Command::Restart) => {
+                    failures = 0;
+                    false
+                }
+                None => {
+                    // A connection that outlived the longest backoff was healthy: start over.
+                    if since.elapsed() >= self.options.reconnect_max {
+                        failures = 0;
+                    } else {
+                        failures += 1;
+                    }
+                    let closed = client.closed().unwrap_or_default();
+                    log::debug!(
+                        "server `{}` lost its connection: {closed}",
+                        self.slot.name()
+                    );
+                    match self.after_failure(Error::Closed(closed), failures) {
+                        Next::Retry => false,
+                        Next::Restart => {
+                            failures = 0;
+                            false
+                        }
+                        Next::Stop => true,
+                    }
+                }
+            };
+            if stop {
+                break;
+            }
+        }
+        self.slot.set_status(ServerStatus::Stopped);
+    }
+
+    /// Connects with the server's start-up deadline, forwarding its notifications to the
+    /// manager and asking for a tool refresh when its tool list changes.
+    fn connect(&self) -> Result<(Arc<Client>, Receiver<()>)> {
+        let config = &self.slot.config;
+        let startup = self.slot.startup_timeout;
+        let connector = config.connector_with(Some(startup), config.request_timeout)?;
+        let tracked = Tracked {
+            inner: connector,
+            tracker: Arc::clone(&self.slot.tracker),
+        };
+        let (refresh_tx, refresh_rx) = crossbeam_channel::bounded(1);
+        let connected = Client::connect_with(tracked, self.client_options(refresh_tx));
+        self.slot.tracker.finished();
+        Ok((Arc::new(connected?), refresh_rx))
+    }
+
+    fn client_options(&self, refresh: Sender<()>) -> Options {
+        let base = &self.options.client;
+        let user = base.on_notification.clone();
+        let notes = self.hub.notes();
+        let server = self.slot.name().to_owned();
+        base.clone()
+            .with_init_timeout(self.slot.startup_timeout)
+            .with_request_timeout(
+                self.slot
+                    .config
+                    .request_timeout
+                    .unwrap_or(base.request_timeout),
+            )
+            // Notifications are read from the manager's queue; the client's own stays small.
+            .with_notification_capacity(1)
+            .with_notification_callback(move |note: &ServerNotification| {
+                if let Some(user) = &user {
+                    user(note);
+                }
+                if matches!(note, ServerNotification::ToolListChanged) {
+                    let _ = refresh.try_send(());
+                }
+                if let Some(notes) = &notes {
+                    notes.push(TaggedNotification {
+                        server: server.clone(),
+                        notification: note.clone(),
+                    });
+                }
+            })
+    }
+
+    /// Lists the server's tools and saves them to the cache; `None` when listing failed.
+    fn list_tools(&self, client: &Client) -> Option<Vec<Tool>> {
+        let tools = if client.server_capabilities().supports_tools() {
+            match client.list_all_tools() {
+                Ok(tools) => tools,
+                Err(err) => {
+                    log::debug!("server `{}`: listing tools failed: {err}", self.slot.name());
+                    return None;
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        if let Some(dir) = &self.options.cache_dir {
+            cache::save(dir, &self.slot.config, &tools);
+        }
+        Some(tools)
+    }
+
+    /// Watches a live connection until it is lost (`None`) or a command arrives.
+    fn watch(&self, client: &Client, refresh: &Receiver<()>) -> Option<Command> {
+        loop {
+            crossbeam_channel::select! {
+                recv(self.commands) -> command => return Some(command.unwrap_or(Command::Stop)),
+                recv(refresh) -> _ => {
+                    if let Some(tools) = self.list_tools(client) {
+                        self.slot.set_tools(tools);
+                    }
+                }
+                default(WATCH_INTERVAL) => {}
+            }
+            if self.slot.is_stopping() {
+                return Some(Command::Stop);
+            }
+            if client.closed().is_some() {
+                return None;
+            }
+        }
+    }
+
+    /// Reports a failure and waits for the next attempt, a restart or a stop.
+    fn after_failure(&self, error: Error, failures: u32) -> Next {
+        // An attempt interrupted by a restart or stop is not worth reporting.
+        match self.commands.try_recv() {
+            Ok(Command::Restart) => return Next::Restart,
+            Ok(Command::Stop) => return Next::Stop,
+            Err(_) if self.slot.is_stopping() => return Next::Stop,
+            Err(_) => {}
+        }
+        let next_attempt = if failures > self.options.reconnect_attempts || permanent(&error) {
+            None
+        } else if failures == 0 {
+            Some(Instant::now())
+        } else {
+            Some(Instant::now() + self.options.backoff(failures))
+        };
+        let status = match &error {
+            Error::Unauthorized(hints) | Error::Forbidden(hints) => {
+                ServerStatus::NeedsAuthorization {
+                    hints: (**hints).clone(),
+                }
+            }
+            _ => ServerStatus::Failed {
+                error,
+                attempts: failures,
+                next_attempt,
+            },
+        };
+        self.slot.set_status(status);
+        loop {
+            let wait = next_attempt.map_or(IDLE_CHECK, |at| {
+                at.saturating_duration_since(Instant::now()).min(IDLE_CHECK)
+            });
+            match self.commands.recv_timeout(wait) {
+                Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => return Next::Stop,
+                Ok(Command::Restart) => return Next::Restart,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if self.slot.is_stopping() {
+                return Next::Stop;
+            }
+            if next_attempt.is_some_and(|at| Instant::now() >= at) {
+                return Next::Retry;
+            }
+        }
+    }
+}
+
+/// Errors that another attempt would only repeat: a program that cannot be started, a
+/// configuration the build cannot serve, a protocol version mismatch, missing credentials.
+fn permanent(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Spawn { .. }
+            | Error::Config(_)
+            | Error::Unsupported(_)
+            | Error::Unauthorized(_)
+            | Error::Forbidden(_)
+    )
+}

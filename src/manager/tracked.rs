@@ -1,0 +1,135 @@
+//! A connector wrapper that keeps hold of the transport it starts, so the manager can close a
+//! connection that is still in its handshake (a stuck server would otherwise hold `close`
+//! until its start-up deadline).
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::error::{Closed, Error, Result};
+use crate::jsonrpc::{Message, RequestId};
+use crate::transport::{Connect, Inbox, SessionEvent, Transport};
+
+use super::lock;
+
+/// The transport of a server's current attempt, and whether that attempt was interrupted.
+#[derive(Default)]
+pub(crate) struct Tracker {
+    state: Mutex<TrackState>,
+}
+
+#[derive(Default)]
+struct TrackState {
+    interrupted: bool,
+    /// Between [`Tracker::reset`] and [`Tracker::finished`]: an attempt is under way.
+    connecting: bool,
+    transport: Option<Arc<dyn Transport>>,
+}
+
+impl Tracker {
+    /// Forgets the previous attempt before a new one starts.
+    pub(crate) fn reset(&self) {
+        let old = {
+            let mut state = lock(&self.state);
+            state.interrupted = false;
+            state.connecting = true;
+            state.transport.take()
+        };
+        drop(old);
+    }
+
+    /// The attempt is over, connected or not.
+    pub(crate) fn finished(&self) {
+        lock(&self.state).connecting = false;
+    }
+
+    /// Interrupts the attempt under way, if there is one; a live connection is left alone.
+    pub(crate) fn interrupt_attempt(&self) {
+        if lock(&self.state).connecting {
+            self.interrupt();
+        }
+    }
+
+    /// Closes the current attempt's transport, or the next one as soon as it is started.
+    ///
+    /// Closing can take a transport's whole shutdown sequence (a stdio server that ignores
+    /// the end of its input is signalled only after a grace period), so it runs on its own
+    /// thread, `umcp-manager-stop`, and many servers stop in parallel.
+    pub(crate) fn interrupt(&self) {
+        let transport = {
+            let mut state = lock(&self.state);
+            state.interrupted = true;
+            state.transport.clone()
+        };
+        if let Some(transport) = transport {
+            let closing = Arc::clone(&transport);
+            let spawned = std::thread::Builder::new()
+                .name("umcp-manager-stop".into())
+                .spawn(move || closing.close());
+            if spawned.is_err() {
+                transport.close();
+            }
+        }
+    }
+}
+
+/// Starts `inner` and records the transport in `tracker`.
+pub(crate) struct Tracked {
+    pub(crate) inner: Box<dyn Connect>,
+    pub(crate) tracker: Arc<Tracker>,
+}
+
+impl Connect for Tracked {
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        let transport: Arc<dyn Transport> = Arc::from(self.inner.connect(inbox)?);
+        let interrupted = {
+            let mut state = lock(&self.tracker.state);
+            state.transport = Some(Arc::clone(&transport));
+            state.interrupted
+        };
+        if interrupted {
+            transport.close();
+            return Err(Error::Closed(Arc::new(Closed {
+                reason: "stopped by the manager".into(),
+                ..Closed::default()
+            })));
+        }
+        Ok(Box::new(SharedTransport(transport)))
+    }
+
+    fn fallback(&self) -> Option<Box<dyn Connect>> {
+        let inner = self.inner.fallback()?;
+        Some(Box::new(Tracked {
+            inner,
+            tracker: Arc::clone(&self.tracker),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// A transport shared between the client and the tracker.
+struct SharedTransport(Arc<dyn Transport>);
+
+impl Transport for SharedTransport {
+    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        self.0.send(message, deadline)
+    }
+
+    fn abandon(&self, id: &RequestId) {
+        self.0.abandon(id);
+    }
+
+    fn session_event(&self, event: SessionEvent<'_>) {
+        self.0.session_event(event);
+    }
+
+    fn close(&self) {
+        self.0.close();
+    }
+
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+}

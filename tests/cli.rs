@@ -1,0 +1,227 @@
+//! Tests for the `cli` example, run end to end against the bundled demo server.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
+/// The `cli` example binary, built alongside the tests (or here, when only this test was
+/// asked for).
+fn cli_binary() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let demo = demo::demo_binary();
+            let binary = demo.with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
+            if !binary.exists() {
+                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+                let mut build = Command::new(cargo);
+                build.args(["build", "--example", "cli"]);
+                if binary.to_string_lossy().contains("release") {
+                    build.arg("--release");
+                }
+                let status = build
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .status()
+                    .expect("run cargo build --example cli");
+                assert!(status.success(), "cargo build --example cli failed");
+            }
+            binary
+        })
+        .clone()
+}
+
+/// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split.
+fn demo_stdio() -> String {
+    format!("'{}' --server", demo::demo_binary().display())
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(cli_binary())
+        .args(args)
+        .output()
+        .expect("run the cli example")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs the cli against the demo server and checks the exit code.
+fn demo(args: &[&str], code: i32) -> Output {
+    let stdio = demo_stdio();
+    let mut all = vec!["--stdio", stdio.as_str()];
+    all.extend_from_slice(args);
+    let output = cli(&all);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{args:?}\nstdout: {}\nstderr: {}",
+        stdout(&output),
+        stderr(&output)
+    );
+    output
+}
+
+#[test]
+fn smoke_tools() {
+    let out = stdout(&demo(&["tools"], 0));
+    assert!(
+        out.lines().any(|l| l == "echo  Echoes `message` back."),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("crash  ")), "{out}");
+}
+
+#[test]
+fn call_with_json_arguments() {
+    let out = demo(&["call", "add", r#"{"a": 2, "b": 3}"#], 0);
+    assert_eq!(stdout(&out), "5\n");
+    let out = demo(&["call", "echo", r#"{"message": "two words"}"#], 0);
+    assert_eq!(stdout(&out), "two words\n");
+}
+
+#[test]
+fn json_output_for_scripts() {
+    let out = demo(&["--json", "tools"], 0);
+    let tools: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"add"),
+        "{names:?}"
+    );
+    assert_eq!(tools[0]["tool"]["inputSchema"]["type"], "object");
+
+    let out = demo(&["call", "add", r#"{"a": 2, "b": 3}"#, "--json"], 0);
+    let result: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(result["structuredContent"]["sum"], 5);
+}
+
+#[test]
+fn read_resources_and_prompts() {
+    let out = demo(&["read", "demo://text/readme"], 0);
+    assert_eq!(stdout(&out), "Hello from the umcp demo server.\n");
+    let out = stdout(&demo(&["resources"], 0));
+    assert!(
+        out.contains("demo://blob/bytes  Eight bytes, 0 to 7."),
+        "{out}"
+    );
+    let out = stdout(&demo(&["prompts"], 0));
+    assert!(out.lines().any(|l| l.starts_with("greet  ")), "{out}");
+    let out = demo(
+        &["prompt", "greet", r#"{"name": "Ada", "style": "pirate"}"#],
+        0,
+    );
+    assert_eq!(
+        stdout(&out),
+        "# A greeting for Ada\nSay hello to Ada in a pirate way.\n"
+    );
+}
+
+#[test]
+fn config_file_with_several_servers() {
+    let demo = demo::demo_binary();
+    let config = serde_json::json!({
+        "mcpServers": {
+            "one": { "command": demo, "args": ["--server"], "env": { "WHO": "first" } },
+            "two": { "command": demo, "args": ["--server"], "env": { "WHO": "second" } },
+            "off": { "command": "/nonexistent/umcp-server", "disabled": true },
+        }
+    });
+    let path = std::env::temp_dir().join(format!("umcp-cli-test-{}.json", std::process::id()));
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_string_lossy().into_owned();
+
+    let out = cli(&["--config", &file, "tools"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = stdout(&out);
+    assert!(
+        listed.contains("one__echo  ") && listed.contains("two__echo  "),
+        "{listed}"
+    );
+    let out = cli(&["--config", &file, "call", "two__env", r#"{"name": "WHO"}"#]);
+    assert_eq!(stdout(&out), "second\n");
+    let out = cli(&[
+        "--config",
+        &file,
+        "--server",
+        "one",
+        "call",
+        "env",
+        r#"{"name": "WHO"}"#,
+    ]);
+    assert_eq!(stdout(&out), "first\n");
+    let out = cli(&["--config", &file, "read", "demo://text/readme"]);
+    assert_eq!(out.status.code(), Some(2), "read needs one server");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["tools"][..],
+        &["--stdio", "x", "--url", "http://h/mcp", "tools"][..],
+        &["--stdio", "'unterminated", "tools"][..],
+        &[
+            "--url",
+            "http://h/mcp",
+            "--transport",
+            "carrier-pigeon",
+            "tools",
+        ][..],
+        &["--stdio", "x", "frobnicate"][..],
+        &["--stdio", "x", "call", "echo", "{not json"][..],
+        &["--stdio", "x", "call", "echo", "[1, 2]"][..],
+        &["--stdio", "x", "--bogus", "tools"][..],
+    ] {
+        let out = cli(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("usage: cli"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn connection_failures_exit_3() {
+    let out = cli(&["--stdio", "/nonexistent/umcp-server --flag", "tools"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("failed to start `/nonexistent/umcp-server`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cli(&["--stdio", "sleep 1000", "--timeout", "0.5", "tools"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("timeout"), "{}", stderr(&out));
+}
+
+#[test]
+fn tool_errors_exit_4_and_other_errors_1() {
+    let out = demo(&["call", "fail", r#"{"message": "boom"}"#], 4);
+    assert_eq!(stdout(&out), "boom\n");
+    let out = demo(&["call", "no_such_tool"], 1);
+    assert!(
+        stderr(&out).contains("unknown tool `no_such_tool`"),
+        "{}",
+        stderr(&out)
+    );
+    demo(&["read", "demo://nothing/here"], 1);
+}
