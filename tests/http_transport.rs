@@ -875,3 +875,76 @@ fn a_response_on_the_get_stream_completes_the_request() {
     expect_response(&rx, 9);
     transport.close();
 }
+
+/// A Streamable HTTP server may hold a JSON reply until the call is done, and the transport
+/// returns from `send` only once it has read that reply. Cancelling such a call must still
+/// return at once and tell the server, rather than wait for the reply.
+#[test]
+fn cancelling_a_call_whose_json_reply_is_pending_returns_at_once() {
+    use umcp::{CancelHandle, Client, RequestOptions};
+
+    /// How long the server holds the reply when nobody cancels.
+    const HOLD: Duration = Duration::from_secs(20);
+    let (arrived_tx, arrived) = crossbeam_channel::unbounded::<()>();
+    let (release_tx, release) = crossbeam_channel::unbounded::<()>();
+    let (notice_tx, notices) = crossbeam_channel::unbounded::<serde_json::Value>();
+    let server = serve(move |seen, reply| {
+        let body = seen.json();
+        let answer = |result: serde_json::Value| {
+            json!({"jsonrpc": "2.0", "id": body["id"], "result": result}).to_string()
+        };
+        match (seen.method.as_str(), body["method"].as_str()) {
+            ("POST", Some("initialize")) => reply.json(
+                200,
+                &[],
+                &answer(json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "slow", "version": "1.0.0"}
+                })),
+            ),
+            ("POST", Some("tools/call")) => {
+                let _ = arrived_tx.send(());
+                let _ = release.recv_timeout(HOLD);
+                reply.json(200, &[], &answer(json!({"content": []})));
+            }
+            ("POST", Some("notifications/cancelled")) => {
+                let _ = notice_tx.send(body["params"].clone());
+                let _ = release_tx.send(());
+                reply.status(202, &[]);
+            }
+            ("POST", Some(_)) if !body["id"].is_null() => reply.json(200, &[], &answer(json!({}))),
+            ("POST", _) => reply.status(202, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    let cancel = CancelHandle::new();
+    let trigger = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        // Cancel once the server holds the call, so that the client is inside `send`.
+        if arrived.recv_timeout(WAIT).is_ok() {
+            trigger.cancel();
+        }
+    });
+    let started = Instant::now();
+    let outcome = client.call_tool_with(
+        "slow",
+        json!({}),
+        &RequestOptions::default().with_cancel(cancel),
+    );
+    let elapsed = started.elapsed();
+    canceller.join().expect("the canceller thread");
+    assert!(
+        matches!(outcome, Err(Error::Cancelled { .. })),
+        "{outcome:?}"
+    );
+    assert!(elapsed < HOLD / 2, "cancelling took {elapsed:?}");
+    let notice = notices
+        .recv_timeout(WAIT)
+        .expect("notifications/cancelled was sent");
+    assert!(notice["requestId"].is_i64(), "{notice}");
+    // The connection is still usable.
+    client.ping().expect("ping after cancelling");
+    client.close();
+}

@@ -27,6 +27,8 @@ pub(crate) enum Reply {
     Done(Result<Value>),
     /// The caller's cancel handle fired.
     Cancel,
+    /// Sending the request failed (see `send_cancellable`).
+    SendFailed(Error),
 }
 
 pub(crate) struct PendingEntry {
@@ -136,27 +138,33 @@ impl Shared {
                 },
             );
         }
-        if let Some(cancel) = opts.cancel.as_ref().filter(|_| !spec.handshake) {
-            if !cancel.attach(tx) {
+        let cancellable = opts.cancel.as_ref().filter(|_| !spec.handshake);
+        if let Some(cancel) = cancellable {
+            if !cancel.attach(tx.clone()) {
                 self.forget(id);
                 return Err(Error::Cancelled {
                     method: spec.method.to_owned(),
                 });
             }
         }
+        let send_failed = |err: Error| match err {
+            Error::Timeout { kind, .. } => Error::Timeout {
+                method: spec.method.to_owned(),
+                elapsed: started.elapsed(),
+                kind,
+            },
+            other => other,
+        };
         let mut deadline = started + timeout;
         let send_deadline = total_deadline.map_or(deadline, |t| t.min(deadline));
         let request = Message::Request(Request::new(id, spec.method, params));
-        if let Err(err) = self.transport.send(&request, send_deadline) {
+        let sent = match cancellable {
+            Some(_) => self.send_cancellable(request, send_deadline, tx),
+            None => self.transport.send(&request, send_deadline),
+        };
+        if let Err(err) = sent {
             self.forget(id);
-            return Err(match err {
-                Error::Timeout { kind, .. } => Error::Timeout {
-                    method: spec.method.to_owned(),
-                    elapsed: started.elapsed(),
-                    kind,
-                },
-                other => other,
-            });
+            return Err(send_failed(err));
         }
         loop {
             let (wait_until, kind) = match total_deadline {
@@ -172,6 +180,10 @@ impl Shared {
                     if opts.reset_on_progress {
                         deadline = Instant::now() + timeout;
                     }
+                }
+                Ok(Reply::SendFailed(err)) => {
+                    self.forget(id);
+                    return Err(send_failed(err));
                 }
                 Ok(Reply::Cancel) => {
                     self.abandon(id, spec, "cancelled by the client");
@@ -198,6 +210,37 @@ impl Shared {
                     })));
                 }
             }
+        }
+    }
+
+    /// Sends a cancellable request from a thread of its own, reporting a failure to the
+    /// waiting caller as [`Reply::SendFailed`].
+    ///
+    /// A transport may return from `send` only once the server has answered: Streamable HTTP
+    /// reads a JSON reply to the end before returning, which for a long tool call is the whole
+    /// call. Sending on the caller's thread would leave the cancel handle unheard until then;
+    /// from here the caller waits on its channel at once. The thread ends by `deadline`, which
+    /// bounds every send. A cancel that fires before the request is written may reach the
+    /// server first; a server ignores a cancellation for a request it does not know, and the
+    /// late response is dropped by the router.
+    fn send_cancellable(
+        &self,
+        request: Message,
+        deadline: Instant,
+        tx: Sender<Reply>,
+    ) -> Result<()> {
+        let transport = Arc::clone(&self.transport);
+        let spawned = std::thread::Builder::new()
+            .name("umcp-send".into())
+            .spawn(move || {
+                if let Err(err) = transport.send(&request, deadline) {
+                    // Nobody listens any more when the caller has given up already.
+                    let _ = tx.send(Reply::SendFailed(err));
+                }
+            });
+        match spawned {
+            Ok(_) => Ok(()),
+            Err(err) => Err(Error::io(err)),
         }
     }
 
