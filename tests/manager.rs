@@ -565,6 +565,7 @@ fn python_peer(transport: &str) -> (Peer, u16) {
 }
 
 #[test]
+#[cfg(feature = "http")]
 fn interop_group_over_three_transports() {
     if common::peers::skip_interop() {
         return;
