@@ -12,14 +12,14 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umcp::jsonrpc::ErrorObject;
 use umcp::types::{
     ContentBlock, CreateMessageRequestParams, CreateMessageResult, LoggingLevel, ServerNotification,
 };
-use umcp::{Client, HttpConfig, Options, RequestOptions};
+use umcp::{CancelHandle, Client, Error, HttpConfig, Options, RequestOptions};
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(10);
@@ -138,6 +138,36 @@ fn progress_of_a_call_reaches_its_callback() {
     let seen = seen.lock().unwrap().clone();
     let expected = vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))];
     assert_eq!(seen, expected);
+}
+
+#[test]
+fn a_cancelled_call_ends_and_the_session_goes_on() {
+    let server = HttpDemo::start();
+    let client = server.connect(Options::default());
+    let cancel = CancelHandle::new();
+    let on_progress = cancel.clone();
+    let options = RequestOptions::default()
+        .with_cancel(cancel)
+        .with_progress(move |_| on_progress.cancel());
+    let args = json!({"steps": 1000, "delay_ms": 20});
+    let outcome = client.call_tool_with("slow", args, &options);
+    assert!(
+        matches!(outcome, Err(Error::Cancelled { .. })),
+        "{outcome:?}"
+    );
+    // The notice goes out on a POST of its own, after the call has returned.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = client.call_tool("cancellations", Value::Null).unwrap();
+        let cancelled = seen.structured_content.unwrap_or_default()["cancelled"].clone();
+        if cancelled.as_array().is_some_and(|ids| ids.len() == 1) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server recorded {cancelled}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let echo = client.call_tool("echo", json!({"message": "still here"}));
+    assert_eq!(echo.unwrap().text(), "still here");
 }
 
 #[test]

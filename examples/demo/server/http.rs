@@ -7,7 +7,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::process;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -117,34 +117,38 @@ impl Front {
             }
             Err(e) => return rpc_error(request, 400, ErrorCode::PARSE_ERROR, &e.to_string()),
         };
-        let call = match message {
-            Message::Request(call) if call.method == "initialize" => call,
-            message => {
-                let session = match self.session(&request) {
-                    Ok(session) => session,
-                    Err((code, why)) => return status(request, code, why),
-                };
-                let Message::Request(call) = message else {
-                    // Notifications and the client's responses are accepted without a body.
-                    session.server.handle(message);
-                    return status(request, 202, "");
-                };
-                return self.answer(request, &session, call, None);
+        let initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+        let (session, new_id) = if initialize {
+            let (id, session) = self.open_session();
+            (session, Some(id))
+        } else {
+            match self.session(&request) {
+                Ok(session) => (session, None),
+                Err((code, why)) => return status(request, code, why),
             }
         };
-        let (id, session) = self.open_session();
-        self.answer(request, &session, call, Some(&id));
+        match message {
+            Message::Request(call) => self.answer(request, &session, call, new_id.as_deref()),
+            // Notifications and the client's responses are accepted without a body.
+            message => {
+                session.server.handle(message);
+                status(request, 202, "");
+            }
+        }
     }
 
     /// Hands request `call` to the session's server and writes what belongs to it (messages
     /// sent while it runs, then its response) as an event stream, or the response alone as
-    /// JSON when the client does not accept event streams.
-    fn answer(&self, request: Request, session: &Session, call: RpcRequest, id: Option<&str>) {
+    /// JSON when the client does not accept event streams. A new session's id goes with it.
+    fn answer(&self, request: Request, session: &Session, call: RpcRequest, new_id: Option<&str>) {
         let event_stream = accepts_event_stream(&request);
         let Some((key, frames)) = session.routes.open_post(call.id.clone(), event_stream) else {
             return status(request, 404, "session not found");
         };
-        let headers: Vec<(&str, &str)> = id.map(|id| ("Mcp-Session-Id", id)).into_iter().collect();
+        let headers: Vec<(&str, &str)> = new_id
+            .map(|id| ("Mcp-Session-Id", id))
+            .into_iter()
+            .collect();
         // Whatever the server sends while handling the request on this thread belongs to it.
         out::set_origin(Some(call.id.clone()));
         if !event_stream {
@@ -361,9 +365,8 @@ fn session_id() -> String {
     let count = COUNTER.fetch_add(1, Ordering::SeqCst);
     (0..2u8)
         .map(|round| {
-            let mut hasher = RandomState::new().build_hasher();
-            (now.as_nanos(), process::id(), count, round).hash(&mut hasher);
-            format!("{:016x}", hasher.finish())
+            let hash = RandomState::new().hash_one((now.as_nanos(), process::id(), count, round));
+            format!("{hash:016x}")
         })
         .collect()
 }
