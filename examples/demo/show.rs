@@ -1,5 +1,6 @@
 //! The client side of the demo: connects to this same program in server mode and walks
-//! through tools, progress, notifications, sampling, elicitation, resources and prompts.
+//! through tools, progress, notifications, sampling, elicitation, resources and prompts, then
+//! (with the `http` feature) does part of it again over Streamable HTTP.
 
 use std::error::Error;
 use std::time::Duration;
@@ -17,12 +18,7 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     // The server is this very program, started again with `--server`.
     let exe = std::env::current_exe()?;
     let server = StdioConfig::new(exe.to_string_lossy()).arg("--server");
-    let me = Implementation::new("umcp-demo-client", env!("CARGO_PKG_VERSION"));
-    let options = Options::default()
-        .with_client_info(me)
-        .with_sampling_handler(answer_sampling)
-        .with_elicitation_handler(answer_elicitation);
-    let client = Client::connect_with(server, options)?;
+    let client = Client::connect_with(server, options())?;
     let notes = client.notifications();
     let info = client.server_info();
     let server = format!("{} {}", info.name, info.version);
@@ -75,8 +71,19 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     println!("  greet(name: Ada): {:?}", text.unwrap_or_default());
 
     client.close();
+    #[cfg(feature = "http")]
+    crate::show_http::run(&exe)?;
     println!("\ndone");
     Ok(())
+}
+
+/// The client's name and its answers to the server's sampling and elicitation requests.
+pub fn options() -> Options {
+    let me = Implementation::new("umcp-demo-client", env!("CARGO_PKG_VERSION"));
+    Options::default()
+        .with_client_info(me)
+        .with_sampling_handler(answer_sampling)
+        .with_elicitation_handler(answer_elicitation)
 }
 
 /// A real client would ask its model; this one gives the same answer to every question.

@@ -73,16 +73,19 @@ pub struct Opts {
     pub garbage: usize,
     /// Size of the floods and of the `huge` tool's text.
     pub bytes: u64,
+    /// Serve Streamable HTTP on this address instead of stdio (`--http 127.0.0.1:0`).
+    pub http: Option<String>,
 }
 
 impl Opts {
-    /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]`.
+    /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--http ADDR]`.
     pub fn parse(args: &[String]) -> Result<Opts, String> {
         let mut opts = Opts {
             behaviour: Behaviour::Normal,
             page_size: 0,
             garbage: 5,
             bytes: 100 * 1024 * 1024,
+            http: None,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -108,10 +111,11 @@ impl Opts {
                 "--page-size" => opts.page_size = usize::try_from(number()?).unwrap_or(usize::MAX),
                 "--garbage" => opts.garbage = usize::try_from(number()?).unwrap_or(usize::MAX),
                 "--bytes" => opts.bytes = number()?,
+                "--http" => opts.http = Some(value.clone()),
                 _ => {
                     return Err(format!(
                         "unknown argument `{arg}`; usage: demo --server [--behaviour NAME] \
-                         [--page-size N] [--garbage N] [--bytes N]"
+                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR]"
                     ))
                 }
             }

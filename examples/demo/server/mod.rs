@@ -1,20 +1,24 @@
-//! A small blocking MCP server over stdin/stdout, used by the demo and as the test fixture.
+//! A small blocking MCP server over stdin/stdout or Streamable HTTP, used by the demo and as
+//! the test fixture.
 //!
-//! One thread reads stdin line by line and dispatches; quick requests are answered inline, and
-//! every `tools/call` runs on its own thread so slow calls overlap and requests pipeline.
-//! Everything written to stdout goes through one mutex, one line per message, flushed each
-//! time, so concurrent writers never interleave bytes.
+//! Over stdio one thread reads stdin line by line and dispatches; over HTTP every POST is
+//! dispatched on its own thread. Quick requests are answered inline, and every `tools/call`
+//! runs on its own thread so slow calls overlap and requests pipeline. Everything written to
+//! stdout goes through one mutex, one line per message, flushed each time, so concurrent
+//! writers never interleave bytes; over HTTP each message goes to one open event stream.
 //!
 //! A panic here would look like a client bug in the tests, so I/O failures end the process
 //! with a line on stderr instead.
 
 mod behaviours;
 mod catalog;
+mod http;
 mod out;
+mod routes;
+mod stdio;
 mod tools;
 
 use std::collections::{HashMap, HashSet};
-use std::io::{self, BufRead};
 use std::process;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -23,9 +27,7 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::jsonrpc::{
-    ErrorCode, ErrorObject, Message, Notification, Payload, Request, RequestId, Response,
-};
+use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response};
 
 pub use behaviours::sleep_forever;
 use behaviours::{Behaviour, Flood, Opts};
@@ -37,7 +39,8 @@ const VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-
 /// The outcome of a request handler: a `result` or an `error` member.
 type Reply = Result<Value, ErrorObject>;
 
-/// Runs the server until stdin ends. `args` are the command-line arguments after `--server`.
+/// Runs the server until stdin ends, or with `--http` until the process is ended. `args` are
+/// the command-line arguments after `--server`.
 pub fn run(args: &[String]) -> ! {
     let opts = match Opts::parse(args) {
         Ok(opts) => opts,
@@ -46,9 +49,16 @@ pub fn run(args: &[String]) -> ! {
             process::exit(2);
         }
     };
-    let server = Arc::new(Server::new(opts));
+    if let Some(address) = opts.http.clone() {
+        http::serve(opts, &address);
+    }
+    let garbage = match opts.behaviour {
+        Behaviour::Garbage => behaviours::garbage_block(opts.garbage),
+        _ => Vec::new(),
+    };
+    let server = Arc::new(Server::new(opts, Out::stdio(garbage)));
     behaviours::on_start(&server);
-    server.serve()
+    stdio::serve(&server)
 }
 
 /// Locks a mutex, ignoring poisoning: a panicking tool thread must not take the server down.
@@ -71,7 +81,7 @@ struct State {
     cancelled: Vec<Value>,
 }
 
-/// The server: options, the output pipe and the session.
+/// The server: options, where its messages go and the session.
 pub struct Server {
     opts: Opts,
     out: Out,
@@ -88,13 +98,9 @@ pub struct Server {
 }
 
 impl Server {
-    fn new(opts: Opts) -> Server {
-        let garbage = match opts.behaviour {
-            Behaviour::Garbage => behaviours::garbage_block(opts.garbage),
-            _ => Vec::new(),
-        };
+    fn new(opts: Opts, out: Out) -> Server {
         Server {
-            out: Out::new(garbage),
+            out,
             state: Mutex::new(State::default()),
             active: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
@@ -102,38 +108,6 @@ impl Server {
             initialized: AtomicBool::new(false),
             flood: Flood::new(opts.behaviour == Behaviour::StderrFlood),
             opts,
-        }
-    }
-
-    /// Reads stdin until it ends, then exits 0: a closed stdin is how a client says goodbye.
-    fn serve(self: &Arc<Self>) -> ! {
-        let mut input = io::stdin().lock();
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match input.read_until(b'\n', &mut line) {
-                Ok(0) => process::exit(0),
-                Ok(_) => {}
-                Err(e) => {
-                    eprintln!("demo server: reading stdin failed: {e}");
-                    process::exit(1);
-                }
-            }
-            let Ok(text) = std::str::from_utf8(&line) else {
-                self.parse_error("invalid UTF-8");
-                continue;
-            };
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
-            }
-            match Payload::decode(text) {
-                Ok(Payload::Single(message)) => self.handle(message),
-                Ok(Payload::Batch(messages, _)) => {
-                    messages.into_iter().for_each(|m| self.handle(m))
-                }
-                Err(e) => self.parse_error(&e.to_string()),
-            }
         }
     }
 
@@ -265,10 +239,14 @@ impl Server {
             .cloned()
             .unwrap_or_else(|| json!({}));
         spawn(&format!("demo-call-{}", request.id), move || {
+            // What the tool sends belongs to this request (over HTTP: goes on its stream).
+            out::set_origin(Some(call.id.clone()));
             let reply = tools::call(&call, &name, &arguments);
             lock(&call.server.active).remove(&call.id);
             // A cancelled request gets no response at all, as the spec asks.
-            if !call.cancelled.load(Ordering::SeqCst) {
+            if call.cancelled.load(Ordering::SeqCst) {
+                call.server.out.abandon(&call.id);
+            } else {
                 call.server.reply(call.id.clone(), reply);
             }
         });
@@ -371,17 +349,6 @@ impl Server {
 
     fn notify(&self, method: &str, params: Option<Value>) {
         self.send(Notification::new(method, params).into());
-    }
-
-    fn parse_error(&self, why: &str) {
-        let error = ErrorObject::new(ErrorCode::PARSE_ERROR, format!("parse error: {why}"));
-        self.send(
-            Response {
-                id: None,
-                result: Err(error),
-            }
-            .into(),
-        );
     }
 
     fn send(&self, message: Message) {
