@@ -537,33 +537,6 @@ fn restart_interrupts_a_start_that_hangs() {
     assert!(started.elapsed() < BOUND);
 }
 
-/// A child process killed and reaped when the test ends, however it ends.
-struct Peer(std::process::Child);
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts the Python SDK peer on a free loopback port with `transport`; the port is returned.
-fn python_peer(transport: &str) -> (Peer, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let child = std::process::Command::new(common::peers::python_mcp())
-        .arg(common::peers::python_server_script())
-        .args([transport, "--port", &port.to_string()])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start the Python peer");
-    (Peer(child), port)
-}
-
 #[test]
 #[cfg(feature = "http")]
 fn interop_group_over_three_transports() {
@@ -577,16 +550,13 @@ fn interop_group_over_three_transports() {
                 .into_owned(),
             "stdio".into(),
         ]);
-    let (_http_peer, http_port) = python_peer("streamable-http");
-    let (_sse_peer, sse_port) = python_peer("sse");
-    let py_http = ServerConfig::http("py_http", format!("http://127.0.0.1:{http_port}/mcp"));
-    let py_sse = ServerConfig::http("py_sse", format!("http://127.0.0.1:{sse_port}/sse"))
-        .with_http_kind(umcp::HttpKind::Sse);
-    // The HTTP peers take a moment to listen: the refused first attempts are retried.
-    let options = options()
-        .with_reconnect_attempts(30)
-        .with_reconnect_delay(Duration::from_millis(100), Duration::from_secs(2))
-        .with_startup_timeout(Duration::from_secs(60));
+    // Started and listening before the manager starts: each is stopped when the test ends.
+    let http_peer = common::peers::python_http(&["streamable-http"]);
+    let sse_peer = common::peers::python_http(&["sse"]);
+    let py_http = ServerConfig::http("py_http", http_peer.url("/mcp"));
+    let py_sse =
+        ServerConfig::http("py_sse", sse_peer.url("/sse")).with_http_kind(umcp::HttpKind::Sse);
+    let options = options().with_startup_timeout(Duration::from_secs(60));
     let manager = Manager::start(vec![everything, py_http, py_sse], options);
     let events = manager.status_events();
     let mut transports = std::collections::BTreeMap::new();
