@@ -370,3 +370,37 @@ fn a_server_that_never_answers_times_out_and_is_told_so() {
     }
     let _ = std::fs::remove_file(&record);
 }
+
+#[test]
+fn a_stdout_flood_of_notifications_does_not_stall_requests_or_memory() {
+    // 64 MiB of 1 MiB log notifications that nobody reads, under a queue of 8: every one passes
+    // the router, the oldest unread are dropped, and requests are answered meanwhile.
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = seen.clone();
+    let options = Options::default()
+        .with_notification_capacity(8)
+        .with_notification_callback(move |_| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+    let config = demo("stdout-flood").args(["--bytes", "67108864"]);
+    let client = Client::connect_with(config, options).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut i = 0;
+    while seen.load(std::sync::atomic::Ordering::SeqCst) < 64 {
+        assert!(
+            Instant::now() < deadline,
+            "only {seen:?} notifications arrived"
+        );
+        let result = client
+            .call_tool("echo", json!({"message": i.to_string()}))
+            .unwrap();
+        assert_eq!(result.text(), i.to_string());
+        i += 1;
+    }
+    let notes = client.notifications();
+    let mut queued = 0;
+    while notes.try_recv().is_some() {
+        queued += 1;
+    }
+    assert_eq!(queued, 8);
+}
