@@ -4,6 +4,8 @@
 #![deny(missing_docs)]
 #![warn(clippy::all)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod client;
 mod error;
 pub mod jsonrpc;
@@ -11,7 +13,10 @@ pub mod transport;
 pub mod types;
 
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
-pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
+pub use error::{
+    AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
+    WwwAuthenticate,
+};
 #[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};
