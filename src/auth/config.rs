@@ -67,7 +67,7 @@ impl OAuthConfig {
 
     /// The `client_credentials` grant (the MCP client-credentials extension) for the
     /// pre-registered `client_id`; add [`client_secret`](Self::client_secret) or, with the
-    /// `oauth-jwt` feature, [`private_key_pem`](Self::private_key_pem).
+    /// `oauth-jwt` feature, `private_key_pem`.
     pub fn client_credentials(client_id: impl Into<String>) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::ClientCredentials).client_id(client_id)
     }

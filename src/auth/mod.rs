@@ -27,8 +27,9 @@
 //! identity provider, then an RFC 7523 JWT-bearer grant) need no user:
 //! [`OAuthConfig::client_credentials`] and [`OAuthConfig::cross_app_access`].
 //!
-//! Tokens, codes, verifiers and secrets never reach the log: trace lines show them as
-//! `<redacted>`, and every `Debug` implementation hides them.
+//! Tokens, codes, verifiers and secrets never reach umcp's log: its trace lines show them as
+//! `<redacted>`, and every `Debug` implementation hides them. (The HTTP library's own trace
+//! output, target `ureq`, dumps raw requests; keep it off where logs are kept.)
 //!
 //! ```no_run
 //! use std::sync::Arc;

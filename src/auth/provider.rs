@@ -122,6 +122,17 @@ impl OAuth {
         Ok(state)
     }
 
+    /// Saves credentials. A store that fails is reported but does not fail the request: the
+    /// credentials are valid for this session all the same.
+    fn persist(&self, credentials: &StoredCredentials) {
+        if let Err(e) = self.config.store.save(&self.resource, credentials) {
+            log::warn!(
+                "oauth: cannot save the credentials of {}: {e}",
+                self.resource
+            );
+        }
+    }
+
     /// Whether another thread replaced the credentials since this thread sent its request.
     fn replaced_since_sent(&self, state: &State) -> bool {
         state::sent_generation(self.id).is_some_and(|sent| sent != state.generation)
@@ -172,7 +183,7 @@ impl OAuth {
         credentials.client = Some(client.clone());
         credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
         // The registration is kept even if the rest fails, so it is not repeated.
-        self.config.store.save(&self.resource, &credentials)?;
+        self.persist(&credentials);
         let auth = self.client_auth(&client, method, &discovered.issuer)?;
         let token = match &self.config.grant {
             Grant::AuthorizationCode(handler) => flow::authorization_code(
@@ -203,7 +214,7 @@ impl OAuth {
             token.scope
         );
         credentials.token = Some(token);
-        self.config.store.save(&self.resource, &credentials)?;
+        self.persist(&credentials);
         let mut state = lock(&self.state);
         state.replace(credentials, false);
         state.requested_scope = scope;

@@ -51,6 +51,8 @@ pub(crate) struct State {
     pub refreshed: bool,
     /// The scopes asked for last, the base of a step-up.
     pub requested_scope: Option<String>,
+    /// The generation whose refresh before expiry failed (not tried again).
+    pub refresh_failed: Option<u64>,
 }
 
 impl State {

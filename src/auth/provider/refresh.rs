@@ -51,7 +51,7 @@ impl OAuth {
                         token.refresh_token = None;
                     }
                     lock(&self.state).credentials = Some(credentials.clone());
-                    self.config.store.save(&self.resource, &credentials)?;
+                    self.persist(&credentials);
                 }
                 return Err(e.into());
             }
@@ -62,7 +62,7 @@ impl OAuth {
             scope: token.scope.clone().or(old.scope),
             ..token
         });
-        self.config.store.save(&self.resource, &credentials)?;
+        self.persist(&credentials);
         lock(&self.state).replace(credentials, true);
         Ok(())
     }
@@ -99,13 +99,15 @@ impl OAuth {
         Ok(auth)
     }
 
-    /// Refreshes a token that is about to expire; failures only get logged, as the server
-    /// will answer 401 and a new authorization follows.
+    /// Refreshes a token that is about to expire. Failures only get logged, and are not
+    /// retried for the same token: the server will answer 401, and a refresh or a new
+    /// authorization follows from there.
     pub(super) fn refresh_if_expiring(&self) -> Result<()> {
         let expiring = |state: &State| {
-            state_token(state).is_some_and(|t| {
-                t.refresh_token.is_some() && t.expires_within(self.config.refresh_margin)
-            })
+            state.refresh_failed != Some(state.generation)
+                && state_token(state).is_some_and(|t| {
+                    t.refresh_token.is_some() && t.expires_within(self.config.refresh_margin)
+                })
         };
         if !expiring(&*self.loaded_state()?) {
             return Ok(());
@@ -114,6 +116,8 @@ impl OAuth {
         if expiring(&lock(&self.state)) {
             if let Err(e) = self.refresh() {
                 log::debug!("oauth: refreshing the token before it expires failed: {e}");
+                let mut state = lock(&self.state);
+                state.refresh_failed = Some(state.generation);
             }
         }
         Ok(())
