@@ -26,6 +26,20 @@ mod refresh;
 /// [`HttpConfig::credentials`](crate::HttpConfig::credentials). The first request goes out
 /// with a stored token when there is one; a 401 runs discovery, registration and the
 /// configured grant, and the request is repeated. See the [module docs](super).
+///
+/// With a user in the loop, authorize before connecting (when
+/// [`has_token`](OAuth::has_token) says there is nothing stored): the request that meets
+/// the 401 otherwise waits for the user within the client's request timeout.
+///
+/// ```no_run
+/// # use umcp::auth::{LoopbackHandler, OAuth, OAuthConfig};
+/// # let handler = LoopbackHandler::new(|url: &str| { eprintln!("open {url}"); Ok(()) });
+/// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(handler))?;
+/// if !oauth.has_token()? {
+///     oauth.authorize()?;
+/// }
+/// # Ok::<(), umcp::Error>(())
+/// ```
 pub struct OAuth {
     server: String,
     resource: String,
