@@ -2,14 +2,25 @@
 //! scenario named in `MCP_CONFORMANCE_SCENARIO` through umcp's public API, logs to stderr, and
 //! exits 0 on success.
 //!
+//! The `auth/…` scenarios authorize with [`umcp::auth::OAuth`]: the authorization code flow
+//! through the headless handler (the suite's authorization servers redirect at once), with
+//! the client ID metadata document URL the suite expects, or the grant and credentials that
+//! `MCP_CONFORMANCE_CONTEXT` gives. `auth/client-credentials-jwt` needs the `oauth-jwt`
+//! feature.
+//!
 //! Run the whole suite with `bash .ci/conformance` (see the README).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use umcp::auth::{CrossAppAccess, HeadlessHandler, OAuth, OAuthConfig};
 use umcp::types::{ElicitRequestParams, ElicitResult, Tool};
 use umcp::{Client, HttpConfig, Options};
+
+/// The client ID metadata document URL the `auth/basic-cimd` scenario checks for.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The suite kills a client after 30 s; finishing first gives a clear failure instead.
 const DEADLINE: Duration = Duration::from_secs(25);
@@ -44,7 +55,11 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
             _ => Ok(ElicitResult::decline()),
         });
-    let client = Client::connect_with(HttpConfig::new(url), options)?;
+    let mut config = HttpConfig::new(url);
+    if scenario.starts_with("auth/") {
+        config = config.credentials(Arc::new(OAuth::new(url, oauth_config(scenario)?)?));
+    }
+    let client = Client::connect_with(config, options)?;
     eprintln!(
         "connected to {} over {} (protocol {})",
         client.server_info().name,
@@ -66,6 +81,71 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
     }
     client.close();
     Ok(())
+}
+
+/// The OAuth configuration of an `auth/…` scenario, from `MCP_CONFORMANCE_CONTEXT` when the
+/// scenario gives one.
+fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    let field = |name: &str| context[name].as_str().map(str::to_owned);
+    let required = |name: &str| {
+        field(name).ok_or_else(|| {
+            umcp::Error::Config(format!(
+                "MCP_CONFORMANCE_CONTEXT has no `{name}` for {scenario}"
+            ))
+        })
+    };
+    let config = match scenario {
+        "auth/client-credentials-basic" => OAuthConfig::client_credentials(required("client_id")?)
+            .client_secret(required("client_secret")?),
+        "auth/client-credentials-jwt" => jwt_config(
+            &required("client_id")?,
+            &required("private_key_pem")?,
+            field("signing_algorithm"),
+        )?,
+        "auth/cross-app-access-complete-flow" => {
+            let access = CrossAppAccess::new(
+                required("idp_token_endpoint")?,
+                required("idp_client_id")?,
+                required("idp_id_token")?,
+            );
+            OAuthConfig::cross_app_access(access)
+                .client_id(required("client_id")?)
+                .client_secret(required("client_secret")?)
+        }
+        _ => {
+            let mut config =
+                OAuthConfig::new(HeadlessHandler::new()).client_metadata_url(CLIENT_METADATA_URL);
+            if let Some(client_id) = field("client_id") {
+                config = config.client_id(client_id);
+            }
+            if let Some(secret) = field("client_secret") {
+                config = config.client_secret(secret);
+            }
+            config
+        }
+    };
+    Ok(config.client_name("umcp-conformance"))
+}
+
+#[cfg(feature = "oauth-jwt")]
+fn jwt_config(client_id: &str, pem: &str, algorithm: Option<String>) -> umcp::Result<OAuthConfig> {
+    if algorithm.as_deref().is_some_and(|a| a != "ES256") {
+        return Err(umcp::Error::Config(format!(
+            "unsupported signing algorithm {algorithm:?}"
+        )));
+    }
+    Ok(OAuthConfig::client_credentials(client_id).private_key_pem(pem))
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+fn jwt_config(_: &str, _: &str, _: Option<String>) -> umcp::Result<OAuthConfig> {
+    Err(umcp::Error::Config(
+        "built without the `oauth-jwt` feature".into(),
+    ))
 }
 
 /// Arguments that satisfy a simple input schema: each required property gets a value of its type.

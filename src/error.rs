@@ -65,6 +65,9 @@ pub enum Error {
     SessionExpired,
     /// The configuration or an argument is invalid; nothing was sent.
     Config(String),
+    /// Obtaining credentials failed: OAuth discovery, client registration, the user's
+    /// authorization or the token request. The details name the step and the server's answer.
+    Auth(Box<AuthError>),
 }
 
 /// Which deadline a [`Error::Timeout`] refers to.
@@ -114,6 +117,76 @@ pub enum Unsupported {
     },
     /// The operation needs a feature that is not available on this transport or build.
     Feature(String),
+}
+
+/// The step of an OAuth authorization that failed, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuthStep {
+    /// Finding the protected resource metadata and the authorization server metadata.
+    Discovery,
+    /// Obtaining a client identity (dynamic client registration).
+    Registration,
+    /// The authorization request: the user's consent, the redirect and its checks.
+    Authorization,
+    /// A token endpoint request: redeeming a code, refreshing, or another grant.
+    Token,
+}
+
+impl AuthStep {
+    /// The step's name as used in messages: `discovery`, `registration`, `authorization` or
+    /// `token`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthStep::Discovery => "discovery",
+            AuthStep::Registration => "registration",
+            AuthStep::Authorization => "authorization",
+            AuthStep::Token => "token",
+        }
+    }
+}
+
+/// Why obtaining credentials failed ([`Error::Auth`]).
+///
+/// `error` and `error_description` are the authorization server's own words (RFC 6749 §5.2),
+/// e.g. `invalid_grant` when a code or refresh token was refused, or `insufficient_scope` when
+/// repeated step-up authorizations did not satisfy the server; they are `None` when the client
+/// itself refused to go on (a resource mismatch, a missing PKCE capability, a state mismatch).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AuthError {
+    /// The step that failed.
+    pub step: AuthStep,
+    /// What went wrong, in words; never contains tokens, codes or secrets.
+    pub message: String,
+    /// The URL that was requested, when the failure concerns one.
+    pub url: Option<String>,
+    /// The HTTP status of the server's answer, when there was one.
+    pub status: Option<u16>,
+    /// The OAuth `error` code of the server's answer, e.g. `invalid_client`.
+    pub error: Option<String>,
+    /// The `error_description` of the server's answer.
+    pub error_description: Option<String>,
+}
+
+impl AuthError {
+    /// An error at `step` described by `message`, with no server details.
+    pub fn new(step: AuthStep, message: impl Into<String>) -> AuthError {
+        AuthError {
+            step,
+            message: message.into(),
+            url: None,
+            status: None,
+            error: None,
+            error_description: None,
+        }
+    }
+}
+
+impl From<AuthError> for Error {
+    fn from(err: AuthError) -> Error {
+        Error::Auth(Box::new(err))
+    }
 }
 
 /// The details of a failed HTTP exchange.
@@ -212,6 +285,7 @@ impl fmt::Display for Error {
             Error::Forbidden(e) => write!(f, "forbidden: {e}"),
             Error::SessionExpired => f.write_str("session expired: the server ended the session"),
             Error::Config(msg) => write!(f, "config: {msg}"),
+            Error::Auth(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -259,6 +333,31 @@ impl fmt::Display for Unsupported {
             ),
             Unsupported::Feature(what) => write!(f, "unsupported: {what}"),
         }
+    }
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "authorization failed at {}: {}",
+            self.step.as_str(),
+            self.message
+        )?;
+        if let Some(status) = self.status {
+            write!(f, " (HTTP {status}")?;
+            if let Some(url) = &self.url {
+                write!(f, " from {url}")?;
+            }
+            f.write_str(")")?;
+        }
+        if let Some(error) = &self.error {
+            write!(f, ": {error}")?;
+            if let Some(description) = &self.error_description {
+                write!(f, ": {description}")?;
+            }
+        }
+        Ok(())
     }
 }
 

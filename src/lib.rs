@@ -14,6 +14,8 @@
 #![deny(missing_docs)]
 #![warn(clippy::all)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod client;
 mod config;
 mod error;
@@ -26,7 +28,10 @@ pub mod types;
 pub use client::one_shot;
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
 pub use config::{ConfigFile, HttpKind, ServerConfig, ServerConfigError, ServerTransport};
-pub use error::{Closed, Error, HttpError, Result, TimeoutKind, Unsupported, WwwAuthenticate};
+pub use error::{
+    AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
+    WwwAuthenticate,
+};
 pub use manager::{
     Manager, ManagerNotifications, ManagerOptions, PromptEntry, ResourceEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,

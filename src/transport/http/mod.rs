@@ -31,7 +31,7 @@ mod legacy;
 mod post_stream;
 mod streamable;
 mod streams;
-mod url;
+pub(crate) mod url;
 mod wire;
 
 /// Which HTTP transport to speak.
@@ -97,12 +97,18 @@ impl Default for ReconnectPolicy {
     }
 }
 
-/// Supplies credentials for every HTTP request, and hears about 401 answers.
+/// Supplies credentials for every HTTP request, and hears about 401 and 403 answers.
 ///
 /// The transport asks [`headers`](CredentialProvider::headers) before each request (POST,
 /// GET and DELETE), so a provider can refresh a token whenever it likes. On a 401 it calls
 /// [`on_unauthorized`](CredentialProvider::on_unauthorized) and, when that returns `true`,
-/// repeats the request once with fresh headers.
+/// repeats the request once with fresh headers. On a 403 it calls
+/// [`on_forbidden`](CredentialProvider::on_forbidden) and repeats the request while that
+/// returns `true`, at most [`MAX_CREDENTIAL_RETRIES`] times in all. A repeated request gets
+/// the time budget it started with, counted from the moment the provider returned.
+///
+/// [`OAuth`](crate::auth::OAuth) (feature `oauth`) is the provider for the MCP
+/// authorization spec.
 pub trait CredentialProvider: Send + Sync {
     /// The headers to add to a request for `url`, e.g. `("Authorization", "Bearer …")`.
     ///
@@ -119,7 +125,22 @@ pub trait CredentialProvider: Send + Sync {
     fn on_unauthorized(&self, _error: &HttpError) -> Result<bool> {
         Ok(false)
     }
+
+    /// Called when the server answered 403 (for example `insufficient_scope`, asking for a
+    /// step-up authorization); return `true` to have the request repeated. `retries` is how
+    /// many times this request was already repeated for credentials (after a 401 or a 403),
+    /// so a provider can bound its attempts per request.
+    ///
+    /// # Errors
+    ///
+    /// An error is returned to the caller instead of the 403.
+    fn on_forbidden(&self, _error: &HttpError, _retries: u32) -> Result<bool> {
+        Ok(false)
+    }
 }
+
+/// The most times one request is repeated for credentials, whatever the provider says.
+pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 
 /// Configuration of an HTTP server connection; implements [`Connect`].
 ///

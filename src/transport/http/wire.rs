@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use ureq::http::Response;
 use ureq::{Agent, Body};
 
-use super::{auth_header, url, HttpConfig};
+use super::{auth_header, url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Error, HttpError, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Payload, RequestId};
 
@@ -109,33 +109,58 @@ impl Wire {
         (deadline, per_read)
     }
 
-    /// Performs `call` up to the response headers, whatever the status. On a 401 the
-    /// credential provider is told, and the request repeated once if it asks for that.
+    /// Performs `call` up to the response headers, whatever the status. On a 401 or 403 the
+    /// credential provider is told, and the request repeated while it asks for that (a 401
+    /// once, all in all at most [`MAX_CREDENTIAL_RETRIES`] times).
     ///
     /// # Errors
     ///
     /// Transport failures ([`Error::Io`], [`Error::Timeout`]), a failing credential provider,
-    /// or [`Error::Unauthorized`] when the provider declined to retry a 401.
+    /// or [`Error::Unauthorized`] / [`Error::Forbidden`] when the provider declined to retry.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
-        let response = self.perform_once(call)?;
         let Some(provider) = &self.config.credentials else {
-            return Ok(response);
+            return self.perform_once(call, call.deadline);
         };
-        if response.status().as_u16() != 401 {
-            return Ok(response);
+        // Obtaining credentials may take long (a user in a browser): a repeated request gets
+        // the budget the first one had, counted from when the provider is done.
+        let budget = call.deadline.saturating_duration_since(Instant::now());
+        let mut deadline = call.deadline;
+        let mut told_unauthorized = false;
+        let mut retries = 0;
+        loop {
+            let response = self.perform_once(call, deadline)?;
+            let status = response.status().as_u16();
+            let repeatable = match status {
+                401 => !told_unauthorized,
+                403 => true,
+                _ => false,
+            };
+            if !repeatable || retries >= MAX_CREDENTIAL_RETRIES {
+                return Ok(response);
+            }
+            let error = http_error(response, call.url);
+            let retry = if status == 401 {
+                told_unauthorized = true;
+                provider.on_unauthorized(&error)?
+            } else {
+                provider.on_forbidden(&error, retries)?
+            };
+            if !retry {
+                return Err(if status == 401 {
+                    Error::Unauthorized(Box::new(error))
+                } else {
+                    Error::Forbidden(Box::new(error))
+                });
+            }
+            log::debug!("retrying {} after {status} with new credentials", call.url);
+            retries += 1;
+            deadline = deadline.max(Instant::now() + budget);
         }
-        let error = http_error(response, call.url);
-        if provider.on_unauthorized(&error)? {
-            log::debug!("retrying {} after 401 with new credentials", call.url);
-            return self.perform_once(call);
-        }
-        Err(Error::Unauthorized(Box::new(error)))
     }
 
-    fn perform_once(&self, call: &Call<'_>) -> Result<HttpResponse> {
+    fn perform_once(&self, call: &Call<'_>, deadline: Instant) -> Result<HttpResponse> {
         let started = Instant::now();
-        let remaining = call
-            .deadline
+        let remaining = deadline
             .saturating_duration_since(started)
             .max(Duration::from_millis(1));
         let connect = self.config.connect_timeout.min(remaining);

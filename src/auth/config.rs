@@ -1,0 +1,225 @@
+//! [`OAuthConfig`]: which grant to use, the client's identity, where tokens are kept, and
+//! the limits of the flow.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::client_credentials::CrossAppAccess;
+use super::handler::AuthorizationHandler;
+use super::store::{MemoryStore, TokenStore};
+
+/// How tokens are obtained.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    /// The authorization code flow with PKCE, through a handler for the user's step.
+    AuthorizationCode(Arc<dyn AuthorizationHandler>),
+    /// `client_credentials`: the client acts for itself, with a secret or a signed assertion.
+    ClientCredentials,
+    /// A token exchange at an identity provider, then a JWT-bearer grant.
+    CrossAppAccess(CrossAppAccess),
+}
+
+/// The configuration of an [`OAuth`](super::OAuth) provider.
+///
+/// It holds plain values (strings, numbers, a flag) apart from the handler and the store,
+/// so it maps easily from a configuration file, and it is cheap to clone for several
+/// servers. `Debug` never shows secrets.
+///
+/// ```
+/// use std::sync::Arc;
+/// use umcp::auth::{FileStore, HeadlessHandler, OAuthConfig};
+///
+/// let config = OAuthConfig::new(HeadlessHandler::new())
+///     .client_name("my-agent")
+///     .client_metadata_url("https://agent.example.com/oauth/client.json")
+///     .token_store(Arc::new(FileStore::new("/tmp/umcp-tokens.json")));
+/// # let _ = config;
+/// ```
+#[derive(Clone)]
+pub struct OAuthConfig {
+    pub(crate) grant: Grant,
+    pub(crate) client_id: Option<String>,
+    pub(crate) client_secret: Option<String>,
+    #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
+    pub(crate) private_key_pem: Option<String>,
+    pub(crate) client_metadata_url: Option<String>,
+    pub(crate) client_name: String,
+    pub(crate) scopes: Option<Vec<String>>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) offline_access: bool,
+    pub(crate) max_authorization_attempts: u32,
+    pub(crate) timeout: Duration,
+    pub(crate) refresh_margin: Duration,
+}
+
+impl OAuthConfig {
+    /// The authorization code flow, with `handler` taking the user to the authorization
+    /// server ([`LoopbackHandler`](super::LoopbackHandler) for a browser).
+    pub fn new(handler: impl AuthorizationHandler + 'static) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::AuthorizationCode(Arc::new(handler)))
+    }
+
+    /// The authorization code flow with a shared handler.
+    pub fn with_handler(handler: Arc<dyn AuthorizationHandler>) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::AuthorizationCode(handler))
+    }
+
+    /// The `client_credentials` grant (the MCP client-credentials extension) for the
+    /// pre-registered `client_id`; add [`client_secret`](Self::client_secret) or, with the
+    /// `oauth-jwt` feature, `private_key_pem`.
+    pub fn client_credentials(client_id: impl Into<String>) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::ClientCredentials).client_id(client_id)
+    }
+
+    /// Cross-app access (enterprise-managed authorization): the identity provider exchanges
+    /// the user's ID token for an identity assertion grant, which the authorization server
+    /// takes as a JWT-bearer grant. Add the client's [`client_id`](Self::client_id) and
+    /// [`client_secret`](Self::client_secret) at the authorization server.
+    pub fn cross_app_access(access: CrossAppAccess) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::CrossAppAccess(access))
+    }
+
+    fn with_grant(grant: Grant) -> OAuthConfig {
+        OAuthConfig {
+            grant,
+            client_id: None,
+            client_secret: None,
+            private_key_pem: None,
+            client_metadata_url: None,
+            client_name: "umcp".into(),
+            scopes: None,
+            store: Arc::new(MemoryStore::new()),
+            offline_access: true,
+            max_authorization_attempts: 3,
+            timeout: Duration::from_secs(30),
+            refresh_margin: Duration::from_secs(60),
+        }
+    }
+
+    /// A pre-registered client id; it takes precedence over any other identity.
+    pub fn client_id(mut self, client_id: impl Into<String>) -> OAuthConfig {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// The secret of the pre-registered client.
+    pub fn client_secret(mut self, client_secret: impl Into<String>) -> OAuthConfig {
+        self.client_secret = Some(client_secret.into());
+        self
+    }
+
+    /// A PKCS#8 PEM P-256 private key (`-----BEGIN PRIVATE KEY-----`) for `private_key_jwt`
+    /// client authentication with ES256 assertions (RFC 7523).
+    #[cfg(feature = "oauth-jwt")]
+    pub fn private_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
+        self.private_key_pem = Some(pem.into());
+        self
+    }
+
+    /// The https URL of this client's ID metadata document, used as `client_id` with servers
+    /// that advertise `client_id_metadata_document_supported`. The document must list the
+    /// handler's redirect URI.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> OAuthConfig {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// The `client_name` sent with dynamic client registration (default `umcp`).
+    pub fn client_name(mut self, name: impl Into<String>) -> OAuthConfig {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The scopes to ask for when the server's challenge names none (instead of the
+    /// resource's `scopes_supported`).
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> OAuthConfig {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Where credentials are kept (default: a new [`MemoryStore`]).
+    pub fn token_store(mut self, store: Arc<dyn TokenStore>) -> OAuthConfig {
+        self.store = store;
+        self
+    }
+
+    /// Whether to ask for `offline_access` (a refresh token) when the authorization server
+    /// lists it in `scopes_supported` (default `true`).
+    pub fn offline_access(mut self, enabled: bool) -> OAuthConfig {
+        self.offline_access = enabled;
+        self
+    }
+
+    /// The most authorizations one request may cause, the first one and step-ups after 403
+    /// `insufficient_scope` together (default 3, at least 1).
+    pub fn max_authorization_attempts(mut self, attempts: u32) -> OAuthConfig {
+        self.max_authorization_attempts = attempts.max(1);
+        self
+    }
+
+    /// The timeout of each request to an authorization server (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> OAuthConfig {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long before expiry a token is refreshed (default 60 s).
+    pub fn refresh_margin(mut self, margin: Duration) -> OAuthConfig {
+        self.refresh_margin = margin;
+        self
+    }
+
+    /// The `client_name` sent with dynamic client registration.
+    pub fn get_client_name(&self) -> &str {
+        &self.client_name
+    }
+
+    /// The pre-registered client id, when set.
+    pub fn get_client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The client ID metadata document URL, when set.
+    pub fn get_client_metadata_url(&self) -> Option<&str> {
+        self.client_metadata_url.as_deref()
+    }
+
+    /// The most authorizations one request may cause.
+    pub fn get_max_authorization_attempts(&self) -> u32 {
+        self.max_authorization_attempts
+    }
+}
+
+impl fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let grant = match &self.grant {
+            Grant::AuthorizationCode(_) => "authorization_code",
+            Grant::ClientCredentials => "client_credentials",
+            Grant::CrossAppAccess(_) => "cross_app_access",
+        };
+        let hidden = |s: &Option<String>| {
+            if s.is_some() {
+                "Some(<redacted>)"
+            } else {
+                "None"
+            }
+        };
+        f.debug_struct("OAuthConfig")
+            .field("grant", &grant)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &hidden(&self.client_secret))
+            .field("private_key_pem", &hidden(&self.private_key_pem))
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("client_name", &self.client_name)
+            .field("scopes", &self.scopes)
+            .field("offline_access", &self.offline_access)
+            .field(
+                "max_authorization_attempts",
+                &self.max_authorization_attempts,
+            )
+            .field("timeout", &self.timeout)
+            .field("refresh_margin", &self.refresh_margin)
+            .finish_non_exhaustive()
+    }
+}

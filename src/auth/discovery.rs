@@ -1,0 +1,182 @@
+//! Discovery: from a server URL (and its 401 challenge) to the authorization server that
+//! protects it, with the resource check of RFC 8707 / RFC 9728.
+
+use serde::de::DeserializeOwned;
+
+use super::http::{Answer, Http};
+use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+use super::urls;
+use crate::error::{AuthError, AuthStep, WwwAuthenticate};
+
+/// What discovery found out about a server.
+#[derive(Debug, Clone)]
+pub(crate) struct Discovered {
+    /// The `resource` to send: the canonical URI of the MCP server.
+    pub resource: String,
+    /// The protected resource metadata, absent for servers of the 2025-03-26 revision.
+    pub resource_metadata: Option<ProtectedResourceMetadata>,
+    /// The authorization server's issuer; credentials are bound to it.
+    pub issuer: String,
+    /// The authorization server metadata, or the default endpoints when none is published.
+    pub metadata: AuthorizationServerMetadata,
+    /// Whether the metadata was published (false for the default endpoints).
+    pub published: bool,
+}
+
+/// Finds the authorization server of the MCP server at `server_url`.
+///
+/// # Errors
+///
+/// [`AuthStep::Discovery`] errors: unreachable or invalid metadata, a resource metadata
+/// document that names another resource, or no authorization server.
+pub(crate) fn discover(
+    http: &Http,
+    server_url: &str,
+    resource: &str,
+    challenge: Option<&WwwAuthenticate>,
+) -> Result<Discovered, AuthError> {
+    let mut candidates = Vec::new();
+    if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
+        candidates.extend(urls::resolve(server_url, advertised));
+    }
+    for url in urls::protected_resource_metadata_urls(server_url) {
+        if !candidates.contains(&url) {
+            candidates.push(url);
+        }
+    }
+    let found = first_document::<ProtectedResourceMetadata>(
+        http,
+        &candidates,
+        "protected resource metadata",
+    )?;
+    let Some((prm_url, prm)) = found else {
+        log::debug!("oauth: {server_url} publishes no protected resource metadata; using the 2025-03-26 discovery");
+        return legacy(http, server_url, resource);
+    };
+    let Some(declared) = prm.resource.as_deref() else {
+        return Err(AuthError {
+            url: Some(prm_url),
+            ..AuthError::new(
+                AuthStep::Discovery,
+                "the protected resource metadata has no `resource`",
+            )
+        });
+    };
+    if !urls::resource_matches(declared, server_url) {
+        return Err(AuthError {
+            url: Some(prm_url),
+            ..AuthError::new(
+                AuthStep::Discovery,
+                format!(
+                    "the protected resource metadata is for `{declared}`, not for `{server_url}`; \
+                     refusing to authorize"
+                ),
+            )
+        });
+    }
+    let Some(issuer) = prm.authorization_servers.first().cloned() else {
+        return Err(AuthError {
+            url: Some(prm_url),
+            ..AuthError::new(
+                AuthStep::Discovery,
+                "the protected resource metadata names no authorization server",
+            )
+        });
+    };
+    urls::check_endpoint(AuthStep::Discovery, "authorization server", &issuer)?;
+    let metadata_urls = urls::authorization_server_metadata_urls(&issuer);
+    let Some((metadata_url, metadata)) = first_document::<AuthorizationServerMetadata>(
+        http,
+        &metadata_urls,
+        "authorization server metadata",
+    )?
+    else {
+        return Err(AuthError::new(
+            AuthStep::Discovery,
+            format!(
+                "no metadata for the authorization server `{issuer}` (tried {})",
+                metadata_urls.join(", ")
+            ),
+        ));
+    };
+    if metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
+        return Err(AuthError {
+            url: Some(metadata_url),
+            ..AuthError::new(
+                AuthStep::Discovery,
+                format!(
+                    "the metadata names the issuer `{}`, not `{issuer}`",
+                    metadata.issuer
+                ),
+            )
+        });
+    }
+    log::debug!("oauth: {server_url} is protected by {issuer}");
+    Ok(Discovered {
+        resource: resource.to_owned(),
+        resource_metadata: Some(prm),
+        issuer,
+        metadata,
+        published: true,
+    })
+}
+
+/// The discovery of the 2025-03-26 revision: RFC 8414 metadata at the server's origin, else
+/// the default endpoints there.
+fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, AuthError> {
+    let Some(base) = urls::base_url(server_url) else {
+        return Err(AuthError::new(
+            AuthStep::Discovery,
+            format!("not an http(s) URL: `{server_url}`"),
+        ));
+    };
+    let url = format!("{base}/.well-known/oauth-authorization-server");
+    let found = first_document::<AuthorizationServerMetadata>(
+        http,
+        &[url],
+        "authorization server metadata",
+    )?;
+    let (metadata, published) = match found {
+        Some((_, metadata)) => (metadata, true),
+        None => {
+            log::debug!("oauth: no authorization server metadata at {base}; using /authorize, /token and /register");
+            (AuthorizationServerMetadata::fallback(&base), false)
+        }
+    };
+    let issuer = if metadata.issuer.is_empty() {
+        base
+    } else {
+        metadata.issuer.clone()
+    };
+    Ok(Discovered {
+        resource: resource.to_owned(),
+        resource_metadata: None,
+        issuer,
+        metadata,
+        published,
+    })
+}
+
+/// Fetches `urls` in order and returns the first document that exists. A 4xx or 5xx answer
+/// moves on to the next URL; a document that does not parse is an error.
+fn first_document<T: DeserializeOwned>(
+    http: &Http,
+    urls: &[String],
+    what: &str,
+) -> Result<Option<(String, T)>, AuthError> {
+    for url in urls {
+        log::debug!("oauth: fetching {what} from {url}");
+        let answer = http.get(AuthStep::Discovery, url)?;
+        if !answer.is_success() {
+            log::debug!("oauth: {url} answered HTTP {}", answer.status);
+            continue;
+        }
+        return parse(&answer, what).map(|doc| Some((url.clone(), doc)));
+    }
+    Ok(None)
+}
+
+fn parse<T: DeserializeOwned>(answer: &Answer, what: &str) -> Result<T, AuthError> {
+    serde_json::from_str(&answer.body)
+        .map_err(|e| answer.error(AuthStep::Discovery, format!("invalid {what}: {e}")))
+}

@@ -1,0 +1,173 @@
+//! A [`TokenStore`] in one JSON file, written atomically and readable by its owner only.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::pkce::random_string;
+use super::store::{self, StoredCredentials, TokenStore};
+use crate::error::{Error, Result};
+
+/// Keeps credentials in a JSON file, so they survive restarts.
+///
+/// Every save writes a temporary file next to it (mode 0600 on unix) and renames it over the
+/// old one, so a crash never leaves a half-written store and other users never see it. The
+/// directory is created (mode 0700 on unix) when missing. Processes that share the file
+/// should not save at the same moment: the last rename wins.
+pub struct FileStore {
+    path: PathBuf,
+    /// Serialises read-modify-write cycles within the process.
+    lock: Mutex<()>,
+}
+
+/// The file's contents.
+#[derive(Default, Serialize, Deserialize)]
+struct Contents {
+    #[serde(default)]
+    entries: Vec<Entry>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    server: String,
+    credentials: StoredCredentials,
+}
+
+impl FileStore {
+    /// A store in the file at `path` (created on the first save).
+    pub fn new(path: impl Into<PathBuf>) -> FileStore {
+        FileStore {
+            path: path.into(),
+            lock: Mutex::new(()),
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        let text = match fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.io_error("cannot read", e)),
+        };
+        let contents: Contents = serde_json::from_str(&text).map_err(|e| {
+            self.io_error(
+                "cannot parse",
+                io::Error::new(io::ErrorKind::InvalidData, e),
+            )
+        })?;
+        Ok(contents
+            .entries
+            .into_iter()
+            .map(|e| (e.server, e.credentials))
+            .collect())
+    }
+
+    fn write(&self, entries: Vec<(String, StoredCredentials)>) -> Result<()> {
+        let contents = Contents {
+            entries: entries
+                .into_iter()
+                .map(|(server, credentials)| Entry {
+                    server,
+                    credentials,
+                })
+                .collect(),
+        };
+        let text = serde_json::to_string_pretty(&contents)
+            .map_err(|e| self.io_error("cannot encode", io::Error::other(e)))?;
+        let dir = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        create_private_dir(&dir).map_err(|e| self.io_error("cannot create the directory of", e))?;
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tokens".into());
+        let suffix = random_string(6).unwrap_or_else(|_| std::process::id().to_string());
+        let temp = dir.join(format!(".{name}.{suffix}.tmp"));
+        let written =
+            write_private(&temp, text.as_bytes()).and_then(|()| fs::rename(&temp, &self.path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(self.io_error("cannot write", e));
+        }
+        Ok(())
+    }
+
+    fn io_error(&self, what: &str, e: io::Error) -> Error {
+        Error::io(io::Error::new(
+            e.kind(),
+            format!("token store: {what} {}: {e}", self.path.display()),
+        ))
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Vec<(String, StoredCredentials)>)) -> Result<()> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.read()?;
+        change(&mut entries);
+        self.write(entries)
+    }
+}
+
+impl fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl TokenStore for FileStore {
+    fn load(&self, server: &str, issuer: Option<&str>) -> Result<Option<StoredCredentials>> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = self.read()?;
+        Ok(store::find(&entries, server, issuer).cloned())
+    }
+
+    fn save(&self, server: &str, credentials: &StoredCredentials) -> Result<()> {
+        self.update(|entries| store::upsert(entries, server, credentials))
+    }
+
+    fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
+        self.update(|entries| store::retain_others(entries, server, issuer))
+    }
+}
+
+/// Creates `path` and its data with owner-only permissions, failing if it exists, and flushes
+/// it to disk.
+fn write_private(path: &Path, data: &[u8]) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file: File = options.open(path)?;
+    file.write_all(data)?;
+    file.sync_all()
+}
+
+/// Creates a directory (and its parents) readable by its owner only, when missing.
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}

@@ -1,0 +1,187 @@
+//! The HTTP requests of the flow (metadata, registration, token), with timeouts, no redirect
+//! following, bounded bodies and redacted trace lines.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use ureq::Agent;
+
+use super::encoding::{form, redact_form, redact_json, redact_url};
+use crate::error::{AuthError, AuthStep};
+
+/// The largest response body read from an authorization server.
+const BODY_LIMIT: u64 = 1024 * 1024;
+
+/// An HTTP client for the flow's requests.
+#[derive(Clone)]
+pub(crate) struct Http {
+    agent: Agent,
+    timeout: Duration,
+}
+
+/// An HTTP answer, whatever its status.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    /// The URL that was requested.
+    pub url: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Location` header of a redirect.
+    pub location: Option<String>,
+    /// The body as text.
+    pub body: String,
+}
+
+impl Answer {
+    /// True for 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body as JSON, when it is JSON.
+    pub fn json(&self) -> Option<Value> {
+        serde_json::from_str(&self.body).ok()
+    }
+
+    /// An error at `step` for this answer, carrying the server's OAuth `error` and
+    /// `error_description` when the body has them.
+    pub fn error(&self, step: AuthStep, message: impl Into<String>) -> AuthError {
+        let json = self.json().unwrap_or(Value::Null);
+        let text = |name: &str| json.get(name).and_then(Value::as_str).map(str::to_owned);
+        AuthError {
+            url: Some(self.url.clone()),
+            status: Some(self.status),
+            error: text("error"),
+            error_description: text("error_description"),
+            ..AuthError::new(step, message)
+        }
+    }
+}
+
+impl Http {
+    /// A client whose requests each take at most `timeout`.
+    pub fn new(timeout: Duration) -> Http {
+        let agent = Agent::new_with_config(
+            Agent::config_builder()
+                .http_status_as_error(false)
+                // Redirects are never followed: an authorization redirect is read, not
+                // visited, and credentials must not travel to another origin.
+                .max_redirects(0)
+                .max_redirects_will_error(false)
+                .user_agent(concat!("umcp/", env!("CARGO_PKG_VERSION")))
+                .build(),
+        );
+        Http { agent, timeout }
+    }
+
+    /// `GET url` expecting JSON.
+    ///
+    /// # Errors
+    ///
+    /// When the server cannot be reached in time.
+    pub fn get(&self, step: AuthStep, url: &str) -> Result<Answer, AuthError> {
+        log::trace!("oauth > GET {}", redact_url(url));
+        let result = self
+            .agent
+            .get(url)
+            .header("accept", "application/json")
+            .config()
+            .timeout_global(Some(self.timeout))
+            .build()
+            .call();
+        self.answer(step, url, result)
+    }
+
+    /// `POST url` with a form body, optionally with an `Authorization` header (HTTP Basic
+    /// client authentication).
+    ///
+    /// # Errors
+    ///
+    /// When the server cannot be reached in time.
+    pub fn post_form(
+        &self,
+        step: AuthStep,
+        url: &str,
+        params: &[(&str, &str)],
+        authorization: Option<&str>,
+    ) -> Result<Answer, AuthError> {
+        log::trace!(
+            "oauth > POST {} {}{}",
+            redact_url(url),
+            redact_form(params),
+            if authorization.is_some() {
+                " (with HTTP Basic client authentication)"
+            } else {
+                ""
+            }
+        );
+        let mut request = self
+            .agent
+            .post(url)
+            .header("accept", "application/json")
+            .header("content-type", "application/x-www-form-urlencoded");
+        if let Some(value) = authorization {
+            request = request.header("authorization", value);
+        }
+        let result = request
+            .config()
+            .timeout_global(Some(self.timeout))
+            .build()
+            .send(form(params));
+        self.answer(step, url, result)
+    }
+
+    /// `POST url` with a JSON body.
+    ///
+    /// # Errors
+    ///
+    /// When the server cannot be reached in time.
+    pub fn post_json(&self, step: AuthStep, url: &str, body: &Value) -> Result<Answer, AuthError> {
+        log::trace!("oauth > POST {} {}", redact_url(url), redact_json(body));
+        let result = self
+            .agent
+            .post(url)
+            .header("accept", "application/json")
+            .header("content-type", "application/json")
+            .config()
+            .timeout_global(Some(self.timeout))
+            .build()
+            .send(body.to_string());
+        self.answer(step, url, result)
+    }
+
+    fn answer(
+        &self,
+        step: AuthStep,
+        url: &str,
+        result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Answer, AuthError> {
+        let unreachable = |e: &dyn std::fmt::Display| AuthError {
+            url: Some(url.to_owned()),
+            ..AuthError::new(step, format!("request to {url} failed: {e}"))
+        };
+        let mut response = result.map_err(|e| unreachable(&e))?;
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_string()
+            .map_err(|e| unreachable(&e))?;
+        match serde_json::from_str::<Value>(&body) {
+            Ok(json) => log::trace!("oauth < {status} {}", redact_json(&json)),
+            Err(_) => log::trace!("oauth < {status} ({} bytes, not JSON)", body.len()),
+        }
+        Ok(Answer {
+            url: url.to_owned(),
+            status,
+            location,
+            body,
+        })
+    }
+}

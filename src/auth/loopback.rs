@@ -1,0 +1,257 @@
+//! An [`AuthorizationHandler`] for desktop and command-line programs: the user's browser,
+//! and a one-shot HTTP listener on 127.0.0.1 for the redirect (RFC 8252 §7.3).
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::encoding::parse_query;
+use super::handler::AuthorizationHandler;
+use super::urls;
+use crate::error::{AuthError, AuthStep, Error, Result};
+
+/// How often a pending accept looks at its deadline.
+const POLL: Duration = Duration::from_millis(50);
+/// The most read of one request's head.
+const HEAD_LIMIT: usize = 16 * 1024;
+/// How long one connection may take to send its request.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The function that shows the authorization URL to the user, usually by opening a browser.
+type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
+
+/// Opens the authorization URL with a caller-supplied function and waits for the browser to
+/// come back to `http://127.0.0.1:<port>/callback`.
+///
+/// The listener is bound on the first use (port 0 picks a free one) and kept, so the
+/// redirect URI stays the same for later authorizations. Each authorization waits for one
+/// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
+/// answers it with a short page, and gives up after the timeout (default 5 minutes).
+pub struct LoopbackHandler {
+    opener: Arc<Opener>,
+    port: u16,
+    path: String,
+    timeout: Duration,
+    listener: Mutex<Option<TcpListener>>,
+}
+
+impl LoopbackHandler {
+    /// A handler that calls `opener` with the authorization URL.
+    ///
+    /// `opener` must not hand the URL to a shell: start the browser with the URL as one
+    /// argument (for example `Command::new("xdg-open").arg(url)`), or print it for the user.
+    pub fn new(opener: impl Fn(&str) -> io::Result<()> + Send + Sync + 'static) -> LoopbackHandler {
+        LoopbackHandler {
+            opener: Arc::new(opener),
+            port: 0,
+            path: "/callback".into(),
+            timeout: Duration::from_secs(300),
+            listener: Mutex::new(None),
+        }
+    }
+
+    /// Listens on `port` (default 0: any free port), for servers that registered a fixed one.
+    pub fn port(mut self, port: u16) -> LoopbackHandler {
+        self.port = port;
+        self
+    }
+
+    /// The callback path (default `/callback`).
+    pub fn path(mut self, path: impl Into<String>) -> LoopbackHandler {
+        let path = path.into();
+        self.path = if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        };
+        self
+    }
+
+    /// How long to wait for the user (default 5 minutes).
+    pub fn timeout(mut self, timeout: Duration) -> LoopbackHandler {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Binds the listener when that has not happened yet; returns its port.
+    fn bound(&self, listener: &mut Option<TcpListener>) -> Result<u16> {
+        if listener.is_none() {
+            let bound = TcpListener::bind((Ipv4Addr::LOCALHOST, self.port)).map_err(|e| {
+                Error::from(AuthError::new(
+                    AuthStep::Authorization,
+                    format!("cannot listen on 127.0.0.1:{}: {e}", self.port),
+                ))
+            })?;
+            *listener = Some(bound);
+        }
+        let port = listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| a.port());
+        port.ok_or_else(|| {
+            AuthError::new(AuthStep::Authorization, "the loopback listener has no port").into()
+        })
+    }
+
+    /// Answers one connection; returns the callback target when it is the awaited one.
+    fn serve(&self, mut stream: TcpStream, state: Option<&str>) -> Option<String> {
+        let target = read_target(&mut stream)?;
+        let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+        if path != self.path {
+            respond(
+                &mut stream,
+                "404 Not Found",
+                "Not found",
+                "This is not the page you are looking for.",
+            );
+            return None;
+        }
+        let params = parse_query(query);
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if state.is_some() && param("state") != state {
+            respond(
+                &mut stream,
+                "400 Bad Request",
+                "Unexpected response",
+                "This response does not belong to the pending authorization.",
+            );
+            return None;
+        }
+        match param("error") {
+            Some(error) => respond(
+                &mut stream,
+                "200 OK",
+                "Authorization failed",
+                &format!(
+                    "The authorization server answered: {}. You can close this window.",
+                    escape(error)
+                ),
+            ),
+            None => respond(
+                &mut stream,
+                "200 OK",
+                "Authorization complete",
+                "You can close this window and return to the application.",
+            ),
+        }
+        Some(target)
+    }
+}
+
+impl fmt::Debug for LoopbackHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoopbackHandler")
+            .field("port", &self.port)
+            .field("path", &self.path)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthorizationHandler for LoopbackHandler {
+    fn redirect_uri(&self) -> Result<String> {
+        let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        let port = self.bound(&mut listener)?;
+        Ok(format!("http://127.0.0.1:{port}{}", self.path))
+    }
+
+    fn authorize(&self, authorization_url: &str) -> Result<String> {
+        let failed =
+            |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
+        // Holding the listener for the whole wait keeps authorizations one at a time.
+        let mut guard = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        let port = self.bound(&mut guard)?;
+        let listener = guard.as_ref().ok_or_else(|| failed("no listener".into()))?;
+        let state = parse_query(urls::query(authorization_url))
+            .into_iter()
+            .find(|(n, _)| n == "state")
+            .map(|(_, v)| v);
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| failed(format!("cannot poll the loopback listener: {e}")))?;
+        log::debug!(
+            "oauth: waiting for the redirect on 127.0.0.1:{port}{}",
+            self.path
+        );
+        (self.opener)(authorization_url)
+            .map_err(|e| failed(format!("cannot open the browser: {e}")))?;
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    if let Some(target) = self.serve(stream, state.as_deref()) {
+                        return Ok(format!("http://127.0.0.1:{port}{target}"));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        return Err(failed(format!(
+                            "no redirect arrived within {:?} (the user did not finish)",
+                            self.timeout
+                        )));
+                    }
+                    std::thread::sleep(POLL);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(failed(format!("the loopback listener failed: {e}"))),
+            }
+        }
+    }
+}
+
+/// Reads a request's head and returns its target (path and query), or `None` for anything
+/// that is not a complete GET request.
+fn read_target(stream: &mut TcpStream) -> Option<String> {
+    stream.set_nonblocking(false).ok()?;
+    stream.set_read_timeout(Some(REQUEST_TIMEOUT)).ok()?;
+    stream.set_write_timeout(Some(REQUEST_TIMEOUT)).ok()?;
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < HEAD_LIMIT {
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let mut words = head.lines().next()?.split_whitespace();
+    let (method, target) = (words.next()?, words.next()?);
+    (method == "GET" && target.starts_with('/')).then(|| target.to_owned())
+}
+
+/// Writes a small HTML page and closes the connection.
+fn respond(stream: &mut TcpStream, status: &str, title: &str, text: &str) {
+    let body = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+         <body><h1>{title}</h1><p>{text}</p></body></html>"
+    );
+    let response = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(response.as_bytes());
+    let _ = stream.flush();
+}
+
+/// Escapes text for HTML.
+fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_owned(),
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '\'' => "&#39;".to_owned(),
+            c => c.to_string(),
+        })
+        .collect()
+}

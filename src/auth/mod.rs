@@ -1,0 +1,78 @@
+//! OAuth 2.1 authorization for HTTP MCP servers, as the MCP authorization spec describes it.
+//!
+//! [`OAuth`] is a [`CredentialProvider`](crate::CredentialProvider): give it to
+//! [`HttpConfig::credentials`](crate::HttpConfig::credentials) and it adds
+//! `Authorization: Bearer …` to every request. When the server answers 401 it runs the whole
+//! flow and the request is repeated:
+//!
+//! 1. **Discovery**: the protected resource metadata (RFC 9728) named by the
+//!    `WWW-Authenticate` challenge, else at the path-based then the root well-known URL; its
+//!    `resource` must name this server. Then the authorization server metadata (RFC 8414 and
+//!    OpenID Connect discovery). Servers of the 2025-03-26 revision without resource metadata
+//!    get their metadata from the server's origin, or the default `/authorize`, `/token` and
+//!    `/register` endpoints.
+//! 2. **Client identity**: pre-registered credentials, else a client ID metadata document
+//!    URL when the server supports it, else dynamic client registration (RFC 7591).
+//! 3. **Authorization code with PKCE S256**, `state` checked, the RFC 8707 `resource` in
+//!    both requests, through an [`AuthorizationHandler`]: [`LoopbackHandler`] (a browser and
+//!    a one-shot listener on 127.0.0.1) or [`HeadlessHandler`] (follows nothing, reads the
+//!    redirect; for test servers).
+//! 4. **Tokens** kept in a [`TokenStore`] ([`MemoryStore`] by default, [`FileStore`] to
+//!    survive restarts), refreshed before they expire and on 401, bound to the authorization
+//!    server that issued them. A 403 `insufficient_scope` triggers a step-up authorization
+//!    with the union of the scopes, a bounded number of times.
+//!
+//! The client-credentials extension (a client secret, or with the `oauth-jwt` feature an
+//! ES256 `private_key_jwt` assertion) and cross-app access (RFC 8693 token exchange at an
+//! identity provider, then an RFC 7523 JWT-bearer grant) need no user:
+//! [`OAuthConfig::client_credentials`] and [`OAuthConfig::cross_app_access`].
+//!
+//! Tokens, codes, verifiers and secrets never reach umcp's log: its trace lines show them as
+//! `<redacted>`, and every `Debug` implementation hides them. (The HTTP library's own trace
+//! output, target `ureq`, dumps raw requests; keep it off where logs are kept.)
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use umcp::auth::{LoopbackHandler, OAuth, OAuthConfig};
+//! use umcp::{Client, HttpConfig};
+//!
+//! let url = "https://mcp.example.com/mcp";
+//! let browser = LoopbackHandler::new(|auth_url: &str| {
+//!     eprintln!("Open this page to authorize: {auth_url}");
+//!     Ok(())
+//! });
+//! let oauth = OAuth::new(url, OAuthConfig::new(browser))?;
+//! let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
+//! # Ok::<(), umcp::Error>(())
+//! ```
+
+mod client_credentials;
+mod config;
+mod discovery;
+mod encoding;
+mod file_store;
+mod flow;
+mod handler;
+mod headless;
+mod http;
+#[cfg(feature = "oauth-jwt")]
+mod jwt;
+mod loopback;
+mod metadata;
+mod pkce;
+mod provider;
+mod registration;
+mod state;
+mod store;
+mod tokens;
+mod urls;
+
+pub use client_credentials::CrossAppAccess;
+pub use config::OAuthConfig;
+pub use file_store::FileStore;
+pub use handler::AuthorizationHandler;
+pub use headless::HeadlessHandler;
+pub use loopback::LoopbackHandler;
+pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+pub use provider::OAuth;
+pub use store::{ClientRegistration, MemoryStore, StoredCredentials, TokenSet, TokenStore};

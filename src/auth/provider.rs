@@ -1,0 +1,342 @@
+//! [`OAuth`]: the [`CredentialProvider`] that runs the flow on 401, refreshes tokens, and
+//! steps up on 403 `insufficient_scope`.
+
+use std::fmt;
+use std::sync::{Mutex, MutexGuard};
+
+use super::client_credentials;
+use super::config::{Grant, OAuthConfig};
+use super::discovery;
+use super::flow;
+use super::http::Http;
+use super::registration;
+use super::state::{self, State};
+use super::store::{StoredCredentials, TokenSet};
+use super::tokens::AuthMethod;
+use super::urls;
+use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
+use crate::transport::http::url;
+use crate::CredentialProvider;
+
+mod refresh;
+
+/// OAuth 2.1 credentials for one MCP server, following the MCP authorization spec.
+///
+/// Create it with the server's URL and an [`OAuthConfig`], and give it to
+/// [`HttpConfig::credentials`](crate::HttpConfig::credentials). The first request goes out
+/// with a stored token when there is one; a 401 runs discovery, registration and the
+/// configured grant, and the request is repeated. See the [module docs](super).
+///
+/// With a user in the loop, authorize before connecting (when
+/// [`has_token`](OAuth::has_token) says there is nothing stored): the request that meets
+/// the 401 otherwise waits for the user within the client's request timeout.
+///
+/// ```no_run
+/// # use umcp::auth::{LoopbackHandler, OAuth, OAuthConfig};
+/// # let handler = LoopbackHandler::new(|url: &str| { eprintln!("open {url}"); Ok(()) });
+/// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(handler))?;
+/// if !oauth.has_token()? {
+///     oauth.authorize()?;
+/// }
+/// # Ok::<(), umcp::Error>(())
+/// ```
+pub struct OAuth {
+    server: String,
+    resource: String,
+    config: OAuthConfig,
+    http: Http,
+    id: u64,
+    state: Mutex<State>,
+    /// Held while credentials are being obtained, so concurrent 401s run one flow.
+    flow: Mutex<()>,
+}
+
+impl OAuth {
+    /// A provider for the MCP server at `server_url` (the URL given to
+    /// [`HttpConfig::new`](crate::HttpConfig::new)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when `server_url` is not an http(s) URL, or the client ID metadata
+    /// document URL is not an https URL with a path.
+    pub fn new(server_url: impl Into<String>, config: OAuthConfig) -> Result<OAuth> {
+        let server = server_url.into();
+        let Some(resource) = urls::canonical_resource(&server) else {
+            return Err(Error::Config(format!("not an http(s) URL: `{server}`")));
+        };
+        if let Some(document) = config.client_metadata_url.as_deref() {
+            let has_path = url::parse(document).is_some_and(|p| p.path.len() > 1);
+            if !document.starts_with("https://") || !has_path {
+                return Err(Error::Config(format!(
+                    "a client ID metadata document URL must be https with a path: `{document}`"
+                )));
+            }
+        }
+        Ok(OAuth {
+            http: Http::new(config.timeout),
+            server,
+            resource,
+            config,
+            id: state::next_provider_id(),
+            state: Mutex::new(State::default()),
+            flow: Mutex::new(()),
+        })
+    }
+
+    /// The canonical URI of the server, sent as the RFC 8707 `resource` and used as the key
+    /// of the token store.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// Obtains credentials now, before connecting (for a `login` command): discovery from
+    /// the well-known URLs, then the configured grant.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] naming the step that failed, or the handler's or store's error.
+    pub fn authorize(&self) -> Result<()> {
+        let _flow = lock(&self.flow);
+        self.obtain(None, None)
+    }
+
+    /// True when an access token is at hand (from this session or the store).
+    ///
+    /// # Errors
+    ///
+    /// When the token store cannot be read.
+    pub fn has_token(&self) -> Result<bool> {
+        let state = self.loaded_state()?;
+        Ok(state_token(&state).is_some())
+    }
+
+    /// Forgets this server's tokens and client registrations, here and in the store.
+    ///
+    /// # Errors
+    ///
+    /// When the token store cannot be written.
+    pub fn logout(&self) -> Result<()> {
+        let _flow = lock(&self.flow);
+        let mut state = lock(&self.state);
+        *state = State {
+            loaded: true,
+            generation: state.generation + 1,
+            ..State::default()
+        };
+        self.config.store.remove(&self.resource, None)
+    }
+
+    /// The state, with the store consulted once.
+    fn loaded_state(&self) -> Result<MutexGuard<'_, State>> {
+        let mut state = lock(&self.state);
+        if !state.loaded {
+            state.credentials = self.config.store.load(&self.resource, None)?;
+            state.loaded = true;
+        }
+        Ok(state)
+    }
+
+    /// Saves credentials. A store that fails is reported but does not fail the request: the
+    /// credentials are valid for this session all the same.
+    fn persist(&self, credentials: &StoredCredentials) {
+        if let Err(e) = self.config.store.save(&self.resource, credentials) {
+            log::warn!(
+                "oauth: cannot save the credentials of {}: {e}",
+                self.resource
+            );
+        }
+    }
+
+    /// Whether another thread replaced the credentials since this thread sent its request.
+    fn replaced_since_sent(&self, state: &State) -> bool {
+        state::sent_generation(self.id).is_some_and(|sent| sent != state.generation)
+    }
+
+    /// Discovery, client identity and the configured grant; installs and saves the result.
+    /// `scope` overrides the scope selection (for step-ups).
+    fn obtain(&self, challenge: Option<&WwwAuthenticate>, scope: Option<String>) -> Result<()> {
+        let discovered = discovery::discover(&self.http, &self.server, &self.resource, challenge)?;
+        let current = lock(&self.state).credentials.clone();
+        let mut credentials = match current {
+            Some(c) if c.issuer == discovered.issuer => c,
+            other => {
+                if let Some(previous) = other {
+                    log::debug!(
+                        "oauth: the authorization server changed from {} to {}; using credentials bound to the new one",
+                        previous.issuer,
+                        discovered.issuer
+                    );
+                }
+                self.config
+                    .store
+                    .load(&self.resource, Some(&discovered.issuer))?
+                    .unwrap_or_else(|| StoredCredentials::new(discovered.issuer.clone()))
+            }
+        };
+        let interactive = matches!(self.config.grant, Grant::AuthorizationCode(_));
+        let scope = scope
+            .or_else(|| state::select_scope(challenge, &discovered, &self.config, interactive));
+        let redirect_uri = match &self.config.grant {
+            Grant::AuthorizationCode(handler) => Some(handler.redirect_uri()?),
+            _ => None,
+        };
+        let mut client = registration::client_identity(
+            &self.http,
+            &self.config,
+            &discovered,
+            credentials.client.as_ref(),
+            redirect_uri.as_deref(),
+        )?;
+        let method = AuthMethod::choose(
+            client.token_endpoint_auth_method.as_deref(),
+            client.client_secret.is_some(),
+            self.config.private_key_pem.is_some(),
+            &discovered.metadata,
+        );
+        client.token_endpoint_auth_method = Some(method.as_str().to_owned());
+        credentials.client = Some(client.clone());
+        credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
+        // The registration is kept even if the rest fails, so it is not repeated.
+        self.persist(&credentials);
+        let auth = self.client_auth(&client, method, &discovered.issuer)?;
+        let token = match &self.config.grant {
+            Grant::AuthorizationCode(handler) => flow::authorization_code(
+                &self.http,
+                &discovered,
+                &auth,
+                handler.as_ref(),
+                redirect_uri.as_deref().unwrap_or_default(),
+                scope.as_deref(),
+            )?,
+            Grant::ClientCredentials => client_credentials::client_credentials(
+                &self.http,
+                &discovered,
+                &auth,
+                scope.as_deref(),
+            )?,
+            Grant::CrossAppAccess(access) => client_credentials::cross_app_access(
+                &self.http,
+                &discovered,
+                access,
+                &auth,
+                scope.as_deref(),
+            )?,
+        };
+        log::debug!(
+            "oauth: obtained a token from {} (scope {:?})",
+            discovered.issuer,
+            token.scope
+        );
+        credentials.token = Some(token);
+        self.persist(&credentials);
+        let mut state = lock(&self.state);
+        state.replace(credentials, false);
+        state.requested_scope = scope;
+        Ok(())
+    }
+}
+
+impl CredentialProvider for OAuth {
+    fn headers(&self, url: &str) -> Result<Vec<(String, String)>> {
+        // Tokens go to the server they were issued for, never to another origin.
+        if url::origin(url) != url::origin(&self.server) {
+            return Ok(Vec::new());
+        }
+        self.refresh_if_expiring()?;
+        let state = self.loaded_state()?;
+        state::remember_sent(self.id, state.generation);
+        Ok(state
+            .access_token()
+            .map(|token| vec![("Authorization".to_owned(), format!("Bearer {token}"))])
+            .unwrap_or_default())
+    }
+
+    fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
+        let _flow = lock(&self.flow);
+        let (replaced, can_refresh) = {
+            let state = lock(&self.state);
+            let can_refresh =
+                !state.refreshed && state_token(&state).is_some_and(|t| t.refresh_token.is_some());
+            (self.replaced_since_sent(&state), can_refresh)
+        };
+        if replaced {
+            return Ok(true);
+        }
+        if can_refresh {
+            match self.refresh() {
+                Ok(()) => return Ok(true),
+                Err(e) => log::debug!("oauth: refreshing after 401 failed: {e}"),
+            }
+        }
+        log::debug!("oauth: {} answered 401; authorizing", error.url);
+        self.obtain(error.www_authenticate.as_ref(), None)?;
+        Ok(true)
+    }
+
+    fn on_forbidden(&self, error: &HttpError, retries: u32) -> Result<bool> {
+        let Some(challenge) = error
+            .www_authenticate
+            .as_ref()
+            .filter(|c| c.error.as_deref() == Some("insufficient_scope"))
+        else {
+            return Ok(false);
+        };
+        let _flow = lock(&self.flow);
+        let (replaced, previous) = {
+            let state = lock(&self.state);
+            let previous = state
+                .requested_scope
+                .clone()
+                .or_else(|| state_token(&state).and_then(|t| t.scope.clone()));
+            (self.replaced_since_sent(&state), previous)
+        };
+        if replaced {
+            return Ok(true);
+        }
+        if retries >= self.config.max_authorization_attempts {
+            return Err(AuthError {
+                url: Some(error.url.clone()),
+                status: Some(error.status),
+                error: challenge.error.clone(),
+                error_description: challenge.error_description.clone(),
+                ..AuthError::new(
+                    AuthStep::Authorization,
+                    format!(
+                        "the server still asks for more scope ({}) after {retries} authorizations; giving up",
+                        challenge.scope.as_deref().unwrap_or("unnamed")
+                    ),
+                )
+            }
+            .into());
+        }
+        let scope = state::union(previous.as_deref(), challenge.scope.as_deref());
+        log::debug!(
+            "oauth: {} answered 403 insufficient_scope; stepping up to {scope:?}",
+            error.url
+        );
+        self.obtain(Some(challenge), scope)?;
+        Ok(true)
+    }
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let has_token = lock(&self.state).access_token().is_some();
+        f.debug_struct("OAuth")
+            .field("server", &self.server)
+            .field("resource", &self.resource)
+            .field("config", &self.config)
+            .field("has_token", &has_token)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The current token set.
+fn state_token(state: &State) -> Option<&TokenSet> {
+    state.credentials.as_ref().and_then(|c| c.token.as_ref())
+}
+
+/// Locks a mutex, taking over a poisoned one: the state stays consistent between statements.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

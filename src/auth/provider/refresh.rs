@@ -1,0 +1,125 @@
+//! Renewing credentials without the user: refreshing tokens (before they expire and after a
+//! 401) and the client authentication of token requests.
+
+use super::{lock, state_token, OAuth};
+use crate::auth::state::State;
+use crate::auth::store::{ClientRegistration, TokenSet};
+use crate::auth::tokens::{self, AuthMethod, ClientAuth};
+use crate::error::{AuthError, AuthStep, Result};
+
+impl OAuth {
+    /// Refreshes the current token; on success installs and saves it.
+    pub(super) fn refresh(&self) -> Result<()> {
+        let Some(mut credentials) = lock(&self.state).credentials.clone() else {
+            return Err(AuthError::new(AuthStep::Token, "no credentials to refresh").into());
+        };
+        let (Some(old), Some(client), Some(endpoint)) = (
+            credentials.token.clone(),
+            credentials.client.clone(),
+            credentials.token_endpoint.clone(),
+        ) else {
+            return Err(AuthError::new(AuthStep::Token, "nothing to refresh with").into());
+        };
+        let Some(refresh_token) = old.refresh_token.clone() else {
+            return Err(AuthError::new(AuthStep::Token, "no refresh token").into());
+        };
+        let method = AuthMethod::choose(
+            client.token_endpoint_auth_method.as_deref(),
+            client.client_secret.is_some(),
+            self.config.private_key_pem.is_some(),
+            &Default::default(),
+        );
+        let auth = self.client_auth(&client, method, &credentials.issuer)?;
+        let params = vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token.as_str()),
+            ("resource", self.resource.as_str()),
+        ];
+        let result = tokens::request(
+            &self.http,
+            &endpoint,
+            params,
+            Some(&auth),
+            old.scope.as_deref(),
+        );
+        let token = match result {
+            Ok(token) => token,
+            Err(e) => {
+                // A refused refresh token is not tried again; a network failure may pass.
+                if e.status.is_some() {
+                    if let Some(token) = credentials.token.as_mut() {
+                        token.refresh_token = None;
+                    }
+                    lock(&self.state).credentials = Some(credentials.clone());
+                    self.persist(&credentials);
+                }
+                return Err(e.into());
+            }
+        };
+        log::debug!("oauth: refreshed the token from {}", credentials.issuer);
+        credentials.token = Some(TokenSet {
+            refresh_token: token.refresh_token.clone().or(old.refresh_token),
+            scope: token.scope.clone().or(old.scope),
+            ..token
+        });
+        self.persist(&credentials);
+        lock(&self.state).replace(credentials, true);
+        Ok(())
+    }
+
+    /// The client authentication for one token request (a fresh assertion for JWTs).
+    pub(super) fn client_auth(
+        &self,
+        client: &ClientRegistration,
+        method: AuthMethod,
+        issuer: &str,
+    ) -> Result<ClientAuth> {
+        #[cfg_attr(not(feature = "oauth-jwt"), allow(unused_mut))]
+        let mut auth = ClientAuth::new(client, method);
+        if method == AuthMethod::PrivateKeyJwt {
+            #[cfg(feature = "oauth-jwt")]
+            {
+                let pem = self.config.private_key_pem.as_deref().unwrap_or_default();
+                auth.assertion = Some(crate::auth::jwt::client_assertion(
+                    pem,
+                    &client.client_id,
+                    issuer,
+                )?);
+            }
+            #[cfg(not(feature = "oauth-jwt"))]
+            {
+                let _ = issuer;
+                return Err(AuthError::new(
+                    AuthStep::Token,
+                    "private_key_jwt needs the `oauth-jwt` feature",
+                )
+                .into());
+            }
+        }
+        Ok(auth)
+    }
+
+    /// Refreshes a token that is about to expire. Failures only get logged, and are not
+    /// retried for the same token: the server will answer 401, and a refresh or a new
+    /// authorization follows from there.
+    pub(super) fn refresh_if_expiring(&self) -> Result<()> {
+        let expiring = |state: &State| {
+            state.refresh_failed != Some(state.generation)
+                && state_token(state).is_some_and(|t| {
+                    t.refresh_token.is_some() && t.expires_within(self.config.refresh_margin)
+                })
+        };
+        if !expiring(&*self.loaded_state()?) {
+            return Ok(());
+        }
+        let _flow = lock(&self.flow);
+        if expiring(&lock(&self.state)) {
+            if let Err(e) = self.refresh() {
+                log::debug!("oauth: refreshing the token before it expires failed: {e}");
+                let mut state = lock(&self.state);
+                state.refresh_failed = Some(state.generation);
+            }
+        }
+        Ok(())
+    }
+}

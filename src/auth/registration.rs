@@ -1,0 +1,127 @@
+//! The client's identity at an authorization server, in the spec's order: pre-registered
+//! credentials, a client ID metadata document URL, then dynamic client registration.
+
+use serde_json::{json, Value};
+
+use super::config::OAuthConfig;
+use super::discovery::Discovered;
+use super::http::Http;
+use super::metadata::AuthorizationServerMetadata;
+use super::store::ClientRegistration;
+use super::urls;
+use crate::error::{AuthError, AuthStep};
+
+/// The client identity to use with the authorization server `discovered` names.
+///
+/// `stored` is what was registered there before; it is reused while its secret is valid and
+/// it was made for the same redirect URI. `redirect_uri` is `None` for grants without a user.
+///
+/// # Errors
+///
+/// [`AuthStep::Registration`] errors: no way to obtain an identity, or a refused
+/// registration.
+pub(crate) fn client_identity(
+    http: &Http,
+    config: &OAuthConfig,
+    discovered: &Discovered,
+    stored: Option<&ClientRegistration>,
+    redirect_uri: Option<&str>,
+) -> Result<ClientRegistration, AuthError> {
+    if let Some(client_id) = config.client_id.as_deref() {
+        return Ok(ClientRegistration {
+            redirect_uri: redirect_uri.map(str::to_owned),
+            ..ClientRegistration::new(client_id, config.client_secret.clone())
+        });
+    }
+    if let Some(previous) = stored {
+        let same_redirect =
+            redirect_uri.is_none() || previous.redirect_uri.as_deref() == redirect_uri;
+        if same_redirect && !previous.is_expired() {
+            log::debug!(
+                "oauth: reusing the client registration at {}",
+                discovered.issuer
+            );
+            return Ok(previous.clone());
+        }
+    }
+    let metadata = &discovered.metadata;
+    if let Some(document) = config.client_metadata_url.as_deref() {
+        if metadata.client_id_metadata_document_supported == Some(true) {
+            log::debug!("oauth: using the client ID metadata document {document}");
+            return Ok(ClientRegistration {
+                token_endpoint_auth_method: Some("none".into()),
+                redirect_uri: redirect_uri.map(str::to_owned),
+                ..ClientRegistration::new(document, None)
+            });
+        }
+    }
+    let (Some(endpoint), Some(redirect_uri)) =
+        (metadata.registration_endpoint.as_deref(), redirect_uri)
+    else {
+        return Err(AuthError::new(
+            AuthStep::Registration,
+            format!(
+                "no client identity for {}: it offers no dynamic client registration; configure \
+                 a client id",
+                discovered.issuer
+            ),
+        ));
+    };
+    register(http, config, metadata, endpoint, redirect_uri)
+}
+
+/// Dynamic client registration (RFC 7591) of a native client.
+fn register(
+    http: &Http,
+    config: &OAuthConfig,
+    metadata: &AuthorizationServerMetadata,
+    endpoint: &str,
+    redirect_uri: &str,
+) -> Result<ClientRegistration, AuthError> {
+    urls::check_endpoint(AuthStep::Registration, "registration endpoint", endpoint)?;
+    let mut grant_types = vec!["authorization_code"];
+    if metadata.supports_offline_access() {
+        grant_types.push("refresh_token");
+    }
+    let requested_method = if metadata.supports_auth_method("none") {
+        "none"
+    } else if metadata.supports_auth_method("client_secret_basic") {
+        "client_secret_basic"
+    } else if metadata.supports_auth_method("client_secret_post") {
+        "client_secret_post"
+    } else {
+        "none"
+    };
+    let body = json!({
+        "client_name": config.client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": grant_types,
+        "response_types": ["code"],
+        "token_endpoint_auth_method": requested_method,
+        "application_type": "native",
+    });
+    log::debug!("oauth: registering a client at {endpoint}");
+    let answer = http.post_json(AuthStep::Registration, endpoint, &body)?;
+    if !answer.is_success() {
+        return Err(answer.error(
+            AuthStep::Registration,
+            "the client registration was refused",
+        ));
+    }
+    let json = answer.json().unwrap_or(Value::Null);
+    let text = |name: &str| json.get(name).and_then(Value::as_str).map(str::to_owned);
+    let Some(client_id) = text("client_id").filter(|id| !id.is_empty()) else {
+        return Err(answer.error(
+            AuthStep::Registration,
+            "the registration response has no client_id",
+        ));
+    };
+    let client_secret = text("client_secret").filter(|s| !s.is_empty());
+    let method = text("token_endpoint_auth_method").unwrap_or_else(|| requested_method.to_owned());
+    Ok(ClientRegistration {
+        token_endpoint_auth_method: Some(method),
+        redirect_uri: Some(redirect_uri.to_owned()),
+        expires_at: json.get("client_secret_expires_at").and_then(Value::as_u64),
+        ..ClientRegistration::new(client_id, client_secret)
+    })
+}

@@ -1,0 +1,329 @@
+//! Where credentials live between requests and sessions: the [`TokenStore`] trait, what it
+//! stores, and the in-memory default.
+
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// Keeps the credentials of MCP servers, keyed by the server's canonical URI and the issuer
+/// of the authorization server that issued them.
+///
+/// Credentials are bound to their authorization server: when a server moves to another one,
+/// the client registers anew there and the old entry stays under the old issuer. Implement
+/// it to keep credentials in a keyring or a database; [`MemoryStore`] (the default) and
+/// [`FileStore`](super::FileStore) come with the crate.
+pub trait TokenStore: Send + Sync {
+    /// The credentials of `server` issued by `issuer`, or with `issuer` `None` the ones
+    /// saved last for `server` (used before discovery has named an issuer).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be read.
+    fn load(&self, server: &str, issuer: Option<&str>) -> Result<Option<StoredCredentials>>;
+
+    /// Saves `credentials` for `server` under `credentials.issuer`, replacing what was there.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    fn save(&self, server: &str, credentials: &StoredCredentials) -> Result<()>;
+
+    /// Forgets the credentials of `server` from `issuer`, or from every issuer when `None`.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()>;
+}
+
+/// What is kept for one server and one authorization server.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct StoredCredentials {
+    /// The issuer of the authorization server these credentials belong to.
+    pub issuer: String,
+    /// The token endpoint, so tokens can be refreshed without discovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint: Option<String>,
+    /// The client identity at that authorization server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientRegistration>,
+    /// The current tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<TokenSet>,
+}
+
+impl StoredCredentials {
+    /// Empty credentials for `issuer`.
+    pub fn new(issuer: impl Into<String>) -> StoredCredentials {
+        StoredCredentials {
+            issuer: issuer.into(),
+            ..StoredCredentials::default()
+        }
+    }
+}
+
+/// A client identity at an authorization server: registered dynamically, pre-registered,
+/// or a client ID metadata document URL.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClientRegistration {
+    /// The `client_id`.
+    pub client_id: String,
+    /// The `client_secret` of a confidential client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// How the client authenticates at the token endpoint: `client_secret_basic`,
+    /// `client_secret_post`, `private_key_jwt` or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_method: Option<String>,
+    /// The redirect URI the registration was made with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_uri: Option<String>,
+    /// When the secret expires, in seconds since the Unix epoch (RFC 7591
+    /// `client_secret_expires_at`; absent or 0: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+}
+
+impl ClientRegistration {
+    /// A registration of `client_id` with an optional secret.
+    pub fn new(client_id: impl Into<String>, client_secret: Option<String>) -> ClientRegistration {
+        ClientRegistration {
+            client_id: client_id.into(),
+            client_secret,
+            ..ClientRegistration::default()
+        }
+    }
+
+    /// True when the secret has expired.
+    pub fn is_expired(&self) -> bool {
+        self.expires_at
+            .is_some_and(|at| at != 0 && at <= unix_now())
+    }
+}
+
+/// The tokens of one authorization.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TokenSet {
+    /// The access token sent as `Authorization: Bearer …`.
+    pub access_token: String,
+    /// The refresh token, when the server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the access token expires, in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The granted scopes (space-separated), or the requested ones when the server did not
+    /// say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+impl TokenSet {
+    /// True when the access token expires within `margin`.
+    pub fn expires_within(&self, margin: Duration) -> bool {
+        self.expires_at
+            .is_some_and(|at| at <= unix_now().saturating_add(margin.as_secs()))
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Shows a secret's presence, never its value.
+fn hidden(secret: &Option<String>) -> &'static str {
+    if secret.is_some() {
+        "Some(<redacted>)"
+    } else {
+        "None"
+    }
+}
+
+impl fmt::Debug for StoredCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoredCredentials")
+            .field("issuer", &self.issuer)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client", &self.client)
+            .field("token", &self.token)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ClientRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientRegistration")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &hidden(&self.client_secret))
+            .field(
+                "token_endpoint_auth_method",
+                &self.token_endpoint_auth_method,
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
+}
+
+impl fmt::Debug for TokenSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenSet")
+            .field("access_token", &"<redacted>")
+            .field("refresh_token", &hidden(&self.refresh_token))
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+/// Keeps credentials in memory for the life of the process (the default store).
+#[derive(Default)]
+pub struct MemoryStore {
+    /// `(server, credentials)`, the last saved last.
+    entries: Mutex<Vec<(String, StoredCredentials)>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.entries.lock().map_or(0, |e| e.len());
+        f.debug_struct("MemoryStore")
+            .field("entries", &count)
+            .finish()
+    }
+}
+
+impl TokenStore for MemoryStore {
+    fn load(&self, server: &str, issuer: Option<&str>) -> Result<Option<StoredCredentials>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(find(&entries, server, issuer).cloned())
+    }
+
+    fn save(&self, server: &str, credentials: &StoredCredentials) -> Result<()> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        upsert(&mut entries, server, credentials);
+        Ok(())
+    }
+
+    fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        retain_others(&mut entries, server, issuer);
+        Ok(())
+    }
+}
+
+/// The entry of `server` from `issuer`, or the last saved one for `server`.
+pub(crate) fn find<'a>(
+    entries: &'a [(String, StoredCredentials)],
+    server: &str,
+    issuer: Option<&str>,
+) -> Option<&'a StoredCredentials> {
+    entries
+        .iter()
+        .rev()
+        .find(|(s, c)| s == server && issuer.is_none_or(|i| c.issuer == i))
+        .map(|(_, c)| c)
+}
+
+/// Replaces the entry of `server` and `credentials.issuer`, moving it to the end.
+pub(crate) fn upsert(
+    entries: &mut Vec<(String, StoredCredentials)>,
+    server: &str,
+    credentials: &StoredCredentials,
+) {
+    retain_others(entries, server, Some(&credentials.issuer));
+    entries.push((server.to_owned(), credentials.clone()));
+}
+
+/// Drops the entries of `server` from `issuer` (or every issuer).
+pub(crate) fn retain_others(
+    entries: &mut Vec<(String, StoredCredentials)>,
+    server: &str,
+    issuer: Option<&str>,
+) {
+    entries.retain(|(s, c)| !(s == server && issuer.is_none_or(|i| c.issuer == i)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn credentials(issuer: &str, token: &str) -> StoredCredentials {
+        StoredCredentials {
+            token: Some(TokenSet {
+                access_token: token.into(),
+                ..TokenSet::default()
+            }),
+            ..StoredCredentials::new(issuer)
+        }
+    }
+
+    #[test]
+    fn memory_store_keys_by_server_and_issuer() {
+        let store = MemoryStore::new();
+        store.save("s1", &credentials("a", "t1")).unwrap();
+        store.save("s1", &credentials("b", "t2")).unwrap();
+        store.save("s2", &credentials("a", "t3")).unwrap();
+        let token = |s, i| {
+            store
+                .load(s, i)
+                .unwrap()
+                .and_then(|c| c.token)
+                .map(|t| t.access_token)
+        };
+        assert_eq!(token("s1", Some("a")).as_deref(), Some("t1"));
+        assert_eq!(token("s1", None).as_deref(), Some("t2"), "the last saved");
+        store.save("s1", &credentials("a", "t4")).unwrap();
+        assert_eq!(token("s1", None).as_deref(), Some("t4"));
+        store.remove("s1", Some("a")).unwrap();
+        assert_eq!(token("s1", None).as_deref(), Some("t2"));
+        store.remove("s1", None).unwrap();
+        assert_eq!(token("s1", None), None);
+        assert_eq!(token("s2", Some("a")).as_deref(), Some("t3"));
+    }
+
+    #[test]
+    fn debug_never_shows_secrets() {
+        let stored = StoredCredentials {
+            client: Some(ClientRegistration::new("id", Some("s3cret".into()))),
+            token: Some(TokenSet {
+                access_token: "acc3ss".into(),
+                refresh_token: Some("r3fresh".into()),
+                ..TokenSet::default()
+            }),
+            ..StoredCredentials::new("https://as")
+        };
+        let shown = format!("{stored:?}");
+        for secret in ["s3cret", "acc3ss", "r3fresh"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(shown.contains("\"id\""));
+    }
+
+    #[test]
+    fn expiry_is_judged_with_a_margin() {
+        let token = TokenSet {
+            expires_at: Some(unix_now() + 30),
+            ..TokenSet::default()
+        };
+        assert!(token.expires_within(Duration::from_secs(60)));
+        assert!(!token.expires_within(Duration::from_secs(5)));
+        assert!(!TokenSet::default().expires_within(Duration::from_secs(60)));
+    }
+}
