@@ -36,9 +36,10 @@
 //! use umcp::auth::{LoopbackHandler, OAuth, OAuthConfig};
 //! use umcp::{Client, HttpConfig};
 //!
+//! # fn show_to_user(_: &str) {}
 //! let url = "https://mcp.example.com/mcp";
 //! let browser = LoopbackHandler::new(|auth_url: &str| {
-//!     eprintln!("Open this page to authorize: {auth_url}");
+//!     show_to_user(auth_url);
 //!     Ok(())
 //! });
 //! let oauth = OAuth::new(url, OAuthConfig::new(browser))?;

@@ -33,7 +33,7 @@ mod refresh;
 ///
 /// ```no_run
 /// # use umcp::auth::{LoopbackHandler, OAuth, OAuthConfig};
-/// # let handler = LoopbackHandler::new(|url: &str| { eprintln!("open {url}"); Ok(()) });
+/// # let handler = LoopbackHandler::new(|url: &str| { let _ = url; Ok(()) });
 /// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(handler))?;
 /// if !oauth.has_token()? {
 ///     oauth.authorize()?;

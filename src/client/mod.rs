@@ -44,10 +44,10 @@ const ROUTER_JOIN_TIMEOUT: Duration = Duration::from_secs(2);
 /// # fn main() -> umcp::Result<()> {
 /// let client = Client::connect(StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]))?;
 /// for tool in client.list_all_tools()? {
-///     println!("{}", tool.name);
+///     log::info!("{}", tool.name);
 /// }
 /// let result = client.call_tool("echo", serde_json::json!({ "message": "hi" }))?;
-/// println!("{}", result.text());
+/// log::info!("{}", result.text());
 /// # Ok(()) }
 /// ```
 pub struct Client {

@@ -18,7 +18,7 @@ use crate::types::ServerNotification;
 /// let client = umcp::Client::connect(umcp::StdioConfig::new("my-server"))?;
 /// let notifications = client.notifications();
 /// while let Some(note) = notifications.recv_timeout(std::time::Duration::from_secs(1)) {
-///     println!("{}", note.method());
+///     log::info!("{}", note.method());
 /// }
 /// # Ok(()) }
 /// ```

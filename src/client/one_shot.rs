@@ -51,7 +51,7 @@ impl Client {
 /// let params = CallToolRequestParams::new("echo")
 ///     .with_arguments(serde_json::json!({ "message": "hi" }).as_object().cloned().unwrap_or_default());
 /// let result = umcp::one_shot::<CallTool>("http://127.0.0.1:3001/mcp", &params)?;
-/// println!("{}", result.text());
+/// log::info!("{}", result.text());
 /// # Ok(()) }
 /// ```
 ///

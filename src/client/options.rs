@@ -191,7 +191,7 @@ impl fmt::Debug for Options {
 ///     .with_timeout(Duration::from_secs(5))
 ///     .with_reset_timeout_on_progress(true)
 ///     .with_max_total_time(Duration::from_secs(120))
-///     .with_progress(|p| eprintln!("{}/{:?}", p.progress, p.total))
+///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
 ///     .with_cancel(cancel.clone());
 /// # let _ = options;
 /// ```

@@ -59,18 +59,18 @@ use supervisor::{stop_all, Command, Handle};
 /// # fn main() -> umcp::Result<()> {
 /// let file = ConfigFile::load("mcp.json".as_ref())?;
 /// for error in &file.errors {
-///     eprintln!("skipped {error}");
+///     log::warn!("skipped {error}");
 /// }
 /// let manager = Manager::start(file.servers, ManagerOptions::default());
 /// manager.wait_ready(Duration::from_secs(30));
 /// for (name, status) in manager.statuses() {
-///     println!("{name}: {status}");
+///     log::info!("{name}: {status}");
 /// }
 /// for entry in manager.tools() {
-///     println!("{}", entry.name);
+///     log::info!("{}", entry.name);
 /// }
 /// let result = manager.call_tool("files__read_file", serde_json::json!({ "path": "/tmp/x" }))?;
-/// println!("{}", result.text());
+/// log::info!("{}", result.text());
 /// # Ok(()) }
 /// ```
 pub struct Manager {

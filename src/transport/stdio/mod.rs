@@ -28,7 +28,7 @@
 //!     .args(["-y", "@modelcontextprotocol/server-everything"])
 //!     .env("EXAMPLE_API_KEY", "not-a-real-key")
 //!     .close_grace(Duration::from_secs(1))
-//!     .stderr_callback(|line| eprintln!("server: {line}"));
+//!     .stderr_callback(|line| log::info!("server: {line}"));
 //! let (inbox, inbound) = Inbox::new();
 //! let transport = config.connect(inbox)?;
 //! // Send with `transport.send(..)`, read what the server sends from `inbound`.
