@@ -6,21 +6,40 @@
 //! cargo run --example cli -- --stdio 'target/debug/examples/demo --server' call add '{"a": 2, "b": 3}'
 //! cargo run --example cli -- --url http://localhost:3000/mcp --header 'Authorization: Bearer x' tools
 //! cargo run --example cli -- --config ~/.cursor/mcp.json --json tools
+//! cargo run --example cli -- --url https://mcp.example.com/mcp --oauth tools
 //! ```
 //!
-//! Exit codes: 0 ok, 1 other errors, 2 usage error, 3 connection failure, 4 the tool reported
-//! an error (`isError`).
+//! OAuth (feature `oauth`): `--oauth` authorizes a `--url` server, optionally with a
+//! pre-registered client (`--oauth-client-id`, `--oauth-client-secret`; a secret on the
+//! command line is visible to other local users, so prefer a `--config` entry with
+//! `${VAR}`) and scopes (`--oauth-scopes 'a b'`). `--config` entries use their own `oauth`
+//! settings. When a server needs the user, the authorization URL is printed to stderr
+//! ("Open this page to authorize: …") and the redirect is awaited on 127.0.0.1 for up to 5
+//! minutes. Tokens are kept in `--token-store FILE`, by default in the per-user file of
+//! `ManagerOptions::default_token_file`, so later runs need no browser.
+//!
+//! Exit codes: 0 ok, 1 other errors, 2 usage error, 3 connection or authorization failure,
+//! 4 the tool reported an error (`isError`).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::types::{ContentBlock, EmbeddedResource, ResourceContents};
+use umcp::types::{ContentBlock, EmbeddedResource};
 use umcp::{ConfigFile, HttpKind, Manager, ManagerOptions, Options, ServerConfig};
 
-const USAGE: &str = "usage: cli SERVER [--json] [--timeout SECS] COMMAND
+#[path = "cli/oauth.rs"]
+mod oauth;
+#[path = "cli/output.rs"]
+mod output;
+
+use output::{first_line, pretty, Output};
+
+const USAGE: &str = "usage: cli SERVER [--json] [--timeout SECS] [--token-store FILE] COMMAND
 SERVER:  --stdio 'CMD ARGS…'
          --url URL [--transport auto|streamable-http|sse] [--header 'Name: value']…
+               [--oauth [--oauth-client-id ID] [--oauth-client-secret SECRET]
+                        [--oauth-scopes 'SCOPE…']]
          --config FILE [--server NAME]
 COMMAND: tools | resources | prompts | call TOOL [JSON] | read URI | prompt NAME [JSON]";
 
@@ -58,6 +77,7 @@ struct Args {
     server: Option<String>,
     json: bool,
     timeout: Option<String>,
+    oauth: oauth::Flags,
     command: Vec<String>,
 }
 
@@ -77,6 +97,13 @@ fn parse_args(raw: Vec<String>) -> Result<Args, Exit> {
             "--config" => args.config = Some(value("--config")?),
             "--server" => args.server = Some(value("--server")?),
             "--timeout" => args.timeout = Some(value("--timeout")?),
+            "--oauth" => args.oauth.enabled = true,
+            "--oauth-client-id" => args.oauth.client_id = Some(value("--oauth-client-id")?),
+            "--oauth-client-secret" => {
+                args.oauth.client_secret = Some(value("--oauth-client-secret")?)
+            }
+            "--oauth-scopes" => args.oauth.scopes = Some(value("--oauth-scopes")?),
+            "--token-store" => args.oauth.token_store = Some(value("--token-store")?),
             "--json" => args.json = true,
             "-h" | "--help" => return Err(Exit(0, String::new())),
             flag if flag.starts_with("--") => return Err(usage(format!("unknown option {flag}"))),
@@ -117,10 +144,16 @@ fn run(raw: Vec<String>) -> Result<(), Exit> {
         .with_reconnect_attempts(0)
         .with_startup_timeout(timeout)
         .with_client_options(Options::default().with_request_timeout(timeout));
+    let options = oauth::configure(options, &args.oauth).map_err(usage)?;
     // The JSON arguments of `call` and `prompt`, checked before anything starts.
     let arguments = json_arg(rest.get(1).copied())?;
+    // A user in a browser gets the authorization flow's own time on top.
+    let mut wait = timeout + Duration::from_secs(5);
+    if servers.iter().any(|s| s.oauth().is_some()) {
+        wait += oauth::USER_WAIT;
+    }
     let manager = Manager::start(servers, options);
-    manager.wait_ready(timeout + Duration::from_secs(5));
+    manager.wait_ready(wait);
     let mut all_connected = true;
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
@@ -252,6 +285,11 @@ fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(usage("give exactly one of --stdio, --url and --config"));
     }
+    if args.oauth.for_server() && args.url.is_none() {
+        return Err(usage(
+            "the --oauth options are for --url servers (--config entries have `oauth` settings)",
+        ));
+    }
     if let Some(line) = &args.stdio {
         let words = split_words(line).map_err(usage)?;
         let (command, rest) = words
@@ -271,6 +309,9 @@ fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
                 .split_once(':')
                 .ok_or_else(|| usage(format!("header without a colon: {header}")))?;
             config = config.with_header(name.trim(), value.trim());
+        }
+        if let Some(settings) = args.oauth.settings() {
+            config = config.with_oauth(settings);
         }
         return Ok(vec![config]);
     }
@@ -337,55 +378,5 @@ fn json_arg(text: Option<&str>) -> Result<Value, Exit> {
         Ok(value @ (Value::Object(_) | Value::Null)) => Ok(value),
         Ok(_) => Err(usage("the arguments must be a JSON object")),
         Err(e) => Err(usage(format!("the arguments are not JSON: {e}"))),
-    }
-}
-
-fn pretty(value: &impl serde::Serialize) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-fn first_line(text: Option<&str>) -> &str {
-    text.unwrap_or_default().lines().next().unwrap_or_default()
-}
-
-/// Prints results as JSON (`--json`) or as readable text.
-struct Output {
-    json: bool,
-}
-
-impl Output {
-    fn list(&self, items: impl Iterator<Item = (Value, String)>) {
-        let (values, lines): (Vec<Value>, Vec<String>) = items.unzip();
-        match self.json {
-            true => println!("{}", pretty(&values)),
-            false => lines.iter().for_each(|line| println!("{line}")),
-        }
-    }
-
-    /// The whole result as JSON, or each content block readably.
-    fn content(&self, whole: &impl serde::Serialize, blocks: &[ContentBlock]) {
-        if self.json {
-            println!("{}", pretty(whole));
-            return;
-        }
-        for block in blocks {
-            match block {
-                ContentBlock::Text(t) => println!("{}", t.text),
-                ContentBlock::Image(i) => {
-                    println!("[image {}: {} base64 bytes]", i.mime_type, i.data.len())
-                }
-                ContentBlock::Audio(a) => {
-                    println!("[audio {}: {} base64 bytes]", a.mime_type, a.data.len())
-                }
-                ContentBlock::ResourceLink(r) => println!("[resource {}]", r.uri),
-                ContentBlock::Resource(r) => match &r.resource {
-                    ResourceContents::Text(t) => println!("{}", t.text),
-                    ResourceContents::Blob(b) => {
-                        println!("[blob {}: {} base64 bytes]", b.uri, b.blob.len())
-                    }
-                },
-                other => println!("{}", pretty(other)),
-            }
-        }
     }
 }

@@ -27,7 +27,9 @@ pub mod types;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{CancelHandle, Client, Notifications, Options, RequestOptions};
-pub use config::{ConfigFile, HttpKind, ServerConfig, ServerConfigError, ServerTransport};
+pub use config::{
+    ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,
+};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,

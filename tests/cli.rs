@@ -10,27 +10,45 @@ use serde_json::Value;
 #[path = "common/demo.rs"]
 mod demo;
 
-/// The `cli` example binary, built alongside the tests (or here, when only this test was
-/// asked for).
+/// The `cli` example binary, built with this test's features: cargo builds examples
+/// alongside the tests, but with only this test asked for, or after a build with other
+/// features, the binary would be missing or built differently. (Building what is up to date
+/// takes a moment.)
 fn cli_binary() -> PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY
         .get_or_init(|| {
             let demo = demo::demo_binary();
             let binary = demo.with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
-            if !binary.exists() {
-                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-                let mut build = Command::new(cargo);
-                build.args(["build", "--example", "cli"]);
-                if binary.to_string_lossy().contains("release") {
-                    build.arg("--release");
-                }
-                let status = build
-                    .current_dir(env!("CARGO_MANIFEST_DIR"))
-                    .status()
-                    .expect("run cargo build --example cli");
-                assert!(status.success(), "cargo build --example cli failed");
+            let features: Vec<&str> = [
+                ("http", cfg!(feature = "http")),
+                ("oauth", cfg!(feature = "oauth")),
+                ("oauth-jwt", cfg!(feature = "oauth-jwt")),
+            ]
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect();
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let mut build = Command::new(cargo);
+            build.args([
+                "build",
+                "--quiet",
+                "--example",
+                "cli",
+                "--no-default-features",
+            ]);
+            if !features.is_empty() {
+                build.args(["--features", &features.join(",")]);
             }
+            if binary.to_string_lossy().contains("release") {
+                build.arg("--release");
+            }
+            let status = build
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("run cargo build --example cli");
+            assert!(status.success(), "cargo build --example cli failed");
             binary
         })
         .clone()
@@ -224,4 +242,114 @@ fn tool_errors_exit_4_and_other_errors_1() {
         stderr(&out)
     );
     demo(&["read", "demo://nothing/here"], 1);
+}
+
+#[cfg(feature = "oauth")]
+#[path = "common/http_server.rs"]
+mod http_server;
+
+#[cfg(feature = "oauth")]
+#[path = "common/auth_server.rs"]
+mod auth_server;
+
+/// The browser flow end to end: the cli prints the authorization URL, the test plays the
+/// browser (the fixture redirects at once to the cli's loopback listener), and the tokens
+/// saved in `--token-store` serve the next runs, including a `--config` entry of that name.
+#[cfg(feature = "oauth")]
+#[test]
+fn oauth_browser_flow_then_the_token_store() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const BOUND: Duration = Duration::from_secs(60);
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let dir = std::env::temp_dir().join(format!("umcp-cli-oauth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = dir.join("tokens.json").to_string_lossy().into_owned();
+    let url = fixture.mcp_url();
+    let args = ["--url", &url, "--oauth", "--token-store", &store];
+
+    let mut child = Command::new(cli_binary())
+        .args(args)
+        .args(["call", "echo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the cli example");
+    let (lines_tx, lines) = mpsc::channel();
+    let child_stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(child_stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let page = loop {
+        let line = lines
+            .recv_timeout(BOUND)
+            .expect("the cli asks for authorization");
+        if let Some(page) = line.strip_prefix("Open this page to authorize: ") {
+            break page.to_owned();
+        }
+    };
+    // The "browser" opens the page and follows the redirect to the cli's listener.
+    let landed = ureq::get(&page)
+        .call()
+        .expect("the browser lands on the callback")
+        .into_body()
+        .read_to_string()
+        .unwrap();
+    assert!(landed.contains("Authorization complete"), "{landed}");
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait_with_output());
+    });
+    let out = done.recv_timeout(BOUND).expect("the cli finishes").unwrap();
+    let rest: Vec<String> = lines.try_iter().collect();
+    assert_eq!(out.status.code(), Some(0), "stderr: {rest:#?}");
+    assert_eq!(stdout(&out), "ok\n");
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+
+    // The saved tokens: no browser this time.
+    let again = cli(&[&args[..], &["call", "echo"]].concat());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), "ok\n");
+    assert!(
+        !stderr(&again).contains("Open this page"),
+        "{}",
+        stderr(&again)
+    );
+    let config = serde_json::json!({ "mcpServers": { "server": { "url": url, "auth": "oauth" } } });
+    let file = dir.join("mcp.json");
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let listed = cli(&["--config", &file, "--token-store", &store, "tools"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    assert!(stdout(&listed).starts_with("echo  "), "{}", stdout(&listed));
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without `--oauth` the protected server cannot be used: exit 3 with the server's hints.
+/// The OAuth options belong to `--url` servers.
+#[cfg(feature = "oauth")]
+#[test]
+fn oauth_refusals_exit_3_and_misplaced_options_exit_2() {
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let out = cli(&["--url", &fixture.mcp_url(), "tools"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs authorization: HTTP 401"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        &["--stdio", "x", "--oauth", "tools"][..],
+        &["--config", "x.json", "--oauth-client-id", "a", "tools"][..],
+    ] {
+        let out = cli(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--url servers"), "{}", stderr(&out));
+    }
 }

@@ -10,27 +10,35 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::error::Result;
-use crate::transport::{Connect, EnvPolicy};
+use crate::transport::EnvPolicy;
 
+mod connect;
+mod oauth;
 mod parse;
 mod vars;
 
+pub use oauth::OAuthSettings;
 pub use parse::{ConfigFile, ServerConfigError};
 
 /// One configured server: its name, how to reach it, and its timeouts.
 ///
+/// An HTTP server gets credentials from a header, or with OAuth 2.1 from
+/// [`with_oauth`](ServerConfig::with_oauth) (in a file: `"auth": "oauth"` for the defaults,
+/// or an `oauth` object of [`OAuthSettings`]), which the [`Manager`](crate::Manager) applies.
+///
 /// ```
 /// use std::time::Duration;
-/// use umcp::ServerConfig;
+/// use umcp::{OAuthSettings, ServerConfig};
 ///
 /// let files = ServerConfig::stdio("files", "npx")
 ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
 ///     .with_startup_timeout(Duration::from_secs(60));
 /// let search = ServerConfig::http("search", "https://mcp.example.com/mcp")
-///     .with_header("Authorization", "Bearer not-a-real-token");
+///     .with_header("X-Api-Key", "not-a-real-key");
+/// let docs = ServerConfig::http("docs", "https://docs.example.com/mcp")
+///     .with_oauth(OAuthSettings::new().with_scopes(["docs:read"]));
 /// assert_eq!(files.name, "files");
-/// # let _ = search;
+/// assert!(docs.oauth().is_some() && search.oauth().is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -76,6 +84,9 @@ pub enum ServerTransport {
         headers: Vec<(String, String)>,
         /// Which HTTP transport to speak.
         kind: HttpKind,
+        /// OAuth 2.1 authorization, applied by the [`Manager`](crate::Manager) (feature
+        /// `oauth`); `None` when the server needs none or gets its credentials from a header.
+        oauth: Option<OAuthSettings>,
     },
 }
 
@@ -150,6 +161,7 @@ impl ServerConfig {
                 url: url.into(),
                 headers: Vec::new(),
                 kind: HttpKind::Auto,
+                oauth: None,
             },
         )
     }
@@ -220,6 +232,24 @@ impl ServerConfig {
         self
     }
 
+    /// Authorizes the server with OAuth 2.1 (HTTP only; ignored for stdio). The
+    /// [`Manager`](crate::Manager) supplies the user's step and the token store; see
+    /// [`OAuthSettings`].
+    pub fn with_oauth(mut self, settings: OAuthSettings) -> ServerConfig {
+        if let ServerTransport::Http { oauth, .. } = &mut self.transport {
+            *oauth = Some(settings);
+        }
+        self
+    }
+
+    /// The OAuth settings of an HTTP server that has them.
+    pub fn oauth(&self) -> Option<&OAuthSettings> {
+        match &self.transport {
+            ServerTransport::Http { oauth, .. } => oauth.as_ref(),
+            ServerTransport::Stdio { .. } => None,
+        }
+    }
+
     /// Disables (or enables) the server.
     pub fn with_disabled(mut self, disabled: bool) -> ServerConfig {
         self.disabled = disabled;
@@ -243,47 +273,6 @@ impl ServerConfig {
         match &self.transport {
             ServerTransport::Stdio { .. } => "stdio",
             ServerTransport::Http { kind, .. } => kind.as_str(),
-        }
-    }
-
-    /// The transport configuration that connects to this server: a
-    /// [`StdioConfig`](crate::StdioConfig) or, with the `http` feature, an
-    /// `umcp::transport::http::HttpConfig` carrying the configured timeouts.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Unsupported`](crate::Error::Unsupported) for an HTTP server in a build without the `http` feature.
-    pub fn connector(&self) -> Result<Box<dyn Connect>> {
-        self.connector_with(self.startup_timeout, self.request_timeout)
-    }
-
-    /// As [`connector`](Self::connector), with the timeouts given (the manager passes its
-    /// defaults for the ones the configuration leaves out).
-    pub(crate) fn connector_with(
-        &self,
-        startup: Option<Duration>,
-        request: Option<Duration>,
-    ) -> Result<Box<dyn Connect>> {
-        match &self.transport {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => {
-                let mut config = crate::StdioConfig::new(command.clone())
-                    .args(args.iter().cloned())
-                    .envs(env.iter().cloned())
-                    .env_policy(*env_policy);
-                if let Some(cwd) = cwd {
-                    config = config.cwd(cwd.clone());
-                }
-                Ok(Box::new(config))
-            }
-            ServerTransport::Http { url, headers, kind } => {
-                http_connector(url, headers, *kind, startup, request)
-            }
         }
     }
 
@@ -317,59 +306,29 @@ impl ServerConfig {
                 );
                 push(&format!("{env_policy:?}"));
             }
-            ServerTransport::Http { url, headers, kind } => {
+            ServerTransport::Http {
+                url,
+                headers,
+                kind,
+                oauth,
+            } => {
                 push("http");
                 push(url);
                 for (k, v) in headers {
                     push(&format!("{k}: {v}"));
                 }
                 push(kind.as_str());
+                // Who the client is and what it asks for can change the tools a server
+                // offers; servers without OAuth keep the identity they always had.
+                if let Some(oauth) = oauth {
+                    push("oauth");
+                    push(oauth.client_id.as_deref().unwrap_or_default());
+                    push(&oauth.scopes.as_deref().unwrap_or_default().join(" "));
+                }
             }
         }
         out
     }
-}
-
-#[cfg(feature = "http")]
-fn http_connector(
-    url: &str,
-    headers: &[(String, String)],
-    kind: HttpKind,
-    startup: Option<Duration>,
-    request: Option<Duration>,
-) -> Result<Box<dyn Connect>> {
-    use crate::transport::http::{HttpConfig, HttpTransportKind};
-    let kind = match kind {
-        HttpKind::Auto => HttpTransportKind::Auto,
-        HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
-        HttpKind::Sse => HttpTransportKind::Sse,
-    };
-    let mut config = HttpConfig::new(url).transport(kind);
-    for (name, value) in headers {
-        config = config.header(name.clone(), value.clone());
-    }
-    if let Some(startup) = startup {
-        config = config.connect_timeout(startup);
-    }
-    if let Some(request) = request {
-        config = config.request_timeout(request);
-    }
-    Ok(Box::new(config))
-}
-
-#[cfg(not(feature = "http"))]
-fn http_connector(
-    url: &str,
-    _headers: &[(String, String)],
-    _kind: HttpKind,
-    _startup: Option<Duration>,
-    _request: Option<Duration>,
-) -> Result<Box<dyn Connect>> {
-    Err(crate::Error::Unsupported(
-        crate::error::Unsupported::Feature(format!(
-            "HTTP server `{url}`: umcp was built without the `http` feature"
-        )),
-    ))
 }
 
 #[cfg(test)]

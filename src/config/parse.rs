@@ -26,9 +26,13 @@ use crate::transport::EnvPolicy;
 /// keeps a server from starting. umcp also reads `inheritEnv` (pass the parent's whole
 /// environment), `startupTimeoutMs` and `requestTimeoutMs`. Other keys are ignored.
 ///
+/// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
+/// settings; see [`OAuthSettings`](super::OAuthSettings).
+///
 /// `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `cwd`,
-/// `url` and header values are replaced by environment variables; a missing variable is an
-/// error for that server (unless it is disabled, whose strings are then kept as written).
+/// `url`, header values and the `oauth` strings are replaced by environment variables; a
+/// missing variable is an error for that server (unless it is disabled, whose strings are
+/// then kept as written).
 ///
 /// ```
 /// let file = umcp::ConfigFile::parse(r#"{
@@ -169,21 +173,36 @@ fn entry_error(server: &str, field: Option<&str>, message: String) -> ServerConf
     }
 }
 
-/// Reads the fields of one entry, expanding variables as it goes.
-struct Entry<'a> {
+/// Reads the fields of one entry (or of an object inside it), expanding variables as it goes.
+pub(super) struct Entry<'a> {
     name: &'a str,
-    object: &'a Map<String, Value>,
+    pub(super) object: &'a Map<String, Value>,
     lookup: &'a dyn Fn(&str) -> Option<String>,
     /// Disabled entries keep unexpandable strings as written instead of failing.
-    lenient: bool,
+    pub(super) lenient: bool,
+    /// What field names are prefixed with in messages, e.g. `oauth.` inside `oauth`.
+    prefix: &'a str,
 }
 
-impl Entry<'_> {
-    fn error(&self, field: &str, message: impl Into<String>) -> ServerConfigError {
-        entry_error(self.name, Some(field), message.into())
+impl<'a> Entry<'a> {
+    /// A reader of the object `object` inside this entry, whose fields are named
+    /// `prefix` + key in messages.
+    pub(super) fn nested(&self, object: &'a Map<String, Value>, prefix: &'a str) -> Entry<'a> {
+        Entry {
+            name: self.name,
+            object,
+            lookup: self.lookup,
+            lenient: self.lenient,
+            prefix,
+        }
     }
 
-    fn expand(&self, field: &str, text: &str) -> Result<String, ServerConfigError> {
+    pub(super) fn error(&self, field: &str, message: impl Into<String>) -> ServerConfigError {
+        let field = format!("{}{field}", self.prefix);
+        entry_error(self.name, Some(&field), message.into())
+    }
+
+    pub(super) fn expand(&self, field: &str, text: &str) -> Result<String, ServerConfigError> {
         match expand(text, self.lookup) {
             Ok(value) => Ok(value),
             Err(VarError::Missing(_)) if self.lenient => Ok(text.to_owned()),
@@ -191,7 +210,7 @@ impl Entry<'_> {
         }
     }
 
-    fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
+    pub(super) fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => self.expand(key, s).map(Some),
@@ -199,7 +218,7 @@ impl Entry<'_> {
         }
     }
 
-    fn bool(&self, key: &str) -> Result<Option<bool>, ServerConfigError> {
+    pub(super) fn bool(&self, key: &str) -> Result<Option<bool>, ServerConfigError> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -227,7 +246,7 @@ impl Entry<'_> {
         }
     }
 
-    fn list(&self, key: &str) -> Result<Vec<String>, ServerConfigError> {
+    pub(super) fn list(&self, key: &str) -> Result<Vec<String>, ServerConfigError> {
         let items = match self.object.get(key) {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
@@ -296,6 +315,7 @@ fn parse_server(
         object,
         lookup,
         lenient: false,
+        prefix: "",
     };
     let disabled =
         entry.bool("disabled")?.unwrap_or(false) || entry.bool("enabled")? == Some(false);
@@ -367,11 +387,12 @@ fn http(entry: &Entry<'_>, kind: HttpKind) -> Result<ServerTransport, ServerConf
         url,
         headers: entry.map("headers")?,
         kind,
+        oauth: super::oauth::parse(entry)?,
     })
 }
 
 /// How a JSON value is described in messages.
-fn kind(value: &Value) -> &'static str {
+pub(super) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -3,7 +3,10 @@
 //!
 //! Every server gets a supervisor thread (`umcp-manager-<name>`) that connects it, lists its
 //! tools, watches the connection and reconnects with backoff. One server failing never
-//! fails the others: each has its own [`ServerStatus`].
+//! fails the others: each has its own [`ServerStatus`]. HTTP servers with OAuth settings
+//! (feature `oauth`) are authorized with tokens from the manager's token store, refreshed
+//! silently, and through the manager's user step or [`Manager::authorize`] when a user is
+//! needed.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -16,6 +19,8 @@ use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result};
 use crate::types::CallToolResult;
 
+#[cfg(feature = "oauth")]
+mod auth;
 mod cache;
 mod lists;
 mod names;
@@ -49,6 +54,12 @@ use supervisor::{stop_all, Command, Handle};
 /// When a connection is lost, calls in flight fail with [`Error::Closed`] (tool calls are
 /// never replayed) and the server is reconnected with exponential backoff, a bounded number
 /// of times ([`ManagerOptions::with_reconnect_attempts`]).
+///
+/// HTTP servers with [OAuth settings](crate::OAuthSettings) (feature `oauth`) use the tokens
+/// of the manager's token store and refresh them silently. One that needs the user gets the
+/// manager's user step (`ManagerOptions::with_authorization_handler` or
+/// `with_loopback_authorization`), or else waits in [`ServerStatus::NeedsAuthorization`]
+/// for `Manager::authorize`.
 ///
 /// `Manager` is `Send + Sync`; share it in an `Arc`. Dropping it closes every server.
 ///

@@ -1,11 +1,18 @@
-//! How a [`Manager`](crate::Manager) behaves: naming, start-up deadlines, reconnection and the
-//! tool cache.
+//! How a [`Manager`](crate::Manager) behaves: naming, start-up deadlines, reconnection, the
+//! tool cache and, with the `oauth` feature, authorization.
 
 use std::path::PathBuf;
+#[cfg(feature = "oauth")]
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::client::Options;
 use crate::config::ServerConfig;
+
+#[cfg(feature = "oauth")]
+use super::auth::{AuthOptions, UserStep};
+#[cfg(feature = "oauth")]
+use crate::auth::{AuthorizationHandler, TokenStore};
 
 /// Options of a [`Manager`](crate::Manager); `Default` plus `with_*` setters.
 ///
@@ -33,6 +40,8 @@ pub struct ManagerOptions {
     pub(crate) reconnect_max: Duration,
     pub(crate) close_timeout: Duration,
     pub(crate) queue_capacity: usize,
+    #[cfg(feature = "oauth")]
+    pub(crate) auth: AuthOptions,
 }
 
 impl Default for ManagerOptions {
@@ -47,6 +56,8 @@ impl Default for ManagerOptions {
             reconnect_max: Duration::from_secs(30),
             close_timeout: Duration::from_secs(5),
             queue_capacity: 1024,
+            #[cfg(feature = "oauth")]
+            auth: AuthOptions::default(),
         }
     }
 }
@@ -124,6 +135,70 @@ impl ManagerOptions {
         self
     }
 
+    /// Who takes the user through authorization, for servers with
+    /// [OAuth settings](crate::OAuthSettings) that have no usable token: `handler` is used as
+    /// is for every such server (its own redirect URI wins over `redirectPort`).
+    ///
+    /// Without one (the default), such a server ends in
+    /// [`NeedsAuthorization`](crate::ServerStatus::NeedsAuthorization) until
+    /// [`Manager::authorize`](crate::Manager::authorize) is called. With one, the manager
+    /// asks the user between connection attempts, never inside the start-up handshake; the
+    /// server's status stays `Connecting` meanwhile, for as long as the handler allows. Once
+    /// connected, the handler also serves step-up authorizations (a 403
+    /// `insufficient_scope`) and a new authorization when tokens are revoked.
+    #[cfg(feature = "oauth")]
+    pub fn with_authorization_handler(
+        mut self,
+        handler: Arc<dyn AuthorizationHandler>,
+    ) -> ManagerOptions {
+        self.auth.user = Some(UserStep::Handler(handler));
+        self
+    }
+
+    /// The browser flow for servers with OAuth settings: each gets its own
+    /// [`LoopbackHandler`](crate::auth::LoopbackHandler) listening on 127.0.0.1 at its
+    /// `redirectPort` (any free port without one), which calls `opener` with the server's
+    /// name and the authorization URL, then waits up to 5 minutes for the browser to come
+    /// back. `opener` shows the URL: it prints it, or starts a browser with the URL as one
+    /// argument, never through a shell. Otherwise as
+    /// [`with_authorization_handler`](Self::with_authorization_handler).
+    ///
+    /// ```
+    /// let options = umcp::ManagerOptions::default().with_loopback_authorization(|server, url| {
+    ///     eprintln!("{server}: open this page to authorize: {url}");
+    ///     Ok(())
+    /// });
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "oauth")]
+    pub fn with_loopback_authorization(
+        mut self,
+        opener: impl Fn(&str, &str) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> ManagerOptions {
+        self.auth.user = Some(UserStep::Loopback(Arc::new(opener)));
+        self
+    }
+
+    /// Where OAuth credentials (client registrations and tokens) are kept. The default is a
+    /// [`FileStore`](crate::auth::FileStore) at [`ManagerOptions::default_token_file`] (or,
+    /// when there is no home directory, a [`MemoryStore`](crate::auth::MemoryStore) for the
+    /// life of the options). Every server has its own entries, keyed by its name and its
+    /// canonical URL (`name url`), so two servers at one URL keep separate credentials and a
+    /// renamed server authorizes anew. Pass a `MemoryStore` to keep nothing on disk.
+    #[cfg(feature = "oauth")]
+    pub fn with_token_store(mut self, store: Arc<dyn TokenStore>) -> ManagerOptions {
+        self.auth.store = store;
+        self
+    }
+
+    /// The default token file, next to the tool cache: `oauth/tokens.json` in the directory
+    /// that holds [`ManagerOptions::default_cache_dir`] (e.g. `~/.cache/umcp/oauth/tokens.json`).
+    /// It is written with owner-only permissions. `None` when the environment names no home.
+    #[cfg(feature = "oauth")]
+    pub fn default_token_file() -> Option<PathBuf> {
+        user_cache_base().map(|b| b.join("oauth").join("tokens.json"))
+    }
+
     /// The separator between server and tool names.
     pub fn separator(&self) -> &str {
         &self.separator
@@ -155,21 +230,7 @@ impl ManagerOptions {
     /// Windows, `~/Library/Caches/umcp/tools` on macOS, and `$XDG_CACHE_HOME/umcp/tools`
     /// (or `~/.cache/umcp/tools`) elsewhere. `None` when the environment names no home.
     pub fn default_cache_dir() -> Option<PathBuf> {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
-        let base = if cfg!(windows) {
-            var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
-        } else if cfg!(target_os = "macos") {
-            var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
-        } else {
-            var("XDG_CACHE_HOME")
-                .or_else(|| var("HOME").map(|h| h.join(".cache")))
-                .map(|d| d.join("umcp"))
-        };
-        base.map(|b| b.join("tools"))
+        user_cache_base().map(|b| b.join("tools"))
     }
 
     /// The delay before retry number `failures` (1 for the first retry).
@@ -178,6 +239,25 @@ impl ManagerOptions {
         self.reconnect_initial
             .saturating_mul(1 << doublings)
             .min(self.reconnect_max)
+    }
+}
+
+/// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
+/// or `$XDG_CACHE_HOME/umcp` (`~/.cache/umcp`).
+fn user_cache_base() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if cfg!(windows) {
+        var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
+    } else if cfg!(target_os = "macos") {
+        var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
+    } else {
+        var("XDG_CACHE_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("umcp"))
     }
 }
 
@@ -193,6 +273,24 @@ mod tests {
             .collect();
         assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
         assert_eq!(options.backoff(u32::MAX), Duration::from_secs(30));
+    }
+
+    #[cfg(feature = "oauth")]
+    #[test]
+    fn the_token_file_sits_next_to_the_tool_cache() {
+        let (tools, tokens) = (
+            ManagerOptions::default_cache_dir(),
+            ManagerOptions::default_token_file(),
+        );
+        assert_eq!(tools.is_some(), tokens.is_some());
+        if let (Some(tools), Some(tokens)) = (tools, tokens) {
+            assert!(
+                tokens.ends_with("oauth/tokens.json"),
+                "{}",
+                tokens.display()
+            );
+            assert_eq!(tokens.parent().and_then(|p| p.parent()), tools.parent());
+        }
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub(crate) struct State {
     pub(crate) tools_fresh: bool,
     /// The prompts of the last prompt listing.
     pub(crate) prompts: Vec<Prompt>,
+    /// Counts status changes, so a waiter can tell a new status from one it saw before.
+    pub(crate) version: u64,
 }
 
 impl Slot {
@@ -65,6 +67,7 @@ impl Slot {
                 tools,
                 tools_fresh: false,
                 prompts: Vec::new(),
+                version: 0,
             }),
             changed: Condvar::new(),
             stopping: AtomicBool::new(false),
@@ -133,13 +136,26 @@ impl Slot {
         log::debug!("server `{}`: {status}", self.name());
         self.hub.event(self.name(), &status);
         state.status = status;
+        state.version += 1;
         self.changed.notify_all();
     }
 
     /// Waits until no connection attempt is under way, or until `deadline`.
     pub(crate) fn wait_settled(&self, deadline: Instant) -> bool {
+        self.wait_until(deadline, |state| state.status.is_settled())
+    }
+
+    /// Waits until the status has changed since `version` and settled, or until `deadline`.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn wait_settled_after(&self, version: u64, deadline: Instant) -> bool {
+        self.wait_until(deadline, |state| {
+            state.version > version && state.status.is_settled()
+        })
+    }
+
+    fn wait_until(&self, deadline: Instant, done: impl Fn(&State) -> bool) -> bool {
         let mut state = self.state();
-        while !state.status.is_settled() {
+        while !done(&state) {
             let now = Instant::now();
             if now >= deadline {
                 return false;

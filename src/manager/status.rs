@@ -39,8 +39,9 @@ pub enum ServerStatus {
         /// [`Manager::restart`](crate::Manager::restart)).
         next_attempt: Option<Instant>,
     },
-    /// The HTTP server answered 401 or 403; it is not retried until restarted with
-    /// credentials.
+    /// The HTTP server answered 401 or 403 and no user step could help; it is not retried
+    /// until restarted with credentials, or authorized with
+    /// `Manager::authorize` (for servers with OAuth settings, feature `oauth`).
     NeedsAuthorization {
         /// The failed exchange: its status, `WWW-Authenticate` challenge and
         /// `Mcp-Auth-Server` hint.

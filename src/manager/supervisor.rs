@@ -12,8 +12,11 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::client::{Client, Options};
 use crate::error::{Error, Result};
+use crate::transport::Connect;
 use crate::types::{ServerNotification, Tool};
 
+#[cfg(feature = "oauth")]
+use super::auth::ServerAuth;
 use super::cache;
 use super::options::ManagerOptions;
 use super::slot::Slot;
@@ -82,6 +85,8 @@ pub(crate) fn spawn(
     let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
     let name = format!("umcp-manager-{}", slot.name());
     let supervisor = Supervisor {
+        #[cfg(feature = "oauth")]
+        auth: ServerAuth::new(&slot.config, &options.auth),
         slot,
         options,
         hub,
@@ -99,6 +104,9 @@ struct Supervisor {
     options: ManagerOptions,
     hub: Arc<Hub>,
     commands: Receiver<Command>,
+    /// The OAuth side of a server with OAuth settings.
+    #[cfg(feature = "oauth")]
+    auth: Option<ServerAuth>,
 }
 
 impl Supervisor {
@@ -177,9 +185,46 @@ impl Supervisor {
     /// Connects with the server's start-up deadline, forwarding its notifications to the
     /// manager and asking for a tool refresh when its tool list changes.
     fn connect(&self) -> Result<(Arc<Client>, Receiver<()>)> {
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = &self.auth {
+            return self.connect_authorized(auth);
+        }
         let config = &self.slot.config;
         let startup = self.slot.startup_timeout;
-        let connector = config.connector_with(Some(startup), config.request_timeout)?;
+        self.connect_via(config.connector_with(Some(startup), config.request_timeout)?)
+    }
+
+    /// Connects a server with OAuth settings. When it refuses for want of a user's step and
+    /// the manager has one, the user is asked and the server connected again, once.
+    #[cfg(feature = "oauth")]
+    fn connect_authorized(&self, auth: &ServerAuth) -> Result<(Arc<Client>, Receiver<()>)> {
+        let config = &self.slot.config;
+        let attempt = auth.attempt()?;
+        let connector = || -> Result<Box<dyn Connect>> {
+            let http = config
+                .http_config(Some(self.slot.startup_timeout), config.request_timeout)
+                .ok_or_else(|| Error::Config("OAuth needs an HTTP server".into()))?;
+            Ok(Box::new(http.credentials(attempt.credentials())))
+        };
+        let connected = match self.connect_via(connector()?) {
+            Err(err) if attempt.ask_user(&err)? => {
+                // The user may have taken long: a stop in the meantime wins.
+                self.slot.tracker.reset();
+                if self.slot.is_stopping() {
+                    return Err(err);
+                }
+                self.connect_via(connector()?)
+            }
+            other => other,
+        };
+        if connected.is_ok() {
+            attempt.connected();
+        }
+        connected
+    }
+
+    /// Connects through `connector`, tracked so that a restart or stop can interrupt it.
+    fn connect_via(&self, connector: Box<dyn Connect>) -> Result<(Arc<Client>, Receiver<()>)> {
         let tracked = Tracked {
             inner: connector,
             tracker: Arc::clone(&self.slot.tracker),
@@ -310,7 +355,8 @@ impl Supervisor {
 }
 
 /// Errors that another attempt would only repeat: a program that cannot be started, a
-/// configuration the build cannot serve, a protocol version mismatch, missing credentials.
+/// configuration the build cannot serve, a protocol version mismatch, missing credentials, a
+/// failed authorization (repeating it could ask the user again and again).
 fn permanent(error: &Error) -> bool {
     matches!(
         error,
@@ -319,5 +365,6 @@ fn permanent(error: &Error) -> bool {
             | Error::Unsupported(_)
             | Error::Unauthorized(_)
             | Error::Forbidden(_)
+            | Error::Auth(_)
     )
 }

@@ -1,0 +1,258 @@
+//! The OAuth settings of an HTTP server entry: what a configuration file can say about the
+//! client's identity and the scopes, and how they are read.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::parse::{kind, Entry};
+use super::ServerConfigError;
+
+/// How a configured HTTP server is authorized with OAuth 2.1, as far as a configuration file
+/// can say: the client's identity, the scopes and the loopback redirect port.
+///
+/// The user's step (a browser, or none) and the token store are not part of it: the
+/// [`Manager`](crate::Manager) supplies them (see `ManagerOptions::with_authorization_handler`
+/// and `ManagerOptions::with_token_store`, feature `oauth`). Every field is optional;
+/// `OAuthSettings::default()` means "discover everything, register dynamically".
+///
+/// In a configuration file, an HTTP entry takes either the shorthand `"auth": "oauth"` or an
+/// `oauth` object (or both):
+///
+/// ```json
+/// { "type": "http", "url": "https://mcp.example.com/mcp",
+///   "oauth": { "clientId": "my-app", "clientSecret": "${MY_APP_SECRET}",
+///              "scopes": "files:read files:write", "redirectPort": 8765 } }
+/// ```
+///
+/// The keys are `clientId`, `clientSecret` (only with `clientId`), `scopes` (an array of
+/// strings or one space-separated string), `clientMetadataUrl` (an https URL),
+/// `clientName`, `redirectPort` (a number or a string, 0 to 65535) and `enabled` (`false`
+/// turns OAuth off again). Strings get `${VAR}` expansion like the rest of the entry.
+///
+/// `Debug` never shows the client secret.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OAuthSettings {
+    /// A pre-registered client id; without one, the client registers dynamically or uses
+    /// its client ID metadata document.
+    pub client_id: Option<String>,
+    /// The secret of the pre-registered client.
+    pub client_secret: Option<String>,
+    /// The scopes to ask for when the server's challenge names none (`None`: the scopes the
+    /// server advertises).
+    pub scopes: Option<Vec<String>>,
+    /// The https URL of the client's ID metadata document.
+    pub client_metadata_url: Option<String>,
+    /// The `client_name` sent with dynamic client registration (`None`: `umcp`).
+    pub client_name: Option<String>,
+    /// The port of the loopback redirect URI `http://127.0.0.1:<port>/callback`, for
+    /// clients registered with a fixed one (`None`: any free port). Used when the manager
+    /// runs the browser flow itself; a handler supplied as is keeps its own redirect URI.
+    pub redirect_port: Option<u16>,
+}
+
+impl OAuthSettings {
+    /// Settings with nothing fixed: discovery and dynamic registration do the rest.
+    pub fn new() -> OAuthSettings {
+        OAuthSettings::default()
+    }
+
+    /// Uses a pre-registered client id.
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> OAuthSettings {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Uses the secret of the pre-registered client.
+    pub fn with_client_secret(mut self, secret: impl Into<String>) -> OAuthSettings {
+        self.client_secret = Some(secret.into());
+        self
+    }
+
+    /// Asks for these scopes when the server's challenge names none.
+    pub fn with_scopes<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> OAuthSettings {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Uses a client ID metadata document (an https URL with a path).
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> OAuthSettings {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// The `client_name` sent with dynamic client registration.
+    pub fn with_client_name(mut self, name: impl Into<String>) -> OAuthSettings {
+        self.client_name = Some(name.into());
+        self
+    }
+
+    /// Listens for the loopback redirect on this port.
+    pub fn with_redirect_port(mut self, port: u16) -> OAuthSettings {
+        self.redirect_port = Some(port);
+        self
+    }
+
+    /// An [`OAuthConfig`](crate::auth::OAuthConfig) for the authorization code flow with
+    /// these settings, `handler` for the user's step, and the default (in-memory) token store.
+    /// The redirect port is the handler's business and is not applied here.
+    #[cfg(feature = "oauth")]
+    pub fn to_oauth_config(
+        &self,
+        handler: std::sync::Arc<dyn crate::auth::AuthorizationHandler>,
+    ) -> crate::auth::OAuthConfig {
+        let mut config = crate::auth::OAuthConfig::with_handler(handler);
+        if let Some(id) = &self.client_id {
+            config = config.client_id(id.clone());
+        }
+        if let Some(secret) = &self.client_secret {
+            config = config.client_secret(secret.clone());
+        }
+        if let Some(scopes) = &self.scopes {
+            config = config.scopes(scopes.iter().cloned());
+        }
+        if let Some(url) = &self.client_metadata_url {
+            config = config.client_metadata_url(url.clone());
+        }
+        if let Some(name) = &self.client_name {
+            config = config.client_name(name.clone());
+        }
+        config
+    }
+}
+
+impl fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secret = self.client_secret.as_ref().map(|_| "<redacted>");
+        f.debug_struct("OAuthSettings")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &secret)
+            .field("scopes", &self.scopes)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("client_name", &self.client_name)
+            .field("redirect_port", &self.redirect_port)
+            .finish()
+    }
+}
+
+/// Reads `auth` and `oauth` of an HTTP entry; `None` when the entry asks for no OAuth.
+pub(super) fn parse(entry: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigError> {
+    let shorthand = match entry.string("auth")?.as_deref() {
+        None => false,
+        Some("oauth") => true,
+        Some(other) => {
+            return Err(entry.error(
+                "auth",
+                format!("unknown value `{other}` (expected `oauth`)"),
+            ))
+        }
+    };
+    let object = match entry.object.get("oauth") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(object)) => Some(object),
+        Some(other) => {
+            let message = format!("must be an object, not {}", kind(other));
+            return Err(entry.error("oauth", message));
+        }
+    };
+    match object {
+        Some(object) => settings(&entry.nested(object, "oauth.")),
+        None if shorthand => Ok(Some(OAuthSettings::default())),
+        None => Ok(None),
+    }
+}
+
+/// Reads the `oauth` object.
+fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigError> {
+    if oauth.bool("enabled")? == Some(false) {
+        return Ok(None);
+    }
+    let settings = OAuthSettings {
+        client_id: non_empty(oauth, "clientId")?,
+        client_secret: non_empty(oauth, "clientSecret")?,
+        scopes: scopes(oauth)?,
+        client_metadata_url: non_empty(oauth, "clientMetadataUrl")?,
+        client_name: non_empty(oauth, "clientName")?,
+        redirect_port: port(oauth)?,
+    };
+    if settings.client_secret.is_some() && settings.client_id.is_none() {
+        return Err(oauth.error(
+            "clientSecret",
+            "needs `clientId` (the client it belongs to)",
+        ));
+    }
+    // Disabled entries keep unexpanded strings, which need not look like URLs yet.
+    if let (Some(url), false) = (&settings.client_metadata_url, oauth.lenient) {
+        if !url.starts_with("https://") {
+            return Err(oauth.error("clientMetadataUrl", "must be an https URL"));
+        }
+    }
+    Ok(Some(settings))
+}
+
+fn non_empty(oauth: &Entry<'_>, key: &str) -> Result<Option<String>, ServerConfigError> {
+    match oauth.string(key)? {
+        Some(text) if text.trim().is_empty() => Err(oauth.error(key, "is empty")),
+        other => Ok(other),
+    }
+}
+
+/// `scopes`: an array of strings or one space-separated string; empty means the default.
+fn scopes(oauth: &Entry<'_>) -> Result<Option<Vec<String>>, ServerConfigError> {
+    let scopes = match oauth.object.get("scopes") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(text)) => oauth
+            .expand("scopes", text)?
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
+        Some(Value::Array(_)) => {
+            let mut scopes = Vec::new();
+            for scope in oauth.list("scopes")? {
+                scopes.extend(scope.split_whitespace().map(str::to_owned));
+            }
+            scopes
+        }
+        Some(other) => {
+            let message = format!(
+                "must be an array of strings or a space-separated string, not {}",
+                kind(other)
+            );
+            return Err(oauth.error("scopes", message));
+        }
+    };
+    Ok(Some(scopes).filter(|s: &Vec<String>| !s.is_empty()))
+}
+
+/// `redirectPort`: a number or a string (which may come from a variable), 0 to 65535.
+fn port(oauth: &Entry<'_>) -> Result<Option<u16>, ServerConfigError> {
+    const KEY: &str = "redirectPort";
+    let invalid = |what: &str| {
+        oauth.error(
+            KEY,
+            format!("must be a port number (0 to 65535), not {what}"),
+        )
+    };
+    match oauth.object.get(KEY) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| invalid(&n.to_string())),
+        Some(Value::String(text)) => {
+            let text = oauth.expand(KEY, text)?;
+            match text.trim().parse::<u16>() {
+                Ok(port) => Ok(Some(port)),
+                // A disabled entry keeps `${PORT}` as written; it is never used.
+                Err(_) if oauth.lenient => Ok(None),
+                Err(_) => Err(invalid(&format!("`{text}`"))),
+            }
+        }
+        Some(other) => Err(invalid(kind(other))),
+    }
+}

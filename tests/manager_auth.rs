@@ -1,0 +1,318 @@
+//! The manager with OAuth-protected HTTP servers, against a loopback MCP server that is its
+//! own authorization server: needing authorization, authorizing, sharing a token store,
+//! refreshing without the user, the manager's own user step, step-ups, and failures.
+#![cfg(feature = "oauth")]
+
+#[path = "common/http_server.rs"]
+mod http_server;
+
+#[path = "common/auth_server.rs"]
+mod auth_server;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use umcp::auth::{AuthorizationHandler, FileStore, HeadlessHandler, MemoryStore, TokenStore};
+use umcp::{
+    AuthStep, ConfigFile, Error, Manager, ManagerOptions, OAuthSettings, ServerConfig,
+    ServerStatus, StatusEvents,
+};
+
+use auth_server::{AuthServer, Setup};
+
+/// Generous bound for anything that should be quick: proves "does not hang", not speed.
+const BOUND: Duration = Duration::from_secs(30);
+
+fn headless() -> Arc<dyn AuthorizationHandler> {
+    Arc::new(HeadlessHandler::new().timeout(Duration::from_secs(5)))
+}
+
+fn options(store: Arc<dyn TokenStore>) -> ManagerOptions {
+    ManagerOptions::default()
+        .without_cache()
+        .with_reconnect_attempts(1)
+        .with_reconnect_delay(Duration::from_millis(50), Duration::from_millis(200))
+        .with_startup_timeout(Duration::from_secs(10))
+        .with_token_store(store)
+}
+
+fn secure(name: &str, fixture: &AuthServer) -> ServerConfig {
+    ServerConfig::http(name, fixture.mcp_url()).with_oauth(OAuthSettings::new())
+}
+
+/// A fresh token file under the system's temporary directory.
+fn token_file() -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("umcp-manager-auth-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir.join("tokens.json")
+}
+
+/// Waits for a status event of `server` that satisfies `accept`, failing with every event
+/// seen when none does in time.
+fn wait_for(
+    events: &StatusEvents,
+    server: &str,
+    accept: impl Fn(&ServerStatus) -> bool,
+) -> ServerStatus {
+    let deadline = Instant::now() + BOUND;
+    let mut seen = Vec::new();
+    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        if event.server == server && accept(&event.status) {
+            return event.status;
+        }
+        seen.push(format!("{}: {}", event.server, event.status));
+    }
+    panic!("no matching status for `{server}`; saw {seen:#?}");
+}
+
+fn needs_authorization(status: &ServerStatus) -> bool {
+    matches!(status, ServerStatus::NeedsAuthorization { .. })
+}
+
+fn call_echo(manager: &Manager, tool: &str) -> String {
+    manager
+        .call_tool(tool, json!({}))
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+        .text()
+}
+
+#[test]
+fn smoke_needs_authorization_then_authorize_and_share_the_store() {
+    let fixture = AuthServer::start(Setup::default());
+    let path = token_file();
+    let store: Arc<dyn TokenStore> = Arc::new(FileStore::new(&path));
+    let manager = Manager::start(vec![secure("secure", &fixture)], options(store.clone()));
+    let events = manager.status_events();
+
+    // No token and nobody to ask: the server's own 401 is reported, with its hints, and
+    // nothing is registered on the way.
+    let status = wait_for(&events, "secure", needs_authorization);
+    let ServerStatus::NeedsAuthorization { hints } = status else {
+        unreachable!()
+    };
+    assert_eq!(hints.status, 401);
+    let challenge = hints.www_authenticate.expect("the challenge");
+    assert!(challenge
+        .resource_metadata
+        .is_some_and(|m| m.ends_with("/.well-known/oauth-protected-resource/mcp")));
+    assert_eq!(fixture.count("POST", "/register"), 0);
+    assert_eq!(fixture.count("GET", "/authorize"), 0);
+    assert!(manager.tools().is_empty());
+    let err = manager.client("secure").unwrap_err();
+    assert!(err.needs_authorization(), "{err}");
+
+    // Authorizing reconnects the server; its tools are there and callable.
+    manager
+        .authorize("secure", headless())
+        .expect("authorized and connected");
+    assert!(manager.status("secure").unwrap().is_connected());
+    let names: Vec<String> = manager.tools().into_iter().map(|e| e.name).collect();
+    assert_eq!(names, ["secure__echo"]);
+    assert_eq!(call_echo(&manager, "secure__echo"), "ok");
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    manager.close();
+
+    // The store is keyed by server name and URL: a later manager connects the same server
+    // without any user step, and another server at the same URL still needs its own.
+    let text = std::fs::read_to_string(&path).expect("the token file");
+    assert!(
+        text.contains(&format!("secure {}", fixture.mcp_url())),
+        "{text}"
+    );
+    let later = Manager::start(
+        vec![secure("secure", &fixture), secure("other", &fixture)],
+        options(Arc::new(FileStore::new(&path))),
+    );
+    assert!(later.wait_ready(BOUND));
+    assert!(later.status("secure").unwrap().is_connected());
+    assert!(needs_authorization(&later.status("other").unwrap()));
+    assert_eq!(call_echo(&later, "secure__echo"), "ok");
+    assert_eq!(
+        fixture.count("GET", "/authorize"),
+        1,
+        "no second authorization"
+    );
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn revoked_access_tokens_are_refreshed_without_the_user() {
+    let fixture = AuthServer::start(Setup::default());
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let first = Manager::start(vec![secure("s", &fixture)], options(store.clone()));
+    assert!(first.wait_ready(BOUND));
+    first.authorize("s", headless()).expect("authorized");
+    first.close();
+
+    // Nobody to ask this time: the rejected access token is refreshed.
+    fixture.revoke_access_tokens();
+    let second = Manager::start(vec![secure("s", &fixture)], options(store));
+    assert!(second.wait_ready(BOUND));
+    assert!(second.status("s").unwrap().is_connected());
+    assert_eq!(call_echo(&second, "s__echo"), "ok");
+    let grants: Vec<String> = fixture
+        .token_requests()
+        .into_iter()
+        .map(|r| r.grant_type)
+        .collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"]);
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+}
+
+#[test]
+fn with_a_handler_the_manager_asks_the_user_itself() {
+    let fixture = AuthServer::start(Setup::default());
+    let manager = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::new(MemoryStore::new())).with_authorization_handler(headless()),
+    );
+    let events = manager.status_events();
+    let status = wait_for(&events, "s", |s| s.is_settled());
+    assert!(status.is_connected(), "{status}");
+    assert_eq!(call_echo(&manager, "s__echo"), "ok");
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+
+    // When everything is revoked, a restart asks the user again, with no detour through
+    // `NeedsAuthorization`.
+    fixture.revoke_everything();
+    manager.restart("s").unwrap();
+    let status = wait_for(&events, "s", |s| s.is_settled());
+    assert!(status.is_connected(), "{status}");
+    assert_eq!(fixture.count("GET", "/authorize"), 2);
+}
+
+#[test]
+fn a_step_up_during_the_session_reaches_the_handler() {
+    let fixture = AuthServer::start(Setup {
+        call_scope: Some("tools:call".into()),
+        ..Setup::default()
+    });
+    // Without a handler the call is refused with the server's 403.
+    let manager = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::new(MemoryStore::new())),
+    );
+    assert!(manager.wait_ready(BOUND));
+    manager.authorize("s", headless()).expect("authorized");
+    let err = manager.call_tool("s__echo", json!({})).unwrap_err();
+    assert!(
+        matches!(&err, Error::Forbidden(e) if e.status == 403),
+        "{err}"
+    );
+    manager.close();
+
+    // With one, the connected server's provider steps up in the call.
+    let manager = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::new(MemoryStore::new())).with_authorization_handler(headless()),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(call_echo(&manager, "s__echo"), "ok");
+    let last = fixture.authorizations().pop().expect("an authorization");
+    assert!(
+        last["scope"].split(' ').any(|s| s == "tools:call"),
+        "{last:?}"
+    );
+}
+
+#[test]
+fn failed_authorizations_end_in_failed_with_the_step_and_are_not_retried() {
+    let fixture = AuthServer::start(Setup::default());
+    // The authorization endpoint shows a page instead of redirecting: it needs a person.
+    let page = format!("{}/mcp", fixture.base());
+    fixture.update(|s| s.authorization_endpoint = Some(page));
+    let manager = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::new(MemoryStore::new())).with_authorization_handler(headless()),
+    );
+    let events = manager.status_events();
+    let status = wait_for(&events, "s", |s| s.is_settled());
+    match &status {
+        ServerStatus::Failed {
+            error: Error::Auth(e),
+            next_attempt: None,
+            ..
+        } => assert_eq!(e.step, AuthStep::Authorization),
+        other => panic!("{other}"),
+    }
+    assert!(
+        status
+            .to_string()
+            .contains("authorization failed at authorization"),
+        "{status}"
+    );
+
+    // `authorize` reports the flow's error and leaves the server as it was.
+    let err = manager.authorize("s", headless()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth(e) if e.step == AuthStep::Authorization),
+        "{err}"
+    );
+    assert!(matches!(
+        manager.status("s"),
+        Some(ServerStatus::Failed { .. })
+    ));
+    let err = manager.authorize("nobody", headless()).unwrap_err();
+    assert_eq!(err.to_string(), "config: no server named `nobody`");
+}
+
+#[test]
+fn authorize_needs_oauth_settings() {
+    let fixture = AuthServer::start(Setup::default());
+    let manager = Manager::start(
+        vec![ServerConfig::http("plain", fixture.mcp_url())],
+        options(Arc::new(MemoryStore::new())),
+    );
+    let events = manager.status_events();
+    wait_for(&events, "plain", needs_authorization);
+    let err = manager.authorize("plain", headless()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "config: server `plain` has no OAuth settings"
+    );
+}
+
+#[test]
+fn a_config_entry_with_a_pre_registered_client_and_scopes() {
+    let fixture = AuthServer::start(Setup {
+        auth_methods: vec!["client_secret_basic".into()],
+        ..Setup::default()
+    });
+    fixture.preregister("my-app", Some("app-SECRET"), "client_secret_basic");
+    let text = json!({
+        "mcpServers": {
+            "secure": {
+                "url": fixture.mcp_url(),
+                "oauth": {
+                    "clientId": "my-app",
+                    "clientSecret": "${APP_SECRET}",
+                    "scopes": "tools:read tools:call",
+                },
+            },
+        }
+    })
+    .to_string();
+    let vars = |name: &str| (name == "APP_SECRET").then(|| "app-SECRET".to_owned());
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let manager = Manager::start(
+        file.servers,
+        options(Arc::new(MemoryStore::new())).with_authorization_handler(headless()),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(call_echo(&manager, "secure__echo"), "ok");
+    assert_eq!(fixture.count("POST", "/register"), 0);
+    let request = &fixture.token_requests()[0];
+    assert_eq!(
+        (request.client_id.as_str(), request.auth_method.as_str()),
+        ("my-app", "client_secret_basic")
+    );
+    let scope = &fixture.authorizations()[0]["scope"];
+    assert!(scope.starts_with("tools:read tools:call"), "{scope}");
+}
