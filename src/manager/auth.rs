@@ -211,7 +211,7 @@ impl Manager {
     ///
     /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
     /// let browser = LoopbackHandler::new(|url: &str| {
-    ///     eprintln!("Open this page to authorize: {url}");
+    ///     log::info!("Open this page to authorize: {url}");
     ///     Ok(())
     /// });
     /// manager.authorize("search", Arc::new(browser))?;

@@ -165,7 +165,7 @@ impl ManagerOptions {
     ///
     /// ```
     /// let options = umcp::ManagerOptions::default().with_loopback_authorization(|server, url| {
-    ///     eprintln!("{server}: open this page to authorize: {url}");
+    ///     log::info!("{server}: open this page to authorize: {url}");
     ///     Ok(())
     /// });
     /// # let _ = options;
