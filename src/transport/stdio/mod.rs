@@ -53,6 +53,9 @@ mod group;
 mod lines;
 mod monitor;
 mod reader;
+// Used on Windows only, compiled everywhere so its tests run on every platform.
+#[cfg_attr(not(windows), allow(dead_code))]
+mod resolve;
 mod stderr;
 mod transport;
 
@@ -277,6 +280,28 @@ impl StdioConfig {
         self.stderr_tail_lines
     }
 
+    /// The program to start. On Windows a bare name is looked up through `PATHEXT` in the
+    /// server's own `PATH` (the configured one if set), so `npx` finds `npx.cmd`.
+    fn program(&self) -> std::path::PathBuf {
+        #[cfg(windows)]
+        {
+            let configured = |name: &str| {
+                self.envs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            };
+            let path = configured("PATH").or_else(|| std::env::var_os("PATH"));
+            let pathext = configured("PATHEXT").or_else(|| std::env::var_os("PATHEXT"));
+            resolve::program(&self.command, path.as_deref(), pathext.as_deref())
+        }
+        #[cfg(not(windows))]
+        {
+            std::path::PathBuf::from(&self.command)
+        }
+    }
+
     /// The command line, with arguments quoted where a reader would otherwise misread them.
     fn command_line(&self) -> String {
         let mut line = quote(&self.command);
@@ -289,7 +314,7 @@ impl StdioConfig {
 
     /// The command prepared for spawning: pipes, environment, directory and process group.
     fn command(&self) -> Command {
-        let mut cmd = Command::new(&self.command);
+        let mut cmd = Command::new(self.program());
         cmd.args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
