@@ -240,6 +240,19 @@ impl ManagerOptions {
             .saturating_mul(1 << doublings)
             .min(self.reconnect_max)
     }
+
+    /// [`backoff`](Self::backoff) shortened by up to a quarter at random, so servers that
+    /// failed together (a network outage, a laptop waking up) do not all retry in step.
+    pub(crate) fn backoff_with_jitter(&self, failures: u32, server: &str) -> Duration {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
+        std::time::SystemTime::now().hash(&mut hasher);
+        server.hash(&mut hasher);
+        failures.hash(&mut hasher);
+        let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
+        self.backoff(failures).mul_f64(0.75 + 0.25 * unit)
+    }
 }
 
 /// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
@@ -273,6 +286,11 @@ mod tests {
             .collect();
         assert_eq!(delays, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
         assert_eq!(options.backoff(u32::MAX), Duration::from_secs(30));
+        for n in 1..=8 {
+            let jittered = options.backoff_with_jitter(n, "files");
+            assert!(jittered <= options.backoff(n), "{jittered:?}");
+            assert!(jittered >= options.backoff(n).mul_f64(0.75), "{jittered:?}");
+        }
     }
 
     #[cfg(feature = "oauth")]

@@ -320,7 +320,7 @@ impl Supervisor {
         } else if failures == 0 {
             Some(Instant::now())
         } else {
-            Some(Instant::now() + self.options.backoff(failures))
+            Some(Instant::now() + self.options.backoff_with_jitter(failures, self.slot.name()))
         };
         let status = match &error {
             Error::Unauthorized(hints) | Error::Forbidden(hints) => {
