@@ -423,3 +423,28 @@ fn the_notification_queue_ends_when_the_connection_closes() {
     assert_eq!(queued.len(), 1);
     assert!(notes.recv().is_none());
 }
+
+#[test]
+fn the_timeout_counts_from_the_hand_over() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| {
+        std::thread::sleep(Duration::from_millis(100));
+        Some(json!({"content": []}))
+    });
+    let client = connect(&server);
+    // Handing the request over takes longer than the whole timeout (think of a token refresh);
+    // the server then answers well within it.
+    *server.send_delay.lock().unwrap() = Duration::from_millis(600);
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(400));
+    client.call_tool_with("x", Value::Null, &options).unwrap();
+    let cancellable = options.clone().with_cancel(CancelHandle::new());
+    client
+        .call_tool_with("x", Value::Null, &cancellable)
+        .unwrap();
+    // The maximum total time still counts from the start.
+    let capped = options.with_max_total_time(Duration::from_millis(500));
+    match client.call_tool_with("x", Value::Null, &capped) {
+        Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Total),
+        other => panic!("{other:?}"),
+    }
+}

@@ -206,7 +206,9 @@ pub struct RequestOptions {
 }
 
 impl RequestOptions {
-    /// The time allowed without an answer (default: the client's request timeout).
+    /// The time the server has to answer (default: the client's request timeout), counted
+    /// from when the request was handed to the transport. Handing it over is bounded by the
+    /// same time (plus a fresh budget after a credentials retry on HTTP).
     pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
         self.timeout = Some(timeout);
         self

@@ -27,6 +27,8 @@ pub(crate) enum Reply {
     Done(Result<Value>),
     /// The caller's cancel handle fired.
     Cancel,
+    /// The request was handed over from a sending thread (see `send_cancellable`).
+    Sent,
     /// Sending the request failed (see `send_cancellable`).
     SendFailed(Error),
 }
@@ -166,6 +168,14 @@ impl Shared {
             self.forget(id);
             return Err(send_failed(err));
         }
+        // The timeout is the server's time to answer, counted from the hand-over: a send that
+        // waited on credentials (a token refresh, a user authorizing) does not eat it. The
+        // hand-over itself is bounded by the transport's send deadline, and the maximum total
+        // time still counts from the start.
+        let mut handed_over = cancellable.is_none();
+        if handed_over {
+            deadline = Instant::now() + timeout;
+        }
         loop {
             let (wait_until, kind) = match total_deadline {
                 Some(total) if total <= deadline => (total, TimeoutKind::Total),
@@ -181,6 +191,10 @@ impl Shared {
                         deadline = Instant::now() + timeout;
                     }
                 }
+                Ok(Reply::Sent) => {
+                    handed_over = true;
+                    deadline = Instant::now() + timeout;
+                }
                 Ok(Reply::SendFailed(err)) => {
                     self.forget(id);
                     return Err(send_failed(err));
@@ -190,6 +204,12 @@ impl Shared {
                     return Err(Error::Cancelled {
                         method: spec.method.to_owned(),
                     });
+                }
+                Err(RecvTimeoutError::Timeout) if !handed_over && kind == TimeoutKind::Request => {
+                    // Still in the sending thread, whose own deadline ends it with `Sent` or
+                    // `SendFailed`: keep waiting for that rather than time out a request the
+                    // server may not have seen yet.
+                    deadline = Instant::now() + timeout;
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     self.abandon(id, spec, "timed out");
@@ -233,10 +253,11 @@ impl Shared {
         let spawned = std::thread::Builder::new()
             .name("umcp-send".into())
             .spawn(move || {
-                if let Err(err) = transport.send(&request, deadline) {
-                    // Nobody listens any more when the caller has given up already.
-                    let _ = tx.send(Reply::SendFailed(err));
-                }
+                // Nobody listens any more when the caller has given up already.
+                let _ = match transport.send(&request, deadline) {
+                    Ok(()) => tx.send(Reply::Sent),
+                    Err(err) => tx.send(Reply::SendFailed(err)),
+                };
             });
         match spawned {
             Ok(_) => Ok(()),

@@ -62,6 +62,8 @@ pub struct FakeServer {
     handlers: Arc<Mutex<HashMap<String, Handler>>>,
     pub received: Arc<Mutex<Vec<Message>>>,
     pub init_result: Arc<Mutex<Value>>,
+    /// How long the transport takes to hand a request over (like HTTP waiting on credentials).
+    pub send_delay: Arc<Mutex<Duration>>,
 }
 
 impl FakeServer {
@@ -69,6 +71,7 @@ impl FakeServer {
         let server = FakeServer {
             handlers: Arc::default(),
             received: Arc::default(),
+            send_delay: Arc::default(),
             init_result: Arc::new(Mutex::new(json!({
                 "protocolVersion": "2025-11-25",
                 "capabilities": {"tools": {"listChanged": true}, "resources": {"subscribe": true},
@@ -136,6 +139,7 @@ impl Connect for FakeServer {
         let worker_peer = peer.clone();
         std::thread::spawn(move || serve(server, worker_peer, rx));
         Ok(Box::new(MemoryTransport {
+            send_delay: self.send_delay.clone(),
             tx: Mutex::new(Some(tx)),
             peer,
             closed: AtomicBool::new(false),
@@ -186,6 +190,7 @@ fn serve(server: FakeServer, peer: Peer, rx: Receiver<Message>) {
 }
 
 pub struct MemoryTransport {
+    send_delay: Arc<Mutex<Duration>>,
     tx: Mutex<Option<Sender<Message>>>,
     peer: Peer,
     closed: AtomicBool,
@@ -193,6 +198,10 @@ pub struct MemoryTransport {
 
 impl Transport for MemoryTransport {
     fn send(&self, message: &Message, _deadline: Instant) -> Result<()> {
+        if matches!(message, Message::Request(_)) {
+            let delay = *self.send_delay.lock().unwrap();
+            std::thread::sleep(delay);
+        }
         match self.tx.lock().unwrap().as_ref() {
             Some(tx) => {
                 let _ = tx.send(message.clone());
