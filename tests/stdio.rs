@@ -134,6 +134,15 @@ fn a_stderr_flood_does_not_stall_requests() {
             .unwrap();
         assert_eq!(result.text(), i.to_string());
     }
+    // The flood runs on its own server thread, so answers alone do not prove stderr is read:
+    // all 100 MB must get through, which needs the client to drain the pipe.
+    let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
+    let status = client
+        .call_tool_with("flood_status", json!({"timeout_ms": 50_000}), &options)
+        .unwrap();
+    let status = status.structured_content.unwrap_or_default();
+    assert_eq!(status["done"], true, "{status}");
+    assert_eq!(status["written"], 100 * 1024 * 1024, "{status}");
 }
 
 #[test]
