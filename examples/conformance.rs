@@ -48,6 +48,29 @@ fn main() -> ExitCode {
     }
 }
 
+/// The revision whose wire the runner asks for (`MCP_CONFORMANCE_PROTOCOL_VERSION`); the
+/// runner's default is 2025-11-25.
+fn protocol_version() -> String {
+    std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into())
+}
+
+/// The lifecycle for `version`, the one place it is chosen: revisions through 2025-11-25
+/// use the stateful `initialize` handshake, 2026-07-28 the stateless lifecycle with
+/// per-request `_meta`.
+///
+/// The stateless lifecycle is not selectable yet: until `Options` can pin it, the
+/// stateful lifecycle runs for every revision, and the 2026-07-28 scenarios it cannot pass
+/// are listed in tests/conformance/baseline-2026-07-28.yml. Wiring it is this function.
+fn with_lifecycle(options: Options, version: &str) -> Options {
+    match version {
+        "2026-07-28" => {
+            eprintln!("conformance client: the stateless lifecycle is not available; running the stateful one");
+            options
+        }
+        _ => options,
+    }
+}
+
 fn run(scenario: &str, url: &str) -> umcp::Result<()> {
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(20))
@@ -55,6 +78,7 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
             _ => Ok(ElicitResult::decline()),
         });
+    let options = with_lifecycle(options, &protocol_version());
     let mut config = HttpConfig::new(url);
     if scenario.starts_with("auth/") {
         config = config.credentials(Arc::new(OAuth::new(url, oauth_config(scenario)?)?));
@@ -72,8 +96,14 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
     }
     // Every other scenario is "use the server's tools": call each with arguments built from
     // its input schema, and report tool-level errors.
-    for tool in client.list_all_tools()? {
-        let result = client.call_tool(&tool.name, arguments_for(&tool))?;
+    let tools = client.list_all_tools()?;
+    for tool in &tools {
+        let arguments = if tool.name == SCHEMA_ECHO_TOOL {
+            echo_arguments(&tools)
+        } else {
+            arguments_for(tool)
+        };
+        let result = client.call_tool(&tool.name, arguments)?;
         eprintln!("{} -> {}", tool.name, result.text());
         if result.is_error() {
             return Err(umcp::Error::Protocol(format!("tool {} failed", tool.name)));
@@ -146,6 +176,22 @@ fn jwt_config(_: &str, _: &str, _: Option<String>) -> umcp::Result<OAuthConfig> 
     Err(umcp::Error::Config(
         "built without the `oauth-jwt` feature".into(),
     ))
+}
+
+/// The tool of `json-schema-2020-12-preservation` that takes back a schema as received.
+const SCHEMA_ECHO_TOOL: &str = "json_schema_echo";
+
+/// The schema-echo scenario's tool carrying the JSON Schema 2020-12 input schema.
+const SCHEMA_FOCAL_TOOL: &str = "json_schema_2020_12_tool";
+
+/// `{"schema": <input schema>}` with the focal tool's input schema exactly as `tools/list`
+/// delivered it, so the scenario sees whether any keyword was lost on the way.
+fn echo_arguments(tools: &[Tool]) -> Value {
+    let schema = tools
+        .iter()
+        .find(|t| t.name == SCHEMA_FOCAL_TOOL)
+        .map_or(Value::Null, |t| t.input_schema.clone());
+    json!({ "schema": schema })
 }
 
 /// Arguments that satisfy a simple input schema: each required property gets a value of its type.

@@ -195,6 +195,27 @@ fn root_metadata_after_the_path_based_one_and_issuer_path_insertion() {
 }
 
 #[test]
+fn the_resource_is_sent_exactly_as_the_metadata_publishes_it() {
+    // A pathless identifier must not gain a `/`, nor become the endpoint URL.
+    let fixture = start(Setup::default());
+    let origin = fixture.base();
+    fixture.update(|s| s.prm_resource = Some(origin.clone()));
+    let oauth = provider(&fixture, headless().offline_access(true));
+    use_server(&fixture, &oauth).expect("authorized");
+    let authorization = &fixture.authorizations()[0];
+    assert_eq!(authorization["resource"], origin);
+    let token = &fixture.token_requests()[0];
+    assert_eq!(token.form["resource"], origin);
+    // A refresh sends the same value.
+    oauth
+        .on_unauthorized(&unauthorized(&fixture, None, None))
+        .expect("refreshed");
+    let refresh = fixture.token_requests().pop().expect("a refresh");
+    assert_eq!(refresh.grant_type, "refresh_token");
+    assert_eq!(refresh.form["resource"], origin);
+}
+
+#[test]
 fn openid_configuration_with_path_insertion_then_appending() {
     for (metadata, tried) in [(Metadata::OpenIdInsert, 2), (Metadata::OpenIdAppend, 3)] {
         let fixture = start(Setup {

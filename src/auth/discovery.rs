@@ -11,7 +11,9 @@ use crate::error::{AuthError, AuthStep, WwwAuthenticate};
 /// What discovery found out about a server.
 #[derive(Debug, Clone)]
 pub(crate) struct Discovered {
-    /// The `resource` to send: the canonical URI of the MCP server.
+    /// The `resource` to send (RFC 8707): the identifier exactly as the protected resource
+    /// metadata publishes it (a pathless `http://host` stays without a `/`), else the
+    /// canonical URI of the MCP server.
     pub resource: String,
     /// The protected resource metadata, absent for servers of the 2025-03-26 revision.
     pub resource_metadata: Option<ProtectedResourceMetadata>,
@@ -112,8 +114,9 @@ pub(crate) fn discover(
         });
     }
     log::debug!("oauth: {server_url} is protected by {issuer}");
+    let resource = declared.to_owned();
     Ok(Discovered {
-        resource: resource.to_owned(),
+        resource,
         resource_metadata: Some(prm),
         issuer,
         metadata,

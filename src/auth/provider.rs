@@ -196,6 +196,7 @@ impl OAuth {
         client.token_endpoint_auth_method = Some(method.as_str().to_owned());
         credentials.client = Some(client.clone());
         credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
+        credentials.resource = Some(discovered.resource.clone());
         // The registration is kept even if the rest fails, so it is not repeated.
         self.persist(&credentials);
         let auth = self.client_auth(&client, method, &discovered.issuer)?;

@@ -49,6 +49,10 @@ pub struct StoredCredentials {
     /// The token endpoint, so tokens can be refreshed without discovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint: Option<String>,
+    /// The RFC 8707 `resource` the tokens were obtained for, exactly as the protected
+    /// resource metadata published it; refreshes send the same value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
     /// The client identity at that authorization server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientRegistration>,

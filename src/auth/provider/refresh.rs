@@ -30,10 +30,11 @@ impl OAuth {
             &Default::default(),
         );
         let auth = self.client_auth(&client, method, &credentials.issuer)?;
+        let resource = credentials.resource.clone();
         let params = vec![
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token.as_str()),
-            ("resource", self.resource.as_str()),
+            ("resource", resource.as_deref().unwrap_or(&self.resource)),
         ];
         let result = tokens::request(
             &self.http,
