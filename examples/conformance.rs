@@ -5,8 +5,10 @@
 //! The `auth/…` scenarios authorize with [`umcp::auth::OAuth`]: the authorization code flow
 //! through the headless handler (the suite's authorization servers redirect at once), with
 //! the client ID metadata document URL the suite expects, or the grant and credentials that
-//! `MCP_CONFORMANCE_CONTEXT` gives. `auth/client-credentials-jwt` needs the `oauth-jwt`
-//! feature.
+//! `MCP_CONFORMANCE_CONTEXT` gives (client credentials, enterprise-managed authorization,
+//! workload identity). `auth/client-credentials-jwt` and the DPoP scenarios need the
+//! `oauth-jwt` feature; DPoP is chosen automatically when the authorization server
+//! advertises it.
 //!
 //! Run the whole suite with `bash .ci/conformance` (see the README).
 
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use umcp::auth::{CrossAppAccess, HeadlessHandler, OAuth, OAuthConfig};
+use umcp::auth::{CrossAppAccess, HeadlessHandler, OAuth, OAuthConfig, WorkloadIdentity};
 use umcp::types::{ElicitRequestParams, ElicitResult, Tool};
 use umcp::{Client, HttpConfig, Options};
 
@@ -39,7 +41,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    match run(&scenario, &url) {
+    let result = run(&scenario, &url);
+    let _ = std::fs::remove_file(workload_token_path());
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("conformance client: scenario {scenario:?} failed: {err}");
@@ -136,7 +140,8 @@ fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
             &required("private_key_pem")?,
             field("signing_algorithm"),
         )?,
-        "auth/cross-app-access-complete-flow" => {
+        // Enterprise-managed authorization (renamed from cross-app access in the suite).
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
             let access = CrossAppAccess::new(
                 required("idp_token_endpoint")?,
                 required("idp_client_id")?,
@@ -145,6 +150,15 @@ fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
             OAuthConfig::cross_app_access(access)
                 .client_id(required("client_id")?)
                 .client_secret(required("client_secret")?)
+        }
+        "auth/wif-jwt-bearer" => {
+            // The platform token arrives in the context; a workload reads it from a file.
+            let path = workload_token_path();
+            std::fs::write(&path, required("valid_jwt")?).map_err(umcp::Error::io)?;
+            OAuthConfig::workload_identity(
+                required("client_id")?,
+                WorkloadIdentity::token_file(path),
+            )
         }
         _ => {
             let mut config =
@@ -159,6 +173,14 @@ fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
         }
     };
     Ok(config.client_name("umcp-conformance"))
+}
+
+/// Where `auth/wif-jwt-bearer` keeps the workload's token, as a platform would.
+fn workload_token_path() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "umcp-conformance-workload-{}.jwt",
+        std::process::id()
+    ))
 }
 
 #[cfg(feature = "oauth-jwt")]

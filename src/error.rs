@@ -202,6 +202,8 @@ pub struct HttpError {
     pub www_authenticate: Option<WwwAuthenticate>,
     /// The `Mcp-Auth-Server` header, when the server sent one.
     pub mcp_auth_server: Option<String>,
+    /// The `DPoP-Nonce` header (RFC 9449 §9), when the server provided a nonce.
+    pub dpop_nonce: Option<String>,
 }
 
 /// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).

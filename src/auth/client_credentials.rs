@@ -12,10 +12,10 @@ use super::http::Http;
 use super::store::TokenSet;
 use super::tokens::{self, ClientAuth};
 use super::urls;
+use super::workload::JWT_BEARER_GRANT;
 use crate::error::{AuthError, AuthStep};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
@@ -158,7 +158,13 @@ fn identity_assertion(
         }
     };
     log::debug!("oauth: token exchange at {endpoint} for an identity assertion grant");
-    let answer = http.post_form(AuthStep::Token, endpoint, &params, authorization.as_deref())?;
+    let answer = http.post_form(
+        AuthStep::Token,
+        endpoint,
+        &params,
+        authorization.as_deref(),
+        None,
+    )?;
     let json = tokens::token_json(&answer, "token-exchange")?;
     let issued_type = json.get("issued_token_type").and_then(Value::as_str);
     if issued_type.is_some_and(|t| t != ID_JAG_TYPE) {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::client_credentials::CrossAppAccess;
 use super::handler::AuthorizationHandler;
 use super::store::{MemoryStore, TokenStore};
+use super::workload::WorkloadIdentity;
 
 /// How tokens are obtained.
 #[derive(Clone)]
@@ -18,6 +19,8 @@ pub(crate) enum Grant {
     ClientCredentials,
     /// A token exchange at an identity provider, then a JWT-bearer grant.
     CrossAppAccess(CrossAppAccess),
+    /// The platform's identity token as a JWT-bearer grant.
+    WorkloadIdentity(WorkloadIdentity),
 }
 
 /// The configuration of an [`OAuth`](super::OAuth) provider.
@@ -51,6 +54,9 @@ pub struct OAuthConfig {
     pub(crate) max_authorization_attempts: u32,
     pub(crate) timeout: Duration,
     pub(crate) refresh_margin: Duration,
+    pub(crate) dpop: bool,
+    #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
+    pub(crate) dpop_key_pem: Option<String>,
 }
 
 impl OAuthConfig {
@@ -80,6 +86,16 @@ impl OAuthConfig {
         OAuthConfig::with_grant(Grant::CrossAppAccess(access))
     }
 
+    /// Workload identity federation: the JWT the platform issued to this workload (read
+    /// from a file or an environment variable before every token request) is presented as an
+    /// RFC 7523 JWT-bearer grant by the client `client_id`. No user and no stored secret.
+    pub fn workload_identity(
+        client_id: impl Into<String>,
+        identity: WorkloadIdentity,
+    ) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::WorkloadIdentity(identity)).client_id(client_id)
+    }
+
     fn with_grant(grant: Grant) -> OAuthConfig {
         OAuthConfig {
             grant,
@@ -94,6 +110,8 @@ impl OAuthConfig {
             max_authorization_attempts: 3,
             timeout: Duration::from_secs(30),
             refresh_margin: Duration::from_secs(60),
+            dpop: true,
+            dpop_key_pem: None,
         }
     }
 
@@ -170,6 +188,30 @@ impl OAuthConfig {
         self
     }
 
+    /// Whether to bind tokens to a DPoP key (RFC 9449) when the authorization server
+    /// advertises `dpop_signing_alg_values_supported` with ES256 (default `true`; needs the
+    /// `oauth-jwt` feature, without which tokens are always Bearer tokens).
+    ///
+    /// The key is generated per client and kept with the tokens in the token store, so a
+    /// restarted process keeps its binding; it never reaches the log.
+    pub fn dpop(mut self, enabled: bool) -> OAuthConfig {
+        self.dpop = enabled;
+        self
+    }
+
+    /// A PKCS#8 PEM P-256 private key to use as the DPoP key instead of a generated one (for
+    /// keys kept in a secrets manager). It is not written to the token store.
+    #[cfg(feature = "oauth-jwt")]
+    pub fn dpop_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
+        self.dpop_key_pem = Some(pem.into());
+        self
+    }
+
+    /// Whether tokens are bound to a DPoP key when the server supports it.
+    pub fn get_dpop(&self) -> bool {
+        self.dpop
+    }
+
     /// The `client_name` sent with dynamic client registration.
     pub fn get_client_name(&self) -> &str {
         &self.client_name
@@ -197,6 +239,7 @@ impl fmt::Debug for OAuthConfig {
             Grant::AuthorizationCode(_) => "authorization_code",
             Grant::ClientCredentials => "client_credentials",
             Grant::CrossAppAccess(_) => "cross_app_access",
+            Grant::WorkloadIdentity(_) => "workload_identity",
         };
         let hidden = |s: &Option<String>| {
             if s.is_some() {
@@ -220,6 +263,8 @@ impl fmt::Debug for OAuthConfig {
             )
             .field("timeout", &self.timeout)
             .field("refresh_margin", &self.refresh_margin)
+            .field("dpop", &self.dpop)
+            .field("dpop_key_pem", &hidden(&self.dpop_key_pem))
             .finish_non_exhaustive()
     }
 }

@@ -28,6 +28,8 @@ pub(crate) struct Answer {
     pub status: u16,
     /// The `Location` header of a redirect.
     pub location: Option<String>,
+    /// The `DPoP-Nonce` header (RFC 9449 §8), when the server provides a nonce.
+    pub dpop_nonce: Option<String>,
     /// The body as text.
     pub body: String,
 }
@@ -93,7 +95,7 @@ impl Http {
     }
 
     /// `POST url` with a form body, optionally with an `Authorization` header (HTTP Basic
-    /// client authentication).
+    /// client authentication) and a `DPoP` proof.
     ///
     /// # Errors
     ///
@@ -104,13 +106,19 @@ impl Http {
         url: &str,
         params: &[(&str, &str)],
         authorization: Option<&str>,
+        dpop: Option<&str>,
     ) -> Result<Answer, AuthError> {
         log::trace!(
-            "oauth > POST {} {}{}",
+            "oauth > POST {} {}{}{}",
             redact_url(url),
             redact_form(params),
             if authorization.is_some() {
                 " (with HTTP Basic client authentication)"
+            } else {
+                ""
+            },
+            if dpop.is_some() {
+                " (with a DPoP proof)"
             } else {
                 ""
             }
@@ -122,6 +130,9 @@ impl Http {
             .header("content-type", "application/x-www-form-urlencoded");
         if let Some(value) = authorization {
             request = request.header("authorization", value);
+        }
+        if let Some(proof) = dpop {
+            request = request.header("dpop", proof);
         }
         let result = request
             .config()
@@ -162,11 +173,15 @@ impl Http {
         };
         let mut response = result.map_err(|e| unreachable(&e))?;
         let status = response.status().as_u16();
-        let location = response
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let location = header("location");
+        let dpop_nonce = header("dpop-nonce");
         let body = response
             .body_mut()
             .with_config()
@@ -181,6 +196,7 @@ impl Http {
             url: url.to_owned(),
             status,
             location,
+            dpop_nonce,
             body,
         })
     }

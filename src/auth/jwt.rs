@@ -47,7 +47,7 @@ pub(crate) fn client_assertion(
     ))
 }
 
-fn parse_key(pem: &str) -> Result<SigningKey, AuthError> {
+pub(crate) fn parse_key(pem: &str) -> Result<SigningKey, AuthError> {
     let pem = pem.trim();
     if let Ok(key) = SigningKey::from_pkcs8_pem(pem) {
         return Ok(key);

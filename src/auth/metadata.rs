@@ -54,6 +54,10 @@ pub struct AuthorizationServerMetadata {
     /// Whether authorization responses carry `iss` (RFC 9207).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// The algorithms the server accepts for DPoP proofs (RFC 9449 §5.1); its presence says
+    /// the server binds tokens to a DPoP key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthorizationServerMetadata {

@@ -50,6 +50,7 @@
 mod client_credentials;
 mod config;
 mod discovery;
+mod dpop;
 mod encoding;
 mod file_store;
 mod flow;
@@ -67,6 +68,7 @@ mod state;
 mod store;
 mod tokens;
 mod urls;
+mod workload;
 
 pub use client_credentials::CrossAppAccess;
 pub use config::OAuthConfig;
@@ -77,3 +79,4 @@ pub use loopback::LoopbackHandler;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use provider::OAuth;
 pub use store::{ClientRegistration, MemoryStore, StoredCredentials, TokenSet, TokenStore};
+pub use workload::WorkloadIdentity;

@@ -2,11 +2,12 @@
 //! steps up on 403 `insufficient_scope`.
 
 use std::fmt;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::client_credentials;
 use super::config::{Grant, OAuthConfig};
 use super::discovery;
+use super::dpop::{DpopKey, Nonces, USE_DPOP_NONCE};
 use super::flow;
 use super::http::Http;
 use super::registration;
@@ -14,10 +15,12 @@ use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
+use super::workload;
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
 use crate::transport::http::url;
 use crate::CredentialProvider;
 
+mod proofs;
 mod refresh;
 
 /// OAuth 2.1 credentials for one MCP server, following the MCP authorization spec.
@@ -49,6 +52,10 @@ pub struct OAuth {
     state: Mutex<State>,
     /// Held while credentials are being obtained, so concurrent 401s run one flow.
     flow: Mutex<()>,
+    /// The DPoP nonces servers provided, per origin.
+    nonces: Arc<Nonces>,
+    /// The DPoP key in use, parsed once: `(PEM, key)`.
+    dpop_key: Mutex<Option<(String, Arc<DpopKey>)>>,
 }
 
 impl OAuth {
@@ -80,6 +87,8 @@ impl OAuth {
             id: state::next_provider_id(),
             state: Mutex::new(State::default()),
             flow: Mutex::new(()),
+            nonces: Arc::default(),
+            dpop_key: Mutex::new(None),
         })
     }
 
@@ -195,11 +204,13 @@ impl OAuth {
         );
         client.token_endpoint_auth_method = Some(method.as_str().to_owned());
         credentials.client = Some(client.clone());
+        let prover = self.prover(&mut credentials, Some(&discovered.metadata));
         credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
         credentials.resource = Some(discovered.resource.clone());
         // The registration is kept even if the rest fails, so it is not repeated.
         self.persist(&credentials);
-        let auth = self.client_auth(&client, method, &discovered.issuer)?;
+        let mut auth = self.client_auth(&client, method, &discovered.issuer)?;
+        auth.dpop = prover;
         let token = match &self.config.grant {
             Grant::AuthorizationCode(handler) => flow::authorization_code(
                 &self.http,
@@ -222,6 +233,9 @@ impl OAuth {
                 &auth,
                 scope.as_deref(),
             )?,
+            Grant::WorkloadIdentity(identity) => {
+                workload::jwt_bearer(&self.http, &discovered, identity, &auth, scope.as_deref())?
+            }
         };
         log::debug!(
             "oauth: obtained a token from {} (scope {:?})",
@@ -239,6 +253,10 @@ impl OAuth {
 
 impl CredentialProvider for OAuth {
     fn headers(&self, url: &str) -> Result<Vec<(String, String)>> {
+        self.request_headers("POST", url)
+    }
+
+    fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
         // Tokens go to the server they were issued for, never to another origin.
         if url::origin(url) != url::origin(&self.server) {
             return Ok(Vec::new());
@@ -246,13 +264,33 @@ impl CredentialProvider for OAuth {
         self.refresh_if_expiring()?;
         let state = self.loaded_state()?;
         state::remember_sent(self.id, state.generation);
-        Ok(state
-            .access_token()
-            .map(|token| vec![("Authorization".to_owned(), format!("Bearer {token}"))])
-            .unwrap_or_default())
+        match state
+            .credentials
+            .as_ref()
+            .and_then(|c| Some((c, c.token.as_ref()?)))
+        {
+            Some((credentials, token)) => self.presentation(credentials, token, method, url),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
+        if let Some(nonce) = &error.dpop_nonce {
+            self.nonces.remember(&error.url, nonce);
+            // RFC 9449 §9: the token is fine, the proof lacked the server's nonce.
+            let asks_nonce = error
+                .www_authenticate
+                .as_ref()
+                .is_some_and(|c| c.error.as_deref() == Some(USE_DPOP_NONCE));
+            let bound = state_token(&*self.loaded_state()?).is_some_and(TokenSet::is_dpop);
+            if asks_nonce && bound {
+                log::debug!(
+                    "oauth: {} asks for a DPoP nonce; repeating the request",
+                    error.url
+                );
+                return Ok(true);
+            }
+        }
         let _flow = lock(&self.flow);
         let (replaced, can_refresh) = {
             let state = lock(&self.state);

@@ -59,6 +59,10 @@ pub struct StoredCredentials {
     /// The current tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<TokenSet>,
+    /// The DPoP private key (PKCS#8 PEM) the tokens are bound to (RFC 9449), kept with them
+    /// so a restarted process can still use them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 impl StoredCredentials {
@@ -127,9 +131,20 @@ pub struct TokenSet {
     /// say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The token type when it is not `Bearer`: `DPoP` for a token bound to the DPoP key,
+    /// sent as `Authorization: DPoP …` with a proof.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<String>,
 }
 
 impl TokenSet {
+    /// True for a DPoP-bound token.
+    pub fn is_dpop(&self) -> bool {
+        self.token_type
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("dpop"))
+    }
+
     /// True when the access token expires within `margin`.
     pub fn expires_within(&self, margin: Duration) -> bool {
         self.expires_at
@@ -160,6 +175,7 @@ impl fmt::Debug for StoredCredentials {
             .field("token_endpoint", &self.token_endpoint)
             .field("client", &self.client)
             .field("token", &self.token)
+            .field("dpop_key", &hidden(&self.dpop_key))
             .finish()
     }
 }
@@ -186,6 +202,7 @@ impl fmt::Debug for TokenSet {
             .field("refresh_token", &hidden(&self.refresh_token))
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("token_type", &self.token_type)
             .finish()
     }
 }

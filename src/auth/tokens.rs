@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::dpop::{Prover, USE_DPOP_NONCE};
 use super::encoding::basic_auth;
 use super::http::{Answer, Http};
 use super::metadata::AuthorizationServerMetadata;
@@ -94,6 +95,8 @@ pub(crate) struct ClientAuth {
     pub method: AuthMethod,
     /// A fresh signed assertion, for [`AuthMethod::PrivateKeyJwt`].
     pub assertion: Option<String>,
+    /// The DPoP key that proves possession at the token endpoint, binding the tokens to it.
+    pub dpop: Option<Prover>,
 }
 
 impl ClientAuth {
@@ -104,6 +107,7 @@ impl ClientAuth {
             secret: client.client_secret.clone(),
             method,
             assertion: None,
+            dpop: None,
         }
     }
 
@@ -136,6 +140,7 @@ impl fmt::Debug for ClientAuth {
         f.debug_struct("ClientAuth")
             .field("client_id", &self.client_id)
             .field("method", &self.method)
+            .field("dpop", &self.dpop.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -143,10 +148,14 @@ impl fmt::Debug for ClientAuth {
 /// Posts a grant to `endpoint` with the client's authentication and reads the tokens.
 /// `requested_scope` stands in for the granted scope when the server does not name it.
 ///
+/// With a DPoP key each attempt carries a fresh proof; a `use_dpop_nonce` refusal is
+/// repeated once with the server's nonce (RFC 9449 §8), and a `DPoP` token is accepted.
+///
 /// # Errors
 ///
 /// [`AuthStep::Token`] errors: an endpoint that is not https (nor loopback), an unreachable
-/// server, a refusal (with the server's `error`), or a response without a bearer token.
+/// server, a refusal (with the server's `error`), or a response without a bearer (or, with
+/// DPoP, a `DPoP`) token.
 pub(crate) fn request<'a>(
     http: &Http,
     endpoint: &str,
@@ -161,13 +170,42 @@ pub(crate) fn request<'a>(
         .map(|(_, v)| (*v).to_owned())
         .unwrap_or_default();
     let authorization = client.and_then(|c| c.apply(&mut params));
+    let prover = client.and_then(|c| c.dpop.as_ref());
     log::debug!(
-        "oauth: {grant} grant at {endpoint} ({})",
-        client.map_or("no client authentication", |c| c.method.as_str())
+        "oauth: {grant} grant at {endpoint} ({}{})",
+        client.map_or("no client authentication", |c| c.method.as_str()),
+        if prover.is_some() { ", DPoP" } else { "" }
     );
-    let answer = http.post_form(AuthStep::Token, endpoint, &params, authorization.as_deref())?;
+    let mut nonce_retried = false;
+    let answer = loop {
+        let proof = prover
+            .map(|p| p.proof("POST", endpoint, None))
+            .transpose()?;
+        let answer = http.post_form(
+            AuthStep::Token,
+            endpoint,
+            &params,
+            authorization.as_deref(),
+            proof.as_deref(),
+        )?;
+        let Some(prover) = prover else {
+            break answer;
+        };
+        if let Some(nonce) = &answer.dpop_nonce {
+            prover.nonces.remember(endpoint, nonce);
+        }
+        let asks_nonce = !answer.is_success()
+            && answer.dpop_nonce.is_some()
+            && answer.json().and_then(|j| j.get("error").cloned())
+                == Some(Value::from(USE_DPOP_NONCE));
+        if !asks_nonce || nonce_retried {
+            break answer;
+        }
+        log::debug!("oauth: {endpoint} asks for a DPoP nonce; repeating the request once");
+        nonce_retried = true;
+    };
     let json = token_json(&answer, &grant)?;
-    let token = parse_bearer(&answer, &json)?;
+    let token = parse_token(&answer, &json, prover.is_some())?;
     Ok(TokenSet {
         scope: token.scope.or_else(|| requested_scope.map(str::to_owned)),
         ..token
@@ -189,14 +227,15 @@ pub(crate) fn token_json(answer: &Answer, grant: &str) -> Result<Value, AuthErro
 }
 
 /// Reads an access token response: `access_token` is required and `token_type` must be
-/// `Bearer`.
-fn parse_bearer(answer: &Answer, json: &Value) -> Result<TokenSet, AuthError> {
+/// `Bearer`, or `DPoP` when the request carried a proof (`dpop`).
+fn parse_token(answer: &Answer, json: &Value, dpop: bool) -> Result<TokenSet, AuthError> {
     let text = |name: &str| json.get(name).and_then(Value::as_str).map(str::to_owned);
     let Some(access_token) = text("access_token").filter(|t| !t.is_empty()) else {
         return Err(answer.error(AuthStep::Token, "the token response has no access_token"));
     };
     let token_type = text("token_type").unwrap_or_default();
-    if !token_type.eq_ignore_ascii_case("bearer") {
+    let bound = dpop && token_type.eq_ignore_ascii_case("dpop");
+    if !token_type.eq_ignore_ascii_case("bearer") && !bound {
         return Err(answer.error(
             AuthStep::Token,
             format!("the token type is `{token_type}`, not Bearer"),
@@ -213,6 +252,7 @@ fn parse_bearer(answer: &Answer, json: &Value) -> Result<TokenSet, AuthError> {
         refresh_token: text("refresh_token").filter(|t| !t.is_empty()),
         expires_at: expires_in.map(|secs| unix_now().saturating_add(secs)),
         scope: text("scope").filter(|s| !s.trim().is_empty()),
+        token_type: bound.then(|| "DPoP".to_owned()),
     })
 }
 
@@ -266,17 +306,28 @@ mod tests {
             url: "http://as/token".into(),
             status: 200,
             location: None,
+            dpop_nonce: None,
             body: body.into(),
         };
         let ok =
             answer(r#"{"access_token":"t","token_type":"bearer","expires_in":"60","scope":""}"#);
-        let token = parse_bearer(&ok, &ok.json().unwrap()).unwrap();
+        let token = parse_token(&ok, &ok.json().unwrap(), false).unwrap();
         assert_eq!(token.access_token, "t");
         assert_eq!(token.scope, None);
         assert!(token.expires_at.is_some_and(|at| at >= unix_now() + 59));
         let mac = answer(r#"{"access_token":"t","token_type":"mac"}"#);
-        assert!(parse_bearer(&mac, &mac.json().unwrap()).is_err());
+        assert!(parse_token(&mac, &mac.json().unwrap(), false).is_err());
         let empty = answer(r#"{"token_type":"Bearer"}"#);
-        assert!(parse_bearer(&empty, &empty.json().unwrap()).is_err());
+        assert!(parse_token(&empty, &empty.json().unwrap(), false).is_err());
+        let bound = answer(r#"{"access_token":"t","token_type":"DPoP"}"#);
+        let json = bound.json().unwrap();
+        assert!(
+            parse_token(&bound, &json, false).is_err(),
+            "a DPoP token is only taken when a proof was sent"
+        );
+        assert!(parse_token(&bound, &json, true).unwrap().is_dpop());
+        assert!(!parse_token(&ok, &ok.json().unwrap(), true)
+            .unwrap()
+            .is_dpop());
     }
 }

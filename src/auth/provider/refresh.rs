@@ -29,7 +29,8 @@ impl OAuth {
             self.config.private_key_pem.is_some(),
             &Default::default(),
         );
-        let auth = self.client_auth(&client, method, &credentials.issuer)?;
+        let mut auth = self.client_auth(&client, method, &credentials.issuer)?;
+        auth.dpop = self.prover(&mut credentials, None);
         let resource = credentials.resource.clone();
         let params = vec![
             ("grant_type", "refresh_token"),

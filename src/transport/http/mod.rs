@@ -117,6 +117,18 @@ pub trait CredentialProvider: Send + Sync {
     /// An error fails the request before anything is sent.
     fn headers(&self, url: &str) -> Result<Vec<(String, String)>>;
 
+    /// The headers to add to a `method` request (`GET`, `POST`, `DELETE`) for `url`; by
+    /// default [`headers`](Self::headers). Providers whose headers sign the request override
+    /// it (a DPoP proof names the method and URL, RFC 9449).
+    ///
+    /// # Errors
+    ///
+    /// An error fails the request before anything is sent.
+    fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
+        let _ = method;
+        self.headers(url)
+    }
+
     /// Called when the server answered 401; return `true` to have the request repeated once.
     ///
     /// # Errors

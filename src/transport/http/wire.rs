@@ -35,6 +35,17 @@ pub(crate) enum Method {
     Delete,
 }
 
+impl Method {
+    /// The method's name on the wire.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
 /// One HTTP request to make.
 pub(crate) struct Call<'a> {
     pub method: Method,
@@ -126,12 +137,15 @@ impl Wire {
         let budget = call.deadline.saturating_duration_since(Instant::now());
         let mut deadline = call.deadline;
         let mut told_unauthorized = false;
+        // A DPoP nonce challenge (RFC 9449 §9) may follow the first 401: one more repeat.
+        let mut nonce_retried = false;
         let mut retries = 0;
         loop {
             let response = self.perform_once(call, deadline)?;
             let status = response.status().as_u16();
+            let nonce_challenge = status == 401 && !nonce_retried && asks_dpop_nonce(&response);
             let repeatable = match status {
-                401 => !told_unauthorized,
+                401 => !told_unauthorized || nonce_challenge,
                 403 => true,
                 _ => false,
             };
@@ -140,6 +154,9 @@ impl Wire {
             }
             let error = http_error(response, call.url);
             let retry = if status == 401 {
+                if told_unauthorized {
+                    nonce_retried = true;
+                }
                 told_unauthorized = true;
                 provider.on_unauthorized(&error)?
             } else {
@@ -175,7 +192,7 @@ impl Wire {
         );
         headers.extend(self.config.headers.iter().cloned());
         if let Some(provider) = &self.config.credentials {
-            for (name, value) in provider.headers(call.url)? {
+            for (name, value) in provider.request_headers(call.method.as_str(), call.url)? {
                 check_header(&name, &value)?;
                 headers.push((name, value));
             }
@@ -342,6 +359,17 @@ pub(crate) fn status_error(
     Error::Http(Box::new(error))
 }
 
+/// Whether a 401 is a DPoP `use_dpop_nonce` challenge with a nonce (RFC 9449 §9).
+fn asks_dpop_nonce(response: &HttpResponse) -> bool {
+    header(response, "dpop-nonce").is_some()
+        && response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.contains("use_dpop_nonce"))
+}
+
 /// Collects the details of a failed exchange, reading a bounded part of its body.
 pub(crate) fn http_error(response: HttpResponse, url: &str) -> HttpError {
     let status = response.status().as_u16();
@@ -353,6 +381,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str) -> HttpError {
         .collect();
     let www_authenticate = auth_header::parse(&challenges.join(", "));
     let mcp_auth_server = header(&response, "mcp-auth-server").map(str::to_owned);
+    let dpop_nonce = header(&response, "dpop-nonce").map(str::to_owned);
     let mut bytes = Vec::new();
     let _ = response
         .into_body()
@@ -374,6 +403,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str) -> HttpError {
         body,
         www_authenticate,
         mcp_auth_server,
+        dpop_nonce,
     }
 }
 
