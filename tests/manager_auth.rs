@@ -316,3 +316,64 @@ fn a_config_entry_with_a_pre_registered_client_and_scopes() {
     let scope = &fixture.authorizations()[0]["scope"];
     assert!(scope.starts_with("tools:read tools:call"), "{scope}");
 }
+
+#[test]
+fn a_config_entry_with_workload_identity_needs_no_user() {
+    let fixture = AuthServer::start(Setup {
+        registration: false,
+        ..Setup::default()
+    });
+    fixture.preregister("build-agent", None, "none");
+    let path = token_file();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let jwt = path.with_file_name("platform.jwt");
+    std::fs::write(&jwt, "platform-issued.jwt\n").unwrap();
+    let text = json!({
+        "mcpServers": {
+            "workload": {
+                "url": fixture.mcp_url(),
+                "oauth": {
+                    "clientId": "build-agent",
+                    "workloadIdentity": { "tokenFile": "${TOKEN_DIR}/platform.jwt" },
+                },
+            },
+            "no-client": {
+                "url": fixture.mcp_url(),
+                "oauth": { "workloadIdentity": { "tokenEnv": "T" } },
+            },
+            "both": {
+                "url": fixture.mcp_url(),
+                "oauth": {
+                    "clientId": "x",
+                    "workloadIdentity": { "tokenEnv": "T", "tokenFile": "/t" },
+                },
+            },
+        }
+    })
+    .to_string();
+    let dir = path.parent().unwrap().to_string_lossy().into_owned();
+    let vars = move |name: &str| (name == "TOKEN_DIR").then(|| dir.clone());
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    let mut errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    errors.sort();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("exactly one of"), "{errors:?}");
+    assert!(errors[1].contains("needs `clientId`"), "{errors:?}");
+    let settings = file.servers[0].oauth().unwrap();
+    assert_eq!(
+        settings.workload_token_file.as_deref(),
+        Some(jwt.to_string_lossy().as_ref())
+    );
+    // No authorization handler at all: the workload needs none.
+    let manager = Manager::start(file.servers, options(Arc::new(MemoryStore::new())));
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(call_echo(&manager, "workload__echo"), "ok");
+    let request = &fixture.token_requests()[0];
+    assert_eq!(
+        request.grant_type,
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(request.form["assertion"], "platform-issued.jwt");
+    assert!(fixture.authorizations().is_empty());
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}

@@ -19,9 +19,9 @@ const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
-/// The identity provider side of cross-app access: where the user's ID token is exchanged
-/// for an identity assertion authorization grant (ID-JAG) for the MCP server's
-/// authorization server.
+/// The identity provider side of enterprise-managed authorization (cross-app access): where
+/// the user's ID token is exchanged for an identity assertion authorization grant (ID-JAG)
+/// for the MCP server's authorization server. The [module docs](super) describe the flow.
 #[derive(Clone)]
 pub struct CrossAppAccess {
     idp_token_endpoint: String,

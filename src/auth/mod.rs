@@ -22,13 +22,37 @@
 //!    server that issued them. A 403 `insufficient_scope` triggers a step-up authorization
 //!    with the union of the scopes, a bounded number of times.
 //!
-//! The client-credentials extension (a client secret, or with the `oauth-jwt` feature an
-//! ES256 `private_key_jwt` assertion) and cross-app access (RFC 8693 token exchange at an
-//! identity provider, then an RFC 7523 JWT-bearer grant) need no user:
-//! [`OAuthConfig::client_credentials`] and [`OAuthConfig::cross_app_access`].
+//! Grants without a user, the authorization extensions:
 //!
-//! Tokens, codes, verifiers and secrets never reach umcp's log: its trace lines show them as
-//! `<redacted>`, and every `Debug` implementation hides them. (The HTTP library's own trace
+//! - **Client credentials** ([`OAuthConfig::client_credentials`]): a client secret, or with
+//!   the `oauth-jwt` feature an ES256 `private_key_jwt` assertion.
+//! - **Workload identity federation** ([`OAuthConfig::workload_identity`]): the JWT the
+//!   platform issued to the workload, read from a file or a variable before every exchange,
+//!   presented as an RFC 7523 JWT-bearer grant.
+//! - **Enterprise-managed authorization** ([`OAuthConfig::cross_app_access`], also called
+//!   cross-app access or identity assertion authorization grants), end to end:
+//!   1. the user signs in once at the enterprise identity provider; the application holds
+//!      the resulting ID token ([`CrossAppAccess::new`]);
+//!   2. discovery finds the MCP server's authorization server, as above;
+//!   3. at the identity provider's token endpoint, an RFC 8693 token exchange turns the ID
+//!      token (`subject_token_type` `…:id_token`) into an identity assertion JWT
+//!      authorization grant (ID-JAG, `requested_token_type` `…:id-jag`) whose `audience` is
+//!      the authorization server's issuer and whose `resource` is the MCP server; the
+//!      identity provider decides by its policy whether this user may use that server;
+//!   4. at the authorization server's token endpoint, the ID-JAG is the `assertion` of an
+//!      RFC 7523 JWT-bearer grant, with the client's own credentials there (HTTP Basic);
+//!   5. the access token goes to the MCP server. No browser step and no consent screen:
+//!      the enterprise's identity provider is where access is granted and revoked.
+//!
+//! **DPoP** (RFC 9449, `oauth-jwt` feature): when the authorization server lists ES256 in
+//! `dpop_signing_alg_values_supported`, tokens are bound to a per-client P-256 key (kept
+//! with the tokens in the [`TokenStore`]): token requests and every MCP request carry a fresh
+//! proof, tokens go out as `Authorization: DPoP …`, and a server's `use_dpop_nonce`
+//! challenge is answered once with its nonce. A stolen token is useless without the key.
+//! [`OAuthConfig::dpop`] turns it off.
+//!
+//! Tokens, codes, verifiers, secrets, DPoP keys and proofs never reach umcp's log: its trace
+//! lines show them as `<redacted>`, and every `Debug` implementation hides them. (The HTTP library's own trace
 //! output, target `ureq`, dumps raw requests; keep it off where logs are kept.)
 //!
 //! ```no_run

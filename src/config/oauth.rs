@@ -27,8 +27,23 @@ use super::ServerConfigError;
 ///
 /// The keys are `clientId`, `clientSecret` (only with `clientId`), `scopes` (an array of
 /// strings or one space-separated string), `clientMetadataUrl` (an https URL),
-/// `clientName`, `redirectPort` (a number or a string, 0 to 65535) and `enabled` (`false`
-/// turns OAuth off again). Strings get `${VAR}` expansion like the rest of the entry.
+/// `clientName`, `redirectPort` (a number or a string, 0 to 65535), `dpop` (`false` keeps
+/// Bearer tokens even where the server offers DPoP binding), `workloadIdentity` and
+/// `enabled` (`false` turns OAuth off again). Strings get `${VAR}` expansion like the rest
+/// of the entry.
+///
+/// A workload that authenticates with its platform's identity (workload identity
+/// federation: the platform's JWT is presented as an RFC 7523 JWT-bearer grant, no browser
+/// and no stored secret) names its client and where the platform puts the token, a file
+/// (re-read for every exchange, as platforms rotate it) or an environment variable:
+///
+/// ```json
+/// { "type": "http", "url": "https://mcp.example.com/mcp",
+///   "oauth": { "clientId": "build-agent",
+///              "workloadIdentity": { "tokenFile": "/var/run/secrets/tokens/mcp" } } }
+/// ```
+///
+/// (`{ "tokenEnv": "MCP_WORKLOAD_TOKEN" }` reads a variable instead; exactly one of the two.)
 ///
 /// `Debug` never shows the client secret.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -50,6 +65,15 @@ pub struct OAuthSettings {
     /// clients registered with a fixed one (`None`: any free port). Used when the manager
     /// runs the browser flow itself; a handler supplied as is keeps its own redirect URI.
     pub redirect_port: Option<u16>,
+    /// `Some(false)` keeps Bearer tokens where the authorization server offers DPoP binding
+    /// (`None`: bind them, with the `oauth-jwt` feature).
+    pub dpop: Option<bool>,
+    /// Workload identity federation: the file holding the platform's identity token
+    /// (`workloadIdentity.tokenFile`). Needs `client_id`.
+    pub workload_token_file: Option<String>,
+    /// Workload identity federation: the environment variable holding the platform's
+    /// identity token (`workloadIdentity.tokenEnv`). Needs `client_id`.
+    pub workload_token_env: Option<String>,
 }
 
 impl OAuthSettings {
@@ -97,15 +121,43 @@ impl OAuthSettings {
         self
     }
 
-    /// An [`OAuthConfig`](crate::auth::OAuthConfig) for the authorization code flow with
-    /// these settings, `handler` for the user's step, and the default (in-memory) token store.
-    /// The redirect port is the handler's business and is not applied here.
+    /// Authenticates with the platform's identity token read from `path` (workload identity
+    /// federation; with a client id).
+    pub fn with_workload_token_file(mut self, path: impl Into<String>) -> OAuthSettings {
+        self.workload_token_file = Some(path.into());
+        self
+    }
+
+    /// Authenticates with the platform's identity token read from the environment variable
+    /// `name` (workload identity federation; with a client id).
+    pub fn with_workload_token_env(mut self, name: impl Into<String>) -> OAuthSettings {
+        self.workload_token_env = Some(name.into());
+        self
+    }
+
+    /// An [`OAuthConfig`](crate::auth::OAuthConfig) with these settings and the default
+    /// (in-memory) token store: the authorization code flow with `handler` for the user's
+    /// step, or, with a workload token source and a client id, workload identity
+    /// federation (no user step; `handler` is not used). The redirect port is the handler's
+    /// business and is not applied here.
     #[cfg(feature = "oauth")]
     pub fn to_oauth_config(
         &self,
         handler: std::sync::Arc<dyn crate::auth::AuthorizationHandler>,
     ) -> crate::auth::OAuthConfig {
-        let mut config = crate::auth::OAuthConfig::with_handler(handler);
+        use crate::auth::{OAuthConfig, WorkloadIdentity};
+        let identity = match (&self.workload_token_file, &self.workload_token_env) {
+            (Some(path), _) => Some(WorkloadIdentity::token_file(path)),
+            (None, Some(name)) => Some(WorkloadIdentity::env(name)),
+            (None, None) => None,
+        };
+        let mut config = match (identity, &self.client_id) {
+            (Some(identity), Some(id)) => OAuthConfig::workload_identity(id.clone(), identity),
+            _ => OAuthConfig::with_handler(handler),
+        };
+        if let Some(enabled) = self.dpop {
+            config = config.dpop(enabled);
+        }
         if let Some(id) = &self.client_id {
             config = config.client_id(id.clone());
         }
@@ -135,6 +187,9 @@ impl fmt::Debug for OAuthSettings {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("client_name", &self.client_name)
             .field("redirect_port", &self.redirect_port)
+            .field("dpop", &self.dpop)
+            .field("workload_token_file", &self.workload_token_file)
+            .field("workload_token_env", &self.workload_token_env)
             .finish()
     }
 }
@@ -171,6 +226,7 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
     if oauth.bool("enabled")? == Some(false) {
         return Ok(None);
     }
+    let (workload_token_file, workload_token_env) = workload(oauth)?;
     let settings = OAuthSettings {
         client_id: non_empty(oauth, "clientId")?,
         client_secret: non_empty(oauth, "clientSecret")?,
@@ -178,7 +234,17 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
         client_metadata_url: non_empty(oauth, "clientMetadataUrl")?,
         client_name: non_empty(oauth, "clientName")?,
         redirect_port: port(oauth)?,
+        dpop: oauth.bool("dpop")?,
+        workload_token_file,
+        workload_token_env,
     };
+    let workload = settings.workload_token_file.is_some() || settings.workload_token_env.is_some();
+    if workload && settings.client_id.is_none() {
+        return Err(oauth.error(
+            "workloadIdentity",
+            "needs `clientId` (the client the platform's token is presented for)",
+        ));
+    }
     if settings.client_secret.is_some() && settings.client_id.is_none() {
         return Err(oauth.error(
             "clientSecret",
@@ -192,6 +258,26 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
         }
     }
     Ok(Some(settings))
+}
+
+/// `workloadIdentity`: `{ "tokenFile": path }` or `{ "tokenEnv": name }`, exactly one.
+fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), ServerConfigError> {
+    const KEY: &str = "workloadIdentity";
+    let object = match oauth.object.get(KEY) {
+        None | Some(Value::Null) => return Ok((None, None)),
+        Some(Value::Object(object)) => object,
+        Some(other) => {
+            let message = format!("must be an object, not {}", kind(other));
+            return Err(oauth.error(KEY, message));
+        }
+    };
+    let inner = oauth.nested(object, "oauth.workloadIdentity.");
+    let file = non_empty(&inner, "tokenFile")?;
+    let env = non_empty(&inner, "tokenEnv")?;
+    if file.is_some() == env.is_some() {
+        return Err(oauth.error(KEY, "needs exactly one of `tokenFile` and `tokenEnv`"));
+    }
+    Ok((file, env))
 }
 
 fn non_empty(oauth: &Entry<'_>, key: &str) -> Result<Option<String>, ServerConfigError> {

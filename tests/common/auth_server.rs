@@ -72,6 +72,57 @@ pub struct Setup {
     pub authorization_endpoint: Option<String>,
     /// How long the MCP endpoint takes to answer.
     pub mcp_delay: Duration,
+    /// Advertise ES256 DPoP proofs and bind tokens to the proof's key (RFC 9449).
+    pub dpop: bool,
+    /// Both servers demand their DPoP nonce (`AS_NONCE`, `RS_NONCE`).
+    pub dpop_nonce: bool,
+    /// The token endpoint demands a new nonce every time and never accepts one.
+    pub dpop_nonce_never: bool,
+}
+
+/// The token endpoint's DPoP nonce.
+pub const AS_NONCE: &str = "as-nonce-1";
+/// The MCP endpoint's DPoP nonce.
+pub const RS_NONCE: &str = "rs-nonce-1";
+
+/// A DPoP proof the fixture received, decoded (signatures are the tests' business).
+#[derive(Debug, Clone)]
+pub struct Proof {
+    /// `token` or `mcp`.
+    pub at: &'static str,
+    pub jwt: String,
+    pub header: Value,
+    pub claims: Value,
+}
+
+impl Proof {
+    pub fn decode(at: &'static str, jwt: &str) -> Proof {
+        let part = |i: usize| {
+            jwt.split('.')
+                .nth(i)
+                .and_then(|p| serde_json::from_slice(&decode_base64(p)).ok())
+                .unwrap_or(Value::Null)
+        };
+        Proof {
+            at,
+            jwt: jwt.to_owned(),
+            header: part(0),
+            claims: part(1),
+        }
+    }
+
+    /// The RFC 7638 thumbprint of the proof's key.
+    pub fn thumbprint(&self) -> String {
+        let jwk = &self.header["jwk"];
+        let canonical = format!(
+            r#"{{"crv":"{}","kty":"{}","x":"{}","y":"{}"}}"#,
+            jwk["crv"].as_str().unwrap_or_default(),
+            jwk["kty"].as_str().unwrap_or_default(),
+            jwk["x"].as_str().unwrap_or_default(),
+            jwk["y"].as_str().unwrap_or_default()
+        );
+        base64url(&Sha256::digest(canonical.as_bytes()))
+    }
 }
 
 impl Default for Setup {
@@ -97,6 +148,9 @@ impl Default for Setup {
             call_scope: None,
             authorization_endpoint: None,
             mcp_delay: Duration::ZERO,
+            dpop: false,
+            dpop_nonce: false,
+            dpop_nonce_never: false,
         }
     }
 }
@@ -140,6 +194,9 @@ struct Inner {
     token_requests: Vec<TokenRequest>,
     /// `(state, code_challenge)` of every authorization request.
     authorizations: Vec<HashMap<String, String>>,
+    /// DPoP-bound access tokens and the thumbprint of their key.
+    dpop_tokens: HashMap<String, String>,
+    proofs: Vec<Proof>,
 }
 
 /// The running fixture.
@@ -261,6 +318,21 @@ impl AuthServer {
     pub fn clients(&self) -> HashMap<String, RegisteredClient> {
         self.inner.lock().unwrap().clients.clone()
     }
+
+    /// The DPoP proofs received, in order.
+    pub fn proofs(&self) -> Vec<Proof> {
+        self.inner.lock().unwrap().proofs.clone()
+    }
+
+    /// The thumbprint of the key `access_token` is bound to.
+    pub fn bound_key(&self, access_token: &str) -> Option<String> {
+        self.inner
+            .lock()
+            .unwrap()
+            .dpop_tokens
+            .get(access_token)
+            .cloned()
+    }
 }
 
 fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
@@ -287,7 +359,7 @@ fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
         (Metadata::Absent, _) => None,
     };
     match (seen.method.as_str(), path.as_str()) {
-        ("POST", "/mcp") => mcp(&mut inner, &setup, prm_url.as_deref(), &seen, reply),
+        ("POST", "/mcp") => mcp(&mut inner, &setup, prm_url.as_deref(), base, &seen, reply),
         ("GET" | "DELETE", "/mcp") => reply.status(405, &[]),
         ("GET", p) if prm_url.as_deref() == Some(&format!("{base}{p}")) => {
             let resource = setup.prm_resource.clone().unwrap_or_else(|| {
@@ -325,23 +397,71 @@ fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
             if let Some(scopes) = &setup.as_scopes {
                 doc["scopes_supported"] = json!(scopes);
             }
+            if setup.dpop {
+                doc["dpop_signing_alg_values_supported"] = json!(["ES256"]);
+            }
             reply.json(200, &[], &doc.to_string());
         }
         ("POST", p) if p == format!("{ip}/register") => register(&mut inner, &setup, &seen, reply),
         ("GET", p) if p == format!("{ip}/authorize") => authorize(&mut inner, &seen, reply),
-        ("POST", p) if p == format!("{ip}/token") => token(&mut inner, &setup, &seen, reply),
+        ("POST", p) if p == format!("{ip}/token") => {
+            token(&mut inner, &setup, &issuer, &seen, reply)
+        }
         _ => reply.json(404, &[], r#"{"error":"not_found"}"#),
     }
 }
 
-fn mcp(inner: &mut Inner, setup: &Setup, prm_url: Option<&str>, seen: &Seen, reply: Reply) {
-    let token = seen
-        .header("authorization")
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or_default();
+fn mcp(
+    inner: &mut Inner,
+    setup: &Setup,
+    prm_url: Option<&str>,
+    base: &str,
+    seen: &Seen,
+    reply: Reply,
+) {
+    let authorization = seen.header("authorization").unwrap_or_default();
+    let (scheme, token) = authorization.split_once(' ').unwrap_or_default();
     let mut hints = Vec::new();
     if let (Some(url), true) = (prm_url, setup.prm_in_challenge || setup.prm == Prm::Custom) {
         hints.push(format!("resource_metadata=\"{url}\""));
+    }
+    if let Some(jkt) = inner.dpop_tokens.get(token).cloned() {
+        // RFC 9449 §7: the DPoP scheme and a proof by the bound key for this request.
+        let proof = seen.header("dpop").map(|p| Proof::decode("mcp", p));
+        let valid = proof.as_ref().is_some_and(|p| {
+            scheme == "DPoP"
+                && p.header["typ"] == "dpop+jwt"
+                && p.thumbprint() == jkt
+                && p.claims["htm"] == seen.method.as_str()
+                && p.claims["htu"] == format!("{base}/mcp").as_str()
+                && p.claims["ath"] == base64url(&Sha256::digest(token.as_bytes())).as_str()
+        });
+        let nonce_ok = !setup.dpop_nonce
+            || proof
+                .as_ref()
+                .is_some_and(|p| p.claims["nonce"] == RS_NONCE);
+        inner.proofs.extend(proof);
+        if !valid {
+            return reply.json(
+                401,
+                &[("WWW-Authenticate", "DPoP error=\"invalid_token\"")],
+                r#"{"error":"invalid_token"}"#,
+            );
+        }
+        if !nonce_ok {
+            return reply.json(
+                401,
+                &[
+                    ("WWW-Authenticate", "DPoP error=\"use_dpop_nonce\""),
+                    ("DPoP-Nonce", RS_NONCE),
+                ],
+                r#"{"error":"use_dpop_nonce"}"#,
+            );
+        }
+    } else if scheme != "Bearer" {
+        inner
+            .proofs
+            .extend(seen.header("dpop").map(|p| Proof::decode("mcp", p)));
     }
     let Some(scopes) = inner.tokens.get(token).cloned() else {
         if let Some(scope) = &setup.challenge_scope {
@@ -459,7 +579,7 @@ fn authorize(inner: &mut Inner, seen: &Seen, reply: Reply) {
     reply.status(302, &[("Location", &location)]);
 }
 
-fn token(inner: &mut Inner, setup: &Setup, seen: &Seen, reply: Reply) {
+fn token(inner: &mut Inner, setup: &Setup, issuer: &str, seen: &Seen, reply: Reply) {
     let form = params(&seen.body);
     let field = |name: &str| form.get(name).cloned().unwrap_or_default();
     let (auth_method, client_id, secret) = match seen
@@ -501,6 +621,31 @@ fn token(inner: &mut Inner, setup: &Setup, seen: &Seen, reply: Reply) {
             r#"{"error":"invalid_client","error_description":"bad client"}"#,
         );
     }
+    let mut jkt = None;
+    if let Some(proof) = seen.header("dpop").map(|p| Proof::decode("token", p)) {
+        inner.proofs.push(proof.clone());
+        let valid = proof.header["typ"] == "dpop+jwt"
+            && proof.claims["htm"] == "POST"
+            && proof.claims["htu"] == format!("{issuer}/token").as_str();
+        if !setup.dpop || !valid {
+            return reply.json(400, &[], r#"{"error":"invalid_dpop_proof"}"#);
+        }
+        let nonce_ok = !setup.dpop_nonce || proof.claims["nonce"] == AS_NONCE;
+        if setup.dpop_nonce_never || !nonce_ok {
+            inner.counter += 1;
+            let nonce = if setup.dpop_nonce_never {
+                format!("as-nonce-fresh-{}", inner.counter)
+            } else {
+                AS_NONCE.to_owned()
+            };
+            return reply.json(
+                400,
+                &[("DPoP-Nonce", &nonce)],
+                r#"{"error":"use_dpop_nonce"}"#,
+            );
+        }
+        jkt = Some(proof.thumbprint());
+    }
     let scopes = match grant_type.as_str() {
         "authorization_code" => {
             let Some(code) = inner.codes.remove(&field("code")) else {
@@ -529,7 +674,10 @@ fn token(inner: &mut Inner, setup: &Setup, seen: &Seen, reply: Reply) {
                 )
             }
         },
-        "client_credentials" => form
+        "urn:ietf:params:oauth:grant-type:jwt-bearer" if field("assertion") == "expired" => {
+            return reply.json(400, &[], r#"{"error":"invalid_grant"}"#)
+        }
+        "client_credentials" | "urn:ietf:params:oauth:grant-type:jwt-bearer" => form
             .get("scope")
             .map(|s| s.split(' ').map(str::to_owned).collect())
             .unwrap_or_default(),
@@ -538,13 +686,17 @@ fn token(inner: &mut Inner, setup: &Setup, seen: &Seen, reply: Reply) {
     inner.counter += 1;
     let access = format!("at-SECRET-{}", inner.counter);
     inner.tokens.insert(access.clone(), scopes.clone());
+    if let Some(jkt) = &jkt {
+        inner.dpop_tokens.insert(access.clone(), jkt.clone());
+    }
     let mut answer = json!({
         "access_token": access,
-        "token_type": "Bearer",
+        "token_type": if jkt.is_some() { "DPoP" } else { "Bearer" },
         "expires_in": setup.expires_in,
         "scope": scopes.join(" "),
     });
-    if setup.issue_refresh && grant_type != "client_credentials" {
+    if setup.issue_refresh && matches!(grant_type.as_str(), "authorization_code" | "refresh_token")
+    {
         let refresh = format!("rt-SECRET-{}", inner.counter);
         inner
             .refresh_tokens
