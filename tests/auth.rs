@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use umcp::auth::{
-    FileStore, HeadlessHandler, LoopbackHandler, MemoryStore, OAuth, OAuthConfig,
-    StoredCredentials, TokenSet, TokenStore,
+    AuthorizationHandler, FileStore, HeadlessHandler, LoopbackHandler, MemoryStore, OAuth,
+    OAuthConfig, StoredCredentials, TokenSet, TokenStore,
 };
 use umcp::{
     AuthError, AuthStep, Client, CredentialProvider, Error, HttpConfig, HttpError, Options,
@@ -686,6 +686,62 @@ fn the_loopback_handler_gives_up_at_its_deadline() {
     let failing = LoopbackHandler::new(|_: &str| Err(std::io::Error::other("no browser")));
     let error = auth_error(provider(&fixture, OAuthConfig::new(failing)).authorize());
     assert!(error.message.contains("no browser"), "{}", error.message);
+}
+
+/// Runs a loopback authorization whose "browser" first opens `idle` connections that send
+/// nothing (preconnects) and one that trickles a request byte by byte, then follows the
+/// redirect; returns how long the handler took and what it returned.
+fn loopback_past_stragglers(timeout: Duration, idle: usize) -> (Duration, umcp::Result<String>) {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let handler = Arc::new(LoopbackHandler::new(|_: &str| Ok(())).timeout(timeout));
+    let redirect = handler.redirect_uri().expect("a redirect URI");
+    let address = redirect
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let browser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        let held: Vec<TcpStream> = (0..idle)
+            .map(|_| TcpStream::connect(&address).unwrap())
+            .collect();
+        let mut trickler = TcpStream::connect(&address).unwrap();
+        for byte in b"GET /callback?state=s1" {
+            trickler.write_all(&[*byte]).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let page = ureq::get(&format!("{redirect}?code=c1&state=s1"))
+            .call()
+            .map(|r| r.into_body().read_to_string().unwrap_or_default());
+        drop((held, trickler));
+        page
+    });
+    let started = Instant::now();
+    let result = handler.authorize("https://as.example/authorize?state=s1");
+    let elapsed = started.elapsed();
+    let page = browser.join().unwrap().expect("the browser gets its page");
+    assert!(page.contains("Authorization complete"), "{page}");
+    (elapsed, result)
+}
+
+#[test]
+fn the_loopback_listener_is_not_held_by_preconnects_or_tricklers() {
+    // Served one at a time with 10 s per read, the idle connections alone held it 10 s each.
+    let (elapsed, result) = loopback_past_stragglers(Duration::from_secs(60), 3);
+    let target = result.expect("the redirect is taken");
+    assert!(target.ends_with("/callback?code=c1&state=s1"), "{target}");
+    assert!(elapsed < Duration::from_secs(9), "took {elapsed:?}");
+    // More stragglers than the listener keeps: the oldest are dropped, the redirect served.
+    let (_, result) = loopback_past_stragglers(Duration::from_secs(60), 40);
+    result.expect("the redirect is taken past 40 idle connections");
+}
+
+#[test]
+fn the_loopback_handler_takes_duration_max_as_no_limit() {
+    let (_, result) = loopback_past_stragglers(Duration::MAX, 1);
+    result.expect("no overflow, and the redirect is taken");
 }
 
 #[test]

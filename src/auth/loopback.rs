@@ -1,6 +1,7 @@
 //! An [`AuthorizationHandler`] for desktop and command-line programs: the user's browser,
 //! and a one-shot HTTP listener on 127.0.0.1 for the redirect (RFC 8252 §7.3).
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -16,8 +17,14 @@ use crate::error::{AuthError, AuthStep, Error, Result};
 const POLL: Duration = Duration::from_millis(50);
 /// The most read of one request's head.
 const HEAD_LIMIT: usize = 16 * 1024;
-/// How long one connection may take to send its request.
+/// How long one connection may take to send its request head; connections are served side
+/// by side, so a slow one only loses its own chance.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long writing the answer page may take.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The most connections waiting for their request head at once; when more arrive, the
+/// oldest is closed (browsers preconnect, and a local process may trickle bytes).
+const MAX_CONNECTIONS: usize = 16;
 
 /// The function that shows the authorization URL to the user, usually by opening a browser.
 type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
@@ -28,7 +35,10 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// The listener is bound on the first use (port 0 picks a free one) and kept, so the
 /// redirect URI stays the same for later authorizations. Each authorization waits for one
 /// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
-/// answers it with a short page, and gives up after the timeout (default 5 minutes).
+/// answers it with a short page, and gives up after the timeout (default 5 minutes;
+/// `Duration::MAX` waits without limit). Connections are read side by side, each given 10 s
+/// for its request and at most 16 at once, so a browser's preconnect or a local process
+/// trickling bytes cannot hold the redirect back.
 pub struct LoopbackHandler {
     opener: Arc<Opener>,
     port: u16,
@@ -95,13 +105,15 @@ impl LoopbackHandler {
         })
     }
 
-    /// Answers one connection; returns the callback target when it is the awaited one.
-    fn serve(&self, mut stream: TcpStream, state: Option<&str>) -> Option<String> {
-        let target = read_target(&mut stream)?;
-        let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    /// Answers one request for `target`; returns the target when it is the awaited callback.
+    fn serve(&self, stream: &mut TcpStream, target: &str, state: Option<&str>) -> Option<String> {
+        // The answer is a small page; a client that does not read it cannot hold us long.
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
         if path != self.path {
             respond(
-                &mut stream,
+                stream,
                 "404 Not Found",
                 "Not found",
                 "This is not the page you are looking for.",
@@ -117,7 +129,7 @@ impl LoopbackHandler {
         };
         if state.is_some() && param("state") != state {
             respond(
-                &mut stream,
+                stream,
                 "400 Bad Request",
                 "Unexpected response",
                 "This response does not belong to the pending authorization.",
@@ -126,7 +138,7 @@ impl LoopbackHandler {
         }
         match param("error") {
             Some(error) => respond(
-                &mut stream,
+                stream,
                 "200 OK",
                 "Authorization failed",
                 &format!(
@@ -135,13 +147,13 @@ impl LoopbackHandler {
                 ),
             ),
             None => respond(
-                &mut stream,
+                stream,
                 "200 OK",
                 "Authorization complete",
                 "You can close this window and return to the application.",
             ),
         }
-        Some(target)
+        Some(target.to_owned())
     }
 }
 
@@ -165,7 +177,8 @@ impl AuthorizationHandler for LoopbackHandler {
     fn authorize(&self, authorization_url: &str) -> Result<String> {
         let failed =
             |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
-        // Holding the listener for the whole wait keeps authorizations one at a time.
+        // Holding the listener for the whole wait keeps authorizations one at a time; the
+        // wait ends at the handler's timeout whatever connects.
         let mut guard = self.listener.lock().unwrap_or_else(|e| e.into_inner());
         let port = self.bound(&mut guard)?;
         let listener = guard.as_ref().ok_or_else(|| failed("no listener".into()))?;
@@ -182,49 +195,142 @@ impl AuthorizationHandler for LoopbackHandler {
         );
         (self.opener)(authorization_url)
             .map_err(|e| failed(format!("cannot open the browser: {e}")))?;
-        let deadline = Instant::now() + self.timeout;
+        // `Duration::MAX` means no deadline.
+        let deadline = Instant::now().checked_add(self.timeout);
+        let mut pending: VecDeque<Pending> = VecDeque::new();
         loop {
+            let mut progress = false;
             match listener.accept() {
                 Ok((stream, _)) => {
-                    if let Some(target) = self.serve(stream, state.as_deref()) {
-                        return Ok(format!("http://127.0.0.1:{port}{target}"));
+                    progress = true;
+                    if let Some(connection) = Pending::new(stream, deadline) {
+                        if pending.len() >= MAX_CONNECTIONS {
+                            // The oldest is the likeliest to be a preconnect or a trickler.
+                            pending.pop_front();
+                        }
+                        pending.push_back(connection);
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
-                        return Err(failed(format!(
-                            "no redirect arrived within {:?} (the user did not finish)",
-                            self.timeout
-                        )));
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(failed(format!("the loopback listener failed: {e}"))),
+            }
+            let now = Instant::now();
+            let mut index = 0;
+            while index < pending.len() {
+                match pending[index].poll(now) {
+                    Poll::Waiting => index += 1,
+                    Poll::Progress => {
+                        progress = true;
+                        index += 1;
+                    }
+                    Poll::Done(target) => {
+                        progress = true;
+                        let connection = pending.remove(index);
+                        let served = match (connection, target) {
+                            (Some(mut c), Some(target)) => {
+                                self.serve(&mut c.stream, &target, state.as_deref())
+                            }
+                            _ => None,
+                        };
+                        if let Some(target) = served {
+                            return Ok(format!("http://127.0.0.1:{port}{target}"));
+                        }
+                    }
+                }
+            }
+            if deadline.is_some_and(|d| now >= d) {
+                return Err(failed(format!(
+                    "no redirect arrived within {:?} (the user did not finish)",
+                    self.timeout
+                )));
+            }
+            if !progress {
+                std::thread::sleep(POLL);
             }
         }
     }
 }
 
-/// Reads a request's head and returns its target (path and query), or `None` for anything
-/// that is not a complete GET request.
-fn read_target(stream: &mut TcpStream) -> Option<String> {
-    stream.set_nonblocking(false).ok()?;
-    stream.set_read_timeout(Some(REQUEST_TIMEOUT)).ok()?;
-    stream.set_write_timeout(Some(REQUEST_TIMEOUT)).ok()?;
-    let mut head = Vec::new();
-    let mut chunk = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < HEAD_LIMIT {
-        let n = stream.read(&mut chunk).ok()?;
-        if n == 0 {
-            break;
-        }
-        head.extend_from_slice(&chunk[..n]);
+/// A connection to the listener whose request head is still arriving.
+struct Pending {
+    stream: TcpStream,
+    head: Vec<u8>,
+    /// When the connection is dropped if its head is incomplete: [`REQUEST_TIMEOUT`] after it
+    /// connected, never past the authorization's deadline.
+    deadline: Instant,
+}
+
+/// What reading from a pending connection gave.
+enum Poll {
+    /// Nothing new.
+    Waiting,
+    /// More of the head.
+    Progress,
+    /// Finished: the target of a complete GET request, or `None` for a connection that
+    /// closed, overstayed or sent something else.
+    Done(Option<String>),
+}
+
+impl Pending {
+    fn new(stream: TcpStream, total: Option<Instant>) -> Option<Pending> {
+        stream.set_nonblocking(true).ok()?;
+        let now = Instant::now();
+        let own = now.checked_add(REQUEST_TIMEOUT).unwrap_or(now);
+        Some(Pending {
+            stream,
+            head: Vec::new(),
+            deadline: total.map_or(own, |t| t.min(own)),
+        })
     }
-    let head = String::from_utf8_lossy(&head);
-    let mut words = head.lines().next()?.split_whitespace();
-    let (method, target) = (words.next()?, words.next()?);
-    (method == "GET" && target.starts_with('/')).then(|| target.to_owned())
+
+    /// Reads what has arrived, without waiting.
+    fn poll(&mut self, now: Instant) -> Poll {
+        let mut chunk = [0u8; 1024];
+        let mut progress = false;
+        loop {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return Poll::Done(None),
+                Ok(n) => {
+                    progress = true;
+                    self.head.extend_from_slice(&chunk[..n]);
+                    if let Some(done) = complete_target(&self.head) {
+                        return Poll::Done(done);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => return Poll::Done(None),
+            }
+        }
+        if now >= self.deadline {
+            return Poll::Done(None);
+        }
+        if progress {
+            Poll::Progress
+        } else {
+            Poll::Waiting
+        }
+    }
+}
+
+/// The verdict on a request head read so far: `None` while it is incomplete (and under
+/// [`HEAD_LIMIT`]), `Some(Some(target))` for a complete GET request, `Some(None)` for
+/// anything else.
+fn complete_target(head: &[u8]) -> Option<Option<String>> {
+    if !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        return (head.len() >= HEAD_LIMIT).then_some(None);
+    }
+    let head = String::from_utf8_lossy(head);
+    let mut words = head.lines().next().unwrap_or_default().split_whitespace();
+    let target = match (words.next(), words.next()) {
+        (Some("GET"), Some(target)) if target.starts_with('/') => Some(target.to_owned()),
+        _ => None,
+    };
+    Some(target)
 }
 
 /// Writes a small HTML page and closes the connection.
