@@ -930,6 +930,102 @@ fn a_file_store_carries_authorization_across_providers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_refresh_never_clobbers_tokens_another_process_rotated() {
+    let fixture = start(Setup::default());
+    let dir = std::env::temp_dir().join(format!("umcp-store-{}-{}", std::process::id(), line!()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("tokens.json");
+    let store = || headless().token_store(Arc::new(FileStore::new(&path)));
+    let first = provider(&fixture, store());
+    use_server(&fixture, &first).expect("authorized");
+    // A second process loads the same tokens.
+    let second = provider(&fixture, store());
+    assert!(second.has_token().unwrap());
+    let old = bearer(&second, &fixture).unwrap();
+    // The first process refreshes: the old refresh token is spent, new tokens are saved.
+    first
+        .on_unauthorized(&unauthorized(&fixture, None, None))
+        .expect("refreshed");
+    let rotated = bearer(&first, &fixture).unwrap();
+    assert_ne!(rotated, old);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    // The second process meets a 401 with its old token: it takes the rotated tokens
+    // from the store instead of spending (or erasing) anything.
+    let before = fixture.token_requests().len();
+    second
+        .on_unauthorized(&unauthorized(&fixture, None, None))
+        .expect("recovered");
+    assert_eq!(bearer(&second, &fixture).unwrap(), rotated);
+    assert_eq!(
+        fixture.token_requests().len(),
+        before,
+        "no refresh was needed"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_refused_refresh_rereads_the_store_before_deciding() {
+    /// A store another process writes to: armed, the second load after arming finds that
+    /// process's rotation (the first is the check before refreshing).
+    #[derive(Default)]
+    struct SharedStore {
+        inner: MemoryStore,
+        rotation: Mutex<Option<(String, StoredCredentials)>>,
+        loads: std::sync::atomic::AtomicUsize,
+    }
+    impl TokenStore for SharedStore {
+        fn load(
+            &self,
+            server: &str,
+            issuer: Option<&str>,
+        ) -> umcp::Result<Option<StoredCredentials>> {
+            let n = self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n == 1 {
+                if let Some((server, credentials)) = self.rotation.lock().unwrap().take() {
+                    self.inner.save(&server, &credentials)?;
+                }
+            }
+            self.inner.load(server, issuer)
+        }
+        fn save(&self, server: &str, credentials: &StoredCredentials) -> umcp::Result<()> {
+            self.inner.save(server, credentials)
+        }
+        fn remove(&self, server: &str, issuer: Option<&str>) -> umcp::Result<()> {
+            self.inner.remove(server, issuer)
+        }
+    }
+    let fixture = start(Setup::default());
+    let store = Arc::new(SharedStore::default());
+    let oauth = provider(
+        &fixture,
+        headless().token_store(Arc::clone(&store) as Arc<dyn TokenStore>),
+    );
+    use_server(&fixture, &oauth).expect("authorized");
+    let resource = oauth.resource().to_owned();
+    let mut rotated = store.inner.load(&resource, None).unwrap().unwrap();
+    let mut token = TokenSet::default();
+    token.access_token = "at-from-the-other-process".into();
+    token.refresh_token = Some("rt-from-the-other-process".into());
+    rotated.token = Some(token.clone());
+    // The other process spent our refresh token at the server and saves its tokens while
+    // our refresh is being refused.
+    fixture.revoke_everything();
+    *store.rotation.lock().unwrap() = Some((resource.clone(), rotated));
+    store.loads.store(0, std::sync::atomic::Ordering::SeqCst);
+    oauth
+        .on_unauthorized(&unauthorized(&fixture, None, None))
+        .ok();
+    assert_eq!(
+        bearer(&oauth, &fixture).as_deref(),
+        Some("Bearer at-from-the-other-process")
+    );
+    let kept = store.inner.load(&resource, None).unwrap().unwrap();
+    assert_eq!(kept.token, Some(token), "the rotation is left as it was");
+}
+
 /// A provider that takes a while to come up with credentials, as a user in a browser does.
 struct SlowProvider {
     token: Mutex<Option<String>>,

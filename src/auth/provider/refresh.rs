@@ -3,16 +3,23 @@
 
 use super::{lock, state_token, OAuth};
 use crate::auth::state::State;
-use crate::auth::store::{ClientRegistration, TokenSet};
+use crate::auth::store::{ClientRegistration, StoredCredentials, TokenSet};
 use crate::auth::tokens::{self, AuthMethod, ClientAuth};
 use crate::error::{AuthError, AuthStep, Result};
 
 impl OAuth {
     /// Refreshes the current token; on success installs and saves it.
+    ///
+    /// The store is shared with other processes, which may rotate the tokens first: it is
+    /// read before refreshing (a newer token there is taken as is) and again after a refused
+    /// refresh, and only credentials the store still holds are ever overwritten.
     pub(super) fn refresh(&self) -> Result<()> {
         let Some(mut credentials) = lock(&self.state).credentials.clone() else {
             return Err(AuthError::new(AuthStep::Token, "no credentials to refresh").into());
         };
+        if self.adopt_rotated(&credentials) {
+            return Ok(());
+        }
         let (Some(old), Some(client), Some(endpoint)) = (
             credentials.token.clone(),
             credentials.client.clone(),
@@ -47,13 +54,20 @@ impl OAuth {
         let token = match result {
             Ok(token) => token,
             Err(e) => {
+                // Another process may have rotated the refresh token just before: then its
+                // tokens are the answer, and they are left alone in the store.
+                if self.adopt_rotated(&credentials) {
+                    return Ok(());
+                }
                 // A refused refresh token is not tried again; a network failure may pass.
                 if e.status.is_some() {
                     if let Some(token) = credentials.token.as_mut() {
                         token.refresh_token = None;
                     }
                     lock(&self.state).credentials = Some(credentials.clone());
-                    self.persist(&credentials);
+                    if self.store_holds(&old) {
+                        self.persist(&credentials);
+                    }
                 }
                 return Err(e.into());
             }
@@ -67,6 +81,44 @@ impl OAuth {
         self.persist(&credentials);
         lock(&self.state).replace(credentials, true);
         Ok(())
+    }
+
+    /// Installs the credentials in the store when they hold another token than `current`
+    /// (another process refreshed or re-authorized); true when it did.
+    fn adopt_rotated(&self, current: &StoredCredentials) -> bool {
+        let stored = match self
+            .config
+            .store
+            .load(&self.resource, Some(&current.issuer))
+        {
+            Ok(stored) => stored,
+            Err(e) => {
+                log::debug!("oauth: cannot re-read the token store: {e}");
+                return false;
+            }
+        };
+        let Some(stored) = stored.filter(|s| s.token.is_some() && s.token != current.token) else {
+            return false;
+        };
+        log::debug!(
+            "oauth: the token store has newer tokens from {}; using them",
+            stored.issuer
+        );
+        lock(&self.state).replace(stored, false);
+        true
+    }
+
+    /// Whether the store still holds `token` (or nothing) for this server's issuer.
+    fn store_holds(&self, token: &TokenSet) -> bool {
+        let issuer = lock(&self.state)
+            .credentials
+            .as_ref()
+            .map(|c| c.issuer.clone());
+        match self.config.store.load(&self.resource, issuer.as_deref()) {
+            Ok(Some(stored)) => stored.token.as_ref().is_none_or(|t| t == token),
+            Ok(None) => true,
+            Err(_) => false,
+        }
     }
 
     /// The client authentication for one token request (a fresh assertion for JWTs).
