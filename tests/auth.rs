@@ -313,6 +313,55 @@ fn a_foreign_resource_is_refused_before_any_authorization() {
 }
 
 #[test]
+fn only_safe_resource_metadata_urls_are_followed() {
+    let fixture = start(Setup::default());
+    for advertised in [
+        "http://metadata.attacker.example/prm",
+        "ftp://localhost/prm",
+        "file:///etc/passwd",
+    ] {
+        let oauth = provider(&fixture, headless());
+        oauth
+            .on_unauthorized(&unauthorized(&fixture, Some(advertised.into()), None))
+            .unwrap_or_else(|e| panic!("{advertised} was not skipped: {e}"));
+        assert!(bearer(&oauth, &fixture).is_some());
+    }
+    let fetched: Vec<String> = fixture
+        .paths()
+        .into_iter()
+        .filter(|p| p.contains("protected-resource"))
+        .collect();
+    assert!(
+        fetched
+            .iter()
+            .all(|p| p == "GET /.well-known/oauth-protected-resource/mcp"),
+        "{fetched:?}"
+    );
+}
+
+#[test]
+fn the_2025_03_26_metadata_must_name_the_servers_origin_as_issuer() {
+    let fixture = start(Setup {
+        prm: Prm::Absent,
+        metadata_issuer: Some("https://as.attacker.example".into()),
+        ..Setup::default()
+    });
+    let error = auth_error(provider(&fixture, headless()).authorize());
+    assert_eq!(error.step, AuthStep::Discovery);
+    assert!(
+        error.message.contains("as.attacker.example"),
+        "{}",
+        error.message
+    );
+    assert_eq!(fixture.count("GET", "/authorize"), 0);
+    // With its own origin as issuer, the same server is fine.
+    fixture.update(|s| s.metadata_issuer = None);
+    provider(&fixture, headless())
+        .authorize()
+        .expect("authorized");
+}
+
+#[test]
 fn no_pkce_capability_and_plain_http_endpoints_are_refused() {
     let fixture = start(Setup {
         pkce_listed: false,

@@ -1,5 +1,17 @@
 //! Discovery: from a server URL (and its 401 challenge) to the authorization server that
 //! protects it, with the resource check of RFC 8707 / RFC 9728.
+//!
+//! What is followed, and nothing else (redirects never are):
+//! - the `resource_metadata` URL of the challenge, when it is https or http on a loopback
+//!   host (the rule for every URL credentials or users are sent to); otherwise it is
+//!   ignored and the well-known URLs are used;
+//! - the path-based, then the root well-known protected resource metadata URL on the
+//!   server's own origin;
+//! - the first authorization server the metadata names, under the same scheme rule, and its
+//!   well-known metadata URLs; the metadata's `issuer` must be that server;
+//! - for servers of the 2025-03-26 revision (no resource metadata), the metadata at the
+//!   server's own origin, whose `issuer` must be that origin, else the default endpoints
+//!   there.
 
 use serde::de::DeserializeOwned;
 
@@ -39,7 +51,13 @@ pub(crate) fn discover(
 ) -> Result<Discovered, AuthError> {
     let mut candidates = Vec::new();
     if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
-        candidates.extend(urls::resolve(server_url, advertised));
+        match urls::resolve(server_url, advertised) {
+            Some(url) if followable(server_url, &url) => candidates.push(url),
+            _ => log::debug!(
+                "oauth: not following the resource_metadata URL `{advertised}` of {server_url}: \
+                 it must be https (or http on a loopback host)"
+            ),
+        }
     }
     for url in urls::protected_resource_metadata_urls(server_url) {
         if !candidates.contains(&url) {
@@ -146,11 +164,17 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
             (AuthorizationServerMetadata::fallback(&base), false)
         }
     };
-    let issuer = if metadata.issuer.is_empty() {
-        base
-    } else {
-        metadata.issuer.clone()
-    };
+    // RFC 8414 §3.3: the metadata is for the issuer whose well-known URL served it.
+    if published && urls::canonical_resource(&metadata.issuer) != urls::canonical_resource(&base) {
+        return Err(AuthError::new(
+            AuthStep::Discovery,
+            format!(
+                "the metadata at {base} names the issuer `{}`, not `{base}`",
+                metadata.issuer
+            ),
+        ));
+    }
+    let issuer = base;
     Ok(Discovered {
         resource: resource.to_owned(),
         resource_metadata: None,
@@ -158,6 +182,14 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
         metadata,
         published,
     })
+}
+
+/// Whether the advertised metadata URL `url` may be fetched for the server at `server_url`:
+/// https, or http on a loopback host, and never plain http for an https server.
+fn followable(server_url: &str, url: &str) -> bool {
+    let downgrade = server_url.to_ascii_lowercase().starts_with("https:")
+        && !url.to_ascii_lowercase().starts_with("https:");
+    !downgrade && urls::check_endpoint(AuthStep::Discovery, "metadata", url).is_ok()
 }
 
 /// Fetches `urls` in order and returns the first document that exists. A 4xx or 5xx answer

@@ -78,6 +78,8 @@ pub struct Setup {
     pub dpop_nonce: bool,
     /// The token endpoint demands a new nonce every time and never accepts one.
     pub dpop_nonce_never: bool,
+    /// The `issuer` the metadata claims, when not the real one.
+    pub metadata_issuer: Option<String>,
 }
 
 /// The token endpoint's DPoP nonce.
@@ -151,6 +153,7 @@ impl Default for Setup {
             dpop: false,
             dpop_nonce: false,
             dpop_nonce_never: false,
+            metadata_issuer: None,
         }
     }
 }
@@ -377,7 +380,7 @@ fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
         }
         ("GET", p) if metadata_path.as_deref() == Some(p) => {
             let mut doc = json!({
-                "issuer": issuer,
+                "issuer": setup.metadata_issuer.clone().unwrap_or_else(|| issuer.clone()),
                 "authorization_endpoint": setup.authorization_endpoint.clone()
                     .unwrap_or_else(|| format!("{issuer}/authorize")),
                 "token_endpoint": format!("{issuer}/token"),
