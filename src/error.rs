@@ -349,7 +349,7 @@ impl fmt::Display for AuthError {
         if let Some(status) = self.status {
             write!(f, " (HTTP {status}")?;
             if let Some(url) = &self.url {
-                write!(f, " from {url}")?;
+                write!(f, " from {}", crate::redact::url(url))?;
             }
             f.write_str(")")?;
         }
@@ -365,14 +365,20 @@ impl fmt::Display for AuthError {
 
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP {} from {}", self.status, self.url)?;
+        // URLs may carry keys (`?api_key=…`); their values are not for error messages.
+        write!(
+            f,
+            "HTTP {} from {}",
+            self.status,
+            crate::redact::url(&self.url)
+        )?;
         if !self.body.trim().is_empty() {
             write!(f, ": {}", self.body.trim())?;
         }
         if let Some(auth) = &self.www_authenticate {
             write!(f, " (WWW-Authenticate: {}", auth.scheme)?;
             if let Some(m) = &auth.resource_metadata {
-                write!(f, " resource_metadata={m}")?;
+                write!(f, " resource_metadata={}", crate::redact::url(m))?;
             }
             if let Some(s) = &auth.scope {
                 write!(f, " scope={s}")?;
@@ -392,6 +398,39 @@ impl fmt::Display for HttpError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_and_auth_errors_never_show_url_secrets() {
+        let error = HttpError {
+            status: 401,
+            url: "https://mcp.example/mcp?api_key=sk-live-123".into(),
+            www_authenticate: Some(WwwAuthenticate {
+                scheme: "Bearer".into(),
+                resource_metadata: Some("https://mcp.example/prm?sig=abc".into()),
+                ..WwwAuthenticate::default()
+            }),
+            ..HttpError::default()
+        };
+        let shown = error.to_string();
+        assert!(
+            !shown.contains("sk-live-123") && !shown.contains("abc"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("https://mcp.example/mcp?api_key=<redacted>"),
+            "{shown}"
+        );
+        let auth = AuthError {
+            status: Some(400),
+            url: Some("https://user:pw@as.example/token?x=secret".into()),
+            ..AuthError::new(AuthStep::Token, "refused")
+        };
+        let shown = Error::from(auth).to_string();
+        assert!(
+            !shown.contains("secret") && !shown.contains("pw@"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn error_stays_small() {

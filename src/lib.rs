@@ -21,6 +21,7 @@ mod config;
 mod error;
 pub mod jsonrpc;
 mod manager;
+mod redact;
 pub mod transport;
 pub mod types;
 

@@ -19,6 +19,7 @@ use super::http::{Answer, Http};
 use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 use super::urls;
 use crate::error::{AuthError, AuthStep, WwwAuthenticate};
+use crate::redact;
 
 /// What discovery found out about a server.
 #[derive(Debug, Clone)]
@@ -54,8 +55,10 @@ pub(crate) fn discover(
         match urls::resolve(server_url, advertised) {
             Some(url) if followable(server_url, &url) => candidates.push(url),
             _ => log::debug!(
-                "oauth: not following the resource_metadata URL `{advertised}` of {server_url}: \
-                 it must be https (or http on a loopback host)"
+                "oauth: not following the resource_metadata URL `{}` of {}: \
+                 it must be https (or http on a loopback host)",
+                redact::url(advertised),
+                redact::url(server_url)
             ),
         }
     }
@@ -70,7 +73,10 @@ pub(crate) fn discover(
         "protected resource metadata",
     )?;
     let Some((prm_url, prm)) = found else {
-        log::debug!("oauth: {server_url} publishes no protected resource metadata; using the 2025-03-26 discovery");
+        log::debug!(
+            "oauth: {} publishes no protected resource metadata; using the 2025-03-26 discovery",
+            redact::url(server_url)
+        );
         return legacy(http, server_url, resource);
     };
     let Some(declared) = prm.resource.as_deref() else {
@@ -88,8 +94,9 @@ pub(crate) fn discover(
             ..AuthError::new(
                 AuthStep::Discovery,
                 format!(
-                    "the protected resource metadata is for `{declared}`, not for `{server_url}`; \
-                     refusing to authorize"
+                    "the protected resource metadata is for `{declared}`, not for `{}`; \
+                     refusing to authorize",
+                    redact::url(server_url)
                 ),
             )
         });
@@ -131,7 +138,10 @@ pub(crate) fn discover(
             )
         });
     }
-    log::debug!("oauth: {server_url} is protected by {issuer}");
+    log::debug!(
+        "oauth: {} is protected by {issuer}",
+        redact::url(server_url)
+    );
     let resource = declared.to_owned();
     Ok(Discovered {
         resource,
@@ -148,7 +158,7 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
     let Some(base) = urls::base_url(server_url) else {
         return Err(AuthError::new(
             AuthStep::Discovery,
-            format!("not an http(s) URL: `{server_url}`"),
+            format!("not an http(s) URL: `{}`", redact::url(server_url)),
         ));
     };
     let url = format!("{base}/.well-known/oauth-authorization-server");
@@ -200,10 +210,14 @@ fn first_document<T: DeserializeOwned>(
     what: &str,
 ) -> Result<Option<(String, T)>, AuthError> {
     for url in urls {
-        log::debug!("oauth: fetching {what} from {url}");
+        log::debug!("oauth: fetching {what} from {}", redact::url(url));
         let answer = http.get(AuthStep::Discovery, url)?;
         if !answer.is_success() {
-            log::debug!("oauth: {url} answered HTTP {}", answer.status);
+            log::debug!(
+                "oauth: {} answered HTTP {}",
+                redact::url(url),
+                answer.status
+            );
             continue;
         }
         return parse(&answer, what).map(|doc| Some((url.clone(), doc)));

@@ -169,7 +169,10 @@ impl Http {
     ) -> Result<Answer, AuthError> {
         let unreachable = |e: &dyn std::fmt::Display| AuthError {
             url: Some(url.to_owned()),
-            ..AuthError::new(step, format!("request to {url} failed: {e}"))
+            ..AuthError::new(
+                step,
+                format!("request to {} failed: {e}", crate::redact::url(url)),
+            )
         };
         let mut response = result.map_err(|e| unreachable(&e))?;
         let status = response.status().as_u16();

@@ -69,7 +69,10 @@ impl OAuth {
     pub fn new(server_url: impl Into<String>, config: OAuthConfig) -> Result<OAuth> {
         let server = server_url.into();
         let Some(resource) = urls::canonical_resource(&server) else {
-            return Err(Error::Config(format!("not an http(s) URL: `{server}`")));
+            return Err(Error::Config(format!(
+                "not an http(s) URL: `{}`",
+                crate::redact::url(&server)
+            )));
         };
         if let Some(document) = config.client_metadata_url.as_deref() {
             let has_path = url::parse(document).is_some_and(|p| p.path.len() > 1);
@@ -307,7 +310,10 @@ impl CredentialProvider for OAuth {
                 Err(e) => log::debug!("oauth: refreshing after 401 failed: {e}"),
             }
         }
-        log::debug!("oauth: {} answered 401; authorizing", error.url);
+        log::debug!(
+            "oauth: {} answered 401; authorizing",
+            crate::redact::url(&error.url)
+        );
         self.obtain(error.www_authenticate.as_ref(), None)?;
         Ok(true)
     }
@@ -351,7 +357,7 @@ impl CredentialProvider for OAuth {
         let scope = state::union(previous.as_deref(), challenge.scope.as_deref());
         log::debug!(
             "oauth: {} answered 403 insufficient_scope; stepping up to {scope:?}",
-            error.url
+            crate::redact::url(&error.url)
         );
         self.obtain(Some(challenge), scope)?;
         Ok(true)
@@ -362,7 +368,7 @@ impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let has_token = lock(&self.state).access_token().is_some();
         f.debug_struct("OAuth")
-            .field("server", &self.server)
+            .field("server", &crate::redact::url(&self.server))
             .field("resource", &self.resource)
             .field("config", &self.config)
             .field("has_token", &has_token)

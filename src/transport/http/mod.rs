@@ -360,7 +360,7 @@ impl Connect for HttpConfig {
     }
 
     fn describe(&self) -> String {
-        self.url.clone()
+        crate::redact::url(&self.url)
     }
 }
 

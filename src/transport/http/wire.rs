@@ -169,7 +169,10 @@ impl Wire {
                     Error::Forbidden(Box::new(error))
                 });
             }
-            log::debug!("retrying {} after {status} with new credentials", call.url);
+            log::debug!(
+                "retrying {} after {status} with new credentials",
+                crate::redact::url(call.url)
+            );
             retries += 1;
             deadline = deadline.max(Instant::now() + budget);
         }

@@ -305,7 +305,7 @@ impl StdioConfig {
     /// The command line, with arguments quoted where a reader would otherwise misread them.
     fn command_line(&self) -> String {
         let mut line = quote(&self.command);
-        for arg in &self.args {
+        for arg in &crate::redact::args(&self.args) {
             line.push(' ');
             line.push_str(&quote(arg));
         }
