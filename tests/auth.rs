@@ -678,6 +678,58 @@ fn concurrent_401s_run_one_authorization() {
 }
 
 #[test]
+fn requests_wait_behind_a_user_step_only_until_their_deadline() {
+    /// A user who takes their time: the redirect comes when the test says so.
+    struct SlowUser {
+        release: Mutex<std::sync::mpsc::Receiver<()>>,
+        inner: HeadlessHandler,
+    }
+    impl AuthorizationHandler for SlowUser {
+        fn redirect_uri(&self) -> umcp::Result<String> {
+            AuthorizationHandler::redirect_uri(&self.inner)
+        }
+        fn authorize(&self, url: &str) -> umcp::Result<String> {
+            let _ = self
+                .release
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(30));
+            AuthorizationHandler::authorize(&self.inner, url)
+        }
+    }
+    let fixture = start(Setup::default());
+    let (release, wait) = std::sync::mpsc::channel();
+    let user = SlowUser {
+        release: Mutex::new(wait),
+        inner: HeadlessHandler::new().timeout(Duration::from_secs(5)),
+    };
+    let config = OAuthConfig::new(user).authorization_wait(Duration::from_millis(300));
+    let oauth = provider(&fixture, config);
+    std::thread::scope(|scope| {
+        let interactive = scope.spawn(|| oauth.authorize());
+        while fixture.count("GET", "/.well-known/oauth-protected-resource/mcp") == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        // Another request meets a 401 meanwhile: it gives up at its wait, it is not held
+        // until the user is done.
+        let started = Instant::now();
+        let error = auth_error(oauth.on_unauthorized(&unauthorized(&fixture, None, None)));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(error.message.contains("still running"), "{}", error.message);
+        // Sending headers never waits for the lock.
+        oauth.headers(&fixture.mcp_url()).expect("headers");
+        release.send(()).unwrap();
+        interactive.join().unwrap().expect("the user finished");
+    });
+    assert!(bearer(&oauth, &fixture).is_some());
+}
+
+#[test]
 fn tokens_never_go_to_another_origin() {
     let fixture = start(Setup::default());
     let oauth = provider(&fixture, headless());

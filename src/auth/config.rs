@@ -54,6 +54,7 @@ pub struct OAuthConfig {
     pub(crate) max_authorization_attempts: u32,
     pub(crate) timeout: Duration,
     pub(crate) refresh_margin: Duration,
+    pub(crate) authorization_wait: Duration,
     pub(crate) dpop: bool,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) dpop_key_pem: Option<String>,
@@ -110,6 +111,7 @@ impl OAuthConfig {
             max_authorization_attempts: 3,
             timeout: Duration::from_secs(30),
             refresh_margin: Duration::from_secs(60),
+            authorization_wait: Duration::from_secs(300),
             dpop: true,
             dpop_key_pem: None,
         }
@@ -188,6 +190,14 @@ impl OAuthConfig {
         self
     }
 
+    /// How long a request that needs credentials waits while another thread of this provider
+    /// is obtaining them (possibly waiting for the user), before failing with
+    /// [`Error::Auth`](crate::Error::Auth) (default 5 minutes; `Duration::MAX`: no limit).
+    pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {
+        self.authorization_wait = wait;
+        self
+    }
+
     /// Whether to bind tokens to a DPoP key (RFC 9449) when the authorization server
     /// advertises `dpop_signing_alg_values_supported` with ES256 (default `true`; needs the
     /// `oauth-jwt` feature, without which tokens are always Bearer tokens).
@@ -263,6 +273,7 @@ impl fmt::Debug for OAuthConfig {
             )
             .field("timeout", &self.timeout)
             .field("refresh_margin", &self.refresh_margin)
+            .field("authorization_wait", &self.authorization_wait)
             .field("dpop", &self.dpop)
             .field("dpop_key_pem", &hidden(&self.dpop_key_pem))
             .finish_non_exhaustive()

@@ -78,6 +78,7 @@ mod dpop;
 mod encoding;
 mod file_store;
 mod flow;
+mod flow_lock;
 mod handler;
 mod headless;
 mod http;

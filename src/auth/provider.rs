@@ -9,6 +9,7 @@ use super::config::{Grant, OAuthConfig};
 use super::discovery;
 use super::dpop::{DpopKey, Nonces, USE_DPOP_NONCE};
 use super::flow;
+use super::flow_lock::{FlowGuard, FlowLock};
 use super::http::Http;
 use super::registration;
 use super::state::{self, State};
@@ -50,8 +51,9 @@ pub struct OAuth {
     http: Http,
     id: u64,
     state: Mutex<State>,
-    /// Held while credentials are being obtained, so concurrent 401s run one flow.
-    flow: Mutex<()>,
+    /// Held while credentials are being obtained, so concurrent 401s run one flow; waited
+    /// for at most `config.authorization_wait`.
+    flow: FlowLock,
     /// The DPoP nonces servers provided, per origin.
     nonces: Arc<Nonces>,
     /// The DPoP key in use, parsed once: `(PEM, key)`.
@@ -89,7 +91,7 @@ impl OAuth {
             config,
             id: state::next_provider_id(),
             state: Mutex::new(State::default()),
-            flow: Mutex::new(()),
+            flow: FlowLock::default(),
             nonces: Arc::default(),
             dpop_key: Mutex::new(None),
         })
@@ -108,7 +110,7 @@ impl OAuth {
     ///
     /// [`Error::Auth`] naming the step that failed, or the handler's or store's error.
     pub fn authorize(&self) -> Result<()> {
-        let _flow = lock(&self.flow);
+        let _flow = self.flow()?;
         self.obtain(None, None)
     }
 
@@ -128,7 +130,7 @@ impl OAuth {
     ///
     /// When the token store cannot be written.
     pub fn logout(&self) -> Result<()> {
-        let _flow = lock(&self.flow);
+        let _flow = self.flow()?;
         let mut state = lock(&self.state);
         *state = State {
             loaded: true,
@@ -136,6 +138,22 @@ impl OAuth {
             ..State::default()
         };
         self.config.store.remove(&self.resource, None)
+    }
+
+    /// Takes the flow lock, waiting at most the configured time behind another thread's
+    /// authorization (which may be waiting for a user).
+    fn flow(&self) -> Result<FlowGuard<'_>> {
+        let wait = self.config.authorization_wait;
+        self.flow.acquire(wait).ok_or_else(|| {
+            AuthError::new(
+                AuthStep::Authorization,
+                format!(
+                    "another authorization of {} is still running after {wait:?}",
+                    self.resource
+                ),
+            )
+            .into()
+        })
     }
 
     /// The state, with the store consulted once.
@@ -294,7 +312,7 @@ impl CredentialProvider for OAuth {
                 return Ok(true);
             }
         }
-        let _flow = lock(&self.flow);
+        let _flow = self.flow()?;
         let (replaced, can_refresh) = {
             let state = lock(&self.state);
             let can_refresh =
@@ -326,7 +344,7 @@ impl CredentialProvider for OAuth {
         else {
             return Ok(false);
         };
-        let _flow = lock(&self.flow);
+        let _flow = self.flow()?;
         let (replaced, previous) = {
             let state = lock(&self.state);
             let previous = state

@@ -166,7 +166,11 @@ impl OAuth {
         if !expiring(&*self.loaded_state()?) {
             return Ok(());
         }
-        let _flow = lock(&self.flow);
+        // Never waits behind another thread's authorization: the token is still usable, and
+        // a 401 leads to new credentials from there.
+        let Some(_flow) = self.flow.try_acquire() else {
+            return Ok(());
+        };
         if expiring(&lock(&self.state)) {
             if let Err(e) = self.refresh() {
                 log::debug!("oauth: refreshing the token before it expires failed: {e}");
