@@ -730,6 +730,20 @@ fn requests_wait_behind_a_user_step_only_until_their_deadline() {
 }
 
 #[test]
+fn duration_max_means_no_limit_for_every_oauth_timeout() {
+    let fixture = start(Setup {
+        expires_in: 10,
+        ..Setup::default()
+    });
+    let config = OAuthConfig::new(HeadlessHandler::new().timeout(Duration::MAX))
+        .timeout(Duration::MAX)
+        .authorization_wait(Duration::MAX)
+        .refresh_margin(Duration::MAX);
+    let oauth = provider(&fixture, config);
+    use_server(&fixture, &oauth).expect("authorized without overflowing");
+}
+
+#[test]
 fn tokens_never_go_to_another_origin() {
     let fixture = start(Setup::default());
     let oauth = provider(&fixture, headless());

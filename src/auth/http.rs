@@ -12,6 +12,9 @@ use crate::error::{AuthError, AuthStep};
 /// The largest response body read from an authorization server.
 const BODY_LIMIT: u64 = 1024 * 1024;
 
+/// What `Duration::MAX` ("no limit") becomes: the HTTP library adds timeouts to instants.
+const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// An HTTP client for the flow's requests.
 #[derive(Clone)]
 pub(crate) struct Http {
@@ -61,8 +64,9 @@ impl Answer {
 }
 
 impl Http {
-    /// A client whose requests each take at most `timeout`.
+    /// A client whose requests each take at most `timeout` (`Duration::MAX`: no limit).
     pub fn new(timeout: Duration) -> Http {
+        let timeout = timeout.min(NO_LIMIT);
         let agent = Agent::new_with_config(
             Agent::config_builder()
                 .http_status_as_error(false)
