@@ -170,21 +170,35 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
     let (metadata, published) = match found {
         Some((_, metadata)) => (metadata, true),
         None => {
-            log::debug!("oauth: no authorization server metadata at {base}; using /authorize, /token and /register");
+            log::debug!(
+                "oauth: no authorization server metadata at {}; using /authorize, /token and \
+                 /register",
+                redact::url(&base)
+            );
             (AuthorizationServerMetadata::fallback(&base), false)
         }
     };
     // RFC 8414 §3.3: the metadata is for the issuer whose well-known URL served it.
-    if published && urls::canonical_resource(&metadata.issuer) != urls::canonical_resource(&base) {
+    // (A document without `issuer` stands for the origin it was served from.)
+    let published_issuer = published && !metadata.issuer.is_empty();
+    if published_issuer
+        && urls::canonical_resource(&metadata.issuer) != urls::canonical_resource(&base)
+    {
         return Err(AuthError::new(
             AuthStep::Discovery,
             format!(
-                "the metadata at {base} names the issuer `{}`, not `{base}`",
-                metadata.issuer
+                "the metadata at {shown} names the issuer `{}`, not `{shown}`",
+                metadata.issuer,
+                shown = redact::url(&base)
             ),
         ));
     }
-    let issuer = base;
+    // The issuer as published (an `iss` in the redirect is compared with it exactly).
+    let issuer = if published_issuer {
+        metadata.issuer.clone()
+    } else {
+        base
+    };
     Ok(Discovered {
         resource: resource.to_owned(),
         resource_metadata: None,
