@@ -9,117 +9,24 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
-use std::sync::{Arc, Mutex, Once, OnceLock};
+#[path = "common/oauth_client.rs"]
+mod oauth_client;
+
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use umcp::auth::{
-    AuthorizationHandler, FileStore, HeadlessHandler, LoopbackHandler, MemoryStore, OAuth,
-    OAuthConfig, StoredCredentials, TokenSet, TokenStore,
+    FileStore, LoopbackHandler, MemoryStore, OAuth, OAuthConfig, StoredCredentials, TokenSet,
+    TokenStore,
 };
-use umcp::{
-    AuthError, AuthStep, Client, CredentialProvider, Error, HttpConfig, HttpError, Options,
-    WwwAuthenticate,
-};
+use umcp::{AuthStep, Client, CredentialProvider, Error, HttpConfig, HttpError, Options};
 
-use auth_server::{params, AuthServer, Metadata, Prm, Setup};
+use auth_server::{params, Metadata, Prm, Setup};
+use oauth_client::{
+    auth_error, bearer, connect, headless, logs, provider, start, unauthorized, use_server,
+};
 
 const CIMD: &str = "https://client.example/metadata.json";
-
-/// Every log line of this test binary, at trace level.
-fn logs() -> &'static Mutex<Vec<String>> {
-    static LINES: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
-    LINES.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-struct Capture;
-
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
-        true
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        let line = format!("{} {}", record.target(), record.args());
-        logs().lock().unwrap().push(line);
-    }
-
-    fn flush(&self) {}
-}
-
-fn capture_logs() {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        let _ = log::set_boxed_logger(Box::new(Capture));
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-}
-
-fn start(setup: Setup) -> AuthServer {
-    capture_logs();
-    AuthServer::start(setup)
-}
-
-fn headless() -> OAuthConfig {
-    OAuthConfig::new(HeadlessHandler::new()).timeout(Duration::from_secs(5))
-}
-
-fn provider(fixture: &AuthServer, config: OAuthConfig) -> Arc<OAuth> {
-    Arc::new(OAuth::new(fixture.mcp_url(), config).expect("a valid server URL"))
-}
-
-fn connect(fixture: &AuthServer, oauth: &Arc<OAuth>) -> umcp::Result<Client> {
-    let config = HttpConfig::new(fixture.mcp_url())
-        .credentials(Arc::clone(oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
-    Client::connect_with(
-        config,
-        Options::default().with_request_timeout(Duration::from_secs(10)),
-    )
-}
-
-/// Connects, lists the tools and calls one.
-fn use_server(fixture: &AuthServer, oauth: &Arc<OAuth>) -> umcp::Result<()> {
-    let client = connect(fixture, oauth)?;
-    let tools = client.list_all_tools()?;
-    assert_eq!(tools.len(), 1);
-    client.call_tool("echo", serde_json::json!({}))?;
-    client.close();
-    Ok(())
-}
-
-fn auth_error(result: umcp::Result<impl std::fmt::Debug>) -> AuthError {
-    match result {
-        Err(Error::Auth(e)) => *e,
-        other => panic!("expected an authorization error, got {other:?}"),
-    }
-}
-
-/// A 401 as the transport reports it, with a challenge.
-fn unauthorized(
-    fixture: &AuthServer,
-    resource_metadata: Option<String>,
-    scope: Option<&str>,
-) -> HttpError {
-    HttpError {
-        status: 401,
-        url: fixture.mcp_url(),
-        www_authenticate: Some(WwwAuthenticate {
-            scheme: "Bearer".into(),
-            resource_metadata,
-            scope: scope.map(str::to_owned),
-            ..WwwAuthenticate::default()
-        }),
-        ..HttpError::default()
-    }
-}
-
-fn bearer(oauth: &OAuth, fixture: &AuthServer) -> Option<String> {
-    let headers = oauth.headers(&fixture.mcp_url()).expect("headers");
-    headers
-        .into_iter()
-        .find(|(n, _)| n == "Authorization")
-        .map(|(_, v)| v)
-}
 
 #[test]
 fn path_based_metadata_from_the_challenge_and_the_whole_flow() {
@@ -310,55 +217,6 @@ fn a_foreign_resource_is_refused_before_any_authorization() {
     );
     assert_eq!(fixture.count("POST", "/register"), 0);
     assert_eq!(fixture.count("GET", "/authorize"), 0);
-}
-
-#[test]
-fn only_safe_resource_metadata_urls_are_followed() {
-    let fixture = start(Setup::default());
-    for advertised in [
-        "http://metadata.attacker.example/prm",
-        "ftp://localhost/prm",
-        "file:///etc/passwd",
-    ] {
-        let oauth = provider(&fixture, headless());
-        oauth
-            .on_unauthorized(&unauthorized(&fixture, Some(advertised.into()), None))
-            .unwrap_or_else(|e| panic!("{advertised} was not skipped: {e}"));
-        assert!(bearer(&oauth, &fixture).is_some());
-    }
-    let fetched: Vec<String> = fixture
-        .paths()
-        .into_iter()
-        .filter(|p| p.contains("protected-resource"))
-        .collect();
-    assert!(
-        fetched
-            .iter()
-            .all(|p| p == "GET /.well-known/oauth-protected-resource/mcp"),
-        "{fetched:?}"
-    );
-}
-
-#[test]
-fn the_2025_03_26_metadata_must_name_the_servers_origin_as_issuer() {
-    let fixture = start(Setup {
-        prm: Prm::Absent,
-        metadata_issuer: Some("https://as.attacker.example".into()),
-        ..Setup::default()
-    });
-    let error = auth_error(provider(&fixture, headless()).authorize());
-    assert_eq!(error.step, AuthStep::Discovery);
-    assert!(
-        error.message.contains("as.attacker.example"),
-        "{}",
-        error.message
-    );
-    assert_eq!(fixture.count("GET", "/authorize"), 0);
-    // With its own origin as issuer, the same server is fine.
-    fixture.update(|s| s.metadata_issuer = None);
-    provider(&fixture, headless())
-        .authorize()
-        .expect("authorized");
 }
 
 #[test]
@@ -678,72 +536,6 @@ fn concurrent_401s_run_one_authorization() {
 }
 
 #[test]
-fn requests_wait_behind_a_user_step_only_until_their_deadline() {
-    /// A user who takes their time: the redirect comes when the test says so.
-    struct SlowUser {
-        release: Mutex<std::sync::mpsc::Receiver<()>>,
-        inner: HeadlessHandler,
-    }
-    impl AuthorizationHandler for SlowUser {
-        fn redirect_uri(&self) -> umcp::Result<String> {
-            AuthorizationHandler::redirect_uri(&self.inner)
-        }
-        fn authorize(&self, url: &str) -> umcp::Result<String> {
-            let _ = self
-                .release
-                .lock()
-                .unwrap()
-                .recv_timeout(Duration::from_secs(30));
-            AuthorizationHandler::authorize(&self.inner, url)
-        }
-    }
-    let fixture = start(Setup::default());
-    let (release, wait) = std::sync::mpsc::channel();
-    let user = SlowUser {
-        release: Mutex::new(wait),
-        inner: HeadlessHandler::new().timeout(Duration::from_secs(5)),
-    };
-    let config = OAuthConfig::new(user).authorization_wait(Duration::from_millis(300));
-    let oauth = provider(&fixture, config);
-    std::thread::scope(|scope| {
-        let interactive = scope.spawn(|| oauth.authorize());
-        while fixture.count("GET", "/.well-known/oauth-protected-resource/mcp") == 0 {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        // Another request meets a 401 meanwhile: it gives up at its wait, it is not held
-        // until the user is done.
-        let started = Instant::now();
-        let error = auth_error(oauth.on_unauthorized(&unauthorized(&fixture, None, None)));
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{:?}",
-            started.elapsed()
-        );
-        assert!(error.message.contains("still running"), "{}", error.message);
-        // Sending headers never waits for the lock.
-        oauth.headers(&fixture.mcp_url()).expect("headers");
-        release.send(()).unwrap();
-        interactive.join().unwrap().expect("the user finished");
-    });
-    assert!(bearer(&oauth, &fixture).is_some());
-}
-
-#[test]
-fn duration_max_means_no_limit_for_every_oauth_timeout() {
-    let fixture = start(Setup {
-        expires_in: 10,
-        ..Setup::default()
-    });
-    let config = OAuthConfig::new(HeadlessHandler::new().timeout(Duration::MAX))
-        .timeout(Duration::MAX)
-        .authorization_wait(Duration::MAX)
-        .refresh_margin(Duration::MAX);
-    let oauth = provider(&fixture, config);
-    use_server(&fixture, &oauth).expect("authorized without overflowing");
-}
-
-#[test]
 fn tokens_never_go_to_another_origin() {
     let fixture = start(Setup::default());
     let oauth = provider(&fixture, headless());
@@ -801,62 +593,6 @@ fn the_loopback_handler_gives_up_at_its_deadline() {
     let failing = LoopbackHandler::new(|_: &str| Err(std::io::Error::other("no browser")));
     let error = auth_error(provider(&fixture, OAuthConfig::new(failing)).authorize());
     assert!(error.message.contains("no browser"), "{}", error.message);
-}
-
-/// Runs a loopback authorization whose "browser" first opens `idle` connections that send
-/// nothing (preconnects) and one that trickles a request byte by byte, then follows the
-/// redirect; returns how long the handler took and what it returned.
-fn loopback_past_stragglers(timeout: Duration, idle: usize) -> (Duration, umcp::Result<String>) {
-    use std::io::Write;
-    use std::net::TcpStream;
-    let handler = Arc::new(LoopbackHandler::new(|_: &str| Ok(())).timeout(timeout));
-    let redirect = handler.redirect_uri().expect("a redirect URI");
-    let address = redirect
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    let browser = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(100));
-        let held: Vec<TcpStream> = (0..idle)
-            .map(|_| TcpStream::connect(&address).unwrap())
-            .collect();
-        let mut trickler = TcpStream::connect(&address).unwrap();
-        for byte in b"GET /callback?state=s1" {
-            trickler.write_all(&[*byte]).unwrap();
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let page = ureq::get(&format!("{redirect}?code=c1&state=s1"))
-            .call()
-            .map(|r| r.into_body().read_to_string().unwrap_or_default());
-        drop((held, trickler));
-        page
-    });
-    let started = Instant::now();
-    let result = handler.authorize("https://as.example/authorize?state=s1");
-    let elapsed = started.elapsed();
-    let page = browser.join().unwrap().expect("the browser gets its page");
-    assert!(page.contains("Authorization complete"), "{page}");
-    (elapsed, result)
-}
-
-#[test]
-fn the_loopback_listener_is_not_held_by_preconnects_or_tricklers() {
-    // Served one at a time with 10 s per read, the idle connections alone held it 10 s each.
-    let (elapsed, result) = loopback_past_stragglers(Duration::from_secs(60), 3);
-    let target = result.expect("the redirect is taken");
-    assert!(target.ends_with("/callback?code=c1&state=s1"), "{target}");
-    assert!(elapsed < Duration::from_secs(9), "took {elapsed:?}");
-    // More stragglers than the listener keeps: the oldest are dropped, the redirect served.
-    let (_, result) = loopback_past_stragglers(Duration::from_secs(60), 40);
-    result.expect("the redirect is taken past 40 idle connections");
-}
-
-#[test]
-fn the_loopback_handler_takes_duration_max_as_no_limit() {
-    let (_, result) = loopback_past_stragglers(Duration::MAX, 1);
-    result.expect("no overflow, and the redirect is taken");
 }
 
 #[test]
@@ -1043,102 +779,6 @@ fn a_file_store_carries_authorization_across_providers() {
     use_server(&fixture, &second).expect("the saved token works");
     assert_eq!(fixture.count("GET", "/authorize"), 1);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_refresh_never_clobbers_tokens_another_process_rotated() {
-    let fixture = start(Setup::default());
-    let dir = std::env::temp_dir().join(format!("umcp-store-{}-{}", std::process::id(), line!()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let path = dir.join("tokens.json");
-    let store = || headless().token_store(Arc::new(FileStore::new(&path)));
-    let first = provider(&fixture, store());
-    use_server(&fixture, &first).expect("authorized");
-    // A second process loads the same tokens.
-    let second = provider(&fixture, store());
-    assert!(second.has_token().unwrap());
-    let old = bearer(&second, &fixture).unwrap();
-    // The first process refreshes: the old refresh token is spent, new tokens are saved.
-    first
-        .on_unauthorized(&unauthorized(&fixture, None, None))
-        .expect("refreshed");
-    let rotated = bearer(&first, &fixture).unwrap();
-    assert_ne!(rotated, old);
-    let saved = std::fs::read_to_string(&path).unwrap();
-    // The second process meets a 401 with its old token: it takes the rotated tokens
-    // from the store instead of spending (or erasing) anything.
-    let before = fixture.token_requests().len();
-    second
-        .on_unauthorized(&unauthorized(&fixture, None, None))
-        .expect("recovered");
-    assert_eq!(bearer(&second, &fixture).unwrap(), rotated);
-    assert_eq!(
-        fixture.token_requests().len(),
-        before,
-        "no refresh was needed"
-    );
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved);
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_refused_refresh_rereads_the_store_before_deciding() {
-    /// A store another process writes to: armed, the second load after arming finds that
-    /// process's rotation (the first is the check before refreshing).
-    #[derive(Default)]
-    struct SharedStore {
-        inner: MemoryStore,
-        rotation: Mutex<Option<(String, StoredCredentials)>>,
-        loads: std::sync::atomic::AtomicUsize,
-    }
-    impl TokenStore for SharedStore {
-        fn load(
-            &self,
-            server: &str,
-            issuer: Option<&str>,
-        ) -> umcp::Result<Option<StoredCredentials>> {
-            let n = self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if n == 1 {
-                if let Some((server, credentials)) = self.rotation.lock().unwrap().take() {
-                    self.inner.save(&server, &credentials)?;
-                }
-            }
-            self.inner.load(server, issuer)
-        }
-        fn save(&self, server: &str, credentials: &StoredCredentials) -> umcp::Result<()> {
-            self.inner.save(server, credentials)
-        }
-        fn remove(&self, server: &str, issuer: Option<&str>) -> umcp::Result<()> {
-            self.inner.remove(server, issuer)
-        }
-    }
-    let fixture = start(Setup::default());
-    let store = Arc::new(SharedStore::default());
-    let oauth = provider(
-        &fixture,
-        headless().token_store(Arc::clone(&store) as Arc<dyn TokenStore>),
-    );
-    use_server(&fixture, &oauth).expect("authorized");
-    let resource = oauth.resource().to_owned();
-    let mut rotated = store.inner.load(&resource, None).unwrap().unwrap();
-    let mut token = TokenSet::default();
-    token.access_token = "at-from-the-other-process".into();
-    token.refresh_token = Some("rt-from-the-other-process".into());
-    rotated.token = Some(token.clone());
-    // The other process spent our refresh token at the server and saves its tokens while
-    // our refresh is being refused.
-    fixture.revoke_everything();
-    *store.rotation.lock().unwrap() = Some((resource.clone(), rotated));
-    store.loads.store(0, std::sync::atomic::Ordering::SeqCst);
-    oauth
-        .on_unauthorized(&unauthorized(&fixture, None, None))
-        .ok();
-    assert_eq!(
-        bearer(&oauth, &fixture).as_deref(),
-        Some("Bearer at-from-the-other-process")
-    );
-    let kept = store.inner.load(&resource, None).unwrap().unwrap();
-    assert_eq!(kept.token, Some(token), "the rotation is left as it was");
 }
 
 /// A provider that takes a while to come up with credentials, as a user in a browser does.
