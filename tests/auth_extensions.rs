@@ -143,6 +143,35 @@ fn dpop_binds_the_token_and_proves_every_request() {
 }
 
 #[test]
+fn a_bound_token_is_refreshed_with_a_proof_of_its_key() {
+    let fixture = start(Setup {
+        expires_in: 10,
+        ..dpop_setup()
+    });
+    let oauth = provider(&fixture, headless().refresh_margin(Duration::from_secs(60)));
+    use_server(&fixture, &oauth).expect("authorized, then refreshed before expiry");
+    let refresh = fixture
+        .token_requests()
+        .into_iter()
+        .position(|r| r.grant_type == "refresh_token")
+        .expect("a refresh");
+    let token_proofs: Vec<Proof> = fixture
+        .proofs()
+        .into_iter()
+        .filter(|p| p.at == "token")
+        .collect();
+    assert!(token_proofs.len() > refresh, "the refresh carried a proof");
+    assert_eq!(
+        token_proofs[refresh].thumbprint(),
+        token_proofs[0].thumbprint(),
+        "with the key the token is bound to"
+    );
+    let headers = presented(&oauth, &fixture);
+    let token = headers[0].1.strip_prefix("DPoP ").expect("still bound");
+    assert_eq!(fixture.bound_key(token), Some(token_proofs[0].thumbprint()));
+}
+
+#[test]
 fn dpop_can_be_turned_off() {
     let fixture = start(dpop_setup());
     let oauth = provider(&fixture, headless().dpop(false));

@@ -11,9 +11,10 @@ use crate::error::Result;
 
 impl OAuth {
     /// The DPoP prover for token requests of `credentials`: the configured key, else the
-    /// key stored with them, else (when `metadata` advertises ES256 proofs) a new key,
-    /// stored in `credentials` so the binding survives a restart. `None` when DPoP is off,
-    /// unavailable (no `oauth-jwt`), or the server does not support it.
+    /// key stored with them, else a new key, stored in `credentials` so the binding survives
+    /// a restart. With `metadata` (a new grant) only when the server advertises ES256
+    /// proofs; without (refreshing a bound token) the key the token is bound to. `None` when
+    /// DPoP is off or unavailable (no `oauth-jwt`).
     pub(super) fn prover(
         &self,
         credentials: &mut StoredCredentials,
@@ -22,18 +23,20 @@ impl OAuth {
         if !self.config.dpop || !cfg!(feature = "oauth-jwt") {
             return None;
         }
+        let supported = metadata.is_none_or(|m| {
+            crate::auth::dpop::supported(m.dpop_signing_alg_values_supported.as_deref())
+        });
+        if !supported {
+            return None;
+        }
         if let Some(pem) = self.config.dpop_key_pem.as_deref() {
             return self.cached_key(pem).map(|key| self.with_nonces(key));
         }
         if let Some(pem) = credentials.dpop_key.clone() {
             return self.cached_key(&pem).map(|key| self.with_nonces(key));
         }
-        let supported = metadata.is_some_and(|m| {
-            crate::auth::dpop::supported(m.dpop_signing_alg_values_supported.as_deref())
-        });
-        if !supported {
-            return None;
-        }
+        // Without metadata this refreshes a token that had no key: there is none to bind to.
+        metadata?;
         let generated = DpopKey::generate().and_then(|key| Ok((key.to_pem()?, key)));
         match generated {
             Ok((pem, key)) => {

@@ -37,7 +37,10 @@ impl OAuth {
             &Default::default(),
         );
         let mut auth = self.client_auth(&client, method, &credentials.issuer)?;
-        auth.dpop = self.prover(&mut credentials, None);
+        // A bound token is refreshed with a proof of the key it is bound to.
+        if old.is_dpop() {
+            auth.dpop = self.prover(&mut credentials, None);
+        }
         let resource = credentials.resource.clone();
         let params = vec![
             ("grant_type", "refresh_token"),
