@@ -4,6 +4,10 @@
 //!
 //! The key itself needs the `oauth-jwt` feature (ES256); without it [`DpopKey`] cannot exist
 //! and tokens stay Bearer tokens.
+//!
+//! Nonces are learnt from every answer of the token endpoint and from the MCP server's
+//! `use_dpop_nonce` challenges (a nonce the MCP server rotates on a successful response is
+//! picked up at its next challenge, one round trip later).
 
 use std::collections::HashMap;
 use std::fmt;
