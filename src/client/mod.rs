@@ -11,8 +11,14 @@ use crate::error::{Closed, Error, Result};
 use crate::transport::{Connect, Inbox};
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
+mod discover;
+mod era;
+mod era_transport;
 mod lifecycle;
+mod meta;
 mod methods;
+mod modern;
+mod mrtr;
 mod notifications;
 mod one_shot;
 mod options;
@@ -20,6 +26,7 @@ mod router;
 mod server_requests;
 mod session;
 
+pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
@@ -76,12 +83,18 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::connect`].
-    pub fn connect_with(transport: impl Connect + 'static, options: Options) -> Result<Client> {
+    pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
         let mut connector: Box<dyn Connect> = Box::new(transport);
         loop {
             let client = Client::start(connector.as_ref(), options.clone())?;
-            let err = match lifecycle::initialize(&client.shared) {
-                Ok(()) => return Ok(client),
+            let err = match discover::establish(&client.shared, &connector.describe()) {
+                Ok(discover::Established::Ready) => return Ok(client),
+                Ok(discover::Established::Restart) => {
+                    // The server exited on the probe: start it again for `initialize`.
+                    client.close();
+                    options = options.with_protocol_mode(ProtocolMode::Legacy);
+                    continue;
+                }
                 Err(err) => err,
             };
             client.close();

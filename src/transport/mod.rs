@@ -40,6 +40,26 @@ pub trait Transport: Send + Sync {
     /// means it never will be on this connection.
     fn send(&self, message: &Message, deadline: Instant) -> Result<()>;
 
+    /// Sends one message with per-message headers the layer above derived from it.
+    ///
+    /// This is how protocol-level routing information reaches a transport that knows no MCP
+    /// methods: the client computes the headers of the stateless protocol (`Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-*`, `MCP-Protocol-Version`) from the request and hands them over
+    /// with it. HTTP transports add them to the request that carries the message; transports
+    /// without headers (stdio) ignore them, which is the default.
+    ///
+    /// # Errors
+    ///
+    /// As [`Transport::send`].
+    fn send_with_headers(
+        &self,
+        message: &Message,
+        deadline: Instant,
+        _headers: &[(String, String)],
+    ) -> Result<()> {
+        self.send(message, deadline)
+    }
+
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
     fn abandon(&self, _id: &RequestId) {}

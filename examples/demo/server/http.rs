@@ -21,7 +21,7 @@ use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Payload, Request as RpcRequ
 use super::behaviours::Opts;
 use super::out::{self, Out};
 use super::routes::{Frame, Routes};
-use super::{lock, spawn, Server, VERSIONS};
+use super::{lock, modern, spawn, Server, VERSIONS};
 
 /// The endpoint's path.
 const PATH: &str = "/mcp";
@@ -41,6 +41,8 @@ struct Session {
 struct Front {
     opts: Opts,
     sessions: Mutex<HashMap<String, Session>>,
+    /// The one server of `--modern` mode, which keeps no sessions.
+    stateless: Session,
 }
 
 /// Binds `address`, prints `listening on http://<address>/mcp` and serves until the process
@@ -65,9 +67,15 @@ pub fn serve(opts: Opts, address: &str) -> ! {
     {
         process::exit(1);
     }
+    let routes = Arc::new(Routes::default());
+    let stateless = Session {
+        server: Arc::new(Server::new(opts.clone(), Out::Http(Arc::clone(&routes)))),
+        routes,
+    };
     let front = Arc::new(Front {
         opts,
         sessions: Mutex::new(HashMap::new()),
+        stateless,
     });
     loop {
         match listener.recv() {
@@ -93,6 +101,11 @@ impl Front {
             return status(request, 403, "forbidden: the origin is not local");
         }
         match request.method() {
+            Method::Post if self.opts.modern => self.post_modern(request),
+            _ if self.opts.modern => {
+                let allow = [("Allow", "POST")];
+                let _ = request.respond(with_headers(tiny_http::Response::empty(405), &allow));
+            }
             Method::Post => self.post(request),
             Method::Get => self.get(request),
             Method::Delete => self.delete(request),
@@ -135,6 +148,43 @@ impl Front {
                 status(request, 202, "");
             }
         }
+    }
+
+    /// A POST of the stateless protocol: no session; `_meta` and the routing headers are
+    /// checked before the request reaches the server.
+    fn post_modern(&self, mut request: Request) {
+        let mut body = String::new();
+        let read = request.as_reader().take(MAX_BODY).read_to_string(&mut body);
+        if let Err(e) = read {
+            return rpc_error(request, 400, ErrorCode::PARSE_ERROR, &e.to_string());
+        }
+        let call = match Payload::decode(body.trim()) {
+            Ok(Payload::Single(Message::Request(call))) => call,
+            Ok(Payload::Single(_)) => return status(request, 202, ""),
+            _ => return rpc_error(request, 400, ErrorCode::PARSE_ERROR, "one request per POST"),
+        };
+        let params = call.params.clone().unwrap_or_default();
+        let lookup = |name: &str| {
+            request
+                .headers()
+                .iter()
+                .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+                .map(|h| h.value.as_str().to_owned())
+        };
+        let checked = modern::check_meta(&params)
+            .and_then(|()| modern::check_headers(&call.method, &params, &lookup));
+        if let Err((code, error)) = checked {
+            let body = Message::from(Response {
+                id: Some(call.id),
+                result: Err(error),
+            })
+            .encode();
+            let reply = tiny_http::Response::from_string(body).with_status_code(code);
+            let _ = request.respond(with_headers(reply, &[("Content-Type", "application/json")]));
+            return;
+        }
+        let session = self.stateless.clone();
+        self.answer(request, &session, call, None);
     }
 
     /// Hands request `call` to the session's server and writes what belongs to it (messages

@@ -289,13 +289,23 @@ fn slow(call: &Call, args: &Value) -> Result<Value, String> {
 }
 
 fn ask_llm(server: &Server, args: &Value) -> Result<Value, String> {
-    let prompt = string(args, "prompt")?;
-    let params = json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-        "maxTokens": 256,
-    });
+    let params = sampling_params(args)?;
     let reply = server.request_client("sampling/createMessage", Some(params), timeout(args)?);
     let reply = reply.map_err(|e| format!("sampling failed: {e}"))?;
+    Ok(sampled(&reply))
+}
+
+/// The `sampling/createMessage` params `ask_llm` sends.
+pub fn sampling_params(args: &Value) -> Result<Value, String> {
+    let prompt = string(args, "prompt")?;
+    Ok(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 256,
+    }))
+}
+
+/// The result of `ask_llm` from the client's sampling answer.
+pub fn sampled(reply: &Value) -> Value {
     // `content` is one block, or (2025-11-25) a list of blocks.
     let blocks = match &reply["content"] {
         Value::Array(blocks) => blocks.iter().collect(),
@@ -303,13 +313,23 @@ fn ask_llm(server: &Server, args: &Value) -> Result<Value, String> {
     };
     let reply_text: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
     let reply_text = reply_text.join("\n");
-    Ok(json!({
+    json!({
         "content": [{"type": "text", "text": reply_text}],
         "structuredContent": {"text": reply_text, "model": reply["model"]},
-    }))
+    })
 }
 
 fn ask_user(server: &Server, args: &Value) -> Result<Value, String> {
+    // `mode` only exists from 2025-11-25 on; older clients would not expect it.
+    let form_mode = lock(&server.state).protocol_version.as_deref() == Some("2025-11-25");
+    let params = elicitation_params(args, form_mode)?;
+    let reply = server.request_client("elicitation/create", Some(params), timeout(args)?);
+    let reply = reply.map_err(|e| format!("elicitation failed: {e}"))?;
+    elicited(&reply)
+}
+
+/// The `elicitation/create` params `ask_user` sends.
+pub fn elicitation_params(args: &Value, form_mode: bool) -> Result<Value, String> {
     let question = string(args, "question")?;
     let mut params = json!({
         "message": question,
@@ -322,12 +342,14 @@ fn ask_user(server: &Server, args: &Value) -> Result<Value, String> {
             "required": ["answer"],
         },
     });
-    // `mode` only exists from 2025-11-25 on; older clients would not expect it.
-    if lock(&server.state).protocol_version.as_deref() == Some("2025-11-25") {
+    if form_mode {
         params["mode"] = json!("form");
     }
-    let reply = server.request_client("elicitation/create", Some(params), timeout(args)?);
-    let reply = reply.map_err(|e| format!("elicitation failed: {e}"))?;
+    Ok(params)
+}
+
+/// The result of `ask_user` from the client's elicitation answer.
+pub fn elicited(reply: &Value) -> Result<Value, String> {
     let action = reply["action"].as_str().unwrap_or_default();
     let summary = match action {
         "accept" => format!("accepted: {}", reply["content"]),
@@ -354,7 +376,7 @@ fn log(server: &Server, args: &Value) -> Result<Value, String> {
     Ok(text("logged"))
 }
 
-fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
+pub fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
     json!({
         "name": name,
         "description": description,
@@ -362,12 +384,12 @@ fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> 
     })
 }
 
-fn text(text: impl Into<String>) -> Value {
+pub fn text(text: impl Into<String>) -> Value {
     json!({"content": [{"type": "text", "text": text.into()}]})
 }
 
 /// A result whose structured content is `value`, with the same JSON as text for older clients.
-fn structured(value: Value) -> Value {
+pub fn structured(value: Value) -> Value {
     json!({"content": [{"type": "text", "text": value.to_string()}], "structuredContent": value})
 }
 

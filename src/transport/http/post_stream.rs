@@ -132,6 +132,7 @@ fn resume(shared: &Shared, last_event_id: &str, what: &str) -> Result<HttpRespon
         body: None,
         accept: ACCEPT_SSE,
         headers,
+        extra: &[],
         deadline: shared.wire.internal_deadline(),
         per_read: config.idle_timeout,
         what,

@@ -196,6 +196,15 @@ impl StreamableHttp {
 
 impl Transport for StreamableHttp {
     fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        self.send_with_headers(message, deadline, &[])
+    }
+
+    fn send_with_headers(
+        &self,
+        message: &Message,
+        deadline: Instant,
+        extra: &[(String, String)],
+    ) -> Result<()> {
         if self.shared.is_closed() {
             return Err(closed_by_client());
         }
@@ -211,6 +220,7 @@ impl Transport for StreamableHttp {
             body: Some(&body),
             accept: ACCEPT_BOTH,
             headers,
+            extra,
             deadline,
             per_read,
             what,
@@ -286,6 +296,7 @@ impl Transport for StreamableHttp {
                 body: None,
                 accept: ACCEPT_BOTH,
                 headers,
+                extra: &[],
                 deadline: Instant::now() + limit,
                 per_read: limit,
                 what: "DELETE session",
