@@ -92,9 +92,11 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
 
 /// Sends `server/discover` (again at a version the server names after -32022, once).
 fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
+    // The probe is part of connecting, which the init timeout bounds too.
+    let init = shared.options.init_timeout;
     let options = RequestOptions::default().with_timeout(match auto {
-        true => shared.options.era.probe_timeout,
-        false => shared.options.init_timeout,
+        true => shared.options.era.probe_timeout.min(init),
+        false => init,
     });
     let mut retried = false;
     loop {
@@ -107,10 +109,13 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
         });
         let error = match outcome {
             Ok(value) => {
-                let result: DiscoverResult = serde_json::from_value(value).map_err(|e| {
-                    Error::Protocol(format!("malformed server/discover result: {e}"))
-                })?;
-                return choose(result, version, auto);
+                return match serde_json::from_value::<DiscoverResult>(value) {
+                    Ok(result) => choose(result, version, auto),
+                    Err(e) => legacy_or(
+                        Error::Protocol(format!("malformed server/discover result: {e}")),
+                        auto,
+                    ),
+                };
             }
             Err(error) => error,
         };
@@ -159,7 +164,16 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
 /// The version to speak with a server that answered `server/discover`.
 fn choose(result: DiscoverResult, asked: String, auto: bool) -> Result<Verdict> {
     let supported = &result.supported_versions;
-    if supported.is_empty() || supported.contains(&asked) {
+    if supported.is_empty() {
+        // `supportedVersions` is required: a server answering any request with an empty
+        // object is not a stateless server.
+        let why = "server/discover answered without supportedVersions";
+        return match auto {
+            true => Ok(Verdict::Legacy(why.into())),
+            false => Err(Error::Protocol(why.into())),
+        };
+    }
+    if supported.contains(&asked) {
         return Ok(Verdict::Modern(Box::new(result), asked));
     }
     if let Some(version) = MODERN_PROTOCOL_VERSIONS

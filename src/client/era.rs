@@ -121,7 +121,8 @@ impl Options {
     }
 
     /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
-    /// before the server counts as legacy (default 10 s).
+    /// before the server counts as legacy (default 10 s, and never longer than the init
+    /// timeout).
     pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {
         self.era.probe_timeout = timeout;
         self

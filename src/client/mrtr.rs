@@ -108,8 +108,9 @@ pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
     }
 }
 
-/// One request; a `tools/call` rejected for its headers (-32020) re-lists the tools, whose
-/// annotations decide the `Mcp-Param-*` headers, and is sent once more.
+/// One request, repeated at most once: a `tools/call` rejected for its headers (-32020)
+/// re-lists the tools, whose annotations decide the `Mcp-Param-*` headers, and is sent again;
+/// any other request whose response stream broke is sent again under a new id.
 fn call_round(
     shared: &Shared,
     spec: &CallSpec<'_>,
@@ -130,6 +131,15 @@ fn call_round(
         handshake: spec.handshake,
     };
     match shared.call_once(&round) {
+        // Without resumption a broken stream loses the request; repeating it is harmless
+        // except for a tool call, whose effects would happen twice.
+        Err(Error::ResponseLost(why)) if may_relist && spec.method != "tools/call" => {
+            log::debug!(
+                "`{}` lost its response ({why}); sending it again",
+                spec.method
+            );
+            call_round(shared, spec, round.params, options, false)
+        }
         Err(error) if may_relist && spec.method == "tools/call" && shared.era.http => {
             let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {

@@ -50,9 +50,12 @@ pub enum Behaviour {
     StrictInit,
     /// Never answers `server/discover`.
     SilentProbe,
+    /// `--modern --http`: the first request of each method (but `server/discover`) gets an
+    /// event stream that ends before the response, unhandled.
+    LoseFirstResponse,
 }
 
-const BEHAVIOURS: [(&str, Behaviour); 14] = [
+const BEHAVIOURS: [(&str, Behaviour); 15] = [
     ("normal", Behaviour::Normal),
     ("crash-mid-call", Behaviour::CrashMidCall),
     ("garbage", Behaviour::Garbage),
@@ -67,6 +70,7 @@ const BEHAVIOURS: [(&str, Behaviour); 14] = [
     ("huge-message", Behaviour::HugeMessage),
     ("strict-init", Behaviour::StrictInit),
     ("silent-probe", Behaviour::SilentProbe),
+    ("lose-first-response", Behaviour::LoseFirstResponse),
 ];
 
 /// The command-line options of server mode.

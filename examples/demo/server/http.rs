@@ -6,7 +6,7 @@
 //! therefore written through the raw connection: the head, then one flushed chunk per event.
 
 use std::collections::hash_map::RandomState;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::process;
@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use tiny_http::{Header, Method, Request};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Payload, Request as RpcRequest, Response};
 
-use super::behaviours::Opts;
+use super::behaviours::{Behaviour, Opts};
 use super::out::{self, Out};
 use super::routes::{Frame, Routes};
 use super::{lock, modern, spawn, Server, VERSIONS};
@@ -43,6 +43,8 @@ struct Front {
     sessions: Mutex<HashMap<String, Session>>,
     /// The one server of `--modern` mode, which keeps no sessions.
     stateless: Session,
+    /// Methods whose first response was lost on purpose (`lose-first-response`).
+    lost: Mutex<HashSet<String>>,
 }
 
 /// Binds `address`, prints `listening on http://<address>/mcp` and serves until the process
@@ -76,6 +78,7 @@ pub fn serve(opts: Opts, address: &str) -> ! {
         opts,
         sessions: Mutex::new(HashMap::new()),
         stateless,
+        lost: Mutex::new(HashSet::new()),
     });
     loop {
         match listener.recv() {
@@ -181,6 +184,15 @@ impl Front {
             .encode();
             let reply = tiny_http::Response::from_string(body).with_status_code(code);
             let _ = request.respond(with_headers(reply, &[("Content-Type", "application/json")]));
+            return;
+        }
+        if self.opts.behaviour == Behaviour::LoseFirstResponse
+            && call.method != "server/discover"
+            && lock(&self.lost).insert(call.method.clone())
+        {
+            if let Ok(stream) = EventStream::open(request, &[]) {
+                stream.end();
+            }
             return;
         }
         let session = self.stateless.clone();

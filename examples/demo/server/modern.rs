@@ -53,8 +53,9 @@ pub fn check_meta(params: &Value) -> Result<(), Refusal> {
 pub fn check_headers(
     method: &str,
     params: &Value,
-    header: &dyn Fn(&str) -> Option<String>,
+    raw_header: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), Refusal> {
+    let header = |name: &str| raw_header(name).map(|v| decode_header(&v));
     let mismatch = |why: String| (400, ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
     let version = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion");
     if header("MCP-Protocol-Version").as_deref() != version.and_then(Value::as_str) {
@@ -80,6 +81,40 @@ pub fn check_headers(
         }
     }
     Ok(())
+}
+
+/// A header value as sent: plain, or `=?base64?…?=` for values unsafe in a header.
+fn decode_header(value: &str) -> String {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => String::from_utf8_lossy(&base64_decode(encoded)).into_owned(),
+        None => value.to_owned(),
+    }
+}
+
+/// Standard base64 (with or without padding); invalid characters are skipped.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let sextet = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let bits: Vec<u8> = text.bytes().filter_map(sextet).collect();
+    let mut out = Vec::with_capacity(bits.len() * 3 / 4);
+    for chunk in bits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (18 - 6 * i)));
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    out
 }
 
 /// The tools only this mode lists: one whose argument is mirrored into a header, and one

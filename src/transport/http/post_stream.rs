@@ -60,10 +60,15 @@ fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
             return;
         }
         let Some(last_event_id) = state.last_event_id.clone() else {
-            // Without an event id there is nothing to resume from.
-            let error = error.unwrap_or_else(|| {
-                Error::Protocol(format!("the event stream ended before the {what}"))
-            });
+            // Without an event id there is nothing to resume from: the response is lost
+            // (a silent stream stays a timeout: nothing says the server stopped working).
+            let error = match error {
+                Some(timeout @ Error::Timeout { .. }) => timeout,
+                other => {
+                    let why = other.map(|e| format!(": {e}")).unwrap_or_default();
+                    Error::ResponseLost(format!("the event stream ended before the {what}{why}"))
+                }
+            };
             shared.inbox.fail(id.clone(), error);
             return;
         };
