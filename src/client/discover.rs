@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::error::{Error, Result, Unsupported};
-use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Payload};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::types::{
     is_supported_protocol_version, DiscoverResult, Implementation, InitializeResult,
     UnsupportedProtocolVersionData, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS,
@@ -208,23 +208,15 @@ fn legacy_or(error: Error, auto: bool) -> Result<Verdict> {
     }
 }
 
-/// The stateless-era error in a failed probe: a JSON-RPC error, or an HTTP error whose body
-/// is one.
+/// The stateless-era error in a failed request: a JSON-RPC error, or an HTTP error whose
+/// body is one, with code -32020, -32021 or -32022.
 pub(crate) fn modern_error(error: &Error) -> Option<ErrorObject> {
-    let object = match error {
-        Error::Rpc(object) => object.clone(),
-        Error::Http(http) => match Payload::decode(&http.body) {
-            Ok(Payload::Single(Message::Response(response))) => response.result.err()?,
-            _ => return None,
-        },
-        _ => return None,
-    };
     let modern = [
         ErrorCode::HEADER_MISMATCH,
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
     ];
-    modern.contains(&object.code).then_some(object)
+    error.rpc_error().filter(|e| modern.contains(&e.code))
 }
 
 /// Makes the discover result the connection's description, as `initialize` would have.

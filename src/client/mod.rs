@@ -14,6 +14,7 @@ use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities}
 mod discover;
 mod era;
 mod era_transport;
+mod errors;
 mod lifecycle;
 mod meta;
 mod methods;
