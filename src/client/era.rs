@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::types::{LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
-use super::meta::Identity;
+use super::meta::{HeaderParam, Identity};
 use super::options::{lock, Options};
 
 /// Default time a server has to answer the `server/discover` probe before it counts as a
@@ -162,8 +162,8 @@ pub(crate) struct EraState {
     phase: RwLock<Phase>,
     /// Whether the transport is Streamable HTTP: routing headers apply, notices do not.
     pub(crate) http: bool,
-    /// Tool name → (argument, header name) pairs from `x-mcp-header` annotations.
-    pub(crate) tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// Tool name → (argument path, header name) pairs from `x-mcp-header` annotations.
+    pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
 }

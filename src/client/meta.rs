@@ -83,7 +83,7 @@ impl Identity {
 pub(crate) fn headers(
     method: &str,
     params: Option<&Value>,
-    tool_headers: &HashMap<String, Vec<(String, String)>>,
+    tool_headers: &HashMap<String, Vec<HeaderParam>>,
 ) -> Vec<(String, String)> {
     let mut headers = Vec::new();
     let version = params
@@ -109,8 +109,9 @@ pub(crate) fn headers(
         let arguments = params.and_then(|p| p.get("arguments"));
         let mirrored = name.and_then(|n| tool_headers.get(n));
         if let (Some(arguments), Some(mirrored)) = (arguments, mirrored) {
-            for (argument, header) in mirrored {
-                if let Some(value) = arguments.get(argument).and_then(header_value) {
+            for (path, header) in mirrored {
+                let value = path.iter().try_fold(arguments, |v, key| v.get(key));
+                if let Some(value) = value.and_then(header_value) {
                     headers.push((format!("Mcp-Param-{header}"), value));
                 }
             }
@@ -167,49 +168,70 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// The `x-mcp-header` annotations of a tool's input schema as (argument, header name) pairs,
-/// or why they are invalid: an empty or non-token name, a duplicate (case-insensitively), a
-/// non-primitive or `number` type, or an annotation not directly under `properties`.
-pub(crate) fn tool_header_params(schema: &Value) -> Result<Vec<(String, String)>, String> {
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for (argument, property) in properties.into_iter().flatten() {
-        let Some(annotation) = property.get("x-mcp-header") else {
-            nested_annotation(property, argument)?;
-            continue;
-        };
-        let Some(name) = annotation.as_str() else {
-            return Err(format!("`{argument}`: x-mcp-header is not a string"));
-        };
-        if name.is_empty() || !name.bytes().all(is_token_byte) {
-            return Err(format!(
-                "`{argument}`: x-mcp-header {name:?} is not a token"
-            ));
-        }
-        if pairs.iter().any(|(_, h)| h.eq_ignore_ascii_case(name)) {
-            return Err(format!(
-                "`{argument}`: x-mcp-header {name:?} is a duplicate"
-            ));
-        }
-        match property.get("type").and_then(Value::as_str) {
-            Some("string" | "integer" | "boolean") => {}
-            other => {
-                return Err(format!(
-                    "`{argument}`: x-mcp-header on type {}",
-                    other.unwrap_or("(none)")
-                ))
+/// Where a tool argument is mirrored into a header: the chain of `properties` keys that leads
+/// to it, and the name after `Mcp-Param-`.
+pub(crate) type HeaderParam = (Vec<String>, String);
+
+/// The `x-mcp-header` annotations of a tool's input schema, or why they are invalid: an empty
+/// or non-token name, a duplicate (case-insensitively), a non-primitive or `number` type, or an
+/// annotation not reachable from the root through `properties` keys alone.
+pub(crate) fn tool_header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
+    let mut pairs = Vec::new();
+    collect(schema, &mut Vec::new(), &mut pairs)?;
+    Ok(pairs)
+}
+
+/// Walks `schema` (reached through `path`): annotations count under `properties` only, and
+/// one anywhere else makes the whole tool invalid.
+fn collect(
+    schema: &Value,
+    path: &mut Vec<String>,
+    pairs: &mut Vec<HeaderParam>,
+) -> Result<(), String> {
+    let Some(object) = schema.as_object() else {
+        return Ok(());
+    };
+    for (key, value) in object {
+        if key == "properties" {
+            for (argument, property) in value.as_object().into_iter().flatten() {
+                path.push(argument.clone());
+                if let Some(annotation) = property.get("x-mcp-header") {
+                    pairs.push((path.clone(), checked(annotation, property, path, pairs)?));
+                }
+                collect(property, path, pairs)?;
+                path.pop();
             }
-        }
-        nested_annotation_inside(property, argument)?;
-        pairs.push((argument.clone(), name.to_owned()));
-    }
-    // An annotation anywhere but directly under `properties` cannot be mirrored.
-    for (key, value) in schema.as_object().into_iter().flatten() {
-        if key != "properties" {
+        } else if key != "x-mcp-header" {
             nested_annotation(value, key)?;
         }
     }
-    Ok(pairs)
+    Ok(())
+}
+
+/// The header name of one annotation, checked against the rules.
+fn checked(
+    annotation: &Value,
+    property: &Value,
+    path: &[String],
+    pairs: &[HeaderParam],
+) -> Result<String, String> {
+    let at = path.join(".");
+    let Some(name) = annotation.as_str() else {
+        return Err(format!("`{at}`: x-mcp-header is not a string"));
+    };
+    if name.is_empty() || !name.bytes().all(is_token_byte) {
+        return Err(format!("`{at}`: x-mcp-header {name:?} is not a token"));
+    }
+    if pairs.iter().any(|(_, h)| h.eq_ignore_ascii_case(name)) {
+        return Err(format!("`{at}`: x-mcp-header {name:?} is a duplicate"));
+    }
+    match property.get("type").and_then(Value::as_str) {
+        Some("string" | "integer" | "boolean") => Ok(name.to_owned()),
+        other => Err(format!(
+            "`{at}`: x-mcp-header on type {}",
+            other.unwrap_or("(none)")
+        )),
+    }
 }
 
 /// Fails when `value` holds an `x-mcp-header` anywhere within it.
@@ -224,16 +246,6 @@ fn nested_annotation(value: &Value, path: &str) -> Result<(), String> {
         Value::Array(items) => items.iter().try_for_each(|v| nested_annotation(v, path)),
         _ => Ok(()),
     }
-}
-
-/// Fails when an annotated property holds another annotation below it.
-fn nested_annotation_inside(property: &Value, argument: &str) -> Result<(), String> {
-    property
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(k, _)| *k != "x-mcp-header")
-        .try_for_each(|(_, v)| nested_annotation(v, argument))
 }
 
 /// RFC 9110 `tchar`.
@@ -310,6 +322,7 @@ mod tests {
             json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}),
             json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
             json!({"properties": {}, "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+            json!({"properties": {"a": {"$ref": "#/$defs/b"}}, "$defs": {"b": {"type": "string", "x-mcp-header": "B"}}}),
         ];
         for schema in bad {
             assert!(tool_header_params(&schema).is_err(), "{schema}");
