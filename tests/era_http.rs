@@ -8,6 +8,9 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[allow(dead_code)] // Only part of the scripted server is used here.
+#[path = "common/http_server.rs"]
+mod http_server;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -147,4 +150,71 @@ fn a_lost_response_is_re_issued_unless_it_is_a_tool_call() {
         .call_tool("echo", json!({"message": "twice"}))
         .expect("echo");
     assert_eq!(echo.text(), "twice");
+}
+
+#[test]
+fn the_stateless_era_keeps_no_session_opens_no_stream_and_never_resumes() {
+    // A server that (wrongly) hands out a session id and event ids: the stateless client must
+    // echo neither, open no GET stream, send no DELETE and no notifications.
+    let server = http_server::serve(|seen, reply| {
+        let body = seen.json();
+        let id = body["id"].clone();
+        let session = [("Mcp-Session-Id", "s-1")];
+        match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+            ("POST", Some("server/discover")) => {
+                let result = json!({"supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}}, "resultType": "complete"});
+                reply.json(
+                    200,
+                    &session,
+                    &json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+                );
+            }
+            ("POST", Some("tools/list")) => {
+                let mut sse = reply.sse(&session);
+                let result = json!({"tools": [], "resultType": "complete"});
+                let message = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                let _ = sse.send(&format!("id: e-1\ndata: {message}\n\n"));
+                sse.end();
+            }
+            ("POST", Some("tools/call")) => {
+                // The stream ends before the response, after an event id.
+                let mut sse = reply.sse(&session);
+                let _ = sse.send("id: e-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n");
+                sse.end();
+            }
+            _ => reply.status(405, &[]),
+        }
+    });
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    assert_eq!(client.era(), Era::Modern);
+    assert!(client.list_all_tools().expect("tools/list").is_empty());
+    match client.call_tool("anything", json!({})) {
+        Err(Error::ResponseLost(_)) => {}
+        other => panic!("expected ResponseLost, got {other:?}"),
+    }
+    client.close();
+    let mut seen = Vec::new();
+    while let Some(request) = server.next_within(Duration::from_millis(500)) {
+        seen.push(request);
+    }
+    assert!(seen.iter().all(|r| r.method == "POST"), "{seen:?}");
+    assert!(
+        seen.iter().all(|r| r.header("mcp-session-id").is_none()),
+        "a session id was echoed: {seen:?}"
+    );
+    assert!(seen.iter().all(|r| r.header("last-event-id").is_none()));
+    let methods: Vec<String> = seen.iter().filter_map(|r| r.rpc_method()).collect();
+    assert_eq!(
+        methods,
+        ["server/discover", "tools/list", "tools/call"],
+        "{seen:?}"
+    );
+    for request in &seen {
+        assert_eq!(request.header("mcp-protocol-version"), Some("2026-07-28"));
+        assert_eq!(
+            request.header("mcp-method").map(str::to_owned),
+            request.rpc_method()
+        );
+    }
 }

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result, Unsupported};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::transport::SessionEvent;
 use crate::types::{
     is_supported_protocol_version, DiscoverResult, Implementation, InitializeResult,
     UnsupportedProtocolVersionData, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS,
@@ -78,6 +79,7 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
         Verdict::Legacy(why) => {
             log::debug!("{server} is a handshake-era server ({why}); initializing");
             shared.era.set_phase(Phase::Legacy);
+            shared.transport.session_event(SessionEvent::Reset);
             remember_verdict(server, ProtocolMode::Legacy);
             super::lifecycle::initialize(shared)?;
             Ok(Established::Ready)
@@ -99,6 +101,7 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
         false => init,
     });
     let mut retried = false;
+    shared.transport.session_event(SessionEvent::Stateless);
     loop {
         shared.era.set_phase(Phase::Modern(version.clone()));
         let outcome = shared.call_once(&CallSpec {

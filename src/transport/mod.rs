@@ -88,8 +88,14 @@ pub enum SessionEvent<'a> {
     /// server-initiated streams may be opened.
     Ready,
     /// The session is gone and a new one is about to be set up: drop session state (HTTP:
-    /// the session id, the protocol-version header and the GET stream).
+    /// the session id, the protocol-version header and the GET stream). Also ends
+    /// [`Stateless`](SessionEvent::Stateless).
     Reset,
+    /// The layer above speaks a stateless protocol (MCP 2026-07-28): keep no session (HTTP:
+    /// ignore session ids, so no `DELETE` either), open no server-initiated stream, and do not
+    /// resume a broken response stream (its request is lost; the layer above decides).
+    /// Per-message headers come through [`Transport::send_with_headers`].
+    Stateless,
 }
 
 /// Starts a transport. Implemented by the transport configurations.

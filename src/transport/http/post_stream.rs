@@ -59,7 +59,12 @@ fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
         if shared.is_closed() || stop.is_stopped() {
             return;
         }
-        let Some(last_event_id) = state.last_event_id.clone() else {
+        // A stateless protocol has no resumption: whatever the event ids, the response is lost.
+        let last_event_id = state
+            .last_event_id
+            .clone()
+            .filter(|_| !shared.is_stateless());
+        let Some(last_event_id) = last_event_id else {
             // Without an event id there is nothing to resume from: the response is lost
             // (a silent stream stays a timeout: nothing says the server stopped working).
             let error = match error {
