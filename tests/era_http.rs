@@ -8,7 +8,6 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
-#[allow(dead_code)] // Only part of the scripted server is used here.
 #[path = "common/http_server.rs"]
 mod http_server;
 
