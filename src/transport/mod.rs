@@ -5,6 +5,12 @@
 //! of the connection is reported there once. Outgoing messages go through
 //! [`Transport::send`], which must return by the deadline it is given.
 //!
+//! Some protocols route on per-message HTTP headers (MCP 2026-07-28 names the method, the tool
+//! and selected arguments in `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`). A transport still
+//! never looks inside a message for them: the layer above computes them and hands them over
+//! with the message through [`Transport::send_with_headers`], which transports without headers
+//! need not implement.
+//!
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
