@@ -159,3 +159,68 @@ fn rounds_beyond_the_maximum_fail() {
         .expect_err("no rounds allowed");
     assert!(err.to_string().contains("rounds"), "{err}");
 }
+
+#[test]
+fn the_maximum_total_time_spans_all_input_rounds() {
+    // The handler takes longer than the whole budget: the retry is never sent.
+    let options = Options::default().with_elicitation_handler(|params| {
+        std::thread::sleep(Duration::from_millis(600));
+        accept(params)
+    });
+    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let budget = RequestOptions::default().with_max_total_time(Duration::from_millis(300));
+    let err = client
+        .call_tool_with("ask_user", json!({"question": "Go on?"}), &budget)
+        .expect_err("over budget");
+    match err {
+        Error::Timeout { kind, .. } => assert_eq!(kind, umcp::TimeoutKind::Total),
+        other => panic!("expected a total timeout, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_cancel_during_an_input_round_stops_the_request() {
+    let cancel = umcp::CancelHandle::new();
+    let trigger = cancel.clone();
+    let options = Options::default().with_elicitation_handler(move |params| {
+        // The user gives up while the form is open.
+        trigger.cancel();
+        accept(params)
+    });
+    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let with_cancel = RequestOptions::default().with_cancel(cancel);
+    let err = client
+        .call_tool_with("ask_user", json!({"question": "Go on?"}), &with_cancel)
+        .expect_err("cancelled");
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+}
+
+/// The verdict is remembered per server: a server that exited on the probe is started once
+/// more the first time, and the next connection to it skips the probe.
+#[cfg(unix)]
+#[test]
+fn the_verdict_is_remembered_so_the_next_connect_skips_the_probe() {
+    let starts = std::env::temp_dir().join(format!("umcp-era-starts-{}", std::process::id()));
+    let _ = std::fs::remove_file(&starts);
+    let script = format!(
+        "echo start >> '{}'; exec '{}' --server --behaviour strict-init",
+        starts.display(),
+        demo::demo_binary().display()
+    );
+    let server = StdioConfig::new("sh").args(["-c", &script]);
+    let count = || {
+        std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let first = Client::connect(server.clone()).expect("first connect");
+    assert_eq!(first.era(), Era::Legacy);
+    first.close();
+    assert_eq!(count(), 2, "probed, exited, started again");
+    let second = Client::connect(server).expect("second connect");
+    assert_eq!(second.era(), Era::Legacy);
+    second.close();
+    assert_eq!(count(), 3, "the cached verdict skipped the probe");
+    let _ = std::fs::remove_file(&starts);
+}

@@ -269,6 +269,13 @@ mod tests {
         assert_eq!(meta[META_CLIENT_INFO]["name"], "umcp");
         let bare = stamp(None, "2026-07-28", &identity).unwrap();
         assert_eq!(bare["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+        assert!(
+            bare["_meta"].get(META_LOG_LEVEL).is_none(),
+            "no level unless set"
+        );
+        let options = Options::default().with_log_level(crate::types::LoggingLevel::Warning);
+        let leveled = stamp(None, "2026-07-28", &Identity::new(&options)).unwrap();
+        assert_eq!(leveled["_meta"][META_LOG_LEVEL], "warning");
     }
 
     #[test]
