@@ -134,7 +134,9 @@ impl Client {
         })
     }
 
-    /// The full `initialize` result of the current session.
+    /// The full `initialize` result of the current session. In the stateless era it is built
+    /// from the `server/discover` result: the version in use, the capabilities, the
+    /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
     pub fn initialize_result(&self) -> Arc<InitializeResult> {
         match self.shared.init.read() {
             Ok(init) => init.clone(),

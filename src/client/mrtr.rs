@@ -295,7 +295,12 @@ fn retry_params(
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    object.insert("inputResponses".into(), Value::Object(responses));
+    // A round that asked for nothing but carried state is retried with the state alone.
+    if responses.is_empty() {
+        object.remove("inputResponses");
+    } else {
+        object.insert("inputResponses".into(), Value::Object(responses));
+    }
     match state {
         Some(state) => object.insert("requestState".into(), Value::String(state)),
         None => object.remove("requestState"),
@@ -332,4 +337,26 @@ fn handled<T: Serialize>(
 fn decode<T: DeserializeOwned>(value: &Value, method: &str) -> Result<T> {
     serde_json::from_value(value.clone())
         .map_err(|e| Error::Protocol(format!("malformed `{method}` input_required result: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_retry_keeps_the_params_and_echoes_the_state_exactly() {
+        let original = Some(json!({"name": "t", "arguments": {"a": 1}, "requestState": "old"}));
+        let mut responses = Map::new();
+        responses.insert("k".into(), json!({"action": "accept", "content": {}}));
+        let state = "s\u{2713} \"quoted\" ".to_owned();
+        let retry = retry_params(original.clone(), responses, Some(state.clone()));
+        assert_eq!(retry["arguments"], json!({"a": 1}));
+        assert_eq!(retry["inputResponses"]["k"]["action"], "accept");
+        assert_eq!(retry["requestState"].as_str(), Some(state.as_str()));
+        // No state from the server: none on the retry, and no empty inputResponses either.
+        let bare = retry_params(original, Map::new(), None);
+        assert!(bare.get("requestState").is_none());
+        assert!(bare.get("inputResponses").is_none());
+    }
 }
