@@ -18,10 +18,12 @@ use std::time::{Duration, SystemTime};
 use tiny_http::{Header, Method, Request};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Payload, Request as RpcRequest, Response};
 
-use super::behaviours::{Behaviour, Opts};
+use super::behaviours::Opts;
 use super::out::{self, Out};
 use super::routes::{Frame, Routes};
-use super::{lock, modern, spawn, Server, VERSIONS};
+use super::{lock, spawn, Server, VERSIONS};
+
+mod stateless;
 
 /// The endpoint's path.
 const PATH: &str = "/mcp";
@@ -151,52 +153,6 @@ impl Front {
                 status(request, 202, "");
             }
         }
-    }
-
-    /// A POST of the stateless protocol: no session; `_meta` and the routing headers are
-    /// checked before the request reaches the server.
-    fn post_modern(&self, mut request: Request) {
-        let mut body = String::new();
-        let read = request.as_reader().take(MAX_BODY).read_to_string(&mut body);
-        if let Err(e) = read {
-            return rpc_error(request, 400, ErrorCode::PARSE_ERROR, &e.to_string());
-        }
-        let call = match Payload::decode(body.trim()) {
-            Ok(Payload::Single(Message::Request(call))) => call,
-            Ok(Payload::Single(_)) => return status(request, 202, ""),
-            _ => return rpc_error(request, 400, ErrorCode::PARSE_ERROR, "one request per POST"),
-        };
-        let params = call.params.clone().unwrap_or_default();
-        let lookup = |name: &str| {
-            request
-                .headers()
-                .iter()
-                .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-                .map(|h| h.value.as_str().to_owned())
-        };
-        let checked = modern::check_meta(&params)
-            .and_then(|()| modern::check_headers(&call.method, &params, &lookup));
-        if let Err((code, error)) = checked {
-            let body = Message::from(Response {
-                id: Some(call.id),
-                result: Err(error),
-            })
-            .encode();
-            let reply = tiny_http::Response::from_string(body).with_status_code(code);
-            let _ = request.respond(with_headers(reply, &[("Content-Type", "application/json")]));
-            return;
-        }
-        if self.opts.behaviour == Behaviour::LoseFirstResponse
-            && call.method != "server/discover"
-            && lock(&self.lost).insert(call.method.clone())
-        {
-            if let Ok(stream) = EventStream::open(request, &[]) {
-                stream.end();
-            }
-            return;
-        }
-        let session = self.stateless.clone();
-        self.answer(request, &session, call, None);
     }
 
     /// Hands request `call` to the session's server and writes what belongs to it (messages

@@ -10,6 +10,7 @@
 //! A panic here would look like a client bug in the tests, so I/O failures end the process
 //! with a line on stderr instead.
 
+mod asks;
 mod behaviours;
 mod catalog;
 mod http;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Request};
 
-use super::{catalog, tools, Reply, Server};
+use super::{asks, catalog, tools, Reply, Server};
 
 /// The one version this mode speaks.
 pub const VERSION: &str = "2026-07-28";
@@ -202,8 +202,8 @@ fn call(params: &Value) -> Option<Reply> {
         .cloned()
         .unwrap_or_else(|| json!({}));
     let (method, ask) = match name {
-        "ask_user" => ("elicitation/create", tools::elicitation_params(&args, true)),
-        "ask_llm" => ("sampling/createMessage", tools::sampling_params(&args)),
+        "ask_user" => ("elicitation/create", asks::elicitation_params(&args, true)),
+        "ask_llm" => ("sampling/createMessage", asks::sampling_params(&args)),
         "list_roots" => ("roots/list", Ok(json!({}))),
         "region" => {
             let region = args
@@ -230,8 +230,8 @@ fn call(params: &Value) -> Option<Reply> {
         return Some(Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, why)));
     }
     Some(Ok(match name {
-        "ask_user" => tools::elicited(answer).unwrap_or_else(|why| tool_error(&why)),
-        "ask_llm" => tools::sampled(answer),
+        "ask_user" => asks::elicited(answer).unwrap_or_else(|why| tool_error(&why)),
+        "ask_llm" => asks::sampled(answer),
         _ => tools::structured(answer.clone()),
     }))
 }
