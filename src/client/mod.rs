@@ -64,7 +64,9 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects with default [`Options`] and runs the `initialize` handshake.
+    /// Connects with default [`Options`]: probes with `server/discover` and speaks the era the
+    /// server answers in (see [`ProtocolMode::Auto`]), running `initialize` for a
+    /// handshake-era server.
     ///
     /// # Errors
     ///
@@ -75,7 +77,8 @@ impl Client {
         Client::connect_with(transport, Options::default())
     }
 
-    /// Connects with `options` and runs the `initialize` handshake.
+    /// Connects with `options` and sets up the protocol era they ask for
+    /// ([`Options::with_protocol_mode`]): `server/discover`, `initialize`, or both in turn.
     ///
     /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
     /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
