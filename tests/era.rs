@@ -224,3 +224,40 @@ fn the_verdict_is_remembered_so_the_next_connect_skips_the_probe() {
     assert_eq!(count(), 3, "the cached verdict skipped the probe");
     let _ = std::fs::remove_file(&starts);
 }
+
+#[test]
+fn a_cancel_in_the_stateless_stdio_era_sends_notifications_cancelled() {
+    let record = std::env::temp_dir().join(format!("umcp-era-cancel-{}", std::process::id()));
+    let _ = std::fs::remove_file(&record);
+    let server = modern_demo().env("UMCP_DEMO_RECORD", record.to_string_lossy().into_owned());
+    let client = Client::connect(server).expect("connect");
+    assert_eq!(client.era(), Era::Modern);
+    let cancel = umcp::CancelHandle::new();
+    let trigger = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        trigger.cancel();
+    });
+    let outcome = client.call_tool_with(
+        "slow",
+        json!({"steps": 100, "delay_ms": 100}),
+        &RequestOptions::default().with_cancel(cancel),
+    );
+    canceller.join().expect("canceller");
+    assert!(
+        matches!(outcome, Err(Error::Cancelled { .. })),
+        "{outcome:?}"
+    );
+    // The notice is sent from a thread of its own; the server records what it receives.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let recorded = loop {
+        let text = std::fs::read_to_string(&record).unwrap_or_default();
+        if text.contains("notifications/cancelled") || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    client.close();
+    let _ = std::fs::remove_file(&record);
+    assert!(recorded.contains("notifications/cancelled"), "{recorded}");
+}
