@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use umcp::types::{ContentBlock, EmbeddedResource};
-use umcp::{ConfigFile, HttpKind, Manager, ManagerOptions, Options, ServerConfig};
+use umcp::{ConfigFile, HttpKind, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig};
 
 #[path = "cli/oauth.rs"]
 mod oauth;
@@ -35,7 +35,8 @@ mod output;
 
 use output::{first_line, pretty, Output};
 
-const USAGE: &str = "usage: cli SERVER [--json] [--timeout SECS] [--token-store FILE] COMMAND
+const USAGE: &str = "usage: cli SERVER [--json] [--timeout SECS] [--token-store FILE]
+           [--protocol auto|legacy|modern] COMMAND
 SERVER:  --stdio 'CMD ARGS…'
          --url URL [--transport auto|streamable-http|sse] [--header 'Name: value']…
                [--oauth [--oauth-client-id ID] [--oauth-client-secret SECRET]
@@ -77,6 +78,7 @@ struct Args {
     server: Option<String>,
     json: bool,
     timeout: Option<String>,
+    protocol: Option<String>,
     oauth: oauth::Flags,
     command: Vec<String>,
 }
@@ -97,6 +99,7 @@ fn parse_args(raw: Vec<String>) -> Result<Args, Exit> {
             "--config" => args.config = Some(value("--config")?),
             "--server" => args.server = Some(value("--server")?),
             "--timeout" => args.timeout = Some(value("--timeout")?),
+            "--protocol" => args.protocol = Some(value("--protocol")?),
             "--oauth" => args.oauth.enabled = true,
             "--oauth-client-id" => args.oauth.client_id = Some(value("--oauth-client-id")?),
             "--oauth-client-secret" => {
@@ -124,6 +127,13 @@ fn run(raw: Vec<String>) -> Result<(), Exit> {
             .ok_or_else(|| usage(format!("--timeout {secs}: not a number of seconds")))?,
         None => Duration::from_secs(30),
     };
+    // The protocol era: `auto` (the default) probes each server, `legacy` and `modern` skip
+    // the probe.
+    let protocol = match &args.protocol {
+        Some(mode) => ProtocolMode::parse(mode)
+            .ok_or_else(|| usage(format!("--protocol {mode}: not auto, legacy or modern")))?,
+        None => ProtocolMode::Auto,
+    };
     let servers = servers(&args)?;
     let single = servers.len() == 1;
     let (command, rest) = args
@@ -143,7 +153,11 @@ fn run(raw: Vec<String>) -> Result<(), Exit> {
         .without_cache()
         .with_reconnect_attempts(0)
         .with_startup_timeout(timeout)
-        .with_client_options(Options::default().with_request_timeout(timeout));
+        .with_client_options(
+            Options::default()
+                .with_request_timeout(timeout)
+                .with_protocol_mode(protocol),
+        );
     let options = oauth::configure(options, &args.oauth).map_err(usage)?;
     // The JSON arguments of `call` and `prompt`, checked before anything starts.
     let arguments = json_arg(rest.get(1).copied())?;

@@ -68,6 +68,10 @@ pub enum Error {
     /// Obtaining credentials failed: OAuth discovery, client registration, the user's
     /// authorization or the token request. The details name the step and the server's answer.
     Auth(Box<AuthError>),
+    /// The stream that was to carry a response ended before the response and cannot be
+    /// resumed: the request is lost, and the server may or may not have acted on it. Requests
+    /// that are safe to repeat are re-issued by the client; a `tools/call` is not.
+    ResponseLost(String),
 }
 
 /// Which deadline a [`Error::Timeout`] refers to.
@@ -286,6 +290,7 @@ impl fmt::Display for Error {
             Error::Unauthorized(e) => write!(f, "unauthorized: {e}"),
             Error::Forbidden(e) => write!(f, "forbidden: {e}"),
             Error::SessionExpired => f.write_str("session expired: the server ended the session"),
+            Error::ResponseLost(why) => write!(f, "response lost: {why}"),
             Error::Config(msg) => write!(f, "config: {msg}"),
             Error::Auth(e) => fmt::Display::fmt(e, f),
         }

@@ -353,3 +353,19 @@ fn oauth_refusals_exit_3_and_misplaced_options_exit_2() {
         assert!(stderr(&out).contains("--url servers"), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn protocol_modes_choose_the_era() {
+    let modern = format!("'{}' --server --modern", demo::demo_binary().display());
+    // `auto` (the default) finds either era.
+    let out = cli(&["--stdio", &modern, "call", "add", r#"{"a": 2, "b": 3}"#]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "5");
+    // A pin does not fall back: the handshake-era demo refuses it, and the other way round.
+    let out = demo(&["--protocol", "modern", "tools"], 3);
+    assert!(!stderr(&out).is_empty());
+    let out = cli(&["--stdio", &modern, "--protocol", "legacy", "tools"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let out = cli(&["--stdio", &modern, "--protocol", "sometimes", "tools"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

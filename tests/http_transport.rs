@@ -392,7 +392,7 @@ fn a_stream_without_event_ids_that_ends_early_fails_the_request() {
     let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
     transport.send(&request(1, "tools/call"), soon()).unwrap();
     match expect_failed(&rx, 1) {
-        Error::Protocol(msg) => assert!(msg.contains("ended before"), "{msg}"),
+        Error::ResponseLost(msg) => assert!(msg.contains("ended before"), "{msg}"),
         other => panic!("{other:?}"),
     }
 }

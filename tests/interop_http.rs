@@ -30,7 +30,8 @@ use umcp::types::{
     LoggingLevel, ProgressNotificationParams, Root, ServerNotification,
 };
 use umcp::{
-    CancelHandle, Client, HttpConfig, HttpTransportKind, Notifications, Options, RequestOptions,
+    CancelHandle, Client, Era, HttpConfig, HttpTransportKind, Notifications, Options, ProtocolMode,
+    RequestOptions,
 };
 
 /// The root the server-everything tests declare.
@@ -215,6 +216,8 @@ fn everything_over_http(mode: &str, path: &str, kind: HttpTransportKind, expecte
 }
 
 fn everything_handshake(client: &Client) {
+    // A handshake-era server: `Auto` probed, was refused and initialized.
+    assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.server_info().name, "mcp-servers/everything");
     assert_eq!(client.protocol_version(), PROTOCOL_VERSION);
     let caps = client.server_capabilities();
@@ -400,8 +403,14 @@ fn python_over_http(args: &[&str], path: &str, kind: HttpTransportKind, expected
         assert_streamable_refused(&server, 405);
     }
     let seen = Seen::default();
-    let client = connect(&server, path, kind, seen.options(json!({"confirm": true})));
+    // The server speaks both eras and `Auto` would choose the stateless one; these tests
+    // cover its handshake era (`tests/interop_modern.rs` covers the other).
+    let options = seen
+        .options(json!({"confirm": true}))
+        .with_protocol_mode(ProtocolMode::Legacy);
+    let client = connect(&server, path, kind, options);
     assert_eq!(client.transport_kind(), expected_kind);
+    assert_eq!(client.era(), Era::Legacy);
     let notes = client.notifications();
 
     python_handshake(&client);
@@ -443,10 +452,20 @@ fn python_handshake(client: &Client) {
 }
 
 fn python_tools(client: &Client) {
-    let expected: BTreeSet<String> = ["add", "confirm", "echo", "long_task", "shout", "summarize"]
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let expected: BTreeSet<String> = [
+        "add",
+        "confirm",
+        "confirm_resolved",
+        "echo",
+        "long_task",
+        "region",
+        "shout",
+        "summarize",
+        "summarize_resolved",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
     assert_eq!(tool_names(client), expected);
     let sum = client
         .call_tool("add", json!({"a": 2, "b": 3}))

@@ -26,7 +26,7 @@ use umcp::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     LoggingLevel, Root, ServerNotification,
 };
-use umcp::{Client, Options, StdioConfig};
+use umcp::{Client, Era, Options, ProtocolMode, StdioConfig};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -46,11 +46,14 @@ fn everything(options: Options) -> Client {
 }
 
 /// Starts the Python SDK server over stdio and runs the handshake.
+///
+/// The server speaks both eras and `Auto` would choose the stateless one; these tests cover
+/// its handshake era (`tests/interop_modern.rs` covers the other).
 fn python(options: Options) -> Client {
     let config = StdioConfig::new(path_arg(&peers::python_mcp()))
         .arg(path_arg(&peers::python_server_script()))
         .arg("stdio");
-    Client::connect_with(config, options)
+    Client::connect_with(config, options.with_protocol_mode(ProtocolMode::Legacy))
         .unwrap_or_else(|e| panic!("connecting to the Python SDK server over stdio failed: {e}"))
 }
 
@@ -122,6 +125,8 @@ fn everything_handshake() {
         return;
     }
     let client = everything(options());
+    // A handshake-era server: `Auto` probed, heard -32601 and initialized.
+    assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.server_info().name, "mcp-servers/everything");
     assert_eq!(client.protocol_version(), PROTOCOL_VERSION);
     assert_eq!(client.transport_kind(), "stdio");
@@ -398,10 +403,20 @@ fn python_tools_list_and_call() {
     }
     let client = python(options());
     let names = tool_names(&client);
-    let expected: BTreeSet<String> = ["add", "confirm", "echo", "long_task", "shout", "summarize"]
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let expected: BTreeSet<String> = [
+        "add",
+        "confirm",
+        "confirm_resolved",
+        "echo",
+        "long_task",
+        "region",
+        "shout",
+        "summarize",
+        "summarize_resolved",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
     assert_eq!(names, expected);
 
     let sum = client

@@ -1,17 +1,21 @@
 //! The umcp demo: `cargo run --example demo` starts this same program as an MCP server over
 //! stdio, connects to it with `umcp::Client` and walks through what a client can do; then it
-//! starts it again as a Streamable HTTP server and connects over HTTP.
+//! starts it again in the stateless protocol era (one input round) and as a Streamable HTTP
+//! server.
 //!
 //! `demo --server [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]` is the server
 //! on its own, which the integration tests drive (the behaviours are listed in
 //! `server/behaviours.rs`). With `--http 127.0.0.1:0` it serves Streamable HTTP instead of
-//! stdio and prints `listening on http://127.0.0.1:<port>/mcp`. With `UMCP_DEMO_RECORD=<file>` set, the server appends every
-//! notification it receives to that file, one JSON object per line.
+//! stdio and prints `listening on http://127.0.0.1:<port>/mcp`. With `--modern` it speaks only
+//! the stateless protocol 2026-07-28 (`server/discover`, input rounds), over either. With
+//! `UMCP_DEMO_RECORD=<file>` set, the server appends every notification it receives to that
+//! file, one JSON object per line.
 
 mod server;
 mod show;
 #[cfg(feature = "http")]
 mod show_http;
+mod show_modern;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -71,6 +71,7 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     println!("  greet(name: Ada): {:?}", text.unwrap_or_default());
 
     client.close();
+    crate::show_modern::run(&exe)?;
     #[cfg(feature = "http")]
     crate::show_http::run(&exe)?;
     println!("\ndone");

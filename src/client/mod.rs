@@ -11,8 +11,15 @@ use crate::error::{Closed, Error, Result};
 use crate::transport::{Connect, Inbox};
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
+mod discover;
+mod era;
+mod era_transport;
+mod errors;
 mod lifecycle;
+mod meta;
 mod methods;
+mod modern;
+mod mrtr;
 mod notifications;
 mod one_shot;
 mod options;
@@ -20,6 +27,7 @@ mod router;
 mod server_requests;
 mod session;
 
+pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
@@ -56,7 +64,9 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects with default [`Options`] and runs the `initialize` handshake.
+    /// Connects with default [`Options`]: probes with `server/discover` and speaks the era the
+    /// server answers in (see [`ProtocolMode::Auto`]), running `initialize` for a
+    /// handshake-era server.
     ///
     /// # Errors
     ///
@@ -67,7 +77,8 @@ impl Client {
         Client::connect_with(transport, Options::default())
     }
 
-    /// Connects with `options` and runs the `initialize` handshake.
+    /// Connects with `options` and sets up the protocol era they ask for
+    /// ([`Options::with_protocol_mode`]): `server/discover`, `initialize`, or both in turn.
     ///
     /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
     /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
@@ -76,12 +87,18 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::connect`].
-    pub fn connect_with(transport: impl Connect + 'static, options: Options) -> Result<Client> {
+    pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
         let mut connector: Box<dyn Connect> = Box::new(transport);
         loop {
             let client = Client::start(connector.as_ref(), options.clone())?;
-            let err = match lifecycle::initialize(&client.shared) {
-                Ok(()) => return Ok(client),
+            let err = match discover::establish(&client.shared, &connector.describe()) {
+                Ok(discover::Established::Ready) => return Ok(client),
+                Ok(discover::Established::Restart) => {
+                    // The server exited on the probe: start it again for `initialize`.
+                    client.close();
+                    options = options.with_protocol_mode(ProtocolMode::Legacy);
+                    continue;
+                }
                 Err(err) => err,
             };
             client.close();
@@ -120,7 +137,9 @@ impl Client {
         })
     }
 
-    /// The full `initialize` result of the current session.
+    /// The full `initialize` result of the current session. In the stateless era it is built
+    /// from the `server/discover` result: the version in use, the capabilities, the
+    /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
     pub fn initialize_result(&self) -> Arc<InitializeResult> {
         match self.shared.init.read() {
             Ok(init) => init.clone(),

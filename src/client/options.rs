@@ -52,6 +52,8 @@ pub struct Options {
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) on_notification: Option<NotificationCallback>,
     pub(crate) experimental: Option<Map<String, Value>>,
+    /// The protocol era settings; builders in `era.rs`.
+    pub(crate) era: super::era::EraOptions,
 }
 
 impl Default for Options {
@@ -67,6 +69,7 @@ impl Default for Options {
             roots: None,
             on_notification: None,
             experimental: None,
+            era: super::era::EraOptions::default(),
         }
     }
 }

@@ -66,6 +66,11 @@ fn answer(shared: &Shared, request: Request) {
 }
 
 fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
+    // The stateless era has no server requests (input comes through input rounds): a server
+    // that sends one anyway gets "method not found", and no handler runs.
+    if shared.era.modern_version().is_some() {
+        return Err(not_found(&request.method));
+    }
     let options = &shared.options;
     match request.method.as_str() {
         "ping" => Ok(Value::Object(Default::default())),

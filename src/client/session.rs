@@ -67,6 +67,8 @@ pub(crate) struct Shared {
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) router: Mutex<Option<JoinHandle<()>>>,
     pub(crate) cancelled_by_server: Mutex<Vec<RequestId>>,
+    /// The protocol era; the transport above is wrapped to stamp stateless requests.
+    pub(crate) era: Arc<super::era::EraState>,
 }
 
 /// How one call is made.
@@ -81,8 +83,13 @@ pub(crate) struct CallSpec<'a> {
 impl Shared {
     pub(crate) fn new(transport: Box<dyn Transport>, options: Options) -> Shared {
         let (notify_tx, notify_rx) = crossbeam_channel::bounded(options.notification_capacity);
+        let era = Arc::new(super::era::EraState::new(
+            &options,
+            transport.kind() == "streamable-http",
+        ));
+        let transport = super::era_transport::EraTransport::new(transport, Arc::clone(&era));
         Shared {
-            transport: Arc::from(transport),
+            transport: Arc::new(transport),
             options,
             pending: Mutex::new(Pending::default()),
             next_id: AtomicI64::new(1),
@@ -96,6 +103,7 @@ impl Shared {
             notify_rx,
             router: Mutex::new(None),
             cancelled_by_server: Mutex::new(Vec::new()),
+            era,
         }
     }
 
@@ -106,6 +114,9 @@ impl Shared {
 
     /// Sends a request and waits for its outcome, honouring timeouts, progress and cancel.
     pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Value> {
+        if self.era.modern_version().is_some() {
+            return super::mrtr::call(self, &spec);
+        }
         let generation = self.generation.load(Ordering::SeqCst);
         match self.call_once(&spec) {
             Err(Error::SessionExpired)
@@ -119,7 +130,7 @@ impl Shared {
         }
     }
 
-    fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
+    pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
         let opts = spec.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();

@@ -5,6 +5,12 @@
 //! of the connection is reported there once. Outgoing messages go through
 //! [`Transport::send`], which must return by the deadline it is given.
 //!
+//! Some protocols route on per-message HTTP headers (MCP 2026-07-28 names the method, the tool
+//! and selected arguments in `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`). A transport still
+//! never looks inside a message for them: the layer above computes them and hands them over
+//! with the message through [`Transport::send_with_headers`], which transports without headers
+//! need not implement.
+//!
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
@@ -40,6 +46,26 @@ pub trait Transport: Send + Sync {
     /// means it never will be on this connection.
     fn send(&self, message: &Message, deadline: Instant) -> Result<()>;
 
+    /// Sends one message with per-message headers the layer above derived from it.
+    ///
+    /// This is how protocol-level routing information reaches a transport that knows no MCP
+    /// methods: the client computes the headers of the stateless protocol (`Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-*`, `MCP-Protocol-Version`) from the request and hands them over
+    /// with it. HTTP transports add them to the request that carries the message; transports
+    /// without headers (stdio) ignore them, which is the default.
+    ///
+    /// # Errors
+    ///
+    /// As [`Transport::send`].
+    fn send_with_headers(
+        &self,
+        message: &Message,
+        deadline: Instant,
+        _headers: &[(String, String)],
+    ) -> Result<()> {
+        self.send(message, deadline)
+    }
+
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
     fn abandon(&self, _id: &RequestId) {}
@@ -68,8 +94,14 @@ pub enum SessionEvent<'a> {
     /// server-initiated streams may be opened.
     Ready,
     /// The session is gone and a new one is about to be set up: drop session state (HTTP:
-    /// the session id, the protocol-version header and the GET stream).
+    /// the session id, the protocol-version header and the GET stream). Also ends
+    /// [`Stateless`](SessionEvent::Stateless).
     Reset,
+    /// The layer above speaks a stateless protocol (MCP 2026-07-28): keep no session (HTTP:
+    /// ignore session ids, so no `DELETE` either), open no server-initiated stream, and do not
+    /// resume a broken response stream (its request is lost; the layer above decides).
+    /// Per-message headers come through [`Transport::send_with_headers`].
+    Stateless,
 }
 
 /// Starts a transport. Implemented by the transport configurations.

@@ -24,6 +24,7 @@ mod elicitation;
 mod lifecycle;
 mod logging;
 mod method;
+mod modern;
 mod notifications;
 mod prompts;
 mod resources;
@@ -55,6 +56,12 @@ pub use method::{
     CallTool, Complete, CreateMessage, Elicit, GetPrompt, Initialize, ListPrompts,
     ListResourceTemplates, ListResources, ListRoots, ListTools, Method, Ping, ReadResource,
     SetLevel, Subscribe, Unsubscribe,
+};
+pub use modern::{
+    is_modern_protocol_version, DiscoverResult, InputRequiredResult,
+    MissingRequiredClientCapabilityData, ResultType, UnsupportedProtocolVersionData,
+    LATEST_MODERN_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_PROTOCOL_VERSIONS,
 };
 pub use notifications::ServerNotification;
 pub use prompts::{

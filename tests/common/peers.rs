@@ -123,6 +123,49 @@ pub fn python_mcp() -> PathBuf {
     }
 }
 
+/// The TypeScript SDK v2 test server (`tests/peers/ts_v2_server.mjs`), installing the npm
+/// peers on first use. The script is copied next to their `node_modules`, where Node resolves
+/// its imports; run it as `PORT=<port> node <path>`.
+///
+/// # Panics
+///
+/// As [`server_everything`], or when the script cannot be copied.
+pub fn ts_v2_server() -> PathBuf {
+    let entry = server_everything();
+    // <dir>/node_modules/@modelcontextprotocol/server-everything/dist/index.js -> <dir>
+    let dir = entry
+        .ancestors()
+        .nth(5)
+        .expect("the npm install folder")
+        .to_path_buf();
+    let script = dir.join("ts_v2_server.mjs");
+    // Copied under a unique name and renamed into place: parallel tests never see half a file.
+    let staging = dir.join(format!(
+        ".ts_v2_server.{}.{:?}.tmp",
+        std::process::id(),
+        thread::current().id()
+    ));
+    fs::copy(repo_path("tests/peers/ts_v2_server.mjs"), &staging)
+        .and_then(|_| fs::rename(&staging, &script))
+        .unwrap_or_else(|e| panic!("cannot copy ts_v2_server.mjs into {}: {e}", dir.display()));
+    script
+}
+
+/// Starts the TypeScript SDK v2 server serving the stateless protocol over Streamable HTTP
+/// (endpoint `/mcp`).
+pub fn ts_v2_http() -> HttpPeer {
+    let script = ts_v2_server();
+    HttpPeer::start(
+        "the TypeScript SDK v2 server",
+        "listening on port",
+        |port| {
+            let mut command = Command::new(node());
+            command.arg(&script).env("PORT", port.to_string());
+            command
+        },
+    )
+}
+
 /// The Python SDK test server script, to run with [`python_mcp`]: `<python> <script> stdio`.
 pub fn python_server_script() -> PathBuf {
     repo_path("tests/peers/python_server.py")
@@ -254,6 +297,10 @@ fn install_npm(dir: &Path) -> Result<(), String> {
         .arg(dir)
         .args(["--no-audit", "--no-fund", "--ignore-scripts"]);
     run(&mut npm, &log)?;
+    let v2 = dir.join("node_modules/@modelcontextprotocol/server/package.json");
+    if !v2.is_file() {
+        return Err(format!("npm ci finished but {} is missing", v2.display()));
+    }
     let entry = server_everything_entry(dir);
     if !entry.is_file() {
         return Err(format!(

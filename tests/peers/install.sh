@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned MCP peer servers of the interop tests under <target dir>/peers:
-#   npm  @modelcontextprotocol/server-everything, `npm ci` from tests/peers/package-lock.json
+#   npm  @modelcontextprotocol/server-everything and @modelcontextprotocol/server (the TypeScript
+#        SDK v2, for tests/peers/ts_v2_server.mjs), `npm ci` from tests/peers/package-lock.json
 #        into target/peers/npm
 #   py   a venv at target/peers/py with the pins of tests/peers/requirements.txt (mcp 2.3.0)
 #
@@ -50,6 +51,7 @@ fill_npm() {
     fi
     cp "$root/tests/peers/package.json" "$root/tests/peers/package-lock.json" "$dir/" || return 1
     npm ci --prefix "$dir" --no-audit --no-fund --ignore-scripts || return 1
+    test -f "$dir/node_modules/@modelcontextprotocol/server/package.json" || return 1
     test -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 }
 

@@ -9,6 +9,12 @@ Usage (always binds 127.0.0.1 for the HTTP transports):
 Tools: add(a, b), echo(text), long_task(steps) with progress, summarize(text) which asks the
 client for sampling, confirm(question) which elicits a form, shout(message) which logs at info
 and warning. Resource: demo://greeting. Prompt: review(code).
+
+The server speaks both protocol eras; the client's first request picks one. For the stateless
+era (2026-07-28) there are tools that ask the client through resolvers, which the SDK turns
+into input rounds (MRTR) there and into server requests in the handshake era:
+confirm_resolved(question) elicits, summarize_resolved(text) samples; and region(region),
+whose argument is mirrored into the `Mcp-Param-Region` header over HTTP.
 """
 
 from __future__ import annotations
@@ -18,10 +24,12 @@ import sys
 import warnings
 
 import anyio
+from typing import Annotated
+
 from pydantic import BaseModel, Field
 
 import mcp.types as types
-from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, MCPServer, Resolve, Sample
 
 # Logging, sampling and elicitation are deprecated only from 2026-07-28 on; the tests speak
 # 2025-11-25, where they are current, so the warnings are noise on the server's stderr.
@@ -92,6 +100,39 @@ async def confirm(question: str, ctx: Context) -> str:
     if isinstance(result, AcceptedElicitation):
         return f"accepted: confirm={str(result.data.confirm).lower()} note={result.data.note}"
     return result.action
+
+
+def ask_confirmation(question: str) -> Elicit[Confirmation]:
+    return Elicit(question, Confirmation)
+
+
+@server.tool(description="Ask the user to confirm through a resolver (an input round from 2026-07-28).")
+async def confirm_resolved(
+    question: str, answer: Annotated[Confirmation, Resolve(ask_confirmation)]
+) -> str:
+    return f"accepted: confirm={str(answer.confirm).lower()} note={answer.note}"
+
+
+def ask_model(text: str) -> Sample:
+    message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"Summarize: {text}"))
+    return Sample([message], max_tokens=100)
+
+
+@server.tool(description="Ask the client's model through a resolver (an input round from 2026-07-28).")
+async def summarize_resolved(
+    text: str, sampled: Annotated[types.CreateMessageResult, Resolve(ask_model)]
+) -> str:
+    content = sampled.content
+    if isinstance(content, list):
+        content = content[0] if content else None
+    if isinstance(content, types.TextContent):
+        return content.text
+    return f"non-text sampling result: {content!r}"
+
+
+@server.tool(description="Echo the region, which is mirrored into the Mcp-Param-Region header.")
+def region(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    return f"region {region}"
 
 
 @server.tool(description="Log the message at info and warning level, then return it in capitals.")

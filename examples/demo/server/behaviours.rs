@@ -46,9 +46,16 @@ pub enum Behaviour {
     ExitOnInit,
     /// Serves normally; named for the `huge` tool, which returns a text of `--bytes` bytes.
     HugeMessage,
+    /// Exits 3 when the first request is anything but `initialize`.
+    StrictInit,
+    /// Never answers `server/discover`.
+    SilentProbe,
+    /// `--modern --http`: the first request of each method (but `server/discover`) gets an
+    /// event stream that ends before the response, unhandled.
+    LoseFirstResponse,
 }
 
-const BEHAVIOURS: [(&str, Behaviour); 12] = [
+const BEHAVIOURS: [(&str, Behaviour); 15] = [
     ("normal", Behaviour::Normal),
     ("crash-mid-call", Behaviour::CrashMidCall),
     ("garbage", Behaviour::Garbage),
@@ -61,6 +68,9 @@ const BEHAVIOURS: [(&str, Behaviour); 12] = [
     ("bad-version", Behaviour::BadVersion),
     ("exit-on-init", Behaviour::ExitOnInit),
     ("huge-message", Behaviour::HugeMessage),
+    ("strict-init", Behaviour::StrictInit),
+    ("silent-probe", Behaviour::SilentProbe),
+    ("lose-first-response", Behaviour::LoseFirstResponse),
 ];
 
 /// The command-line options of server mode.
@@ -75,10 +85,13 @@ pub struct Opts {
     pub bytes: u64,
     /// Serve Streamable HTTP on this address instead of stdio (`--http 127.0.0.1:0`).
     pub http: Option<String>,
+    /// Speak the stateless protocol 2026-07-28 only (`--modern`).
+    pub modern: bool,
 }
 
 impl Opts {
-    /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--http ADDR]`.
+    /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--http ADDR]
+    /// [--modern]`.
     pub fn parse(args: &[String]) -> Result<Opts, String> {
         let mut opts = Opts {
             behaviour: Behaviour::Normal,
@@ -86,9 +99,14 @@ impl Opts {
             garbage: 5,
             bytes: 100 * 1024 * 1024,
             http: None,
+            modern: false,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
+            if arg == "--modern" {
+                opts.modern = true;
+                continue;
+            }
             let value = args
                 .next()
                 .ok_or_else(|| format!("`{arg}` needs a value"))?;
@@ -115,7 +133,7 @@ impl Opts {
                 _ => {
                     return Err(format!(
                         "unknown argument `{arg}`; usage: demo --server [--behaviour NAME] \
-                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR]"
+                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR] [--modern]"
                     ))
                 }
             }

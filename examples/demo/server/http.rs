@@ -6,7 +6,7 @@
 //! therefore written through the raw connection: the head, then one flushed chunk per event.
 
 use std::collections::hash_map::RandomState;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
 use std::io::{self, Read, Write};
 use std::process;
@@ -22,6 +22,8 @@ use super::behaviours::Opts;
 use super::out::{self, Out};
 use super::routes::{Frame, Routes};
 use super::{lock, spawn, Server, VERSIONS};
+
+mod stateless;
 
 /// The endpoint's path.
 const PATH: &str = "/mcp";
@@ -41,6 +43,10 @@ struct Session {
 struct Front {
     opts: Opts,
     sessions: Mutex<HashMap<String, Session>>,
+    /// The one server of `--modern` mode, which keeps no sessions.
+    stateless: Session,
+    /// Methods whose first response was lost on purpose (`lose-first-response`).
+    lost: Mutex<HashSet<String>>,
 }
 
 /// Binds `address`, prints `listening on http://<address>/mcp` and serves until the process
@@ -65,9 +71,16 @@ pub fn serve(opts: Opts, address: &str) -> ! {
     {
         process::exit(1);
     }
+    let routes = Arc::new(Routes::default());
+    let stateless = Session {
+        server: Arc::new(Server::new(opts.clone(), Out::Http(Arc::clone(&routes)))),
+        routes,
+    };
     let front = Arc::new(Front {
         opts,
         sessions: Mutex::new(HashMap::new()),
+        stateless,
+        lost: Mutex::new(HashSet::new()),
     });
     loop {
         match listener.recv() {
@@ -93,6 +106,11 @@ impl Front {
             return status(request, 403, "forbidden: the origin is not local");
         }
         match request.method() {
+            Method::Post if self.opts.modern => self.post_modern(request),
+            _ if self.opts.modern => {
+                let allow = [("Allow", "POST")];
+                let _ = request.respond(with_headers(tiny_http::Response::empty(405), &allow));
+            }
             Method::Post => self.post(request),
             Method::Get => self.get(request),
             Method::Delete => self.delete(request),

@@ -10,9 +10,11 @@
 //! A panic here would look like a client bug in the tests, so I/O failures end the process
 //! with a line on stderr instead.
 
+mod asks;
 mod behaviours;
 mod catalog;
 mod http;
+mod modern;
 mod out;
 mod routes;
 mod stdio;
@@ -122,6 +124,20 @@ impl Server {
     fn on_request(self: &Arc<Self>, request: Request) {
         if self.opts.behaviour == Behaviour::NeverAnswer && self.initialized.load(Ordering::SeqCst)
         {
+            return;
+        }
+        let first = !self.initialized.load(Ordering::SeqCst);
+        match self.opts.behaviour {
+            // As some handshake-era servers do: anything before `initialize` is fatal.
+            Behaviour::StrictInit if first && request.method != "initialize" => {
+                eprintln!("demo server: `{}` before initialize", request.method);
+                process::exit(3);
+            }
+            // As some handshake-era servers do: unknown requests get no answer at all.
+            Behaviour::SilentProbe if request.method == "server/discover" => return,
+            _ => {}
+        }
+        if self.opts.modern && modern::on_request(self, &request) {
             return;
         }
         let params = request.params.clone().unwrap_or_else(|| json!({}));
@@ -338,6 +354,10 @@ impl Server {
     }
 
     fn reply(&self, id: RequestId, reply: Reply) {
+        let reply = match reply {
+            Ok(result) if self.opts.modern => Ok(modern::complete(result)),
+            other => other,
+        };
         self.send(
             Response {
                 id: Some(id),

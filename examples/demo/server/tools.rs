@@ -13,7 +13,7 @@ use serde_json::{json, Number, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
 use super::catalog::{level_index, LEVELS};
-use super::{lock, Reply, Server};
+use super::{asks, lock, Reply, Server};
 
 /// One running `tools/call`.
 pub struct Call {
@@ -289,56 +289,19 @@ fn slow(call: &Call, args: &Value) -> Result<Value, String> {
 }
 
 fn ask_llm(server: &Server, args: &Value) -> Result<Value, String> {
-    let prompt = string(args, "prompt")?;
-    let params = json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-        "maxTokens": 256,
-    });
+    let params = asks::sampling_params(args)?;
     let reply = server.request_client("sampling/createMessage", Some(params), timeout(args)?);
     let reply = reply.map_err(|e| format!("sampling failed: {e}"))?;
-    // `content` is one block, or (2025-11-25) a list of blocks.
-    let blocks = match &reply["content"] {
-        Value::Array(blocks) => blocks.iter().collect(),
-        block => vec![block],
-    };
-    let reply_text: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
-    let reply_text = reply_text.join("\n");
-    Ok(json!({
-        "content": [{"type": "text", "text": reply_text}],
-        "structuredContent": {"text": reply_text, "model": reply["model"]},
-    }))
+    Ok(asks::sampled(&reply))
 }
 
 fn ask_user(server: &Server, args: &Value) -> Result<Value, String> {
-    let question = string(args, "question")?;
-    let mut params = json!({
-        "message": question,
-        "requestedSchema": {
-            "type": "object",
-            "properties": {
-                "answer": {"type": "string", "title": "Answer", "default": "yes"},
-                "sure": {"type": "boolean", "title": "Sure?", "default": true},
-            },
-            "required": ["answer"],
-        },
-    });
     // `mode` only exists from 2025-11-25 on; older clients would not expect it.
-    if lock(&server.state).protocol_version.as_deref() == Some("2025-11-25") {
-        params["mode"] = json!("form");
-    }
+    let form_mode = lock(&server.state).protocol_version.as_deref() == Some("2025-11-25");
+    let params = asks::elicitation_params(args, form_mode)?;
     let reply = server.request_client("elicitation/create", Some(params), timeout(args)?);
     let reply = reply.map_err(|e| format!("elicitation failed: {e}"))?;
-    let action = reply["action"].as_str().unwrap_or_default();
-    let summary = match action {
-        "accept" => format!("accepted: {}", reply["content"]),
-        "decline" => "declined".to_owned(),
-        "cancel" => "cancelled".to_owned(),
-        other => return Err(format!("unexpected elicitation action `{other}`")),
-    };
-    Ok(json!({
-        "content": [{"type": "text", "text": summary}],
-        "structuredContent": {"action": action, "content": reply["content"]},
-    }))
+    asks::elicited(&reply)
 }
 
 fn log(server: &Server, args: &Value) -> Result<Value, String> {
@@ -354,7 +317,7 @@ fn log(server: &Server, args: &Value) -> Result<Value, String> {
     Ok(text("logged"))
 }
 
-fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
+pub fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Value {
     json!({
         "name": name,
         "description": description,
@@ -362,16 +325,16 @@ fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> 
     })
 }
 
-fn text(text: impl Into<String>) -> Value {
+pub fn text(text: impl Into<String>) -> Value {
     json!({"content": [{"type": "text", "text": text.into()}]})
 }
 
 /// A result whose structured content is `value`, with the same JSON as text for older clients.
-fn structured(value: Value) -> Value {
+pub fn structured(value: Value) -> Value {
     json!({"content": [{"type": "text", "text": value.to_string()}], "structuredContent": value})
 }
 
-fn string<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
+pub fn string<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
     args[key]
         .as_str()
         .ok_or_else(|| format!("`{key}` must be a string"))

@@ -108,6 +108,7 @@ fn open(shared: &Shared, state: &StreamState) -> Opened {
         body: None,
         accept: ACCEPT_SSE,
         headers,
+        extra: &[],
         deadline: shared.wire.internal_deadline(),
         per_read: config.idle_timeout,
         what: WHAT,

@@ -59,11 +59,21 @@ fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
         if shared.is_closed() || stop.is_stopped() {
             return;
         }
-        let Some(last_event_id) = state.last_event_id.clone() else {
-            // Without an event id there is nothing to resume from.
-            let error = error.unwrap_or_else(|| {
-                Error::Protocol(format!("the event stream ended before the {what}"))
-            });
+        // A stateless protocol has no resumption: whatever the event ids, the response is lost.
+        let last_event_id = state
+            .last_event_id
+            .clone()
+            .filter(|_| !shared.is_stateless());
+        let Some(last_event_id) = last_event_id else {
+            // Without an event id there is nothing to resume from: the response is lost
+            // (a silent stream stays a timeout: nothing says the server stopped working).
+            let error = match error {
+                Some(timeout @ Error::Timeout { .. }) => timeout,
+                other => {
+                    let why = other.map(|e| format!(": {e}")).unwrap_or_default();
+                    Error::ResponseLost(format!("the event stream ended before the {what}{why}"))
+                }
+            };
             shared.inbox.fail(id.clone(), error);
             return;
         };
@@ -132,6 +142,7 @@ fn resume(shared: &Shared, last_event_id: &str, what: &str) -> Result<HttpRespon
         body: None,
         accept: ACCEPT_SSE,
         headers,
+        extra: &[],
         deadline: shared.wire.internal_deadline(),
         per_read: config.idle_timeout,
         what,

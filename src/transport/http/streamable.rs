@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     closed: AtomicBool,
     /// The stop signal of the running GET stream, if any.
     get_stream: Mutex<Option<Arc<Stop>>>,
+    /// Set by [`SessionEvent::Stateless`]: no session, no GET stream, no resumption.
+    stateless: AtomicBool,
 }
 
 /// What the server and the layer above established.
@@ -71,6 +73,11 @@ impl Shared {
         self.closed.load(Ordering::SeqCst)
     }
 
+    /// Whether the layer above speaks the stateless protocol.
+    pub fn is_stateless(&self) -> bool {
+        self.stateless.load(Ordering::SeqCst)
+    }
+
     /// Registers a new GET stream unless one is running; returns its stop signal.
     pub fn claim_get_stream(&self) -> Option<Arc<Stop>> {
         let mut slot = lock(&self.get_stream);
@@ -93,6 +100,9 @@ impl Shared {
         let Some(id) = wire::header(response, "mcp-session-id") else {
             return;
         };
+        if self.is_stateless() {
+            return;
+        }
         if !wire::valid_session_id(id) {
             log::debug!("ignoring a session id that is not visible ASCII");
             return;
@@ -141,6 +151,7 @@ impl StreamableHttp {
                 session: Mutex::new(Session::default()),
                 closed: AtomicBool::new(false),
                 get_stream: Mutex::new(None),
+                stateless: AtomicBool::new(false),
             }),
         }
     }
@@ -196,6 +207,15 @@ impl StreamableHttp {
 
 impl Transport for StreamableHttp {
     fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        self.send_with_headers(message, deadline, &[])
+    }
+
+    fn send_with_headers(
+        &self,
+        message: &Message,
+        deadline: Instant,
+        extra: &[(String, String)],
+    ) -> Result<()> {
         if self.shared.is_closed() {
             return Err(closed_by_client());
         }
@@ -211,6 +231,7 @@ impl Transport for StreamableHttp {
             body: Some(&body),
             accept: ACCEPT_BOTH,
             headers,
+            extra,
             deadline,
             per_read,
             what,
@@ -254,12 +275,19 @@ impl Transport for StreamableHttp {
                 lock(&self.shared.session).protocol_version = Some(protocol_version.to_owned());
             }
             SessionEvent::Ready => {
-                if self.shared.wire.config.get_stream && !self.shared.is_closed() {
+                let wanted = self.shared.wire.config.get_stream && !self.shared.is_stateless();
+                if wanted && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
                 }
             }
             SessionEvent::Reset => {
                 *lock(&self.shared.session) = Session::default();
+                self.shared.stateless.store(false, Ordering::SeqCst);
+                self.shared.stop_get_stream();
+            }
+            SessionEvent::Stateless => {
+                *lock(&self.shared.session) = Session::default();
+                self.shared.stateless.store(true, Ordering::SeqCst);
                 self.shared.stop_get_stream();
             }
         }
@@ -286,6 +314,7 @@ impl Transport for StreamableHttp {
                 body: None,
                 accept: ACCEPT_BOTH,
                 headers,
+                extra: &[],
                 deadline: Instant::now() + limit,
                 per_read: limit,
                 what: "DELETE session",

@@ -55,6 +55,10 @@ pub(crate) struct Call<'a> {
     pub accept: &'static str,
     /// Session, version and `Last-Event-ID` headers.
     pub headers: Vec<(&'static str, String)>,
+    /// Per-message headers from the layer above (see [`Transport::send_with_headers`]).
+    ///
+    /// [`Transport::send_with_headers`]: crate::transport::Transport::send_with_headers
+    pub extra: &'a [(String, String)],
     /// When the response headers must have arrived.
     pub deadline: Instant,
     /// The longest silence tolerated on each read, headers and body alike.
@@ -193,6 +197,7 @@ impl Wire {
                 .iter()
                 .map(|(n, v)| ((*n).to_owned(), v.clone())),
         );
+        headers.extend(call.extra.iter().cloned());
         headers.extend(self.config.headers.iter().cloned());
         if let Some(provider) = &self.config.credentials {
             for (name, value) in provider.request_headers(call.method.as_str(), call.url)? {

@@ -1,0 +1,259 @@
+//! The stateless protocol (2026-07-28) side of the demo server, chosen with `--modern`:
+//! `server/discover`, the `_meta` every request must carry, input rounds (MRTR) for the tools
+//! that ask the client, `resultType` on results, and the HTTP routing headers.
+//!
+//! The server speaks only the stateless era: `initialize` is refused, as a modern-only server
+//! does, and so are the methods the era removed (`ping`, `logging/setLevel`, subscriptions).
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use umcp::jsonrpc::{ErrorCode, ErrorObject, Request};
+
+use super::{asks, catalog, tools, Reply, Server};
+
+/// The one version this mode speaks.
+pub const VERSION: &str = "2026-07-28";
+
+/// The input-round tools and the key of their one input request.
+const INPUT_KEY: &str = "input";
+
+/// A refusal: the HTTP status to send it with, and the JSON-RPC error.
+pub type Refusal = (u16, ErrorObject);
+
+/// The `requestState` of an input round: deliberately not plain ASCII, so a client that
+/// re-encodes it instead of echoing it byte for byte is caught.
+fn request_state(tool: &str) -> String {
+    format!("{tool}\u{2713}round-1")
+}
+
+/// Checks the `_meta` a stateless request must carry.
+pub fn check_meta(params: &Value) -> Result<(), Refusal> {
+    let meta = params.get("_meta");
+    let version = meta
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str);
+    let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+    let (Some(version), Some(_)) = (version, capabilities) else {
+        let why = "_meta needs io.modelcontextprotocol/protocolVersion and clientCapabilities";
+        return Err((400, ErrorObject::new(ErrorCode::INVALID_PARAMS, why)));
+    };
+    if version != VERSION {
+        let error = ErrorObject::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported protocol version {version}"),
+        )
+        .with_data(json!({"supported": [VERSION], "requested": version}));
+        return Err((400, error));
+    }
+    Ok(())
+}
+
+/// Checks the routing headers of a stateless POST against its body; `header` looks one up.
+pub fn check_headers(
+    method: &str,
+    params: &Value,
+    raw_header: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), Refusal> {
+    let header = |name: &str| raw_header(name).map(|v| decode_header(&v));
+    let mismatch = |why: String| (400, ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
+    let version = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion");
+    if header("MCP-Protocol-Version").as_deref() != version.and_then(Value::as_str) {
+        return Err(mismatch("MCP-Protocol-Version differs from _meta".into()));
+    }
+    if header("Mcp-Method").as_deref() != Some(method) {
+        return Err(mismatch(format!("Mcp-Method is not `{method}`")));
+    }
+    let name = match method {
+        "tools/call" | "prompts/get" => params.get("name"),
+        "resources/read" => params.get("uri"),
+        _ => None,
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        if header("Mcp-Name").as_deref() != Some(name) {
+            return Err(mismatch(format!("Mcp-Name is not `{name}`")));
+        }
+    }
+    if method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("region") {
+        let region = params.pointer("/arguments/region").and_then(Value::as_str);
+        if header("Mcp-Param-Region").as_deref() != region {
+            return Err(mismatch("Mcp-Param-Region differs from `region`".into()));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as sent: plain, or `=?base64?…?=` for values unsafe in a header.
+fn decode_header(value: &str) -> String {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => String::from_utf8_lossy(&base64_decode(encoded)).into_owned(),
+        None => value.to_owned(),
+    }
+}
+
+/// Standard base64 (with or without padding); invalid characters are skipped.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let sextet = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let bits: Vec<u8> = text.bytes().filter_map(sextet).collect();
+    let mut out = Vec::with_capacity(bits.len() * 3 / 4);
+    for chunk in bits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (18 - 6 * i)));
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    out
+}
+
+/// The tools only this mode lists: one whose argument is mirrored into a header, and one
+/// whose annotation is invalid (a `number`), which clients must leave out.
+pub fn extra_tools() -> Vec<Value> {
+    let region = json!({"type": "string", "x-mcp-header": "Region"});
+    let broken = json!({"type": "number", "x-mcp-header": "Ratio"});
+    vec![
+        tools::tool(
+            "region",
+            "Echoes `region`, which travels as the Mcp-Param-Region header over HTTP.",
+            json!({ "region": region }),
+            &["region"],
+        ),
+        tools::tool(
+            "bad_header",
+            "Has an invalid x-mcp-header annotation; clients drop it from the list.",
+            json!({ "ratio": broken }),
+            &[],
+        ),
+    ]
+}
+
+/// Handles what differs in this mode; `false` leaves the request to the common code.
+pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
+    let params = request.params.clone().unwrap_or_else(|| json!({}));
+    let reply = match request.method.as_str() {
+        "initialize" => Err(ErrorObject::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("this server speaks only {VERSION}, without initialize"),
+        )
+        .with_data(json!({"supported": [VERSION], "requested": params["protocolVersion"]}))),
+        method => {
+            if let Err((_, error)) = check_meta(&params) {
+                Err(error)
+            } else {
+                match method {
+                    "server/discover" => Ok(discover()),
+                    "ping"
+                    | "logging/setLevel"
+                    | "resources/subscribe"
+                    | "resources/unsubscribe" => Err(ErrorObject::new(
+                        ErrorCode::METHOD_NOT_FOUND,
+                        format!("`{method}` does not exist in {VERSION}"),
+                    )),
+                    "tools/list" => {
+                        let mut all = tools::list();
+                        all.extend(extra_tools());
+                        catalog::page(all, "tools", &params, server.opts.page_size)
+                    }
+                    "tools/call" => match call(&params) {
+                        Some(reply) => reply,
+                        None => return false,
+                    },
+                    _ => return false,
+                }
+            }
+        }
+    };
+    server.reply(request.id.clone(), reply);
+    true
+}
+
+/// The answer to `server/discover`.
+fn discover() -> Value {
+    json!({
+        "supportedVersions": [VERSION],
+        "capabilities": {
+            "tools": {},
+            "resources": {},
+            "prompts": {},
+            "completions": {},
+        },
+        "instructions": "A demo server: try the echo, add and slow tools.",
+        "ttlMs": 0,
+        "cacheScope": "public",
+    })
+}
+
+/// The tools that ask the client run in input rounds; `None` for every other tool.
+fn call(params: &Value) -> Option<Reply> {
+    let name = params.get("name").and_then(Value::as_str)?;
+    let args = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let (method, ask) = match name {
+        "ask_user" => ("elicitation/create", asks::elicitation_params(&args, true)),
+        "ask_llm" => ("sampling/createMessage", asks::sampling_params(&args)),
+        "list_roots" => ("roots/list", Ok(json!({}))),
+        "region" => {
+            let region = args
+                .get("region")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return Some(Ok(tools::text(format!("region {region}"))));
+        }
+        _ => return None,
+    };
+    let ask = match ask {
+        Ok(ask) => ask,
+        Err(why) => return Some(Ok(tool_error(&why))),
+    };
+    let Some(answer) = params.pointer(&format!("/inputResponses/{INPUT_KEY}")) else {
+        return Some(Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": { INPUT_KEY: {"method": method, "params": ask} },
+            "requestState": request_state(name),
+        })));
+    };
+    if params.get("requestState").and_then(Value::as_str) != Some(&request_state(name)) {
+        let why = "requestState was not echoed unchanged";
+        return Some(Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, why)));
+    }
+    Some(Ok(match name {
+        "ask_user" => asks::elicited(answer).unwrap_or_else(|why| tool_error(&why)),
+        "ask_llm" => asks::sampled(answer),
+        _ => tools::structured(answer.clone()),
+    }))
+}
+
+fn tool_error(why: &str) -> Value {
+    json!({"content": [{"type": "text", "text": why}], "isError": true})
+}
+
+/// Marks a result complete and names the server in its `_meta`, as every stateless result.
+pub fn complete(mut result: Value) -> Value {
+    if let Value::Object(object) = &mut result {
+        object
+            .entry("resultType")
+            .or_insert_with(|| json!("complete"));
+        let meta = object.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                "io.modelcontextprotocol/serverInfo".into(),
+                json!({"name": "umcp-demo", "title": "umcp demo server",
+                       "version": env!("CARGO_PKG_VERSION")}),
+            );
+        }
+    }
+    result
+}

@@ -1,0 +1,112 @@
+//! Questions about an [`Error`] that the stateless era's error codes answer: -32020
+//! (`HeaderMismatch`), -32021 (`MissingRequiredClientCapability`), -32022
+//! (`UnsupportedProtocolVersion`), and a missing resource (-32002, or -32602 from 2026-07-28).
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Payload};
+use crate::types::UnsupportedProtocolVersionData;
+
+impl Error {
+    /// The JSON-RPC error the server answered with: an [`Error::Rpc`], or the JSON-RPC body
+    /// of an [`Error::Http`] (stateless servers send their errors with HTTP 400).
+    pub fn rpc_error(&self) -> Option<ErrorObject> {
+        match self {
+            Error::Rpc(object) => Some(object.clone()),
+            Error::Http(http) => match Payload::decode(&http.body) {
+                Ok(Payload::Single(Message::Response(response))) => response.result.err(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// True for -32020 `HeaderMismatch`: the HTTP routing headers disagreed with the body.
+    pub fn is_header_mismatch(&self) -> bool {
+        self.code() == Some(ErrorCode::HEADER_MISMATCH)
+    }
+
+    /// For -32021 `MissingRequiredClientCapability`: the capabilities the request needs.
+    pub fn missing_client_capabilities(&self) -> Option<Value> {
+        let error = self
+            .rpc_error()
+            .filter(|e| e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)?;
+        Some(
+            error
+                .data
+                .and_then(|d| d.get("requiredCapabilities").cloned())
+                .unwrap_or(Value::Null),
+        )
+    }
+
+    /// For -32022 `UnsupportedProtocolVersion`: the versions the server speaks and the one
+    /// that was asked for.
+    pub fn unsupported_protocol_version(&self) -> Option<UnsupportedProtocolVersionData> {
+        let error = self
+            .rpc_error()
+            .filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)?;
+        Some(
+            error
+                .data
+                .and_then(|d| serde_json::from_value(d).ok())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// True when a `resources/read` failed because the resource does not exist: -32002 in
+    /// the handshake era, -32602 from 2026-07-28 on (which servers also use for other bad
+    /// params, so ask this only about `resources/read`).
+    pub fn is_resource_not_found(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(ErrorCode::RESOURCE_NOT_FOUND | ErrorCode::INVALID_PARAMS)
+        )
+    }
+
+    fn code(&self) -> Option<ErrorCode> {
+        self.rpc_error().map(|e| e.code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::HttpError;
+    use serde_json::json;
+
+    #[test]
+    fn stateless_errors_are_read_from_rpc_and_http_bodies() {
+        let data = json!({"supported": ["2026-07-28"], "requested": "2030-01-01"});
+        let rpc = Error::Rpc(
+            ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "no").with_data(data),
+        );
+        let versions = rpc.unsupported_protocol_version().expect("-32022");
+        assert_eq!(versions.supported, ["2026-07-28"]);
+        assert_eq!(versions.requested, "2030-01-01");
+        let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"x"}}"#;
+        let http = Error::Http(Box::new(HttpError {
+            status: 400,
+            url: "http://h/mcp".into(),
+            body: body.into(),
+            www_authenticate: None,
+            mcp_auth_server: None,
+        }));
+        assert!(http.is_header_mismatch());
+        assert!(http.unsupported_protocol_version().is_none());
+        let missing = Error::Rpc(
+            ErrorObject::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, "no")
+                .with_data(json!({"requiredCapabilities": {"elicitation": {}}})),
+        );
+        assert_eq!(
+            missing.missing_client_capabilities(),
+            Some(json!({"elicitation": {}}))
+        );
+        for code in [ErrorCode::RESOURCE_NOT_FOUND, ErrorCode::INVALID_PARAMS] {
+            assert!(Error::Rpc(ErrorObject::new(code, "gone")).is_resource_not_found());
+        }
+        assert!(
+            !Error::Rpc(ErrorObject::new(ErrorCode::INTERNAL_ERROR, "x")).is_resource_not_found()
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! What the client tells about its era, and the single-round request for callers who drive
+//! input rounds themselves.
+
+use serde_json::Value;
+
+use crate::error::Result;
+
+use super::era::{Era, ProtocolMode};
+use super::session::CallSpec;
+use super::{Client, RequestOptions};
+
+impl Client {
+    /// The protocol era the connection speaks: [`Era::Legacy`] after `initialize`,
+    /// [`Era::Modern`] after `server/discover`.
+    pub fn era(&self) -> Era {
+        self.shared.era.era()
+    }
+
+    /// The era verdict for this server, to hand to a later connection with
+    /// [`Options::with_protocol_mode`](crate::Options::with_protocol_mode) so it skips the
+    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use.
+    pub fn verdict(&self) -> ProtocolMode {
+        match self.shared.era.modern_version() {
+            Some(version) => ProtocolMode::Pinned(version),
+            None => ProtocolMode::Legacy,
+        }
+    }
+
+    /// Sends a request once and returns its raw result, without driving input rounds: in the
+    /// stateless era a `tools/call`, `prompts/get` or `resources/read` may return an
+    /// `input_required` result (decode it as
+    /// [`InputRequiredResult`](crate::types::InputRequiredResult)); retry it yourself with
+    /// `inputResponses` and the unchanged `requestState` added to the params. In the
+    /// handshake era this is [`Client::request_raw`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request_raw`].
+    pub fn request_once(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<Value> {
+        let spec = CallSpec {
+            method,
+            params,
+            options,
+            handshake: false,
+        };
+        match self.shared.era.modern_version() {
+            Some(_) => super::mrtr::call_once(&self.shared, &spec),
+            None => self.shared.call(spec),
+        }
+    }
+}

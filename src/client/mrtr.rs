@@ -1,0 +1,362 @@
+//! The request path of the stateless era: methods that no longer exist, `resultType`, multi
+//! round-trip requests (MRTR), and the `tools/list` and header-mismatch rules of HTTP.
+//!
+//! Every public method reaches the server through [`call`], so a `tools/call` that comes
+//! back `input_required` runs the client's handlers and is retried with `inputResponses`
+//! and the echoed `requestState` under a new id, whichever method started it. Each round is
+//! an ordinary request (progress and cancel work as usual); the caller's maximum total time
+//! spans all rounds.
+
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result, TimeoutKind, Unsupported};
+use crate::jsonrpc::ErrorCode;
+use crate::types::{InputRequiredResult, ResultType, META_SERVER_INFO};
+
+use super::discover::{modern_error, server_info};
+use super::meta::tool_header_params;
+use super::options::{lock, RequestOptions};
+use super::session::{CallSpec, Shared};
+
+/// Methods of the handshake era that the stateless era removed.
+const REMOVED: [&str; 4] = [
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// A re-listing after a header mismatch stops after this many pages.
+const MAX_RELIST_PAGES: usize = 1_000;
+
+/// The most tools whose `Mcp-Param-*` headers are remembered per connection.
+const MAX_TOOL_HEADER_ENTRIES: usize = 10_000;
+
+/// Methods that may answer `input_required`.
+const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// Sends a request in the stateless era, driving input rounds to the final result.
+pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
+    let started = Instant::now();
+    // A total too large for the clock is no limit at all.
+    let total = spec
+        .options
+        .max_total
+        .and_then(|max| started.checked_add(max));
+    let mut round = 0u32;
+    let mut params = spec.params.clone();
+    loop {
+        let options = remaining(spec, started, total)?;
+        let value = call_round(shared, spec, params.clone(), &options, true)?;
+        let input = match ResultType::of(&value) {
+            Some(ResultType::InputRequired) if MULTI_ROUND.contains(&spec.method) => {
+                decode::<InputRequiredResult>(&value, spec.method)?
+            }
+            Some(ResultType::InputRequired) | None => {
+                return Err(Error::Protocol(format!(
+                    "`{}` answered with resultType {}",
+                    spec.method,
+                    value.get("resultType").unwrap_or(&Value::Null)
+                )))
+            }
+            Some(_) => return Ok(finish(shared, spec.method, value)),
+        };
+        round = round.saturating_add(1);
+        let max = shared.options.era.max_input_rounds;
+        if round > max {
+            return Err(Error::Protocol(format!(
+                "`{}` still asked for input after {max} rounds",
+                spec.method
+            )));
+        }
+        log::debug!("`{}` needs input (round {round})", spec.method);
+        let responses = fulfil(shared, &input)?;
+        if spec
+            .options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.is_cancelled())
+        {
+            return Err(Error::Cancelled {
+                method: spec.method.to_owned(),
+            });
+        }
+        params = Some(retry_params(
+            spec.params.clone(),
+            responses,
+            input.request_state,
+        ));
+    }
+}
+
+/// Sends one round without input handling: what [`Client::request_once`] returns.
+///
+/// [`Client::request_once`]: crate::Client::request_once
+pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
+    let value = call_round(shared, spec, spec.params.clone(), spec.options, true)?;
+    match ResultType::of(&value) {
+        Some(ResultType::InputRequired) => Ok(value),
+        Some(_) => Ok(finish(shared, spec.method, value)),
+        None => Err(Error::Protocol(format!(
+            "`{}` answered with an unknown resultType",
+            spec.method
+        ))),
+    }
+}
+
+/// One request, repeated at most once: a `tools/call` rejected for its headers (-32020)
+/// re-lists the tools, whose annotations decide the `Mcp-Param-*` headers, and is sent again;
+/// any other request whose response stream broke is sent again under a new id.
+fn call_round(
+    shared: &Shared,
+    spec: &CallSpec<'_>,
+    params: Option<Value>,
+    options: &RequestOptions,
+    may_relist: bool,
+) -> Result<Value> {
+    if REMOVED.contains(&spec.method) {
+        return Err(Error::Unsupported(Unsupported::Feature(format!(
+            "`{}` does not exist in the stateless protocol era",
+            spec.method
+        ))));
+    }
+    let round = CallSpec {
+        method: spec.method,
+        params,
+        options,
+        handshake: spec.handshake,
+    };
+    match shared.call_once(&round) {
+        // Without resumption a broken stream loses the request; repeating it is harmless
+        // except for a tool call, whose effects would happen twice.
+        Err(Error::ResponseLost(why)) if may_relist && spec.method != "tools/call" => {
+            log::debug!(
+                "`{}` lost its response ({why}); sending it again",
+                spec.method
+            );
+            call_round(shared, spec, round.params, options, false)
+        }
+        Err(error) if may_relist && spec.method == "tools/call" && shared.era.http => {
+            let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
+            if mismatch.is_none() {
+                return Err(error);
+            }
+            log::debug!("header mismatch on tools/call; re-listing tools and retrying");
+            relist_tools(shared)?;
+            call_round(shared, spec, round.params, options, false)
+        }
+        other => other,
+    }
+}
+
+/// The caller's options for one more round: the maximum total time is what is left of it
+/// since the first round started.
+fn remaining(
+    spec: &CallSpec<'_>,
+    started: Instant,
+    total: Option<Instant>,
+) -> Result<RequestOptions> {
+    let mut options = spec.options.clone();
+    if let Some(total) = total {
+        let left = total.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Error::Timeout {
+                method: spec.method.to_owned(),
+                elapsed: started.elapsed(),
+                kind: TimeoutKind::Total,
+            });
+        }
+        options.max_total = Some(left);
+    }
+    Ok(options)
+}
+
+/// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table.
+fn relist_tools(shared: &Shared) -> Result<()> {
+    let options = RequestOptions::default();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_RELIST_PAGES {
+        let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
+        let value = shared.call_once(&CallSpec {
+            method: "tools/list",
+            params,
+            options: &options,
+            handshake: false,
+        })?;
+        let value = finish(shared, "tools/list", value);
+        cursor = value
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Final touches on a complete result: the server's self-description is kept, and tools with
+/// invalid `x-mcp-header` annotations are left out of `tools/list`.
+fn finish(shared: &Shared, method: &str, mut value: Value) -> Value {
+    let info = value
+        .get("_meta")
+        .and_then(|m| m.get(META_SERVER_INFO))
+        .and_then(|v| server_info(Some(v)));
+    if let Some(info) = info {
+        update_server_info(shared, info);
+    }
+    if method == "tools/list" {
+        if let Some(Value::Array(tools)) = value.get_mut("tools") {
+            let mut table = lock(&shared.era.tool_headers);
+            tools.retain(|tool| {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+                match tool_header_params(schema) {
+                    Ok(pairs) => {
+                        if pairs.is_empty() {
+                            table.remove(name);
+                        } else if table.len() < MAX_TOOL_HEADER_ENTRIES || table.contains_key(name)
+                        {
+                            table.insert(name.to_owned(), pairs);
+                        }
+                        true
+                    }
+                    Err(why) => {
+                        log::debug!("dropping tool `{name}`: invalid x-mcp-header: {why}");
+                        table.remove(name);
+                        false
+                    }
+                }
+            });
+        }
+    }
+    value
+}
+
+fn update_server_info(shared: &Shared, info: crate::types::Implementation) {
+    let Ok(mut slot) = shared.init.write() else {
+        return;
+    };
+    if let Some(init) = slot.as_ref() {
+        if init.server_info != info {
+            let mut changed = (**init).clone();
+            changed.server_info = info;
+            *slot = Some(std::sync::Arc::new(changed));
+        }
+    }
+}
+
+/// Answers each input request with the client's handlers, keyed as the server keyed them.
+fn fulfil(shared: &Shared, input: &InputRequiredResult) -> Result<Map<String, Value>> {
+    let mut responses = Map::new();
+    let requests = input.input_requests.iter().flatten();
+    for (key, request) in requests {
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        let options = &shared.options;
+        let answer = match method {
+            "elicitation/create" => match &options.elicitation {
+                Some(handler) => handled(method, handler(typed(method, params)?))?,
+                None => return Err(missing(method, "elicitation", "with_elicitation_handler")),
+            },
+            "sampling/createMessage" => match &options.sampling {
+                Some(handler) => handled(method, handler(typed(method, params)?))?,
+                None => return Err(missing(method, "sampling", "with_sampling_handler")),
+            },
+            "roots/list" => match &options.roots {
+                Some(handler) => handled(method, handler())?,
+                None => return Err(missing(method, "roots", "with_roots")),
+            },
+            other => {
+                return Err(Error::Protocol(format!(
+                    "the server asked for input through unknown method `{other}`"
+                )))
+            }
+        };
+        responses.insert(key.clone(), answer);
+    }
+    Ok(responses)
+}
+
+/// The original params plus `inputResponses` and the echoed `requestState`.
+fn retry_params(
+    original: Option<Value>,
+    responses: Map<String, Value>,
+    state: Option<String>,
+) -> Value {
+    let mut object = match original {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    // A round that asked for nothing but carried state is retried with the state alone.
+    if responses.is_empty() {
+        object.remove("inputResponses");
+    } else {
+        object.insert("inputResponses".into(), Value::Object(responses));
+    }
+    match state {
+        Some(state) => object.insert("requestState".into(), Value::String(state)),
+        None => object.remove("requestState"),
+    };
+    Value::Object(object)
+}
+
+fn missing(method: &str, handler: &str, setter: &str) -> Error {
+    Error::Unsupported(Unsupported::Feature(format!(
+        "the server asked for `{method}` input, but no {handler} handler is set \
+         (Options::{setter})"
+    )))
+}
+
+fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T> {
+    serde_json::from_value(params)
+        .map_err(|e| Error::Protocol(format!("malformed `{method}` input request: {e}")))
+}
+
+fn handled<T: Serialize>(
+    method: &str,
+    outcome: std::result::Result<T, crate::jsonrpc::ErrorObject>,
+) -> Result<Value> {
+    let result = outcome.map_err(|e| {
+        Error::Protocol(format!(
+            "the client's `{method}` handler failed: {}",
+            e.message
+        ))
+    })?;
+    serde_json::to_value(result)
+        .map_err(|e| Error::Protocol(format!("unencodable `{method}` answer: {e}")))
+}
+
+fn decode<T: DeserializeOwned>(value: &Value, method: &str) -> Result<T> {
+    serde_json::from_value(value.clone())
+        .map_err(|e| Error::Protocol(format!("malformed `{method}` input_required result: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_retry_keeps_the_params_and_echoes_the_state_exactly() {
+        let original = Some(json!({"name": "t", "arguments": {"a": 1}, "requestState": "old"}));
+        let mut responses = Map::new();
+        responses.insert("k".into(), json!({"action": "accept", "content": {}}));
+        let state = "s\u{2713} \"quoted\" ".to_owned();
+        let retry = retry_params(original.clone(), responses, Some(state.clone()));
+        assert_eq!(retry["arguments"], json!({"a": 1}));
+        assert_eq!(retry["inputResponses"]["k"]["action"], "accept");
+        assert_eq!(retry["requestState"].as_str(), Some(state.as_str()));
+        // No state from the server: none on the retry, and no empty inputResponses either.
+        let bare = retry_params(original, Map::new(), None);
+        assert!(bare.get("requestState").is_none());
+        assert!(bare.get("inputResponses").is_none());
+    }
+}

@@ -1,0 +1,158 @@
+//! Types of protocol 2026-07-28 (the stateless era): `server/discover`, `resultType`,
+//! multi round-trip requests and the data of the new error codes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::lifecycle::ServerCapabilities;
+
+/// The newest stateless protocol version, sent in `_meta` of every request in that era.
+pub const LATEST_MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The stateless protocol versions this client speaks, newest first.
+pub const MODERN_PROTOCOL_VERSIONS: [&str; 1] = [LATEST_MODERN_PROTOCOL_VERSION];
+
+/// `_meta` key of the protocol version on every stateless request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities on every stateless request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's name and version on every stateless request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the requested log level (deprecated in 2026-07-28).
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server's name and version in a result.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key that ties a notification to a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Whether `version` is a stateless (2026-07-28 or later) version this client speaks.
+pub fn is_modern_protocol_version(version: &str) -> bool {
+    MODERN_PROTOCOL_VERSIONS.contains(&version)
+}
+
+/// The result of `server/discover`: what the server speaks and can do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DiscoverResult {
+    /// The protocol versions the server speaks.
+    #[serde(default)]
+    pub supported_versions: Vec<String>,
+    /// What the server can do.
+    #[serde(default)]
+    pub capabilities: ServerCapabilities,
+    /// How to use the server, for a model's context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// How long the result may be cached, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<i64>,
+    /// `public` or `private`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<String>,
+    /// Metadata, including `io.modelcontextprotocol/serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// What kind of result a stateless server sent (`resultType`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResultType {
+    /// The final result (also what an absent `resultType` means).
+    Complete,
+    /// The server needs input from the client before it can finish (MRTR).
+    InputRequired,
+    /// A task was created (the tasks extension).
+    Task,
+}
+
+impl ResultType {
+    /// Reads `resultType` from a raw result; `None` for a value this client does not know.
+    pub fn of(result: &Value) -> Option<ResultType> {
+        match result.get("resultType") {
+            None | Some(Value::Null) => Some(ResultType::Complete),
+            Some(Value::String(kind)) => match kind.as_str() {
+                "complete" => Some(ResultType::Complete),
+                "input_required" => Some(ResultType::InputRequired),
+                "task" => Some(ResultType::Task),
+                _ => None,
+            },
+            Some(_) => None,
+        }
+    }
+}
+
+/// A result asking the client for input before the server can finish (`input_required`).
+///
+/// The client answers every entry of `input_requests` and repeats the original request with
+/// `inputResponses` under the same keys and `requestState` echoed unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InputRequiredResult {
+    /// What the server asks for, by a key of the server's choosing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<Map<String, Value>>,
+    /// Opaque state to echo byte for byte on the retry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The `data` of an `UnsupportedProtocolVersion` error (-32022).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UnsupportedProtocolVersionData {
+    /// The versions the server speaks.
+    #[serde(default)]
+    pub supported: Vec<String>,
+    /// The version the client asked for.
+    #[serde(default)]
+    pub requested: String,
+}
+
+/// The `data` of a `MissingRequiredClientCapability` error (-32021).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct MissingRequiredClientCapabilityData {
+    /// The client capabilities the request needs.
+    #[serde(default)]
+    pub required_capabilities: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn result_type_absent_is_complete_and_unknown_is_none() {
+        assert_eq!(ResultType::of(&json!({})), Some(ResultType::Complete));
+        assert_eq!(
+            ResultType::of(&json!({"resultType": "input_required"})),
+            Some(ResultType::InputRequired)
+        );
+        assert_eq!(ResultType::of(&json!({"resultType": "later"})), None);
+        assert_eq!(ResultType::of(&json!({"resultType": 3})), None);
+    }
+
+    #[test]
+    fn discover_result_reads_the_spec_shape() {
+        let result: DiscoverResult = serde_json::from_value(json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "resultType": "complete",
+            "ttlMs": 0,
+            "cacheScope": "public",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+        }))
+        .unwrap();
+        assert_eq!(result.supported_versions, ["2026-07-28"]);
+        assert!(result.capabilities.tools.is_some());
+        assert!(result.meta.unwrap().contains_key(META_SERVER_INFO));
+    }
+}

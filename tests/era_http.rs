@@ -1,0 +1,219 @@
+//! The stateless protocol (2026-07-28) over Streamable HTTP against the bundled demo server
+//! (`demo --server --modern --http`), which refuses any POST whose routing headers
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-Region`) disagree with its
+//! body, and era selection against its handshake-era mode.
+
+#![cfg(feature = "http")]
+
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "common/demo.rs"]
+mod demo;
+#[path = "common/http_server.rs"]
+mod http_server;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::json;
+use umcp::jsonrpc::ErrorObject;
+use umcp::types::{ContentBlock, CreateMessageRequestParams, CreateMessageResult};
+use umcp::{Client, Era, Error, HttpConfig, Options};
+
+/// The demo server in HTTP mode; killed and reaped on drop, also when a test fails.
+struct HttpDemo {
+    child: Child,
+    url: String,
+}
+
+impl HttpDemo {
+    fn start(extra: &[&str]) -> HttpDemo {
+        let mut child = Command::new(demo::demo_binary())
+            .args(["--server", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the demo server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server printed its URL");
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_owned();
+        HttpDemo { child, url }
+    }
+
+    fn connect(&self, options: Options) -> Client {
+        Client::connect_with(HttpConfig::new(&self.url), options).expect("connect over HTTP")
+    }
+}
+
+impl Drop for HttpDemo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn auto_speaks_the_stateless_era_over_http_with_routing_headers() {
+    let server = HttpDemo::start(&["--modern"]);
+    let client = server.connect(Options::default());
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(client.transport_kind(), "streamable-http");
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    assert_eq!(client.server_info().name, "umcp-demo");
+    let tools = client.list_all_tools().expect("tools");
+    assert!(!tools.iter().any(|t| t.name == "bad_header"));
+    // The server compares Mcp-Param-Region with the argument; a non-ASCII value travels
+    // base64-encoded.
+    for region in ["eu-west", "Zürich"] {
+        let reply = client
+            .call_tool("region", json!({ "region": region }))
+            .expect("region");
+        assert_eq!(reply.text(), format!("region {region}"));
+    }
+    let echo = client
+        .call_tool("echo", json!({"message": "hi"}))
+        .expect("echo");
+    assert_eq!(echo.text(), "hi");
+    assert!(matches!(client.ping(), Err(Error::Unsupported(_))));
+}
+
+#[test]
+fn a_header_mismatch_re_lists_the_tools_and_retries_once() {
+    let server = HttpDemo::start(&["--modern"]);
+    let client = server.connect(Options::default());
+    // Without a tools/list first the client does not know `region` mirrors an argument, so
+    // the first attempt lacks Mcp-Param-Region and is refused with -32020.
+    let reply = client
+        .call_tool("region", json!({"region": "ap-south"}))
+        .expect("retried after re-listing");
+    assert_eq!(reply.text(), "region ap-south");
+}
+
+#[test]
+fn an_input_round_over_http_runs_the_sampling_handler() {
+    let server = HttpDemo::start(&["--modern"]);
+    let options = Options::default().with_sampling_handler(
+        |params: CreateMessageRequestParams| -> Result<CreateMessageResult, ErrorObject> {
+            let asked = params.messages.last().map(|m| m.content.text());
+            let answer = format!("answer to {}", asked.unwrap_or_default());
+            Ok(CreateMessageResult::new(
+                "test-model",
+                ContentBlock::text(answer),
+            ))
+        },
+    );
+    let client = server.connect(options);
+    let reply = client
+        .call_tool("ask_llm", json!({"prompt": "2 + 2?"}))
+        .expect("ask_llm");
+    assert_eq!(reply.text(), "answer to 2 + 2?");
+}
+
+#[test]
+fn auto_initializes_a_handshake_era_http_server() {
+    let server = HttpDemo::start(&[]);
+    let client = server.connect(Options::default());
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(client.transport_kind(), "streamable-http");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    client.ping().expect("ping");
+}
+
+#[test]
+fn a_lost_response_is_re_issued_unless_it_is_a_tool_call() {
+    let server = HttpDemo::start(&["--modern", "--behaviour", "lose-first-response"]);
+    let client = server.connect(Options::default());
+    let readme = client
+        .read_resource("demo://text/readme")
+        .expect("re-issued under a new id");
+    assert!(!readme.contents.is_empty());
+    match client.call_tool("echo", json!({"message": "once"})) {
+        Err(Error::ResponseLost(_)) => {}
+        other => panic!("a tool call must not be repeated: {other:?}"),
+    }
+    let echo = client
+        .call_tool("echo", json!({"message": "twice"}))
+        .expect("echo");
+    assert_eq!(echo.text(), "twice");
+}
+
+#[test]
+fn the_stateless_era_keeps_no_session_opens_no_stream_and_never_resumes() {
+    // A server that (wrongly) hands out a session id and event ids: the stateless client must
+    // echo neither, open no GET stream, send no DELETE and no notifications.
+    let server = http_server::serve(|seen, reply| {
+        let body = seen.json();
+        let id = body["id"].clone();
+        let session = [("Mcp-Session-Id", "s-1")];
+        match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+            ("POST", Some("server/discover")) => {
+                let result = json!({"supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}}, "resultType": "complete"});
+                reply.json(
+                    200,
+                    &session,
+                    &json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+                );
+            }
+            ("POST", Some("tools/list")) => {
+                let mut sse = reply.sse(&session);
+                let result = json!({"tools": [], "resultType": "complete"});
+                let message = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                let _ = sse.send(&format!("id: e-1\ndata: {message}\n\n"));
+                sse.end();
+            }
+            ("POST", Some("tools/call")) => {
+                // The stream ends before the response, after an event id.
+                let mut sse = reply.sse(&session);
+                let _ = sse.send("id: e-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n");
+                sse.end();
+            }
+            _ => reply.status(405, &[]),
+        }
+    });
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    assert_eq!(client.era(), Era::Modern);
+    assert!(client.list_all_tools().expect("tools/list").is_empty());
+    match client.call_tool("anything", json!({})) {
+        Err(Error::ResponseLost(_)) => {}
+        other => panic!("expected ResponseLost, got {other:?}"),
+    }
+    client.close();
+    let mut seen = Vec::new();
+    while let Some(request) = server.next_within(Duration::from_millis(500)) {
+        seen.push(request);
+    }
+    assert!(seen.iter().all(|r| r.method == "POST"), "{seen:?}");
+    assert!(
+        seen.iter().all(|r| r.header("mcp-session-id").is_none()),
+        "a session id was echoed: {seen:?}"
+    );
+    assert!(seen.iter().all(|r| r.header("last-event-id").is_none()));
+    let methods: Vec<String> = seen.iter().filter_map(|r| r.rpc_method()).collect();
+    assert_eq!(
+        methods,
+        ["server/discover", "tools/list", "tools/call"],
+        "{seen:?}"
+    );
+    for request in &seen {
+        assert_eq!(request.header("mcp-protocol-version"), Some("2026-07-28"));
+        assert_eq!(
+            request.header("mcp-method").map(str::to_owned),
+            request.rpc_method()
+        );
+    }
+}
