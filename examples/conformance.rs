@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use umcp::auth::{CrossAppAccess, HeadlessHandler, OAuth, OAuthConfig, WorkloadIdentity};
 use umcp::types::{ElicitRequestParams, ElicitResult, Tool};
-use umcp::{Client, HttpConfig, Options};
+use umcp::{Client, HttpConfig, Options, ProtocolMode};
 
 /// The client ID metadata document URL the `auth/basic-cimd` scenario checks for.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
@@ -66,13 +66,33 @@ fn protocol_version() -> String {
 /// stateful lifecycle runs for every revision, and the 2026-07-28 scenarios it cannot pass
 /// are listed in tests/conformance/baseline-2026-07-28.yml. Wiring it is this function.
 fn with_lifecycle(options: Options, version: &str) -> Options {
-    match version {
-        "2026-07-28" => {
-            eprintln!("conformance client: the stateless lifecycle is not available; running the stateful one");
-            options
-        }
-        _ => options,
-    }
+    // Through 2025-11-25 the suite expects the `initialize` handshake; from 2026-07-28 on, the
+    // stateless lifecycle pinned to the version under test (no probe: the suite grades the wire).
+    let mode = ProtocolMode::parse(version).unwrap_or(ProtocolMode::Legacy);
+    options.with_protocol_mode(mode)
+}
+
+/// The scenario's context (`MCP_CONFORMANCE_CONTEXT`, JSON), or `null` without one.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The tool calls a scenario's context names (`toolCalls`: name and exact arguments), if any.
+fn context_tool_calls() -> Vec<(String, Value)> {
+    let context = context();
+    let Some(calls) = context.get("toolCalls").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    calls
+        .iter()
+        .filter_map(|call| {
+            let name = call.get("name")?.as_str()?.to_string();
+            Some((name, call.get("arguments").cloned().unwrap_or(Value::Null)))
+        })
+        .collect()
 }
 
 fn run(scenario: &str, url: &str) -> umcp::Result<()> {
@@ -98,8 +118,19 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
         client.close();
         return Ok(());
     }
-    // Every other scenario is "use the server's tools": call each with arguments built from
-    // its input schema, and report tool-level errors.
+    // A scenario whose context names its calls gets exactly those (the header scenarios check
+    // the values sent); every other one is "use the server's tools".
+    let calls = context_tool_calls();
+    if !calls.is_empty() {
+        client.list_all_tools()?;
+        for (name, arguments) in calls {
+            let result = client.call_tool(&name, arguments)?;
+            eprintln!("{name} -> {}", result.text());
+        }
+        client.close();
+        return Ok(());
+    }
+    // Call each tool with arguments built from its input schema, and report tool-level errors.
     let tools = client.list_all_tools()?;
     for tool in &tools {
         let arguments = if tool.name == SCHEMA_ECHO_TOOL {
@@ -120,10 +151,7 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
 /// The OAuth configuration of an `auth/…` scenario, from `MCP_CONFORMANCE_CONTEXT` when the
 /// scenario gives one.
 fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null);
+    let context = context();
     let field = |name: &str| context[name].as_str().map(str::to_owned);
     let required = |name: &str| {
         field(name).ok_or_else(|| {
