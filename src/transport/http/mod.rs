@@ -26,13 +26,17 @@ use crate::error::{HttpError, Result};
 use crate::transport::{Connect, Inbox, Transport};
 
 mod auth_header;
+mod body;
 mod get_stream;
 mod legacy;
 mod post_stream;
+mod socket;
 mod streamable;
 mod streams;
 pub(crate) mod url;
 mod wire;
+
+pub use streamable::CLOSE_TIMEOUT;
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

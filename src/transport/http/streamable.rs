@@ -1,19 +1,28 @@
 //! The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the
 //! session and protocol-version headers, the standalone GET stream and DELETE on close.
+//!
+//! While the layer above re-initializes an expired session (between
+//! [`SessionEvent::Reset`] and [`SessionEvent::Ready`]), only the thread that reported the
+//! reset sends; messages from other threads wait, each by its own deadline, for the new
+//! session, instead of going out with none. A failed send from the re-initializing thread
+//! (or `close`) ends the wait too.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
+use super::socket::{self, Socket};
 use super::streams::{self, lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{get_stream, post_stream};
-use crate::error::{Closed, Error, Result};
+use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Payload, RequestId};
 use crate::transport::{Inbox, SessionEvent, Transport};
 
-/// The longest `close` waits for the server to acknowledge `DELETE`.
-const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
+/// that ends the session, headers and body, must be done by then.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A Streamable HTTP connection.
 pub(crate) struct StreamableHttp {
@@ -26,6 +35,8 @@ pub(crate) struct Shared {
     pub inbox: Inbox,
     pub streams: Streams,
     session: Mutex<Session>,
+    /// Signalled when a re-initialization ends (see the module docs).
+    session_ready: Condvar,
     closed: AtomicBool,
     /// The stop signal of the running GET stream, if any.
     get_stream: Mutex<Option<Arc<Stop>>>,
@@ -36,22 +47,99 @@ pub(crate) struct Shared {
 struct Session {
     id: Option<String>,
     protocol_version: Option<String>,
+    /// The thread re-initializing the session, while it does.
+    resetting: Option<ThreadId>,
 }
 
 impl Shared {
     /// The session id and protocol-version headers every request after initialization carries.
     pub fn session_headers(&self) -> Vec<(&'static str, String)> {
-        let session = lock(&self.session);
-        let mut headers = Vec::new();
-        if let Some(id) = &session.id {
-            headers.push(("mcp-session-id", id.clone()));
-        }
-        if let Some(version) = &session.protocol_version {
-            headers.push(("mcp-protocol-version", version.clone()));
-        }
-        headers
+        headers_of(&lock(&self.session))
     }
 
+    /// The session headers for a message sent by `deadline`, once no re-initialization by
+    /// another thread is under way.
+    fn session_headers_by(
+        &self,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Vec<(&'static str, String)>> {
+        let started = Instant::now();
+        let me = std::thread::current().id();
+        let mut session = lock(&self.session);
+        while session.resetting.is_some_and(|thread| thread != me) {
+            if self.is_closed() {
+                return Err(closed_by_client());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    method: what.to_owned(),
+                    elapsed: started.elapsed(),
+                    kind: TimeoutKind::Write,
+                });
+            }
+            session = self
+                .session_ready
+                .wait_timeout(session, left)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        Ok(headers_of(&session))
+    }
+
+    /// Ends a re-initialization: held messages go out (with the new session, if any).
+    fn end_reset(&self) {
+        let mut session = lock(&self.session);
+        if session.resetting.take().is_some() {
+            drop(session);
+            self.session_ready.notify_all();
+        }
+    }
+
+    /// Ends a re-initialization when the thread running it failed to send.
+    fn end_reset_by(&self, thread: ThreadId) {
+        if lock(&self.session).resetting == Some(thread) {
+            self.end_reset();
+        }
+    }
+
+    /// Ends the connection from the transport's side (the server is gone): reported to the
+    /// inbox once, unless the client closed it first.
+    pub fn end(&self, reason: String) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        log::debug!("streamable HTTP connection closed: {reason}");
+        self.shut_down();
+        self.inbox.closed(Closed {
+            reason,
+            ..Closed::default()
+        });
+    }
+
+    /// Stops every stream and cuts every connection, waking every waiting thread.
+    fn shut_down(&self) {
+        self.stop_get_stream();
+        self.streams.stop_all();
+        self.wire.shutdown();
+        self.end_reset();
+    }
+}
+
+/// The session id and protocol-version headers of `session`.
+fn headers_of(session: &Session) -> Vec<(&'static str, String)> {
+    let mut headers = Vec::with_capacity(2);
+    if let Some(id) = &session.id {
+        headers.push(("mcp-session-id", id.clone()));
+    }
+    if let Some(version) = &session.protocol_version {
+        headers.push(("mcp-protocol-version", version.clone()));
+    }
+    headers
+}
+
+impl Shared {
     /// Forgets the session if it is still the one `headers` carried: the server answered 404.
     pub fn expire_session(&self, headers: &[(&'static str, String)]) -> bool {
         let Some(sent) = sent_session(headers) else {
@@ -60,7 +148,8 @@ impl Shared {
         let mut session = lock(&self.session);
         if session.id.as_deref() == Some(sent) {
             log::debug!("session {sent} expired on the server");
-            *session = Session::default();
+            session.id = None;
+            session.protocol_version = None;
             drop(session);
             self.stop_get_stream();
         }
@@ -139,23 +228,33 @@ impl StreamableHttp {
                 inbox,
                 streams: Streams::default(),
                 session: Mutex::new(Session::default()),
+                session_ready: Condvar::new(),
                 closed: AtomicBool::new(false),
                 get_stream: Mutex::new(None),
             }),
         }
     }
 
-    /// Handles a 2xx answer to a request: the response arrives in the body or on a stream.
-    fn accept_reply(&self, id: RequestId, response: HttpResponse, what: &str) -> Result<()> {
+    /// Handles a 2xx answer to a request: the response arrives in the body (read by
+    /// `deadline`) or on a stream read from `socket`.
+    fn accept_reply(
+        &self,
+        id: RequestId,
+        response: HttpResponse,
+        what: &str,
+        deadline: Instant,
+        socket: Option<Socket>,
+    ) -> Result<()> {
         if response.status().as_u16() == 202 || wire::is_empty_body(&response) {
+            wire::drain(response, deadline);
             return Ok(());
         }
         let media_type = wire::media_type(&response);
         if media_type == "text/event-stream" {
-            return post_stream::start(&self.shared, id, response);
+            return post_stream::start(&self.shared, id, response, socket);
         }
         let config = &self.shared.wire.config;
-        let text = wire::read_text(response, config.max_event_size, what)?;
+        let text = wire::read_text(response, config.max_event_size, what, deadline)?;
         if text.trim().is_empty() {
             return Ok(());
         }
@@ -192,19 +291,15 @@ impl StreamableHttp {
             )))
         }
     }
-}
 
-impl Transport for StreamableHttp {
-    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
-        if self.shared.is_closed() {
-            return Err(closed_by_client());
-        }
+    /// One POST of `message`, answered by `deadline`.
+    fn post(&self, message: &Message, deadline: Instant) -> Result<()> {
         let config = &self.shared.wire.config;
         let body = message.encode();
         let what = describe(message);
         log::trace!("> {body}");
-        let (deadline, per_read) = self.shared.wire.post_limits(deadline);
-        let headers = self.shared.session_headers();
+        let deadline = self.shared.wire.post_deadline(deadline);
+        let headers = self.shared.session_headers_by(deadline, what)?;
         let call = Call {
             method: Method::Post,
             url: &config.url,
@@ -212,10 +307,10 @@ impl Transport for StreamableHttp {
             accept: ACCEPT_BOTH,
             headers,
             deadline,
-            per_read,
             what,
         };
         let response = self.shared.wire.perform(&call)?;
+        let socket = socket::take_last();
         let status = response.status().as_u16();
         let request_id = match message {
             Message::Request(r) => Some(r.id.clone()),
@@ -223,25 +318,40 @@ impl Transport for StreamableHttp {
         };
         if !(200..300).contains(&status) {
             if status == 404 && self.shared.expire_session(&call.headers) {
-                wire::drain(response);
+                wire::drain(response, deadline);
                 return Err(Error::SessionExpired);
             }
             return Err(wire::status_error(
                 response,
                 &config.url,
                 request_id.as_ref(),
+                deadline,
             ));
         }
         self.shared.remember_session(&response);
         match request_id {
-            Some(id) => self.accept_reply(id, response, what),
+            Some(id) => self.accept_reply(id, response, what, deadline, socket),
             None => {
                 // Notifications and responses get 202; some servers send a body anyway,
                 // which carries nothing for us.
-                wire::drain(response);
+                wire::drain(response, deadline);
                 Ok(())
             }
         }
+    }
+}
+
+impl Transport for StreamableHttp {
+    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        if self.shared.is_closed() {
+            return Err(closed_by_client());
+        }
+        let sent = self.post(message, deadline);
+        if sent.is_err() {
+            // A re-initialization that failed to send ends here: the held messages go out.
+            self.shared.end_reset_by(std::thread::current().id());
+        }
+        sent
     }
 
     fn abandon(&self, id: &RequestId) {
@@ -254,50 +364,58 @@ impl Transport for StreamableHttp {
                 lock(&self.shared.session).protocol_version = Some(protocol_version.to_owned());
             }
             SessionEvent::Ready => {
+                self.shared.end_reset();
                 if self.shared.wire.config.get_stream && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
                 }
             }
             SessionEvent::Reset => {
-                *lock(&self.shared.session) = Session::default();
+                *lock(&self.shared.session) = Session {
+                    resetting: Some(std::thread::current().id()),
+                    ..Session::default()
+                };
                 self.shared.stop_get_stream();
             }
         }
     }
 
+    /// Sends at most one `DELETE` for the session, with the configured headers only: never
+    /// the credential provider, never a retry, so closing cannot start an authorization.
+    /// Returns within [`CLOSE_TIMEOUT`] whatever the server does, and leaves no stream, thread
+    /// or connection behind (reader threads end as their sockets are shut down).
     fn close(&self) {
         if self.shared.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        // Reader threads notice the stop signal after their next event or read timeout; they
-        // hold nothing the caller waits for, so they are not joined.
         self.shared.stop_get_stream();
         self.shared.streams.stop_all();
+        self.shared.end_reset();
         let headers = self.shared.session_headers();
         if sent_session(&headers).is_some() {
             let config = &self.shared.wire.config;
             let limit = config
                 .request_timeout
-                .unwrap_or(DELETE_TIMEOUT)
-                .min(DELETE_TIMEOUT);
+                .unwrap_or(CLOSE_TIMEOUT)
+                .min(CLOSE_TIMEOUT);
+            let deadline = socket::deadline_after(Instant::now(), limit);
             let call = Call {
                 method: Method::Delete,
                 url: &config.url,
                 body: None,
                 accept: ACCEPT_BOTH,
                 headers,
-                deadline: Instant::now() + limit,
-                per_read: limit,
+                deadline,
                 what: "DELETE session",
             };
-            match self.shared.wire.perform(&call) {
+            match self.shared.wire.perform_plain(&call) {
                 Ok(response) => {
                     log::debug!("DELETE session: HTTP {}", response.status().as_u16());
-                    wire::drain(response);
+                    wire::drain(response, deadline);
                 }
                 Err(e) => log::debug!("DELETE session failed: {e}"),
             }
         }
+        self.shared.shut_down();
         self.shared.inbox.closed(Closed {
             reason: "closed by client".into(),
             ..Closed::default()
