@@ -73,7 +73,9 @@ fn no_limit_values_mean_no_limit() {
         .reconnect(ReconnectPolicy::new(3, Duration::MAX, Duration::MAX));
     let (transport, rx) = connect(&config);
     let far = Instant::now() + Duration::from_secs(1_000_000_000);
-    transport.send(&request(1, "tools/list"), far).expect("send");
+    transport
+        .send(&request(1, "tools/list"), far)
+        .expect("send");
     expect_response(&rx, 1);
     transport.close();
 
@@ -93,7 +95,10 @@ fn no_limit_values_mean_no_limit() {
         .max_event_size(usize::MAX);
     let (transport, _rx) = connect(&config);
     transport
-        .send(&Notification::new("notifications/initialized", None).into(), far)
+        .send(
+            &Notification::new("notifications/initialized", None).into(),
+            far,
+        )
         .expect("post to the endpoint");
     transport.close();
 }
@@ -173,7 +178,9 @@ fn messages_wait_for_the_session_being_reinitialized() {
         .get_stream(false);
     let (transport, rx) = connect(&config);
     let transport: Arc<dyn Transport> = Arc::from(transport);
-    transport.send(&request(1, "initialize"), Instant::now() + WAIT).unwrap();
+    transport
+        .send(&request(1, "initialize"), Instant::now() + WAIT)
+        .unwrap();
     expect_response(&rx, 1);
 
     // This thread re-initializes; another one sends meanwhile.
@@ -187,13 +194,18 @@ fn messages_wait_for_the_session_being_reinitialized() {
         done.recv_timeout(Duration::from_millis(300)).is_err(),
         "the message went out during the re-initialization"
     );
-    transport.send(&request(3, "initialize"), Instant::now() + WAIT).unwrap();
+    transport
+        .send(&request(3, "initialize"), Instant::now() + WAIT)
+        .unwrap();
     expect_response(&rx, 3);
     transport.session_event(SessionEvent::Negotiated {
         protocol_version: "2025-11-25",
     });
     transport
-        .send(&Notification::new("notifications/initialized", None).into(), Instant::now() + WAIT)
+        .send(
+            &Notification::new("notifications/initialized", None).into(),
+            Instant::now() + WAIT,
+        )
         .unwrap();
     transport.session_event(SessionEvent::Ready);
     done.recv_timeout(WAIT).expect("released").expect("sent");
@@ -208,21 +220,34 @@ fn messages_wait_for_the_session_being_reinitialized() {
     let other = Arc::clone(&transport);
     let started = Instant::now();
     let held = std::thread::spawn(move || {
-        other.send(&request(4, "tools/list"), Instant::now() + Duration::from_millis(300))
+        other.send(
+            &request(4, "tools/list"),
+            Instant::now() + Duration::from_millis(300),
+        )
     })
     .join()
     .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     match held {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Write),
         other => panic!("{other:?}"),
     }
     // A failed send from the re-initializing thread lets the others go.
     drop(server);
-    let _ = transport.send(&request(5, "initialize"), Instant::now() + Duration::from_secs(2));
+    let _ = transport.send(
+        &request(5, "initialize"),
+        Instant::now() + Duration::from_secs(2),
+    );
     let other = Arc::clone(&transport);
     let released = std::thread::spawn(move || {
-        other.send(&request(6, "tools/list"), Instant::now() + Duration::from_secs(2))
+        other.send(
+            &request(6, "tools/list"),
+            Instant::now() + Duration::from_secs(2),
+        )
     })
     .join()
     .unwrap();

@@ -65,8 +65,7 @@ fn config(server: &Hostile) -> HttpConfig {
 }
 
 fn connect(config: HttpConfig) -> Client {
-    Client::connect_with(config, Options::default().with_request_timeout(TIMEOUT))
-        .expect("connect")
+    Client::connect_with(config, Options::default().with_request_timeout(TIMEOUT)).expect("connect")
 }
 
 /// Calls a tool, asserting that it fails within the timeout plus [`SLACK`].
@@ -274,7 +273,10 @@ fn close_never_authorizes_nor_repeats_delete_on_401_or_403() {
         let server = deleting(move |conn| {
             conn.reply(
                 status,
-                &[("www-authenticate", r#"Bearer error="invalid_token", scope="all""#)],
+                &[(
+                    "www-authenticate",
+                    r#"Bearer error="invalid_token", scope="all""#,
+                )],
                 "text/plain",
                 "no",
             )
@@ -283,14 +285,22 @@ fn close_never_authorizes_nor_repeats_delete_on_401_or_403() {
         let client = connect(config(&server).credentials(provider.clone()));
         let asked_before_close = provider.headers.load(Ordering::SeqCst);
         let deletes = close_in_time(client, &server);
-        assert_eq!(deletes.len(), 1, "HTTP {status}: one DELETE, never repeated");
+        assert_eq!(
+            deletes.len(),
+            1,
+            "HTTP {status}: one DELETE, never repeated"
+        );
         assert_eq!(deletes[0].header("mcp-session-id"), Some("s-1"));
         assert_eq!(
             deletes[0].header("authorization"),
             None,
             "close never asks the provider"
         );
-        assert_eq!(provider.challenges.load(Ordering::SeqCst), 0, "HTTP {status}");
+        assert_eq!(
+            provider.challenges.load(Ordering::SeqCst),
+            0,
+            "HTTP {status}"
+        );
         assert_eq!(provider.headers.load(Ordering::SeqCst), asked_before_close);
         leaves_nothing(&server, before);
     }
@@ -341,4 +351,30 @@ fn close_ends_a_keep_alive_get_stream_at_once() {
     assert_eq!(threads_named("umcp-http-get"), 1, "the GET stream is open");
     close_in_time(client, &server);
     leaves_nothing(&server, before);
+}
+
+#[test]
+fn a_server_that_went_away_is_reported_closed() {
+    let _serial = serial();
+    let before = threads_named("umcp");
+    let server = mcp(|req, conn| conn.result(req, &[], json!({})));
+    let port = server.port;
+    let client = connect(config(&server));
+    client.ping().expect("ping while the server runs");
+    assert!(client.closed().is_none());
+    drop(server);
+    let err = client.ping().expect_err("nothing listens any more");
+    assert!(matches!(err, Error::Io(_)), "{err:?}");
+    let until = Instant::now() + SETTLE;
+    while client.closed().is_none() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let closed = client
+        .closed()
+        .unwrap_or_else(|| panic!("not reported closed after {err:?}"));
+    assert!(closed.reason.contains("gone"), "{closed}");
+    drop(client);
+    let threads = settles(|| threads_named("umcp"), before, SETTLE);
+    assert_eq!(threads, before, "client threads left behind");
+    assert_eq!(settles(|| sockets_to(port), 0, SETTLE), 0);
 }

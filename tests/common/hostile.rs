@@ -37,7 +37,10 @@ impl Req {
 
     /// The JSON-RPC method, or `""`.
     pub fn rpc_method(&self) -> String {
-        self.json()["method"].as_str().unwrap_or_default().to_owned()
+        self.json()["method"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// The JSON-RPC id (`Null` for notifications).
@@ -84,7 +87,10 @@ impl Conn {
         let length = content_length
             .map(|n| format!("content-length: {n}\r\n"))
             .unwrap_or_else(|| "connection: close\r\n".to_owned());
-        self.raw(format!("HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\n{length}\r\n").as_bytes())
+        self.raw(
+            format!("HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\n{length}\r\n")
+                .as_bytes(),
+        )
     }
 
     /// Sends `bytes` one at a time, one every `every`, until done, the client leaves or the
@@ -184,10 +190,14 @@ pub fn hostile(handler: impl Fn(&Req, &mut Conn) + Send + Sync + 'static) -> Hos
 /// Reads requests from one connection and hands each to the handler, until the client
 /// closes it or the server stops.
 fn serve(mut conn: Conn, handler: &Handler, seen: &Sender<Req>) {
-    let Ok(read_side) = conn.stream.try_clone() else { return };
+    let Ok(read_side) = conn.stream.try_clone() else {
+        return;
+    };
     let mut reader = BufReader::new(read_side);
     while !conn.stopping.load(Ordering::SeqCst) {
-        let Some(request) = read_request(&mut reader) else { return };
+        let Some(request) = read_request(&mut reader) else {
+            return;
+        };
         let _ = seen.send(request.clone());
         handler(&request, &mut conn);
     }
@@ -294,7 +304,9 @@ pub fn sockets_to(port: u16) -> usize {
         .collect();
     let mut count = 0;
     for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let (Some(remote), Some(inode)) = (fields.get(2), fields.get(9)) else {

@@ -6,7 +6,12 @@
 //! reset sends; messages from other threads wait, each by its own deadline, for the new
 //! session, instead of going out with none. A failed send from the re-initializing thread
 //! (or `close`) ends the wait too.
+//!
+//! The connection reports itself closed, with no call from the layer above, when the server
+//! is gone: the GET stream cannot be reopened (see `get_stream`), or a POST finds nothing
+//! listening where a session was running.
 
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
@@ -37,6 +42,8 @@ pub(crate) struct Shared {
     session: Mutex<Session>,
     /// Signalled when a re-initialization ends (see the module docs).
     session_ready: Condvar,
+    /// A session was set up once: from then on a refused connection means the server is gone.
+    ready: AtomicBool,
     closed: AtomicBool,
     /// The stop signal of the running GET stream, if any.
     get_stream: Mutex<Option<Arc<Stop>>>,
@@ -229,6 +236,7 @@ impl StreamableHttp {
                 streams: Streams::default(),
                 session: Mutex::new(Session::default()),
                 session_ready: Condvar::new(),
+                ready: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
                 get_stream: Mutex::new(None),
             }),
@@ -347,9 +355,16 @@ impl Transport for StreamableHttp {
             return Err(closed_by_client());
         }
         let sent = self.post(message, deadline);
-        if sent.is_err() {
+        if let Err(error) = &sent {
             // A re-initialization that failed to send ends here: the held messages go out.
             self.shared.end_reset_by(std::thread::current().id());
+            // Nothing listens where a session was running: the server is gone, which the
+            // layer above (and a manager watching it) learns as the end of the connection.
+            let refused =
+                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
+            if refused && self.shared.ready.load(Ordering::SeqCst) {
+                self.shared.end(format!("the server is gone: {error}"));
+            }
         }
         sent
     }
@@ -364,6 +379,7 @@ impl Transport for StreamableHttp {
                 lock(&self.shared.session).protocol_version = Some(protocol_version.to_owned());
             }
             SessionEvent::Ready => {
+                self.shared.ready.store(true, Ordering::SeqCst);
                 self.shared.end_reset();
                 if self.shared.wire.config.get_stream && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
