@@ -4,17 +4,21 @@
 //! Both clients talk to the same minimal JSON server in this program (HTTP/1.1 keep-alive,
 //! one thread per connection, every request answered at once), so the client is the
 //! bottleneck. The bare loop POSTs the same JSON-RPC body on one reused connection and parses
-//! the reply; umcp calls `tools/call` through a `Client`. Runs alternate between the two
-//! ([`REPS`] each, interleaved so that drift hits both alike) and the medians are compared.
+//! the reply; umcp calls `tools/call` through a `Client`, and through the bare transport
+//! (`Transport::send`, the reply taken from the inbox on the same thread), which shows the
+//! transport's own cost apart from the client's hand-offs between threads. Runs alternate
+//! ([`REPS`] each, interleaved so that drift hits all alike) and the medians are compared.
 
 use std::error::Error;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use umcp::jsonrpc::{Message, Request};
 use umcp::transport::http::{HttpConfig, HttpTransportKind};
+use umcp::transport::{Connect, Inbound, Inbox, Transport};
 use umcp::Client;
 
 /// Repetitions of each client; the medians are reported.
@@ -25,28 +29,57 @@ const CALLS: usize = 2_000;
 fn main() -> Result<(), Box<dyn Error>> {
     let url = serve()?;
     let agent = ureq::Agent::new_with_defaults();
-    let client = Client::connect(
-        HttpConfig::new(&url)
-            .transport(HttpTransportKind::StreamableHttp)
-            .get_stream(false),
-    )?;
+    let config = HttpConfig::new(&url)
+        .transport(HttpTransportKind::StreamableHttp)
+        .get_stream(false);
+    let client = Client::connect(config.clone())?;
+    let (inbox, replies) = Inbox::new();
+    let transport = config.connect(inbox)?;
+    // `bench_http MODE N` runs one mode only, for profilers (`strace -c`, `perf`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, calls] = args.as_slice() {
+        let calls: usize = calls.parse()?;
+        let rate = match mode.as_str() {
+            "bare" => bare(&agent, &url, calls)?,
+            "transport" => with_transport(transport.as_ref(), &replies, calls)?,
+            _ => with_client(&client, calls)?,
+        };
+        println!("{mode}: {rate:.0} calls/s");
+        return Ok(());
+    }
     // Warm-up: connections, page faults, allocator pools.
     bare(&agent, &url, 200)?;
-    with_umcp(&client, 200)?;
-    let mut bare_rates = Vec::with_capacity(REPS);
-    let mut umcp_rates = Vec::with_capacity(REPS);
+    with_transport(transport.as_ref(), &replies, 200)?;
+    with_client(&client, 200)?;
+    let mut rates = [const { Vec::new() }; 3];
     for _ in 0..REPS {
-        bare_rates.push(bare(&agent, &url, CALLS)?);
-        umcp_rates.push(with_umcp(&client, CALLS)?);
+        rates[0].push(bare(&agent, &url, CALLS)?);
+        rates[1].push(with_transport(transport.as_ref(), &replies, CALLS)?);
+        rates[2].push(with_client(&client, CALLS)?);
     }
-    let bare_rate = median(bare_rates);
-    let umcp_rate = median(umcp_rates);
+    let [bare_rate, transport_rate, client_rate] = rates.map(median);
     println!("Streamable HTTP, {CALLS} sequential calls, median of {REPS} interleaved runs");
-    println!("{:<10} {:>10} {:>10}", "", "calls/s", "µs/call");
-    for (label, rate) in [("bare ureq", bare_rate), ("umcp", umcp_rate)] {
-        println!("{label:<10} {rate:>10.0} {:>10.1}", 1e6 / rate);
+    println!(
+        "{:<16} {:>10} {:>10} {:>8}",
+        "", "calls/s", "µs/call", "ratio"
+    );
+    for (label, rate) in [
+        ("bare ureq", bare_rate),
+        ("umcp transport", transport_rate),
+        ("umcp client", client_rate),
+    ] {
+        println!(
+            "{label:<16} {rate:>10.0} {:>10.1} {:>8.2}",
+            1e6 / rate,
+            rate / bare_rate
+        );
     }
-    println!("ratio umcp / bare: {:.2}", umcp_rate / bare_rate);
+    println!(
+        "ratio umcp / bare: client {:.2}, transport {:.2}",
+        client_rate / bare_rate,
+        transport_rate / bare_rate
+    );
+    transport.close();
     client.close();
     Ok(())
 }
@@ -78,8 +111,28 @@ fn bare(agent: &ureq::Agent, url: &str, calls: usize) -> Result<f64, Box<dyn Err
     Ok(calls as f64 / start.elapsed().as_secs_f64())
 }
 
-/// The same calls through umcp. Returns calls per second.
-fn with_umcp(client: &Client, calls: usize) -> Result<f64, Box<dyn Error>> {
+/// The same calls through the transport alone: send, then take the reply from the inbox on
+/// this thread. Returns calls per second.
+fn with_transport(
+    transport: &dyn Transport,
+    replies: &crossbeam_channel::Receiver<Inbound>,
+    calls: usize,
+) -> Result<f64, Box<dyn Error>> {
+    let start = Instant::now();
+    for id in 0..calls {
+        let params = json!({"name": "echo", "arguments": {"text": "hi"}});
+        let request = Message::Request(Request::new(id as i64, "tools/call", Some(params)));
+        transport.send(&request, Instant::now() + Duration::from_secs(10))?;
+        match replies.try_recv() {
+            Ok(Inbound::Message(Message::Response(_))) => {}
+            other => return Err(format!("unexpected {other:?}").into()),
+        }
+    }
+    Ok(calls as f64 / start.elapsed().as_secs_f64())
+}
+
+/// The same calls through a `Client`. Returns calls per second.
+fn with_client(client: &Client, calls: usize) -> Result<f64, Box<dyn Error>> {
     let start = Instant::now();
     for _ in 0..calls {
         client.call_tool("echo", json!({"text": "hi"}))?;

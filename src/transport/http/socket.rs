@@ -15,7 +15,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use ureq::unversioned::resolver::DefaultResolver;
+use std::net::{IpAddr, SocketAddr};
+
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, ShutdownHandle, Transport,
 };
@@ -92,7 +95,45 @@ pub(crate) fn take_last() -> Option<Socket> {
 
 /// A ureq agent whose connections are watched (see the [module docs](self)).
 pub(crate) fn agent(config: ureq::config::Config) -> Agent {
-    Agent::with_parts(config, Watching::default(), DefaultResolver::default())
+    Agent::with_parts(config, Watching::default(), Resolving::default())
+}
+
+/// Resolves host names by ureq's default resolver, within this thread's deadline, and IP
+/// literals at once.
+///
+/// ureq resolves the host before it looks for a pooled connection, and with a timeout its
+/// resolver runs every lookup on a new thread: a thread per request to `127.0.0.1`, which
+/// cost more than the rest of the request.
+#[derive(Debug, Default)]
+struct Resolving {
+    inner: DefaultResolver,
+}
+
+impl Resolver for Resolving {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let literal = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>();
+        let port = uri.port_u16().or(match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        if let (Ok(ip), Some(port)) = (literal, port) {
+            let mut addrs = self.empty();
+            addrs.push(SocketAddr::new(ip, port));
+            return Ok(addrs);
+        }
+        self.inner
+            .resolve(uri, config, capped(timeout, Timeout::Resolve)?)
+    }
 }
 
 /// Wraps ureq's default connector (TCP, TLS, proxies) to capture shutdown handles.
@@ -119,7 +160,7 @@ impl Connector<()> for Watching {
             request_level: details.request_level,
             resolver: details.resolver,
             now: details.now,
-            timeout: details.timeout,
+            timeout: capped(details.timeout, Timeout::Connect)?,
             current_time: Arc::clone(&details.current_time),
             run_connector: Arc::clone(&details.run_connector),
             register_shutdown: Arc::new(move |handle: Weak<dyn ShutdownHandle>| {
@@ -155,18 +196,19 @@ impl fmt::Debug for Watched {
     }
 }
 
-/// `timeout`, shortened to this thread's deadline; an error once the deadline has passed.
-fn capped(mut timeout: NextTimeout) -> Result<NextTimeout, ureq::Error> {
+/// `timeout`, shortened to this thread's deadline (reported as `reason`); an error once the
+/// deadline has passed.
+fn capped(mut timeout: NextTimeout, reason: Timeout) -> Result<NextTimeout, ureq::Error> {
     let Some(deadline) = DEADLINE.with(Cell::get) else {
         return Ok(timeout);
     };
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(ureq::Error::Timeout(Timeout::RecvBody));
+        return Err(ureq::Error::Timeout(reason));
     }
     if left < *timeout.after {
         timeout.after = left.into();
-        timeout.reason = Timeout::RecvBody;
+        timeout.reason = reason;
     }
     Ok(timeout)
 }
@@ -180,11 +222,12 @@ impl Transport for Watched {
         if let Some(socket) = &self.socket {
             LAST.with(|last| *last.borrow_mut() = Some(socket.clone()));
         }
-        self.inner.transmit_output(amount, capped(timeout)?)
+        self.inner
+            .transmit_output(amount, capped(timeout, Timeout::RecvBody)?)
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
-        self.inner.await_input(capped(timeout)?)
+        self.inner.await_input(capped(timeout, Timeout::RecvBody)?)
     }
 
     fn is_open(&mut self) -> bool {

@@ -319,8 +319,10 @@ pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt
     let base = retry.unwrap_or(policy.initial_delay);
     let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
     let capped = doubled.min(policy.max_delay.max(base));
-    // Between 75 % and 100 % of the capped delay.
-    capped.mul_f64(0.75 + 0.25 * jitter())
+    // Between 75 % and 100 % of the capped delay (a float near `Duration::MAX` may round
+    // above it, hence the checked conversion).
+    Duration::try_from_secs_f64(capped.as_secs_f64() * (0.75 + 0.25 * jitter()))
+        .map_or(capped, |delay| delay.min(capped))
 }
 
 /// A number in `[0, 1)` that differs between calls and threads, without a random crate.
@@ -363,6 +365,19 @@ mod tests {
         for attempt in [10, 40, u32::MAX] {
             assert!(backoff(&policy, None, attempt) <= Duration::from_secs(1));
         }
+    }
+
+    #[test]
+    fn unbounded_delays_do_not_overflow() {
+        let policy = ReconnectPolicy::new(u32::MAX, Duration::MAX, Duration::MAX);
+        for attempt in [1, 2, 40, u32::MAX] {
+            assert!(backoff(&policy, None, attempt) > Duration::from_secs(3600));
+        }
+        assert_eq!(
+            backoff(&policy, Some(Duration::MAX), 1),
+            Duration::MAX,
+            "the server's retry, exactly"
+        );
     }
 
     #[test]
