@@ -30,6 +30,7 @@ mod body;
 mod get_stream;
 mod legacy;
 mod post_stream;
+mod session;
 mod socket;
 mod streamable;
 mod streams;

@@ -98,15 +98,21 @@ pub(crate) fn agent(config: ureq::config::Config) -> Agent {
     Agent::with_parts(config, Watching::default(), Resolving::default())
 }
 
-/// Resolves host names by ureq's default resolver, within this thread's deadline, and IP
-/// literals at once.
+/// How long a host name's addresses are reused before it is looked up again.
+const RESOLVED_TTL: Duration = Duration::from_secs(10);
+
+/// Resolves host names by ureq's default resolver, within this thread's deadline, keeping
+/// the last answer for [`RESOLVED_TTL`]; IP literals are taken as they are.
 ///
 /// ureq resolves the host before it looks for a pooled connection, and with a timeout its
-/// resolver runs every lookup on a new thread: a thread per request to `127.0.0.1`, which
-/// cost more than the rest of the request.
+/// resolver runs every lookup on a new thread: a thread per request, which cost more than
+/// the rest of a request to a local server.
 #[derive(Debug, Default)]
 struct Resolving {
     inner: DefaultResolver,
+    /// The last host resolved (`host:port`), when, and its addresses. One entry: a
+    /// transport talks to one server (and, for OAuth, to nothing else through this agent).
+    last: Mutex<Option<(String, Instant, ResolvedSocketAddrs)>>,
 }
 
 impl Resolver for Resolving {
@@ -131,8 +137,22 @@ impl Resolver for Resolving {
             addrs.push(SocketAddr::new(ip, port));
             return Ok(addrs);
         }
-        self.inner
-            .resolve(uri, config, capped(timeout, Timeout::Resolve)?)
+        let key = format!("{host}:{}", port.unwrap_or_default());
+        if let Ok(last) = self.last.lock() {
+            if let Some((_, _, addrs)) = last
+                .as_ref()
+                .filter(|(k, at, _)| *k == key && at.elapsed() < RESOLVED_TTL)
+            {
+                return Ok(addrs.clone());
+            }
+        }
+        let addrs = self
+            .inner
+            .resolve(uri, config, capped(timeout, Timeout::Resolve)?)?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((key, Instant::now(), addrs.clone()));
+        }
+        Ok(addrs)
     }
 }
 
@@ -242,6 +262,30 @@ impl Transport for Watched {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ip_literals_resolve_as_they_are_and_names_through_the_resolver() {
+        let resolver = Resolving::default();
+        let config = Agent::config_builder().build();
+        let resolve = |url: &str| {
+            let uri: Uri = url.parse().expect("uri");
+            resolver
+                .resolve(&uri, &config, NextTimeout::default())
+                .expect("resolves")
+                .to_vec()
+        };
+        assert_eq!(
+            resolve("http://127.0.0.1:8080/mcp"),
+            ["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]
+        );
+        assert_eq!(
+            resolve("https://[::1]/mcp"),
+            ["[::1]:443".parse::<SocketAddr>().unwrap()]
+        );
+        let first = resolve("http://localhost:9/mcp");
+        assert!(!first.is_empty() && first.iter().all(|a| a.port() == 9 && a.ip().is_loopback()));
+        assert_eq!(resolve("http://localhost:9/other"), first, "reused");
+    }
 
     #[test]
     fn far_deadlines_saturate() {

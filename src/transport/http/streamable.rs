@@ -1,11 +1,8 @@
 //! The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the
 //! session and protocol-version headers, the standalone GET stream and DELETE on close.
 //!
-//! While the layer above re-initializes an expired session (between
-//! [`SessionEvent::Reset`] and [`SessionEvent::Ready`]), only the thread that reported the
-//! reset sends; messages from other threads wait, each by its own deadline, for the new
-//! session, instead of going out with none. A failed send from the re-initializing thread
-//! (or `close`) ends the wait too.
+//! While the layer above re-initializes an expired session, messages from other threads
+//! wait for the new one (see `session`).
 //!
 //! The connection reports itself closed, with no call from the layer above, when the server
 //! is gone: the GET stream cannot be reopened (see `get_stream`), or a POST finds nothing
@@ -13,15 +10,16 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::ThreadId;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub(crate) use super::session::sent_session;
+use super::session::{Headers, Session};
 use super::socket::{self, Socket};
 use super::streams::{self, lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{get_stream, post_stream};
-use crate::error::{Closed, Error, Result, TimeoutKind};
+use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, Payload, RequestId};
 use crate::transport::{Inbox, SessionEvent, Transport};
 
@@ -39,9 +37,7 @@ pub(crate) struct Shared {
     pub wire: Wire,
     pub inbox: Inbox,
     pub streams: Streams,
-    session: Mutex<Session>,
-    /// Signalled when a re-initialization ends (see the module docs).
-    session_ready: Condvar,
+    session: Session,
     /// A session was set up once: from then on a refused connection means the server is gone.
     ready: AtomicBool,
     closed: AtomicBool,
@@ -49,66 +45,10 @@ pub(crate) struct Shared {
     get_stream: Mutex<Option<Arc<Stop>>>,
 }
 
-/// What the server and the layer above established.
-#[derive(Debug, Default)]
-struct Session {
-    id: Option<String>,
-    protocol_version: Option<String>,
-    /// The thread re-initializing the session, while it does.
-    resetting: Option<ThreadId>,
-}
-
 impl Shared {
     /// The session id and protocol-version headers every request after initialization carries.
-    pub fn session_headers(&self) -> Vec<(&'static str, String)> {
-        headers_of(&lock(&self.session))
-    }
-
-    /// The session headers for a message sent by `deadline`, once no re-initialization by
-    /// another thread is under way.
-    fn session_headers_by(
-        &self,
-        deadline: Instant,
-        what: &str,
-    ) -> Result<Vec<(&'static str, String)>> {
-        let started = Instant::now();
-        let me = std::thread::current().id();
-        let mut session = lock(&self.session);
-        while session.resetting.is_some_and(|thread| thread != me) {
-            if self.is_closed() {
-                return Err(closed_by_client());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Error::Timeout {
-                    method: what.to_owned(),
-                    elapsed: started.elapsed(),
-                    kind: TimeoutKind::Write,
-                });
-            }
-            session = self
-                .session_ready
-                .wait_timeout(session, left)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
-        Ok(headers_of(&session))
-    }
-
-    /// Ends a re-initialization: held messages go out (with the new session, if any).
-    fn end_reset(&self) {
-        let mut session = lock(&self.session);
-        if session.resetting.take().is_some() {
-            drop(session);
-            self.session_ready.notify_all();
-        }
-    }
-
-    /// Ends a re-initialization when the thread running it failed to send.
-    fn end_reset_by(&self, thread: ThreadId) {
-        if lock(&self.session).resetting == Some(thread) {
-            self.end_reset();
-        }
+    pub fn session_headers(&self) -> Headers {
+        self.session.headers()
     }
 
     /// Ends the connection from the transport's side (the server is gone): reported to the
@@ -130,34 +70,18 @@ impl Shared {
         self.stop_get_stream();
         self.streams.stop_all();
         self.wire.shutdown();
-        self.end_reset();
+        self.session.end_reset();
     }
-}
-
-/// The session id and protocol-version headers of `session`.
-fn headers_of(session: &Session) -> Vec<(&'static str, String)> {
-    let mut headers = Vec::with_capacity(2);
-    if let Some(id) = &session.id {
-        headers.push(("mcp-session-id", id.clone()));
-    }
-    if let Some(version) = &session.protocol_version {
-        headers.push(("mcp-protocol-version", version.clone()));
-    }
-    headers
 }
 
 impl Shared {
-    /// Forgets the session if it is still the one `headers` carried: the server answered 404.
+    /// Forgets the session if it is still the one `headers` carried: the server answered
+    /// 404. Returns whether a session was sent.
     pub fn expire_session(&self, headers: &[(&'static str, String)]) -> bool {
         let Some(sent) = sent_session(headers) else {
             return false;
         };
-        let mut session = lock(&self.session);
-        if session.id.as_deref() == Some(sent) {
-            log::debug!("session {sent} expired on the server");
-            session.id = None;
-            session.protocol_version = None;
-            drop(session);
+        if self.session.expire(sent) {
             self.stop_get_stream();
         }
         true
@@ -183,30 +107,6 @@ impl Shared {
             stop.stop();
         }
     }
-
-    /// Stores the session id the server issued, if it is a valid one.
-    fn remember_session(&self, response: &HttpResponse) {
-        let Some(id) = wire::header(response, "mcp-session-id") else {
-            return;
-        };
-        if !wire::valid_session_id(id) {
-            log::debug!("ignoring a session id that is not visible ASCII");
-            return;
-        }
-        let mut session = lock(&self.session);
-        if session.id.as_deref() != Some(id) {
-            log::debug!("session id {id}");
-            session.id = Some(id.to_owned());
-        }
-    }
-}
-
-/// The session id among request headers.
-pub(crate) fn sent_session<'h>(headers: &'h [(&'static str, String)]) -> Option<&'h str> {
-    headers
-        .iter()
-        .find(|(name, _)| *name == "mcp-session-id")
-        .map(|(_, value)| value.as_str())
 }
 
 /// The error for sending on a closed connection.
@@ -234,8 +134,7 @@ impl StreamableHttp {
                 wire,
                 inbox,
                 streams: Streams::default(),
-                session: Mutex::new(Session::default()),
-                session_ready: Condvar::new(),
+                session: Session::default(),
                 ready: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
                 get_stream: Mutex::new(None),
@@ -307,7 +206,10 @@ impl StreamableHttp {
         let what = describe(message);
         log::trace!("> {body}");
         let deadline = self.shared.wire.post_deadline(deadline);
-        let headers = self.shared.session_headers_by(deadline, what)?;
+        let shared = &self.shared;
+        let headers = shared
+            .session
+            .headers_by(deadline, what, || shared.is_closed().then(closed_by_client))?;
         let call = Call {
             method: Method::Post,
             url: &config.url,
@@ -336,7 +238,7 @@ impl StreamableHttp {
                 deadline,
             ));
         }
-        self.shared.remember_session(&response);
+        self.shared.session.remember(&response);
         match request_id {
             Some(id) => self.accept_reply(id, response, what, deadline, socket),
             None => {
@@ -357,7 +259,9 @@ impl Transport for StreamableHttp {
         let sent = self.post(message, deadline);
         if let Err(error) = &sent {
             // A re-initialization that failed to send ends here: the held messages go out.
-            self.shared.end_reset_by(std::thread::current().id());
+            self.shared
+                .session
+                .end_reset_by(std::thread::current().id());
             // Nothing listens where a session was running: the server is gone, which the
             // layer above (and a manager watching it) learns as the end of the connection.
             let refused =
@@ -376,20 +280,17 @@ impl Transport for StreamableHttp {
     fn session_event(&self, event: SessionEvent<'_>) {
         match event {
             SessionEvent::Negotiated { protocol_version } => {
-                lock(&self.shared.session).protocol_version = Some(protocol_version.to_owned());
+                self.shared.session.set_protocol_version(protocol_version);
             }
             SessionEvent::Ready => {
                 self.shared.ready.store(true, Ordering::SeqCst);
-                self.shared.end_reset();
+                self.shared.session.end_reset();
                 if self.shared.wire.config.get_stream && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
                 }
             }
             SessionEvent::Reset => {
-                *lock(&self.shared.session) = Session {
-                    resetting: Some(std::thread::current().id()),
-                    ..Session::default()
-                };
+                self.shared.session.reset();
                 self.shared.stop_get_stream();
             }
         }
@@ -405,7 +306,7 @@ impl Transport for StreamableHttp {
         }
         self.shared.stop_get_stream();
         self.shared.streams.stop_all();
-        self.shared.end_reset();
+        self.shared.session.end_reset();
         let headers = self.shared.session_headers();
         if sent_session(&headers).is_some() {
             let config = &self.shared.wire.config;
