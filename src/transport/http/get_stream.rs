@@ -152,10 +152,12 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
         Err(e @ (Error::Io(_) | Error::Timeout { .. })) => return Opened::Failed(e),
         Err(e) => return Opened::Refused(e.to_string()),
     };
-    stop.attach(socket::take_last());
     let status = response.status().as_u16();
     let media_type = wire::media_type(&response);
     if (200..300).contains(&status) && media_type == "text/event-stream" {
+        // Only a stream's connection is tied to the stop signal: any other goes back to the
+        // pool and must not be shut down later.
+        stop.attach(socket::take_last());
         return Opened::Stream(response);
     }
     if status == 404 && has_session {

@@ -152,12 +152,12 @@ fn resume(
         Error::Io(_) | Error::Timeout { .. } => Resume::Retry(e),
         e => Resume::Fatal(e),
     })?;
-    stop.attach(socket::take_last());
     let deadline = call.deadline;
     let status = response.status().as_u16();
     if (200..300).contains(&status) {
         let media_type = wire::media_type(&response);
         if media_type == "text/event-stream" {
+            stop.attach(socket::take_last());
             return Ok(response);
         }
         wire::drain(response, deadline);
