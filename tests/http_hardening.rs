@@ -296,3 +296,40 @@ fn a_server_gone_for_good_is_reported_closed() {
     let err = client.ping().expect_err("closed");
     assert!(matches!(err, Error::Closed(_)), "{err:?}");
 }
+
+/// A server that never gives a GET stream, even failing every attempt, still serves POSTs:
+/// that is no stream, not a dead server.
+#[test]
+fn a_get_stream_that_never_opens_is_not_a_dead_server() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let seen_gets = gets.clone();
+    let server = serve(move |seen, reply| match seen.method.as_str() {
+        "POST" if seen.rpc_method().as_deref() == Some("initialize") => reply.json(
+            200,
+            &[("mcp-session-id", "s-1")],
+            &initialize_result(&seen.rpc_id()),
+        ),
+        "POST" if !seen.rpc_id().is_null() => reply.json(200, &[], &result(&seen.rpc_id())),
+        "POST" => reply.status(202, &[]),
+        _ => {
+            seen_gets.fetch_add(1, Ordering::SeqCst);
+            reply.status(503, &[])
+        }
+    });
+    let config = HttpConfig::new(server.url("/mcp"))
+        .transport(HttpTransportKind::StreamableHttp)
+        .reconnect(ReconnectPolicy::new(
+            2,
+            Duration::from_millis(10),
+            Duration::from_millis(20),
+        ));
+    let client = Client::connect(config).expect("connect");
+    let until = Instant::now() + WAIT;
+    while gets.load(Ordering::SeqCst) < 3 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(gets.load(Ordering::SeqCst), 3, "one GET and two attempts");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(client.closed().is_none(), "{:?}", client.closed());
+    client.ping().expect("POSTs still work");
+}

@@ -50,10 +50,11 @@ enum Opened {
 }
 
 /// Keeps the stream open until it is stopped, and reports why it ended when it ends on its
-/// own: a server refusing the very first GET offers no stream (not an error); a session the
-/// server forgot is left for the next request to re-initialize (which reopens the stream);
-/// anything else (the attempts of the reconnection policy spent, a refusal of a stream that
-/// was open) means the server is gone, and the connection is reported closed.
+/// own: a server that never gave a stream (it refused the GET, or failed every attempt)
+/// offers none, which is not an error; a session the server forgot (404) is left for the next
+/// request to find expired and re-initialize (which reopens the stream); a stream that was
+/// open and cannot be reopened (the attempts of the reconnection policy spent, a refusal)
+/// means the server is gone, and the connection is reported closed.
 fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
@@ -106,6 +107,12 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
             attempt = 0;
         }
         attempt += 1;
+        if attempt > policy.max_attempts && !was_open {
+            // A server that never gave a stream (a GET it answers with 500, say) may still
+            // serve POSTs: no stream, as with a refusal.
+            log::debug!("no GET stream: {why}");
+            return;
+        }
         if attempt > policy.max_attempts {
             gone(
                 shared,
