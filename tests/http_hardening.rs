@@ -333,3 +333,35 @@ fn a_get_stream_that_never_opens_is_not_a_dead_server() {
     assert!(client.closed().is_none(), "{:?}", client.closed());
     client.ping().expect("POSTs still work");
 }
+
+/// A re-initialization that stops halfway (the handshake failed on the server's side, and
+/// the re-initializing thread sends nothing more) holds the others only until the deadline
+/// of its last send.
+#[test]
+fn a_stalled_reinitialization_holds_others_only_until_its_own_deadline() {
+    let (server, sessions) = session_server();
+    let config = HttpConfig::new(server.url("/mcp"))
+        .transport(HttpTransportKind::StreamableHttp)
+        .get_stream(false);
+    let (transport, rx) = connect(&config);
+    let transport: Arc<dyn Transport> = Arc::from(transport);
+    transport.session_event(SessionEvent::Reset);
+    let hold = Duration::from_millis(300);
+    transport
+        .send(&request(1, "initialize"), Instant::now() + hold)
+        .unwrap();
+    expect_response(&rx, 1);
+    // No `notifications/initialized`, no `Ready`: the layer above gave up.
+    let other = Arc::clone(&transport);
+    let started = Instant::now();
+    let sent =
+        std::thread::spawn(move || other.send(&request(2, "tools/list"), Instant::now() + WAIT))
+            .join()
+            .unwrap();
+    sent.expect("released, then sent");
+    assert!(started.elapsed() < WAIT / 2, "{:?}", started.elapsed());
+    expect_response(&rx, 2);
+    let (_, session) = sessions.recv_timeout(WAIT).unwrap();
+    assert_eq!(session.as_deref(), Some("s-1"));
+    transport.close();
+}

@@ -6,7 +6,9 @@
 //! [`SessionEvent::Ready`](crate::transport::SessionEvent::Ready) only the thread that
 //! reported the reset sends (it runs the new handshake); messages from other threads wait,
 //! each by its own deadline, for the new session instead of going out with none. A failed
-//! send from the re-initializing thread, or the end of the connection, ends the wait too.
+//! send from the re-initializing thread, the deadline of its last send passing (a handshake
+//! the server answered with an error sends nothing more), or the end of the connection ends
+//! the wait too.
 
 use std::sync::{Condvar, Mutex};
 use std::thread::ThreadId;
@@ -33,6 +35,8 @@ struct State {
     protocol_version: Option<String>,
     /// The thread re-initializing the session, while it does.
     resetting: Option<ThreadId>,
+    /// The deadline of the re-initializing thread's last send: the hold ends by then.
+    hold_until: Option<Instant>,
 }
 
 impl State {
@@ -66,18 +70,31 @@ impl Session {
         let started = Instant::now();
         let me = std::thread::current().id();
         let mut state = lock(&self.state);
+        if state.resetting == Some(me) {
+            state.hold_until = Some(deadline);
+        }
         while state.resetting.is_some_and(|thread| thread != me) {
             if let Some(error) = closed() {
                 return Err(error);
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            let now = Instant::now();
+            if state.hold_until.is_some_and(|until| until <= now) {
+                log::debug!("the re-initialization ran past its deadline; sending held messages");
+                state.resetting = None;
+                self.reset_done.notify_all();
+                break;
+            }
+            let wake = state
+                .hold_until
+                .map_or(deadline, |until| until.min(deadline));
+            if wake == deadline && deadline <= now {
                 return Err(Error::Timeout {
                     method: what.to_owned(),
                     elapsed: started.elapsed(),
                     kind: TimeoutKind::Write,
                 });
             }
+            let left = wake.saturating_duration_since(now);
             state = self
                 .reset_done
                 .wait_timeout(state, left)
@@ -102,6 +119,7 @@ impl Session {
     /// Ends a re-initialization: held messages go out (with the new session, if any).
     pub fn end_reset(&self) {
         let mut state = lock(&self.state);
+        state.hold_until = None;
         if state.resetting.take().is_some() {
             drop(state);
             self.reset_done.notify_all();
