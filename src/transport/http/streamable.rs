@@ -41,6 +41,8 @@ pub(crate) struct Shared {
     /// A session was set up once: from then on a refused connection means the server is gone.
     ready: AtomicBool,
     closed: AtomicBool,
+    /// Why the transport itself ended the connection, when it did.
+    ended: Mutex<Option<Arc<Closed>>>,
     /// The stop signal of the running GET stream, if any.
     get_stream: Mutex<Option<Arc<Stop>>>,
 }
@@ -58,11 +60,21 @@ impl Shared {
             return;
         }
         log::debug!("streamable HTTP connection closed: {reason}");
-        self.shut_down();
-        self.inbox.closed(Closed {
+        let closed = Closed {
             reason,
             ..Closed::default()
-        });
+        };
+        *lock(&self.ended) = Some(Arc::new(closed.clone()));
+        self.shut_down();
+        self.inbox.closed(closed);
+    }
+
+    /// The error for sending on this connection once it has closed.
+    fn closed_error(&self) -> Error {
+        match lock(&self.ended).clone() {
+            Some(closed) => Error::Closed(closed),
+            None => closed_by_client(),
+        }
     }
 
     /// Stops every stream and cuts every connection, waking every waiting thread.
@@ -137,6 +149,7 @@ impl StreamableHttp {
                 session: Session::default(),
                 ready: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
+                ended: Mutex::new(None),
                 get_stream: Mutex::new(None),
             }),
         }
@@ -207,9 +220,9 @@ impl StreamableHttp {
         log::trace!("> {body}");
         let deadline = self.shared.wire.post_deadline(deadline);
         let shared = &self.shared;
-        let headers = shared
-            .session
-            .headers_by(deadline, what, || shared.is_closed().then(closed_by_client))?;
+        let headers = shared.session.headers_by(deadline, what, || {
+            shared.is_closed().then(|| shared.closed_error())
+        })?;
         let call = Call {
             method: Method::Post,
             url: &config.url,
@@ -254,7 +267,7 @@ impl StreamableHttp {
 impl Transport for StreamableHttp {
     fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
         if self.shared.is_closed() {
-            return Err(closed_by_client());
+            return Err(self.shared.closed_error());
         }
         let sent = self.post(message, deadline);
         if let Err(error) = &sent {
