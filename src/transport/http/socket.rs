@@ -226,12 +226,29 @@ fn capped(mut timeout: NextTimeout, reason: Timeout) -> Result<NextTimeout, ureq
     if left.is_zero() {
         return Err(ureq::Error::Timeout(reason));
     }
+    let left = coarse(left);
     if left < *timeout.after {
         timeout.after = left.into();
         timeout.reason = reason;
     }
     Ok(timeout)
 }
+
+/// Waits of a second or more are rounded up to [`COARSE`]: ureq sets a socket's timeout
+/// only when it changes, and a deadline's exact remainder changes on every call (three
+/// `setsockopt` calls a request, a fifth of a request to a local server). The rounding lets
+/// a wait end at most [`COARSE`] late; the next wait then finds the deadline passed.
+fn coarse(left: Duration) -> Duration {
+    if left < Duration::from_secs(1) {
+        return left;
+    }
+    let quantum = COARSE.as_nanos();
+    let rounded = left.as_nanos().div_ceil(quantum).saturating_mul(quantum);
+    u64::try_from(rounded).map_or(left, Duration::from_nanos)
+}
+
+/// The granularity of long waits (see [`coarse`]).
+const COARSE: Duration = Duration::from_millis(50);
 
 impl Transport for Watched {
     fn buffers(&mut self) -> &mut dyn Buffers {
@@ -285,6 +302,17 @@ mod tests {
         let first = resolve("http://localhost:9/mcp");
         assert!(!first.is_empty() && first.iter().all(|a| a.port() == 9 && a.ip().is_loopback()));
         assert_eq!(resolve("http://localhost:9/other"), first, "reused");
+    }
+
+    #[test]
+    fn long_waits_are_rounded_up_and_short_ones_kept() {
+        let short = Duration::from_millis(999);
+        assert_eq!(coarse(short), short);
+        let long = Duration::from_millis(29_999) + Duration::from_nanos(1);
+        assert_eq!(coarse(long), Duration::from_secs(30));
+        assert_eq!(coarse(Duration::from_secs(2)), Duration::from_secs(2));
+        let huge = Duration::from_secs(u64::MAX / 2);
+        assert!(coarse(huge) >= huge);
     }
 
     #[test]
