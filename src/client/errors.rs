@@ -89,8 +89,7 @@ mod tests {
             status: 400,
             url: "http://h/mcp".into(),
             body: body.into(),
-            www_authenticate: None,
-            mcp_auth_server: None,
+            ..HttpError::default()
         }));
         assert!(http.is_header_mismatch());
         assert!(http.unsupported_protocol_version().is_none());

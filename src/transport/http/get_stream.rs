@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use super::streamable::Shared;
+use super::socket;
+use super::streamable::{sent_session, Shared};
 use super::streams::{self, backoff, deliver_event, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
@@ -40,33 +41,55 @@ pub(crate) fn start(shared: &Arc<Shared>) {
 /// What opening the stream gave.
 enum Opened {
     Stream(HttpResponse),
-    /// The server offers no stream (405 and the like); not an error.
+    /// The server offers no stream (405 and the like).
     Refused(String),
+    /// The server no longer knows the session (404).
+    Expired,
     /// Worth another attempt.
     Failed(Error),
 }
 
+/// Keeps the stream open until it is stopped, and reports why it ended when it ends on its
+/// own: a server that never gave a stream (it refused the GET, or failed every attempt)
+/// offers none, which is not an error; a session the server forgot (404) is left for the next
+/// request to find expired and re-initialize (which reopens the stream); a stream that was
+/// open and cannot be reopened (the attempts of the reconnection policy spent, a refusal)
+/// means the server is gone, and the connection is reported closed.
 fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
     let mut attempt = 0;
+    let mut was_open = false;
     loop {
         if stop.is_stopped() || shared.is_closed() {
             return;
         }
-        let attempt_result = open(shared, &state);
+        let attempt_result = open(shared, &state, stop);
         let _ = opened.try_send(());
         let end = match attempt_result {
             Opened::Stream(response) => {
                 log::debug!("GET stream open");
+                was_open = true;
                 let max = shared.wire.config.max_event_size;
                 streams::pump(response, max, true, stop, &mut state, WHAT, |event| {
                     deliver_event(&shared.inbox, Some(&shared.streams), &event, None);
                     Flow::Continue
                 })
             }
-            Opened::Refused(why) => {
+            Opened::Refused(why) if !was_open => {
                 log::debug!("no GET stream: {why}");
+                return;
+            }
+            Opened::Refused(why) => {
+                gone(
+                    shared,
+                    stop,
+                    format!("the server refused to reopen the GET stream: {why}"),
+                );
+                return;
+            }
+            Opened::Expired => {
+                log::debug!("GET stream: the session expired; the next request starts a new one");
                 return;
             }
             Opened::Failed(e) => {
@@ -74,19 +97,31 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
                 End::Failed(e)
             }
         };
-        match end {
+        let why = match end {
             End::Done | End::Stopped => return,
-            End::Eof => log::debug!("GET stream ended"),
-            End::Failed(e) => log::debug!("GET stream failed: {e}"),
-        }
+            End::Eof => "the server ended it".to_owned(),
+            End::Failed(e) => e.to_string(),
+        };
+        log::debug!("GET stream dropped: {why}");
         if state.events > 0 {
             attempt = 0;
         }
         attempt += 1;
+        if attempt > policy.max_attempts && !was_open {
+            // A server that never gave a stream (a GET it answers with 500, say) may still
+            // serve POSTs: no stream, as with a refusal.
+            log::debug!("no GET stream: {why}");
+            return;
+        }
         if attempt > policy.max_attempts {
-            log::debug!(
-                "GET stream: giving up after {} attempts",
-                policy.max_attempts
+            gone(
+                shared,
+                stop,
+                format!(
+                    "the server stopped answering: the GET stream could not be reopened \
+                     after {} attempts ({why})",
+                    policy.max_attempts
+                ),
             );
             return;
         }
@@ -96,12 +131,20 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     }
 }
 
-fn open(shared: &Shared, state: &StreamState) -> Opened {
+/// Reports the connection closed, unless the stream was stopped on purpose meanwhile.
+fn gone(shared: &Shared, stop: &Stop, reason: String) {
+    if !stop.is_stopped() {
+        shared.end(reason);
+    }
+}
+
+fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
     let config = &shared.wire.config;
     let mut headers = shared.session_headers();
     if let Some(id) = &state.last_event_id {
         headers.push(("last-event-id", id.clone()));
     }
+    let has_session = sent_session(&headers).is_some();
     let call = Call {
         method: Method::Get,
         url: &config.url,
@@ -110,7 +153,6 @@ fn open(shared: &Shared, state: &StreamState) -> Opened {
         headers,
         extra: &[],
         deadline: shared.wire.internal_deadline(),
-        per_read: config.idle_timeout,
         what: WHAT,
     };
     let response = match shared.wire.perform(&call) {
@@ -121,14 +163,21 @@ fn open(shared: &Shared, state: &StreamState) -> Opened {
     let status = response.status().as_u16();
     let media_type = wire::media_type(&response);
     if (200..300).contains(&status) && media_type == "text/event-stream" {
+        // Only a stream's connection is tied to the stop signal: any other goes back to the
+        // pool and must not be shut down later.
+        stop.attach(socket::take_last());
         return Opened::Stream(response);
+    }
+    if status == 404 && has_session {
+        wire::drain(response, call.deadline);
+        return Opened::Expired;
     }
     let retry = status >= 500 || status == 429;
     let why = if (200..300).contains(&status) {
-        wire::drain(response);
+        wire::drain(response, call.deadline);
         format!("HTTP {status} with `{media_type}`")
     } else {
-        wire::status_error(response, &config.url, None).to_string()
+        wire::status_error(response, &config.url, None, call.deadline).to_string()
     };
     if retry {
         Opened::Failed(Error::Protocol(why))

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crossbeam_channel::RecvTimeoutError;
 
+use super::socket;
 use super::streamable::describe;
 use super::streams::{self, deliver_event, lock, End, Flow, Stop, StreamState};
 use super::url;
@@ -55,7 +56,7 @@ impl Shared {
 /// arrives in time, or [`Error::Protocol`] for an endpoint on another origin.
 pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
     let started = Instant::now();
-    let deadline = started + wire.config.connect_timeout;
+    let deadline = socket::deadline_after(started, wire.config.connect_timeout);
     let config = &wire.config;
     let call = Call {
         method: Method::Get,
@@ -65,7 +66,6 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
         headers: Vec::new(),
         extra: &[],
         deadline,
-        per_read: config.idle_timeout,
         what: WHAT,
     };
     let response = wire.perform(&call).map_err(|e| match e {
@@ -78,13 +78,14 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
         },
         e => e,
     })?;
+    let socket = socket::take_last();
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
-        return Err(wire::status_error(response, &config.url, None));
+        return Err(wire::status_error(response, &config.url, None, deadline));
     }
     let media_type = wire::media_type(&response);
     if media_type != "text/event-stream" {
-        wire::drain(response);
+        wire::drain(response, deadline);
         return Err(Error::Protocol(format!(
             "{} answered `{media_type}`, not an event stream",
             config.url
@@ -97,6 +98,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
         closed: Mutex::new(None),
         protocol_version: Mutex::new(None),
     });
+    shared.stop.attach(socket);
     let (endpoint_tx, endpoint_rx) = crossbeam_channel::bounded(1);
     let reader = Arc::clone(&shared);
     streams::spawn("umcp-sse-reader", move || {
@@ -190,7 +192,7 @@ impl Transport for LegacySse {
         }
         let body = message.encode();
         log::trace!("> {body}");
-        let (deadline, per_read) = self.shared.wire.post_limits(deadline);
+        let deadline = self.shared.wire.post_deadline(deadline);
         let mut headers = Vec::new();
         if let Some(version) = lock(&self.shared.protocol_version).clone() {
             headers.push(("mcp-protocol-version", version));
@@ -203,20 +205,19 @@ impl Transport for LegacySse {
             headers,
             extra: &[],
             deadline,
-            per_read,
             what: describe(message),
         };
         let response = self.shared.wire.perform(&call)?;
         if (200..300).contains(&response.status().as_u16()) {
             // The reply carries nothing: responses arrive on the event stream.
-            wire::drain(response);
+            wire::drain(response, deadline);
             return Ok(());
         }
         let id = match message {
             Message::Request(r) => Some(&r.id),
             _ => None,
         };
-        Err(wire::status_error(response, &self.endpoint, id))
+        Err(wire::status_error(response, &self.endpoint, id, deadline))
     }
 
     fn session_event(&self, event: SessionEvent<'_>) {
@@ -229,8 +230,10 @@ impl Transport for LegacySse {
         }
     }
 
+    /// Stops the event stream and shuts its connection down: the reader thread ends at once.
     fn close(&self) {
         self.shared.stop.stop();
+        self.shared.wire.shutdown();
         self.shared.report_closed("closed by client".into());
     }
 

@@ -26,13 +26,18 @@ use crate::error::{HttpError, Result};
 use crate::transport::{Connect, Inbox, Transport};
 
 mod auth_header;
+mod body;
 mod get_stream;
 mod legacy;
 mod post_stream;
+mod session;
+mod socket;
 mod streamable;
 mod streams;
 pub(crate) mod url;
 mod wire;
+
+pub use streamable::CLOSE_TIMEOUT;
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -207,7 +212,7 @@ impl HttpConfig {
     }
 
     /// The limit for establishing a connection, and for the legacy SSE `endpoint` event to
-    /// arrive (default 10 s).
+    /// arrive (default 10 s; `Duration::MAX` means none).
     pub fn connect_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.connect_timeout = timeout;
         self
@@ -216,14 +221,17 @@ impl HttpConfig {
     /// Caps how long any one HTTP request may wait for its response. Without it (the
     /// default), a message is bounded by the deadline of [`Transport::send`] (the request
     /// timeout of the client), and requests the transport makes on its own (opening the GET
-    /// stream, resuming a stream, DELETE) by 30 s.
+    /// stream, resuming a stream) by 30 s. Either bound covers the whole exchange, body
+    /// included (an event stream is bounded by the idle timeout instead). The `DELETE` of
+    /// `close` is bounded by [`CLOSE_TIMEOUT`] in any case. `Duration::MAX` means no cap.
     pub fn request_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.request_timeout = Some(timeout);
         self
     }
 
     /// How long an event stream may stay silent before it is treated as dropped (default
-    /// 300 s). Comments and keep-alives count as activity.
+    /// 300 s; `Duration::MAX` means forever). Comments and keep-alives count as activity; a
+    /// stream nobody waits for any more is dropped at once whatever it sends.
     pub fn idle_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.idle_timeout = timeout;
         self
@@ -241,7 +249,8 @@ impl HttpConfig {
         self
     }
 
-    /// The largest accepted message: one SSE event or one JSON body (default 16 MiB).
+    /// The largest accepted message: one SSE event or one JSON body (default 16 MiB;
+    /// `usize::MAX` means no limit).
     pub fn max_event_size(mut self, bytes: usize) -> HttpConfig {
         self.max_event_size = bytes;
         self

@@ -3,14 +3,16 @@
 
 use std::sync::Arc;
 
-use super::streamable::{sent_session, Shared};
+use super::socket::{self, Socket};
+use super::streamable::Shared;
 use super::streams::{self, backoff, deliver_event, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
 
 /// Reads the stream of the POST that sent request `id` on its own thread, delivering every
-/// message until the response to `id` has arrived.
+/// message until the response to `id` has arrived. `socket` is the connection it arrives
+/// on, shut down when nobody waits for the response any more.
 ///
 /// # Errors
 ///
@@ -19,8 +21,10 @@ pub(crate) fn start(
     shared: &Arc<Shared>,
     id: RequestId,
     response: HttpResponse,
+    socket: Option<Socket>,
 ) -> crate::Result<()> {
     let (key, stop) = shared.streams.register(id.clone());
+    stop.attach(socket);
     let thread_shared = Arc::clone(shared);
     let spawned = streams::spawn("umcp-http-post", move || {
         run(&thread_shared, &id, response, &stop);
@@ -99,7 +103,7 @@ fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
         if stop.sleep(delay) || shared.is_closed() {
             return;
         }
-        end = match resume(shared, &last_event_id, &what) {
+        end = match resume(shared, &last_event_id, &what, stop) {
             Ok(response) => read(shared, id, response, stop, &mut state, &what),
             Err(Resume::Retry(e)) => {
                 state.events = 0;
@@ -132,7 +136,16 @@ fn read(
 }
 
 /// Opens the GET that continues a stream after `last_event_id`.
-fn resume(shared: &Shared, last_event_id: &str, what: &str) -> Result<HttpResponse, Resume> {
+///
+/// A 404 here fails the request with [`Error::Http`], never [`Error::SessionExpired`]: the
+/// request reached the server with its POST and may have run, so it must not be sent again
+/// on a new session. The session itself is left for the next POST to find expired.
+fn resume(
+    shared: &Shared,
+    last_event_id: &str,
+    what: &str,
+    stop: &Stop,
+) -> Result<HttpResponse, Resume> {
     let config = &shared.wire.config;
     let mut headers = shared.session_headers();
     headers.push(("last-event-id", last_event_id.to_owned()));
@@ -144,33 +157,27 @@ fn resume(shared: &Shared, last_event_id: &str, what: &str) -> Result<HttpRespon
         headers,
         extra: &[],
         deadline: shared.wire.internal_deadline(),
-        per_read: config.idle_timeout,
         what,
     };
     let response = shared.wire.perform(&call).map_err(|e| match e {
         Error::Io(_) | Error::Timeout { .. } => Resume::Retry(e),
         e => Resume::Fatal(e),
     })?;
+    let deadline = call.deadline;
     let status = response.status().as_u16();
     if (200..300).contains(&status) {
         let media_type = wire::media_type(&response);
         if media_type == "text/event-stream" {
+            stop.attach(socket::take_last());
             return Ok(response);
         }
-        wire::drain(response);
+        wire::drain(response, deadline);
         return Err(Resume::Fatal(Error::Protocol(format!(
             "resuming the stream of the {what}: the server answered `{media_type}` \
              instead of an event stream"
         ))));
     }
-    if status == 404
-        && sent_session(&call.headers).is_some()
-        && shared.expire_session(&call.headers)
-    {
-        wire::drain(response);
-        return Err(Resume::Fatal(Error::SessionExpired));
-    }
-    let error = wire::status_error(response, &config.url, None);
+    let error = wire::status_error(response, &config.url, None, deadline);
     if status >= 500 || status == 429 {
         Err(Resume::Retry(error))
     } else {

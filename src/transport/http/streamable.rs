@@ -1,10 +1,21 @@
 //! The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the
 //! session and protocol-version headers, the standalone GET stream and DELETE on close.
+//!
+//! While the layer above re-initializes an expired session, messages from other threads
+//! wait for the new one (see `session`).
+//!
+//! The connection reports itself closed, with no call from the layer above, when the server
+//! is gone: the GET stream cannot be reopened (see `get_stream`), or a POST finds nothing
+//! listening where a session was running.
 
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub(crate) use super::session::sent_session;
+use super::session::{Headers, Session};
+use super::socket::{self, Socket};
 use super::streams::{self, lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{get_stream, post_stream};
@@ -12,8 +23,9 @@ use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, Payload, RequestId};
 use crate::transport::{Inbox, SessionEvent, Transport};
 
-/// The longest `close` waits for the server to acknowledge `DELETE`.
-const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
+/// that ends the session, headers and body, must be done by then.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A Streamable HTTP connection.
 pub(crate) struct StreamableHttp {
@@ -25,45 +37,65 @@ pub(crate) struct Shared {
     pub wire: Wire,
     pub inbox: Inbox,
     pub streams: Streams,
-    session: Mutex<Session>,
+    session: Session,
+    /// A session was set up once: from then on a refused connection means the server is gone.
+    ready: AtomicBool,
     closed: AtomicBool,
+    /// Why the transport itself ended the connection, when it did.
+    ended: Mutex<Option<Arc<Closed>>>,
     /// The stop signal of the running GET stream, if any.
     get_stream: Mutex<Option<Arc<Stop>>>,
     /// Set by [`SessionEvent::Stateless`]: no session, no GET stream, no resumption.
     stateless: AtomicBool,
 }
 
-/// What the server and the layer above established.
-#[derive(Debug, Default)]
-struct Session {
-    id: Option<String>,
-    protocol_version: Option<String>,
+impl Shared {
+    /// The session id and protocol-version headers every request after initialization carries.
+    pub fn session_headers(&self) -> Headers {
+        self.session.headers()
+    }
+
+    /// Ends the connection from the transport's side (the server is gone): reported to the
+    /// inbox once, unless the client closed it first.
+    pub fn end(&self, reason: String) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        log::debug!("streamable HTTP connection closed: {reason}");
+        let closed = Closed {
+            reason,
+            ..Closed::default()
+        };
+        *lock(&self.ended) = Some(Arc::new(closed.clone()));
+        self.shut_down();
+        self.inbox.closed(closed);
+    }
+
+    /// The error for sending on this connection once it has closed.
+    fn closed_error(&self) -> Error {
+        match lock(&self.ended).clone() {
+            Some(closed) => Error::Closed(closed),
+            None => closed_by_client(),
+        }
+    }
+
+    /// Stops every stream and cuts every connection, waking every waiting thread.
+    fn shut_down(&self) {
+        self.stop_get_stream();
+        self.streams.stop_all();
+        self.wire.shutdown();
+        self.session.end_reset();
+    }
 }
 
 impl Shared {
-    /// The session id and protocol-version headers every request after initialization carries.
-    pub fn session_headers(&self) -> Vec<(&'static str, String)> {
-        let session = lock(&self.session);
-        let mut headers = Vec::new();
-        if let Some(id) = &session.id {
-            headers.push(("mcp-session-id", id.clone()));
-        }
-        if let Some(version) = &session.protocol_version {
-            headers.push(("mcp-protocol-version", version.clone()));
-        }
-        headers
-    }
-
-    /// Forgets the session if it is still the one `headers` carried: the server answered 404.
+    /// Forgets the session if it is still the one `headers` carried: the server answered
+    /// 404. Returns whether a session was sent.
     pub fn expire_session(&self, headers: &[(&'static str, String)]) -> bool {
         let Some(sent) = sent_session(headers) else {
             return false;
         };
-        let mut session = lock(&self.session);
-        if session.id.as_deref() == Some(sent) {
-            log::debug!("session {sent} expired on the server");
-            *session = Session::default();
-            drop(session);
+        if self.session.expire(sent) {
             self.stop_get_stream();
         }
         true
@@ -94,33 +126,6 @@ impl Shared {
             stop.stop();
         }
     }
-
-    /// Stores the session id the server issued, if it is a valid one.
-    fn remember_session(&self, response: &HttpResponse) {
-        let Some(id) = wire::header(response, "mcp-session-id") else {
-            return;
-        };
-        if self.is_stateless() {
-            return;
-        }
-        if !wire::valid_session_id(id) {
-            log::debug!("ignoring a session id that is not visible ASCII");
-            return;
-        }
-        let mut session = lock(&self.session);
-        if session.id.as_deref() != Some(id) {
-            log::debug!("session id {id}");
-            session.id = Some(id.to_owned());
-        }
-    }
-}
-
-/// The session id among request headers.
-pub(crate) fn sent_session<'h>(headers: &'h [(&'static str, String)]) -> Option<&'h str> {
-    headers
-        .iter()
-        .find(|(name, _)| *name == "mcp-session-id")
-        .map(|(_, value)| value.as_str())
 }
 
 /// The error for sending on a closed connection.
@@ -148,25 +153,36 @@ impl StreamableHttp {
                 wire,
                 inbox,
                 streams: Streams::default(),
-                session: Mutex::new(Session::default()),
+                session: Session::default(),
+                ready: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
+                ended: Mutex::new(None),
                 get_stream: Mutex::new(None),
                 stateless: AtomicBool::new(false),
             }),
         }
     }
 
-    /// Handles a 2xx answer to a request: the response arrives in the body or on a stream.
-    fn accept_reply(&self, id: RequestId, response: HttpResponse, what: &str) -> Result<()> {
+    /// Handles a 2xx answer to a request: the response arrives in the body (read by
+    /// `deadline`) or on a stream read from `socket`.
+    fn accept_reply(
+        &self,
+        id: RequestId,
+        response: HttpResponse,
+        what: &str,
+        deadline: Instant,
+        socket: Option<Socket>,
+    ) -> Result<()> {
         if response.status().as_u16() == 202 || wire::is_empty_body(&response) {
+            wire::drain(response, deadline);
             return Ok(());
         }
         let media_type = wire::media_type(&response);
         if media_type == "text/event-stream" {
-            return post_stream::start(&self.shared, id, response);
+            return post_stream::start(&self.shared, id, response, socket);
         }
         let config = &self.shared.wire.config;
-        let text = wire::read_text(response, config.max_event_size, what)?;
+        let text = wire::read_text(response, config.max_event_size, what, deadline)?;
         if text.trim().is_empty() {
             return Ok(());
         }
@@ -203,6 +219,61 @@ impl StreamableHttp {
             )))
         }
     }
+
+    /// One POST of `message` with the layer above's per-message headers, answered by
+    /// `deadline`.
+    fn post(&self, message: &Message, deadline: Instant, extra: &[(String, String)]) -> Result<()> {
+        let config = &self.shared.wire.config;
+        let body = message.encode();
+        let what = describe(message);
+        log::trace!("> {body}");
+        let deadline = self.shared.wire.post_deadline(deadline);
+        let shared = &self.shared;
+        let headers = shared.session.headers_by(deadline, what, || {
+            shared.is_closed().then(|| shared.closed_error())
+        })?;
+        let call = Call {
+            method: Method::Post,
+            url: &config.url,
+            body: Some(&body),
+            accept: ACCEPT_BOTH,
+            headers,
+            extra,
+            deadline,
+            what,
+        };
+        let response = self.shared.wire.perform(&call)?;
+        let socket = socket::take_last();
+        let status = response.status().as_u16();
+        let request_id = match message {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        };
+        if !(200..300).contains(&status) {
+            if status == 404 && self.shared.expire_session(&call.headers) {
+                wire::drain(response, deadline);
+                return Err(Error::SessionExpired);
+            }
+            return Err(wire::status_error(
+                response,
+                &config.url,
+                request_id.as_ref(),
+                deadline,
+            ));
+        }
+        if !self.shared.is_stateless() {
+            self.shared.session.remember(&response);
+        }
+        match request_id {
+            Some(id) => self.accept_reply(id, response, what, deadline, socket),
+            None => {
+                // Notifications and responses get 202; some servers send a body anyway,
+                // which carries nothing for us.
+                wire::drain(response, deadline);
+                Ok(())
+            }
+        }
+    }
 }
 
 impl Transport for StreamableHttp {
@@ -217,52 +288,23 @@ impl Transport for StreamableHttp {
         extra: &[(String, String)],
     ) -> Result<()> {
         if self.shared.is_closed() {
-            return Err(closed_by_client());
+            return Err(self.shared.closed_error());
         }
-        let config = &self.shared.wire.config;
-        let body = message.encode();
-        let what = describe(message);
-        log::trace!("> {body}");
-        let (deadline, per_read) = self.shared.wire.post_limits(deadline);
-        let headers = self.shared.session_headers();
-        let call = Call {
-            method: Method::Post,
-            url: &config.url,
-            body: Some(&body),
-            accept: ACCEPT_BOTH,
-            headers,
-            extra,
-            deadline,
-            per_read,
-            what,
-        };
-        let response = self.shared.wire.perform(&call)?;
-        let status = response.status().as_u16();
-        let request_id = match message {
-            Message::Request(r) => Some(r.id.clone()),
-            _ => None,
-        };
-        if !(200..300).contains(&status) {
-            if status == 404 && self.shared.expire_session(&call.headers) {
-                wire::drain(response);
-                return Err(Error::SessionExpired);
-            }
-            return Err(wire::status_error(
-                response,
-                &config.url,
-                request_id.as_ref(),
-            ));
-        }
-        self.shared.remember_session(&response);
-        match request_id {
-            Some(id) => self.accept_reply(id, response, what),
-            None => {
-                // Notifications and responses get 202; some servers send a body anyway,
-                // which carries nothing for us.
-                wire::drain(response);
-                Ok(())
+        let sent = self.post(message, deadline, extra);
+        if let Err(error) = &sent {
+            // A re-initialization that failed to send ends here: the held messages go out.
+            self.shared
+                .session
+                .end_reset_by(std::thread::current().id());
+            // Nothing listens where a session was running: the server is gone, which the
+            // layer above (and a manager watching it) learns as the end of the connection.
+            let refused =
+                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
+            if refused && self.shared.ready.load(Ordering::SeqCst) {
+                self.shared.end(format!("the server is gone: {error}"));
             }
         }
+        sent
     }
 
     fn abandon(&self, id: &RequestId) {
@@ -272,42 +314,50 @@ impl Transport for StreamableHttp {
     fn session_event(&self, event: SessionEvent<'_>) {
         match event {
             SessionEvent::Negotiated { protocol_version } => {
-                lock(&self.shared.session).protocol_version = Some(protocol_version.to_owned());
+                self.shared.session.set_protocol_version(protocol_version);
             }
             SessionEvent::Ready => {
+                self.shared.ready.store(true, Ordering::SeqCst);
+                self.shared.session.end_reset();
                 let wanted = self.shared.wire.config.get_stream && !self.shared.is_stateless();
                 if wanted && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
                 }
             }
             SessionEvent::Reset => {
-                *lock(&self.shared.session) = Session::default();
+                self.shared.session.reset();
                 self.shared.stateless.store(false, Ordering::SeqCst);
                 self.shared.stop_get_stream();
             }
             SessionEvent::Stateless => {
-                *lock(&self.shared.session) = Session::default();
+                // No session to set up, so nothing to hold other messages for.
+                self.shared.session.reset();
+                self.shared.session.end_reset();
                 self.shared.stateless.store(true, Ordering::SeqCst);
                 self.shared.stop_get_stream();
             }
         }
     }
 
+    /// Sends at most one `DELETE` for the session, with the configured headers only: never
+    /// the credential provider, never a retry, so closing cannot start an authorization.
+    /// Returns within [`CLOSE_TIMEOUT`] whatever the server does, and leaves no stream, thread
+    /// or connection behind (reader threads end as their sockets are shut down).
     fn close(&self) {
         if self.shared.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        // Reader threads notice the stop signal after their next event or read timeout; they
-        // hold nothing the caller waits for, so they are not joined.
         self.shared.stop_get_stream();
         self.shared.streams.stop_all();
+        self.shared.session.end_reset();
         let headers = self.shared.session_headers();
         if sent_session(&headers).is_some() {
             let config = &self.shared.wire.config;
             let limit = config
                 .request_timeout
-                .unwrap_or(DELETE_TIMEOUT)
-                .min(DELETE_TIMEOUT);
+                .unwrap_or(CLOSE_TIMEOUT)
+                .min(CLOSE_TIMEOUT);
+            let deadline = socket::deadline_after(Instant::now(), limit);
             let call = Call {
                 method: Method::Delete,
                 url: &config.url,
@@ -315,18 +365,18 @@ impl Transport for StreamableHttp {
                 accept: ACCEPT_BOTH,
                 headers,
                 extra: &[],
-                deadline: Instant::now() + limit,
-                per_read: limit,
+                deadline,
                 what: "DELETE session",
             };
-            match self.shared.wire.perform(&call) {
+            match self.shared.wire.perform_plain(&call) {
                 Ok(response) => {
                     log::debug!("DELETE session: HTTP {}", response.status().as_u16());
-                    wire::drain(response);
+                    wire::drain(response, deadline);
                 }
                 Err(e) => log::debug!("DELETE session failed: {e}"),
             }
         }
+        self.shared.shut_down();
         self.shared.inbox.closed(Closed {
             reason: "closed by client".into(),
             ..Closed::default()

@@ -4,11 +4,12 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::io::BufReader;
+use std::io::{self, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::socket::{deadline_after, Socket};
 use super::wire::{self, HttpResponse};
 use super::ReconnectPolicy;
 use crate::error::{Error, Result};
@@ -21,11 +22,19 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A stop signal a reader thread checks between events and waits on between attempts.
+/// A stop signal a reader thread checks on every read and waits on between attempts. Once
+/// the connection a stream is read from is attached, stopping also shuts that connection
+/// down, so a reader blocked on a silent (or trickling) server returns at once.
 #[derive(Debug, Default)]
 pub(crate) struct Stop {
-    stopped: Mutex<bool>,
+    state: Mutex<StopState>,
     wake: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct StopState {
+    stopped: bool,
+    socket: Option<Socket>,
 }
 
 impl Stop {
@@ -34,30 +43,71 @@ impl Stop {
     }
 
     pub fn stop(&self) {
-        *lock(&self.stopped) = true;
+        let mut state = lock(&self.state);
+        state.stopped = true;
+        // Shut down under the lock: once `detach` has returned, the connection may serve
+        // another request and must not be touched.
+        if let Some(socket) = state.socket.take() {
+            socket.shutdown();
+        }
+        drop(state);
         self.wake.notify_all();
     }
 
     pub fn is_stopped(&self) -> bool {
-        *lock(&self.stopped)
+        lock(&self.state).stopped
+    }
+
+    /// Ties the connection a stream is read from to this signal; a signal already raised
+    /// shuts it down at once.
+    pub fn attach(&self, socket: Option<Socket>) {
+        let Some(socket) = socket else { return };
+        let mut state = lock(&self.state);
+        if state.stopped {
+            socket.shutdown();
+        } else {
+            state.socket = Some(socket);
+        }
+    }
+
+    /// Unties the connection before its stream is dropped (it may go back to the pool).
+    pub fn detach(&self) {
+        lock(&self.state).socket = None;
     }
 
     /// Sleeps for `duration` unless stopped first; returns whether it was stopped.
     pub fn sleep(&self, duration: Duration) -> bool {
-        let until = Instant::now() + duration;
-        let mut stopped = lock(&self.stopped);
-        while !*stopped {
+        let until = deadline_after(Instant::now(), duration);
+        let mut state = lock(&self.state);
+        while !state.stopped {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
             }
-            stopped = self
+            state = self
                 .wake
-                .wait_timeout(stopped, left)
+                .wait_timeout(state, left)
                 .map(|(guard, _)| guard)
                 .unwrap_or_else(|e| e.into_inner().0);
         }
-        *stopped
+        state.stopped
+    }
+}
+
+/// A body reader that fails as soon as its stop signal is raised, so a stream of comments
+/// or keep-alives cannot keep an unwanted reader alive: the signal is looked at before every
+/// read, whatever the read brings.
+struct Checked<'s, R> {
+    inner: R,
+    stop: &'s Stop,
+}
+
+impl<R: Read> Read for Checked<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.stop.is_stopped() {
+            return Err(io::Error::other("the stream was stopped"));
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -129,7 +179,7 @@ pub(crate) enum Flow {
 }
 
 /// Reads the events of `response` until the handler is done, the stream ends or `stop` is
-/// raised (checked after every event). Oversized events end the stream with
+/// raised (checked before every read). Oversized events end the stream with
 /// [`Error::MessageTooLarge`] unless `skip_oversized`, in which case they are logged and
 /// skipped.
 pub(crate) fn pump(
@@ -139,12 +189,30 @@ pub(crate) fn pump(
     stop: &Stop,
     state: &mut StreamState,
     what: &str,
-    mut on_event: impl FnMut(Event) -> Flow,
+    on_event: impl FnMut(Event) -> Flow,
 ) -> End {
     state.events = 0;
+    let body = BufReader::new(Checked {
+        inner: response.into_body().into_reader(),
+        stop,
+    });
+    let mut reader = SseReader::with_max_event_size(body, max_event_size);
+    let end = read_events(&mut reader, skip_oversized, stop, state, what, on_event);
+    stop.detach();
+    drop(reader);
+    end
+}
+
+fn read_events(
+    reader: &mut impl Iterator<Item = std::result::Result<Event, SseError>>,
+    skip_oversized: bool,
+    stop: &Stop,
+    state: &mut StreamState,
+    what: &str,
+    mut on_event: impl FnMut(Event) -> Flow,
+) -> End {
     let started = Instant::now();
-    let body = BufReader::new(response.into_body().into_reader());
-    for item in SseReader::with_max_event_size(body, max_event_size) {
+    for item in reader {
         if stop.is_stopped() {
             return End::Stopped;
         }
@@ -157,6 +225,7 @@ pub(crate) fn pump(
             Err(SseError::EventTooLarge { limit }) => {
                 return End::Failed(Error::MessageTooLarge { limit })
             }
+            Err(SseError::Io(_)) if stop.is_stopped() => return End::Stopped,
             Err(SseError::Io(e)) => return End::Failed(wire::map_read_error(e, what, started)),
         };
         state.events += 1;
@@ -250,8 +319,10 @@ pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt
     let base = retry.unwrap_or(policy.initial_delay);
     let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
     let capped = doubled.min(policy.max_delay.max(base));
-    // Between 75 % and 100 % of the capped delay.
-    capped.mul_f64(0.75 + 0.25 * jitter())
+    // Between 75 % and 100 % of the capped delay (a float near `Duration::MAX` may round
+    // above it, hence the checked conversion).
+    Duration::try_from_secs_f64(capped.as_secs_f64() * (0.75 + 0.25 * jitter()))
+        .map_or(capped, |delay| delay.min(capped))
 }
 
 /// A number in `[0, 1)` that differs between calls and threads, without a random crate.
@@ -294,6 +365,19 @@ mod tests {
         for attempt in [10, 40, u32::MAX] {
             assert!(backoff(&policy, None, attempt) <= Duration::from_secs(1));
         }
+    }
+
+    #[test]
+    fn unbounded_delays_do_not_overflow() {
+        let policy = ReconnectPolicy::new(u32::MAX, Duration::MAX, Duration::MAX);
+        for attempt in [1, 2, 40, u32::MAX] {
+            assert!(backoff(&policy, None, attempt) > Duration::from_secs(3600));
+        }
+        assert_eq!(
+            backoff(&policy, Some(Duration::MAX), 1),
+            Duration::MAX,
+            "the server's retry, exactly"
+        );
     }
 
     #[test]

@@ -1,17 +1,23 @@
-//! The HTTP exchange shared by both transports: building requests with ureq, credentials,
-//! timeouts, and turning ureq's errors and HTTP failures into [`Error`]s.
+//! The HTTP exchange shared by the HTTP transports: building requests with ureq, credentials,
+//! deadlines, and turning ureq's errors into [`Error`]s.
 //!
-//! No ureq type leaves this module except the response handed to the transports' readers.
+//! No ureq type leaves this module and [`body`](super::body) except the response handed to
+//! the transports' readers.
 
-use std::io::{self, Read};
+use std::io;
 use std::time::{Duration, Instant};
 
 use ureq::http::Response;
 use ureq::{Agent, Body};
 
-use super::{auth_header, url, HttpConfig, MAX_CREDENTIAL_RETRIES};
-use crate::error::{Error, HttpError, Result, TimeoutKind};
-use crate::jsonrpc::{Message, Payload, RequestId};
+use super::body::http_error;
+use super::socket::{self, deadline_after, ureq_timeout};
+use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
+use crate::error::{Error, Result, TimeoutKind};
+
+pub(crate) use super::body::{
+    drain, header, is_empty_body, media_type, read_text, snippet, status_error, valid_session_id,
+};
 
 /// `Accept` for POSTs: servers may answer with either.
 pub(crate) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -19,10 +25,6 @@ pub(crate) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 pub(crate) const ACCEPT_SSE: &str = "text/event-stream";
 /// The bound of requests the transport makes on its own when no request timeout is set.
 pub(crate) const INTERNAL_TIMEOUT: Duration = Duration::from_secs(30);
-/// How much of an error body is kept in [`HttpError::body`].
-const ERROR_BODY_KEPT: usize = 4 * 1024;
-/// How much of an error body is read (enough for a JSON-RPC error object).
-const ERROR_BODY_READ: u64 = 64 * 1024;
 
 /// A response with its body still unread.
 pub(crate) type HttpResponse = Response<Body>;
@@ -59,10 +61,8 @@ pub(crate) struct Call<'a> {
     ///
     /// [`Transport::send_with_headers`]: crate::transport::Transport::send_with_headers
     pub extra: &'a [(String, String)],
-    /// When the response headers must have arrived.
+    /// When the response headers must have arrived (connecting and sending included).
     pub deadline: Instant,
-    /// The longest silence tolerated on each read, headers and body alike.
-    pub per_read: Duration,
     /// What is waited for, for timeout errors: a JSON-RPC method or an HTTP step.
     pub what: &'a str,
 }
@@ -76,6 +76,11 @@ pub(crate) struct Wire {
 
 impl Wire {
     /// Checks the configuration and builds the HTTP client.
+    ///
+    /// The agent's timeouts are fixed: connecting by the connect timeout, and every read by
+    /// the idle timeout (which is what ends a silent event stream). A request's own deadline
+    /// is enforced on the calling thread by [`socket::with_deadline`], so no request needs a
+    /// configuration of its own.
     pub fn new(config: HttpConfig) -> Result<Wire> {
         if !url::is_http(&config.url) {
             return Err(Error::Config(format!(
@@ -86,7 +91,8 @@ impl Wire {
         for (name, value) in &config.headers {
             check_header(name, value)?;
         }
-        let agent = Agent::new_with_config(
+        let connect = ureq_timeout(config.connect_timeout);
+        let agent = socket::agent(
             Agent::config_builder()
                 // Statuses are ours to interpret: 202, 404 and 405 all mean something.
                 .http_status_as_error(false)
@@ -97,6 +103,9 @@ impl Wire {
                 // A POST stream, the GET stream and a POST answering a server request at the
                 // same time, plus a spare: all can go back to the pool.
                 .max_idle_connections_per_host(4)
+                .timeout_resolve(connect)
+                .timeout_connect(connect)
+                .timeout_per_read(ureq_timeout(config.idle_timeout))
                 .build(),
         );
         Ok(Wire { agent, config })
@@ -104,24 +113,25 @@ impl Wire {
 
     /// A deadline for a request the transport makes on its own.
     pub fn internal_deadline(&self) -> Instant {
-        Instant::now() + self.config.request_timeout.unwrap_or(INTERNAL_TIMEOUT)
+        deadline_after(
+            Instant::now(),
+            self.config.request_timeout.unwrap_or(INTERNAL_TIMEOUT),
+        )
     }
 
-    /// The deadline and per-read limit of a POST sending a message by `deadline`: the
-    /// configured request timeout can only shorten it, and a reply stream that stays silent
-    /// longer than the caller waits is dropped too.
-    pub fn post_limits(&self, deadline: Instant) -> (Instant, Duration) {
-        let now = Instant::now();
-        let deadline = match self.config.request_timeout {
-            Some(limit) => deadline.min(now + limit),
+    /// The deadline of a POST sending a message by `deadline`: the configured request
+    /// timeout can only shorten it.
+    pub fn post_deadline(&self, deadline: Instant) -> Instant {
+        match self.config.request_timeout {
+            Some(limit) => deadline.min(deadline_after(Instant::now(), limit)),
             None => deadline,
-        };
-        let per_read = self
-            .config
-            .idle_timeout
-            .min(deadline.saturating_duration_since(now))
-            .max(Duration::from_millis(1));
-        (deadline, per_read)
+        }
+    }
+
+    /// Shuts every connection of this transport down, in use or idle, and refuses new ones:
+    /// every reader blocked on a socket returns at once.
+    pub fn shutdown(&self) {
+        self.agent.clone().shutdown();
     }
 
     /// Performs `call` up to the response headers, whatever the status. On a 401 or 403 the
@@ -134,7 +144,7 @@ impl Wire {
     /// or [`Error::Unauthorized`] / [`Error::Forbidden`] when the provider declined to retry.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
         let Some(provider) = &self.config.credentials else {
-            return self.perform_once(call, call.deadline);
+            return self.perform_once(call, call.deadline, false);
         };
         // Obtaining credentials may take long (a user in a browser): a repeated request gets
         // the budget the first one had, counted from when the provider is done.
@@ -145,7 +155,7 @@ impl Wire {
         let mut nonce_retried = false;
         let mut retries = 0;
         loop {
-            let response = self.perform_once(call, deadline)?;
+            let response = self.perform_once(call, deadline, true)?;
             let status = response.status().as_u16();
             let nonce_challenge = status == 401 && !nonce_retried && asks_dpop_nonce(&response);
             let repeatable = match status {
@@ -156,7 +166,7 @@ impl Wire {
             if !repeatable || retries >= MAX_CREDENTIAL_RETRIES {
                 return Ok(response);
             }
-            let error = http_error(response, call.url);
+            let error = http_error(response, call.url, deadline);
             let retry = if status == 401 {
                 if told_unauthorized {
                     nonce_retried = true;
@@ -178,75 +188,70 @@ impl Wire {
                 crate::redact::url(call.url)
             );
             retries += 1;
-            deadline = deadline.max(Instant::now() + budget);
+            deadline = deadline.max(deadline_after(Instant::now(), budget));
         }
     }
 
-    fn perform_once(&self, call: &Call<'_>, deadline: Instant) -> Result<HttpResponse> {
+    /// Performs `call` once, without asking the credential provider for anything: the
+    /// configured headers only, and no repetition whatever the status. For requests that
+    /// must never become interactive (`DELETE` on close).
+    pub fn perform_plain(&self, call: &Call<'_>) -> Result<HttpResponse> {
+        self.perform_once(call, call.deadline, false)
+    }
+
+    fn perform_once(
+        &self,
+        call: &Call<'_>,
+        deadline: Instant,
+        with_credentials: bool,
+    ) -> Result<HttpResponse> {
         let started = Instant::now();
-        let remaining = deadline
-            .saturating_duration_since(started)
-            .max(Duration::from_millis(1));
-        let connect = self.config.connect_timeout.min(remaining);
-        let mut headers: Vec<(String, String)> = vec![("accept".into(), call.accept.into())];
-        if call.body.is_some() {
-            headers.push(("content-type".into(), "application/json".into()));
-        }
-        headers.extend(
-            call.headers
-                .iter()
-                .map(|(n, v)| ((*n).to_owned(), v.clone())),
-        );
-        headers.extend(call.extra.iter().cloned());
-        headers.extend(self.config.headers.iter().cloned());
-        if let Some(provider) = &self.config.credentials {
-            for (name, value) in provider.request_headers(call.method.as_str(), call.url)? {
-                check_header(&name, &value)?;
-                headers.push((name, value));
+        let provided = match (&self.config.credentials, with_credentials) {
+            (Some(provider), true) => {
+                let headers = provider.request_headers(call.method.as_str(), call.url)?;
+                for (name, value) in &headers {
+                    check_header(name, value)?;
+                }
+                headers
             }
-        }
-        let timeouts = Limits {
-            connect,
-            remaining,
-            per_read: call.per_read,
+            _ => Vec::new(),
         };
-        let result = match call.method {
-            Method::Post => prepare(self.agent.post(call.url), &headers, timeouts)
+        let headers = call
+            .headers
+            .iter()
+            .map(|(n, v)| (*n, v.as_str()))
+            .chain(
+                self.config
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str())),
+            )
+            .chain(provided.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+            .chain(call.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        socket::forget_last();
+        let result = socket::with_deadline(deadline, || match call.method {
+            Method::Post => with_headers(self.agent.post(call.url), call.accept, headers)
+                .header("content-type", "application/json")
                 .send(call.body.unwrap_or_default()),
-            Method::Get => prepare(self.agent.get(call.url), &headers, timeouts).call(),
-            Method::Delete => prepare(self.agent.delete(call.url), &headers, timeouts).call(),
-        };
+            Method::Get => with_headers(self.agent.get(call.url), call.accept, headers).call(),
+            Method::Delete => {
+                with_headers(self.agent.delete(call.url), call.accept, headers).call()
+            }
+        });
         result.map_err(|e| map_error(e, call.what, started, Phase::Headers))
     }
 }
 
-/// The timeouts of one request.
-#[derive(Clone, Copy)]
-struct Limits {
-    connect: Duration,
-    remaining: Duration,
-    per_read: Duration,
-}
-
-/// Adds headers and per-request timeouts. The body has no total timeout, so an event stream
-/// lives as long as it stays active.
-fn prepare<B>(
-    mut builder: ureq::RequestBuilder<B>,
-    headers: &[(String, String)],
-    limits: Limits,
+/// Adds `Accept` and the other headers to a request.
+fn with_headers<'h, B>(
+    builder: ureq::RequestBuilder<B>,
+    accept: &str,
+    headers: impl Iterator<Item = (&'h str, &'h str)>,
 ) -> ureq::RequestBuilder<B> {
-    for (name, value) in headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    builder
-        .config()
-        .timeout_resolve(Some(limits.connect))
-        .timeout_connect(Some(limits.connect))
-        .timeout_send_request(Some(limits.remaining))
-        .timeout_send_body(Some(limits.remaining))
-        .timeout_recv_response(Some(limits.remaining))
-        .timeout_per_read(Some(limits.per_read))
-        .build()
+    headers.fold(
+        builder.header("accept", accept),
+        |builder, (name, value)| builder.header(name, value),
+    )
 }
 
 /// Which part of an exchange an error happened in, which decides the timeout kind.
@@ -291,82 +296,6 @@ pub(crate) fn map_read_error(err: io::Error, what: &str, started: Instant) -> Er
     map_error(ureq::Error::from(err), what, started, Phase::Body)
 }
 
-/// The first value of a header (names are case-insensitive).
-pub(crate) fn header<'r>(response: &'r HttpResponse, name: &str) -> Option<&'r str> {
-    response.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
-/// The media type of the response without parameters, lowercased.
-pub(crate) fn media_type(response: &HttpResponse) -> String {
-    header(response, "content-type")
-        .and_then(|v| v.split(';').next())
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// True when the body is known to be empty.
-pub(crate) fn is_empty_body(response: &HttpResponse) -> bool {
-    header(response, "content-length").is_some_and(|v| v.trim() == "0")
-}
-
-/// Reads a whole body as text, refusing more than `limit` bytes.
-pub(crate) fn read_text(response: HttpResponse, limit: usize, what: &str) -> Result<String> {
-    let started = Instant::now();
-    let mut bytes = Vec::new();
-    response
-        .into_body()
-        .into_reader()
-        .take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| map_read_error(e, what, started))?;
-    if bytes.len() > limit {
-        return Err(Error::MessageTooLarge { limit });
-    }
-    String::from_utf8(bytes).map_err(|_| Error::Protocol(format!("{what}: the body is not UTF-8")))
-}
-
-/// Disposes of a body that carries nothing for us. A small body of known length is read so
-/// the connection can be reused; anything else (an event stream, say) is dropped unread,
-/// which closes the connection instead of waiting on it.
-pub(crate) fn drain(response: HttpResponse) {
-    let small = header(&response, "content-length")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .is_some_and(|len| len <= ERROR_BODY_READ);
-    if small {
-        let _ = io::copy(
-            &mut response.into_body().into_reader().take(ERROR_BODY_READ),
-            &mut io::sink(),
-        );
-    }
-}
-
-/// The error for a non-success status: 401 and 403 get their own variants; a JSON-RPC error
-/// answering `request` becomes [`Error::Rpc`].
-pub(crate) fn status_error(
-    response: HttpResponse,
-    url: &str,
-    request: Option<&RequestId>,
-) -> Error {
-    let status = response.status().as_u16();
-    let error = http_error(response, url);
-    match status {
-        401 => return Error::Unauthorized(Box::new(error)),
-        403 => return Error::Forbidden(Box::new(error)),
-        _ => {}
-    }
-    if let (Some(id), Ok(Payload::Single(Message::Response(r)))) =
-        (request, Payload::decode(&error.body))
-    {
-        if r.id.as_ref() == Some(id) {
-            if let Err(object) = r.result {
-                return Error::Rpc(object);
-            }
-        }
-    }
-    Error::Http(Box::new(error))
-}
-
 /// Whether a 401 is a DPoP `use_dpop_nonce` challenge with a nonce (RFC 9449 §9).
 fn asks_dpop_nonce(response: &HttpResponse) -> bool {
     header(response, "dpop-nonce").is_some()
@@ -376,57 +305,6 @@ fn asks_dpop_nonce(response: &HttpResponse) -> bool {
             .iter()
             .filter_map(|v| v.to_str().ok())
             .any(|v| v.contains("use_dpop_nonce"))
-}
-
-/// Collects the details of a failed exchange, reading a bounded part of its body.
-pub(crate) fn http_error(response: HttpResponse, url: &str) -> HttpError {
-    let status = response.status().as_u16();
-    let challenges: Vec<&str> = response
-        .headers()
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    let www_authenticate = auth_header::parse(&challenges.join(", "));
-    let mcp_auth_server = header(&response, "mcp-auth-server").map(str::to_owned);
-    let dpop_nonce = header(&response, "dpop-nonce").map(str::to_owned);
-    let mut bytes = Vec::new();
-    let _ = response
-        .into_body()
-        .into_reader()
-        .take(ERROR_BODY_READ)
-        .read_to_end(&mut bytes);
-    let mut body = String::from_utf8_lossy(&bytes).into_owned();
-    if body.len() > ERROR_BODY_KEPT {
-        let mut cut = ERROR_BODY_KEPT;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        body.truncate(cut);
-        body.push('…');
-    }
-    HttpError {
-        status,
-        url: url.to_owned(),
-        body,
-        www_authenticate,
-        mcp_auth_server,
-        dpop_nonce,
-    }
-}
-
-/// A session id is usable only when it is visible ASCII (0x21–0x7E).
-pub(crate) fn valid_session_id(id: &str) -> bool {
-    !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b))
-}
-
-/// A short, single-line excerpt of a body for error messages.
-pub(crate) fn snippet(text: &str) -> String {
-    let mut s: String = text.chars().take(200).collect();
-    if s.len() < text.len() {
-        s.push('…');
-    }
-    s.replace(['\r', '\n'], " ")
 }
 
 fn check_header(name: &str, value: &str) -> Result<()> {
