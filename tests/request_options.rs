@@ -1,6 +1,7 @@
 //! Every call of `Client` and `Manager` has a `_with` form whose `RequestOptions` reach the
 //! request: the caller's `_meta`, timeout and cancel handle.
 
+#[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "common/memory.rs"]
 mod memory;
 
