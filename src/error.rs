@@ -86,7 +86,17 @@ pub enum TimeoutKind {
     Write,
 }
 
+/// The [`Closed::reason`] of a connection the client closed itself, on every transport.
+pub(crate) const CLOSED_BY_CLIENT: &str = "closed by client";
+
+/// How many characters of an error's `data` its message shows.
+const DATA_SUMMARY_CHARS: usize = 240;
+
 /// Why a connection closed, shared by every request that was pending at that moment.
+///
+/// Its `Display` is one line; after the client's own [`close`](crate::Client::close) it reads
+/// `closed: closed by client`, without the server's stderr (which then holds only what a
+/// healthy server prints, such as a start-up banner; it stays in [`Closed::stderr_tail`]).
 #[derive(Debug, Clone, Default)]
 pub struct Closed {
     /// What ended the connection, e.g. "server exited" or "client closed".
@@ -259,7 +269,13 @@ impl fmt::Display for Error {
             Error::Io(e) => write!(f, "io: {e}"),
             Error::Spawn { command, source } => write!(f, "failed to start `{command}`: {source}"),
             Error::Protocol(msg) => write!(f, "protocol: {msg}"),
-            Error::Rpc(e) => write!(f, "server error {}: {}", e.code.0, e.message),
+            Error::Rpc(e) => {
+                write!(f, "server error {}: {}", e.code.0, e.message)?;
+                match &e.data {
+                    None | Some(serde_json::Value::Null) => Ok(()),
+                    Some(data) => write!(f, " (data: {})", DataSummary(data)),
+                }
+            }
             Error::Timeout {
                 method,
                 elapsed,
@@ -307,9 +323,41 @@ impl From<io::Error> for Error {
     }
 }
 
+impl Closed {
+    /// Whether the client closed the connection itself (a normal end, not a failure).
+    pub fn is_client_close(&self) -> bool {
+        self.reason == CLOSED_BY_CLIENT
+    }
+}
+
+/// A JSON-RPC error's `data` as one bounded line: compact JSON (a string as its text), cut
+/// at [`DATA_SUMMARY_CHARS`] characters, line breaks and controls shown as spaces.
+struct DataSummary<'a>(&'a serde_json::Value);
+
+impl fmt::Display for DataSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self.0 {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut chars = text.chars();
+        for c in chars.by_ref().take(DATA_SUMMARY_CHARS) {
+            let c = if c.is_control() { ' ' } else { c };
+            write!(f, "{c}")?;
+        }
+        if chars.next().is_some() {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for Closed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "closed: {}", self.reason)?;
+        if self.is_client_close() {
+            return Ok(());
+        }
         if let Some(status) = &self.exit_status {
             write!(f, ": {status}")?;
         }
@@ -398,6 +446,50 @@ mod tests {
             "{}",
             std::mem::size_of::<Error>()
         );
+    }
+
+    #[test]
+    fn rpc_display_summarises_data_on_one_bounded_line() {
+        use crate::jsonrpc::{ErrorCode, ErrorObject};
+        use serde_json::json;
+        let plain = Error::Rpc(ErrorObject::new(ErrorCode(-32601), "Method not found"));
+        assert_eq!(plain.to_string(), "server error -32601: Method not found");
+        let versions = Error::Rpc(
+            ErrorObject::new(ErrorCode(-32022), "Unsupported protocol version")
+                .with_data(json!({"supported": ["2025-06-18"], "requested": "1999-01-01"})),
+        );
+        assert_eq!(
+            versions.to_string(),
+            "server error -32022: Unsupported protocol version \
+             (data: {\"requested\":\"1999-01-01\",\"supported\":[\"2025-06-18\"]})"
+        );
+        let text = Error::Rpc(
+            ErrorObject::new(ErrorCode(-32602), "Invalid params")
+                .with_data(json!("line one\nline two")),
+        );
+        assert_eq!(
+            text.to_string(),
+            "server error -32602: Invalid params (data: line one line two)"
+        );
+        let huge = Error::Rpc(
+            ErrorObject::new(ErrorCode(-32603), "boom").with_data(json!("é".repeat(10_000))),
+        );
+        let shown = huge.to_string();
+        assert!(!shown.contains('\n'));
+        assert!(shown.ends_with("…)"), "{shown}");
+        assert_eq!(shown.matches('é').count(), DATA_SUMMARY_CHARS);
+    }
+
+    #[test]
+    fn a_client_close_reads_plainly_without_stderr() {
+        let info = Closed {
+            reason: CLOSED_BY_CLIENT.into(),
+            exit_status: None,
+            stderr_tail: Some("Secure MCP Server running on stdio\n".into()),
+        };
+        assert!(info.is_client_close());
+        assert_eq!(info.to_string(), "closed: closed by client");
+        assert!(info.stderr_tail.is_some());
     }
 
     #[test]
