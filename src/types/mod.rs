@@ -41,8 +41,9 @@ pub use completion::{
 };
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
 pub use elicitation::{
-    ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams,
-    ElicitResult, ElicitationCompleteNotificationParams,
+    Choice, ElicitAction, ElicitForm, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestUrlParams, ElicitResult, ElicitationCompleteNotificationParams, FieldKind,
+    FormField,
 };
 pub use lifecycle::{
     is_supported_protocol_version, ClientCapabilities, ElicitationCapability,
