@@ -1,7 +1,8 @@
-//! Tests for the `cli` example, run end to end against the bundled demo server.
+//! Tests for the `umcp` binary, installed with `cargo install --path . --features cli` and
+//! run from the `PATH` as a user would, end to end against the bundled demo server.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -10,48 +11,78 @@ use serde_json::Value;
 #[path = "common/demo.rs"]
 mod demo;
 
-/// The `cli` example binary, built with this test's features: cargo builds examples
-/// alongside the tests, but with only this test asked for, or after a build with other
-/// features, the binary would be missing or built differently. (Building what is up to date
-/// takes a moment.)
-fn cli_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let demo = demo::demo_binary();
-            let binary = demo.with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
-            let features: Vec<&str> = [
-                ("http", cfg!(feature = "http")),
-                ("oauth", cfg!(feature = "oauth")),
-                ("oauth-jwt", cfg!(feature = "oauth-jwt")),
-            ]
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
-            .collect();
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let mut build = Command::new(cargo);
-            build.args([
-                "build",
-                "--quiet",
-                "--example",
-                "cli",
-                "--no-default-features",
-            ]);
-            if !features.is_empty() {
-                build.args(["--features", &features.join(",")]);
-            }
-            if binary.to_string_lossy().contains("release") {
-                build.arg("--release");
-            }
-            let status = build
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build --example cli");
-            assert!(status.success(), "cargo build --example cli failed");
-            binary
-        })
-        .clone()
+/// The directory `cargo install` put `umcp` in, installed once per test run with this
+/// test's features. `--debug` and the shared target directory reuse what `cargo test`
+/// built, so this takes a moment rather than a release build.
+fn install_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = demo::demo_binary()
+            .ancestors()
+            .nth(3)
+            .expect("the target directory")
+            .to_path_buf();
+        let install = target.join("cli-install");
+        let features: Vec<&str> = [
+            ("cli", true),
+            ("http", cfg!(feature = "http")),
+            ("oauth", cfg!(feature = "oauth")),
+            ("oauth-jwt", cfg!(feature = "oauth-jwt")),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "install", "--quiet", "--force", "--locked", "--debug", "--path", ".",
+            ])
+            .args(["--no-default-features", "--features", &features.join(",")])
+            .arg("--root")
+            .arg(&install)
+            .arg("--target-dir")
+            .arg(&target)
+            .current_dir(root)
+            .status()
+            .expect("run cargo install");
+        assert!(
+            status.success(),
+            "cargo install --path . --features cli failed"
+        );
+        install.join("bin")
+    })
+    .clone()
+}
+
+/// An empty directory, used as the working directory and home of every run, so that no
+/// configuration file of the machine is found by accident.
+fn empty_home() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("umcp-cli-home-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// `umcp` found on the `PATH`, in `dir`, with `dir` as its home.
+fn umcp_in(dir: &Path) -> Command {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![install_dir()];
+    dirs.extend(std::env::split_paths(&path));
+    let mut command = Command::new("umcp");
+    command
+        .env("PATH", std::env::join_paths(dirs).unwrap())
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join(".config"))
+        .env_remove("APPDATA")
+        .current_dir(dir)
+        .stdin(Stdio::null());
+    command
 }
 
 /// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split.
@@ -60,10 +91,10 @@ fn demo_stdio() -> String {
 }
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(cli_binary())
+    umcp_in(&empty_home())
         .args(args)
         .output()
-        .expect("run the cli example")
+        .expect("run umcp")
 }
 
 fn stdout(output: &Output) -> String {
@@ -210,7 +241,7 @@ fn usage_errors_exit_2() {
         let out = cli(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("usage: cli"),
+            stderr(&out).contains("usage: umcp"),
             "{args:?}: {}",
             stderr(&out)
         );
@@ -259,7 +290,6 @@ mod auth_server;
 #[test]
 fn oauth_browser_flow_then_the_token_store() {
     use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     use std::sync::mpsc;
     use std::time::Duration;
 
@@ -271,13 +301,13 @@ fn oauth_browser_flow_then_the_token_store() {
     let url = fixture.mcp_url();
     let args = ["--url", &url, "--oauth", "--token-store", &store];
 
-    let mut child = Command::new(cli_binary())
+    let mut child = umcp_in(&empty_home())
         .args(args)
         .args(["call", "echo"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("run the cli example");
+        .expect("run umcp");
     let (lines_tx, lines) = mpsc::channel();
     let child_stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
@@ -351,5 +381,278 @@ fn oauth_refusals_exit_3_and_misplaced_options_exit_2() {
         let out = cli(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("--url servers"), "{}", stderr(&out));
+    }
+}
+
+/// Runs `line` under `script`, which gives it a pseudo-terminal for stdin, stdout and stderr
+/// (all three then arrive on stdout), feeding it `input`.
+fn on_a_terminal(args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let quoted: Vec<String> = std::iter::once("umcp")
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .envs(
+            umcp_in(&empty_home())
+                .get_envs()
+                .filter_map(|(k, v)| Some((k, v?))),
+        )
+        .current_dir(empty_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run script(1) from util-linux, which the terminal tests need");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    stdout(&out)
+}
+
+#[test]
+fn help_for_every_command() {
+    let out = cli(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for command in [
+        "tools",
+        "call",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "complete",
+        "info",
+        "ping",
+        "completions",
+    ] {
+        assert!(
+            help.contains(&format!("\n  {command} ")),
+            "{command}: {help}"
+        );
+        for args in [&[command, "--help"][..], &["help", command][..]] {
+            let out = cli(args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let text = stdout(&out);
+            assert!(
+                text.starts_with(&format!("usage: umcp [OPTIONS] {command}")),
+                "{args:?}: {text}"
+            );
+        }
+    }
+    for option in [
+        "--stdio",
+        "--env",
+        "--header",
+        "--config",
+        "--json",
+        "--timeout",
+    ] {
+        assert!(help.contains(option), "{option}");
+    }
+    assert!(
+        help.contains("./.mcp.json") && help.contains("EXIT CODES"),
+        "{help}"
+    );
+    let version = stdout(&cli(&["--version"]));
+    assert_eq!(version, format!("umcp {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn info_ping_and_complete() {
+    let out = stdout(&demo(&["info"], 0));
+    assert!(out.contains("serverInfo: {\"name\":\"umcp-demo\""), "{out}");
+    assert!(out.contains("protocolVersion: 2025-11-25"), "{out}");
+    assert!(out.contains("transport: stdio"), "{out}");
+    assert!(out.contains("\"completions\":{}"), "{out}");
+    assert!(out.contains("instructions: A demo server"), "{out}");
+    let info: Value = serde_json::from_str(&stdout(&demo(&["--json", "info"], 0))).unwrap();
+    assert_eq!(info[0]["serverInfo"]["name"], "umcp-demo");
+    assert!(info[0]["capabilities"]["tools"].is_object());
+
+    let out = stdout(&demo(&["ping"], 0));
+    assert!(
+        out.starts_with("server  ok  ") && out.ends_with(" ms\n"),
+        "{out}"
+    );
+    let ping: Value = serde_json::from_str(&stdout(&demo(&["ping", "--json"], 0))).unwrap();
+    assert_eq!(ping[0]["ok"], true);
+
+    let out = stdout(&demo(&["complete", "prompt", "greet", "style", "p"], 0));
+    assert_eq!(out, "pirate\n");
+    demo(&["complete", "tool", "greet", "style"], 2);
+}
+
+#[test]
+fn env_for_stdio_servers() {
+    let out = demo(
+        &[
+            "--env",
+            "WHO=from the flag",
+            "call",
+            "env",
+            r#"{"name": "WHO"}"#,
+        ],
+        0,
+    );
+    assert_eq!(stdout(&out), "from the flag\n");
+    demo(&["--env", "NOEQUALS", "tools"], 2);
+    let out = cli(&["--url", "http://127.0.0.1:9/mcp", "--env", "A=b", "tools"]);
+    assert_eq!(out.status.code(), Some(2), "--env is for --stdio");
+}
+
+#[test]
+fn configuration_files_are_found_in_the_usual_places() {
+    let dir = empty_home().join("discovery");
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join(".vscode")).unwrap();
+    std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+    let demo = demo::demo_binary();
+    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server"], "env": { "WHO": who } });
+    let run = |dir: &Path| {
+        let out = umcp_in(dir)
+            .args(["call", "env", r#"{"name": "WHO"}"#])
+            .output()
+            .unwrap();
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    // Nothing anywhere: a usage error listing where it looked.
+    let (code, _, err) = run(&project);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(".mcp.json") && err.contains(".cursor/mcp.json"),
+        "{err}"
+    );
+    // The user's Cursor file, with the VS Code workspace file and .mcp.json before it.
+    let cursor = serde_json::json!({ "mcpServers": { "s": entry("cursor") } });
+    std::fs::write(dir.join(".cursor/mcp.json"), cursor.to_string()).unwrap();
+    let home = |project: &Path| {
+        let out = umcp_in(project)
+            .env("HOME", &dir)
+            .args(["call", "env", r#"{"name": "WHO"}"#])
+            .output()
+            .unwrap();
+        (stdout(&out), stderr(&out))
+    };
+    let (out, err) = home(&project);
+    assert_eq!(out, "cursor\n", "{err}");
+    assert!(
+        err.contains("using the servers of") && err.contains(".cursor"),
+        "{err}"
+    );
+    let vscode = serde_json::json!({ "servers": { "s": entry("vscode") } });
+    std::fs::write(project.join(".vscode/mcp.json"), vscode.to_string()).unwrap();
+    assert_eq!(home(&project).0, "vscode\n");
+    let claude_code = serde_json::json!({ "mcpServers": { "s": entry("project") } });
+    std::fs::write(project.join(".mcp.json"), claude_code.to_string()).unwrap();
+    assert_eq!(home(&project).0, "project\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn questions_are_declined_without_a_terminal_and_asked_on_one() {
+    let out = demo(&["call", "ask_user", r#"{"question": "Ready?"}"#], 0);
+    assert_eq!(stdout(&out), "declined\n");
+    assert!(
+        stderr(&out).contains("the server asks: Ready?"),
+        "{}",
+        stderr(&out)
+    );
+
+    let stdio = demo_stdio();
+    let args = [
+        "--stdio",
+        &stdio,
+        "call",
+        "ask_user",
+        r#"{"question": "Ready?"}"#,
+    ];
+    // Yes to answering; a required answer; an invalid boolean, asked again; then no.
+    let screen = on_a_terminal(&args, "y\nfine\nperhaps\nn\n");
+    assert!(screen.contains("The server asks: Ready?"), "{screen}");
+    assert!(screen.contains("`perhaps` is not yes or no"), "{screen}");
+    assert!(
+        screen.contains(r#"accepted: {"answer":"fine","sure":false}"#),
+        "{screen}"
+    );
+    let screen = on_a_terminal(&args, "n\n");
+    assert!(screen.contains("declined"), "{screen}");
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let slow = r#"{"steps": 3, "delay_ms": 30}"#;
+    let out = demo(&["call", "slow", slow], 0);
+    assert_eq!(stdout(&out), "finished 3 steps\n");
+    assert!(!stderr(&out).contains("step"), "{}", stderr(&out));
+    let stdio = demo_stdio();
+    let screen = on_a_terminal(&["--stdio", &stdio, "call", "slow", slow], "");
+    assert!(screen.contains("step 2 of 3 (2/3)"), "{screen}");
+    // The line is cleared before the result is printed.
+    assert!(screen.contains("\x1b[2Kfinished 3 steps"), "{screen:?}");
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    let script = stdout(&cli(&["completions", "bash"]));
+    // Load the script into bash and complete like the shell would.
+    let complete = |words: &str| {
+        let program = format!(
+            "{script}\nCOMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _umcp; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        );
+        let out = Command::new("bash")
+            .args(["-c", &program])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert_eq!(complete("umcp in"), "info\n");
+    assert_eq!(complete("umcp --ti"), "--timeout\n");
+    assert_eq!(complete("umcp --transport s"), "streamable-http\nsse\n");
+    assert_eq!(complete("umcp completions f"), "fish\n");
+    for shell in ["zsh", "fish"] {
+        let text = stdout(&cli(&["completions", shell]));
+        assert!(text.contains("umcp") && text.contains("timeout"), "{shell}");
+    }
+    assert!(stdout(&cli(&["completions", "zsh"])).starts_with("#compdef umcp"));
+    let out = cli(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The README's command-line examples, run as written (the demo server's path aside).
+#[test]
+fn readme_examples_work_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let demo_path = demo::demo_binary().to_string_lossy().into_owned();
+    let lines: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
+        .collect();
+    assert!(lines.len() >= 3, "{lines:?}");
+    for line in lines {
+        let line = line.replace("target/debug/examples/demo", &demo_path);
+        let out = Command::new("sh")
+            .args(["-c", &line])
+            .envs(
+                umcp_in(&empty_home())
+                    .get_envs()
+                    .filter_map(|(k, v)| Some((k, v?))),
+            )
+            .current_dir(empty_home())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{line}\n{}", stderr(&out));
+        assert!(!stdout(&out).is_empty(), "{line}");
     }
 }
