@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn invalid_answers_are_asked_again_and_empty_keeps_the_default() {
-        let result = answer("y\nA\nAda\n\n2\n");
+        let result = answer("y\nold\n\n2\nA\nAda\n");
         assert_eq!(result.action, ElicitAction::Accept);
         assert_eq!(
             serde_json::Value::Object(result.content.unwrap()),

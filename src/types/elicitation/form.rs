@@ -111,7 +111,8 @@ pub struct Choice {
 }
 
 impl ElicitForm {
-    /// Reads the fields of `request`'s schema, in the order the schema lists them.
+    /// Reads the fields of `request`'s schema, in the order `serde_json` keeps its properties
+    /// (sorted by name, unless its `preserve_order` feature is on).
     ///
     /// # Errors
     ///
@@ -143,7 +144,7 @@ impl ElicitForm {
         &self.message
     }
 
-    /// The fields, in the schema's order.
+    /// The fields, in the order [`ElicitForm::new`] read them.
     pub fn fields(&self) -> &[FormField] {
         &self.fields
     }
