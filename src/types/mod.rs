@@ -46,10 +46,11 @@ pub use elicitation::{
     FormField,
 };
 pub use lifecycle::{
-    is_supported_protocol_version, ClientCapabilities, ElicitationCapability,
-    InitializeRequestParams, InitializeResult, PromptsCapability, ResourcesCapability,
-    RootsCapability, SamplingCapability, ServerCapabilities, ToolsCapability,
-    LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS,
+    is_supported_protocol_version, ClientCapabilities, CompletionsCapability,
+    ElicitationCapability, InitializeRequestParams, InitializeResult, LoggingCapability,
+    PromptsCapability, ResourcesCapability, RootsCapability, SamplingCapability,
+    ServerCapabilities, TasksCapability, ToolsCapability, LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use method::{
