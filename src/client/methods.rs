@@ -68,6 +68,26 @@ impl Client {
         )
     }
 
+    /// Calls `tool` and checks the result against the tool's `outputSchema` (see
+    /// [`Tool::validate_output`](crate::types::Tool::validate_output)); a tool without one
+    /// is called as by [`Client::call_tool_with`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool_with`], plus [`Error::Protocol`] when a successful result does
+    /// not match the schema.
+    #[cfg(feature = "output-validation")]
+    pub fn call_tool_validated(
+        &self,
+        tool: &crate::types::Tool,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult> {
+        let result = self.call_tool_with(&tool.name, arguments, options)?;
+        tool.validate_output(&result)?;
+        Ok(result)
+    }
+
     /// Reads a resource.
     ///
     /// # Errors
