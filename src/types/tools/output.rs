@@ -82,15 +82,18 @@ impl Tool {
         compiler.set_default_draft(boon::Draft::V2020_12);
         compiler.use_loader(Box::new(NoFetch));
         let mut schemas = boon::Schemas::new();
-        let index = compiler
+        let not_compiled = |e: boon::CompileError| {
+            Error::Protocol(format!(
+                "the outputSchema of tool `{name}` does not compile: {}",
+                one_line(&format!("{e:#}"))
+            ))
+        };
+        compiler
             .add_resource(SCHEMA_URL, schema.clone())
-            .and_then(|()| compiler.compile(SCHEMA_URL, &mut schemas))
-            .map_err(|e| {
-                Error::Protocol(format!(
-                    "the outputSchema of tool `{name}` does not compile: {}",
-                    one_line(&format!("{e:#}"))
-                ))
-            })?;
+            .map_err(not_compiled)?;
+        let index = compiler
+            .compile(SCHEMA_URL, &mut schemas)
+            .map_err(not_compiled)?;
         schemas.validate(content, index).map_err(|e| {
             Error::Protocol(format!(
                 "the structuredContent of tool `{name}` does not match its outputSchema: {}",
