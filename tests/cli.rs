@@ -275,7 +275,7 @@ fn tool_errors_exit_4_and_other_errors_1() {
     demo(&["read", "demo://nothing/here"], 1);
 }
 
-#[cfg(feature = "oauth")]
+#[cfg(feature = "http")]
 #[path = "common/http_server.rs"]
 mod http_server;
 
@@ -655,4 +655,52 @@ fn readme_examples_work_as_written() {
         assert_eq!(out.status.code(), Some(0), "{line}\n{}", stderr(&out));
         assert!(!stdout(&out).is_empty(), "{line}");
     }
+}
+
+/// `--header` reaches every request to a `--url` server.
+#[cfg(feature = "http")]
+#[test]
+fn headers_for_http_servers() {
+    let server = http_server::serve(|seen, reply| {
+        let id = seen.rpc_id();
+        match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+            ("POST", Some("initialize")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "headers", "version": "1"}}})
+                .to_string(),
+            ),
+            ("POST", Some("tools/list")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                    {"name": "hello", "inputSchema": {"type": "object"}}]}})
+                .to_string(),
+            ),
+            ("POST", _) => reply.status(202, &[]),
+            ("DELETE", _) => reply.status(200, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let out = cli(&[
+        "--url",
+        &server.url("/mcp"),
+        "--transport",
+        "streamable-http",
+        "--header",
+        "X-Api-Key: s3cret",
+        "tools",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello  \n");
+    let mut posts = 0;
+    while let Some(seen) = server.next_within(std::time::Duration::from_millis(500)) {
+        if seen.method == "POST" {
+            posts += 1;
+            assert_eq!(seen.header("x-api-key"), Some("s3cret"), "{seen:?}");
+        }
+    }
+    assert!(posts >= 2, "{posts}");
 }

@@ -143,7 +143,8 @@ impl Target<'_> {
         let mut all = Vec::new();
         for (name, client) in self.clients() {
             let init = client.initialize_result();
-            // One row per fact; the protocol era joins them as one more row.
+            // One row per fact, shown as `key: value` or as one JSON object per server. The
+            // protocol era is one more row after `protocolVersion`, once the client reports it.
             let rows: Vec<(&str, Value)> = vec![
                 ("server", json!(name)),
                 ("serverInfo", json!(init.server_info)),
