@@ -29,6 +29,30 @@ impl Client {
 
     /// [`Client::list_tools`] with per-request options (timeout, cancel, `_meta`).
     ///
+    /// Every method of the client has a `_with` form like this one, taking the options last.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::{CancelHandle, Client, RequestOptions, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let client = Client::connect(StdioConfig::from_command_line("uvx mcp-server-time")?)?;
+    /// let cancel = CancelHandle::new();
+    /// let options = RequestOptions::default()
+    ///     .with_timeout(Duration::from_secs(5))
+    ///     .with_cancel(cancel.clone());
+    /// let mut cursor = None;
+    /// loop {
+    ///     let page = client.list_tools_with(cursor.as_deref(), &options)?;
+    ///     page.tools.iter().for_each(|tool| log::info!("{}", tool.name));
+    ///     match page.next_cursor {
+    ///         Some(next) => cursor = Some(next),
+    ///         None => break,
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Client::list_tools`], plus [`Error::Cancelled`].
