@@ -129,14 +129,14 @@ fn fish() -> String {
             quoted(flag.help)
         );
         if flag.value.is_some() {
-            line += " -r";
+            // -r: takes a value; -F: file names; -x: a value that is not a file name.
+            match flag.completes {
+                Completes::File => line += " -r -F",
+                Completes::Command => line += " -x -a '(__fish_complete_command)'",
+                Completes::Text => line += " -x",
+            }
             if !flag.choices.is_empty() {
                 line += &format!(" -a '{}'", flag.choices.join(" "));
-            }
-            match flag.completes {
-                Completes::File => line += " -F",
-                Completes::Command => line += " -a '(__fish_complete_command)'",
-                Completes::Text => {}
             }
         }
         lines += &line;
