@@ -704,3 +704,34 @@ fn headers_for_http_servers() {
     }
     assert!(posts >= 2, "{posts}");
 }
+
+/// `examples/cli.rs`, the short version: a server from one command line, its tools, a call.
+#[test]
+fn the_short_example_lists_and_calls() {
+    let example =
+        demo::demo_binary().with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "--example", "cli"]);
+    if example.to_string_lossy().contains("release") {
+        build.arg("--release");
+    }
+    let status = build
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build --example cli");
+    assert!(status.success(), "cargo build --example cli failed");
+    let run = |args: &[&str]| Command::new(&example).args(args).output().unwrap();
+    let stdio = demo_stdio();
+    let out = run(&[&stdio]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("add  ")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&stdio, "add", r#"{"a": 2, "b": 3}"#]);
+    assert_eq!(stdout(&out), "5\n", "{}", stderr(&out));
+    let out = run(&[&stdio, "fail", r#"{"message": "no"}"#]);
+    assert!(!out.status.success());
+}
