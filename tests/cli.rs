@@ -10,7 +10,7 @@ mod demo;
 #[path = "common/umcp.rs"]
 mod umcp;
 
-use umcp::{cli, demo, empty_home, stderr, stdout, umcp_in};
+use umcp::{cli, demo, stderr, stdout};
 
 #[test]
 fn smoke_tools() {
@@ -193,7 +193,7 @@ fn oauth_browser_flow_then_the_token_store() {
     let url = fixture.mcp_url();
     let args = ["--url", &url, "--oauth", "--token-store", &store];
 
-    let mut child = umcp_in(&empty_home())
+    let mut child = umcp::umcp_in(&umcp::empty_home())
         .args(args)
         .args(["call", "echo"])
         .stdout(Stdio::piped())
