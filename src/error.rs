@@ -326,6 +326,16 @@ impl From<io::Error> for Error {
 
 impl Closed {
     /// Whether the client closed the connection itself (a normal end, not a failure).
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// let client = umcp::Client::connect(umcp::StdioConfig::from_command_line("my-server")?)?;
+    /// client.close();
+    /// let closed = client.closed().expect("closed");
+    /// assert!(closed.is_client_close());
+    /// assert_eq!(closed.to_string(), "closed: closed by client");
+    /// # Ok(()) }
+    /// ```
     pub fn is_client_close(&self) -> bool {
         self.reason == CLOSED_BY_CLIENT
     }

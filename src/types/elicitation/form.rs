@@ -46,7 +46,7 @@ pub struct ElicitForm {
     values: Map<String, Value>,
 }
 
-/// One property of a requested schema.
+/// One property of a requested schema. See [`ElicitForm`] for an example.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct FormField {
@@ -64,7 +64,8 @@ pub struct FormField {
     pub kind: FieldKind,
 }
 
-/// What values a [`FormField`] takes, with the schema's limits.
+/// What values a [`FormField`] takes, with the schema's limits. See [`ElicitForm`] for an
+/// example.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum FieldKind {
@@ -101,7 +102,7 @@ pub enum FieldKind {
     },
 }
 
-/// One choice of an enum field.
+/// One choice of an enum field. See [`ElicitForm`] for an example.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     /// The value sent.

@@ -162,6 +162,7 @@ pub struct PromptsCapability {
 }
 
 /// The server's `logging` capability: an empty object in every version so far.
+/// See [`ServerCapabilities`] for an example.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggingCapability {
     /// Members umcp does not model, as sent.
@@ -170,6 +171,7 @@ pub struct LoggingCapability {
 }
 
 /// The server's `completions` capability: an empty object in every version so far.
+/// See [`ServerCapabilities`] for an example.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionsCapability {
     /// Members umcp does not model, as sent.
@@ -178,7 +180,8 @@ pub struct CompletionsCapability {
 }
 
 /// Task support (2025-11-25, experimental), on either side: whether tasks can be listed and
-/// cancelled, and which requests may be run as tasks.
+/// cancelled, and which requests may be run as tasks. See [`ServerCapabilities`] for an
+/// example.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TasksCapability {
