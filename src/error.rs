@@ -8,6 +8,10 @@ use std::time::Duration;
 
 use crate::jsonrpc::ErrorObject;
 
+mod summary;
+
+use summary::DataSummary;
+
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -90,7 +94,14 @@ pub enum TimeoutKind {
     Write,
 }
 
+/// The [`Closed::reason`] of a connection the client closed itself, on every transport.
+pub(crate) const CLOSED_BY_CLIENT: &str = "closed by client";
+
 /// Why a connection closed, shared by every request that was pending at that moment.
+///
+/// Its `Display` is one line; after the client's own [`close`](crate::Client::close) it reads
+/// `closed: closed by client`, without the server's stderr (which then holds only what a
+/// healthy server prints, such as a start-up banner; it stays in [`Closed::stderr_tail`]).
 #[derive(Debug, Clone, Default)]
 pub struct Closed {
     /// What ended the connection, e.g. "server exited" or "client closed".
@@ -265,7 +276,13 @@ impl fmt::Display for Error {
             Error::Io(e) => write!(f, "io: {e}"),
             Error::Spawn { command, source } => write!(f, "failed to start `{command}`: {source}"),
             Error::Protocol(msg) => write!(f, "protocol: {msg}"),
-            Error::Rpc(e) => write!(f, "server error {}: {}", e.code.0, e.message),
+            Error::Rpc(e) => {
+                write!(f, "server error {}: {}", e.code.0, e.message)?;
+                match &e.data {
+                    None | Some(serde_json::Value::Null) => Ok(()),
+                    Some(data) => write!(f, " (data: {})", DataSummary(data)),
+                }
+            }
             Error::Timeout {
                 method,
                 elapsed,
@@ -314,9 +331,29 @@ impl From<io::Error> for Error {
     }
 }
 
+impl Closed {
+    /// Whether the client closed the connection itself (a normal end, not a failure).
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// let client = umcp::Client::connect(umcp::StdioConfig::from_command_line("my-server")?)?;
+    /// client.close();
+    /// let closed = client.closed().expect("closed");
+    /// assert!(closed.is_client_close());
+    /// assert_eq!(closed.to_string(), "closed: closed by client");
+    /// # Ok(()) }
+    /// ```
+    pub fn is_client_close(&self) -> bool {
+        self.reason == CLOSED_BY_CLIENT
+    }
+}
+
 impl fmt::Display for Closed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "closed: {}", self.reason)?;
+        if self.is_client_close() {
+            return Ok(());
+        }
         if let Some(status) = &self.exit_status {
             write!(f, ": {status}")?;
         }
@@ -444,6 +481,18 @@ mod tests {
             "{}",
             std::mem::size_of::<Error>()
         );
+    }
+
+    #[test]
+    fn a_client_close_reads_plainly_without_stderr() {
+        let info = Closed {
+            reason: CLOSED_BY_CLIENT.into(),
+            exit_status: None,
+            stderr_tail: Some("Secure MCP Server running on stdio\n".into()),
+        };
+        assert!(info.is_client_close());
+        assert_eq!(info.to_string(), "closed: closed by client");
+        assert!(info.stderr_tail.is_some());
     }
 
     #[test]

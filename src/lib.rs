@@ -10,6 +10,7 @@
 //! router thread sorts the inbox into responses (handed to the waiting caller over a channel),
 //! notifications (queued on [`Notifications`]) and server requests (answered by handler
 //! threads). The MCP types live in [`types`].
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(clippy::all)]

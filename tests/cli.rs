@@ -1,8 +1,5 @@
-//! Tests for the `cli` example, run end to end against the bundled demo server.
-
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+//! Tests for the `umcp` binary: the commands, exit codes and OAuth, installed with `cargo install --path . --features cli`
+//! and run from the `PATH` as a user would, end to end against the bundled demo server.
 
 use serde_json::Value;
 
@@ -10,85 +7,10 @@ use serde_json::Value;
 #[path = "common/demo.rs"]
 mod demo;
 
-/// The `cli` example binary, built with this test's features: cargo builds examples
-/// alongside the tests, but with only this test asked for, or after a build with other
-/// features, the binary would be missing or built differently. (Building what is up to date
-/// takes a moment.)
-fn cli_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let demo = demo::demo_binary();
-            let binary = demo.with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
-            let features: Vec<&str> = [
-                ("http", cfg!(feature = "http")),
-                ("oauth", cfg!(feature = "oauth")),
-                ("oauth-jwt", cfg!(feature = "oauth-jwt")),
-            ]
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| *name)
-            .collect();
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let mut build = Command::new(cargo);
-            build.args([
-                "build",
-                "--quiet",
-                "--example",
-                "cli",
-                "--no-default-features",
-            ]);
-            if !features.is_empty() {
-                build.args(["--features", &features.join(",")]);
-            }
-            if binary.to_string_lossy().contains("release") {
-                build.arg("--release");
-            }
-            let status = build
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build --example cli");
-            assert!(status.success(), "cargo build --example cli failed");
-            binary
-        })
-        .clone()
-}
+#[path = "common/umcp.rs"]
+mod umcp;
 
-/// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split.
-fn demo_stdio() -> String {
-    format!("'{}' --server", demo::demo_binary().display())
-}
-
-fn cli(args: &[&str]) -> Output {
-    Command::new(cli_binary())
-        .args(args)
-        .output()
-        .expect("run the cli example")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Runs the cli against the demo server and checks the exit code.
-fn demo(args: &[&str], code: i32) -> Output {
-    let stdio = demo_stdio();
-    let mut all = vec!["--stdio", stdio.as_str()];
-    all.extend_from_slice(args);
-    let output = cli(&all);
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "{args:?}\nstdout: {}\nstderr: {}",
-        stdout(&output),
-        stderr(&output)
-    );
-    output
-}
+use umcp::{cli, demo, stderr, stdout};
 
 #[test]
 fn smoke_tools() {
@@ -210,7 +132,7 @@ fn usage_errors_exit_2() {
         let out = cli(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("usage: cli"),
+            stderr(&out).contains("usage: umcp"),
             "{args:?}: {}",
             stderr(&out)
         );
@@ -244,7 +166,7 @@ fn tool_errors_exit_4_and_other_errors_1() {
     demo(&["read", "demo://nothing/here"], 1);
 }
 
-#[cfg(feature = "oauth")]
+#[cfg(feature = "http")]
 #[path = "common/http_server.rs"]
 mod http_server;
 
@@ -271,13 +193,13 @@ fn oauth_browser_flow_then_the_token_store() {
     let url = fixture.mcp_url();
     let args = ["--url", &url, "--oauth", "--token-store", &store];
 
-    let mut child = Command::new(cli_binary())
+    let mut child = umcp::umcp_in(&umcp::empty_home())
         .args(args)
         .args(["call", "echo"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("run the cli example");
+        .expect("run umcp");
     let (lines_tx, lines) = mpsc::channel();
     let child_stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
@@ -368,4 +290,52 @@ fn protocol_modes_choose_the_era() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let out = cli(&["--stdio", &modern, "--protocol", "sometimes", "tools"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// `--header` reaches every request to a `--url` server.
+#[cfg(feature = "http")]
+#[test]
+fn headers_for_http_servers() {
+    let server = http_server::serve(|seen, reply| {
+        let id = seen.rpc_id();
+        match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+            ("POST", Some("initialize")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "headers", "version": "1"}}})
+                .to_string(),
+            ),
+            ("POST", Some("tools/list")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                    {"name": "hello", "inputSchema": {"type": "object"}}]}})
+                .to_string(),
+            ),
+            ("POST", _) => reply.status(202, &[]),
+            ("DELETE", _) => reply.status(200, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let out = cli(&[
+        "--url",
+        &server.url("/mcp"),
+        "--transport",
+        "streamable-http",
+        "--header",
+        "X-Api-Key: s3cret",
+        "tools",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello  \n");
+    let mut posts = 0;
+    while let Some(seen) = server.next_within(std::time::Duration::from_millis(500)) {
+        if seen.method == "POST" {
+            posts += 1;
+            assert_eq!(seen.header("x-api-key"), Some("s3cret"), "{seen:?}");
+        }
+    }
+    assert!(posts >= 2, "{posts}");
 }

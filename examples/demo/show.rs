@@ -6,9 +6,9 @@ use std::error::Error;
 use std::time::Duration;
 
 use serde_json::json;
-use umcp::jsonrpc::ErrorObject;
+use umcp::jsonrpc::{ErrorCode, ErrorObject};
 use umcp::types::{
-    ContentBlock, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ContentBlock, CreateMessageRequestParams, CreateMessageResult, ElicitForm, ElicitRequestParams,
     ElicitResult, Implementation, LoggingLevel, ServerNotification,
 };
 use umcp::{Client, Options, RequestOptions, StdioConfig};
@@ -96,14 +96,29 @@ fn answer_sampling(params: CreateMessageRequestParams) -> Result<CreateMessageRe
     Ok(CreateMessageResult::new("demo-model", answer))
 }
 
-/// A real client would show the form to its user; this one accepts the defaults.
+/// A real client would show the form to its user; this one reads the form's fields, fills
+/// in the defaults and its own answer, and sends only what the schema allows.
 fn answer_elicitation(params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
-    match params {
-        ElicitRequestParams::Form(form) => {
-            let question = &form.message;
-            println!("  (elicitation) the server asks the user {question:?}");
-            Ok(ElicitResult::accept_defaults(&form))
+    let ElicitRequestParams::Form(request) = params else {
+        return Ok(ElicitResult::decline());
+    };
+    println!(
+        "  (elicitation) the server asks the user {:?}",
+        request.message
+    );
+    let invalid = |e: umcp::Error| ErrorObject::new(ErrorCode::INVALID_PARAMS, e.to_string());
+    let mut form = ElicitForm::new(&request).map_err(invalid)?;
+    form.fill_defaults();
+    for field in form.fields().to_vec() {
+        println!("    {}: {}", field.label(), field.kind.describe());
+        if field.name == "answer" {
+            form.set_text(&field.name, "yes, from the demo client")
+                .map_err(invalid)?;
         }
-        _ => Ok(ElicitResult::decline()),
     }
+    // A value the schema does not allow never leaves the client.
+    if let Err(e) = form.set("sure", json!("maybe")) {
+        println!("    (refused before sending: {e})");
+    }
+    form.accept().map_err(invalid)
 }

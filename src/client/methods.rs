@@ -1,22 +1,20 @@
 //! The MCP methods a client calls, each gated on the capability the server advertised.
+//!
+//! Every method has a `_with` form taking [`RequestOptions`] (timeout, progress, cancel,
+//! `_meta`); the plain form is the `_with` form with the defaults.
 
-use std::collections::HashSet;
-
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result, Unsupported};
 use crate::types::{
-    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, LoggingLevel,
+    ReadResourceResult,
 };
 
 use super::options::lock;
 use super::{decode, Client, RequestOptions};
 
-/// A server that keeps handing out cursors is cut off after this many pages.
-const MAX_PAGES: usize = 10_000;
+mod lists;
 
 impl Client {
     /// Checks that the server is alive.
@@ -25,27 +23,16 @@ impl Client {
     ///
     /// [`Error::Timeout`] when it does not answer in time, or any error of [`Client::request`].
     pub fn ping(&self) -> Result<()> {
-        self.request_raw("ping", None, &RequestOptions::default())
-            .map(drop)
+        self.ping_with(&RequestOptions::default())
     }
 
-    /// Lists one page of tools; pass the previous page's `next_cursor` to get the next.
+    /// [`Client::ping`] with per-request options, e.g. a shorter timeout for a health check.
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] when the server has no `tools` capability, or any error of
-    /// [`Client::request`].
-    pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
-        self.page("tools/list", "tools", cursor)
-    }
-
-    /// Lists every tool, following cursors across pages.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_tools`], plus [`Error::Protocol`] when the server repeats a cursor.
-    pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.all("tools/list", "tools", "tools")
+    /// As [`Client::ping`], plus [`Error::Cancelled`].
+    pub fn ping_with(&self, options: &RequestOptions) -> Result<()> {
+        self.request_raw("ping", None, options).map(drop)
     }
 
     /// Calls a tool with JSON arguments (an object, or `Value::Null` for none).
@@ -59,7 +46,7 @@ impl Client {
         self.call_tool_with(name, arguments, &RequestOptions::default())
     }
 
-    /// Calls a tool with per-request options (timeout, progress, cancel).
+    /// Calls a tool with per-request options (timeout, progress, cancel, `_meta`).
     ///
     /// # Errors
     ///
@@ -81,44 +68,24 @@ impl Client {
         )
     }
 
-    /// Lists one page of resources.
+    /// Calls `tool` and checks the result against the tool's `outputSchema` (see
+    /// [`Tool::validate_output`](crate::types::Tool::validate_output)); a tool without one
+    /// is called as by [`Client::call_tool_with`].
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] without the `resources` capability, or any error of
-    /// [`Client::request`].
-    pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
-        self.page("resources/list", "resources", cursor)
-    }
-
-    /// Lists every resource, following cursors.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_resources`].
-    pub fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        self.all("resources/list", "resources", "resources")
-    }
-
-    /// Lists one page of resource templates.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_resources`].
-    pub fn list_resource_templates(
+    /// As [`Client::call_tool_with`], plus [`Error::Protocol`] when a successful result does
+    /// not match the schema.
+    #[cfg(feature = "output-validation")]
+    pub fn call_tool_validated(
         &self,
-        cursor: Option<&str>,
-    ) -> Result<ListResourceTemplatesResult> {
-        self.page("resources/templates/list", "resources", cursor)
-    }
-
-    /// Lists every resource template, following cursors.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_resources`].
-    pub fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        self.all("resources/templates/list", "resources", "resourceTemplates")
+        tool: &crate::types::Tool,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult> {
+        let result = self.call_tool_with(&tool.name, arguments, options)?;
+        tool.validate_output(&result)?;
+        Ok(result)
     }
 
     /// Reads a resource.
@@ -128,12 +95,21 @@ impl Client {
     /// As [`Client::list_resources`]; an unknown URI is usually [`Error::Rpc`] with
     /// [`ErrorCode::RESOURCE_NOT_FOUND`](crate::jsonrpc::ErrorCode::RESOURCE_NOT_FOUND).
     pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.read_resource_with(uri, &RequestOptions::default())
+    }
+
+    /// [`Client::read_resource`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::read_resource`], plus [`Error::Cancelled`].
+    pub fn read_resource_with(
+        &self,
+        uri: &str,
+        options: &RequestOptions,
+    ) -> Result<ReadResourceResult> {
         self.require("resources/read", "resources")?;
-        let value = self.request_raw(
-            "resources/read",
-            Some(json!({ "uri": uri })),
-            &RequestOptions::default(),
-        )?;
+        let value = self.request_raw("resources/read", Some(json!({ "uri": uri })), options)?;
         decode("resources/read", value)
     }
 
@@ -144,12 +120,17 @@ impl Client {
     ///
     /// [`Error::Unsupported`] unless the server advertises `resources.subscribe`.
     pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.subscribe_resource_with(uri, &RequestOptions::default())
+    }
+
+    /// [`Client::subscribe_resource`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::subscribe_resource`], plus [`Error::Cancelled`].
+    pub fn subscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
         self.require("resources/subscribe", "resources.subscribe")?;
-        self.request_raw(
-            "resources/subscribe",
-            Some(json!({ "uri": uri })),
-            &RequestOptions::default(),
-        )?;
+        self.request_raw("resources/subscribe", Some(json!({ "uri": uri })), options)?;
         let mut subscriptions = lock(&self.shared.subscriptions);
         if !subscriptions.iter().any(|s| s == uri) {
             subscriptions.push(uri.to_owned());
@@ -163,33 +144,23 @@ impl Client {
     ///
     /// As [`Client::subscribe_resource`].
     pub fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.unsubscribe_resource_with(uri, &RequestOptions::default())
+    }
+
+    /// [`Client::unsubscribe_resource`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::unsubscribe_resource`], plus [`Error::Cancelled`].
+    pub fn unsubscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
         self.require("resources/unsubscribe", "resources.subscribe")?;
         lock(&self.shared.subscriptions).retain(|s| s != uri);
         self.request_raw(
             "resources/unsubscribe",
             Some(json!({ "uri": uri })),
-            &RequestOptions::default(),
+            options,
         )
         .map(drop)
-    }
-
-    /// Lists one page of prompts.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Unsupported`] without the `prompts` capability, or any error of
-    /// [`Client::request`].
-    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
-        self.page("prompts/list", "prompts", cursor)
-    }
-
-    /// Lists every prompt, following cursors.
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_prompts`].
-    pub fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        self.all("prompts/list", "prompts", "prompts")
     }
 
     /// Gets a prompt, filled in with `arguments` (an object of strings, or `Value::Null`).
@@ -198,13 +169,29 @@ impl Client {
     ///
     /// As [`Client::list_prompts`].
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        self.get_prompt_with(name, arguments, &RequestOptions::default())
+    }
+
+    /// [`Client::get_prompt`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::get_prompt`], plus [`Error::Cancelled`].
+    pub fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<GetPromptResult> {
         self.require("prompts/get", "prompts")?;
         let mut params = json!({ "name": name });
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        let value = self.request_raw("prompts/get", Some(params), &RequestOptions::default())?;
-        decode("prompts/get", value)
+        decode(
+            "prompts/get",
+            self.request_raw("prompts/get", Some(params), options)?,
+        )
     }
 
     /// Asks for completions of a prompt or resource-template argument.
@@ -214,16 +201,26 @@ impl Client {
     /// [`Error::Unsupported`] without the `completions` capability (protocol 2024-11-05 had
     /// no such flag, so it is not required there), or any error of [`Client::request`].
     pub fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+        self.complete_with(params, &RequestOptions::default())
+    }
+
+    /// [`Client::complete`] with per-request options, e.g. a short timeout while the user
+    /// types.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::complete`], plus [`Error::Cancelled`].
+    pub fn complete_with(
+        &self,
+        params: CompleteRequestParams,
+        options: &RequestOptions,
+    ) -> Result<CompleteResult> {
         if self.protocol_version() != "2024-11-05" {
             self.require("completion/complete", "completions")?;
         }
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
-        let value = self.request_raw(
-            "completion/complete",
-            Some(params),
-            &RequestOptions::default(),
-        )?;
+        let value = self.request_raw("completion/complete", Some(params), options)?;
         decode("completion/complete", value)
     }
 
@@ -234,9 +231,22 @@ impl Client {
     /// [`Error::Unsupported`] without the `logging` capability, or any error of
     /// [`Client::request`].
     pub fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        self.set_logging_level_with(level, &RequestOptions::default())
+    }
+
+    /// [`Client::set_logging_level`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::set_logging_level`], plus [`Error::Cancelled`].
+    pub fn set_logging_level_with(
+        &self,
+        level: LoggingLevel,
+        options: &RequestOptions,
+    ) -> Result<()> {
         self.require("logging/setLevel", "logging")?;
         let params = json!({ "level": level });
-        self.request_raw("logging/setLevel", Some(params), &RequestOptions::default())
+        self.request_raw("logging/setLevel", Some(params), options)
             .map(drop)
     }
 
@@ -273,54 +283,5 @@ impl Client {
             }
         }
         Ok(())
-    }
-
-    fn page<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        capability: &'static str,
-        cursor: Option<&str>,
-    ) -> Result<T> {
-        self.require(method, capability)?;
-        let params = cursor.map(|c| json!({ "cursor": c }));
-        decode(
-            method,
-            self.request_raw(method, params, &RequestOptions::default())?,
-        )
-    }
-
-    fn all<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        capability: &'static str,
-        key: &str,
-    ) -> Result<Vec<T>> {
-        self.require(method, capability)?;
-        let mut items = Vec::new();
-        let mut seen = HashSet::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page = self.request_raw(method, params, &RequestOptions::default())?;
-            let batch: Vec<T> = decode(
-                method,
-                page.get_mut(key).map(Value::take).unwrap_or(json!([])),
-            )?;
-            items.extend(batch);
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => {
-                    if !seen.insert(next.to_owned()) {
-                        return Err(Error::Protocol(format!(
-                            "`{method}` repeated the cursor {next:?}"
-                        )));
-                    }
-                    cursor = Some(next.to_owned());
-                }
-                _ => return Ok(items),
-            }
-        }
-        Err(Error::Protocol(format!(
-            "`{method}` returned more than {MAX_PAGES} pages"
-        )))
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::client::RequestOptions;
 use crate::error::{Error, Result};
 use crate::types::{GetPromptResult, Prompt, ReadResourceResult};
 
@@ -17,12 +18,21 @@ impl Manager {
     /// waiting for servers that are still starting). Servers that failed, or failed to
     /// answer, are reported next to the resources of the others.
     pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
+        self.list_resources_with(&RequestOptions::default())
+    }
+
+    /// [`Manager::list_resources`] with per-request options, applied to every server's
+    /// requests.
+    pub fn list_resources_with(
+        &self,
+        options: &RequestOptions,
+    ) -> (Vec<ResourceEntry>, Vec<ServerError>) {
         let results = self.each_server(|slot| {
             let client = slot.client()?;
             if !client.server_capabilities().supports_resources() {
                 return Ok(Vec::new());
             }
-            client.list_all_resources()
+            client.list_all_resources_with(options)
         });
         let mut entries = Vec::new();
         let mut errors = Vec::new();
@@ -47,16 +57,38 @@ impl Manager {
     /// As [`Manager::call_tool`](crate::Manager::call_tool), with the errors of
     /// [`Client::read_resource`](crate::Client::read_resource).
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<ReadResourceResult> {
-        self.client_for(server)?.read_resource(uri)
+        self.read_resource_with(server, uri, &RequestOptions::default())
+    }
+
+    /// [`Manager::read_resource`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::read_resource`], plus [`Error::Cancelled`].
+    pub fn read_resource_with(
+        &self,
+        server: &str,
+        uri: &str,
+        options: &RequestOptions,
+    ) -> Result<ReadResourceResult> {
+        self.client_for(server)?.read_resource_with(uri, options)
     }
 
     /// Lists the prompts of every server that has any, in parallel, under namespaced names
     /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)).
     pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
+        self.list_prompts_with(&RequestOptions::default())
+    }
+
+    /// [`Manager::list_prompts`] with per-request options, applied to every server's requests.
+    pub fn list_prompts_with(
+        &self,
+        options: &RequestOptions,
+    ) -> (Vec<PromptEntry>, Vec<ServerError>) {
         let results = self.each_server(|slot| {
             let client = slot.client()?;
             let prompts = if client.server_capabilities().supports_prompts() {
-                client.list_all_prompts()?
+                client.list_all_prompts_with(options)?
             } else {
                 Vec::new()
             };
@@ -80,16 +112,31 @@ impl Manager {
     ///
     /// [`Error::Config`] for an unknown name, then as [`Manager::read_resource`].
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        self.get_prompt_with(name, arguments, &RequestOptions::default())
+    }
+
+    /// [`Manager::get_prompt`] with per-request options (also used for the listing it may
+    /// run first).
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::get_prompt`], plus [`Error::Cancelled`].
+    pub fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<GetPromptResult> {
         let find = || self.prompt_entries().into_iter().find(|e| e.name == name);
         let entry = match find() {
             Some(entry) => entry,
             None => {
-                self.list_prompts();
+                self.list_prompts_with(options);
                 find().ok_or_else(|| Error::Config(format!("no prompt named `{name}`")))?
             }
         };
         let client = self.client_for(&entry.server)?;
-        client.get_prompt(&entry.prompt.name, arguments)
+        client.get_prompt_with(&entry.prompt.name, arguments, options)
     }
 
     /// The prompts of the last listing, namespaced.

@@ -6,6 +6,10 @@ use serde_json::{Map, Value};
 
 use super::common::object_schema;
 
+mod form;
+
+pub use form::{Choice, ElicitForm, FieldKind, FormField};
+
 /// Parameters of `elicitation/create`, in one of two modes chosen by the `mode` member.
 ///
 /// An absent `mode` means form mode, as every server before 2025-11-25 sends. An unknown mode
@@ -236,7 +240,8 @@ impl ElicitResult {
         ElicitResult::new(ElicitAction::Cancel)
     }
 
-    /// Accepts a form with each property's `default` from the requested schema.
+    /// Accepts a form with each property's `default` from the requested schema. To fill in
+    /// values and check them against the schema, use [`ElicitForm`].
     ///
     /// Defaults keep their JSON type: strings (including enum choices) stay strings, numbers
     /// stay numbers, booleans stay booleans, and multi-select defaults stay arrays of strings.

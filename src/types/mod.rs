@@ -42,14 +42,16 @@ pub use completion::{
 };
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
 pub use elicitation::{
-    ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams,
-    ElicitResult, ElicitationCompleteNotificationParams,
+    Choice, ElicitAction, ElicitForm, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestUrlParams, ElicitResult, ElicitationCompleteNotificationParams, FieldKind,
+    FormField,
 };
 pub use lifecycle::{
-    is_supported_protocol_version, ClientCapabilities, ElicitationCapability,
-    InitializeRequestParams, InitializeResult, PromptsCapability, ResourcesCapability,
-    RootsCapability, SamplingCapability, ServerCapabilities, ToolsCapability,
-    LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS,
+    is_supported_protocol_version, ClientCapabilities, CompletionsCapability,
+    ElicitationCapability, InitializeRequestParams, InitializeResult, LoggingCapability,
+    PromptsCapability, ResourcesCapability, RootsCapability, SamplingCapability,
+    ServerCapabilities, TasksCapability, ToolsCapability, LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
 };
 pub use logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelRequestParams};
 pub use method::{

@@ -6,6 +6,9 @@ use serde_json::{Map, Value};
 use super::common::{object_schema, Icon};
 use super::content::ContentBlock;
 
+#[cfg(feature = "output-validation")]
+mod output;
+
 /// A tool the server offers, as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

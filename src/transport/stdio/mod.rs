@@ -47,6 +47,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::transport::{Connect, Inbox, Transport};
 
+mod command_line;
 mod env;
 #[cfg(unix)]
 mod group;

@@ -1,4 +1,4 @@
-//! OAuth in the `cli` example: the `--oauth…` flags of a `--url` server, the token store, and
+//! OAuth in the `umcp` tool: the `--oauth…` flags of a `--url` server, the token store, and
 //! the browser flow (the authorization URL on stderr, the redirect on 127.0.0.1).
 
 use std::time::Duration;
@@ -52,8 +52,8 @@ impl Flags {
 pub fn configure(options: ManagerOptions, flags: &Flags) -> Result<ManagerOptions, String> {
     use std::sync::Arc;
     let mut options = options.with_loopback_authorization(|server, url| {
-        eprintln!("cli: server `{server}` needs authorization.");
-        eprintln!("Open this page to authorize: {url}");
+        crate::output::warn(&format!("umcp: server `{server}` needs authorization."));
+        crate::output::warn(&format!("Open this page to authorize: {url}"));
         Ok(())
     });
     if let Some(path) = &flags.token_store {

@@ -1,0 +1,160 @@
+//! Parsing the command line with `lexopt`, against the options of [`spec`](crate::spec).
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use umcp::ProtocolMode;
+
+use crate::oauth;
+use crate::spec::{self, Cmd};
+use crate::Exit;
+
+/// The parsed command line.
+#[derive(Default)]
+pub struct Args {
+    pub stdio: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub url: Option<String>,
+    pub transport: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub config: Option<String>,
+    pub server: Option<String>,
+    pub json: bool,
+    pub timeout: Duration,
+    /// `--protocol`: `auto` probes each server; `legacy` and `modern` skip the probe.
+    pub protocol: ProtocolMode,
+    pub oauth: oauth::Flags,
+    /// The command and its arguments.
+    pub command: Vec<String>,
+}
+
+/// Parses `raw` (without the program name). Help and the version end the program with
+/// exit code 0 and their text.
+pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
+    use lexopt::prelude::*;
+    let mut args = Args {
+        timeout: Duration::from_secs(30),
+        ..Args::default()
+    };
+    let mut help = false;
+    let mut parser = lexopt::Parser::from_args(raw);
+    while let Some(arg) = parser.next().map_err(bad)? {
+        match arg {
+            Long(name) => {
+                let name = name.to_owned();
+                let flag = spec::flag_named(&name)
+                    .ok_or_else(|| usage(format!("unknown option --{name}")))?;
+                let value = match flag.value {
+                    Some(_) => Some(parser.value().map_err(bad)?.string().map_err(bad)?),
+                    None => None,
+                };
+                if !flag.choices.is_empty() {
+                    let v = value.as_deref().unwrap_or_default();
+                    if !flag.choices.contains(&v) {
+                        return Err(usage(format!(
+                            "--{name} {v}: expected one of {}",
+                            flag.choices.join(", ")
+                        )));
+                    }
+                }
+                apply(&mut args, &name, value, &mut help)?;
+            }
+            Short('h') => help = true,
+            Short(c) => return Err(usage(format!("unknown option -{c}"))),
+            Value(word) => args.command.push(word.string().map_err(bad)?),
+        }
+    }
+    if help || args.command.first().map(String::as_str) == Some("help") {
+        let topic = match args.command.as_slice() {
+            [first, topic, ..] if first == "help" => Some(topic),
+            [first, ..] if first != "help" => Some(first),
+            _ => None,
+        };
+        return Err(Exit(
+            0,
+            match topic.and_then(|t| spec::command(t)) {
+                Some(cmd) => spec::command_help(cmd),
+                None => spec::help(),
+            },
+        ));
+    }
+    Ok(args)
+}
+
+/// Stores one option's value.
+fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
+    let text = value.unwrap_or_default();
+    match name {
+        "stdio" => args.stdio = Some(text),
+        "env" => {
+            let (key, value) = text
+                .split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .ok_or_else(|| usage(format!("--env {text}: expected KEY=VALUE")))?;
+            args.env.push((key.to_owned(), value.to_owned()));
+        }
+        "url" => args.url = Some(text),
+        "transport" => args.transport = Some(text),
+        "header" => {
+            let (name, value) = text
+                .split_once(':')
+                .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
+            args.headers
+                .push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        "config" => args.config = Some(text),
+        "server" => args.server = Some(text),
+        "json" => args.json = true,
+        "timeout" => {
+            args.timeout = text
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(|| usage(format!("--timeout {text}: not a number of seconds")))?
+        }
+        "protocol" => {
+            // The choices were checked against the spec: all three parse.
+            args.protocol = ProtocolMode::parse(&text)
+                .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?
+        }
+        "oauth" => args.oauth.enabled = true,
+        "oauth-client-id" => args.oauth.client_id = Some(text),
+        "oauth-client-secret" => args.oauth.client_secret = Some(text),
+        "oauth-scopes" => args.oauth.scopes = Some(text),
+        "token-store" => args.oauth.token_store = Some(text),
+        "help" => *help = true,
+        "version" => {
+            return Err(Exit(0, format!("umcp {}", env!("CARGO_PKG_VERSION"))));
+        }
+        _ => return Err(usage(format!("unknown option --{name}"))),
+    }
+    Ok(())
+}
+
+/// The command and its arguments, checked against the spec.
+pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
+    let (name, rest) = args
+        .command
+        .split_first()
+        .ok_or_else(|| usage("no command"))?;
+    let cmd = spec::command(name).ok_or_else(|| usage(format!("unknown command {name}")))?;
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    let (least, most) = cmd.arity;
+    if rest.len() < least || rest.len() > most {
+        return Err(usage(format!(
+            "bad arguments: umcp {} {}",
+            cmd.name, cmd.args
+        )));
+    }
+    Ok((cmd, rest))
+}
+
+/// A usage error: exit code 2 with the short usage.
+pub fn usage(message: impl Into<String>) -> Exit {
+    Exit(2, format!("{}\n{}", message.into(), spec::usage()))
+}
+
+fn bad(error: lexopt::Error) -> Exit {
+    usage(error.to_string())
+}

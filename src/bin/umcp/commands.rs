@@ -1,0 +1,228 @@
+//! Running a command against the servers the manager connected.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use umcp::types::{CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource};
+use umcp::{Client, Manager, RequestOptions};
+
+use crate::args::usage;
+use crate::interact::Progress;
+use crate::output::{first_line, pretty, say, warn, Output};
+use crate::Exit;
+
+/// The servers a command runs against.
+pub struct Target<'a> {
+    pub manager: &'a Manager,
+    /// The server's name when there is only one: names are then used as the server gives them.
+    pub single: Option<String>,
+    pub all_connected: bool,
+    pub out: Output,
+    /// The options of every request: the `--timeout`.
+    pub options: RequestOptions,
+}
+
+impl Target<'_> {
+    pub fn execute(&self, command: &str, rest: &[&str], arguments: Value) -> Result<(), Exit> {
+        let (manager, out, single) = (self.manager, &self.out, self.single.is_some());
+        match (command, rest) {
+            ("tools", _) => out.list(manager.tools().into_iter().map(|e| {
+                let name = if single { e.tool.name.clone() } else { e.name };
+                let line = format!("{name}  {}", first_line(e.tool.description.as_deref()));
+                (
+                    json!({"name": name, "server": e.server, "tool": e.tool}),
+                    line,
+                )
+            })),
+            ("resources", _) => {
+                let (resources, errors) = manager.list_resources_with(&self.options);
+                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                out.list(resources.iter().map(|e| {
+                    let r = &e.resource;
+                    let line =
+                        format!("{}  {}", r.uri, r.description.as_deref().unwrap_or(&r.name));
+                    (json!({"server": e.server, "resource": r}), line)
+                }));
+            }
+            ("prompts", _) => {
+                let (prompts, errors) = manager.list_prompts_with(&self.options);
+                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                out.list(prompts.iter().map(|e| {
+                    let name = if single { &e.prompt.name } else { &e.name };
+                    let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
+                    (
+                        json!({"name": name, "server": e.server, "prompt": e.prompt}),
+                        line,
+                    )
+                }));
+            }
+            ("call", [tool, ..]) => return self.call(tool, arguments),
+            ("read", [uri]) => {
+                let result = self
+                    .client()?
+                    .read_resource_with(uri, &self.options)
+                    .map_err(|e| self.failed(e))?;
+                let blocks: Vec<ContentBlock> = result
+                    .contents
+                    .iter()
+                    .map(|c| ContentBlock::Resource(EmbeddedResource::new(c.clone())))
+                    .collect();
+                out.content(&result, &blocks);
+            }
+            ("prompt", [name, ..]) => {
+                let result = match &self.single {
+                    Some(_) => self
+                        .client()?
+                        .get_prompt_with(name, arguments, &self.options),
+                    None => manager.get_prompt_with(name, arguments, &self.options),
+                };
+                let result = result.map_err(|e| self.failed(e))?;
+                if let (Some(description), false) = (&result.description, out.json) {
+                    say(&format!("# {description}"));
+                }
+                let blocks: Vec<ContentBlock> =
+                    result.messages.iter().map(|m| m.content.clone()).collect();
+                out.content(&result, &blocks);
+            }
+            ("complete", [kind, name, argument, typed @ ..]) => {
+                let reference = match *kind {
+                    "prompt" => CompleteReference::prompt(*name),
+                    "resource" => CompleteReference::resource(*name),
+                    other => {
+                        return Err(usage(format!(
+                            "complete {other}: expected prompt or resource"
+                        )))
+                    }
+                };
+                let value = typed.first().copied().unwrap_or_default();
+                let params = CompleteRequestParams::new(reference, *argument, value);
+                let result = self
+                    .client()?
+                    .complete_with(params, &self.options)
+                    .map_err(|e| self.failed(e))?;
+                match out.json {
+                    true => say(&pretty(&result)),
+                    false => result.completion.values.iter().for_each(|v| say(v)),
+                }
+            }
+            ("info", _) => self.info(),
+            ("ping", _) => return self.ping(),
+            _ => return Err(usage("bad command")),
+        }
+        Ok(())
+    }
+
+    fn call(&self, tool: &str, arguments: Value) -> Result<(), Exit> {
+        let (options, progress) = Progress::attach(self.options.clone());
+        let result = match &self.single {
+            Some(_) => self.client().and_then(|c| {
+                c.call_tool_with(tool, arguments, &options)
+                    .map_err(|e| self.failed(e))
+            }),
+            None => self
+                .manager
+                .call_tool_with(tool, arguments, &options)
+                .map_err(|e| self.failed(e)),
+        };
+        progress.finish();
+        let result = result?;
+        self.out.content(&result, &result.content);
+        if result.content.is_empty() && !self.out.json {
+            if let Some(structured) = &result.structured_content {
+                say(&pretty(structured));
+            }
+        }
+        if result.is_error() {
+            return Err(Exit(4, String::new()));
+        }
+        Ok(())
+    }
+
+    /// Each server's identity, protocol, capabilities and instructions.
+    fn info(&self) {
+        let mut all = Vec::new();
+        for (name, client) in self.clients() {
+            let init = client.initialize_result();
+            // One row per fact, shown as `key: value` or as one JSON object per server.
+            let rows: Vec<(&str, Value)> = vec![
+                ("server", json!(name)),
+                ("serverInfo", json!(init.server_info)),
+                ("protocolVersion", json!(init.protocol_version)),
+                ("era", json!(client.era().as_str())),
+                ("transport", json!(client.transport_kind())),
+                ("capabilities", json!(init.capabilities)),
+                ("instructions", json!(init.instructions)),
+            ];
+            if self.out.json {
+                all.push(Value::Object(
+                    rows.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+                ));
+                continue;
+            }
+            for (key, value) in rows {
+                let shown = match value {
+                    Value::String(s) => s,
+                    Value::Null => "-".to_owned(),
+                    other => other.to_string(),
+                };
+                say(&format!("{key}: {shown}"));
+            }
+            say("");
+        }
+        if self.out.json {
+            say(&pretty(&all));
+        }
+    }
+
+    /// Pings each server; fails when one does not answer.
+    fn ping(&self) -> Result<(), Exit> {
+        let mut rows = Vec::new();
+        let mut failed = None;
+        for (name, client) in self.clients() {
+            let started = Instant::now();
+            let outcome = client.ping_with(&self.options);
+            let millis = started.elapsed().as_secs_f64() * 1000.0;
+            let line = match &outcome {
+                Ok(()) => format!("{name}  ok  {millis:.1} ms"),
+                Err(e) => format!("{name}  failed  {e}"),
+            };
+            rows.push((
+                json!({"server": name, "ok": outcome.is_ok(), "ms": millis,
+                       "error": outcome.as_ref().err().map(ToString::to_string)}),
+                line,
+            ));
+            if let Err(e) = outcome {
+                failed = Some(e);
+            }
+        }
+        self.out.list(rows.into_iter());
+        match failed {
+            Some(e) => Err(Exit(self.failed(e).0, String::new())),
+            None => Ok(()),
+        }
+    }
+
+    /// The one server's client (commands that need one server are checked before).
+    fn client(&self) -> Result<std::sync::Arc<Client>, Exit> {
+        let server = self.single.as_deref().unwrap_or_default();
+        self.manager.client(server).map_err(|e| self.failed(e))
+    }
+
+    /// The clients of every connected server, by name.
+    fn clients(&self) -> Vec<(String, std::sync::Arc<Client>)> {
+        self.manager
+            .statuses()
+            .into_iter()
+            .filter(|(_, status)| status.is_connected())
+            .filter_map(|(name, _)| Some((name.clone(), self.manager.client(&name).ok()?)))
+            .collect()
+    }
+
+    /// An unknown name may belong to a server that did not connect: that is exit code 3.
+    fn failed(&self, error: umcp::Error) -> Exit {
+        match error {
+            umcp::Error::Config(_) if !self.all_connected => Exit(3, error.to_string()),
+            other => Exit(1, other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Shell completion scripts for bash, zsh and fish, generated from [`spec`](crate::spec).
+
+use crate::spec::{Completes, COMMANDS, FLAGS};
+
+/// The completion script for `shell`, or `None` for a shell this does not know.
+pub fn script(shell: &str) -> Option<String> {
+    match shell {
+        "bash" => Some(bash()),
+        "zsh" => Some(zsh()),
+        "fish" => Some(fish()),
+        _ => None,
+    }
+}
+
+fn command_names() -> String {
+    COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn bash() -> String {
+    let flags: Vec<String> = FLAGS.iter().map(|f| format!("--{}", f.long)).collect();
+    let mut values = String::new();
+    for flag in FLAGS.iter().filter(|f| f.value.is_some()) {
+        let action = match (flag.choices, flag.completes) {
+            (choices, _) if !choices.is_empty() => {
+                format!(
+                    "COMPREPLY=($(compgen -W '{}' -- \"$cur\"))",
+                    choices.join(" ")
+                )
+            }
+            (_, Completes::File) => "COMPREPLY=($(compgen -f -- \"$cur\"))".to_owned(),
+            (_, Completes::Command) => "COMPREPLY=($(compgen -c -- \"$cur\"))".to_owned(),
+            (_, Completes::Text) => "COMPREPLY=()".to_owned(),
+        };
+        values += &format!("        --{}) {action}; return ;;\n", flag.long);
+    }
+    format!(
+        r#"# bash completion for umcp
+_umcp() {{
+    local cur prev
+    cur="${{COMP_WORDS[COMP_CWORD]}}"
+    prev="${{COMP_WORDS[COMP_CWORD-1]}}"
+    case "$prev" in
+{values}        completions) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
+        help) COMPREPLY=($(compgen -W '{commands}' -- "$cur")); return ;;
+    esac
+    if [[ "$cur" == -* ]]; then
+        COMPREPLY=($(compgen -W '{flags}' -- "$cur"))
+    else
+        COMPREPLY=($(compgen -W '{commands}' -- "$cur"))
+    fi
+}}
+complete -F _umcp umcp
+"#,
+        commands = command_names(),
+        flags = flags.join(" "),
+    )
+}
+
+/// Text safe inside a single-quoted zsh or fish string.
+fn quoted(text: &str) -> String {
+    text.replace('\'', "'\\''")
+}
+
+fn zsh() -> String {
+    let mut specs = String::new();
+    for flag in FLAGS {
+        let help = quoted(&flag.help.replace(['[', ']'], ""));
+        let repeat = if matches!(flag.long, "env" | "header") {
+            "*"
+        } else {
+            ""
+        };
+        let value = match (flag.value, flag.choices, flag.completes) {
+            (None, _, _) => String::new(),
+            (Some(_), choices, _) if !choices.is_empty() => {
+                format!(":{}:({})", flag.long, choices.join(" "))
+            }
+            (Some(_), _, Completes::File) => format!(":{}:_files", flag.long),
+            (Some(_), _, Completes::Command) => format!(":{}:_command_names", flag.long),
+            (Some(_), _, Completes::Text) => format!(":{}:", flag.long),
+        };
+        specs += &format!("    '{repeat}--{}[{help}]{value}' \\\n", flag.long);
+    }
+    let commands: Vec<String> = COMMANDS
+        .iter()
+        .map(|c| format!("'{}:{}'", c.name, quoted(&c.help.replace(':', " "))))
+        .collect();
+    format!(
+        r#"#compdef umcp
+# zsh completion for umcp
+_umcp() {{
+    local -a commands
+    commands=({commands})
+    _arguments -s \
+{specs}    '1:command:->command' \
+    '*::argument:->argument'
+    case $state in
+        command) _describe 'command' commands ;;
+        argument)
+            case $words[1] in
+                completions) _values 'shell' bash zsh fish ;;
+                help) _describe 'command' commands ;;
+            esac ;;
+    esac
+}}
+_umcp "$@"
+"#,
+        commands = commands.join(" "),
+    )
+}
+
+fn fish() -> String {
+    let mut lines = String::from("# fish completion for umcp\ncomplete -c umcp -f\n");
+    for cmd in COMMANDS {
+        lines += &format!(
+            "complete -c umcp -n '__fish_use_subcommand' -a {} -d '{}'\n",
+            cmd.name,
+            quoted(cmd.help)
+        );
+    }
+    for flag in FLAGS {
+        let mut line = format!(
+            "complete -c umcp -l {} -d '{}'",
+            flag.long,
+            quoted(flag.help)
+        );
+        if flag.value.is_some() {
+            // -r: takes a value; -F: file names; -x: a value that is not a file name.
+            match flag.completes {
+                Completes::File => line += " -r -F",
+                Completes::Command => line += " -x -a '(__fish_complete_command)'",
+                Completes::Text => line += " -x",
+            }
+            if !flag.choices.is_empty() {
+                line += &format!(" -a '{}'", flag.choices.join(" "));
+            }
+        }
+        lines += &line;
+        lines.push('\n');
+    }
+    lines += "complete -c umcp -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'\n";
+    lines += &format!(
+        "complete -c umcp -n '__fish_seen_subcommand_from help' -a '{}'\n",
+        command_names()
+    );
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_and_option_is_in_every_script() {
+        for shell in ["bash", "zsh", "fish"] {
+            let text = script(shell).unwrap();
+            for cmd in COMMANDS {
+                assert!(text.contains(cmd.name), "{shell}: {}", cmd.name);
+            }
+            for flag in FLAGS {
+                assert!(text.contains(flag.long), "{shell}: --{}", flag.long);
+            }
+        }
+        assert!(script("tcsh").is_none());
+    }
+}

@@ -1,0 +1,121 @@
+//! `umcp`: a command-line MCP client. List and call the tools, resources and prompts of one
+//! server or of every server in a configuration file; see `umcp --help`.
+//!
+//! ```text
+//! umcp --stdio 'npx -y @modelcontextprotocol/server-everything' tools
+//! umcp --stdio 'uvx mcp-server-time' call get_current_time '{"timezone": "UTC"}'
+//! umcp --url http://localhost:3000/mcp --header 'Authorization: Bearer x' info
+//! umcp --config ~/.cursor/mcp.json --json tools
+//! ```
+//!
+//! Installed with `cargo install umcp --features cli`. The arguments are parsed with
+//! `lexopt` (no dependencies of its own); the options, commands and help live in one table,
+//! [`spec`], from which `--help` and the bash, zsh and fish completions are generated.
+
+use std::process::ExitCode;
+
+use serde_json::Value;
+use umcp::{Manager, ManagerOptions, Options, RequestOptions};
+
+mod args;
+mod commands;
+mod completions;
+mod interact;
+mod oauth;
+mod output;
+mod servers;
+mod spec;
+
+use args::usage;
+use commands::Target;
+use output::{say, warn, Output};
+
+/// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
+pub struct Exit(pub u8, pub String);
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Exit(0, message)) => {
+            say(message.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(Exit(code, message)) => {
+            if !message.is_empty() {
+                warn(&format!("umcp: {message}"));
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run() -> Result<(), Exit> {
+    let args = args::parse(std::env::args_os().skip(1).collect())?;
+    let (cmd, rest) = args::command(&args)?;
+    if cmd.name == "completions" {
+        let shell = rest.first().copied().unwrap_or_default();
+        let script = completions::script(shell)
+            .ok_or_else(|| usage(format!("no completions for {shell}: bash, zsh or fish")))?;
+        return Err(Exit(0, script));
+    }
+    let servers = servers::servers(&args)?;
+    if cmd.one_server && servers.len() != 1 {
+        return Err(usage(format!(
+            "{} needs one server: add --server NAME",
+            cmd.name
+        )));
+    }
+    // The JSON arguments of `call` and `prompt`, checked before anything starts.
+    let arguments = match cmd.name {
+        "call" | "prompt" => json_arg(rest.get(1).copied())?,
+        _ => Value::Null,
+    };
+    let timeout = args.timeout;
+    let client_options = Options::default()
+        .with_request_timeout(timeout)
+        .with_protocol_mode(args.protocol.clone())
+        .with_elicitation_handler(interact::elicit);
+    let options = ManagerOptions::default()
+        .without_cache()
+        .with_reconnect_attempts(0)
+        .with_startup_timeout(timeout)
+        .with_client_options(client_options);
+    let options = oauth::configure(options, &args.oauth).map_err(usage)?;
+    // A user in a browser gets the authorization flow's own time on top.
+    let mut wait = timeout.saturating_add(std::time::Duration::from_secs(5));
+    if servers.iter().any(|s| s.oauth().is_some()) {
+        wait = wait.saturating_add(oauth::USER_WAIT);
+    }
+    let single = servers.len() == 1;
+    let manager = Manager::start(servers, options);
+    manager.wait_ready(wait);
+    let mut all_connected = true;
+    for (name, status) in manager.statuses() {
+        if !status.is_connected() {
+            all_connected = false;
+            warn(&format!("umcp: server `{name}`: {status}"));
+        }
+    }
+    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) {
+        return Err(Exit(3, String::new()));
+    }
+    let target = Target {
+        manager: &manager,
+        single: single.then(|| manager.server_names().remove(0)),
+        all_connected,
+        out: Output { json: args.json },
+        options: RequestOptions::default().with_timeout(timeout),
+    };
+    target.execute(cmd.name, &rest, arguments)
+}
+
+fn json_arg(text: Option<&str>) -> Result<Value, Exit> {
+    let Some(text) = text else {
+        return Ok(Value::Null);
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ (Value::Object(_) | Value::Null)) => Ok(value),
+        Ok(_) => Err(usage("the arguments must be a JSON object")),
+        Err(e) => Err(usage(format!("the arguments are not JSON: {e}"))),
+    }
+}

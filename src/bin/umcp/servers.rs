@@ -1,0 +1,131 @@
+//! The servers a command runs against: from `--stdio`, `--url`, `--config`, or the first
+//! configuration file found in the usual places.
+
+use std::path::{Path, PathBuf};
+
+use umcp::{ConfigFile, HttpKind, ServerConfig, StdioConfig};
+
+use crate::args::{usage, Args};
+use crate::output::warn;
+use crate::Exit;
+
+/// The servers named on the command line, or found in a configuration file.
+pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
+    let given = [
+        args.stdio.is_some(),
+        args.url.is_some(),
+        args.config.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() > 1 {
+        return Err(usage("give only one of --stdio, --url and --config"));
+    }
+    if args.oauth.for_server() && args.url.is_none() {
+        return Err(usage(
+            "the --oauth options are for --url servers (--config entries have `oauth` settings)",
+        ));
+    }
+    if !args.env.is_empty() && args.stdio.is_none() {
+        return Err(usage("--env is for --stdio servers"));
+    }
+    if !args.headers.is_empty() && args.url.is_none() {
+        return Err(usage("--header is for --url servers"));
+    }
+    if let Some(line) = &args.stdio {
+        // The library's own splitter, so a line means here what it means in code.
+        let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
+        let config = ServerConfig::stdio("server", stdio.get_command())
+            .with_args(stdio.get_args().iter().cloned());
+        let config = args
+            .env
+            .iter()
+            .fold(config, |config, (k, v)| config.with_env(k, v));
+        return Ok(vec![config]);
+    }
+    if let Some(url) = &args.url {
+        let kind = args.transport.as_deref().unwrap_or("auto");
+        let kind =
+            HttpKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
+        let mut config = ServerConfig::http("server", url.clone()).with_http_kind(kind);
+        for (name, value) in &args.headers {
+            config = config.with_header(name, value);
+        }
+        if let Some(settings) = args.oauth.settings() {
+            config = config.with_oauth(settings);
+        }
+        return Ok(vec![config]);
+    }
+    let path = match &args.config {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let candidates = config_candidates();
+            let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
+                let tried: Vec<String> =
+                    candidates.iter().map(|p| p.display().to_string()).collect();
+                usage(format!(
+                    "no server given (--stdio, --url or --config), and no configuration file in:\n  {}",
+                    tried.join("\n  ")
+                ))
+            })?;
+            warn(&format!("umcp: using the servers of {}", found.display()));
+            found.clone()
+        }
+    };
+    from_file(&path, args.server.as_deref())
+}
+
+/// The servers of a configuration file, less the disabled ones and those `--server` leaves
+/// out.
+fn from_file(path: &Path, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit> {
+    let shown = path.display();
+    let file = ConfigFile::load(path).map_err(|e| usage(e.to_string()))?;
+    let wanted = |name: &str| only.unwrap_or(name) == name;
+    for error in file.errors.iter().filter(|e| wanted(&e.server)) {
+        warn(&format!("umcp: skipping {error}"));
+    }
+    let mut servers = file.servers;
+    servers.retain(|s| wanted(&s.name));
+    if let [server] = servers.as_slice() {
+        if server.disabled {
+            return Err(usage(format!(
+                "server `{}` is disabled in {shown}",
+                server.name
+            )));
+        }
+    }
+    servers.retain(|s| !s.disabled);
+    if servers.is_empty() {
+        return Err(usage(format!("no usable server in {shown}")));
+    }
+    Ok(servers)
+}
+
+/// The configuration files looked for when none is given, in the documented order (see
+/// `FILES` in the help).
+pub fn config_candidates() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from);
+    let config_home = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let app_data = std::env::var_os("APPDATA").map(PathBuf::from);
+    // The per-user application directory of each platform.
+    let user_dir = |app: &str| -> Option<PathBuf> {
+        if cfg!(target_os = "macos") {
+            home.as_ref()
+                .map(|h| h.join("Library/Application Support").join(app))
+        } else if cfg!(windows) {
+            app_data.as_ref().map(|a| a.join(app))
+        } else {
+            config_home.as_ref().map(|c| c.join(app))
+        }
+    };
+    let mut candidates = vec![
+        PathBuf::from(".mcp.json"),
+        PathBuf::from(".vscode/mcp.json"),
+    ];
+    candidates.extend(user_dir("Claude").map(|d| d.join("claude_desktop_config.json")));
+    candidates.extend(home.as_ref().map(|h| h.join(".cursor/mcp.json")));
+    candidates.extend(user_dir("Code").map(|d| d.join("User/mcp.json")));
+    candidates
+}

@@ -1,0 +1,298 @@
+//! The one definition of the command line: options, commands and their help, from which the
+//! parser, `--help` and the shell completions are all derived.
+
+/// An option of the command line.
+pub struct Flag {
+    /// The long name, without the dashes.
+    pub long: &'static str,
+    /// The value's placeholder, or `None` for a switch.
+    pub value: Option<&'static str>,
+    /// The values the option accepts, when it is a fixed list (offered by the completions).
+    pub choices: &'static [&'static str],
+    /// What the value is, for the completions: a file, a command, or free text.
+    pub completes: Completes,
+    /// One line of help.
+    pub help: &'static str,
+}
+
+/// What a shell should offer for an option's value or a command's argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Completes {
+    /// Nothing in particular.
+    Text,
+    /// A file name.
+    File,
+    /// A command on the `PATH`.
+    Command,
+}
+
+/// A command (the first word that is not an option).
+pub struct Cmd {
+    /// The command's name.
+    pub name: &'static str,
+    /// Its arguments, as shown in the usage line.
+    pub args: &'static str,
+    /// How many arguments it takes: at least, at most.
+    pub arity: (usize, usize),
+    /// One line of help.
+    pub help: &'static str,
+    /// More help, shown by `umcp COMMAND --help`.
+    pub details: &'static str,
+    /// Whether it needs exactly one server (with a configuration file, `--server NAME`).
+    pub one_server: bool,
+}
+
+const fn flag(long: &'static str, value: Option<&'static str>, help: &'static str) -> Flag {
+    Flag {
+        long,
+        value,
+        choices: &[],
+        completes: Completes::Text,
+        help,
+    }
+}
+
+/// Every option, in the order `--help` lists them.
+pub const FLAGS: &[Flag] = &[
+    Flag {
+        completes: Completes::Command,
+        ..flag(
+            "stdio",
+            Some("'CMD ARGS…'"),
+            "run a stdio server (one shell-quoted command line; no shell is run)",
+        )
+    },
+    flag(
+        "env",
+        Some("KEY=VALUE"),
+        "set a variable for the --stdio server (repeatable)",
+    ),
+    flag("url", Some("URL"), "connect to an HTTP server"),
+    Flag {
+        choices: &["auto", "streamable-http", "sse"],
+        ..flag(
+            "transport",
+            Some("KIND"),
+            "the --url transport (default auto)",
+        )
+    },
+    flag(
+        "header",
+        Some("'Name: value'"),
+        "send a header to the --url server (repeatable)",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "config",
+            Some("FILE"),
+            "the servers of an mcpServers/servers JSON file (default: see FILES)",
+        )
+    },
+    flag(
+        "server",
+        Some("NAME"),
+        "use only this server of the configuration file",
+    ),
+    flag("json", None, "print JSON for scripts"),
+    flag(
+        "timeout",
+        Some("SECS"),
+        "start-up and request timeout (default 30)",
+    ),
+    Flag {
+        choices: &["auto", "legacy", "modern"],
+        ..flag(
+            "protocol",
+            Some("MODE"),
+            "the protocol era: probe (auto, default), handshake (legacy) or stateless (modern)",
+        )
+    },
+    flag("oauth", None, "authorize the --url server with OAuth"),
+    flag(
+        "oauth-client-id",
+        Some("ID"),
+        "a pre-registered OAuth client id",
+    ),
+    flag(
+        "oauth-client-secret",
+        Some("SECRET"),
+        "its secret (visible to local users; prefer --config)",
+    ),
+    flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
+    Flag {
+        completes: Completes::File,
+        ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
+    },
+    flag(
+        "help",
+        None,
+        "show help (also after a command: umcp call --help)",
+    ),
+    flag("version", None, "show the version"),
+];
+
+/// Every command, in the order `--help` lists them.
+pub const COMMANDS: &[Cmd] = &[
+    Cmd {
+        name: "tools",
+        args: "",
+        arity: (0, 0),
+        help: "list the tools",
+        details: "With several servers, tools are named SERVER__TOOL.",
+        one_server: false,
+    },
+    Cmd {
+        name: "call",
+        args: "TOOL [JSON]",
+        arity: (1, 2),
+        help: "call a tool with a JSON object of arguments",
+        details: "Progress is shown on stderr when it is a terminal. When the server asks the \
+                  user for input, the form is asked on the terminal, or declined when stdin is \
+                  not one. Exit code 4 when the tool reports an error.",
+        one_server: false,
+    },
+    Cmd {
+        name: "resources",
+        args: "",
+        arity: (0, 0),
+        help: "list the resources",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
+        name: "read",
+        args: "URI",
+        arity: (1, 1),
+        help: "read a resource",
+        details: "",
+        one_server: true,
+    },
+    Cmd {
+        name: "prompts",
+        args: "",
+        arity: (0, 0),
+        help: "list the prompts",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
+        name: "prompt",
+        args: "NAME [JSON]",
+        arity: (1, 2),
+        help: "get a prompt with a JSON object of string arguments",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
+        name: "complete",
+        args: "prompt|resource NAME|URI ARGUMENT [VALUE]",
+        arity: (3, 4),
+        help: "complete an argument of a prompt or resource template",
+        details: "Prints the values the server suggests for ARGUMENT, given what was typed so \
+                  far (VALUE, default empty).",
+        one_server: true,
+    },
+    Cmd {
+        name: "info",
+        args: "",
+        arity: (0, 0),
+        help: "show each server's identity, protocol, capabilities and instructions",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
+        name: "ping",
+        args: "",
+        arity: (0, 0),
+        help: "check that each server answers, and how fast",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
+        name: "completions",
+        args: "bash|zsh|fish",
+        arity: (1, 1),
+        help: "print a shell completion script",
+        details: "bash: umcp completions bash > ~/.local/share/bash-completion/completions/umcp\n\
+                  zsh:  umcp completions zsh > ~/.zfunc/_umcp (with ~/.zfunc in fpath)\n\
+                  fish: umcp completions fish > ~/.config/fish/completions/umcp.fish",
+        one_server: false,
+    },
+    Cmd {
+        name: "help",
+        args: "[COMMAND]",
+        arity: (0, 1),
+        help: "show help",
+        details: "",
+        one_server: false,
+    },
+];
+
+/// Where the servers come from when none is given, in order; the first file that exists is
+/// used.
+pub const FILES: &str =
+    "FILES (when no --stdio, --url or --config is given, the first that exists):
+  ./.mcp.json                      (Claude Code, per project)
+  ./.vscode/mcp.json               (VS Code, per workspace)
+  Claude Desktop                   (~/Library/Application Support/Claude/claude_desktop_config.json,
+                                    %APPDATA%\\Claude\\claude_desktop_config.json,
+                                    ~/.config/Claude/claude_desktop_config.json)
+  ~/.cursor/mcp.json               (Cursor)
+  VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
+                                    %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
+
+const EXIT_CODES: &str =
+    "EXIT CODES: 0 ok, 1 other errors, 2 usage error, 3 connection or authorization failure,\n  \
+     4 the tool reported an error";
+
+/// The command of this name.
+pub fn command(name: &str) -> Option<&'static Cmd> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// The option of this long name.
+pub fn flag_named(long: &str) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.long == long)
+}
+
+/// The short usage shown after a usage error.
+pub fn usage() -> String {
+    "usage: umcp [OPTIONS] COMMAND [ARGS]   (umcp --help for more)".to_owned()
+}
+
+/// The full help.
+pub fn help() -> String {
+    let mut text = format!(
+        "umcp {}: a command-line Model Context Protocol client\n\n{}\n\nCOMMANDS:\n",
+        env!("CARGO_PKG_VERSION"),
+        usage()
+    );
+    for cmd in COMMANDS {
+        let head = format!("{} {}", cmd.name, cmd.args);
+        text += &format!("  {head:<44} {}\n", cmd.help);
+    }
+    text += "\nOPTIONS:\n";
+    for flag in FLAGS {
+        let head = format!("--{} {}", flag.long, flag.value.unwrap_or_default());
+        text += &format!("  {head:<30} {}\n", flag.help);
+    }
+    text += &format!("\n{FILES}\n\n{EXIT_CODES}\n");
+    text
+}
+
+/// The help of one command.
+pub fn command_help(cmd: &Cmd) -> String {
+    let mut text = format!(
+        "usage: umcp [OPTIONS] {} {}\n\n{}\n",
+        cmd.name, cmd.args, cmd.help
+    );
+    if !cmd.details.is_empty() {
+        text += &format!("\n{}\n", cmd.details);
+    }
+    if cmd.one_server {
+        text += "\nNeeds one server: with a configuration file, add --server NAME.\n";
+    }
+    text += "\nOptions: see umcp --help.\n";
+    text
+}

@@ -1,0 +1,266 @@
+//! The paginated `*/list` methods: one page at a time, or every page following cursors.
+
+use std::collections::HashSet;
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::types::{
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    Resource, ResourceTemplate, Tool,
+};
+
+use super::super::{decode, Client, RequestOptions};
+
+/// A server that keeps handing out cursors is cut off after this many pages.
+const MAX_PAGES: usize = 10_000;
+
+impl Client {
+    /// Lists one page of tools; pass the previous page's `next_cursor` to get the next.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] when the server has no `tools` capability, or any error of
+    /// [`Client::request`].
+    pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
+        self.list_tools_with(cursor, &RequestOptions::default())
+    }
+
+    /// [`Client::list_tools`] with per-request options (timeout, cancel, `_meta`).
+    ///
+    /// Every method of the client has a `_with` form like this one, taking the options last.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::{CancelHandle, Client, RequestOptions, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let client = Client::connect(StdioConfig::from_command_line("uvx mcp-server-time")?)?;
+    /// let cancel = CancelHandle::new();
+    /// let options = RequestOptions::default()
+    ///     .with_timeout(Duration::from_secs(5))
+    ///     .with_cancel(cancel.clone());
+    /// let mut cursor = None;
+    /// loop {
+    ///     let page = client.list_tools_with(cursor.as_deref(), &options)?;
+    ///     page.tools.iter().for_each(|tool| log::info!("{}", tool.name));
+    ///     match page.next_cursor {
+    ///         Some(next) => cursor = Some(next),
+    ///         None => break,
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_tools`], plus [`Error::Cancelled`].
+    pub fn list_tools_with(
+        &self,
+        cursor: Option<&str>,
+        options: &RequestOptions,
+    ) -> Result<ListToolsResult> {
+        self.page("tools/list", "tools", cursor, options)
+    }
+
+    /// Lists every tool, following cursors across pages.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_tools`], plus [`Error::Protocol`] when the server repeats a cursor.
+    pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.list_all_tools_with(&RequestOptions::default())
+    }
+
+    /// [`Client::list_all_tools`] with per-request options, applied to each page's request.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_tools`], plus [`Error::Cancelled`].
+    pub fn list_all_tools_with(&self, options: &RequestOptions) -> Result<Vec<Tool>> {
+        self.all("tools/list", "tools", "tools", options)
+    }
+
+    /// Lists one page of resources.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] without the `resources` capability, or any error of
+    /// [`Client::request`].
+    pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
+        self.list_resources_with(cursor, &RequestOptions::default())
+    }
+
+    /// [`Client::list_resources`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resources`], plus [`Error::Cancelled`].
+    pub fn list_resources_with(
+        &self,
+        cursor: Option<&str>,
+        options: &RequestOptions,
+    ) -> Result<ListResourcesResult> {
+        self.page("resources/list", "resources", cursor, options)
+    }
+
+    /// Lists every resource, following cursors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resources`].
+    pub fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.list_all_resources_with(&RequestOptions::default())
+    }
+
+    /// [`Client::list_all_resources`] with per-request options, applied to each page's request.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_resources`], plus [`Error::Cancelled`].
+    pub fn list_all_resources_with(&self, options: &RequestOptions) -> Result<Vec<Resource>> {
+        self.all("resources/list", "resources", "resources", options)
+    }
+
+    /// Lists one page of resource templates.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resources`].
+    pub fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.list_resource_templates_with(cursor, &RequestOptions::default())
+    }
+
+    /// [`Client::list_resource_templates`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resource_templates`], plus [`Error::Cancelled`].
+    pub fn list_resource_templates_with(
+        &self,
+        cursor: Option<&str>,
+        options: &RequestOptions,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.page("resources/templates/list", "resources", cursor, options)
+    }
+
+    /// Lists every resource template, following cursors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resources`].
+    pub fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.list_all_resource_templates_with(&RequestOptions::default())
+    }
+
+    /// [`Client::list_all_resource_templates`] with per-request options, applied to each
+    /// page's request.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_resource_templates`], plus [`Error::Cancelled`].
+    pub fn list_all_resource_templates_with(
+        &self,
+        options: &RequestOptions,
+    ) -> Result<Vec<ResourceTemplate>> {
+        self.all(
+            "resources/templates/list",
+            "resources",
+            "resourceTemplates",
+            options,
+        )
+    }
+
+    /// Lists one page of prompts.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] without the `prompts` capability, or any error of
+    /// [`Client::request`].
+    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
+        self.list_prompts_with(cursor, &RequestOptions::default())
+    }
+
+    /// [`Client::list_prompts`] with per-request options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_prompts`], plus [`Error::Cancelled`].
+    pub fn list_prompts_with(
+        &self,
+        cursor: Option<&str>,
+        options: &RequestOptions,
+    ) -> Result<ListPromptsResult> {
+        self.page("prompts/list", "prompts", cursor, options)
+    }
+
+    /// Lists every prompt, following cursors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_prompts`].
+    pub fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.list_all_prompts_with(&RequestOptions::default())
+    }
+
+    /// [`Client::list_all_prompts`] with per-request options, applied to each page's request.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_prompts`], plus [`Error::Cancelled`].
+    pub fn list_all_prompts_with(&self, options: &RequestOptions) -> Result<Vec<Prompt>> {
+        self.all("prompts/list", "prompts", "prompts", options)
+    }
+
+    fn page<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        capability: &'static str,
+        cursor: Option<&str>,
+        options: &RequestOptions,
+    ) -> Result<T> {
+        self.require(method, capability)?;
+        let params = cursor.map(|c| json!({ "cursor": c }));
+        decode(method, self.request_raw(method, params, options)?)
+    }
+
+    fn all<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        capability: &'static str,
+        key: &str,
+        options: &RequestOptions,
+    ) -> Result<Vec<T>> {
+        self.require(method, capability)?;
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let mut page = self.request_raw(method, params, options)?;
+            let batch: Vec<T> = decode(
+                method,
+                page.get_mut(key).map(Value::take).unwrap_or(json!([])),
+            )?;
+            items.extend(batch);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => {
+                    if !seen.insert(next.to_owned()) {
+                        return Err(Error::Protocol(format!(
+                            "`{method}` repeated the cursor {next:?}"
+                        )));
+                    }
+                    cursor = Some(next.to_owned());
+                }
+                _ => return Ok(items),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "`{method}` returned more than {MAX_PAGES} pages"
+        )))
+    }
+}

@@ -1,0 +1,366 @@
+//! The capabilities both sides declare in `initialize`, typed, with every member a peer sent
+//! that umcp does not model kept as raw JSON (`other` and `extra`), so nothing is lost and
+//! a round trip gives back what was received.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What the client offers the server.
+///
+/// The set is open: servers ignore keys they do not know, `experimental` carries non-standard
+/// ones, `extensions` the negotiated extensions, and `other` anything else.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientCapabilities {
+    /// Present when the client answers `roots/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// Present when the client answers `sampling/createMessage`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// Present when the client answers `elicitation/create` (since 2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Task support (2025-11-25, experimental).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TasksCapability>,
+    /// Non-standard capabilities, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Map<String, Value>>,
+    /// Extensions, by id (e.g. `io.modelcontextprotocol/ui`), each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// Capabilities umcp does not model, as sent.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The client's `roots` capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootsCapability {
+    /// Whether the client sends `notifications/roots/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The client's `sampling` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SamplingCapability {
+    /// Present when the client honours `includeContext` (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Map<String, Value>>,
+    /// Present when the client supports `tools` and `toolChoice` in sampling (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Map<String, Value>>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The client's `elicitation` capability. An empty object means form mode only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCapability {
+    /// Present when the client supports form mode (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<Map<String, Value>>,
+    /// Present when the client supports URL mode (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Map<String, Value>>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What the server offers; the client gates its calls on these.
+///
+/// ```
+/// let caps: umcp::types::ServerCapabilities = serde_json::from_str(
+///     r#"{"tools": {"listChanged": true}, "logging": {}, "tasks": {"requests": {"tools": {"call": {}}}},
+///         "extensions": {"io.modelcontextprotocol/ui": {"v": 1}}, "x-vendor": {"a": 1}}"#,
+/// )?;
+/// assert!(caps.tools_list_changed() && caps.supports_logging());
+/// assert!(caps.tasks.as_ref().is_some_and(|t| t.supports_request("tools/call")));
+/// assert_eq!(caps.extension("io.modelcontextprotocol/ui").unwrap()["v"], 1);
+/// assert_eq!(caps.other["x-vendor"]["a"], 1); // not modelled, still there
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerCapabilities {
+    /// Present when the server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
+    /// Present when the server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Present when the server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// Present when the server sends log messages and accepts `logging/setLevel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<LoggingCapability>,
+    /// Present when the server answers `completion/complete` (since 2025-03-26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<CompletionsCapability>,
+    /// Task support (2025-11-25, experimental).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<TasksCapability>,
+    /// Non-standard capabilities, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Map<String, Value>>,
+    /// Extensions, by id (e.g. `io.modelcontextprotocol/ui`), each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
+    /// Capabilities umcp does not model, as sent.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The server's `tools` capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsCapability {
+    /// Whether the server sends `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The server's `resources` capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether the server accepts `resources/subscribe`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// Whether the server sends `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The server's `prompts` capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsCapability {
+    /// Whether the server sends `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The server's `logging` capability: an empty object in every version so far.
+/// See [`ServerCapabilities`] for an example.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggingCapability {
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The server's `completions` capability: an empty object in every version so far.
+/// See [`ServerCapabilities`] for an example.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletionsCapability {
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Task support (2025-11-25, experimental), on either side: whether tasks can be listed and
+/// cancelled, and which requests may be run as tasks. See [`ServerCapabilities`] for an
+/// example.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TasksCapability {
+    /// Present when `tasks/list` is supported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<Map<String, Value>>,
+    /// Present when `tasks/cancel` is supported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<Map<String, Value>>,
+    /// The requests that may be task-augmented, nested by method segment: the server's
+    /// `{"tools": {"call": {}}}`, the client's `{"sampling": {"createMessage": {}}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<Map<String, Value>>,
+    /// Members umcp does not model, as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl TasksCapability {
+    /// Whether `method` (e.g. `tools/call`, `sampling/createMessage`) may be run as a task.
+    pub fn supports_request(&self, method: &str) -> bool {
+        let Some(requests) = &self.requests else {
+            return false;
+        };
+        let mut parts = method.split('/');
+        let Some(mut node) = parts.next().and_then(|first| requests.get(first)) else {
+            return false;
+        };
+        for part in parts {
+            match node.get(part) {
+                Some(next) => node = next,
+                None => return false,
+            }
+        }
+        node.is_object()
+    }
+}
+
+impl ClientCapabilities {
+    /// Declares `roots`.
+    pub fn with_roots(mut self, roots: RootsCapability) -> ClientCapabilities {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Declares `sampling`.
+    pub fn with_sampling(mut self, sampling: SamplingCapability) -> ClientCapabilities {
+        self.sampling = Some(sampling);
+        self
+    }
+
+    /// Declares `elicitation`.
+    pub fn with_elicitation(mut self, elicitation: ElicitationCapability) -> ClientCapabilities {
+        self.elicitation = Some(elicitation);
+        self
+    }
+
+    /// Declares extension `id` with its settings (`{}` when it has none).
+    pub fn with_extension(mut self, id: impl Into<String>, settings: Value) -> ClientCapabilities {
+        self.extensions
+            .get_or_insert_with(Map::new)
+            .insert(id.into(), settings);
+        self
+    }
+
+    /// Declares task support.
+    pub fn with_tasks(mut self, tasks: TasksCapability) -> ClientCapabilities {
+        self.tasks = Some(tasks);
+        self
+    }
+
+    /// Adds one non-standard capability.
+    pub fn with_experimental(
+        mut self,
+        name: impl Into<String>,
+        value: Value,
+    ) -> ClientCapabilities {
+        self.experimental
+            .get_or_insert_with(Map::new)
+            .insert(name.into(), value);
+        self
+    }
+}
+
+impl RootsCapability {
+    /// Promises `notifications/roots/list_changed` when the roots change.
+    pub fn with_list_changed(mut self) -> RootsCapability {
+        self.list_changed = Some(true);
+        self
+    }
+}
+
+impl SamplingCapability {
+    /// Declares support for `includeContext`.
+    pub fn with_context(mut self) -> SamplingCapability {
+        self.context = Some(Map::new());
+        self
+    }
+
+    /// Declares support for tool use in sampling.
+    pub fn with_tools(mut self) -> SamplingCapability {
+        self.tools = Some(Map::new());
+        self
+    }
+}
+
+impl ElicitationCapability {
+    /// Declares form mode explicitly.
+    pub fn with_form(mut self) -> ElicitationCapability {
+        self.form = Some(Map::new());
+        self
+    }
+
+    /// Declares URL mode.
+    pub fn with_url(mut self) -> ElicitationCapability {
+        self.url = Some(Map::new());
+        self
+    }
+
+    /// Whether form mode is supported: declared, or implied by an empty capability.
+    pub fn supports_form(&self) -> bool {
+        self.form.is_some() || self.url.is_none()
+    }
+
+    /// Whether URL mode is supported.
+    pub fn supports_url(&self) -> bool {
+        self.url.is_some()
+    }
+}
+
+impl ServerCapabilities {
+    /// Whether the server offers tools.
+    pub fn supports_tools(&self) -> bool {
+        self.tools.is_some()
+    }
+
+    /// Whether the server offers resources.
+    pub fn supports_resources(&self) -> bool {
+        self.resources.is_some()
+    }
+
+    /// Whether the server accepts `resources/subscribe`.
+    pub fn supports_resource_subscriptions(&self) -> bool {
+        self.resources.as_ref().and_then(|r| r.subscribe) == Some(true)
+    }
+
+    /// Whether the server offers prompts.
+    pub fn supports_prompts(&self) -> bool {
+        self.prompts.is_some()
+    }
+
+    /// Whether the server accepts `logging/setLevel`.
+    pub fn supports_logging(&self) -> bool {
+        self.logging.is_some()
+    }
+
+    /// Whether the server declared `completions`. Servers at 2024-11-05 had no such flag, so a
+    /// caller talking to one may try `completion/complete` regardless.
+    pub fn supports_completions(&self) -> bool {
+        self.completions.is_some()
+    }
+
+    /// Whether the server promised `notifications/tools/list_changed`.
+    pub fn tools_list_changed(&self) -> bool {
+        self.tools.as_ref().and_then(|t| t.list_changed) == Some(true)
+    }
+
+    /// Whether the server promised `notifications/resources/list_changed`.
+    pub fn resources_list_changed(&self) -> bool {
+        self.resources.as_ref().and_then(|r| r.list_changed) == Some(true)
+    }
+
+    /// The settings of extension `id`, when the server declared it.
+    pub fn extension(&self, id: &str) -> Option<&Value> {
+        self.extensions.as_ref()?.get(id)
+    }
+
+    /// Whether the server promised `notifications/prompts/list_changed`.
+    pub fn prompts_list_changed(&self) -> bool {
+        self.prompts.as_ref().and_then(|p| p.list_changed) == Some(true)
+    }
+}

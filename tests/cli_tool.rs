@@ -1,0 +1,290 @@
+//! Tests for the `umcp` binary: help, info, configuration files, the terminal, completions, installed with `cargo install --path . --features cli`
+//! and run from the `PATH` as a user would, end to end against the bundled demo server.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
+#[path = "common/umcp.rs"]
+mod umcp;
+
+use umcp::{cli, demo, demo_stdio, empty_home, on_a_terminal, stderr, stdout, umcp_in};
+
+#[test]
+fn help_for_every_command() {
+    let out = cli(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for command in [
+        "tools",
+        "call",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "complete",
+        "info",
+        "ping",
+        "completions",
+    ] {
+        assert!(
+            help.contains(&format!("\n  {command} ")),
+            "{command}: {help}"
+        );
+        for args in [&[command, "--help"][..], &["help", command][..]] {
+            let out = cli(args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let text = stdout(&out);
+            assert!(
+                text.starts_with(&format!("usage: umcp [OPTIONS] {command}")),
+                "{args:?}: {text}"
+            );
+        }
+    }
+    for option in [
+        "--stdio",
+        "--env",
+        "--header",
+        "--config",
+        "--json",
+        "--timeout",
+    ] {
+        assert!(help.contains(option), "{option}");
+    }
+    assert!(
+        help.contains("./.mcp.json") && help.contains("EXIT CODES"),
+        "{help}"
+    );
+    let version = stdout(&cli(&["--version"]));
+    assert_eq!(version, format!("umcp {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn info_ping_and_complete() {
+    let out = stdout(&demo(&["info"], 0));
+    assert!(out.contains("serverInfo: {\"name\":\"umcp-demo\""), "{out}");
+    assert!(out.contains("protocolVersion: 2025-11-25"), "{out}");
+    assert!(out.contains("era: legacy"), "{out}");
+    assert!(out.contains("transport: stdio"), "{out}");
+    assert!(out.contains("\"completions\":{}"), "{out}");
+    assert!(out.contains("instructions: A demo server"), "{out}");
+    let info: Value = serde_json::from_str(&stdout(&demo(&["--json", "info"], 0))).unwrap();
+    assert_eq!(info[0]["serverInfo"]["name"], "umcp-demo");
+    assert!(info[0]["capabilities"]["tools"].is_object());
+    assert_eq!(info[0]["era"], "legacy");
+
+    let out = stdout(&demo(&["ping"], 0));
+    assert!(
+        out.starts_with("server  ok  ") && out.ends_with(" ms\n"),
+        "{out}"
+    );
+    let ping: Value = serde_json::from_str(&stdout(&demo(&["ping", "--json"], 0))).unwrap();
+    assert_eq!(ping[0]["ok"], true);
+
+    let out = stdout(&demo(&["complete", "prompt", "greet", "style", "p"], 0));
+    assert_eq!(out, "pirate\n");
+    demo(&["complete", "tool", "greet", "style"], 2);
+}
+
+#[test]
+fn env_for_stdio_servers() {
+    let out = demo(
+        &[
+            "--env",
+            "WHO=from the flag",
+            "call",
+            "env",
+            r#"{"name": "WHO"}"#,
+        ],
+        0,
+    );
+    assert_eq!(stdout(&out), "from the flag\n");
+    demo(&["--env", "NOEQUALS", "tools"], 2);
+    let out = cli(&["--url", "http://127.0.0.1:9/mcp", "--env", "A=b", "tools"]);
+    assert_eq!(out.status.code(), Some(2), "--env is for --stdio");
+}
+
+#[test]
+fn configuration_files_are_found_in_the_usual_places() {
+    let dir = empty_home().join("discovery");
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join(".vscode")).unwrap();
+    std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+    let demo = demo::demo_binary();
+    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server"], "env": { "WHO": who } });
+    let run = |dir: &Path| {
+        let out = umcp_in(dir)
+            .args(["call", "env", r#"{"name": "WHO"}"#])
+            .output()
+            .unwrap();
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    // Nothing anywhere: a usage error listing where it looked.
+    let (code, _, err) = run(&project);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(".mcp.json") && err.contains(".cursor/mcp.json"),
+        "{err}"
+    );
+    // The user's Cursor file, with the VS Code workspace file and .mcp.json before it.
+    let cursor = serde_json::json!({ "mcpServers": { "s": entry("cursor") } });
+    std::fs::write(dir.join(".cursor/mcp.json"), cursor.to_string()).unwrap();
+    let home = |project: &Path| {
+        let out = umcp_in(project)
+            .env("HOME", &dir)
+            .args(["call", "env", r#"{"name": "WHO"}"#])
+            .output()
+            .unwrap();
+        (stdout(&out), stderr(&out))
+    };
+    let (out, err) = home(&project);
+    assert_eq!(out, "cursor\n", "{err}");
+    assert!(
+        err.contains("using the servers of") && err.contains(".cursor"),
+        "{err}"
+    );
+    let vscode = serde_json::json!({ "servers": { "s": entry("vscode") } });
+    std::fs::write(project.join(".vscode/mcp.json"), vscode.to_string()).unwrap();
+    assert_eq!(home(&project).0, "vscode\n");
+    let claude_code = serde_json::json!({ "mcpServers": { "s": entry("project") } });
+    std::fs::write(project.join(".mcp.json"), claude_code.to_string()).unwrap();
+    assert_eq!(home(&project).0, "project\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn questions_are_declined_without_a_terminal_and_asked_on_one() {
+    let out = demo(&["call", "ask_user", r#"{"question": "Ready?"}"#], 0);
+    assert_eq!(stdout(&out), "declined\n");
+    assert!(
+        stderr(&out).contains("the server asks: Ready?"),
+        "{}",
+        stderr(&out)
+    );
+
+    let stdio = demo_stdio();
+    let args = [
+        "--stdio",
+        &stdio,
+        "call",
+        "ask_user",
+        r#"{"question": "Ready?"}"#,
+    ];
+    // Yes to answering; a required answer; an invalid boolean, asked again; then no.
+    let screen = on_a_terminal(&args, "y\nfine\nperhaps\nn\n");
+    assert!(screen.contains("The server asks: Ready?"), "{screen}");
+    assert!(screen.contains("`perhaps` is not yes or no"), "{screen}");
+    assert!(
+        screen.contains(r#"accepted: {"answer":"fine","sure":false}"#),
+        "{screen}"
+    );
+    let screen = on_a_terminal(&args, "n\n");
+    assert!(screen.contains("declined"), "{screen}");
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let slow = r#"{"steps": 3, "delay_ms": 30}"#;
+    let out = demo(&["call", "slow", slow], 0);
+    assert_eq!(stdout(&out), "finished 3 steps\n");
+    assert!(!stderr(&out).contains("step"), "{}", stderr(&out));
+    let stdio = demo_stdio();
+    let screen = on_a_terminal(&["--stdio", &stdio, "call", "slow", slow], "");
+    assert!(screen.contains("step 2 of 3 (2/3)"), "{screen}");
+    // The line is cleared before the result is printed.
+    assert!(screen.contains("\x1b[2Kfinished 3 steps"), "{screen:?}");
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    let script = stdout(&cli(&["completions", "bash"]));
+    // Load the script into bash and complete like the shell would.
+    let complete = |words: &str| {
+        let program = format!(
+            "{script}\nCOMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _umcp; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        );
+        let out = Command::new("bash")
+            .args(["-c", &program])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert_eq!(complete("umcp in"), "info\n");
+    assert_eq!(complete("umcp --ti"), "--timeout\n");
+    assert_eq!(complete("umcp --transport s"), "streamable-http\nsse\n");
+    assert_eq!(complete("umcp completions f"), "fish\n");
+    for shell in ["zsh", "fish"] {
+        let text = stdout(&cli(&["completions", shell]));
+        assert!(text.contains("umcp") && text.contains("timeout"), "{shell}");
+    }
+    assert!(stdout(&cli(&["completions", "zsh"])).starts_with("#compdef umcp"));
+    let out = cli(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The README's command-line examples, run as written (the demo server's path aside).
+#[test]
+fn readme_examples_work_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let demo_path = demo::demo_binary().to_string_lossy().into_owned();
+    let lines: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
+        .collect();
+    assert!(lines.len() >= 3, "{lines:?}");
+    for line in lines {
+        let line = line.replace("target/debug/examples/demo", &demo_path);
+        let out = Command::new("sh")
+            .args(["-c", &line])
+            .envs(
+                umcp_in(&empty_home())
+                    .get_envs()
+                    .filter_map(|(k, v)| Some((k, v?))),
+            )
+            .current_dir(empty_home())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{line}\n{}", stderr(&out));
+        assert!(!stdout(&out).is_empty(), "{line}");
+    }
+}
+
+/// `examples/cli.rs`, the short version: a server from one command line, its tools, a call.
+#[test]
+fn the_short_example_lists_and_calls() {
+    let example =
+        demo::demo_binary().with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "--example", "cli"]);
+    if example.to_string_lossy().contains("release") {
+        build.arg("--release");
+    }
+    let status = build
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build --example cli");
+    assert!(status.success(), "cargo build --example cli failed");
+    let run = |args: &[&str]| Command::new(&example).args(args).output().unwrap();
+    let stdio = demo_stdio();
+    let out = run(&[&stdio]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("add  ")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&stdio, "add", r#"{"a": 2, "b": 3}"#]);
+    assert_eq!(stdout(&out), "5\n", "{}", stderr(&out));
+    let out = run(&[&stdio, "fail", r#"{"message": "no"}"#]);
+    assert!(!out.status.success());
+}

@@ -1,0 +1,58 @@
+//! A stdio server described by one command line, and how its connection reads once closed.
+
+#[allow(dead_code)] // Only the demo binary is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
+use umcp::{Client, Error, StdioConfig};
+
+/// The demo server behind `sh`, which first prints a start-up banner on stderr, as many
+/// servers do. The binary's path is quoted, so a path with spaces survives the split.
+#[cfg(unix)]
+fn bannered_demo() -> StdioConfig {
+    let line = format!(
+        r#"sh -c 'echo "Demo MCP server running on stdio" >&2; exec "$0" --server' '{}'"#,
+        demo::demo_binary().display()
+    );
+    StdioConfig::from_command_line(&line).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_command_line_starts_the_server_and_a_clean_close_reads_plainly() {
+    let config = bannered_demo();
+    assert_eq!(config.get_command(), "sh");
+    assert_eq!(config.get_args().len(), 3);
+    assert!(config.get_args()[1].contains(r#"exec "$0" --server"#));
+    let client = Client::connect(config).unwrap();
+    assert!(!client.list_all_tools().unwrap().is_empty());
+    assert!(client.closed().is_none());
+    client.close();
+    let closed = client.closed().expect("closed after close()");
+    assert!(closed.is_client_close(), "{closed:?}");
+    assert_eq!(closed.to_string(), "closed: closed by client");
+    // The banner is still there for whoever wants it (the close drains stderr first), just
+    // not in the message.
+    let tail = closed.stderr_tail.as_deref().unwrap_or_default();
+    assert!(tail.contains("running on stdio"), "{closed:?}");
+    match client.ping() {
+        Err(Error::Closed(info)) => assert_eq!(info.to_string(), "closed: closed by client"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn broken_command_lines_are_config_errors() {
+    for line in [
+        "",
+        "   ",
+        "npx 'unterminated",
+        "npx \"also",
+        "npx trailing\\",
+    ] {
+        match StdioConfig::from_command_line(line) {
+            Err(Error::Config(message)) => assert!(!message.is_empty()),
+            other => panic!("{line:?}: {:?}", other.map(|c| c.get_command().to_owned())),
+        }
+    }
+}

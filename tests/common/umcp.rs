@@ -1,0 +1,150 @@
+//! Running the `umcp` binary in tests: installed with `cargo install --path . --features cli`
+//! and run from the `PATH` as a user would, in an empty home.
+
+#![allow(dead_code)] // Each test file uses a different part of this module.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The directory `cargo install` put `umcp` in, installed once per test run with this
+/// test's features. `--debug` and the shared target directory reuse what `cargo test`
+/// built, so this takes a moment rather than a release build.
+pub fn install_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = super::demo::demo_binary()
+            .ancestors()
+            .nth(3)
+            .expect("the target directory")
+            .to_path_buf();
+        let install = target.join("cli-install");
+        let features: Vec<&str> = [
+            ("cli", true),
+            ("http", cfg!(feature = "http")),
+            ("oauth", cfg!(feature = "oauth")),
+            ("oauth-jwt", cfg!(feature = "oauth-jwt")),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "install", "--quiet", "--force", "--locked", "--debug", "--path", ".",
+            ])
+            .args(["--no-default-features", "--features", &features.join(",")])
+            .arg("--root")
+            .arg(&install)
+            .arg("--target-dir")
+            .arg(&target)
+            .current_dir(root)
+            .status()
+            .expect("run cargo install");
+        assert!(
+            status.success(),
+            "cargo install --path . --features cli failed"
+        );
+        install.join("bin")
+    })
+    .clone()
+}
+
+/// An empty directory, used as the working directory and home of every run, so that no
+/// configuration file of the machine is found by accident.
+pub fn empty_home() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("umcp-cli-home-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+    .clone()
+}
+
+/// `umcp` found on the `PATH`, in `dir`, with `dir` as its home.
+pub fn umcp_in(dir: &Path) -> Command {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![install_dir()];
+    dirs.extend(std::env::split_paths(&path));
+    let mut command = Command::new("umcp");
+    command
+        .env("PATH", std::env::join_paths(dirs).unwrap())
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join(".config"))
+        .env_remove("APPDATA")
+        .current_dir(dir)
+        .stdin(Stdio::null());
+    command
+}
+
+/// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split.
+pub fn demo_stdio() -> String {
+    format!("'{}' --server", super::demo::demo_binary().display())
+}
+
+pub fn cli(args: &[&str]) -> Output {
+    umcp_in(&empty_home())
+        .args(args)
+        .output()
+        .expect("run umcp")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs umcp against the demo server and checks the exit code.
+pub fn demo(args: &[&str], code: i32) -> Output {
+    let stdio = demo_stdio();
+    let mut all = vec!["--stdio", stdio.as_str()];
+    all.extend_from_slice(args);
+    let output = cli(&all);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{args:?}\nstdout: {}\nstderr: {}",
+        stdout(&output),
+        stderr(&output)
+    );
+    output
+}
+
+/// Runs `line` under `script`, which gives it a pseudo-terminal for stdin, stdout and stderr
+/// (all three then arrive on stdout), feeding it `input`.
+pub fn on_a_terminal(args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let quoted: Vec<String> = std::iter::once("umcp")
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .envs(
+            umcp_in(&empty_home())
+                .get_envs()
+                .filter_map(|(k, v)| Some((k, v?))),
+        )
+        .current_dir(empty_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run script(1) from util-linux, which the terminal tests need");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    stdout(&out)
+}

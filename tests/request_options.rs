@@ -1,0 +1,266 @@
+//! Every call of `Client` and `Manager` has a `_with` form whose `RequestOptions` reach the
+//! request: the caller's `_meta`, timeout and cancel handle.
+
+#[allow(dead_code)] // Not every helper of the fake server is used here.
+#[path = "common/memory.rs"]
+mod memory;
+
+#[allow(dead_code)] // Only the demo binary is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
+use std::time::Duration;
+
+use memory::FakeServer;
+use serde_json::{json, Map, Value};
+use umcp::jsonrpc::Message;
+use umcp::types::{CompleteRequestParams, LoggingLevel};
+use umcp::{
+    CancelHandle, Client, Error, Manager, ManagerOptions, Options, RequestOptions, ServerConfig,
+};
+
+/// Every method this file calls, with an answer.
+fn answers() -> Vec<(&'static str, Value)> {
+    vec![
+        ("tools/list", json!({"tools": []})),
+        ("resources/list", json!({"resources": []})),
+        ("resources/templates/list", json!({"resourceTemplates": []})),
+        ("prompts/list", json!({"prompts": []})),
+        ("resources/read", json!({"contents": []})),
+        ("resources/subscribe", json!({})),
+        ("resources/unsubscribe", json!({})),
+        ("prompts/get", json!({"messages": []})),
+        ("tools/call", json!({"content": []})),
+        ("logging/setLevel", json!({})),
+        ("completion/complete", json!({"completion": {"values": []}})),
+    ]
+}
+
+/// A fake server that answers every method this file calls.
+fn answering_server() -> FakeServer {
+    let server = FakeServer::new();
+    for (method, result) in answers() {
+        server.on(method, move |_, _| Some(result.clone()));
+    }
+    server
+}
+
+fn completion() -> CompleteRequestParams {
+    serde_json::from_value(json!({
+        "ref": {"type": "ref/prompt", "name": "greet"},
+        "argument": {"name": "name", "value": "A"}
+    }))
+    .unwrap()
+}
+
+/// Runs every `_with` method once with `options`, returning the method names and outcomes.
+fn call_every_with(
+    client: &Client,
+    options: &RequestOptions,
+) -> Vec<(&'static str, Result<(), Error>)> {
+    vec![
+        ("ping", client.ping_with(options)),
+        (
+            "tools/list",
+            client.list_tools_with(None, options).map(drop),
+        ),
+        ("tools/list", client.list_all_tools_with(options).map(drop)),
+        (
+            "tools/call",
+            client.call_tool_with("t", Value::Null, options).map(drop),
+        ),
+        (
+            "resources/list",
+            client.list_resources_with(Some("c"), options).map(drop),
+        ),
+        (
+            "resources/list",
+            client.list_all_resources_with(options).map(drop),
+        ),
+        (
+            "resources/templates/list",
+            client.list_resource_templates_with(None, options).map(drop),
+        ),
+        (
+            "resources/templates/list",
+            client.list_all_resource_templates_with(options).map(drop),
+        ),
+        (
+            "resources/read",
+            client.read_resource_with("x://a", options).map(drop),
+        ),
+        (
+            "resources/subscribe",
+            client.subscribe_resource_with("x://a", options),
+        ),
+        (
+            "resources/unsubscribe",
+            client.unsubscribe_resource_with("x://a", options),
+        ),
+        (
+            "prompts/list",
+            client.list_prompts_with(None, options).map(drop),
+        ),
+        (
+            "prompts/list",
+            client.list_all_prompts_with(options).map(drop),
+        ),
+        (
+            "prompts/get",
+            client.get_prompt_with("p", Value::Null, options).map(drop),
+        ),
+        (
+            "completion/complete",
+            client.complete_with(completion(), options).map(drop),
+        ),
+        (
+            "logging/setLevel",
+            client.set_logging_level_with(LoggingLevel::Debug, options),
+        ),
+    ]
+}
+
+#[test]
+fn every_with_method_sends_the_callers_meta() {
+    let server = answering_server();
+    let client = Client::connect(server.clone()).unwrap();
+    let mut meta = Map::new();
+    meta.insert("trace".into(), json!("t-1"));
+    let options = RequestOptions::default().with_meta(meta);
+    let outcomes = call_every_with(&client, &options);
+    let mut expected = Vec::new();
+    for (method, outcome) in outcomes {
+        outcome.unwrap_or_else(|e| panic!("{method}: {e}"));
+        expected.push(method);
+    }
+    let received: Vec<(String, Value)> = server
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|m| match m {
+            Message::Request(r) if r.method != "initialize" => {
+                Some((r.method.clone(), r.params.clone().unwrap_or(Value::Null)))
+            }
+            _ => None,
+        })
+        .collect();
+    let methods: Vec<&str> = received.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(methods, expected);
+    for (method, params) in &received {
+        assert_eq!(params["_meta"]["trace"], "t-1", "{method}: {params}");
+    }
+    // The options do not replace the method's own parameters.
+    let read = received
+        .iter()
+        .find(|(m, _)| m == "resources/read")
+        .unwrap();
+    assert_eq!(read.1["uri"], "x://a");
+    let page = received
+        .iter()
+        .find(|(m, _)| m == "resources/list")
+        .unwrap();
+    assert_eq!(page.1["cursor"], "c");
+}
+
+#[test]
+fn every_with_method_honours_the_callers_timeout() {
+    // A server that answers the handshake and nothing else.
+    let server = FakeServer::new();
+    server.on("ping", |_, _| None);
+    for (method, _) in answers() {
+        server.on(method, |_, _| None);
+    }
+    let slow_default = Duration::from_secs(120);
+    let client = Client::connect_with(
+        server.clone(),
+        Options::default().with_request_timeout(slow_default),
+    )
+    .unwrap();
+    // Without a `_with` form reaching the request this would wait for the client's default.
+    let options = RequestOptions::default().with_timeout(Duration::from_millis(100));
+    for (method, outcome) in call_every_with(&client, &options) {
+        match outcome {
+            Err(Error::Timeout { elapsed, .. }) => {
+                assert!(elapsed < slow_default / 2, "{method}: {elapsed:?}")
+            }
+            other => panic!("{method}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn every_with_method_honours_a_cancel_handle() {
+    let server = answering_server();
+    let client = Client::connect(server.clone()).unwrap();
+    let cancel = CancelHandle::new();
+    cancel.cancel();
+    let options = RequestOptions::default().with_cancel(cancel);
+    for (method, outcome) in call_every_with(&client, &options) {
+        assert!(
+            matches!(outcome, Err(Error::Cancelled { .. })),
+            "{method}: {outcome:?}"
+        );
+    }
+    // Nothing but the handshake reached the server.
+    let requests = server
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| matches!(m, Message::Request(r) if r.method != "initialize"))
+        .count();
+    assert_eq!(requests, 0);
+}
+
+#[test]
+fn manager_with_methods_pass_the_options_on() {
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    let manager = Manager::start(
+        vec![ServerConfig::stdio("demo", binary).with_args(["--server"])],
+        ManagerOptions::default().without_cache(),
+    );
+    assert!(manager.wait_ready(Duration::from_secs(60)));
+    // Plain calls work, and name the prompt for the `_with` call below.
+    let (prompts, errors) = manager.list_prompts();
+    assert!(errors.is_empty() && !prompts.is_empty(), "{errors:?}");
+    manager.read_resource("demo", "demo://text/readme").unwrap();
+
+    let cancel = CancelHandle::new();
+    cancel.cancel();
+    let cancelled = RequestOptions::default().with_cancel(cancel);
+    let is_cancelled = |r: Result<(), Error>| matches!(r, Err(Error::Cancelled { .. }));
+    assert!(is_cancelled(
+        manager
+            .read_resource_with("demo", "demo://text/readme", &cancelled)
+            .map(drop)
+    ));
+    let prompt = &prompts[0].name;
+    assert!(is_cancelled(
+        manager
+            .get_prompt_with(prompt, json!({"name": "Ada"}), &cancelled)
+            .map(drop)
+    ));
+    let tool = manager.tools()[0].name.clone();
+    assert!(is_cancelled(
+        manager
+            .call_tool_with(&tool, json!({}), &cancelled)
+            .map(drop)
+    ));
+    let (resources, errors) = manager.list_resources_with(&cancelled);
+    assert!(resources.is_empty());
+    assert!(
+        errors
+            .iter()
+            .all(|e| matches!(e.error, Error::Cancelled { .. }))
+            && !errors.is_empty()
+    );
+    let (_, errors) = manager.list_prompts_with(&cancelled);
+    assert!(
+        errors
+            .iter()
+            .all(|e| matches!(e.error, Error::Cancelled { .. }))
+            && !errors.is_empty()
+    );
+    manager.close();
+}
