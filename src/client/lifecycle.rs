@@ -45,7 +45,7 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     shared.transport.session_event(SessionEvent::Negotiated {
         protocol_version: &result.protocol_version,
     });
-    if let Ok(mut version) = shared.protocol_version.write() {
+    if let Ok(mut version) = shared.core.protocol_version.write() {
         version.clone_from(&result.protocol_version);
     }
     if let Ok(mut caps) = shared.capabilities.write() {

@@ -10,7 +10,7 @@
 //! another one (an in-memory pair for tests, a TCP socket, …).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -40,6 +40,14 @@ pub trait Transport: Send + Sync {
     /// means it never will be on this connection.
     fn send(&self, message: &Message, deadline: Instant) -> Result<()>;
 
+    /// Whether `send` may wait for the server (an HTTP POST waits for its status, and often
+    /// for the reply) rather than only queue the message. The client then sends cancellable
+    /// requests and cancellation notices from a few threads of its own, so that a caller never
+    /// waits on a send it no longer wants. `true` unless a transport says otherwise.
+    fn send_waits_for_peer(&self) -> bool {
+        true
+    }
+
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
     fn abandon(&self, _id: &RequestId) {}
@@ -53,6 +61,18 @@ pub trait Transport: Send + Sync {
 
     /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
     fn kind(&self) -> &'static str;
+}
+
+/// Stands for "no deadline" where an `Instant` is needed and a user's duration does not fit.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// `start + duration`, or a point far in the future when that does not fit: a user's
+/// `Duration::MAX` means "no limit", never a panic.
+pub(crate) fn deadline_after(start: Instant, duration: Duration) -> Instant {
+    start
+        .checked_add(duration)
+        .or_else(|| start.checked_add(FAR_FUTURE))
+        .unwrap_or(start)
 }
 
 /// What the layer above tells a transport about the session it runs over it.
@@ -109,40 +129,63 @@ pub enum Inbound {
 
 /// Where a transport delivers what the server sends.
 ///
-/// Cheap to clone: every reader thread of a transport holds one. Delivery never blocks.
-#[derive(Debug, Clone)]
+/// Cheap to clone: every reader thread of a transport holds one. Delivery never waits on a
+/// caller; it may wait for room when the layer above applies backpressure (a bounded queue of
+/// server requests or notification callbacks that are not keeping up), which in turn slows the
+/// reading of the server's output.
+///
+/// The client builds its inbox around its own sink: a response goes straight from the thread
+/// that read it to the caller waiting for it, in one hand-off, and only notifications and
+/// server requests take a queue. [`Inbox::new`] builds one around a channel instead, for other
+/// uses of a transport (and tests).
+#[derive(Clone)]
 pub struct Inbox {
-    tx: Sender<Inbound>,
+    sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,
 }
 
 impl Inbox {
     /// A new inbox and the receiving end the layer above reads from.
     ///
     /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
-    /// implementers of [`Transport`] and for tests.
+    /// implementers of [`Transport`] and for tests. The channel is unbounded: whoever reads it
+    /// decides how fast it drains.
     pub fn new() -> (Inbox, Receiver<Inbound>) {
-        let (tx, rx) = crossbeam_channel::unbounded();
-        (Inbox { tx }, rx)
+        let (tx, rx): (Sender<Inbound>, _) = crossbeam_channel::unbounded();
+        let inbox = Inbox::with_sink(move |inbound| tx.send(inbound).is_ok());
+        (inbox, rx)
+    }
+
+    /// An inbox that hands everything to `sink`, which returns `false` once nobody listens.
+    pub(crate) fn with_sink(sink: impl Fn(Inbound) -> bool + Send + Sync + 'static) -> Inbox {
+        Inbox {
+            sink: Arc::new(sink),
+        }
     }
 
     /// Delivers one message. Returns `false` when nobody listens any more, which tells a
     /// reader thread it can stop.
     pub fn deliver(&self, message: Message) -> bool {
-        self.tx.send(Inbound::Message(message)).is_ok()
+        (self.sink)(Inbound::Message(message))
     }
 
     /// Delivers a batch.
     pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
-        self.tx.send(Inbound::Batch(messages)).is_ok()
+        (self.sink)(Inbound::Batch(messages))
     }
 
     /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
-        self.tx.send(Inbound::Failed(id, error)).is_ok()
+        (self.sink)(Inbound::Failed(id, error))
     }
 
     /// Reports the end of the connection.
     pub fn closed(&self, closed: Closed) {
-        let _ = self.tx.send(Inbound::Closed(Arc::new(closed)));
+        (self.sink)(Inbound::Closed(Arc::new(closed)));
+    }
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox").finish_non_exhaustive()
     }
 }

@@ -52,11 +52,14 @@ mod env;
 mod group;
 mod lines;
 mod monitor;
+#[cfg(unix)]
+mod pipe;
 mod reader;
 // Used on Windows only, compiled everywhere so its tests run on every platform.
 #[cfg_attr(not(windows), allow(dead_code))]
 mod resolve;
 mod stderr;
+mod stdin;
 mod transport;
 
 /// How the server's environment is built from the parent's (the configured variables are
