@@ -25,7 +25,8 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
             options: &options,
             handshake: true,
         })
-        .map_err(during_initialize)?;
+        .map_err(during_initialize)?
+        .decode::<Value>("initialize")?;
     let capabilities = value.get("capabilities").cloned().unwrap_or(Value::Null);
     let result: InitializeResult = serde_json::from_value(value)
         .map_err(|e| Error::Protocol(format!("malformed initialize result: {e}")))?;

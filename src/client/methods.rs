@@ -75,10 +75,7 @@ impl Client {
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        decode(
-            "tools/call",
-            self.request_raw("tools/call", Some(params), options)?,
-        )
+        self.request_as("tools/call", Some(params), options)
     }
 
     /// Lists one page of resources.
@@ -252,11 +249,12 @@ impl Client {
     /// Fails without sending when the server did not advertise `capability` (a dotted path
     /// such as `resources.subscribe`, which must then be `true`).
     fn require(&self, method: &str, capability: &'static str) -> Result<()> {
-        let caps = match self.shared.capabilities.read() {
-            Ok(caps) => caps.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        let mut node = &caps;
+        let caps = self
+            .shared
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut node = &*caps;
         let mut parts = capability.split('.').peekable();
         while let Some(part) = parts.next() {
             node = &node[part];
@@ -283,10 +281,7 @@ impl Client {
     ) -> Result<T> {
         self.require(method, capability)?;
         let params = cursor.map(|c| json!({ "cursor": c }));
-        decode(
-            method,
-            self.request_raw(method, params, &RequestOptions::default())?,
-        )
+        self.request_as(method, params, &RequestOptions::default())
     }
 
     fn all<T: DeserializeOwned>(

@@ -210,7 +210,25 @@ impl Client {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable params for {}: {e}", M::METHOD)))?;
         let params = (!params.is_null()).then_some(params);
-        decode(M::METHOD, self.request_raw(M::METHOD, params, options)?)
+        self.request_as(M::METHOD, params, options)
+    }
+
+    /// Sends a request and decodes its result as `T`, parsing the response's result once,
+    /// straight into `T`.
+    pub(crate) fn request_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<T> {
+        self.shared
+            .call(CallSpec {
+                method,
+                params,
+                options,
+                handshake: false,
+            })?
+            .decode(method)
     }
 
     /// Sends any request and returns its raw result.
@@ -224,12 +242,7 @@ impl Client {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<Value> {
-        self.shared.call(CallSpec {
-            method,
-            params,
-            options,
-            handshake: false,
-        })
+        self.request_as(method, params, options)
     }
 
     /// Sends a notification.

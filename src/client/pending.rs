@@ -11,19 +11,40 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::error::{Closed, Result};
+use crate::error::{Closed, Error, Result};
 use crate::types::ProgressNotificationParams;
 
 use super::options::lock;
+
+/// A response's result: as the raw text the transport read (decoded once, by the caller,
+/// into the type it wants), or already decoded by a transport that delivered a [`Value`].
+#[derive(Debug)]
+pub(crate) enum Answer {
+    Raw(Box<RawValue>),
+    Value(Value),
+}
+
+impl Answer {
+    /// The result decoded as `T`.
+    pub(crate) fn decode<T: DeserializeOwned>(self, method: &str) -> Result<T> {
+        let decoded = match self {
+            Answer::Raw(raw) => serde_json::from_str(raw.get()),
+            Answer::Value(value) => serde_json::from_value(value),
+        };
+        decoded.map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
+    }
+}
 
 /// What a waiting caller is handed.
 pub(crate) enum Reply {
     /// Progress for the caller's token.
     Progress(ProgressNotificationParams),
     /// The outcome.
-    Done(Result<Value>),
+    Done(Result<Answer>),
     /// The caller's cancel handle fired.
     Cancel,
     /// A sending thread handed the request over (see `senders`).
@@ -131,7 +152,7 @@ mod tests {
     fn a_reply_for_another_request_is_skipped() {
         let slot = Slot::default();
         slot.put(1, Reply::Cancel);
-        slot.put(2, Reply::Done(Ok(Value::Null)));
+        slot.put(2, Reply::Done(Ok(Answer::Value(Value::Null))));
         assert!(matches!(slot.take(2, None), Some(Reply::Done(Ok(_)))));
         let soon = Instant::now() + Duration::from_millis(10);
         assert!(slot.take(1, Some(soon)).is_none());

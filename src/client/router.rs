@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use crossbeam_channel::{select, Receiver, Sender, TrySendError};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use crate::error::{Closed, Error};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
@@ -25,7 +26,7 @@ use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification};
 
 use super::options::{lock, NotificationCallback, Options};
-use super::pending::{Pending, Reply};
+use super::pending::{Answer, Pending, Reply};
 use super::server_requests::{self, Pool};
 use super::session::Shared;
 
@@ -84,8 +85,38 @@ impl Core {
 
     /// The inbox the transport delivers into.
     pub(crate) fn inbox(self: &Arc<Core>) -> Inbox {
-        let core = Arc::clone(self);
+        let (core, fast) = (Arc::clone(self), Arc::clone(self));
         Inbox::with_sink(move |inbound| core.accept(inbound))
+            .with_text_sink(move |text| fast.accept_response_text(text))
+    }
+
+    /// Takes a successful response to one of this client's requests straight from its text,
+    /// keeping its result raw for the caller to decode once; `None` for anything else (which
+    /// then takes the ordinary road).
+    fn accept_response_text(&self, text: &str) -> Option<bool> {
+        /// Just enough of a message to tell a successful response with an integer id.
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            id: Option<i64>,
+            #[serde(borrow)]
+            result: Option<&'a RawValue>,
+            method: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        if !text.starts_with('{') {
+            return None;
+        }
+        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+        let (Some(id), Some(result), None, None) = (
+            envelope.id,
+            envelope.result,
+            envelope.method,
+            envelope.error,
+        ) else {
+            return None;
+        };
+        self.finish(id, Ok(Answer::Raw(result.to_owned())));
+        Some(lock(&self.pending).closed.is_none())
     }
 
     /// The reason the connection closed, if it has.
@@ -130,7 +161,7 @@ impl Core {
                 id: Some(id),
                 result,
             }) => match id.as_i64() {
-                Some(n) => self.finish(n, result.map_err(Error::Rpc)),
+                Some(n) => self.finish(n, result.map(Answer::Value).map_err(Error::Rpc)),
                 None => log::debug!("dropping a response with unknown id {id}"),
             },
             Message::Response(Response { id: None, result }) => {
@@ -146,7 +177,7 @@ impl Core {
     }
 
     /// Hands the outcome to the waiting caller, or drops it when nobody waits any more.
-    fn finish(&self, id: i64, result: crate::Result<serde_json::Value>) {
+    fn finish(&self, id: i64, result: crate::Result<Answer>) {
         let slot = lock(&self.pending).entries.remove(&id);
         match slot {
             Some(slot) => slot.put(id, Reply::Done(result)),

@@ -18,7 +18,7 @@ use crate::transport::{deadline_after as far, Transport};
 use crate::types::InitializeResult;
 
 use super::options::{lock, Options, RequestOptions};
-use super::pending::{Reply, SlotGuard};
+use super::pending::{Answer, Reply, SlotGuard};
 use super::router::Core;
 use super::senders::{Job, Senders};
 
@@ -90,7 +90,7 @@ impl Shared {
     ///
     /// Every request of the client goes through here. The params are not copied: a request
     /// retried after a session expiry is sent again with a new id.
-    pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Value> {
+    pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Answer> {
         let generation = self.generation.load(Ordering::SeqCst);
         let mut message = Message::Request(Request::new(0, spec.method, spec.params));
         let call = Call {
@@ -110,7 +110,7 @@ impl Shared {
         }
     }
 
-    fn call_once(&self, call: &Call<'_>, message: &mut Message) -> Result<Value> {
+    fn call_once(&self, call: &Call<'_>, message: &mut Message) -> Result<Answer> {
         let opts = call.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Closed, Error, Result};
-use crate::jsonrpc::{Message, RequestId};
+use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
 
 #[cfg(feature = "http")]
 pub mod http;
@@ -141,7 +141,13 @@ pub enum Inbound {
 #[derive(Clone)]
 pub struct Inbox {
     sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,
+    /// Takes a message from its text when it can (`Some(listening)`) without building a
+    /// [`Message`] first: the client's response fast path.
+    text: Option<TextSink>,
 }
+
+/// See [`Inbox::deliver_text`].
+type TextSink = Arc<dyn Fn(&str) -> Option<bool> + Send + Sync>;
 
 impl Inbox {
     /// A new inbox and the receiving end the layer above reads from.
@@ -159,7 +165,40 @@ impl Inbox {
     pub(crate) fn with_sink(sink: impl Fn(Inbound) -> bool + Send + Sync + 'static) -> Inbox {
         Inbox {
             sink: Arc::new(sink),
+            text: None,
         }
+    }
+
+    /// Adds a sink that may take a message straight from its text (see
+    /// [`Inbox::deliver_text`]).
+    pub(crate) fn with_text_sink(
+        mut self,
+        text: impl Fn(&str) -> Option<bool> + Send + Sync + 'static,
+    ) -> Inbox {
+        self.text = Some(Arc::new(text));
+        self
+    }
+
+    /// Decodes one JSON-RPC text (a message or a batch) and delivers it. Prefer this to
+    /// decoding first: the client takes a response from its text, so its result is parsed
+    /// once, straight into the type the caller wants.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
+    pub fn deliver_text(&self, text: &str) -> std::result::Result<bool, DecodeError> {
+        if let Some(listening) = self.text.as_ref().and_then(|take| take(text)) {
+            return Ok(listening);
+        }
+        Ok(match Payload::decode(text)? {
+            Payload::Single(message) => self.deliver(message),
+            Payload::Batch(messages, dropped) => {
+                if dropped > 0 {
+                    log::debug!("dropped {dropped} malformed members of a batch");
+                }
+                self.deliver_batch(messages)
+            }
+        })
     }
 
     /// Delivers one message. Returns `false` when nobody listens any more, which tells a

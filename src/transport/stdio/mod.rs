@@ -1,15 +1,18 @@
 //! The stdio transport: a server run as a child process, speaking newline-delimited JSON.
 //!
 //! [`StdioConfig`] describes the process; [`Connect::connect`] starts it. The running
-//! connection uses four named threads, so that no caller ever blocks on a pipe:
+//! connection uses five named threads, so that no caller ever blocks on a pipe:
 //!
 //! * `umcp-stdio-reader` reads stdout line by line (each line bounded by
 //!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`];
 //! * `umcp-stdio-stderr` drains stderr into `log` (target `umcp::server_stderr`), the optional
 //!   callback and a short tail kept for error reports, so a chatty server never stalls;
-//! * `umcp-stdio-writer` owns stdin and writes what [`Transport::send`] queues, so a server that
-//!   stops reading cannot block a caller past its deadline;
-//! * `umcp-stdio-monitor` notices when the server exits, reaps it, reports
+//! * `umcp-stdio-writer` writes what the pipe could not take at once: a caller writes its own
+//!   message when the pipe has room (on Unix, through a non-blocking pipe), and otherwise
+//!   queues it, so a server that stops reading cannot block a caller past its deadline (see
+//!   the `stdin` module);
+//! * `umcp-stdio-wait` waits on the child and reports its exit the moment it happens;
+//! * `umcp-stdio-monitor` notices when the server exits (or closes its output), reports
 //!   [`Inbound::Closed`](super::Inbound::Closed) once, and runs the shutdown sequence.
 //!
 //! Closing follows the MCP shutdown order: close stdin, wait [`StdioConfig::close_grace`], send
@@ -47,6 +50,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::transport::{Connect, Inbox, Transport};
 
+mod child;
 mod env;
 #[cfg(unix)]
 mod group;

@@ -5,7 +5,7 @@ use std::io::{BufReader, Read};
 use super::lines::{Line, LineReader};
 use super::transport::Shared;
 use crate::error::Error;
-use crate::jsonrpc::{Payload, RequestId};
+use crate::jsonrpc::RequestId;
 
 /// How much of an oversized line is searched for the id of the request it answers.
 const ID_SCAN_BYTES: usize = 4 << 10;
@@ -73,14 +73,8 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
         return true;
     }
     log::trace!("< {text}");
-    match Payload::decode(text) {
-        Ok(Payload::Single(message)) => shared.deliver(|inbox| inbox.deliver(message)),
-        Ok(Payload::Batch(messages, dropped)) => {
-            if dropped > 0 {
-                log::debug!("{label}: dropped {dropped} malformed members of a batch");
-            }
-            shared.deliver(|inbox| inbox.deliver_batch(messages))
-        }
+    shared.deliver(|inbox| match inbox.deliver_text(text) {
+        Ok(listening) => listening,
         Err(e) => {
             log::debug!(
                 "{label}: skipped a line that is not a message ({e}): {}",
@@ -88,7 +82,7 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
             );
             true
         }
-    }
+    })
 }
 
 /// The start of `text`, for logs.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::lines::{Activity, Watched};
+use super::child;
 use super::monitor::{self, Monitor};
 use super::stderr::{self, Tail};
 use super::stdin::{Refused, Stdin};
@@ -115,10 +116,20 @@ impl StdioTransport {
         })();
         if let Err(e) = started {
             monitor::kill_now(&mut child);
+            stdin.close();
             return Err(Error::io(e));
         }
+        let (watch, waiter) = match child::watch(child) {
+            Ok(started) => started,
+            Err(e) => {
+                // The child is being killed, which ends the reader and stderr threads.
+                stdin.close();
+                return Err(Error::io(e));
+            }
+        };
+        workers.push(waiter);
         let monitor = Monitor {
-            child,
+            child: watch,
             pid,
             status: None,
             reaped: false,
@@ -234,8 +245,8 @@ impl Shared {
     }
 
     /// Hands `deliver` the inbox unless the end was reported already, so that nothing
-    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` when
-    /// nothing more should be read (the end was reported, or nobody listens).
+    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` (or
+    /// when nothing more should be read (the end was reported, or nobody listens).
     pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
         let slot = lock(&self.closed);
         slot.is_none() && deliver(&self.inbox)
