@@ -123,11 +123,7 @@ fn main() -> BoxResult<()> {
         let per = |s: &[Sample], f: fn(&Sample) -> f64| median(s.iter().map(f));
         let ratios = median(bare.iter().zip(umcp).map(|(b, u)| u.rate / b.rate));
         let ctx = if *threads == 1 {
-            format!(
-                "{:.1} ({:.1})",
-                per(umcp, |s| s.ctx),
-                per(bare, |s| s.ctx)
-            )
+            format!("{:.1} ({:.1})", per(umcp, |s| s.ctx), per(bare, |s| s.ctx))
         } else {
             "-".to_owned()
         };
@@ -175,11 +171,7 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     let start = Instant::now();
     thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    (0..calls / threads).try_for_each(|_| client.echo("ping"))
-                })
-            })
+            .map(|_| scope.spawn(|| (0..calls / threads).try_for_each(|_| client.echo("ping"))))
             .collect();
         workers
             .into_iter()
@@ -235,8 +227,12 @@ impl Bare {
         let reader = thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { return };
-                let Ok(mut reply) = serde_json::from_str::<Value>(&line) else { continue };
-                let waiter = reply["id"].as_u64().and_then(|id| table.lock().ok()?.remove(&id));
+                let Ok(mut reply) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let waiter = reply["id"]
+                    .as_u64()
+                    .and_then(|id| table.lock().ok()?.remove(&id));
                 if let Some(waiter) = waiter {
                     let _ = waiter.send(reply["result"].take());
                 }

@@ -257,6 +257,10 @@ impl Client {
     /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport
     /// shuts down within its bounded grace periods. Idempotent; also done on drop.
     pub fn close(&self) {
+        self.shared
+            .core
+            .closing
+            .store(true, std::sync::atomic::Ordering::Release);
         self.shared.transport.close();
         // The transport reports the close, which fails what is pending and stops the router;
         // this covers a transport that does not.

@@ -13,10 +13,10 @@
 //!   except in the notification callback, so only a callback that blocks can fill it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crossbeam_channel::{select, Receiver, Sender, TrySendError};
+use crossbeam_channel::{select, Receiver, SendTimeoutError, Sender, TrySendError};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -33,6 +33,9 @@ use super::session::Shared;
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
 
+/// How often a reader waiting for room in the router's queue checks whether the client closes.
+const ROUTER_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The part of a connection's state the transport's reading threads use.
 pub(crate) struct Core {
     pub(crate) pending: Mutex<Pending>,
@@ -44,6 +47,8 @@ pub(crate) struct Core {
     callback: Option<NotificationCallback>,
     work_tx: Sender<Work>,
     stop_tx: Sender<()>,
+    /// Set by `close`: the reader stops waiting for room in the router's queue.
+    pub(crate) closing: AtomicBool,
     pub(crate) protocol_version: RwLock<String>,
     /// Server requests being answered, by id; `true` once the server cancelled one. Only
     /// requests in flight are kept, so the map is bounded by the router queue and the pool.
@@ -77,6 +82,7 @@ impl Core {
             callback: options.on_notification.clone(),
             work_tx,
             stop_tx,
+            closing: AtomicBool::new(false),
             protocol_version: RwLock::new(String::new()),
             server_requests: Mutex::new(HashMap::new()),
         };
@@ -170,8 +176,7 @@ impl Core {
             Message::Notification(notification) => self.notify(notification),
             Message::Request(request) => {
                 lock(&self.server_requests).insert(request.id.clone(), false);
-                // Waits for room: backpressure to the server (see the module docs).
-                let _ = self.work_tx.send(Work::Request(request));
+                self.to_router(Work::Request(request));
             }
         }
     }
@@ -206,9 +211,28 @@ impl Core {
             }
         }
         if self.callback.is_some() {
-            let _ = self.work_tx.send(Work::Notification(note));
+            self.to_router(Work::Notification(note));
         } else {
             self.queue(note);
+        }
+    }
+
+    /// Queues work for the router, waiting for room: backpressure to the server (see the
+    /// module docs). Gives up once the client is closing, so a router stuck in a callback
+    /// cannot hold up close.
+    fn to_router(&self, work: Work) {
+        let mut work = work;
+        loop {
+            match self.work_tx.send_timeout(work, ROUTER_WAIT) {
+                Ok(()) | Err(SendTimeoutError::Disconnected(_)) => return,
+                Err(SendTimeoutError::Timeout(back)) => {
+                    if self.closing.load(Ordering::Acquire) || self.closed().is_some() {
+                        log::debug!("the router is not keeping up with a closing client");
+                        return;
+                    }
+                    work = back;
+                }
+            }
         }
     }
 

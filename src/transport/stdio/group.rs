@@ -31,8 +31,8 @@ pub(super) fn signal_process(pid: u32, signal: Signal) -> io::Result<()> {
         Signal::Terminate => libc::SIGTERM,
         Signal::Kill => libc::SIGKILL,
     };
-    let pid = libc::pid_t::try_from(pid)
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let pid =
+        libc::pid_t::try_from(pid).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     kill_pid(pid, number)
 }
 

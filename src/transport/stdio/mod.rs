@@ -200,7 +200,9 @@ impl StdioConfig {
     /// The longest line (one message, without its newline) accepted from the server; 64 MiB by
     /// default.
     ///
-    /// A longer line is skipped without being held in memory. When it starts like a response
+    /// A longer line is read up to the limit, then let go of at once (only its first 4 KiB are
+    /// kept) and the rest of it skipped as it arrives, without being held. When it starts like a
+    /// response
     /// (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers fails with
     /// [`Error::MessageTooLarge`]; otherwise it is only logged.
     pub fn max_message_size(mut self, bytes: usize) -> StdioConfig {

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{never, select, Receiver, RecvTimeoutError};
 
+use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
-use super::child::ChildWatch;
 use super::transport::{lock, Shared};
 use crate::error::Closed;
 

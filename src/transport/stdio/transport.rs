@@ -2,14 +2,14 @@
 
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use super::lines::{Activity, Watched};
 use super::child;
+use super::lines::{Activity, Watched};
 use super::monitor::{self, Monitor};
 use super::stderr::{self, Tail};
 use super::stdin::{Refused, Stdin};
@@ -47,6 +47,11 @@ pub(super) struct Shared {
     pub(super) stdout_activity: Activity,
     pub(super) stderr_activity: Activity,
     closed: Mutex<Option<Arc<Closed>>>,
+    /// Held (shared) by the reader while it delivers and (exclusively) while the end is
+    /// reported, so nothing is delivered after the end. Only those two take it: the reader may
+    /// wait inside a delivery (backpressure from the layer above), and nobody the layer above
+    /// waits on must wait for it.
+    gate: RwLock<()>,
     reported: Condvar,
     closing: AtomicBool,
 }
@@ -87,6 +92,7 @@ impl StdioTransport {
             stdout_activity: Activity::default(),
             stderr_activity: Activity::default(),
             closed: Mutex::new(None),
+            gate: RwLock::new(()),
             reported: Condvar::new(),
             closing: AtomicBool::new(false),
         });
@@ -234,6 +240,7 @@ impl Drop for StdioTransport {
 impl Shared {
     /// Reports the end of the connection to the inbox, unless it was reported already.
     pub(super) fn report(&self, closed: Closed) {
+        let _gate = self.gate.write().unwrap_or_else(PoisonError::into_inner);
         let mut slot = lock(&self.closed);
         if slot.is_some() {
             return;
@@ -248,8 +255,8 @@ impl Shared {
     /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` (or
     /// when nothing more should be read (the end was reported, or nobody listens).
     pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
-        let slot = lock(&self.closed);
-        slot.is_none() && deliver(&self.inbox)
+        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        !self.is_reported() && deliver(&self.inbox)
     }
 
     /// Whether the transport is being closed (so an exit now is the one close asked for).
