@@ -94,7 +94,9 @@ impl Options {
         self
     }
 
-    /// How many unread notifications are kept (default 1024); past that the oldest are dropped.
+    /// How many unread notifications are kept (default 1024, `usize::MAX` for no limit); past
+    /// that the oldest are dropped and counted
+    /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)).
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {
         self.notification_capacity = capacity.max(1);
         self

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crossbeam_channel::{select, Receiver, SendTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{select, Receiver, SendTimeoutError, Sender};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -44,6 +44,7 @@ pub(crate) struct Core {
     notify_tx: Mutex<Option<Sender<ServerNotification>>>,
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
+    capacity: usize,
     callback: Option<NotificationCallback>,
     work_tx: Sender<Work>,
     stop_tx: Sender<()>,
@@ -71,7 +72,9 @@ pub(crate) struct RouterChannels {
 
 impl Core {
     pub(crate) fn new(options: &Options) -> (Arc<Core>, RouterChannels) {
-        let (notify_tx, notify_rx) = crossbeam_channel::bounded(options.notification_capacity);
+        // Unbounded underneath, bounded by `queue`: a bounded channel would allocate all of its
+        // capacity up front (and `usize::MAX` would not fit at all).
+        let (notify_tx, notify_rx) = crossbeam_channel::unbounded();
         let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
         let (stop_tx, stop) = crossbeam_channel::bounded(1);
         let core = Core {
@@ -79,6 +82,7 @@ impl Core {
             notify_tx: Mutex::new(Some(notify_tx)),
             notify_rx,
             dropped: AtomicU64::new(0),
+            capacity: options.notification_capacity.max(1),
             callback: options.on_notification.clone(),
             work_tx,
             stop_tx,
@@ -250,24 +254,23 @@ impl Core {
     }
 
     /// Queues a notification, dropping the oldest unread one when the queue is full.
+    ///
+    /// Only one thread queues (the reader, or the router when there is a callback), so the
+    /// length checked here only shrinks before the send.
     pub(crate) fn queue(&self, note: ServerNotification) {
         let Some(tx) = lock(&self.notify_tx).clone() else {
             return;
         };
-        let mut note = note;
-        loop {
-            match tx.try_send(note) {
-                Ok(()) => return,
-                Err(TrySendError::Full(back)) => {
-                    if let Ok(old) = self.notify_rx.try_recv() {
-                        self.dropped.fetch_add(1, Ordering::Relaxed);
-                        log::debug!("notification queue full; dropped {}", old.method());
-                    }
-                    note = back;
+        while tx.len() >= self.capacity {
+            match self.notify_rx.try_recv() {
+                Ok(old) => {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    log::debug!("notification queue full; dropped {}", old.method());
                 }
-                Err(TrySendError::Disconnected(_)) => return,
+                Err(_) => break,
             }
         }
+        let _ = tx.send(note);
     }
 
     /// Fails every pending request with `closed` and stops the router.

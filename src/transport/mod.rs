@@ -5,6 +5,12 @@
 //! of the connection is reported there once. Outgoing messages go through
 //! [`Transport::send`], which must return by the deadline it is given.
 //!
+//! Delivery is where a response's one hand-off happens: the client builds its [`Inbox`] around
+//! its pending table, so the transport's reading thread puts a response straight into the slot
+//! its caller sleeps on (prefer [`Inbox::deliver_text`] when a message arrives as text: the
+//! result is then decoded once, by the caller, into the type it wants). Only notifications and
+//! server requests queue for the client's router thread.
+//!
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
