@@ -9,8 +9,8 @@
 //! pinned, when `taskset` and two cores are there) and unpinned, then 8 threads sharing one
 //! client. Context switches (all threads of this process, from `/proc/self/task/*/status`)
 //! and allocations (a counting global allocator) are per call, as is the time `close` takes
-//! for a server that exits when its stdin closes. Peak RSS is measured in a child process
-//! that runs only umcp's sequential calls (build with `--no-default-features` for the
+//! for a server that exits when its stdin closes. Peak RSS is measured in child processes that
+//! run only one client's sequential calls (build with `--no-default-features` for the
 //! stdio-only figure).
 //!
 //! The figures vary with the machine and its load; compare ratios within one run.
@@ -75,8 +75,13 @@ trait Echo: Sync {
 
 fn main() -> BoxResult<()> {
     let server = demo_server()?;
-    if std::env::args().any(|a| a == "--rss") {
-        let client = connect_umcp(&server, Placement::Free)?;
+    // `--rss umcp` or `--rss bare`: only that client's sequential calls, then the peak RSS.
+    if let Some(which) = std::env::args().skip_while(|a| a != "--rss").nth(1) {
+        let client: Box<dyn Echo> = if which == "bare" {
+            Box::new(Bare::connect(&server, Placement::Free)?)
+        } else {
+            connect_umcp(&server, Placement::Free)?
+        };
         run(client.as_ref(), 1, CALLS)?;
         client.close();
         println!("{}", status_kb("VmHWM:").unwrap_or(0));
@@ -151,9 +156,15 @@ fn main() -> BoxResult<()> {
         median(all(0).map(|s| s.close.as_secs_f64() * 1e3))
     );
     let exe = std::env::current_exe()?;
-    let rss = Command::new(exe).arg("--rss").output()?;
-    let kb = String::from_utf8_lossy(&rss.stdout).trim().to_owned();
-    println!("peak RSS, umcp sequential alone: {kb} kB");
+    let peak = |which: &str| -> BoxResult<String> {
+        let out = Command::new(&exe).args(["--rss", which]).output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    println!(
+        "peak RSS of sequential calls alone: umcp {} kB, bare {} kB",
+        peak("umcp")?,
+        peak("bare")?
+    );
     Ok(())
 }
 
