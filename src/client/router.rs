@@ -45,7 +45,11 @@ pub(crate) struct Core {
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
     capacity: usize,
-    callback: Option<NotificationCallback>,
+    /// Whether notifications go through the router for the callback.
+    has_callback: bool,
+    /// Taken by the router when it ends: the transport's threads may outlive the client a
+    /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
+    callback: Mutex<Option<NotificationCallback>>,
     work_tx: Sender<Work>,
     stop_tx: Sender<()>,
     /// Set by `close`: the reader stops waiting for room in the router's queue.
@@ -83,7 +87,8 @@ impl Core {
             notify_rx,
             dropped: AtomicU64::new(0),
             capacity: options.notification_capacity.max(1),
-            callback: options.on_notification.clone(),
+            has_callback: options.on_notification.is_some(),
+            callback: Mutex::new(options.on_notification.clone()),
             work_tx,
             stop_tx,
             closing: AtomicBool::new(false),
@@ -214,7 +219,7 @@ impl Core {
                 }
             }
         }
-        if self.callback.is_some() {
+        if self.has_callback {
             self.to_router(Work::Notification(note));
         } else {
             self.queue(note);
@@ -282,7 +287,7 @@ impl Core {
             }
             std::mem::take(&mut pending.entries)
         };
-        if self.callback.is_none() {
+        if !self.has_callback {
             // With a callback the router ends the queue, after what it still has to pass on.
             lock(&self.notify_tx).take();
         }
@@ -318,11 +323,15 @@ pub(crate) fn spawn(
     done: Sender<()>,
 ) -> std::io::Result<()> {
     let weak = Arc::downgrade(shared);
+    let core = Arc::clone(&shared.core);
     let pool = Pool::new(shared.options.handler_threads, done.clone());
     let handle = std::thread::Builder::new()
         .name("umcp-router".into())
         .spawn(move || {
             run(&weak, &channels, pool);
+            // The end of the queue, and of the user's callback.
+            lock(&core.notify_tx).take();
+            lock(&core.callback).take();
             drop(done);
         })?;
     lock(&shared.threads).push(handle);
@@ -348,7 +357,6 @@ fn run(weak: &Weak<Shared>, channels: &RouterChannels, mut pool: Pool) {
             callback(&shared, note);
         }
     }
-    lock(&shared.core.notify_tx).take();
 }
 
 fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
@@ -360,7 +368,8 @@ fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
 
 /// Runs the notification callback with panics caught, then queues the notification.
 fn callback(shared: &Shared, note: ServerNotification) {
-    if let Some(callback) = &shared.core.callback {
+    let callback = lock(&shared.core.callback).clone();
+    if let Some(callback) = callback {
         let call = std::panic::AssertUnwindSafe(|| callback(&note));
         if std::panic::catch_unwind(call).is_err() {
             log::error!(
