@@ -1,97 +1,369 @@
-//! Request throughput and latency against the bundled demo server:
+//! Stdio request throughput against the bundled demo server, umcp next to a bare baseline:
 //! `cargo run --release --example bench` (a debug build measures a debug client and server).
 //!
-//! `tools/call echo` is called sequentially, then from 8 threads sharing one client; each
-//! scenario runs several times and the table shows the median of each column.
+//! The baseline is the least a blocking client can do: the caller writes its request to the
+//! server's stdin, one reader thread parses each line and hands the reply over a crossbeam
+//! channel. Both call `tools/call echo` on the same demo server. Every mode runs both clients
+//! [`REPS`] times, interleaved, and the table shows medians and umcp's ratio to the baseline:
+//! sequential calls with client and server on the same core, on two different cores (both
+//! pinned, when `taskset` and two cores are there) and unpinned, then 8 threads sharing one
+//! client. Context switches (all threads of this process, from `/proc/self/task/*/status`)
+//! and allocations (a counting global allocator) are per call, as is the time `close` takes
+//! for a server that exits when its stdin closes. Peak RSS is measured in child processes that
+//! run only one client's sequential calls (build with `--no-default-features` for the
+//! stdio-only figure).
+//!
+//! The figures vary with the machine and its load; compare ratios within one run.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::HashMap;
 use std::error::Error;
-use std::path::PathBuf;
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use crossbeam_channel::Sender;
+use serde_json::{json, Value};
 use umcp::{Client, StdioConfig};
 
-const RUNS: usize = 5;
-const CALLS_PER_RUN: usize = 2_000;
+const REPS: usize = 7;
+const CALLS: usize = 2_000;
 const THREADS: usize = 8;
 
-fn main() -> Result<(), Box<dyn Error>> {
-    let server = demo_server()?;
-    let client = Client::connect(StdioConfig::new(server.to_string_lossy()).arg("--server"))?;
-    run(&client, 1, 200)?; // Warm-up: first calls pay for page faults and allocations.
-    println!(
-        "{:<12} {:>10} {:>10} {:>10}",
-        "", "calls/s", "p50 µs", "p99 µs"
-    );
-    for (label, threads) in [("sequential", 1), ("8 threads", THREADS)] {
-        let runs = (0..RUNS)
-            .map(|_| run(&client, threads, CALLS_PER_RUN))
-            .collect::<umcp::Result<Vec<Run>>>()?;
-        let rate = median(runs.iter().map(|r| r.calls_per_sec));
-        let p50 = median(runs.iter().map(|r| r.p50.as_secs_f64() * 1e6));
-        let p99 = median(runs.iter().map(|r| r.p99.as_secs_f64() * 1e6));
-        println!("{label:<12} {rate:>10.0} {p50:>10.1} {p99:>10.1}");
+type BoxResult<T> = Result<T, Box<dyn Error + Send + Sync>>;
+
+/// Counts every allocation of this process.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; only a counter is added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
     }
-    client.close();
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Where client and server run.
+#[derive(Clone, Copy, PartialEq)]
+enum Placement {
+    SameCore,
+    AcrossCores,
+    Free,
+}
+
+/// A client under test.
+trait Echo: Sync {
+    fn echo(&self, message: &str) -> BoxResult<()>;
+    fn close(self: Box<Self>);
+}
+
+fn main() -> BoxResult<()> {
+    let server = demo_server()?;
+    // `--rss umcp` or `--rss bare`: only that client's sequential calls, then the peak RSS.
+    if let Some(which) = std::env::args().skip_while(|a| a != "--rss").nth(1) {
+        let client: Box<dyn Echo> = if which == "bare" {
+            Box::new(Bare::connect(&server, Placement::Free)?)
+        } else {
+            connect_umcp(&server, Placement::Free)?
+        };
+        run(client.as_ref(), 1, CALLS)?;
+        client.close();
+        println!("{}", status_kb("VmHWM:").unwrap_or(0));
+        return Ok(());
+    }
+    let pinned = cfg!(target_os = "linux")
+        && Command::new("taskset").arg("-V").output().is_ok()
+        && thread::available_parallelism().map_or(1, usize::from) >= 2;
+    let mut modes = Vec::new();
+    if pinned {
+        modes.push(("sequential, same core", 1, Placement::SameCore));
+        modes.push(("sequential, across cores", 1, Placement::AcrossCores));
+    }
+    modes.push(("sequential, free", 1, Placement::Free));
+    modes.push(("8 threads, free", THREADS, Placement::Free));
+    // samples[mode][0 = bare, 1 = umcp]
+    let mut samples: Vec<[Vec<Sample>; 2]> = modes.iter().map(|_| [vec![], vec![]]).collect();
+    for _ in 0..REPS {
+        for (m, &(_, threads, placement)) in modes.iter().enumerate() {
+            for (k, samples) in samples[m].iter_mut().enumerate() {
+                pin_self(placement);
+                let client: Box<dyn Echo> = if k == 0 {
+                    Box::new(Bare::connect(&server, placement)?)
+                } else {
+                    connect_umcp(&server, placement)?
+                };
+                run(client.as_ref(), 1, 200)?; // Warm-up: page faults and first allocations.
+                let mut sample = run(client.as_ref(), threads, CALLS)?;
+                let closing = Instant::now();
+                client.close();
+                sample.close = closing.elapsed();
+                samples.push(sample);
+            }
+        }
+    }
+    pin_self(Placement::Free);
+    println!(
+        "{:<26} {:>9} {:>9} {:>6} {:>11} {:>13}",
+        "median of 7", "bare/s", "umcp/s", "ratio", "ctx/call", "allocs/call"
+    );
+    for (m, (label, threads, _)) in modes.iter().enumerate() {
+        let [bare, umcp] = &samples[m];
+        let rate = |s: &[Sample]| median(s.iter().map(|s| s.rate));
+        let per = |s: &[Sample], f: fn(&Sample) -> f64| median(s.iter().map(f));
+        let ratios = median(bare.iter().zip(umcp).map(|(b, u)| u.rate / b.rate));
+        let ctx = if *threads == 1 {
+            format!("{:.1} ({:.1})", per(umcp, |s| s.ctx), per(bare, |s| s.ctx))
+        } else {
+            "-".to_owned()
+        };
+        println!(
+            "{label:<26} {:>9.0} {:>9.0} {:>6.2} {:>11} {:>6.1} ({:.1})",
+            rate(bare),
+            rate(umcp),
+            ratios,
+            ctx,
+            per(umcp, |s| s.allocs),
+            per(bare, |s| s.allocs),
+        );
+    }
+    let all = |k: usize| samples.iter().flat_map(move |s| s[k].iter());
+    let seq = |k: usize| samples[modes.len() - 2][k].iter().map(|s| s.rate);
+    let eight = |k: usize| samples[modes.len() - 1][k].iter().map(|s| s.rate);
+    println!(
+        "8 threads / sequential (free): umcp {:.2}×, bare {:.2}×",
+        median(eight(1)) / median(seq(1)),
+        median(eight(0)) / median(seq(0))
+    );
+    println!(
+        "close, median: umcp {:.3} ms, bare {:.3} ms",
+        median(all(1).map(|s| s.close.as_secs_f64() * 1e3)),
+        median(all(0).map(|s| s.close.as_secs_f64() * 1e3))
+    );
+    let exe = std::env::current_exe()?;
+    let peak = |which: &str| -> BoxResult<String> {
+        let out = Command::new(&exe).args(["--rss", which]).output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    println!(
+        "peak RSS of sequential calls alone: umcp {} kB, bare {} kB",
+        peak("umcp")?,
+        peak("bare")?
+    );
     Ok(())
 }
 
 /// One measured run.
-struct Run {
-    calls_per_sec: f64,
-    p50: Duration,
-    p99: Duration,
+struct Sample {
+    rate: f64,
+    ctx: f64,
+    allocs: f64,
+    close: Duration,
 }
 
-/// Makes `calls` calls split over `threads` threads, timing each one.
-fn run(client: &Client, threads: usize, calls: usize) -> umcp::Result<Run> {
+/// Makes `calls` calls split over `threads` threads.
+fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
+    let (ctx, allocs) = (context_switches(), ALLOCATIONS.load(Ordering::Relaxed));
     let start = Instant::now();
-    let mut latencies = thread::scope(|scope| {
+    thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| echo_calls(client, calls / threads)))
+            .map(|_| scope.spawn(|| (0..calls / threads).try_for_each(|_| client.echo("ping"))))
             .collect();
-        let mut all = Vec::with_capacity(calls);
-        for worker in workers {
-            // A panic in a worker is a bug in this program; let it surface as one.
-            all.extend(
-                worker
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))?,
-            );
-        }
-        Ok::<_, umcp::Error>(all)
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })?;
     let elapsed = start.elapsed();
-    latencies.sort_unstable();
-    let at = |pct: usize| latencies[(latencies.len() - 1) * pct / 100];
-    Ok(Run {
-        calls_per_sec: latencies.len() as f64 / elapsed.as_secs_f64(),
-        p50: at(50),
-        p99: at(99),
+    let n = calls as f64;
+    Ok(Sample {
+        rate: n / elapsed.as_secs_f64(),
+        ctx: context_switches().saturating_sub(ctx) as f64 / n,
+        allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
+        close: Duration::ZERO,
     })
 }
 
-fn echo_calls(client: &Client, calls: usize) -> umcp::Result<Vec<Duration>> {
-    let mut latencies = Vec::with_capacity(calls);
-    for _ in 0..calls {
-        let start = Instant::now();
-        client.call_tool("echo", json!({"message": "ping"}))?;
-        latencies.push(start.elapsed());
+fn connect_umcp(server: &Path, placement: Placement) -> BoxResult<Box<dyn Echo>> {
+    let (program, args) = server_command(server, placement);
+    let client = Client::connect(StdioConfig::new(program).args(args))?;
+    Ok(Box::new(client))
+}
+
+impl Echo for Client {
+    fn echo(&self, message: &str) -> BoxResult<()> {
+        self.call_tool("echo", json!({ "message": message }))?;
+        Ok(())
     }
-    Ok(latencies)
+    fn close(self: Box<Self>) {
+        Client::close(&self);
+    }
+}
+
+/// The baseline: caller writes, a reader thread hands each reply over a channel.
+struct Bare {
+    stdin: Mutex<Option<ChildStdin>>,
+    pending: Arc<Mutex<HashMap<u64, Sender<Value>>>>,
+    next: AtomicU64,
+    child: Mutex<Child>,
+    reader: Option<thread::JoinHandle<()>>,
+}
+
+impl Bare {
+    fn connect(server: &Path, placement: Placement) -> BoxResult<Bare> {
+        let (program, args) = server_command(server, placement);
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let pending: Arc<Mutex<HashMap<u64, Sender<Value>>>> = Arc::default();
+        let table = pending.clone();
+        let reader = thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let Ok(mut reply) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let waiter = reply["id"]
+                    .as_u64()
+                    .and_then(|id| table.lock().ok()?.remove(&id));
+                if let Some(waiter) = waiter {
+                    let _ = waiter.send(reply["result"].take());
+                }
+            }
+        });
+        let bare = Bare {
+            stdin: Mutex::new(child.stdin.take()),
+            pending,
+            next: AtomicU64::new(1),
+            child: Mutex::new(child),
+            reader: Some(reader),
+        };
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "bare", "version": "0"}});
+        bare.request("initialize", init)?;
+        bare.write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok(bare)
+    }
+
+    fn request(&self, method: &str, params: Value) -> BoxResult<Value> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.pending.lock().map_err(|_| "poisoned")?.insert(id, tx);
+        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        Ok(rx.recv_timeout(Duration::from_secs(30))?)
+    }
+
+    fn write(&self, message: &Value) -> BoxResult<()> {
+        let mut line = serde_json::to_vec(message)?;
+        line.push(b'\n');
+        let mut stdin = self.stdin.lock().map_err(|_| "poisoned")?;
+        stdin.as_mut().ok_or("closed")?.write_all(&line)?;
+        Ok(())
+    }
+}
+
+impl Echo for Bare {
+    fn echo(&self, message: &str) -> BoxResult<()> {
+        let args = json!({"name": "echo", "arguments": {"message": message}});
+        self.request("tools/call", args).map(drop)
+    }
+    fn close(mut self: Box<Self>) {
+        if let Ok(mut stdin) = self.stdin.lock() {
+            stdin.take();
+        }
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.wait();
+        }
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// The command line of the server, pinned with `taskset` where asked.
+fn server_command(server: &Path, placement: Placement) -> (String, Vec<String>) {
+    let server = server.to_string_lossy().into_owned();
+    let cpu = match placement {
+        Placement::SameCore => "0",
+        Placement::AcrossCores => "1",
+        Placement::Free => return (server, vec!["--server".into()]),
+    };
+    let args = vec!["-c".into(), cpu.into(), server, "--server".into()];
+    ("taskset".into(), args)
+}
+
+/// Pins this thread (and the threads it starts from now on) to core 0, or frees it.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn pin_self(placement: Placement) {
+    let cpus = thread::available_parallelism().map_or(1, usize::from);
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside it; and
+    // sched_setaffinity reads exactly `size_of::<cpu_set_t>()` bytes of it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        match placement {
+            Placement::Free => (0..cpus).for_each(|cpu| libc::CPU_SET(cpu, &mut set)),
+            _ => libc::CPU_SET(0, &mut set),
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pin_self(_placement: Placement) {}
+
+/// Voluntary and involuntary context switches of every live thread of this process.
+fn context_switches() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.ends_with("ctxt_switches") || l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// A `kB` field of `/proc/self/status`.
+fn status_kb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn median(values: impl Iterator<Item = f64>) -> f64 {
     let mut values: Vec<f64> = values.collect();
     values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
 /// The demo server built with this program's profile: it sits next to this program in
 /// `target/<profile>/examples/`, and is built there first when missing.
-fn demo_server() -> Result<PathBuf, Box<dyn Error>> {
+fn demo_server() -> BoxResult<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().ok_or("this program has no directory")?;
     let server = dir.join(format!("demo{}", std::env::consts::EXE_SUFFIX));

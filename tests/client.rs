@@ -448,3 +448,143 @@ fn the_timeout_counts_from_the_hand_over() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_panicking_notification_callback_leaves_the_client_working() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "boom"}),
+        );
+        Some(json!({"content": []}))
+    });
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(5))
+        .with_notification_callback(|_| panic!("a bug in the callback"));
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let notes = client.notifications();
+    for _ in 0..3 {
+        client.call_tool("x", Value::Null).unwrap();
+    }
+    // Every notification still passes the callback's panic into the queue.
+    for _ in 0..3 {
+        assert!(notes.recv_timeout(Duration::from_secs(5)).is_some());
+    }
+    client.ping().unwrap();
+    assert!(client.closed().is_none());
+}
+
+#[test]
+fn the_notification_callback_may_call_the_client() {
+    let server = FakeServer::new();
+    server.on("tools/list", |_, _| {
+        Some(json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+    });
+    server.on("tools/call", |peer, _| {
+        peer.notify("notifications/tools/list_changed", json!({}));
+        Some(json!({"content": []}))
+    });
+    let cell: Arc<std::sync::OnceLock<std::sync::Weak<Client>>> = Arc::default();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (from_callback, sink) = (cell.clone(), seen.clone());
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(2))
+        .with_notification_callback(move |note| {
+            if !matches!(note, ServerNotification::ToolListChanged) {
+                return;
+            }
+            if let Some(client) = from_callback.get().and_then(std::sync::Weak::upgrade) {
+                let listed = client.list_tools(None).map(|page| page.tools.len());
+                sink.lock().unwrap().push(listed.map_err(|e| e.to_string()));
+            }
+        });
+    let client = Arc::new(Client::connect_with(server.clone(), options).unwrap());
+    cell.set(Arc::downgrade(&client)).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the callback never finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(*seen.lock().unwrap(), vec![Ok(1)]);
+}
+
+#[test]
+fn one_cancel_handle_cancels_every_request_it_was_given_to() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| None);
+    let client = Arc::new(connect(&server));
+    let cancel = CancelHandle::new();
+    let callers: Vec<_> = (0..2)
+        .map(|_| {
+            let (client, cancel) = (client.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                let options = RequestOptions::default()
+                    .with_cancel(cancel)
+                    .with_timeout(Duration::from_secs(10));
+                client.call_tool_with("slow", Value::Null, &options)
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let calls = server
+            .received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/call"))
+            .count();
+        if calls == 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{calls} calls arrived");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cancel.cancel();
+    for caller in callers {
+        let outcome = caller.join().unwrap();
+        assert!(
+            matches!(outcome, Err(Error::Cancelled { .. })),
+            "{outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        // The server's next request will be `srv-1`; a cancellation naming it before it exists
+        // (or after it was answered, before ids restart) must not silence it.
+        peer.notify(
+            "notifications/cancelled",
+            json!({"requestId": "srv-1", "reason": "stale"}),
+        );
+        let answer = peer.request("roots/list", json!({}));
+        Some(json!({"content": [], "structuredContent": {"ok": answer.result.is_ok()}}))
+    });
+    let options = Options::default().with_roots(vec![Root::new("file:///tmp")]);
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let result = client.call_tool("x", Value::Null).unwrap();
+    assert_eq!(result.structured_content.unwrap()["ok"], true);
+}
+
+#[test]
+fn duration_max_means_no_limit() {
+    let server = FakeServer::new();
+    server.on("tools/call", |_, _| Some(json!({"content": []})));
+    let options = Options::default()
+        .with_request_timeout(Duration::MAX)
+        .with_init_timeout(Duration::MAX);
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let unbounded = RequestOptions::default()
+        .with_timeout(Duration::MAX)
+        .with_max_total_time(Duration::MAX)
+        .with_progress(|_| {})
+        .with_cancel(CancelHandle::new());
+    client.call_tool_with("x", Value::Null, &unbounded).unwrap();
+    client.notify_roots_list_changed().unwrap();
+}

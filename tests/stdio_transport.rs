@@ -539,3 +539,68 @@ fn a_process_escaping_the_group_cannot_hang_close() {
     assert!(still_there, "the escaped process was not outside the group");
     assert_eq!(next_closed(&rx, SOON).reason, "closed by client");
 }
+
+#[test]
+fn unlimited_grace_periods_are_accepted() {
+    let _serial = serial();
+    let config = StdioConfig::new("cat")
+        .close_grace(Duration::MAX)
+        .kill_grace(Duration::MAX);
+    let (transport, rx) = connect(&config);
+    transport.send(&notification("n"), deadline()).unwrap();
+    assert_eq!(next_message(&rx), notification("n"));
+    // `cat` exits on EOF, so the unlimited grace is never waited out.
+    transport.close();
+    assert_eq!(next_closed(&rx, SOON).reason, "closed by client");
+}
+
+#[test]
+fn a_flood_of_server_pings_while_not_reading_keeps_threads_and_memory_bounded() {
+    let _serial = serial();
+    // Answers initialize, then sends 10,000 pings and never reads another byte.
+    let script = r#"
+import json, sys, time
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "serverInfo": {"name": "flood", "version": "1"}}}), flush=True)
+sys.stdin.readline()
+for i in range(10000):
+    sys.stdout.write('{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i)
+sys.stdout.flush()
+time.sleep(60)
+"#;
+    let threads_before = thread_count();
+    let rss_before = rss_kb();
+    let config = python(script).close_grace(ms(200)).kill_grace(ms(200));
+    let options = umcp::Options::default().with_handler_threads(4);
+    let client = umcp::Client::connect_with(config, options).expect("connect");
+    let mut most = 0;
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        most = most.max(thread_count());
+        std::thread::sleep(ms(20));
+    }
+    // Five stdio threads (reader, stderr, writer, wait, monitor) and the router; pings need no
+    // handler thread, and the handler pool is bounded by 4 anyway.
+    assert!(
+        most <= threads_before + 6 + 4,
+        "{most} threads, {threads_before} before"
+    );
+    let grown = rss_kb().saturating_sub(rss_before);
+    assert!(grown < 32 << 10, "memory grew by {grown} kB");
+    let closing = Instant::now();
+    client.close();
+    assert!(closing.elapsed() < Duration::from_secs(10));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while thread_count() > threads_before && Instant::now() < deadline {
+        std::thread::sleep(ms(20));
+    }
+    assert_eq!(thread_count(), threads_before);
+}
+
+fn rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}

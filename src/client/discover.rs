@@ -238,7 +238,7 @@ fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
     init.capabilities = result.capabilities;
     init.instructions = result.instructions;
     init.meta = result.meta;
-    if let Ok(mut slot) = shared.protocol_version.write() {
+    if let Ok(mut slot) = shared.core.protocol_version.write() {
         *slot = version.to_owned();
     }
     if let Ok(mut slot) = shared.capabilities.write() {

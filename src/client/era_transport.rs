@@ -64,6 +64,10 @@ impl Transport for EraTransport {
         }
     }
 
+    fn send_waits_for_peer(&self) -> bool {
+        self.inner.send_waits_for_peer()
+    }
+
     fn abandon(&self, id: &RequestId) {
         self.inner.abandon(id);
     }

@@ -25,7 +25,8 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
             options: &options,
             handshake: true,
         })
-        .map_err(during_initialize)?;
+        .map_err(during_initialize)?
+        .decode::<Value>("initialize")?;
     let capabilities = value.get("capabilities").cloned().unwrap_or(Value::Null);
     let result: InitializeResult = serde_json::from_value(value)
         .map_err(|e| Error::Protocol(format!("malformed initialize result: {e}")))?;
@@ -45,7 +46,7 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     shared.transport.session_event(SessionEvent::Negotiated {
         protocol_version: &result.protocol_version,
     });
-    if let Ok(mut version) = shared.protocol_version.write() {
+    if let Ok(mut version) = shared.core.protocol_version.write() {
         version.clone_from(&result.protocol_version);
     }
     if let Ok(mut caps) = shared.capabilities.write() {

@@ -12,7 +12,7 @@ use crate::types::{
 };
 
 use super::options::lock;
-use super::{decode, Client, RequestOptions};
+use super::{Client, RequestOptions};
 
 mod lists;
 
@@ -62,10 +62,7 @@ impl Client {
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        decode(
-            "tools/call",
-            self.request_raw("tools/call", Some(params), options)?,
-        )
+        self.request_as("tools/call", Some(params), options)
     }
 
     /// Calls `tool` and checks the result against the tool's `outputSchema` (see
@@ -109,8 +106,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<ReadResourceResult> {
         self.require("resources/read", "resources")?;
-        let value = self.request_raw("resources/read", Some(json!({ "uri": uri })), options)?;
-        decode("resources/read", value)
+        self.request_as("resources/read", Some(json!({ "uri": uri })), options)
     }
 
     /// Subscribes to updates of a resource (`notifications/resources/updated`). The
@@ -188,10 +184,7 @@ impl Client {
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        decode(
-            "prompts/get",
-            self.request_raw("prompts/get", Some(params), options)?,
-        )
+        self.request_as("prompts/get", Some(params), options)
     }
 
     /// Asks for completions of a prompt or resource-template argument.
@@ -220,8 +213,7 @@ impl Client {
         }
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
-        let value = self.request_raw("completion/complete", Some(params), options)?;
-        decode("completion/complete", value)
+        self.request_as("completion/complete", Some(params), options)
     }
 
     /// Sets the lowest level of `notifications/message` log lines the server sends.
@@ -262,11 +254,12 @@ impl Client {
     /// Fails without sending when the server did not advertise `capability` (a dotted path
     /// such as `resources.subscribe`, which must then be `true`).
     fn require(&self, method: &str, capability: &'static str) -> Result<()> {
-        let caps = match self.shared.capabilities.read() {
-            Ok(caps) => caps.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        let mut node = &caps;
+        let caps = self
+            .shared
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut node = &*caps;
         let mut parts = capability.split('.').peekable();
         while let Some(part) = parts.next() {
             node = &node[part];

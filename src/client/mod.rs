@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
-use crate::transport::{Connect, Inbox};
+use crate::transport::Connect;
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
 mod discover;
@@ -23,7 +23,9 @@ mod mrtr;
 mod notifications;
 mod one_shot;
 mod options;
+mod pending;
 mod router;
+mod senders;
 mod server_requests;
 mod session;
 
@@ -36,7 +38,8 @@ pub use options::{CancelHandle, Options, RequestOptions};
 use options::lock;
 use session::{CallSpec, Shared};
 
-/// How long `close` waits for the router thread after the transport has closed.
+/// How long `close` waits for the router, handler and sending threads after the transport
+/// has closed; a thread still inside a user's handler is left to finish on its own.
 const ROUTER_JOIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A connection to one MCP server.
@@ -60,7 +63,8 @@ const ROUTER_JOIN_TIMEOUT: Duration = Duration::from_secs(2);
 /// ```
 pub struct Client {
     shared: Arc<Shared>,
-    router_done: Receiver<()>,
+    /// Disconnects once the router, handler and sending threads have all ended.
+    threads_done: Receiver<()>,
 }
 
 impl Client {
@@ -121,20 +125,22 @@ impl Client {
     }
 
     fn start(connector: &dyn Connect, options: Options) -> Result<Client> {
-        let (inbox, rx) = Inbox::new();
-        let transport = connector.connect(inbox)?;
+        let (core, channels) = router::Core::new(&options);
+        let transport = connector.connect(core.inbox())?;
         log::debug!(
             "connected to {} over {}",
             connector.describe(),
             transport.kind()
         );
-        let shared = Arc::new(Shared::new(transport, options));
-        let (done_tx, router_done) = crossbeam_channel::bounded(0);
-        router::spawn(&shared, rx, done_tx).map_err(Error::io)?;
-        Ok(Client {
+        let (done_tx, threads_done) = crossbeam_channel::bounded(0);
+        let shared = Arc::new(Shared::new(transport, options, core, done_tx.clone()));
+        let client = Client {
             shared,
-            router_done,
-        })
+            threads_done,
+        };
+        // On failure the client's drop closes the transport.
+        router::spawn(&client.shared, channels, done_tx).map_err(Error::io)?;
+        Ok(client)
     }
 
     /// The full `initialize` result of the current session. In the stateless era it is built
@@ -175,7 +181,16 @@ impl Client {
 
     /// The queue of server notifications. See [`Notifications`].
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.shared.notify_rx.clone())
+        Notifications::new(self.shared.core.notify_rx.clone())
+    }
+
+    /// How many notifications were dropped because the queue was full (the oldest unread one
+    /// goes; see [`Options::with_notification_capacity`]).
+    pub fn notifications_dropped(&self) -> u64 {
+        self.shared
+            .core
+            .dropped
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Why the connection closed, or `None` while it is open.
@@ -214,7 +229,25 @@ impl Client {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable params for {}: {e}", M::METHOD)))?;
         let params = (!params.is_null()).then_some(params);
-        decode(M::METHOD, self.request_raw(M::METHOD, params, options)?)
+        self.request_as(M::METHOD, params, options)
+    }
+
+    /// Sends a request and decodes its result as `T`, parsing the response's result once,
+    /// straight into `T`.
+    pub(crate) fn request_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<T> {
+        self.shared
+            .call(CallSpec {
+                method,
+                params,
+                options,
+                handshake: false,
+            })?
+            .decode(method)
     }
 
     /// Sends any request and returns its raw result.
@@ -228,12 +261,7 @@ impl Client {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<Value> {
-        self.shared.call(CallSpec {
-            method,
-            params,
-            options,
-            handshake: false,
-        })
+        self.request_as(method, params, options)
     }
 
     /// Sends a notification.
@@ -248,16 +276,30 @@ impl Client {
     /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport
     /// shuts down within its bounded grace periods. Idempotent; also done on drop.
     pub fn close(&self) {
+        self.shared
+            .core
+            .closing
+            .store(true, std::sync::atomic::Ordering::Release);
         self.shared.transport.close();
-        // The transport reports the close to the router, which fails what is pending and
-        // exits; a router that does not finish in time is left to end on its own.
-        match self.router_done.recv_timeout(ROUTER_JOIN_TIMEOUT) {
+        // The transport reports the close, which fails what is pending and stops the router;
+        // this covers a transport that does not.
+        self.shared.core.close_all(Arc::new(Closed {
+            reason: "closed by client".into(),
+            ..Closed::default()
+        }));
+        self.shared.stop_senders();
+        // Threads that do not finish in time (a handler waiting for a user) are left to end
+        // on their own.
+        match self.threads_done.recv_timeout(ROUTER_JOIN_TIMEOUT) {
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                log::debug!("router did not stop within {ROUTER_JOIN_TIMEOUT:?}");
+                log::debug!("client threads did not stop within {ROUTER_JOIN_TIMEOUT:?}");
             }
             _ => {
-                if let Some(handle) = lock(&self.shared.router).take() {
-                    let _ = handle.join();
+                let threads = std::mem::take(&mut *lock(&self.shared.threads));
+                for handle in threads {
+                    if handle.thread().id() != std::thread::current().id() {
+                        let _ = handle.join();
+                    }
                 }
             }
         }

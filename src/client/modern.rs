@@ -50,7 +50,7 @@ impl Client {
         };
         match self.shared.era.modern_version() {
             Some(_) => super::mrtr::call_once(&self.shared, &spec),
-            None => self.shared.call(spec),
+            None => self.shared.call(spec)?.decode(method),
         }
     }
 }

@@ -4,7 +4,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crossbeam_channel::Sender;
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::ErrorObject;
@@ -13,7 +12,7 @@ use crate::types::{
     Implementation, ListRootsResult, ProgressNotificationParams, Root, ServerNotification,
 };
 
-use super::session::Reply;
+use super::pending::{Reply, Slot};
 
 pub(crate) type SamplingHandler = Arc<
     dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
@@ -22,6 +21,9 @@ pub(crate) type ElicitationHandler =
     Arc<dyn Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync>;
 pub(crate) type RootsHandler = Arc<dyn Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync>;
 pub(crate) type NotificationCallback = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
+/// How many server requests are handled at once by default.
+const DEFAULT_HANDLER_THREADS: usize = 4;
+
 pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
@@ -46,6 +48,7 @@ pub struct Options {
     pub(crate) request_timeout: Duration,
     pub(crate) init_timeout: Duration,
     pub(crate) notification_capacity: usize,
+    pub(crate) handler_threads: usize,
     pub(crate) reinitialize_on_expiry: bool,
     pub(crate) sampling: Option<SamplingHandler>,
     pub(crate) elicitation: Option<ElicitationHandler>,
@@ -63,6 +66,7 @@ impl Default for Options {
             request_timeout: Duration::from_secs(30),
             init_timeout: Duration::from_secs(30),
             notification_capacity: 1024,
+            handler_threads: DEFAULT_HANDLER_THREADS,
             reinitialize_on_expiry: true,
             sampling: None,
             elicitation: None,
@@ -93,9 +97,21 @@ impl Options {
         self
     }
 
-    /// How many unread notifications are kept (default 1024); past that the oldest are dropped.
+    /// How many unread notifications are kept (default 1024, `usize::MAX` for no limit); past
+    /// that the oldest are dropped and counted
+    /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)).
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {
         self.notification_capacity = capacity.max(1);
+        self
+    }
+
+    /// How many of the server's requests (`roots/list`, `sampling/createMessage`,
+    /// `elicitation/create`) are answered at once, each on a thread of its own (default 4, at
+    /// least 1). The threads start when first needed and last as long as the connection. As
+    /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
+    /// error at once. `ping` needs no thread: it is answered as it arrives.
+    pub fn with_handler_threads(mut self, threads: usize) -> Options {
+        self.handler_threads = threads.max(1);
         self
     }
 
@@ -144,7 +160,13 @@ impl Options {
     }
 
     /// Calls `callback` for every server notification, before it is queued on
-    /// [`Notifications`](crate::Notifications). It runs on the client's router thread: keep it short.
+    /// [`Notifications`](crate::Notifications).
+    ///
+    /// It runs on the client's router thread, one notification after the other, with panics
+    /// caught and logged. It may call the client (responses do not pass through the router),
+    /// but keep it short: while it runs, later notifications and server requests wait (up to
+    /// 64 of them, then the reading of the server's output waits too), and a response may
+    /// overtake a notification still waiting for the callback.
     pub fn with_notification_callback<F>(mut self, callback: F) -> Options
     where
         F: Fn(&ServerNotification) + Send + Sync + 'static,
@@ -167,6 +189,11 @@ impl Options {
     /// The `initialize` timeout.
     pub fn init_timeout(&self) -> Duration {
         self.init_timeout
+    }
+
+    /// How many server requests are handled at once.
+    pub fn handler_threads(&self) -> usize {
+        self.handler_threads
     }
 }
 
@@ -268,7 +295,8 @@ impl fmt::Debug for RequestOptions {
 ///
 /// The waiting call returns [`Error::Cancelled`](crate::Error::Cancelled) at once and the
 /// server is sent `notifications/cancelled`. Cancelling before the request starts makes it
-/// fail without being sent. Clones share the same state.
+/// fail without being sent. Clones share the same state, and one handle given to several
+/// requests cancels all of them.
 #[derive(Clone, Default)]
 pub struct CancelHandle {
     inner: Arc<Mutex<CancelState>>,
@@ -277,7 +305,15 @@ pub struct CancelHandle {
 #[derive(Default)]
 struct CancelState {
     cancelled: bool,
-    waiter: Option<Sender<Reply>>,
+    /// The requests waiting under this handle: a key, the request id and its caller's slot.
+    waiters: Vec<(u64, i64, Arc<Slot>)>,
+    next_key: u64,
+}
+
+/// A request's registration with a [`CancelHandle`]; removed when dropped.
+pub(crate) struct Attached {
+    handle: CancelHandle,
+    key: u64,
 }
 
 impl CancelHandle {
@@ -286,12 +322,15 @@ impl CancelHandle {
         CancelHandle::default()
     }
 
-    /// Cancels the request this handle was given to (and any later one).
+    /// Cancels every request this handle was given to (and any later one).
     pub fn cancel(&self) {
-        let mut state = lock(&self.inner);
-        state.cancelled = true;
-        if let Some(waiter) = state.waiter.take() {
-            let _ = waiter.send(Reply::Cancel);
+        let waiters = {
+            let mut state = lock(&self.inner);
+            state.cancelled = true;
+            std::mem::take(&mut state.waiters)
+        };
+        for (_, id, slot) in waiters {
+            slot.put(id, Reply::Cancel);
         }
     }
 
@@ -300,14 +339,27 @@ impl CancelHandle {
         lock(&self.inner).cancelled
     }
 
-    /// Registers the waiting request; returns `false` when already cancelled.
-    pub(crate) fn attach(&self, waiter: Sender<Reply>) -> bool {
+    /// Registers request `id` waiting on `slot`; `None` when already cancelled.
+    pub(crate) fn attach(&self, id: i64, slot: &Arc<Slot>) -> Option<Attached> {
         let mut state = lock(&self.inner);
         if state.cancelled {
-            return false;
+            return None;
         }
-        state.waiter = Some(waiter);
-        true
+        let key = state.next_key;
+        state.next_key = key.wrapping_add(1);
+        state.waiters.push((key, id, Arc::clone(slot)));
+        Some(Attached {
+            handle: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        lock(&self.handle.inner)
+            .waiters
+            .retain(|(key, _, _)| *key != self.key);
     }
 }
 

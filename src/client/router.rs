@@ -1,165 +1,309 @@
-//! The router thread: sorts what the transport delivers into responses, notifications and
-//! server requests.
+//! Sorting what the transport delivers, on the thread that read it: responses and progress go
+//! straight to the waiting caller, notifications to their queue, and only server requests and
+//! notification callbacks take the slower road through the router thread.
+//!
+//! Bounds and policies:
+//!
+//! * the notification queue holds [`Options::with_notification_capacity`] entries; when it is
+//!   full the oldest unread one is dropped and counted
+//!   ([`Client::notifications_dropped`](crate::Client::notifications_dropped));
+//! * the router's queue holds [`ROUTER_QUEUE`] server requests and callback notifications; when
+//!   it is full the transport's reader waits for room, which slows the reading of the server's
+//!   output (backpressure to the server). The router itself never waits on user code for long
+//!   except in the notification callback, so only a callback that blocks can fill it.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{select, Receiver, SendTimeoutError, Sender};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use crate::error::{Closed, Error};
-use crate::jsonrpc::{Message, Notification, Response};
-use crate::transport::Inbound;
+use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification};
 
-use super::options::lock;
-use super::server_requests;
-use super::session::{Reply, Shared};
+use super::options::{lock, NotificationCallback, Options};
+use super::pending::{Answer, Pending, Reply};
+use super::server_requests::{self, Pool};
+use super::session::Shared;
 
-/// Starts the router for `shared`, reading `inbox` until the connection closes.
-///
-/// The thread holds only a weak reference between messages, so dropping the last client
-/// handle is never blocked by the router keeping the session alive.
-/// `done` is dropped when the thread ends, which is how `close` waits for it with a bound.
-pub(crate) fn spawn(
-    shared: &Arc<Shared>,
-    inbox: Receiver<Inbound>,
-    done: Sender<()>,
-) -> std::io::Result<()> {
-    let weak = Arc::downgrade(shared);
-    let handle = std::thread::Builder::new()
-        .name("umcp-router".into())
-        .spawn(move || {
-            run(weak, inbox);
-            drop(done);
-        })?;
-    *lock(&shared.router) = Some(handle);
-    Ok(())
+/// How many server requests and callback notifications wait for the router.
+pub(crate) const ROUTER_QUEUE: usize = 64;
+
+/// How often a reader waiting for room in the router's queue checks whether the client closes.
+const ROUTER_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The part of a connection's state the transport's reading threads use.
+pub(crate) struct Core {
+    pub(crate) pending: Mutex<Pending>,
+    /// The sending side is dropped when the connection closes, so readers of the queue see
+    /// its end once they have read what is left.
+    notify_tx: Mutex<Option<Sender<ServerNotification>>>,
+    pub(crate) notify_rx: Receiver<ServerNotification>,
+    pub(crate) dropped: AtomicU64,
+    capacity: usize,
+    /// Whether notifications go through the router for the callback.
+    has_callback: bool,
+    /// Taken by the router when it ends: the transport's threads may outlive the client a
+    /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
+    callback: Mutex<Option<NotificationCallback>>,
+    work_tx: Sender<Work>,
+    stop_tx: Sender<()>,
+    /// Set by `close`: the reader stops waiting for room in the router's queue.
+    pub(crate) closing: AtomicBool,
+    pub(crate) protocol_version: RwLock<String>,
+    /// Server requests being answered, by id; `true` once the server cancelled one. Only
+    /// requests in flight are kept, so the map is bounded by the router queue and the pool.
+    pub(crate) server_requests: Mutex<HashMap<RequestId, bool>>,
 }
 
-fn run(weak: Weak<Shared>, inbox: Receiver<Inbound>) {
-    for inbound in inbox.iter() {
-        let Some(shared) = weak.upgrade() else { return };
+/// What the router thread does.
+pub(crate) enum Work {
+    /// Call the notification callback, then queue the notification.
+    Notification(ServerNotification),
+    /// Answer a server request.
+    Request(Request),
+}
+
+/// The receiving ends the router thread reads.
+pub(crate) struct RouterChannels {
+    work: Receiver<Work>,
+    stop: Receiver<()>,
+}
+
+impl Core {
+    pub(crate) fn new(options: &Options) -> (Arc<Core>, RouterChannels) {
+        // Unbounded underneath, bounded by `queue`: a bounded channel would allocate all of its
+        // capacity up front (and `usize::MAX` would not fit at all).
+        let (notify_tx, notify_rx) = crossbeam_channel::unbounded();
+        let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
+        let (stop_tx, stop) = crossbeam_channel::bounded(1);
+        let core = Core {
+            pending: Mutex::new(Pending::default()),
+            notify_tx: Mutex::new(Some(notify_tx)),
+            notify_rx,
+            dropped: AtomicU64::new(0),
+            capacity: options.notification_capacity.max(1),
+            has_callback: options.on_notification.is_some(),
+            callback: Mutex::new(options.on_notification.clone()),
+            work_tx,
+            stop_tx,
+            closing: AtomicBool::new(false),
+            protocol_version: RwLock::new(String::new()),
+            server_requests: Mutex::new(HashMap::new()),
+        };
+        (Arc::new(core), RouterChannels { work, stop })
+    }
+
+    /// The inbox the transport delivers into.
+    pub(crate) fn inbox(self: &Arc<Core>) -> Inbox {
+        let (core, fast) = (Arc::clone(self), Arc::clone(self));
+        Inbox::with_sink(move |inbound| core.accept(inbound))
+            .with_text_sink(move |text| fast.accept_response_text(text))
+    }
+
+    /// Takes a successful response to one of this client's requests straight from its text,
+    /// keeping its result raw for the caller to decode once; `None` for anything else (which
+    /// then takes the ordinary road).
+    fn accept_response_text(&self, text: &str) -> Option<bool> {
+        /// Just enough of a message to tell a successful response with an integer id.
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            id: Option<i64>,
+            #[serde(borrow)]
+            result: Option<&'a RawValue>,
+            method: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        if !text.starts_with('{') {
+            return None;
+        }
+        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+        let (Some(id), Some(result), None, None) = (
+            envelope.id,
+            envelope.result,
+            envelope.method,
+            envelope.error,
+        ) else {
+            return None;
+        };
+        self.finish(id, Ok(Answer::Raw(result.to_owned())));
+        Some(lock(&self.pending).closed.is_none())
+    }
+
+    /// The reason the connection closed, if it has.
+    pub(crate) fn closed(&self) -> Option<Arc<Closed>> {
+        lock(&self.pending).closed.clone()
+    }
+
+    /// Takes one delivery; `false` once the connection is over.
+    fn accept(&self, inbound: Inbound) -> bool {
         match inbound {
-            Inbound::Message(message) => route(&shared, message),
+            Inbound::Message(message) => self.route(message),
             Inbound::Batch(messages) => {
                 // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
-                let version = shared
+                let allowed = self
                     .protocol_version
                     .read()
-                    .map(|v| v.clone())
-                    .unwrap_or_default();
-                if version == "2025-03-26" {
+                    .is_ok_and(|v| v.as_str() == "2025-03-26");
+                if allowed {
                     for message in messages {
-                        route(&shared, message);
+                        self.route(message);
                     }
                 } else {
-                    log::debug!(
-                        "dropping a batch of {} under protocol {version:?}",
-                        messages.len()
-                    );
+                    log::debug!("dropping a batch of {} messages", messages.len());
                 }
             }
             Inbound::Failed(id, error) => {
                 if let Some(n) = id.as_i64() {
-                    finish(&shared, n, Err(error));
+                    self.finish(n, Err(error));
                 }
             }
             Inbound::Closed(closed) => {
-                close_all(&shared, closed);
-                return;
+                self.close_all(closed);
+                return false;
+            }
+        }
+        lock(&self.pending).closed.is_none()
+    }
+
+    fn route(&self, message: Message) {
+        match message {
+            Message::Response(Response {
+                id: Some(id),
+                result,
+            }) => match id.as_i64() {
+                Some(n) => self.finish(n, result.map(Answer::Value).map_err(Error::Rpc)),
+                None => log::debug!("dropping a response with unknown id {id}"),
+            },
+            Message::Response(Response { id: None, result }) => {
+                log::debug!("server reported an uncorrelated error: {result:?}");
+            }
+            Message::Notification(notification) => self.notify(notification),
+            Message::Request(request) => {
+                lock(&self.server_requests).insert(request.id.clone(), false);
+                self.to_router(Work::Request(request));
             }
         }
     }
-    // Every sender is gone without a closing word: the transport ended.
-    if let Some(shared) = weak.upgrade() {
-        close_all(
-            &shared,
-            Arc::new(Closed {
-                reason: "transport ended".into(),
-                ..Closed::default()
-            }),
-        );
-    }
-}
 
-fn route(shared: &Arc<Shared>, message: Message) {
-    match message {
-        Message::Response(Response {
-            id: Some(id),
-            result,
-        }) => match id.as_i64() {
-            Some(n) => finish(shared, n, result.map_err(Error::Rpc)),
-            None => log::debug!("dropping a response with unknown id {id}"),
-        },
-        Message::Response(Response { id: None, result }) => {
-            log::debug!("server reported an uncorrelated error: {result:?}");
+    /// Hands the outcome to the waiting caller, or drops it when nobody waits any more.
+    fn finish(&self, id: i64, result: crate::Result<Answer>) {
+        let slot = lock(&self.pending).entries.remove(&id);
+        match slot {
+            Some(slot) => slot.put(id, Reply::Done(result)),
+            None => log::debug!("dropping a late or unknown response for request {id}"),
         }
-        Message::Notification(notification) => notify(shared, notification),
-        Message::Request(request) => server_requests::handle(shared, request),
     }
-}
 
-/// Hands the outcome to the waiting caller, or drops it when nobody waits any more.
-fn finish(shared: &Shared, id: i64, result: crate::Result<serde_json::Value>) {
-    let entry = lock(&shared.pending).entries.remove(&id);
-    match entry {
-        Some(entry) => {
-            log::trace!("request {id} `{}` answered", entry.method);
-            let _ = entry.tx.send(Reply::Done(result));
-        }
-        None => log::debug!("dropping a late or unknown response for request {id}"),
-    }
-}
-
-fn notify(shared: &Shared, notification: Notification) {
-    if notification.method == "notifications/progress" {
-        if let Some(params) = notification.params.clone() {
-            if let Ok(progress) = serde_json::from_value::<ProgressNotificationParams>(params) {
-                route_progress(shared, progress);
+    fn notify(&self, notification: Notification) {
+        if notification.method == "notifications/progress" {
+            let progress = notification
+                .params
+                .as_ref()
+                .and_then(|p| ProgressNotificationParams::deserialize(p).ok());
+            if let Some(progress) = progress {
+                self.progress(progress);
                 return;
             }
         }
-    }
-    let note = ServerNotification::from_notification(notification);
-    if let ServerNotification::Cancelled(params) = &note {
-        if let Some(id) = &params.request_id {
-            lock(&shared.cancelled_by_server).push(id.clone());
+        let note = ServerNotification::from_notification(notification);
+        if let ServerNotification::Cancelled(params) = &note {
+            if let Some(id) = &params.request_id {
+                // Only a request in flight can be withdrawn; ids of others are not kept.
+                if let Some(cancelled) = lock(&self.server_requests).get_mut(id) {
+                    *cancelled = true;
+                }
+            }
+        }
+        if self.has_callback {
+            self.to_router(Work::Notification(note));
+        } else {
+            self.queue(note);
         }
     }
-    if let Some(callback) = &shared.options.on_notification {
-        callback(&note);
+
+    /// Queues work for the router, waiting for room: backpressure to the server (see the
+    /// module docs). Gives up once the client is closing, so a router stuck in a callback
+    /// cannot hold up close.
+    fn to_router(&self, work: Work) {
+        let mut work = work;
+        loop {
+            match self.work_tx.send_timeout(work, ROUTER_WAIT) {
+                Ok(()) | Err(SendTimeoutError::Disconnected(_)) => return,
+                Err(SendTimeoutError::Timeout(back)) => {
+                    if self.closing.load(Ordering::Acquire) || self.closed().is_some() {
+                        log::debug!("the router is not keeping up with a closing client");
+                        return;
+                    }
+                    work = back;
+                }
+            }
+        }
     }
-    let Some(tx) = lock(&shared.notify_tx).clone() else {
-        return;
-    };
-    let rx = &shared.notify_rx;
-    let mut note = note;
-    loop {
-        match tx.try_send(note) {
-            Ok(()) => return,
-            Err(TrySendError::Full(back)) => {
-                // Keep the newest: drop the oldest unread notification to make room.
-                if let Ok(old) = rx.try_recv() {
+
+    /// Progress goes to the request that asked for it; the token is that request's id.
+    fn progress(&self, progress: ProgressNotificationParams) {
+        let Some(id) = token_id(&progress) else {
+            log::debug!("dropping progress with a token this client did not issue");
+            return;
+        };
+        let slot = lock(&self.pending).entries.get(&id).cloned();
+        match slot {
+            Some(slot) => slot.put(id, Reply::Progress(progress)),
+            None => log::debug!("dropping progress for an unknown token"),
+        }
+    }
+
+    /// Queues a notification, dropping the oldest unread one when the queue is full.
+    ///
+    /// Only one thread queues (the reader, or the router when there is a callback), so the
+    /// length checked here only shrinks before the send.
+    pub(crate) fn queue(&self, note: ServerNotification) {
+        let Some(tx) = lock(&self.notify_tx).clone() else {
+            return;
+        };
+        while tx.len() >= self.capacity {
+            match self.notify_rx.try_recv() {
+                Ok(old) => {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
                     log::debug!("notification queue full; dropped {}", old.method());
                 }
-                note = back;
+                Err(_) => break,
             }
-            Err(TrySendError::Disconnected(_)) => return,
+        }
+        let _ = tx.send(note);
+    }
+
+    /// Fails every pending request with `closed` and stops the router.
+    pub(crate) fn close_all(&self, closed: Arc<Closed>) {
+        let entries = {
+            let mut pending = lock(&self.pending);
+            if pending.closed.is_none() {
+                pending.closed = Some(closed.clone());
+            }
+            std::mem::take(&mut pending.entries)
+        };
+        if !self.has_callback {
+            // With a callback the router ends the queue, after what it still has to pass on.
+            lock(&self.notify_tx).take();
+        }
+        let _ = self.stop_tx.try_send(());
+        log::debug!(
+            "connection closed ({}); failing {} pending",
+            closed.reason,
+            entries.len()
+        );
+        for (id, slot) in entries {
+            slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
         }
     }
 }
 
-/// Progress goes to the request that asked for it; the token is that request's id.
-fn route_progress(shared: &Shared, progress: ProgressNotificationParams) {
-    let id = token_id(&progress);
-    let pending = lock(&shared.pending);
-    match id.and_then(|n| pending.entries.get(&n)) {
-        Some(entry) => {
-            let _ = entry.tx.send(Reply::Progress(progress));
-        }
-        None => log::debug!("dropping progress for an unknown token"),
-    }
-}
-
+/// The request id a progress token stands for.
 fn token_id(progress: &ProgressNotificationParams) -> Option<i64> {
     let value = serde_json::to_value(&progress.progress_token).ok()?;
     value
@@ -167,23 +311,72 @@ fn token_id(progress: &ProgressNotificationParams) -> Option<i64> {
         .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
 }
 
-fn close_all(shared: &Shared, closed: Arc<Closed>) {
-    let entries = {
-        let mut pending = lock(&shared.pending);
-        if pending.closed.is_none() {
-            pending.closed = Some(closed.clone());
-        }
-        std::mem::take(&mut pending.entries)
-    };
-    lock(&shared.notify_tx).take();
-    log::debug!(
-        "connection closed ({}); failing {} pending",
-        closed.reason,
-        entries.len()
-    );
-    for (_, entry) in entries {
-        let _ = entry
-            .tx
-            .send(Reply::Done(Err(Error::Closed(closed.clone()))));
+/// Starts the router thread for `shared`.
+///
+/// The thread holds only a weak reference between jobs, so dropping the last client handle is
+/// never blocked by the router keeping the session alive. `done` is dropped when the thread
+/// (and every handler thread it started) ends, which is how `close` waits for them with a
+/// bound.
+pub(crate) fn spawn(
+    shared: &Arc<Shared>,
+    channels: RouterChannels,
+    done: Sender<()>,
+) -> std::io::Result<()> {
+    let weak = Arc::downgrade(shared);
+    let core = Arc::clone(&shared.core);
+    let pool = Pool::new(shared.options.handler_threads, done.clone());
+    let handle = std::thread::Builder::new()
+        .name("umcp-router".into())
+        .spawn(move || {
+            run(&weak, &channels, pool);
+            // The end of the queue, and of the user's callback.
+            lock(&core.notify_tx).take();
+            lock(&core.callback).take();
+            drop(done);
+        })?;
+    lock(&shared.threads).push(handle);
+    Ok(())
+}
+
+fn run(weak: &Weak<Shared>, channels: &RouterChannels, mut pool: Pool) {
+    loop {
+        let work = select! {
+            recv(channels.stop) -> _ => break,
+            recv(channels.work) -> work => match work {
+                Ok(work) => work,
+                Err(_) => break,
+            },
+        };
+        let Some(shared) = weak.upgrade() else { return };
+        handle(&shared, &mut pool, work);
     }
+    // Pass on the notifications that arrived before the end, then end the queue.
+    let Some(shared) = weak.upgrade() else { return };
+    while let Ok(work) = channels.work.try_recv() {
+        if let Work::Notification(note) = work {
+            callback(&shared, note);
+        }
+    }
+}
+
+fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
+    match work {
+        Work::Notification(note) => callback(shared, note),
+        Work::Request(request) => server_requests::serve(shared, pool, request),
+    }
+}
+
+/// Runs the notification callback with panics caught, then queues the notification.
+fn callback(shared: &Shared, note: ServerNotification) {
+    let callback = lock(&shared.core.callback).clone();
+    if let Some(callback) = callback {
+        let call = std::panic::AssertUnwindSafe(|| callback(&note));
+        if std::panic::catch_unwind(call).is_err() {
+            log::error!(
+                "the notification callback panicked on `{}`; carrying on",
+                note.method()
+            );
+        }
+    }
+    shared.core.queue(note);
 }

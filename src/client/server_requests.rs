@@ -1,10 +1,17 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
-//! `elicitation/create`) with the caller's handlers, off the router thread.
+//! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
+//! handlers on a bounded pool of threads.
+//!
+//! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
+//! threads, started as they are first needed and kept for the connection's life; as many
+//! requests again may wait for one. Beyond that the server gets a JSON-RPC error at once, so
+//! a server flooding requests can neither grow the client's threads nor its memory.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -17,23 +24,83 @@ use super::session::Shared;
 /// How long the reply to a server request may take to hand to the transport.
 const REPLY_DEADLINE: Duration = Duration::from_secs(10);
 
-/// Answers one server request. Every request gets exactly one reply, unless the server
-/// cancels it first.
-pub(crate) fn handle(shared: &Arc<Shared>, request: Request) {
-    // Handlers may block (a user answering a form, a model generating); a thread per request
-    // keeps the router free to deliver responses meanwhile.
-    let worker = Arc::clone(shared);
-    let id = request.id.clone();
-    let spawned = std::thread::Builder::new()
-        .name("umcp-handler".into())
-        .spawn(move || answer(&worker, request));
-    if let Err(err) = spawned {
-        log::debug!("could not start a handler thread: {err}");
+/// The handler threads of one connection.
+pub(crate) struct Pool {
+    jobs: Sender<(Weak<Shared>, Request)>,
+    queue: Receiver<(Weak<Shared>, Request)>,
+    size: usize,
+    started: usize,
+    /// Held by every handler thread, so `close` can wait for them.
+    done: Sender<()>,
+}
+
+impl Pool {
+    pub(crate) fn new(size: usize, done: Sender<()>) -> Pool {
+        let (jobs, queue) = crossbeam_channel::bounded(size.max(1));
+        Pool {
+            jobs,
+            queue,
+            size: size.max(1),
+            started: 0,
+            done,
+        }
+    }
+
+    /// Queues `request` for a handler thread; gives it back when the pool is saturated.
+    fn submit(&mut self, shared: &Arc<Shared>, request: Request) -> Result<(), Request> {
+        if self.started < self.size {
+            self.start(shared);
+        }
+        match self.jobs.try_send((Arc::downgrade(shared), request)) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full((_, request)) | TrySendError::Disconnected((_, request))) => {
+                Err(request)
+            }
+        }
+    }
+
+    fn start(&mut self, shared: &Arc<Shared>) {
+        let (queue, done) = (self.queue.clone(), self.done.clone());
+        let spawned = std::thread::Builder::new()
+            .name("umcp-handler".into())
+            .spawn(move || {
+                let _done = done;
+                // Ends when the router drops the pool with the connection.
+                for (weak, request) in queue.iter() {
+                    if let Some(shared) = weak.upgrade() {
+                        answer(&shared, request);
+                    }
+                }
+            });
+        match spawned {
+            Ok(handle) => {
+                self.started += 1;
+                lock(&shared.threads).push(handle);
+            }
+            Err(err) => log::debug!("could not start a handler thread: {err}"),
+        }
+    }
+}
+
+/// Answers one server request, from the router thread. Every request gets exactly one reply,
+/// unless the server cancels it first.
+pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
+    if request.method == "ping" {
+        answer(shared, request);
+        return;
+    }
+    if let Err(request) = pool.submit(shared, request) {
+        log::debug!(
+            "too many server requests at once; refusing `{}` {}",
+            request.method,
+            request.id
+        );
+        lock(&shared.core.server_requests).remove(&request.id);
         let error = ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,
-            "client could not handle the request",
+            "the client is busy with other requests from this server",
         );
-        reply(shared, Response::err(id, error));
+        reply(shared, Response::err(request.id, error));
     }
 }
 
@@ -42,17 +109,15 @@ fn answer(shared: &Shared, request: Request) {
     let method = request.method.clone();
     let outcome =
         catch_unwind(AssertUnwindSafe(|| dispatch(shared, request))).unwrap_or_else(|_| {
+            log::error!("the client's `{method}` handler panicked");
             Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("the client's `{method}` handler panicked"),
             ))
         });
-    let cancelled = {
-        let mut cancelled = lock(&shared.cancelled_by_server);
-        let before = cancelled.len();
-        cancelled.retain(|c| c != &id);
-        cancelled.len() != before
-    };
+    let cancelled = lock(&shared.core.server_requests)
+        .remove(&id)
+        .unwrap_or(false);
     if cancelled {
         // The server withdrew the request; the spec says not to answer it.
         log::debug!("server cancelled its `{method}` request {id}; not replying");

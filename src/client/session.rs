@@ -1,72 +1,47 @@
-//! One connection's request engine: ids, the pending table, deadlines, progress and cancel.
+//! One connection's request engine: ids, deadlines, progress, cancel, and the one function
+//! through which every request is built and sent ([`Shared::call`]).
+//!
+//! A call registers its id with the calling thread's reusable [`Slot`] in the pending table,
+//! sends on its own thread, then parks on the slot until the transport's reading thread puts
+//! the outcome there: one hand-off per response, no channel per call, no thread per call.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Notification, Request, RequestId};
-use crate::transport::Transport;
-use crate::types::{InitializeResult, ProgressNotificationParams, ServerNotification};
+use crate::transport::{deadline_after as far, Transport};
+use crate::types::InitializeResult;
 
 use super::options::{lock, Options, RequestOptions};
+use super::pending::{Answer, Reply, SlotGuard};
+use super::router::Core;
+use super::senders::{Job, Senders};
 
-/// How long sending `notifications/cancelled` may take.
+/// How long sending `notifications/cancelled` may take on a transport whose send waits for
+/// the server.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
-
-/// What the router hands a waiting caller.
-pub(crate) enum Reply {
-    /// Progress for the caller's token.
-    Progress(ProgressNotificationParams),
-    /// The outcome.
-    Done(Result<Value>),
-    /// The caller's cancel handle fired.
-    Cancel,
-    /// The request was handed over from a sending thread (see `send_cancellable`).
-    Sent,
-    /// Sending the request failed (see `send_cancellable`).
-    SendFailed(Error),
-}
-
-pub(crate) struct PendingEntry {
-    pub(crate) tx: Sender<Reply>,
-    pub(crate) method: String,
-}
-
-/// The pending table and the closed state live under one lock, so a request is either
-/// registered before the connection closed (and then failed by the router) or sees the
-/// closed state and fails at once. No request can slip in between and wait for nothing.
-#[derive(Default)]
-pub(crate) struct Pending {
-    pub(crate) entries: HashMap<i64, PendingEntry>,
-    pub(crate) closed: Option<Arc<Closed>>,
-}
 
 /// State shared by the client handle, the router thread and handler threads.
 pub(crate) struct Shared {
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) options: Options,
-    pub(crate) pending: Mutex<Pending>,
+    pub(crate) core: Arc<Core>,
     next_id: AtomicI64,
     pub(crate) init: RwLock<Option<Arc<InitializeResult>>>,
     pub(crate) capabilities: RwLock<Value>,
-    pub(crate) protocol_version: RwLock<String>,
     /// Bumped on every successful (re-)initialize, so concurrent callers that all saw the
     /// same expired session re-initialize once.
     pub(crate) generation: AtomicU64,
     pub(crate) reinit_lock: Mutex<()>,
     pub(crate) subscriptions: Mutex<Vec<String>>,
-    /// The sending side is dropped when the connection closes, so readers of the queue see
-    /// its end once they have read what is left.
-    pub(crate) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
-    pub(crate) notify_rx: Receiver<ServerNotification>,
-    pub(crate) router: Mutex<Option<JoinHandle<()>>>,
-    pub(crate) cancelled_by_server: Mutex<Vec<RequestId>>,
+    /// The router, handler and sending threads, joined on close.
+    pub(crate) threads: Mutex<Vec<JoinHandle<()>>>,
+    senders: Mutex<Senders>,
     /// The protocol era; the transport above is wrapped to stamp stateless requests.
     pub(crate) era: Arc<super::era::EraState>,
 }
@@ -81,234 +56,252 @@ pub(crate) struct CallSpec<'a> {
 }
 
 impl Shared {
-    pub(crate) fn new(transport: Box<dyn Transport>, options: Options) -> Shared {
-        let (notify_tx, notify_rx) = crossbeam_channel::bounded(options.notification_capacity);
+    pub(crate) fn new(
+        transport: Box<dyn Transport>,
+        options: Options,
+        core: Arc<Core>,
+        done: crossbeam_channel::Sender<()>,
+    ) -> Shared {
         let era = Arc::new(super::era::EraState::new(
             &options,
             transport.kind() == "streamable-http",
         ));
-        let transport = super::era_transport::EraTransport::new(transport, Arc::clone(&era));
+        let transport: Arc<dyn Transport> = Arc::new(super::era_transport::EraTransport::new(
+            transport,
+            Arc::clone(&era),
+        ));
         Shared {
-            transport: Arc::new(transport),
+            senders: Mutex::new(Senders::new(Arc::clone(&transport), done)),
+            transport,
             options,
-            pending: Mutex::new(Pending::default()),
+            core,
             next_id: AtomicI64::new(1),
             init: RwLock::new(None),
             capabilities: RwLock::new(Value::Null),
-            protocol_version: RwLock::new(String::new()),
             generation: AtomicU64::new(0),
             reinit_lock: Mutex::new(()),
             subscriptions: Mutex::new(Vec::new()),
-            notify_tx: Mutex::new(Some(notify_tx)),
-            notify_rx,
-            router: Mutex::new(None),
-            cancelled_by_server: Mutex::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
             era,
         }
     }
 
     /// The reason the connection closed, if it has.
     pub(crate) fn closed(&self) -> Option<Arc<Closed>> {
-        lock(&self.pending).closed.clone()
+        self.core.closed()
+    }
+
+    /// Stops the sending threads (they finish what they hold).
+    pub(crate) fn stop_senders(&self) {
+        lock(&self.senders).close();
     }
 
     /// Sends a request and waits for its outcome, honouring timeouts, progress and cancel.
-    pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Value> {
+    ///
+    /// Every request of the client goes through here. The params are not copied: a request
+    /// retried after a session expiry is sent again with a new id. In the stateless era the
+    /// call runs its input rounds (see [`super::mrtr`]).
+    pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Answer> {
         if self.era.modern_version().is_some() {
-            return super::mrtr::call(self, &spec);
+            return super::mrtr::call(self, &spec).map(Answer::Value);
         }
         let generation = self.generation.load(Ordering::SeqCst);
-        match self.call_once(&spec) {
+        let mut message = Message::Request(Request::new(0, spec.method, spec.params));
+        let call = Call {
+            method: spec.method,
+            options: spec.options,
+            handshake: spec.handshake,
+        };
+        match self.exchange(&call, &mut message) {
             Err(Error::SessionExpired)
-                if !spec.handshake && self.options.reinitialize_on_expiry =>
+                if !call.handshake && self.options.reinitialize_on_expiry =>
             {
-                log::debug!("session expired during `{}`; re-initializing", spec.method);
+                log::debug!("session expired during `{}`; re-initializing", call.method);
                 super::lifecycle::reinitialize(self, generation)?;
-                self.call_once(&spec)
+                self.exchange(&call, &mut message)
             }
             other => other,
         }
     }
 
+    /// One request as `spec` says, without input rounds or a retry after a session expiry;
+    /// its raw result. For the era's own requests (the probe, input rounds, re-listing).
     pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
-        let opts = spec.options;
+        let mut message = Message::Request(Request::new(0, spec.method, spec.params.clone()));
+        let call = Call {
+            method: spec.method,
+            options: spec.options,
+            handshake: spec.handshake,
+        };
+        self.exchange(&call, &mut message)?.decode(spec.method)
+    }
+
+    /// Registers, sends and waits for one request; `message` gets a fresh id each time.
+    fn exchange(&self, call: &Call<'_>, message: &mut Message) -> Result<Answer> {
+        let opts = call.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();
-        let total_deadline = opts.max_total.map(|max| started + max);
+        let total_deadline = opts.max_total.and_then(|max| started.checked_add(max));
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let params = with_meta(spec.params.clone(), id, opts);
-        let (tx, rx) = crossbeam_channel::unbounded();
+        if let Message::Request(request) = message {
+            request.id = RequestId::from(id);
+            add_meta(&mut request.params, id, opts);
+        }
+        let guard = SlotGuard::acquire();
+        let slot = guard.slot();
         {
-            let mut pending = lock(&self.pending);
+            let mut pending = lock(&self.core.pending);
             if let Some(closed) = &pending.closed {
                 return Err(Error::Closed(closed.clone()));
             }
-            pending.entries.insert(
-                id,
-                PendingEntry {
-                    tx: tx.clone(),
-                    method: spec.method.to_owned(),
-                },
-            );
+            pending.entries.insert(id, Arc::clone(slot));
         }
-        let cancellable = opts.cancel.as_ref().filter(|_| !spec.handshake);
-        if let Some(cancel) = cancellable {
-            if !cancel.attach(tx.clone()) {
-                self.forget(id);
-                return Err(Error::Cancelled {
-                    method: spec.method.to_owned(),
-                });
-            }
-        }
+        let cancellable = opts.cancel.as_ref().filter(|_| !call.handshake);
+        let _attached = match cancellable {
+            Some(cancel) => match cancel.attach(id, slot) {
+                Some(attached) => Some(attached),
+                None => {
+                    self.forget(id);
+                    return Err(call.cancelled());
+                }
+            },
+            None => None,
+        };
         let send_failed = |err: Error| match err {
             Error::Timeout { kind, .. } => Error::Timeout {
-                method: spec.method.to_owned(),
+                method: call.method.to_owned(),
                 elapsed: started.elapsed(),
                 kind,
             },
             other => other,
         };
-        let mut deadline = started + timeout;
-        let send_deadline = total_deadline.map_or(deadline, |t| t.min(deadline));
-        let request = Message::Request(Request::new(id, spec.method, params));
-        let sent = match cancellable {
-            Some(_) => self.send_cancellable(request, send_deadline, tx),
-            None => self.transport.send(&request, send_deadline),
-        };
-        if let Err(err) = sent {
-            self.forget(id);
-            return Err(send_failed(err));
+        let send_deadline =
+            far(started, timeout).min(total_deadline.unwrap_or(far(started, timeout)));
+        // A cancellable request on a transport whose send waits for the server goes out from a
+        // sending thread, so that the caller hears its cancel handle meanwhile.
+        let mut handed_over = true;
+        if cancellable.is_some() && self.transport.send_waits_for_peer() {
+            let job = Job {
+                message: message.clone(),
+                deadline: send_deadline,
+                report: Some((id, Arc::clone(slot))),
+            };
+            let submitted = lock(&self.senders).submit(job);
+            match submitted {
+                Ok(started) => {
+                    lock(&self.threads).extend(started);
+                    handed_over = false;
+                }
+                Err(job) => self
+                    .send_now(&job.message, send_deadline, id)
+                    .map_err(send_failed)?,
+            }
+        } else {
+            self.send_now(message, send_deadline, id)
+                .map_err(send_failed)?;
         }
         // The timeout is the server's time to answer, counted from the hand-over: a send that
         // waited on credentials (a token refresh, a user authorizing) does not eat it. The
-        // hand-over itself is bounded by the transport's send deadline, and the maximum total
-        // time still counts from the start.
-        let mut handed_over = cancellable.is_none();
-        if handed_over {
-            deadline = Instant::now() + timeout;
-        }
+        // hand-over itself is bounded by the send deadline, and the maximum total time still
+        // counts from the start.
+        let mut deadline = Instant::now().checked_add(timeout);
         loop {
-            let (wait_until, kind) = match total_deadline {
-                Some(total) if total <= deadline => (total, TimeoutKind::Total),
+            let (wait_until, kind) = match (total_deadline, deadline) {
+                (Some(total), Some(d)) if total <= d => (Some(total), TimeoutKind::Total),
+                (Some(total), None) => (Some(total), TimeoutKind::Total),
                 _ => (deadline, TimeoutKind::Request),
             };
-            match rx.recv_deadline(wait_until) {
-                Ok(Reply::Done(result)) => return result,
-                Ok(Reply::Progress(progress)) => {
+            match slot.take(id, wait_until) {
+                Some(Reply::Done(result)) => return result,
+                Some(Reply::Progress(progress)) => {
                     if let Some(callback) = &opts.progress {
-                        callback(&progress);
+                        let run = std::panic::AssertUnwindSafe(|| callback(&progress));
+                        if std::panic::catch_unwind(run).is_err() {
+                            log::error!("the progress callback of `{}` panicked", call.method);
+                        }
                     }
                     if opts.reset_on_progress {
-                        deadline = Instant::now() + timeout;
+                        deadline = Instant::now().checked_add(timeout);
                     }
                 }
-                Ok(Reply::Sent) => {
+                Some(Reply::Sent) => {
                     handed_over = true;
-                    deadline = Instant::now() + timeout;
+                    deadline = Instant::now().checked_add(timeout);
                 }
-                Ok(Reply::SendFailed(err)) => {
+                Some(Reply::SendFailed(err)) => {
                     self.forget(id);
                     return Err(send_failed(err));
                 }
-                Ok(Reply::Cancel) => {
-                    self.abandon(id, spec, "cancelled by the client");
-                    return Err(Error::Cancelled {
-                        method: spec.method.to_owned(),
-                    });
+                Some(Reply::Cancel) => {
+                    self.abandon(id, call, "cancelled by the client");
+                    return Err(call.cancelled());
                 }
-                Err(RecvTimeoutError::Timeout) if !handed_over && kind == TimeoutKind::Request => {
+                None if !handed_over && kind == TimeoutKind::Request => {
                     // Still in the sending thread, whose own deadline ends it with `Sent` or
                     // `SendFailed`: keep waiting for that rather than time out a request the
                     // server may not have seen yet.
-                    deadline = Instant::now() + timeout;
+                    deadline = Instant::now().checked_add(timeout);
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    self.abandon(id, spec, "timed out");
+                None => {
+                    self.abandon(id, call, "timed out");
                     return Err(Error::Timeout {
-                        method: spec.method.to_owned(),
+                        method: call.method.to_owned(),
                         elapsed: started.elapsed(),
                         kind,
                     });
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    // The router always answers before dropping an entry; getting here means
-                    // it is gone, so the connection is.
-                    return Err(Error::Closed(self.closed().unwrap_or_else(|| {
-                        Arc::new(Closed {
-                            reason: "connection ended".into(),
-                            ..Closed::default()
-                        })
-                    })));
                 }
             }
         }
     }
 
-    /// Sends a cancellable request from a thread of its own, reporting a failure to the
-    /// waiting caller as [`Reply::SendFailed`].
-    ///
-    /// A transport may return from `send` only once the server has answered: Streamable HTTP
-    /// reads a JSON reply to the end before returning, which for a long tool call is the whole
-    /// call. Sending on the caller's thread would leave the cancel handle unheard until then;
-    /// from here the caller waits on its channel at once. The thread ends by `deadline`, which
-    /// bounds every send. A cancel that fires before the request is written may reach the
-    /// server first; a server ignores a cancellation for a request it does not know, and the
-    /// late response is dropped by the router.
-    fn send_cancellable(
-        &self,
-        request: Message,
-        deadline: Instant,
-        tx: Sender<Reply>,
-    ) -> Result<()> {
-        let transport = Arc::clone(&self.transport);
-        let spawned = std::thread::Builder::new()
-            .name("umcp-send".into())
-            .spawn(move || {
-                // Nobody listens any more when the caller has given up already.
-                let _ = match transport.send(&request, deadline) {
-                    Ok(()) => tx.send(Reply::Sent),
-                    Err(err) => tx.send(Reply::SendFailed(err)),
-                };
-            });
-        match spawned {
-            Ok(_) => Ok(()),
-            Err(err) => Err(Error::io(err)),
+    /// Sends on the caller's thread; forgets the request when that fails.
+    fn send_now(&self, message: &Message, deadline: Instant, id: i64) -> Result<()> {
+        let sent = self.transport.send(message, deadline);
+        if sent.is_err() {
+            self.forget(id);
         }
+        sent
     }
 
     /// Removes a pending entry without telling the server.
     fn forget(&self, id: i64) {
-        lock(&self.pending).entries.remove(&id);
+        lock(&self.core.pending).entries.remove(&id);
     }
 
     /// Gives up on a request: forget it, let the transport stop reading for it, and ask the
-    /// server to stop working on it. A response arriving later is dropped by the router.
-    fn abandon(&self, id: i64, spec: &CallSpec<'_>, reason: &str) {
+    /// server to stop working on it. A response arriving later is dropped.
+    fn abandon(&self, id: i64, call: &Call<'_>, reason: &str) {
         self.forget(id);
         let request_id = RequestId::from(id);
         self.transport.abandon(&request_id);
-        if spec.handshake {
+        if call.handshake {
             return;
         }
         log::debug!(
             "request {id} `{}` {reason}; sending notifications/cancelled",
-            spec.method
+            call.method
         );
         let params = json!({ "requestId": id, "reason": reason });
         let message =
             Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-        // The caller's deadline has passed already: the notice goes out from its own thread
-        // so a server that stopped reading cannot hold the caller any longer.
-        let transport = Arc::clone(&self.transport);
-        let sent = std::thread::Builder::new()
-            .name("umcp-cancel".into())
-            .spawn(move || {
-                if let Err(err) = transport.send(&message, Instant::now() + CANCEL_DEADLINE) {
-                    log::debug!("could not send notifications/cancelled for {id}: {err}");
-                }
-            });
-        if let Err(err) = sent {
-            log::debug!("could not start a thread to cancel {id}: {err}");
+        // The caller's deadline has passed already: a server that stopped reading must not
+        // hold it any longer. A queued send (stdio) is tried at once and dropped when the
+        // queue is full; a send that waits for the server goes to a sending thread.
+        if !self.transport.send_waits_for_peer() {
+            if let Err(err) = self.transport.send(&message, Instant::now()) {
+                log::debug!("could not send notifications/cancelled for {id}: {err}");
+            }
+            return;
+        }
+        let job = Job {
+            message,
+            deadline: far(Instant::now(), CANCEL_DEADLINE),
+            report: None,
+        };
+        let submitted = lock(&self.senders).submit(job);
+        match submitted {
+            Ok(started) => lock(&self.threads).extend(started),
+            Err(_) => log::debug!("no sending thread free to cancel {id}; notice dropped"),
         }
     }
 
@@ -317,21 +310,46 @@ impl Shared {
         if let Some(closed) = self.closed() {
             return Err(Error::Closed(closed));
         }
-        let deadline = Instant::now() + self.options.request_timeout.min(Duration::from_secs(10));
+        let deadline = far(
+            Instant::now(),
+            self.options.request_timeout.min(Duration::from_secs(10)),
+        );
         let message = Message::Notification(Notification::new(method, params));
         self.transport.send(&message, deadline)
     }
 }
 
-/// Adds the progress token and caller `_meta` to the params, creating the object if needed.
-fn with_meta(params: Option<Value>, id: i64, opts: &RequestOptions) -> Option<Value> {
-    if opts.progress.is_none() && opts.meta.is_none() {
-        return params;
+/// The parts of a [`CallSpec`] a call keeps once its params are in the message.
+struct Call<'a> {
+    method: &'a str,
+    options: &'a RequestOptions,
+    handshake: bool,
+}
+
+impl Call<'_> {
+    fn cancelled(&self) -> Error {
+        Error::Cancelled {
+            method: self.method.to_owned(),
+        }
     }
-    let mut object = match params {
+}
+
+/// Adds the progress token and caller `_meta` to the params, creating the object if needed.
+/// Run again on a retry, it replaces the token with the new id.
+fn add_meta(params: &mut Option<Value>, id: i64, opts: &RequestOptions) {
+    if opts.progress.is_none() && opts.meta.is_none() {
+        return;
+    }
+    let object = match params {
         Some(Value::Object(map)) => map,
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => return Some(other),
+        None | Some(Value::Null) => {
+            *params = Some(Value::Object(Map::new()));
+            match params {
+                Some(Value::Object(map)) => map,
+                _ => return,
+            }
+        }
+        Some(_) => return,
     };
     let meta = object
         .entry("_meta")
@@ -345,5 +363,4 @@ fn with_meta(params: Option<Value>, id: i64, opts: &RequestOptions) -> Option<Va
             meta.insert("progressToken".into(), Value::from(id));
         }
     }
-    Some(Value::Object(object))
 }

@@ -11,17 +11,23 @@
 //! with the message through [`Transport::send_with_headers`], which transports without headers
 //! need not implement.
 //!
+//! Delivery is where a response's one hand-off happens: the client builds its [`Inbox`] around
+//! its pending table, so the transport's reading thread puts a response straight into the slot
+//! its caller sleeps on (prefer [`Inbox::deliver_text`] when a message arrives as text: the
+//! result is then decoded once, by the caller, into the type it wants). Only notifications and
+//! server requests queue for the client's router thread.
+//!
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Closed, Error, Result};
-use crate::jsonrpc::{Message, RequestId};
+use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
 
 #[cfg(feature = "http")]
 pub mod http;
@@ -66,6 +72,14 @@ pub trait Transport: Send + Sync {
         self.send(message, deadline)
     }
 
+    /// Whether `send` may wait for the server (an HTTP POST waits for its status, and often
+    /// for the reply) rather than only queue the message. The client then sends cancellable
+    /// requests and cancellation notices from a few threads of its own, so that a caller never
+    /// waits on a send it no longer wants. `true` unless a transport says otherwise.
+    fn send_waits_for_peer(&self) -> bool {
+        true
+    }
+
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
     fn abandon(&self, _id: &RequestId) {}
@@ -79,6 +93,18 @@ pub trait Transport: Send + Sync {
 
     /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
     fn kind(&self) -> &'static str;
+}
+
+/// Stands for "no deadline" where an `Instant` is needed and a user's duration does not fit.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// `start + duration`, or a point far in the future when that does not fit: a user's
+/// `Duration::MAX` means "no limit", never a panic.
+pub(crate) fn deadline_after(start: Instant, duration: Duration) -> Instant {
+    start
+        .checked_add(duration)
+        .or_else(|| start.checked_add(FAR_FUTURE))
+        .unwrap_or(start)
 }
 
 /// What the layer above tells a transport about the session it runs over it.
@@ -141,40 +167,102 @@ pub enum Inbound {
 
 /// Where a transport delivers what the server sends.
 ///
-/// Cheap to clone: every reader thread of a transport holds one. Delivery never blocks.
-#[derive(Debug, Clone)]
+/// Cheap to clone: every reader thread of a transport holds one. Delivery never waits on a
+/// caller; it may wait for room when the layer above applies backpressure (a bounded queue of
+/// server requests or notification callbacks that are not keeping up), which in turn slows the
+/// reading of the server's output.
+///
+/// The client builds its inbox around its own sink: a response goes straight from the thread
+/// that read it to the caller waiting for it, in one hand-off, and only notifications and
+/// server requests take a queue. [`Inbox::new`] builds one around a channel instead, for other
+/// uses of a transport (and tests).
+#[derive(Clone)]
 pub struct Inbox {
-    tx: Sender<Inbound>,
+    sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,
+    /// Takes a message from its text when it can (`Some(listening)`) without building a
+    /// [`Message`] first: the client's response fast path.
+    text: Option<TextSink>,
 }
+
+/// See [`Inbox::deliver_text`].
+type TextSink = Arc<dyn Fn(&str) -> Option<bool> + Send + Sync>;
 
 impl Inbox {
     /// A new inbox and the receiving end the layer above reads from.
     ///
     /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
-    /// implementers of [`Transport`] and for tests.
+    /// implementers of [`Transport`] and for tests. The channel is unbounded: whoever reads it
+    /// decides how fast it drains.
     pub fn new() -> (Inbox, Receiver<Inbound>) {
-        let (tx, rx) = crossbeam_channel::unbounded();
-        (Inbox { tx }, rx)
+        let (tx, rx): (Sender<Inbound>, _) = crossbeam_channel::unbounded();
+        let inbox = Inbox::with_sink(move |inbound| tx.send(inbound).is_ok());
+        (inbox, rx)
+    }
+
+    /// An inbox that hands everything to `sink`, which returns `false` once nobody listens.
+    pub(crate) fn with_sink(sink: impl Fn(Inbound) -> bool + Send + Sync + 'static) -> Inbox {
+        Inbox {
+            sink: Arc::new(sink),
+            text: None,
+        }
+    }
+
+    /// Adds a sink that may take a message straight from its text (see
+    /// [`Inbox::deliver_text`]).
+    pub(crate) fn with_text_sink(
+        mut self,
+        text: impl Fn(&str) -> Option<bool> + Send + Sync + 'static,
+    ) -> Inbox {
+        self.text = Some(Arc::new(text));
+        self
+    }
+
+    /// Decodes one JSON-RPC text (a message or a batch) and delivers it. Prefer this to
+    /// decoding first: the client takes a response from its text, so its result is parsed
+    /// once, straight into the type the caller wants.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
+    pub fn deliver_text(&self, text: &str) -> std::result::Result<bool, DecodeError> {
+        if let Some(listening) = self.text.as_ref().and_then(|take| take(text)) {
+            return Ok(listening);
+        }
+        Ok(match Payload::decode(text)? {
+            Payload::Single(message) => self.deliver(message),
+            Payload::Batch(messages, dropped) => {
+                if dropped > 0 {
+                    log::debug!("dropped {dropped} malformed members of a batch");
+                }
+                self.deliver_batch(messages)
+            }
+        })
     }
 
     /// Delivers one message. Returns `false` when nobody listens any more, which tells a
     /// reader thread it can stop.
     pub fn deliver(&self, message: Message) -> bool {
-        self.tx.send(Inbound::Message(message)).is_ok()
+        (self.sink)(Inbound::Message(message))
     }
 
     /// Delivers a batch.
     pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
-        self.tx.send(Inbound::Batch(messages)).is_ok()
+        (self.sink)(Inbound::Batch(messages))
     }
 
     /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
-        self.tx.send(Inbound::Failed(id, error)).is_ok()
+        (self.sink)(Inbound::Failed(id, error))
     }
 
     /// Reports the end of the connection.
     pub fn closed(&self, closed: Closed) {
-        let _ = self.tx.send(Inbound::Closed(Arc::new(closed)));
+        (self.sink)(Inbound::Closed(Arc::new(closed)));
+    }
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox").finish_non_exhaustive()
     }
 }

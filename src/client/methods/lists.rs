@@ -225,7 +225,7 @@ impl Client {
     ) -> Result<T> {
         self.require(method, capability)?;
         let params = cursor.map(|c| json!({ "cursor": c }));
-        decode(method, self.request_raw(method, params, options)?)
+        self.request_as(method, params, options)
     }
 
     fn all<T: DeserializeOwned>(

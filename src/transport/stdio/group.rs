@@ -1,7 +1,8 @@
 //! Signals to a server's process group and whether the group still runs (Unix only).
 //!
-//! This holds the crate's only unsafe code: one call to kill(2), which std does not offer for
-//! process groups.
+//! The unsafe code here is one call to kill(2), which std does not offer for process groups
+//! (nor for a process known only by its pid); the only other unsafe code of the crate is in
+//! `pipe.rs`.
 
 use std::io;
 
@@ -21,6 +22,18 @@ pub(super) fn signal(pgid: u32, signal: Signal) -> io::Result<()> {
         Signal::Kill => libc::SIGKILL,
     };
     kill_group(pgid, number)
+}
+
+/// Sends `signal` to the process `pid` alone (the server, which a thread of ours is waiting
+/// on, so its pid is not reused before that thread reaps it).
+pub(super) fn signal_process(pid: u32, signal: Signal) -> io::Result<()> {
+    let number = match signal {
+        Signal::Terminate => libc::SIGTERM,
+        Signal::Kill => libc::SIGKILL,
+    };
+    let pid =
+        libc::pid_t::try_from(pid).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    kill_pid(pid, number)
 }
 
 /// Whether a process of the group `pgid` still runs.
@@ -47,6 +60,22 @@ fn kill_group(pgid: u32, signal: libc::c_int) -> io::Result<()> {
     // SAFETY: kill(2) takes two integers and touches no memory of this process. A negative pid
     // addresses exactly the process group `pgid`, and the check above rules out 0 and 1.
     let rc = unsafe { libc::kill(-pgid, signal) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Sends signal number `signal` to the process `pid` (positive, above 1).
+#[allow(unsafe_code)]
+fn kill_pid(pid: libc::pid_t, signal: libc::c_int) -> io::Result<()> {
+    if pid <= 1 {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    // SAFETY: kill(2) takes two integers and touches no memory of this process; a pid above 1
+    // addresses exactly that one process.
+    let rc = unsafe { libc::kill(pid, signal) };
     if rc == 0 {
         Ok(())
     } else {

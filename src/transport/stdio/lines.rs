@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(super) enum Line<'a> {
     /// A whole line within the limit.
     Complete(&'a [u8]),
-    /// The first `limit` bytes of a longer line; the rest is skipped by the next read.
+    /// The first bytes (at most [`HEAD`], and at most the limit) of a line longer than the limit; the rest is
+    /// skipped by the next read.
     Oversized(&'a [u8]),
 }
 
@@ -20,6 +21,9 @@ pub(super) struct LineReader<R> {
     /// The reader is in the middle of an oversized line and must skip to its end first.
     skipping: bool,
 }
+
+/// How much of an oversized line is kept (to find the request it answers).
+pub(super) const HEAD: usize = 4 << 10;
 
 /// Above this capacity the line buffer is released after use, so one huge message does not
 /// pin its memory for the life of the connection.
@@ -65,12 +69,25 @@ impl<R: BufRead> LineReader<R> {
                 self.skipping = newline.is_none();
                 continue;
             }
-            let room = self.limit - self.buf.len();
+            let room = self.limit.saturating_sub(self.buf.len());
             if part > room {
-                self.buf.extend_from_slice(&chunk[..room]);
+                let head = HEAD.min(self.limit);
+                let keep = head.saturating_sub(self.buf.len()).min(part);
+                self.buf.extend_from_slice(&chunk[..keep]);
                 self.inner.consume(consumed);
                 self.skipping = newline.is_none();
+                // Let go of the line at once: only its head is kept, and the rest of it is
+                // skipped as it arrives, without being held.
+                self.buf.truncate(head);
+                self.buf.shrink_to(head);
                 return Ok(Some(Line::Oversized(&self.buf)));
+            }
+            // Grow by doubling, but never past the limit: a line just under the limit holds no
+            // more than the limit.
+            let wanted = self.buf.len() + part;
+            if wanted > self.buf.capacity() {
+                let target = wanted.max(self.buf.capacity() * 2).min(self.limit);
+                self.buf.reserve_exact(target.max(wanted) - self.buf.len());
             }
             self.buf.extend_from_slice(&chunk[..part]);
             self.inner.consume(consumed);
@@ -153,6 +170,30 @@ mod tests {
             ];
             assert_eq!(lines, expected, "chunk {chunk}");
         }
+    }
+
+    #[test]
+    fn an_oversized_line_is_let_go_of_at_once() {
+        let limit = 1 << 20;
+        let mut input = vec![b'x'; 3 << 20];
+        input.extend_from_slice(b"\nok\n");
+        let mut reader = LineReader::new(io::BufReader::with_capacity(64 << 10, &input[..]), limit);
+        match reader.next_line().unwrap() {
+            Some(Line::Oversized(head)) => assert_eq!(head.len(), HEAD),
+            other => panic!("{other:?}"),
+        }
+        // Only the head is held while the rest of the line is skipped.
+        assert!(reader.buf.capacity() <= HEAD, "{}", reader.buf.capacity());
+        assert_eq!(reader.next_line().unwrap(), Some(Line::Complete(b"ok")));
+        // A line within the limit never makes the buffer grow past the limit.
+        let mut big = vec![b'y'; limit - 10];
+        big.push(b'\n');
+        let mut reader = LineReader::new(io::BufReader::with_capacity(4096, &big[..]), limit);
+        assert!(matches!(
+            reader.next_line().unwrap(),
+            Some(Line::Complete(_))
+        ));
+        assert!(reader.buf.capacity() <= limit, "{}", reader.buf.capacity());
     }
 
     #[test]

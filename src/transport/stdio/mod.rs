@@ -1,15 +1,18 @@
 //! The stdio transport: a server run as a child process, speaking newline-delimited JSON.
 //!
 //! [`StdioConfig`] describes the process; [`Connect::connect`] starts it. The running
-//! connection uses four named threads, so that no caller ever blocks on a pipe:
+//! connection uses five named threads, so that no caller ever blocks on a pipe:
 //!
 //! * `umcp-stdio-reader` reads stdout line by line (each line bounded by
 //!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`];
 //! * `umcp-stdio-stderr` drains stderr into `log` (target `umcp::server_stderr`), the optional
 //!   callback and a short tail kept for error reports, so a chatty server never stalls;
-//! * `umcp-stdio-writer` owns stdin and writes what [`Transport::send`] queues, so a server that
-//!   stops reading cannot block a caller past its deadline;
-//! * `umcp-stdio-monitor` notices when the server exits, reaps it, reports
+//! * `umcp-stdio-writer` writes what the pipe could not take at once: a caller writes its own
+//!   message when the pipe has room (on Unix, through a non-blocking pipe), and otherwise
+//!   queues it, so a server that stops reading cannot block a caller past its deadline (see
+//!   the `stdin` module);
+//! * `umcp-stdio-wait` waits on the child and reports its exit the moment it happens;
+//! * `umcp-stdio-monitor` notices when the server exits (or closes its output), reports
 //!   [`Inbound::Closed`](super::Inbound::Closed) once, and runs the shutdown sequence.
 //!
 //! Closing follows the MCP shutdown order: close stdin, wait [`StdioConfig::close_grace`], send
@@ -47,17 +50,21 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::transport::{Connect, Inbox, Transport};
 
+mod child;
 mod command_line;
 mod env;
 #[cfg(unix)]
 mod group;
 mod lines;
 mod monitor;
+#[cfg(unix)]
+mod pipe;
 mod reader;
 // Used on Windows only, compiled everywhere so its tests run on every platform.
 #[cfg_attr(not(windows), allow(dead_code))]
 mod resolve;
 mod stderr;
+mod stdin;
 mod transport;
 
 /// How the server's environment is built from the parent's (the configured variables are
@@ -194,7 +201,9 @@ impl StdioConfig {
     /// The longest line (one message, without its newline) accepted from the server; 64 MiB by
     /// default.
     ///
-    /// A longer line is skipped without being held in memory. When it starts like a response
+    /// A longer line is read up to the limit, then let go of at once (only its first 4 KiB are
+    /// kept) and the rest of it skipped as it arrives, without being held. When it starts like a
+    /// response
     /// (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers fails with
     /// [`Error::MessageTooLarge`]; otherwise it is only logged.
     pub fn max_message_size(mut self, bytes: usize) -> StdioConfig {

@@ -1,5 +1,6 @@
 //! The monitor thread: notices the server's exit, reaps it, and runs the shutdown sequence.
 
+use std::io;
 use std::process::{Child, ExitStatus};
 use std::sync::Arc;
 use std::thread;
@@ -7,20 +8,18 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{never, select, Receiver, RecvTimeoutError};
 
+use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
 use super::transport::{lock, Shared};
 use crate::error::Closed;
 
-/// How often a running server is checked for an exit that did not close stdout (a process it
-/// started still holds the pipe).
+/// How often the monitor looks at a running server's state (its exit itself is reported at
+/// once by the waiting thread).
 const POLL: Duration = Duration::from_millis(100);
 
 /// How often the leftovers of an exited server's process group are checked.
 const GROUP_POLL: Duration = Duration::from_millis(200);
-
-/// How often the server is checked while waiting for it to exit.
-const FAST_POLL: Duration = Duration::from_millis(5);
 
 /// How long a server that closed stdout gets to exit before the connection is reported closed
 /// without an exit status.
@@ -43,9 +42,9 @@ pub(super) const SHUTDOWN_EXTRA: Duration = REAP_WAIT
     .saturating_add(DRAIN_MAX)
     .saturating_add(Duration::from_millis(100));
 
-/// Owns the child process for its whole life.
+/// Watches the child process for its whole life.
 pub(super) struct Monitor {
-    pub(super) child: Child,
+    pub(super) child: ChildWatch,
     /// The child's pid, which is also its process group id on Unix.
     #[cfg_attr(not(unix), allow(dead_code))]
     pub(super) pid: u32,
@@ -73,22 +72,22 @@ impl Monitor {
     /// `false` when nothing of the server runs any more.
     fn watch(&mut self) -> bool {
         let mut reader_done = self.reader_done.clone();
+        let mut exited = self.child.exited().clone();
         let mut eof_at: Option<Instant> = None;
         loop {
-            let poll = match (self.reaped, eof_at) {
-                (true, _) => GROUP_POLL,
-                (false, Some(_)) => FAST_POLL,
-                (false, None) => POLL,
-            };
+            let poll = if self.reaped { GROUP_POLL } else { POLL };
             select! {
                 recv(self.close) -> _ => return true,
                 recv(reader_done) -> _ => {
                     reader_done = never();
                     eof_at = Some(Instant::now());
                 }
+                recv(exited) -> status => {
+                    exited = never();
+                    self.record(status.ok());
+                }
                 default(poll) => {}
             }
-            self.poll_exit();
             if self.shared.is_closing() {
                 // Closing stdin may have made the server exit before the close signal got
                 // here: that exit belongs to the close.
@@ -143,24 +142,35 @@ impl Monitor {
         self.report("closed by client");
     }
 
-    /// Reaps the child if it has exited.
-    fn poll_exit(&mut self) {
+    /// Notes the child's exit as reported by the waiting thread (`None`: that thread is gone).
+    fn record(&mut self, status: Option<io::Result<ExitStatus>>) {
         if self.reaped {
             return;
         }
-        match self.child.try_wait() {
-            Ok(Some(status)) => {
+        self.reaped = true;
+        match status {
+            Some(Ok(status)) => {
                 log::debug!("{}: exited with {status}", self.shared.label);
                 self.status = Some(status);
-                self.reaped = true;
             }
-            Ok(None) => {}
-            Err(e) => {
-                // Nothing left to wait for (for example SIGCHLD is ignored and the system
-                // reaped it), so treat it as gone rather than poll forever.
-                log::debug!("{}: waiting for the server failed: {e}", self.shared.label);
-                self.reaped = true;
+            // Nothing left to wait for (for example SIGCHLD is ignored and the system reaped
+            // it), so treat it as gone rather than wait forever.
+            Some(Err(e)) => {
+                log::debug!("{}: waiting for the server failed: {e}", self.shared.label)
             }
+            None => log::debug!("{}: the waiting thread is gone", self.shared.label),
+        }
+    }
+
+    /// Waits until the server itself has exited, for at most `limit`.
+    fn wait_exit(&mut self, limit: Duration) {
+        if self.reaped {
+            return;
+        }
+        match self.child.exited().recv_timeout(limit) {
+            Ok(status) => self.record(Some(status)),
+            Err(RecvTimeoutError::Disconnected) => self.record(None),
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
 
@@ -176,39 +186,19 @@ impl Monitor {
         }
     }
 
-    /// Polls until the server itself has exited, for at most `limit`.
-    fn wait_exit(&mut self, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        loop {
-            self.poll_exit();
-            if self.reaped {
-                return;
-            }
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return;
-            };
-            thread::sleep(FAST_POLL.min(left));
-        }
-    }
-
-    /// Polls until nothing of the server runs, for at most `limit`; `true` when it is gone.
+    /// Waits until nothing of the server runs, for at most `limit`; `true` when it is gone.
     fn wait_gone(&mut self, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
+        let deadline = crate::transport::deadline_after(Instant::now(), limit);
+        self.wait_exit(limit);
         loop {
-            self.poll_exit();
             if !self.alive() {
                 return true;
             }
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 return false;
             };
-            // The group is checked through /proc, so it is polled less often than the child.
-            let poll = if self.reaped {
-                GROUP_POLL / 10
-            } else {
-                FAST_POLL
-            };
-            thread::sleep(poll.min(left));
+            // The group is checked through /proc, so it is polled.
+            thread::sleep((GROUP_POLL / 10).min(left));
         }
     }
 
@@ -285,9 +275,9 @@ impl Monitor {
 impl Drop for Monitor {
     fn drop(&mut self) {
         // Only reached unreaped when the thread could not start or the sequence gave up: make
-        // sure no zombie is left behind.
+        // sure the server ends (the waiting thread then reaps it).
         if !self.reaped {
-            kill_now(&mut self.child);
+            let _ = self.child.kill();
         }
     }
 }

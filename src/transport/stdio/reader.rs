@@ -5,10 +5,7 @@ use std::io::{BufReader, Read};
 use super::lines::{Line, LineReader};
 use super::transport::Shared;
 use crate::error::Error;
-use crate::jsonrpc::{Payload, RequestId};
-
-/// How much of an oversized line is searched for the id of the request it answers.
-const ID_SCAN_BYTES: usize = 4 << 10;
+use crate::jsonrpc::RequestId;
 
 /// How much of a skipped line is shown in the debug log.
 const PREVIEW_CHARS: usize = 200;
@@ -16,8 +13,8 @@ const PREVIEW_CHARS: usize = 200;
 /// Reads messages from `stdout` until it ends, delivering them to the inbox.
 ///
 /// Lines that are not UTF-8 or not JSON-RPC are logged and skipped: one bad line never ends
-/// the connection. Lines longer than `limit` are skipped without being buffered whole, and
-/// fail the request they answer when their first bytes name it.
+/// the connection. Lines longer than `limit` are dropped as soon as they pass it (only their
+/// first 4 KiB are kept), and fail the request they answer when those bytes name it.
 pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str) {
     let mut lines = LineReader::new(BufReader::with_capacity(64 << 10, stdout), limit);
     let mut oversized = 0u64;
@@ -37,7 +34,7 @@ pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str)
             Line::Complete(bytes) => deliver(bytes, shared, label),
             Line::Oversized(head) => {
                 oversized += 1;
-                let id = response_id(&head[..head.len().min(ID_SCAN_BYTES)]);
+                let id = response_id(head);
                 log::debug!(
                     "{label}: skipped a message over the limit of {limit} bytes \
                      ({oversized} so far), answering {}",
@@ -73,14 +70,8 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
         return true;
     }
     log::trace!("< {text}");
-    match Payload::decode(text) {
-        Ok(Payload::Single(message)) => shared.deliver(|inbox| inbox.deliver(message)),
-        Ok(Payload::Batch(messages, dropped)) => {
-            if dropped > 0 {
-                log::debug!("{label}: dropped {dropped} malformed members of a batch");
-            }
-            shared.deliver(|inbox| inbox.deliver_batch(messages))
-        }
+    shared.deliver(|inbox| match inbox.deliver_text(text) {
+        Ok(listening) => listening,
         Err(e) => {
             log::debug!(
                 "{label}: skipped a line that is not a message ({e}): {}",
@@ -88,7 +79,7 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
             );
             true
         }
-    }
+    })
 }
 
 /// The start of `text`, for logs.

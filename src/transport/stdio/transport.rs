@@ -1,24 +1,22 @@
-//! The running stdio connection: sending through the writer thread, and close.
+//! The running stdio connection: sending (see [`super::stdin`]), and close.
 
-use std::io::Write;
-use std::process::{Child, ChildStdin};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{select, Receiver, RecvTimeoutError, SendTimeoutError, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
+use super::child;
 use super::lines::{Activity, Watched};
 use super::monitor::{self, Monitor};
 use super::stderr::{self, Tail};
+use super::stdin::{Refused, Stdin};
 use super::{reader, StdioConfig};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
 use crate::transport::{Inbox, Transport};
-
-/// How many encoded messages wait for the writer before `send` blocks.
-const WRITE_QUEUE: usize = 32;
 
 /// How long the reader and stderr threads get to finish once the server is gone, before they
 /// are left to end on their own (a process outside the group may hold the pipes open).
@@ -33,9 +31,7 @@ const REPORT_WAIT: Duration = Duration::from_secs(1);
 /// A running stdio server.
 pub(super) struct StdioTransport {
     shared: Arc<Shared>,
-    lines: Sender<String>,
-    /// Dropping this sender tells the writer to flush and close stdin.
-    shutdown: Mutex<Option<Sender<()>>>,
+    stdin: Arc<Stdin>,
     /// Dropping this sender tells the monitor to run the shutdown sequence.
     close_monitor: Mutex<Option<Sender<()>>>,
     workers: Mutex<Vec<Worker>>,
@@ -51,6 +47,11 @@ pub(super) struct Shared {
     pub(super) stdout_activity: Activity,
     pub(super) stderr_activity: Activity,
     closed: Mutex<Option<Arc<Closed>>>,
+    /// Held (shared) by the reader while it delivers and (exclusively) while the end is
+    /// reported, so nothing is delivered after the end. Only those two take it: the reader may
+    /// wait inside a delivery (backpressure from the layer above), and nobody the layer above
+    /// waits on must wait for it.
+    gate: RwLock<()>,
     reported: Condvar,
     closing: AtomicBool,
 }
@@ -91,11 +92,11 @@ impl StdioTransport {
             stdout_activity: Activity::default(),
             stderr_activity: Activity::default(),
             closed: Mutex::new(None),
+            gate: RwLock::new(()),
             reported: Condvar::new(),
             closing: AtomicBool::new(false),
         });
-        let (lines_tx, lines_rx) = crossbeam_channel::bounded::<String>(WRITE_QUEUE);
-        let (shutdown_tx, shutdown_rx) = crossbeam_channel::bounded::<()>(0);
+        let stdin = Arc::new(Stdin::new(stdin, &label));
         let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
 
         let mut workers = Vec::with_capacity(4);
@@ -113,18 +114,28 @@ impl StdioTransport {
             workers.push(Worker::spawn("umcp-stdio-reader", move || {
                 reader::run(Watched::new(stdout, &s.stdout_activity), &s, limit, &l);
             })?);
-            let l = label.clone();
+            let (w, l) = (stdin.clone(), label.clone());
             workers.push(Worker::spawn("umcp-stdio-writer", move || {
-                write_lines(stdin, &lines_rx, &shutdown_rx, &l);
+                w.run_writer(&l);
             })?);
             Ok(())
         })();
         if let Err(e) = started {
             monitor::kill_now(&mut child);
+            stdin.close();
             return Err(Error::io(e));
         }
+        let (watch, waiter) = match child::watch(child) {
+            Ok(started) => started,
+            Err(e) => {
+                // The child is being killed, which ends the reader and stderr threads.
+                stdin.close();
+                return Err(Error::io(e));
+            }
+        };
+        workers.push(waiter);
         let monitor = Monitor {
-            child,
+            child: watch,
             pid,
             status: None,
             reaped: false,
@@ -137,14 +148,14 @@ impl StdioTransport {
         };
         let transport = StdioTransport {
             shared,
-            lines: lines_tx,
-            shutdown: Mutex::new(Some(shutdown_tx)),
+            stdin,
             close_monitor: Mutex::new(Some(close_tx)),
             workers: Mutex::new(workers),
-            close_bound: config.close_grace
-                + config.kill_grace
-                + monitor::SHUTDOWN_EXTRA
-                + CLOSE_SLACK,
+            close_bound: config
+                .close_grace
+                .saturating_add(config.kill_grace)
+                .saturating_add(monitor::SHUTDOWN_EXTRA)
+                .saturating_add(CLOSE_SLACK),
         };
         // A monitor that cannot start is dropped with the child, which its drop kills and reaps;
         // the transport's own drop then stops the other threads.
@@ -161,19 +172,26 @@ impl Transport for StdioTransport {
             return Err(err);
         }
         let start = Instant::now();
-        let mut line = message.encode();
-        line.push('\n');
-        match self.lines.send_deadline(line, deadline) {
+        let mut line = message.encode().into_bytes();
+        line.push(b'\n');
+        match self.stdin.send(line, deadline) {
             Ok(()) => Ok(()),
-            Err(SendTimeoutError::Timeout(_)) => Err(Error::Timeout {
+            Err(Refused::Timeout) => Err(Error::Timeout {
                 method: method_of(message),
                 elapsed: start.elapsed(),
                 kind: TimeoutKind::Write,
             }),
-            Err(SendTimeoutError::Disconnected(_)) => {
-                // The writer stopped because stdin broke: the server is going away, and the
+            Err(Refused::Closing) => Err(self
+                .shared
+                .closed_error()
+                .unwrap_or_else(|| closed_error("closed by client", &self.shared))),
+            Err(Refused::Broken) => {
+                // Writing failed because stdin broke: the server is going away, and the
                 // monitor is about to say how.
-                let wait = deadline.min(Instant::now() + REPORT_WAIT);
+                let wait = deadline.min(crate::transport::deadline_after(
+                    Instant::now(),
+                    REPORT_WAIT,
+                ));
                 Err(self.shared.wait_closed(wait).unwrap_or_else(|| {
                     closed_error("server stopped reading its input", &self.shared)
                 }))
@@ -181,19 +199,23 @@ impl Transport for StdioTransport {
         }
     }
 
+    fn send_waits_for_peer(&self) -> bool {
+        false
+    }
+
     fn close(&self) {
         if self.shared.closing.swap(true, Ordering::AcqRel) {
             return;
         }
         log::debug!("{}: closing", self.shared.label);
-        drop(lock(&self.shutdown).take());
+        self.stdin.close();
         drop(lock(&self.close_monitor).take());
         let workers = std::mem::take(&mut *lock(&self.workers));
-        let mut deadline = Instant::now() + self.close_bound;
+        let mut deadline = crate::transport::deadline_after(Instant::now(), self.close_bound);
         for worker in workers {
             worker.join_by(deadline, &self.shared.label);
             // The monitor (first) ran the shutdown sequence; the others only need to drain.
-            deadline = deadline.min(Instant::now() + JOIN_WAIT);
+            deadline = deadline.min(crate::transport::deadline_after(Instant::now(), JOIN_WAIT));
         }
         let tail = lock(&self.shared.tail).text();
         self.shared.report(Closed {
@@ -218,6 +240,7 @@ impl Drop for StdioTransport {
 impl Shared {
     /// Reports the end of the connection to the inbox, unless it was reported already.
     pub(super) fn report(&self, closed: Closed) {
+        let _gate = self.gate.write().unwrap_or_else(PoisonError::into_inner);
         let mut slot = lock(&self.closed);
         if slot.is_some() {
             return;
@@ -229,11 +252,11 @@ impl Shared {
     }
 
     /// Hands `deliver` the inbox unless the end was reported already, so that nothing
-    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` when
-    /// nothing more should be read (the end was reported, or nobody listens).
+    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` (or
+    /// when nothing more should be read (the end was reported, or nobody listens).
     pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
-        let slot = lock(&self.closed);
-        slot.is_none() && deliver(&self.inbox)
+        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        !self.is_reported() && deliver(&self.inbox)
     }
 
     /// Whether the transport is being closed (so an exit now is the one close asked for).
@@ -304,45 +327,6 @@ impl Worker {
             ),
         }
     }
-}
-
-/// Writes queued lines to the server's stdin until told to stop or the pipe breaks.
-///
-/// On the stop signal it writes what is already queued, then closes stdin by dropping it,
-/// which asks the server to exit.
-fn write_lines(
-    mut stdin: ChildStdin,
-    lines: &Receiver<String>,
-    shutdown: &Receiver<()>,
-    label: &str,
-) {
-    let mut write = |line: &str| match stdin.write_all(line.as_bytes()) {
-        Ok(()) => {
-            log::trace!("> {}", line.trim_end());
-            true
-        }
-        Err(e) => {
-            log::debug!("{label}: writing to stdin failed: {e}");
-            false
-        }
-    };
-    loop {
-        select! {
-            recv(lines) -> line => match line {
-                Ok(line) if write(&line) => {}
-                _ => break,
-            },
-            recv(shutdown) -> _ => {
-                while let Ok(line) = lines.try_recv() {
-                    if !write(&line) {
-                        break;
-                    }
-                }
-                break;
-            }
-        }
-    }
-    log::debug!("{label}: stdin closed");
 }
 
 /// The method a message is about, for timeout errors.

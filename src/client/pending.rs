@@ -1,0 +1,173 @@
+//! The requests waiting for a response, and the reusable slot each waiting caller sleeps on.
+//!
+//! A response takes one hand-off: the transport's reading thread finds the request in the
+//! pending table, puts the outcome into the caller's slot and wakes it. A slot belongs to the
+//! calling thread and is reused by its next call, so a call creates no channel. Replies are
+//! tagged with their request id: one left behind by a request that gave up (a late progress
+//! notification, say) is recognised and dropped by the next call on that slot.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error::{Closed, Error, Result};
+use crate::types::ProgressNotificationParams;
+
+use super::options::lock;
+
+/// A response's result: as the raw text the transport read (decoded once, by the caller,
+/// into the type it wants), or already decoded by a transport that delivered a [`Value`].
+#[derive(Debug)]
+pub(crate) enum Answer {
+    Raw(Box<RawValue>),
+    Value(Value),
+}
+
+impl Answer {
+    /// The result decoded as `T`.
+    pub(crate) fn decode<T: DeserializeOwned>(self, method: &str) -> Result<T> {
+        let decoded = match self {
+            Answer::Raw(raw) => serde_json::from_str(raw.get()),
+            Answer::Value(value) => serde_json::from_value(value),
+        };
+        decoded.map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
+    }
+}
+
+/// What a waiting caller is handed.
+pub(crate) enum Reply {
+    /// Progress for the caller's token.
+    Progress(ProgressNotificationParams),
+    /// The outcome.
+    Done(Result<Answer>),
+    /// The caller's cancel handle fired.
+    Cancel,
+    /// A sending thread handed the request over (see `senders`).
+    Sent,
+    /// A sending thread could not hand the request over.
+    SendFailed(crate::Error),
+}
+
+/// Where one thread's calls receive their replies.
+#[derive(Default)]
+pub(crate) struct Slot {
+    replies: Mutex<VecDeque<(i64, Reply)>>,
+    ready: Condvar,
+}
+
+impl Slot {
+    /// Hands `reply` for request `id` to the caller and wakes it.
+    pub(crate) fn put(&self, id: i64, reply: Reply) {
+        lock(&self.replies).push_back((id, reply));
+        self.ready.notify_one();
+    }
+
+    /// The next reply for request `id`, waiting until `deadline` (`None`: no deadline);
+    /// `None` when the deadline passed first.
+    ///
+    /// The caller parks on a condition variable: no spinning that would take the core from a
+    /// server sharing it.
+    pub(crate) fn take(&self, id: i64, deadline: Option<Instant>) -> Option<Reply> {
+        let mut replies = lock(&self.replies);
+        loop {
+            while let Some((for_id, reply)) = replies.pop_front() {
+                if for_id == id {
+                    return Some(reply);
+                }
+            }
+            replies = match deadline {
+                None => self
+                    .ready
+                    .wait(replies)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+                Some(deadline) => {
+                    let left = deadline.checked_duration_since(Instant::now())?;
+                    self.ready
+                        .wait_timeout(replies, left)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+}
+
+thread_local! {
+    /// The calling thread's idle slot. Empty while a call on this thread is using it, so a
+    /// call made from inside a progress callback gets a slot of its own.
+    static IDLE: RefCell<Option<Arc<Slot>>> = const { RefCell::new(None) };
+}
+
+/// The calling thread's slot for the length of one call.
+pub(crate) struct SlotGuard(Option<Arc<Slot>>);
+
+impl SlotGuard {
+    /// Takes the thread's idle slot, or makes one.
+    pub(crate) fn acquire() -> SlotGuard {
+        let slot = IDLE
+            .try_with(|idle| idle.borrow_mut().take())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        SlotGuard(Some(slot))
+    }
+
+    /// The slot.
+    pub(crate) fn slot(&self) -> &Arc<Slot> {
+        // Always `Some` until dropped.
+        self.0.as_ref().unwrap_or_else(|| unreachable!())
+    }
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        if let Some(slot) = self.0.take() {
+            // Leftovers belong to finished requests; the next call would skip them anyway.
+            lock(&slot.replies).clear();
+            let _ = IDLE.try_with(|idle| *idle.borrow_mut() = Some(slot));
+        }
+    }
+}
+
+/// The pending table and the closed state live under one lock, so a request is either
+/// registered before the connection closed (and then failed by the close) or sees the closed
+/// state and fails at once. No request can slip in between and wait for nothing.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub(crate) entries: HashMap<i64, Arc<Slot>>,
+    pub(crate) closed: Option<Arc<Closed>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_reply_for_another_request_is_skipped() {
+        let slot = Slot::default();
+        slot.put(1, Reply::Cancel);
+        slot.put(2, Reply::Done(Ok(Answer::Value(Value::Null))));
+        assert!(matches!(slot.take(2, None), Some(Reply::Done(Ok(_)))));
+        let soon = Instant::now() + Duration::from_millis(10);
+        assert!(slot.take(1, Some(soon)).is_none());
+    }
+
+    #[test]
+    fn nested_calls_get_their_own_slot_and_slots_are_reused() {
+        let outer = SlotGuard::acquire();
+        let inner = SlotGuard::acquire();
+        assert!(!Arc::ptr_eq(outer.slot(), inner.slot()));
+        let inner_ptr = Arc::as_ptr(inner.slot());
+        drop(inner);
+        let again = SlotGuard::acquire();
+        assert_eq!(Arc::as_ptr(again.slot()), inner_ptr);
+        drop(again);
+        drop(outer);
+    }
+}

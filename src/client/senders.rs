@@ -1,0 +1,106 @@
+//! A few reusable threads that send for a caller who must stay free to hear its cancel handle,
+//! on transports whose `send` may wait for the server (an HTTP POST waits for its status, and
+//! often for the whole reply).
+//!
+//! At most [`SEND_THREADS`] threads, started when first needed; as many jobs again may wait.
+//! When all are taken a request is sent on the caller's own thread (its cancel is then heard
+//! once the send returns), and a cancellation notice is dropped with a debug log (the server
+//! still gets the late response dropped by the client).
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use crate::jsonrpc::Message;
+use crate::transport::Transport;
+
+use super::pending::{Reply, Slot};
+
+/// How many sending threads a connection has at most.
+pub(crate) const SEND_THREADS: usize = 4;
+
+/// One send to make.
+pub(crate) struct Job {
+    pub(crate) message: Message,
+    pub(crate) deadline: Instant,
+    /// Who to tell how it went: the request id and the caller's slot (none for a notice).
+    pub(crate) report: Option<(i64, Arc<Slot>)>,
+}
+
+/// The sending threads of one connection.
+pub(crate) struct Senders {
+    jobs: Option<Sender<Job>>,
+    queue: Receiver<Job>,
+    started: usize,
+    transport: Arc<dyn Transport>,
+    done: Option<Sender<()>>,
+}
+
+impl Senders {
+    pub(crate) fn new(transport: Arc<dyn Transport>, done: Sender<()>) -> Senders {
+        let (jobs, queue) = crossbeam_channel::bounded(SEND_THREADS);
+        Senders {
+            jobs: Some(jobs),
+            queue,
+            started: 0,
+            transport,
+            done: Some(done),
+        }
+    }
+
+    /// Hands `job` to a sending thread; gives it back when none can take it.
+    pub(crate) fn submit(&mut self, job: Job) -> Result<Option<JoinHandle<()>>, Job> {
+        let Some(jobs) = &self.jobs else {
+            return Err(job);
+        };
+        let mut started = None;
+        if self.started < SEND_THREADS {
+            if let Some(done) = &self.done {
+                let (queue, transport, done) = (
+                    self.queue.clone(),
+                    Arc::clone(&self.transport),
+                    done.clone(),
+                );
+                let spawned =
+                    std::thread::Builder::new()
+                        .name("umcp-send".into())
+                        .spawn(move || {
+                            let _done = done;
+                            for job in queue.iter() {
+                                run(transport.as_ref(), job);
+                            }
+                        });
+                match spawned {
+                    Ok(handle) => {
+                        self.started += 1;
+                        started = Some(handle);
+                    }
+                    Err(err) => log::debug!("could not start a sending thread: {err}"),
+                }
+            }
+        }
+        match jobs.try_send(job) {
+            Ok(()) => Ok(started),
+            Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => Err(job),
+        }
+    }
+
+    /// Lets the threads end once their queue is empty.
+    pub(crate) fn close(&mut self) {
+        self.jobs = None;
+        self.done = None;
+    }
+}
+
+/// Makes one send and reports it to the waiting caller.
+fn run(transport: &dyn Transport, job: Job) {
+    let outcome = transport.send(&job.message, job.deadline);
+    match (job.report, outcome) {
+        (Some((id, slot)), Ok(())) => slot.put(id, Reply::Sent),
+        (Some((id, slot)), Err(err)) => slot.put(id, Reply::SendFailed(err)),
+        (None, Err(err)) => log::debug!("could not send a notice: {err}"),
+        (None, Ok(())) => {}
+    }
+}
