@@ -573,7 +573,10 @@ time.sleep(60)
     let threads_before = thread_count();
     let rss_before = rss_kb();
     let config = python(script).close_grace(ms(200)).kill_grace(ms(200));
-    let options = umcp::Options::default().with_handler_threads(4);
+    // The script knows the handshake only: it takes any first line for `initialize`.
+    let options = umcp::Options::default()
+        .with_handler_threads(4)
+        .with_protocol_mode(umcp::ProtocolMode::Legacy);
     let client = umcp::Client::connect_with(config, options).expect("connect");
     let mut most = 0;
     let until = Instant::now() + Duration::from_secs(3);
