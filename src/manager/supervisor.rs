@@ -320,7 +320,8 @@ impl Supervisor {
         } else if failures == 0 {
             Some(Instant::now())
         } else {
-            Some(Instant::now() + self.options.backoff_with_jitter(failures, self.slot.name()))
+            let delay = self.options.backoff_with_jitter(failures, self.slot.name());
+            Some(super::deadline_after(delay))
         };
         let status = match &error {
             Error::Unauthorized(hints) | Error::Forbidden(hints) => {
