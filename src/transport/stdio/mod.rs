@@ -50,6 +50,8 @@ use crate::transport::{Connect, Inbox, Transport};
 mod env;
 #[cfg(unix)]
 mod group;
+#[cfg(windows)]
+mod job_windows;
 mod lines;
 mod monitor;
 mod reader;
@@ -354,7 +356,14 @@ impl Connect for StdioConfig {
             source: Arc::new(source),
         })?;
         log::debug!("spawned `{}` (pid {})", self.command_line(), child.id());
+        #[cfg(windows)]
+        let job = job_windows::Job::contain(&child);
         let transport = transport::StdioTransport::start(child, self, inbox)?;
+        #[cfg(windows)]
+        match job {
+            Ok(job) => return Ok(Box::new(job_windows::Contained::new(transport, job))),
+            Err(e) => log::debug!("no job object for `{}`: {e}", self.command),
+        }
         Ok(Box::new(transport))
     }
 
