@@ -197,41 +197,28 @@ pub fn mutate(data: &mut Vec<u8>, corpus: &[Vec<u8>], dictionary: &[&[u8]], rng:
     }
 }
 
-/// Splits `data` at random points, sometimes at every byte: the chunks a reader sees.
-pub fn chunks(data: &[u8], rng: &mut Rng) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut rest = data;
-    let bytewise = rng.one_in(4);
-    while !rest.is_empty() {
-        let size = if bytewise {
-            1
-        } else {
-            1 + rng.small(rest.len() - 1)
-        };
-        let (chunk, tail) = rest.split_at(size.min(rest.len()));
-        out.push(chunk.to_vec());
-        rest = tail;
+/// The sizes of the chunks a reader sees of `len` bytes: random, sometimes one byte each
+/// (for inputs short enough that this stays quick).
+pub fn chunk_sizes(len: usize, rng: &mut Rng) -> Vec<usize> {
+    let bytewise = len <= 4096 && rng.one_in(4);
+    let mut sizes = Vec::new();
+    let mut rest = len;
+    while rest > 0 {
+        let size = if bytewise { 1 } else { 1 + rng.small(rest - 1) };
+        sizes.push(size.min(rest));
+        rest -= size.min(rest);
     }
-    out
+    sizes
 }
 
-/// A reader that hands out `chunks` one per `read`, with `Interrupted` errors in between
-/// when `interrupt` says so.
+/// A reader that hands out `data` in chunks of the given sizes, one per `read`, with
+/// `Interrupted` errors where `interrupt` says so.
 pub struct Chunked {
-    chunks: std::collections::VecDeque<Vec<u8>>,
+    data: Vec<u8>,
+    at: usize,
+    sizes: std::vec::IntoIter<usize>,
     interrupt: Vec<bool>,
     reads: usize,
-}
-
-impl Chunked {
-    /// A reader over `chunks`; read number `i` fails with `Interrupted` when `interrupt[i]`.
-    pub fn new(chunks: Vec<Vec<u8>>, interrupt: Vec<bool>) -> Chunked {
-        Chunked {
-            chunks: chunks.into(),
-            interrupt,
-            reads: 0,
-        }
-    }
 }
 
 impl std::io::Read for Chunked {
@@ -240,15 +227,13 @@ impl std::io::Read for Chunked {
         if self.interrupt.get(self.reads - 1).copied().unwrap_or(false) {
             return Err(std::io::ErrorKind::Interrupted.into());
         }
-        let Some(mut chunk) = self.chunks.pop_front() else {
+        let Some(size) = self.sizes.next() else {
             return Ok(0);
         };
-        let n = chunk.len().min(buf.len());
-        buf[..n].copy_from_slice(&chunk[..n]);
-        if n < chunk.len() {
-            chunk.drain(..n);
-            self.chunks.push_front(chunk);
-        }
+        // The buffer is never smaller than the whole input, so a chunk always fits.
+        let n = size.min(buf.len());
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
         Ok(n)
     }
 }
@@ -256,9 +241,16 @@ impl std::io::Read for Chunked {
 /// A reader over `data` split at random points (a `BufReader` whose buffer is larger than
 /// any chunk, so each `fill_buf` sees exactly one chunk), with random `Interrupted` errors.
 pub fn chunked_reader(data: &[u8], rng: &mut Rng) -> std::io::BufReader<Chunked> {
-    let parts = chunks(data, rng);
-    let interrupt = (0..parts.len() * 2 + 2).map(|_| rng.one_in(16)).collect();
-    std::io::BufReader::with_capacity(data.len().max(1), Chunked::new(parts, interrupt))
+    let sizes = chunk_sizes(data.len(), rng);
+    let interrupt = (0..sizes.len() * 2 + 2).map(|_| rng.one_in(16)).collect();
+    let reader = Chunked {
+        data: data.to_vec(),
+        at: 0,
+        sizes: sizes.into_iter(),
+        interrupt,
+        reads: 0,
+    };
+    std::io::BufReader::with_capacity(data.len().max(1), reader)
 }
 
 /// The number of cases to run: `UMCP_FUZZ_CASES`, or the target's default.
