@@ -101,6 +101,28 @@ fn check(input: &[u8], rng: &mut Rng) {
             "an event of {size} bytes passed the limit of {limit}"
         );
     }
+    // Recovery: an oversized event in front is reported and skipped, and changes nothing
+    // after it (unless the input starts with a byte-order mark, which only counts first).
+    if !input.starts_with(b"\xef\xbb\xbf") {
+        let mut joined = b"data: ".to_vec();
+        joined.extend(std::iter::repeat_n(b'x', limit));
+        joined.extend(b"\n\n");
+        joined.extend(input);
+        let after: Vec<Result<Event, usize>> =
+            SseReader::with_max_event_size(chunked_reader(&joined, rng), limit)
+                .map(|e| e.map_err(|_| limit))
+                .collect();
+        assert_eq!(
+            after.first(),
+            Some(&Err(limit)),
+            "limit {limit}: no error first"
+        );
+        assert_eq!(
+            after[1..],
+            first[..],
+            "limit {limit}: the oversized event left a trace"
+        );
+    }
     if first.iter().all(Result::is_ok) {
         let events: Vec<Event> = first.into_iter().flatten().collect();
         assert_eq!(
