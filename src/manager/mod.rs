@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -39,7 +39,7 @@ pub use status::{
 use names::Names;
 use slot::Slot;
 use status::Hub;
-use supervisor::{stop_all, Command, Handle};
+use supervisor::{deadline_after, stop_all, Command, Handle};
 
 /// Many MCP servers behind one handle.
 ///
@@ -388,16 +388,6 @@ fn manager_closed() -> Error {
         reason: "the manager is closed".into(),
         ..Closed::default()
     }))
-}
-
-/// The instant `after` from now. A caller's "no limit" (`Duration::MAX`) overflows an
-/// `Instant`, so an overflowing sum gives a point a century away instead: never, in practice.
-pub(crate) fn deadline_after(after: Duration) -> Instant {
-    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
-    let now = Instant::now();
-    now.checked_add(after)
-        .or_else(|| now.checked_add(CENTURY))
-        .unwrap_or(now)
 }
 
 /// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure

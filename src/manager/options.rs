@@ -316,8 +316,12 @@ mod tests {
             ManagerOptions::default().with_reconnect_delay(Duration::from_secs(1), Duration::MAX);
         assert_eq!(doubling.backoff(21), Duration::from_secs(1 << 20));
         assert_eq!(doubling.backoff(u32::MAX), Duration::from_secs(1 << 20));
-        let _ = super::super::deadline_after(doubling.backoff_with_jitter(u32::MAX, "files"));
-        assert!(super::super::deadline_after(Duration::MAX) > std::time::Instant::now());
+        let _ = super::super::supervisor::deadline_after(
+            doubling.backoff_with_jitter(u32::MAX, "files"),
+        );
+        assert!(
+            super::super::supervisor::deadline_after(Duration::MAX) > std::time::Instant::now()
+        );
     }
 
     #[test]
