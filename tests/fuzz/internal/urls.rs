@@ -50,6 +50,17 @@ fn a_default_port_is_dropped_only_where_origin_sees_it() {
     assert_eq!(ipv6.as_deref(), Some("https://[::1]/mcp"));
 }
 
+#[test]
+fn user_info_without_a_host_has_no_origin() {
+    assert_eq!(url::origin("https://user@/mcp"), None);
+    assert_eq!(url::origin("x://mcp.example.com@/."), None);
+    assert!(!resource_matches("https://a@/mcp", "https://b@/mcp"));
+    assert_eq!(
+        url::origin("https://user@h/mcp").as_deref(),
+        Some("https://h:443")
+    );
+}
+
 fn check(input: &[u8], rng: &mut Rng) {
     let text = String::from_utf8_lossy(input);
     let lines: Vec<&str> = text.lines().collect();
