@@ -254,7 +254,7 @@ fn a_tool_name_never_routes_to_another_server_after_its_own_fails() {
     let dir = temp_dir("stable");
     let options = options().with_cache_dir(&dir).with_reconnect_attempts(0);
     // `a` fails once its start-up timeout passes; `a__b` stays in start-up throughout.
-    let a = stuck_server("a", Duration::from_secs(2));
+    let a = stuck_server("a", Duration::from_secs(5));
     // Other arguments, so that the two servers' cache files differ.
     let ab = stuck_server("a__b", BOUND).with_args(["1001"]);
     write_cache(&options, &a, &["b__c"]);
