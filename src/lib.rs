@@ -26,6 +26,12 @@ mod redact;
 pub mod transport;
 pub mod types;
 
+// The seeded mutation engine of the in-crate fuzz targets (tests/fuzz/internal/).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../tests/fuzz/engine.rs"]
+mod fuzz_engine;
+
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{

@@ -250,6 +250,47 @@ fn colliding_names_are_disambiguated_deterministically() {
 }
 
 #[test]
+fn a_tool_name_never_routes_to_another_server_after_its_own_fails() {
+    let dir = temp_dir("stable");
+    let options = options().with_cache_dir(&dir).with_reconnect_attempts(0);
+    // `a` fails once its start-up timeout passes; `a__b` stays in start-up throughout.
+    let a = stuck_server("a", Duration::from_secs(5));
+    // Other arguments, so that the two servers' cache files differ.
+    let ab = stuck_server("a__b", BOUND).with_args(["1001"]);
+    write_cache(&options, &a, &["b__c"]);
+    write_cache(&options, &ab, &["c"]);
+    let manager = Manager::start(vec![ab, a], options);
+    let named = |manager: &Manager| -> Vec<(String, String)> {
+        let tools = manager.tools();
+        tools.into_iter().map(|e| (e.name, e.server)).collect()
+    };
+    assert_eq!(
+        named(&manager),
+        [
+            ("a__b__c".to_owned(), "a".to_owned()),
+            ("a__b__c_2".to_owned(), "a__b".to_owned())
+        ]
+    );
+
+    let deadline = Instant::now() + BOUND;
+    while !matches!(manager.status("a"), Some(ServerStatus::Failed { .. })) {
+        assert!(Instant::now() < deadline, "{:?}", manager.status("a"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // `a`'s tool is gone from the list, and `a__b`'s keeps the name it was given.
+    assert_eq!(
+        named(&manager),
+        [("a__b__c_2".to_owned(), "a__b".to_owned())]
+    );
+    // The old name still means `a`'s tool: the call fails with `a`'s error.
+    let failed = manager.client("a").unwrap_err().to_string();
+    let err = manager.call_tool("a__b__c", json!({})).unwrap_err();
+    assert_eq!(err.to_string(), failed);
+    drop(manager);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     let dir = temp_dir("slow");
     let options = options().with_cache_dir(&dir);
@@ -339,6 +380,44 @@ fn servers_are_added_restarted_and_removed_at_run_time() {
     assert!(manager.restart("off").is_err());
     let err = manager.client("off").unwrap_err();
     assert_eq!(err.to_string(), "config: server `off` is disabled");
+}
+
+#[test]
+fn options_without_limits_never_overflow() {
+    // "No limit" everywhere the manager adds a user's duration to the clock or sizes a
+    // queue; the servers' own start-up timeouts stay finite (the client's concern).
+    let options = options()
+        .with_reconnect_attempts(2)
+        .with_reconnect_delay(Duration::MAX, Duration::MAX)
+        .with_close_timeout(Duration::MAX)
+        .with_queue_capacity(usize::MAX);
+    let flaky = ServerConfig::stdio("flaky", "sh")
+        .with_args(["-c", "exit 3"])
+        .with_startup_timeout(BOUND);
+    let manager = Manager::start(vec![flaky], options);
+    let deadline = Instant::now() + BOUND;
+    loop {
+        match manager.status("flaky") {
+            Some(ServerStatus::Failed {
+                next_attempt: Some(at),
+                ..
+            }) => {
+                // The retry is scheduled, in a future nobody will see.
+                assert!(at > Instant::now() + Duration::from_secs(3600 * 24 * 365));
+                break;
+            }
+            other => assert!(Instant::now() < deadline, "{other:?}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(manager.wait_ready(Duration::MAX));
+    let err = manager.client("flaky").unwrap_err();
+    assert!(matches!(err, Error::Closed(_)), "{err}");
+    manager.close();
+    assert!(matches!(
+        manager.status("flaky"),
+        Some(ServerStatus::Stopped)
+    ));
 }
 
 #[test]

@@ -15,7 +15,11 @@ pub(crate) fn canonical_resource(server_url: &str) -> Option<String> {
     let scheme = parts.scheme.to_ascii_lowercase();
     let host = host_port(&parts).to_ascii_lowercase();
     let host = match (scheme.as_str(), host.rsplit_once(':')) {
-        ("http", Some((h, "80"))) | ("https", Some((h, "443"))) if !h.ends_with('[') => {
+        // Only after a plain host or an IPv6 literal: in a malformed `h:443:443` the port is
+        // not what `origin` sees, and dropping it would make the two disagree.
+        ("http", Some((h, "80"))) | ("https", Some((h, "443")))
+            if !h.contains(':') || (h.starts_with('[') && h.ends_with(']')) =>
+        {
             h.to_owned()
         }
         _ => host,
@@ -289,3 +293,7 @@ mod tests {
         assert_eq!(host("http://u@[::1]:9/").as_deref(), Some("[::1]"));
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/internal/urls.rs"]
+mod fuzz;

@@ -12,7 +12,7 @@ use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Manager, ServerStatus};
 use crate::auth::{
@@ -241,7 +241,8 @@ impl Manager {
         log::debug!("server `{name}`: authorized; reconnecting");
         let seen = slot.state().version;
         self.restart(name)?;
-        let deadline = Instant::now() + slot.startup_timeout + SETTLE_MARGIN;
+        let deadline =
+            super::supervisor::deadline_after(slot.startup_timeout.saturating_add(SETTLE_MARGIN));
         slot.wait_settled_after(seen, deadline);
         slot.client().map(|_| ())
     }

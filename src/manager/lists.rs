@@ -11,7 +11,7 @@ use crate::types::{GetPromptResult, Prompt, ReadResourceResult};
 
 use super::slot::Slot;
 use super::status::{PromptEntry, ResourceEntry, ServerError, ServerStatus};
-use super::{names, Manager};
+use super::{lock, Manager};
 
 impl Manager {
     /// Lists the resources of every server that has any, asking them in parallel (and
@@ -105,8 +105,9 @@ impl Manager {
     }
 
     /// Gets a prompt by its namespaced name, with its arguments (an object of strings, or
-    /// `Value::Null`). Prompt names come from the last [`Manager::list_prompts`], which is
-    /// run first when the name is not known yet.
+    /// `Value::Null`). Prompt names come from [`Manager::list_prompts`], which is run first
+    /// when the name is not known yet, and like tool names stay bound to their server's
+    /// prompt for the manager's life.
     ///
     /// # Errors
     ///
@@ -127,16 +128,21 @@ impl Manager {
         arguments: Value,
         options: &RequestOptions,
     ) -> Result<GetPromptResult> {
-        let find = || self.prompt_entries().into_iter().find(|e| e.name == name);
-        let entry = match find() {
-            Some(entry) => entry,
+        let find = || {
+            let names = lock(&self.prompt_names);
+            names
+                .lookup(name)
+                .map(|(s, p)| (s.to_owned(), p.to_owned()))
+        };
+        let (server, prompt) = match find() {
+            Some(found) => found,
             None => {
                 self.list_prompts_with(options);
                 find().ok_or_else(|| Error::Config(format!("no prompt named `{name}`")))?
             }
         };
-        let client = self.client_for(&entry.server)?;
-        client.get_prompt_with(&entry.prompt.name, arguments, options)
+        self.client_for(&server)?
+            .get_prompt_with(&prompt, arguments, options)
     }
 
     /// The prompts of the last listing, namespaced.
@@ -155,7 +161,7 @@ impl Manager {
             .iter()
             .map(|(s, p)| (s.as_str(), p.name.as_str()))
             .collect();
-        let names = names::assign(&keys, &self.options.separator);
+        let names = lock(&self.prompt_names).assign(&keys, &self.options.separator);
         listed
             .into_iter()
             .zip(names)

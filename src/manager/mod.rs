@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -36,9 +36,10 @@ pub use status::{
     StatusEvents, TaggedNotification, ToolEntry,
 };
 
+use names::Names;
 use slot::Slot;
 use status::Hub;
-use supervisor::{stop_all, Command, Handle};
+use supervisor::{deadline_after, stop_all, Command, Handle};
 
 /// Many MCP servers behind one handle.
 ///
@@ -89,6 +90,9 @@ pub struct Manager {
     hub: Arc<Hub>,
     servers: Mutex<BTreeMap<String, Handle>>,
     closed: Mutex<bool>,
+    /// The names given to tools and prompts, each bound to its server for the manager's life.
+    tool_names: Mutex<Names>,
+    prompt_names: Mutex<Names>,
 }
 
 impl Manager {
@@ -101,6 +105,8 @@ impl Manager {
             options,
             servers: Mutex::new(BTreeMap::new()),
             closed: Mutex::new(false),
+            tool_names: Mutex::new(Names::default()),
+            prompt_names: Mutex::new(Names::default()),
         };
         for config in configs {
             if let Err(err) = manager.add(config) {
@@ -165,7 +171,7 @@ impl Manager {
         let entry = lock(&self.servers)
             .remove(name)
             .ok_or_else(|| unknown_server(name))?;
-        stop_all(vec![entry], Instant::now() + self.options.close_timeout);
+        stop_all(vec![entry], deadline_after(self.options.close_timeout));
         Ok(())
     }
 
@@ -213,7 +219,7 @@ impl Manager {
     /// authorization or is disabled), or until `timeout` passes. Returns whether they all
     /// settled.
     pub fn wait_ready(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         self.slots().iter().all(|slot| slot.wait_settled(deadline))
     }
 
@@ -222,10 +228,12 @@ impl Manager {
     ///
     /// Tool `t` of server `s` is named `s__t` (with the configured separator). If two tools
     /// end up with the same name (server `a` with tool `b__c` and server `a__b` with tool
-    /// `c`, or a server that lists a name twice), the first in this order keeps it and each
+    /// `c`, or a server that lists a name twice), the first one offered keeps it and each
     /// later one gets the smallest suffix `_2`, `_3`, … that no other tool has. Names are
-    /// looked up, never split, so separators inside server or tool names do no harm. The
-    /// names are stable as long as the set of servers and their tools is.
+    /// looked up, never split, so separators inside server or tool names do no harm. A name,
+    /// once given, stays bound to its server's tool for the manager's life: while that server
+    /// is down or after it is removed the name is not offered, but it never routes to another
+    /// server's tool.
     pub fn tools(&self) -> Vec<ToolEntry> {
         let mut entries = Vec::new();
         for slot in self.slots() {
@@ -247,7 +255,7 @@ impl Manager {
             .iter()
             .map(|e| (e.server.as_str(), e.tool.name.as_str()))
             .collect();
-        let names = names::assign(&keys, &self.options.separator);
+        let names = lock(&self.tool_names).assign(&keys, &self.options.separator);
         for (entry, name) in entries.iter_mut().zip(names) {
             entry.name = name;
         }
@@ -258,7 +266,7 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for an unknown name; when the server is still starting, a
+    /// [`Error::Config`] for a name never given; when the server is still starting, a
     /// [`Error::Timeout`] of kind [`Connect`](crate::TimeoutKind::Connect) once its start-up
     /// timeout has passed; when it failed, the error it failed with; then any error of
     /// [`Client::call_tool`].
@@ -277,13 +285,21 @@ impl Manager {
         arguments: Value,
         options: &RequestOptions,
     ) -> Result<CallToolResult> {
-        let entry = self
-            .tools()
-            .into_iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
-        let client = self.client_for(&entry.server)?;
-        client.call_tool_with(&entry.tool.name, arguments, options)
+        let bound = |names: &Names| {
+            names
+                .lookup(name)
+                .map(|(s, t)| (s.to_owned(), t.to_owned()))
+        };
+        let found = bound(&lock(&self.tool_names));
+        // A name not given yet may belong to a tool listed since: naming them all binds it.
+        let found = found.or_else(|| {
+            self.tools();
+            bound(&lock(&self.tool_names))
+        });
+        let (server, tool) =
+            found.ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
+        self.client_for(&server)?
+            .call_tool_with(&tool, arguments, options)
     }
 
     /// The client of a server, for anything the manager does not route itself, waiting while
@@ -325,7 +341,7 @@ impl Manager {
                 thread: handle.thread.take(),
             })
             .collect();
-        stop_all(handles, Instant::now() + self.options.close_timeout);
+        stop_all(handles, deadline_after(self.options.close_timeout));
         self.hub.shut();
     }
 

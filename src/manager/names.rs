@@ -1,42 +1,82 @@
-//! Namespaced names for the tools and prompts of many servers, unique and deterministic.
+//! Namespaced names for the tools and prompts of many servers, unique and bound for life.
 //!
 //! Tool `t` of server `s` is called `s{sep}t` (`s__t` by default). Two entries can still end
 //! up with the same name: server `a` with tool `b__c` and server `a__b` with tool `c`, or a
-//! server that lists a name twice. Entries are considered in order (servers by name, then
-//! each server's own order); the first keeps the plain name and each later one gets the
-//! smallest suffix `_2`, `_3`, … that no other entry has or uses as its plain name. Routing
-//! looks names up in the resulting table and never splits them, so a separator inside a
-//! server or tool name is harmless.
+//! server that lists a name twice. A name, once given, stays bound to its entry (server, item
+//! name, and which occurrence of that name in the server's list) for the life of the table:
+//! when a server fails, restarts or goes away, its names are not handed to anyone else, so a
+//! name can never route to another server's tool. A new entry gets its plain name unless that
+//! is bound already; otherwise the smallest suffix `_2`, `_3`, … that is neither bound nor
+//! the plain name of another entry in the same listing. Entries are considered in order
+//! (servers by name, then each server's own order), so the first listing is deterministic.
+//! Routing looks names up in the table and never splits them, so a separator inside a server
+//! or tool name is harmless.
+//!
+//! The table grows by one binding per distinct entry ever listed, which is bounded by what
+//! the configured servers list; it is never pruned, because pruning is what would let a
+//! name change hands.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-/// The namespaced names of `entries` (server, item name), in the same order.
-pub(crate) fn assign(entries: &[(&str, &str)], separator: &str) -> Vec<String> {
-    let plain: Vec<String> = entries
-        .iter()
-        .map(|(server, item)| format!("{server}{separator}{item}"))
-        .collect();
-    let reserved: HashSet<&str> = plain.iter().map(String::as_str).collect();
-    let mut taken: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(plain.len());
-    for name in &plain {
-        if taken.insert(name.clone()) {
-            out.push(name.clone());
-            continue;
+/// What a name is bound to: the server, the item's own name, and which occurrence of that
+/// item name in the server's list it is (0 for the first).
+type Key = (String, String, usize);
+
+/// The bindings between namespaced names and entries, for one kind of item (tools, or
+/// prompts).
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    by_key: HashMap<Key, String>,
+    by_name: HashMap<String, Key>,
+}
+
+impl Names {
+    /// The namespaced names of `entries` (server, item name), in the same order, binding a
+    /// name to each entry that has none yet.
+    pub(crate) fn assign(&mut self, entries: &[(&str, &str)], separator: &str) -> Vec<String> {
+        let plain = |server: &str, item: &str| format!("{server}{separator}{item}");
+        let reserved: HashSet<String> = entries.iter().map(|(s, i)| plain(s, i)).collect();
+        let mut occurrences: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut out = Vec::with_capacity(entries.len());
+        for &(server, item) in entries {
+            let nth = occurrences.entry((server, item)).or_insert(0);
+            let key = (server.to_owned(), item.to_owned(), *nth);
+            *nth += 1;
+            if let Some(name) = self.by_key.get(&key) {
+                out.push(name.clone());
+                continue;
+            }
+            let name = plain(server, item);
+            let name = if self.by_name.contains_key(&name) {
+                (2u64..)
+                    .map(|n| format!("{name}_{n}"))
+                    .find(|c| !reserved.contains(c) && !self.by_name.contains_key(c))
+                    .unwrap_or(name)
+            } else {
+                name
+            };
+            self.by_name.insert(name.clone(), key.clone());
+            self.by_key.insert(key, name.clone());
+            out.push(name);
         }
-        let unique = (2..)
-            .map(|n| format!("{name}_{n}"))
-            .find(|candidate| !reserved.contains(candidate.as_str()) && !taken.contains(candidate))
-            .unwrap_or_else(|| name.clone());
-        taken.insert(unique.clone());
-        out.push(unique);
+        out
     }
-    out
+
+    /// The server and item name `name` is bound to, if it was ever given.
+    pub(crate) fn lookup(&self, name: &str) -> Option<(&str, &str)> {
+        self.by_name
+            .get(name)
+            .map(|(server, item, _)| (server.as_str(), item.as_str()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::assign;
+    use super::Names;
+
+    fn assign(entries: &[(&str, &str)], separator: &str) -> Vec<String> {
+        Names::default().assign(entries, separator)
+    }
 
     #[test]
     fn plain_names_when_unique() {
@@ -63,5 +103,30 @@ mod tests {
     #[test]
     fn custom_separator() {
         assert_eq!(assign(&[("s", "t")], "."), ["s.t"]);
+    }
+
+    #[test]
+    fn a_name_never_changes_hands_when_its_server_goes_away() {
+        let mut names = Names::default();
+        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        assert_eq!(both, ["a__b__c", "a__b__c_2"]);
+        // Server `a` failed: its tools are no longer listed, but its name is not reused.
+        assert_eq!(names.assign(&[("a__b", "c")], "__"), ["a__b__c_2"]);
+        assert_eq!(names.lookup("a__b__c"), Some(("a", "b__c")));
+        assert_eq!(names.lookup("a__b__c_2"), Some(("a__b", "c")));
+        // And when it comes back, it gets its own name again.
+        let again = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        assert_eq!(again, both);
+    }
+
+    #[test]
+    fn a_late_server_never_takes_a_name_already_given() {
+        let mut names = Names::default();
+        // `a__b` listed first (`a` was still starting), so it keeps the plain name.
+        assert_eq!(names.assign(&[("a__b", "c")], "__"), ["a__b__c"]);
+        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        assert_eq!(both, ["a__b__c_2", "a__b__c"]);
+        assert_eq!(names.lookup("a__b__c"), Some(("a__b", "c")));
+        assert_eq!(names.lookup("nothing"), None);
     }
 }

@@ -128,12 +128,17 @@ impl ManagerOptions {
         self
     }
 
-    /// How many unread notifications, and separately status events, are kept (default 1024);
-    /// past that the oldest are dropped.
+    /// How many unread notifications, and separately status events, are kept (default 1024,
+    /// at least 1 and at most [`ManagerOptions::MAX_QUEUE_CAPACITY`], so `usize::MAX` means
+    /// "as many as allowed"); past that the oldest are dropped.
     pub fn with_queue_capacity(mut self, capacity: usize) -> ManagerOptions {
-        self.queue_capacity = capacity.max(1);
+        self.queue_capacity = capacity.clamp(1, ManagerOptions::MAX_QUEUE_CAPACITY);
         self
     }
+
+    /// The largest queue capacity: each queue's room is taken up front, so a larger one
+    /// would cost memory that is never used (or, near `usize::MAX`, cannot be had).
+    pub const MAX_QUEUE_CAPACITY: usize = 65_536;
 
     /// Who takes the user through authorization, for servers with
     /// [OAuth settings](crate::OAuthSettings) that have no usable token: `handler` is used as
@@ -251,7 +256,10 @@ impl ManagerOptions {
         server.hash(&mut hasher);
         failures.hash(&mut hasher);
         let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
-        self.backoff(failures).mul_f64(0.75 + 0.25 * unit)
+        // Scaling the whole delay by 0.75..1 overflows (a panic in `mul_f64`) when it is
+        // near `Duration::MAX`; scaling only the quarter that may be cut never does.
+        let delay = self.backoff(failures);
+        delay.saturating_sub((delay / 4).mul_f64(1.0 - unit))
     }
 }
 
@@ -291,6 +299,41 @@ mod tests {
             assert!(jittered <= options.backoff(n), "{jittered:?}");
             assert!(jittered >= options.backoff(n).mul_f64(0.75), "{jittered:?}");
         }
+    }
+
+    #[test]
+    fn backoff_without_limit_does_not_overflow() {
+        let options = ManagerOptions::default().with_reconnect_delay(Duration::MAX, Duration::MAX);
+        for n in [1, 2, 64, u32::MAX] {
+            assert_eq!(options.backoff(n), Duration::MAX);
+            let jittered = options.backoff_with_jitter(n, "files");
+            assert!(
+                jittered >= Duration::MAX - Duration::MAX / 4,
+                "{jittered:?}"
+            );
+        }
+        let doubling =
+            ManagerOptions::default().with_reconnect_delay(Duration::from_secs(1), Duration::MAX);
+        assert_eq!(doubling.backoff(21), Duration::from_secs(1 << 20));
+        assert_eq!(doubling.backoff(u32::MAX), Duration::from_secs(1 << 20));
+        let _ = super::super::supervisor::deadline_after(
+            doubling.backoff_with_jitter(u32::MAX, "files"),
+        );
+        assert!(
+            super::super::supervisor::deadline_after(Duration::MAX) > std::time::Instant::now()
+        );
+    }
+
+    #[test]
+    fn queue_capacity_is_clamped() {
+        let capacity = |n| {
+            ManagerOptions::default()
+                .with_queue_capacity(n)
+                .queue_capacity
+        };
+        assert_eq!(capacity(0), 1);
+        assert_eq!(capacity(10), 10);
+        assert_eq!(capacity(usize::MAX), ManagerOptions::MAX_QUEUE_CAPACITY);
     }
 
     #[cfg(feature = "oauth")]

@@ -320,7 +320,8 @@ impl Supervisor {
         } else if failures == 0 {
             Some(Instant::now())
         } else {
-            Some(Instant::now() + self.options.backoff_with_jitter(failures, self.slot.name()))
+            let delay = self.options.backoff_with_jitter(failures, self.slot.name());
+            Some(deadline_after(delay))
         };
         let status = match &error {
             Error::Unauthorized(hints) | Error::Forbidden(hints) => {
@@ -352,6 +353,16 @@ impl Supervisor {
             }
         }
     }
+}
+
+/// The instant `after` from now. A caller's "no limit" (`Duration::MAX`) overflows an
+/// `Instant`, so an overflowing sum gives a point a century away instead: never, in practice.
+pub(crate) fn deadline_after(after: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+    let now = Instant::now();
+    now.checked_add(after)
+        .or_else(|| now.checked_add(CENTURY))
+        .unwrap_or(now)
 }
 
 /// Errors that another attempt would only repeat: a program that cannot be started, a

@@ -245,15 +245,19 @@ impl<R: BufRead> SseReader<R> {
                 self.last_event_id = Some(value.to_owned()).filter(|v| !v.is_empty());
             }
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                // Digits only, so parsing fails only on overflow; such a value is ignored.
-                if let Ok(ms) = value.parse::<u64>() {
-                    self.pending.retry = Some(Duration::from_millis(ms));
+                // Digits only, so parsing fails only on overflow; such a value is ignored,
+                // as if the line were not there.
+                match value.parse::<u64>() {
+                    Ok(ms) => self.pending.retry = Some(Duration::from_millis(ms)),
+                    Err(_) => return None,
                 }
             }
             _ => return None,
         }
         self.pending_used = true;
-        self.pending_bytes += self.line.len();
+        // The decoded length: each invalid byte became a three-byte U+FFFD, so the raw
+        // length, which `read_line` checked, can be a third of what the event now holds.
+        self.pending_bytes = self.pending_bytes.saturating_add(line.len());
         None
     }
 
@@ -303,6 +307,9 @@ impl<R: BufRead> SseReader<R> {
                 Line::Complete(_) => {
                     if let Some(event) = self.process_line(first) {
                         return Ok(Some(event));
+                    }
+                    if self.pending_bytes > self.max_event_size {
+                        return Err(self.start_discarding(false));
                     }
                 }
                 Line::Eof => return Ok(self.dispatch()),

@@ -258,3 +258,7 @@ mod tests {
         assert!(parse("\u{1F600} Bearer").is_some());
     }
 }
+
+#[cfg(test)]
+#[path = "../../../tests/fuzz/internal/auth_header.rs"]
+mod fuzz;

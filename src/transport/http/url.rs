@@ -50,7 +50,13 @@ pub(crate) fn is_http(url: &str) -> bool {
 pub(crate) fn origin(url: &str) -> Option<String> {
     let parts = parse(url)?;
     let scheme = parts.scheme.to_ascii_lowercase();
-    let host_port = parts.authority.rsplit('@').next()?.to_ascii_lowercase();
+    // `user@` alone names no host, and so no origin to compare.
+    let host_port = parts
+        .authority
+        .rsplit('@')
+        .next()
+        .filter(|h| !h.is_empty())?
+        .to_ascii_lowercase();
     // A port follows the last colon unless that colon is inside an IPv6 literal.
     let has_port = host_port
         .rfind(':')

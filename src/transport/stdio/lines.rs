@@ -210,3 +210,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "../../../tests/fuzz/internal/lines.rs"]
+mod fuzz;

@@ -55,6 +55,8 @@ mod command_line;
 mod env;
 #[cfg(unix)]
 mod group;
+#[cfg(windows)]
+mod job_windows;
 mod lines;
 mod monitor;
 #[cfg(unix)]
@@ -364,7 +366,14 @@ impl Connect for StdioConfig {
             source: Arc::new(source),
         })?;
         log::debug!("spawned `{}` (pid {})", self.command_line(), child.id());
+        #[cfg(windows)]
+        let job = job_windows::Job::contain(&child);
         let transport = transport::StdioTransport::start(child, self, inbox)?;
+        #[cfg(windows)]
+        match job {
+            Ok(job) => return Ok(Box::new(job_windows::Contained::new(transport, job))),
+            Err(e) => log::debug!("no job object for `{}`: {e}", self.command),
+        }
         Ok(Box::new(transport))
     }
 
