@@ -91,6 +91,7 @@ mod tests {
             body: body.into(),
             www_authenticate: None,
             mcp_auth_server: None,
+            dpop_nonce: None,
         }));
         assert!(http.is_header_mismatch());
         assert!(http.unsupported_protocol_version().is_none());

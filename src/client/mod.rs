@@ -16,6 +16,7 @@ mod era;
 mod era_transport;
 mod errors;
 mod lifecycle;
+mod listen;
 mod meta;
 mod methods;
 mod modern;
@@ -28,6 +29,7 @@ mod server_requests;
 mod session;
 
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use listen::{Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;

@@ -100,6 +100,10 @@ fn route(shared: &Arc<Shared>, message: Message) {
 
 /// Hands the outcome to the waiting caller, or drops it when nobody waits any more.
 fn finish(shared: &Shared, id: i64, result: crate::Result<serde_json::Value>) {
+    // Hook: the response to a `subscriptions/listen` request ends that subscription.
+    let Some(result) = super::listen::route::finish(shared, id, result) else {
+        return;
+    };
     let entry = lock(&shared.pending).entries.remove(&id);
     match entry {
         Some(entry) => {
@@ -111,6 +115,10 @@ fn finish(shared: &Shared, id: i64, result: crate::Result<serde_json::Value>) {
 }
 
 fn notify(shared: &Shared, notification: Notification) {
+    // Hook: subscriptions take what is tagged for them and copy the list changes they want.
+    let Some(notification) = super::listen::route::route(shared, notification) else {
+        return;
+    };
     if notification.method == "notifications/progress" {
         if let Some(params) = notification.params.clone() {
             if let Ok(progress) = serde_json::from_value::<ProgressNotificationParams>(params) {
@@ -176,6 +184,8 @@ fn close_all(shared: &Shared, closed: Arc<Closed>) {
         std::mem::take(&mut pending.entries)
     };
     lock(&shared.notify_tx).take();
+    // Hook: a closed connection ends every subscription.
+    super::listen::route::close_all(shared, &closed);
     log::debug!(
         "connection closed ({}); failing {} pending",
         closed.reason,

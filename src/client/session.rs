@@ -69,6 +69,8 @@ pub(crate) struct Shared {
     pub(crate) cancelled_by_server: Mutex<Vec<RequestId>>,
     /// The protocol era; the transport above is wrapped to stamp stateless requests.
     pub(crate) era: Arc<super::era::EraState>,
+    /// The open subscriptions (`client.listen`), which the router feeds.
+    pub(crate) listens: super::listen::state::Registry,
 }
 
 /// How one call is made.
@@ -104,7 +106,13 @@ impl Shared {
             router: Mutex::new(None),
             cancelled_by_server: Mutex::new(Vec::new()),
             era,
+            listens: super::listen::state::Registry::default(),
         }
+    }
+
+    /// A fresh request id, for requests sent outside [`Shared::call`] (`subscriptions/listen`).
+    pub(crate) fn next_request_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
     /// The reason the connection closed, if it has.

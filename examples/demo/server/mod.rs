@@ -14,6 +14,7 @@ mod asks;
 mod behaviours;
 mod catalog;
 mod http;
+mod listen;
 mod modern;
 mod out;
 mod routes;
@@ -81,6 +82,8 @@ struct State {
     subscriptions: HashSet<String>,
     /// The `requestId` of every `notifications/cancelled` received, in order.
     cancelled: Vec<Value>,
+    /// The open `subscriptions/listen` subscriptions (`--modern`).
+    listens: Vec<listen::Listen>,
 }
 
 /// The server: options, where its messages go and the session.
@@ -281,6 +284,7 @@ impl Server {
                 let Some(id) = id else { return };
                 lock(&self.state).cancelled.push(id.clone());
                 if let Ok(id) = serde_json::from_value::<RequestId>(id) {
+                    listen::cancel(self, &id);
                     if let Some(flag) = lock(&self.active).get(&id) {
                         flag.store(true, Ordering::SeqCst);
                     }

@@ -153,6 +153,11 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
             } else {
                 match method {
                     "server/discover" => Ok(discover()),
+                    "subscriptions/listen" => {
+                        // Answered only when the subscription ends.
+                        super::listen::open(server, &request.id, &params);
+                        return true;
+                    }
                     "ping"
                     | "logging/setLevel"
                     | "resources/subscribe"
@@ -183,9 +188,9 @@ fn discover() -> Value {
     json!({
         "supportedVersions": [VERSION],
         "capabilities": {
-            "tools": {},
-            "resources": {},
-            "prompts": {},
+            "tools": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "prompts": {"listChanged": true},
             "completions": {},
         },
         "instructions": "A demo server: try the echo, add and slow tools.",
