@@ -112,3 +112,13 @@ pub fn end_all(server: &Server) -> usize {
     }
     listens.len()
 }
+
+/// Closes every subscription's stream without a result, as a crashing front end would (HTTP;
+/// on stdio the subscriptions are only forgotten).
+pub fn drop_all(server: &Server) -> usize {
+    let listens = std::mem::take(&mut lock(&server.state).listens);
+    for listen in &listens {
+        server.out.abandon(&listen.id);
+    }
+    listens.len()
+}

@@ -116,6 +116,12 @@ pub fn list() -> Vec<Value> {
             &[],
         ),
         tool(
+            "drop_subscriptions",
+            "Closes every subscription's stream without a result (--modern over HTTP).",
+            json!({}),
+            &[],
+        ),
+        tool(
             "cancellations",
             "The requestId of every notifications/cancelled received so far.",
             json!({}),
@@ -222,6 +228,10 @@ fn run(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
         "end_subscriptions" => {
             let ended = listen::end_all(server);
             Ok(text(format!("ended {ended} subscriptions")))
+        }
+        "drop_subscriptions" => {
+            let dropped = listen::drop_all(server);
+            Ok(text(format!("dropped {dropped} subscriptions")))
         }
         "cancellations" => {
             let cancelled = lock(&server.state).cancelled.clone();
