@@ -8,7 +8,7 @@ Usage (always binds 127.0.0.1 for the HTTP transports):
 
 Tools: add(a, b), echo(text), long_task(steps) with progress, summarize(text) which asks the
 client for sampling, confirm(question) which elicits a form, shout(message) which logs at info
-and warning. Resource: demo://greeting. Prompt: review(code).
+and warning, add_runtime_tool(name) which adds a tool and notifies. Resource: demo://greeting. Prompt: review(code).
 
 The server speaks both protocol eras; the client's first request picks one. For the stateless
 era (2026-07-28) there are tools that ask the client through resolvers, which the SDK turns
@@ -140,6 +140,19 @@ async def shout(message: str, ctx: Context) -> str:
     await ctx.info(f"info: {message}", logger_name="shout")
     await ctx.warning(f"warning: {message}", logger_name="shout")
     return message.upper()
+
+
+@server.tool(description="Add a tool named `name` at run time and tell the subscribers.")
+async def add_runtime_tool(name: str, ctx: Context) -> str:
+    def runtime() -> str:
+        return f"{name} was added at run time"
+
+    server.add_tool(runtime, name=name, description="A tool added at run time.")
+    # Stateless-era clients hear of it through subscriptions/listen, handshake-era ones
+    # through the session's notification (which the SDK drops in the stateless era).
+    await ctx.notify_tools_changed()
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
 
 
 @server.resource("demo://greeting", name="greeting", mime_type="text/plain", description="A greeting.")

@@ -4,12 +4,17 @@
 //
 // Usage: PORT=<port> node ts_v2_server.mjs
 // Tools: echo(message); confirm(question), which asks for confirmation in an input round (MRTR);
-// region(region), whose argument is mirrored into the Mcp-Param-Region header.
+// region(region), whose argument is mirrored into the Mcp-Param-Region header;
+// add_tool(name), which adds a tool to every later instance and tells subscriptions/listen
+// subscribers (`handler.notify.toolsChanged()`).
 // Prints `listening on port <PORT>` once it accepts connections.
 
 import http from 'node:http';
 import * as z from 'zod';
 import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
+
+// Tools added at run time: every per-request instance registers them.
+const added = [];
 
 function factory() {
     const server = new McpServer(
@@ -45,6 +50,20 @@ function factory() {
         },
         async ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] })
     );
+    server.registerTool(
+        'add_tool',
+        { description: 'Add a tool at run time and notify subscribers.', inputSchema: z.object({ name: z.string() }) },
+        async ({ name }) => {
+            if (!added.includes(name)) added.push(name);
+            handler.notify.toolsChanged();
+            return { content: [{ type: 'text', text: `added ${name}` }] };
+        }
+    );
+    for (const name of added) {
+        server.registerTool(name, { description: 'A tool added at run time.' }, async () => ({
+            content: [{ type: 'text', text: `${name} was added at run time` }]
+        }));
+    }
     return server;
 }
 
