@@ -11,6 +11,7 @@ use crate::error::{Closed, Error, Result};
 use crate::transport::{Connect, Inbox};
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
+mod cache;
 mod discover;
 mod era;
 mod era_transport;

@@ -71,6 +71,8 @@ pub(crate) struct Shared {
     pub(crate) era: Arc<super::era::EraState>,
     /// The open subscriptions (`client.listen`), which the router feeds.
     pub(crate) listens: super::listen::state::Registry,
+    /// Cached results (`cache.rs`).
+    pub(crate) cache: super::cache::Cache,
 }
 
 /// How one call is made.
@@ -107,6 +109,7 @@ impl Shared {
             cancelled_by_server: Mutex::new(Vec::new()),
             era,
             listens: super::listen::state::Registry::default(),
+            cache: super::cache::Cache::default(),
         }
     }
 
@@ -139,6 +142,11 @@ impl Shared {
     }
 
     pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
+        // Hook: a fresh cached result answers without a round trip (`cache.rs`).
+        super::cache::through(self, spec, |spec| self.call_wire(spec))
+    }
+
+    fn call_wire(&self, spec: &CallSpec<'_>) -> Result<Value> {
         let opts = spec.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();

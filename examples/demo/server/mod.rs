@@ -82,6 +82,8 @@ struct State {
     subscriptions: HashSet<String>,
     /// The `requestId` of every `notifications/cancelled` received, in order.
     cancelled: Vec<Value>,
+    /// How many requests of each method arrived, for tests of client-side caching.
+    seen: HashMap<String, u64>,
     /// The open `subscriptions/listen` subscriptions (`--modern`).
     listens: Vec<listen::Listen>,
 }
@@ -130,6 +132,10 @@ impl Server {
             return;
         }
         let first = !self.initialized.load(Ordering::SeqCst);
+        *lock(&self.state)
+            .seen
+            .entry(request.method.clone())
+            .or_default() += 1;
         match self.opts.behaviour {
             // As some handshake-era servers do: anything before `initialize` is fatal.
             Behaviour::StrictInit if first && request.method != "initialize" => {

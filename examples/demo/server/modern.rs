@@ -169,7 +169,10 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                         let mut all = tools::list();
                         all.extend(extra_tools());
                         catalog::page(all, "tools", &params, server.opts.page_size)
+                            .map(|page| cacheable(page, "public"))
                     }
+                    // Resources change only through `touch`, which notifies subscribers.
+                    "resources/read" => catalog::read(&params).map(|r| cacheable(r, "private")),
                     "tools/call" => match call(&params) {
                         Some(reply) => reply,
                         None => return false,
@@ -181,6 +184,16 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
     };
     server.reply(request.id.clone(), reply);
     true
+}
+
+/// How long clients may reuse a list or a resource: changes are announced to subscribers.
+const TTL_MS: u64 = 60_000;
+
+/// `result` with caching hints.
+fn cacheable(mut result: Value, scope: &str) -> Value {
+    result["ttlMs"] = json!(TTL_MS);
+    result["cacheScope"] = json!(scope);
+    result
 }
 
 /// The answer to `server/discover`.

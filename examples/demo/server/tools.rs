@@ -116,6 +116,12 @@ pub fn list() -> Vec<Value> {
             &[],
         ),
         tool(
+            "requests_seen",
+            "How many requests of each method the server received.",
+            json!({}),
+            &[],
+        ),
+        tool(
             "drop_subscriptions",
             "Closes every subscription's stream without a result (--modern over HTTP).",
             json!({}),
@@ -228,6 +234,10 @@ fn run(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
         "end_subscriptions" => {
             let ended = listen::end_all(server);
             Ok(text(format!("ended {ended} subscriptions")))
+        }
+        "requests_seen" => {
+            let seen = lock(&server.state).seen.clone();
+            Ok(structured(json!(seen)))
         }
         "drop_subscriptions" => {
             let dropped = listen::drop_all(server);

@@ -20,6 +20,13 @@ use super::SubscriptionEnd;
 /// tags, and a subscription wanting them gets a copy).
 pub(crate) fn route(shared: &Shared, notification: Notification) -> Option<Notification> {
     let registry = &shared.listens;
+    let uri = notification
+        .params
+        .as_ref()
+        .and_then(|p| p.get("uri"))
+        .and_then(Value::as_str);
+    // What changed is stale in the cache from now on, whoever the notification is for.
+    super::super::cache::invalidate(shared, &notification.method, uri);
     if let Some(id) = subscription_id(&notification) {
         match registry.by_id(id) {
             Some(sub) if notification.method == SUBSCRIPTIONS_ACKNOWLEDGED => {
