@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use common::interop::options;
+use common::interop::{call_text, options};
 use common::peers;
 use umcp::types::{ServerNotification, SubscriptionFilter};
 use umcp::{Client, Era, StdioConfig, SubscriptionEvent};
@@ -155,4 +155,67 @@ fn server_everything_in_the_handshake_era() {
         resources.iter().any(|r| r.uri.ends_with("late.txt.gz")),
         "{resources:?}"
     );
+}
+
+/// A read with a positive `ttlMs` is answered from the cache until the server announces the
+/// resource changed; the reads the server counted prove it.
+fn a_cached_read_is_fetched_again_after_its_update(client: &Client, count: &str, touch: &str) {
+    const COUNTED: &str = "demo://counted";
+    let reads = || call_text(client, count, json!({}));
+    let sub = client
+        .listen(SubscriptionFilter::new().resource(COUNTED))
+        .expect("listen");
+    let start: u64 = reads().parse().expect("a count");
+    client.read_resource(COUNTED).expect("read");
+    client.read_resource(COUNTED).expect("read again");
+    assert_eq!(
+        reads(),
+        (start + 1).to_string(),
+        "the second read was cached"
+    );
+    call_text(client, touch, json!({}));
+    match sub.recv_timeout(WAIT) {
+        Some(SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(u))) => {
+            assert_eq!(u.uri, COUNTED);
+        }
+        other => panic!("expected resources/updated, got {other:?}"),
+    }
+    client
+        .read_resource(COUNTED)
+        .expect("read after the update");
+    assert_eq!(
+        reads(),
+        (start + 2).to_string(),
+        "the update invalidated it"
+    );
+}
+
+#[test]
+fn python_caches_reads_until_their_update() {
+    if peers::skip_interop() {
+        return;
+    }
+    let config = StdioConfig::new(path_arg(&peers::python_mcp()))
+        .arg(path_arg(&peers::python_server_script()))
+        .arg("stdio");
+    let client = Client::connect_with(config, options()).expect("connect to the Python server");
+    assert_eq!(client.era(), Era::Modern);
+    a_cached_read_is_fetched_again_after_its_update(
+        &client,
+        "counted_reads_so_far",
+        "touch_counted",
+    );
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn typescript_v2_caches_reads_until_their_update() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = peers::ts_v2_http();
+    let url = server.url("/mcp");
+    let client = Client::connect_with(HttpConfig::new(url.as_str()), options())
+        .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
+    a_cached_read_is_fetched_again_after_its_update(&client, "counted_reads", "touch_counted");
 }

@@ -6,7 +6,8 @@
 // Tools: echo(message); confirm(question), which asks for confirmation in an input round (MRTR);
 // region(region), whose argument is mirrored into the Mcp-Param-Region header;
 // add_tool(name), which adds a tool to every later instance and tells subscriptions/listen
-// subscribers (`handler.notify.toolsChanged()`).
+// subscribers (`handler.notify.toolsChanged()`); demo://counted, with a one-minute cache hint,
+// whose reads counted_reads() counts and touch_counted() announces as updated.
 // Prints `listening on port <PORT>` once it accepts connections.
 
 import http from 'node:http';
@@ -15,11 +16,17 @@ import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@mo
 
 // Tools added at run time: every per-request instance registers them.
 const added = [];
+// How often demo://counted was read: a client cache shows as fewer reads.
+let countedReads = 0;
 
 function factory() {
     const server = new McpServer(
         { name: 'umcp-ts-v2-peer', version: '1.0.0' },
-        { instructions: 'A TypeScript v2 test server for umcp interop tests.' }
+        {
+            instructions: 'A TypeScript v2 test server for umcp interop tests.',
+            // Resource subscriptions are honoured only when advertised.
+            capabilities: { resources: { subscribe: true } }
+        }
     );
     server.registerTool(
         'echo',
@@ -57,6 +64,28 @@ function factory() {
             if (!added.includes(name)) added.push(name);
             handler.notify.toolsChanged();
             return { content: [{ type: 'text', text: `added ${name}` }] };
+        }
+    );
+    server.registerResource(
+        'counted',
+        'demo://counted',
+        { mimeType: 'text/plain', cacheHint: { ttlMs: 60000, cacheScope: 'public' } },
+        async uri => {
+            countedReads += 1;
+            return { contents: [{ uri: uri.href, text: `read ${countedReads} times` }] };
+        }
+    );
+    server.registerTool(
+        'counted_reads',
+        { description: 'How often demo://counted was read.' },
+        async () => ({ content: [{ type: 'text', text: String(countedReads) }] })
+    );
+    server.registerTool(
+        'touch_counted',
+        { description: 'Announce that demo://counted changed.' },
+        async () => {
+            handler.notify.resourceUpdated('demo://counted');
+            return { content: [{ type: 'text', text: 'touched' }] };
         }
     );
     for (const name of added) {

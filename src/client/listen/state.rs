@@ -131,11 +131,13 @@ impl Sub {
             if let Some(err) = status.refused.take() {
                 return Settled::Refused(err);
             }
-            if let Some(end) = &status.ended {
-                return Settled::Ended(end.clone());
-            }
+            // Acknowledged and already ended (a server honouring nothing may do both at
+            // once) is still a subscription: its handle reports the end.
             if status.acknowledged.is_some() {
                 return Settled::Acknowledged;
+            }
+            if let Some(end) = &status.ended {
+                return Settled::Ended(end.clone());
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
