@@ -39,8 +39,9 @@ pub use error::{
     WwwAuthenticate,
 };
 pub use manager::{
-    Manager, ManagerNotifications, ManagerOptions, PromptEntry, ResourceEntry, ServerError,
-    ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
+    ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, NotificationSource,
+    PromptEntry, ResourceEntry, ServerError, ServerStatus, StatusEvent, StatusEvents,
+    TaggedNotification, ToolEntry,
 };
 #[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
