@@ -153,3 +153,55 @@ fn a_tool_added_at_run_time_reaches_the_aggregated_list() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
+    let dir = std::env::temp_dir().join(format!("umcp-manager-era-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Arguments no other test uses, so no verdict of this process's own cache applies.
+    let config = || demo_server("era", true).with_args(["--page-size", "41"]);
+    let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
+    assert!(manager.wait_ready(BOUND));
+    manager.close();
+    let files: Vec<(std::path::PathBuf, Value)> = std::fs::read_dir(&dir)
+        .expect("the cache directory")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some((path, serde_json::from_str(&text).ok()?))
+        })
+        .collect();
+    let (path, saved) = files
+        .into_iter()
+        .find(|(_, v)| v["server"] == "era")
+        .expect("a cache file for the server");
+    assert_eq!(saved["era"], "2026-07-28");
+    assert!(saved["tools"].as_array().is_some_and(|t| !t.is_empty()));
+
+    // The next host connects with the saved verdict, without a probe. Prove it is read by
+    // saving a wrong one: the modern-only server refuses `initialize`, costing one failed
+    // attempt, after which the supervisor probes and connects.
+    let mut wrong = saved.clone();
+    wrong["era"] = json!("legacy");
+    std::fs::write(&path, wrong.to_string()).expect("rewrite the cache");
+    let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
+    let events = manager.status_events();
+    assert!(manager.wait_ready(BOUND));
+    let deadline = Instant::now() + BOUND;
+    let mut failed_first = false;
+    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        match event.status {
+            umcp::ServerStatus::Failed { .. } => failed_first = true,
+            umcp::ServerStatus::Connected { .. } => break,
+            _ => {}
+        }
+    }
+    assert!(
+        failed_first,
+        "the saved verdict was used for the first attempt"
+    );
+    assert!(manager.client("era").is_ok());
+    manager.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,13 +4,14 @@
 //! Each server has one thread, `umcp-manager-<name>`, which owns the server's client. It ends
 //! on [`Command::Stop`], or when the manager drops its end of the command channel.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use crate::client::{Client, Options};
+use crate::client::{Client, Options, ProtocolMode};
 use crate::error::{Error, Result};
 use crate::transport::Connect;
 use crate::types::{ServerNotification, Tool};
@@ -92,6 +93,7 @@ pub(crate) fn spawn(
         options,
         hub,
         commands,
+        saved_era_failed: AtomicBool::new(false),
     };
     let handle = std::thread::Builder::new().name(name).spawn(move || {
         supervisor.run();
@@ -105,6 +107,9 @@ struct Supervisor {
     options: ManagerOptions,
     hub: Arc<Hub>,
     commands: Receiver<Command>,
+    /// Set once a connection with the era verdict from the disk cache failed: the server
+    /// may have changed, so later attempts probe.
+    saved_era_failed: AtomicBool,
     /// The OAuth side of a server with OAuth settings.
     #[cfg(feature = "oauth")]
     auth: Option<ServerAuth>,
@@ -233,7 +238,16 @@ impl Supervisor {
             inner: connector,
             tracker: Arc::clone(&self.slot.tracker),
         };
-        let connected = Client::connect_with(tracked, self.client_options());
+        let mut options = self.client_options();
+        // Hook: a verdict saved by an earlier run of the host skips the probe (`cache.rs`).
+        let saved = self.saved_era(&options);
+        if let Some(verdict) = &saved {
+            options = options.with_protocol_mode(verdict.clone());
+        }
+        let connected = Client::connect_with(tracked, options);
+        if saved.is_some() && connected.is_err() {
+            self.saved_era_failed.store(true, Ordering::SeqCst);
+        }
         self.slot.tracker.finished();
         Ok(Arc::new(connected?))
     }
@@ -268,6 +282,15 @@ impl Supervisor {
     }
 
     /// Lists the server's tools and saves them to the cache; `None` when listing failed.
+    fn saved_era(&self, options: &Options) -> Option<ProtocolMode> {
+        let dir = self.options.cache_dir.as_ref()?;
+        let auto = *options.protocol_mode() == ProtocolMode::Auto;
+        if !auto || self.saved_era_failed.load(Ordering::SeqCst) {
+            return None;
+        }
+        cache::load_era(dir, &self.slot.config)
+    }
+
     fn list_tools(&self, client: &Client) -> Option<Vec<Tool>> {
         let tools = if client.server_capabilities().supports_tools() {
             match client.list_all_tools() {
@@ -281,7 +304,7 @@ impl Supervisor {
             Vec::new()
         };
         if let Some(dir) = &self.options.cache_dir {
-            cache::save(dir, &self.slot.config, &tools);
+            cache::save(dir, &self.slot.config, &tools, &client.verdict());
         }
         Some(tools)
     }
