@@ -28,8 +28,9 @@ pub mod types;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{
-    CancelHandle, Client, Era, Notifications, Options, ProtocolMode, RequestOptions, Subscription,
-    SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
+    CancelHandle, Client, Era, FreshTools, Notifications, Options, ProtocolMode, RequestOptions,
+    Subscription, SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_PROBE_TIMEOUT,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,

@@ -255,3 +255,29 @@ fn listen_close_cycles_leak_nothing_in_the_stateless_era() {
 fn listen_close_cycles_leak_nothing_in_the_handshake_era() {
     cycles_leak_nothing(false);
 }
+
+fn tools_listed(client: &Client) -> u64 {
+    let result = client.call_tool("requests_seen", json!({})).expect("seen");
+    let counts = result.structured_content.expect("structured");
+    counts["tools/list"].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn follow_tools_lists_again_after_each_change_in_both_eras() {
+    for modern in [true, false] {
+        let client = connect(modern);
+        let mut tools = client.follow_tools().expect("follow");
+        assert!(tools.is_followed());
+        assert!(tools.tools().iter().any(|t| t.name == "echo"));
+        let listed = tools_listed(&client);
+        assert!(!tools.refresh().expect("refresh"), "nothing changed yet");
+        assert!(!tools
+            .wait_for_change(Duration::from_millis(50))
+            .expect("wait"));
+        tool(&client, "list_changed", json!({"what": "tools"}));
+        assert!(tools.wait_for_change(WAIT).expect("wait"), "modern: {modern}");
+        assert!(!tools.is_stale());
+        assert_eq!(tools_listed(&client), listed + 1, "modern: {modern}");
+        assert!(tools.tools().iter().any(|t| t.name == "echo"));
+    }
+}

@@ -30,7 +30,7 @@ mod server_requests;
 mod session;
 
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
-pub use listen::{Subscription, SubscriptionEnd, SubscriptionEvent};
+pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;

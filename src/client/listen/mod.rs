@@ -26,9 +26,11 @@ use super::options::{lock, RequestOptions};
 use super::session::{CallSpec, Shared};
 use super::{Client, Era};
 
+mod fresh;
 pub(crate) mod route;
 pub(crate) mod state;
 
+pub use fresh::FreshTools;
 use state::{Item, Settled, Sub};
 
 /// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
