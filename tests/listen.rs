@@ -275,9 +275,61 @@ fn follow_tools_lists_again_after_each_change_in_both_eras() {
             .wait_for_change(Duration::from_millis(50))
             .expect("wait"));
         tool(&client, "list_changed", json!({"what": "tools"}));
-        assert!(tools.wait_for_change(WAIT).expect("wait"), "modern: {modern}");
+        assert!(
+            tools.wait_for_change(WAIT).expect("wait"),
+            "modern: {modern}"
+        );
         assert!(!tools.is_stale());
         assert_eq!(tools_listed(&client), listed + 1, "modern: {modern}");
         assert!(tools.tools().iter().any(|t| t.name == "echo"));
+    }
+}
+
+#[test]
+fn write_events_prints_one_line_per_event_until_its_deadline() {
+    for modern in [true, false] {
+        let client = connect(modern);
+        let sub = client
+            .listen(SubscriptionFilter::new().tools().resource(README))
+            .expect("listen");
+        tool(&client, "list_changed", json!({"what": "tools"}));
+        tool(&client, "touch", json!({"uri": README}));
+        let mut out = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_millis(300);
+        let (lines, end) = sub
+            .write_events(&mut out, true, Some(deadline), &|| false)
+            .expect("write");
+        assert_eq!(lines, 2);
+        assert!(end.is_none());
+        let text = String::from_utf8(out).expect("utf-8");
+        let parsed: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+            .collect();
+        assert_eq!(
+            parsed[0],
+            json!({"method": "notifications/tools/list_changed"})
+        );
+        assert_eq!(
+            parsed[1],
+            json!({"method": "notifications/resources/updated", "params": {"uri": README}})
+        );
+
+        // Text lines, and a stop request ends it at once.
+        tool(&client, "touch", json!({"uri": README}));
+        let mut out = Vec::new();
+        let (lines, _) = sub
+            .write_events(&mut out, false, None, &|| true)
+            .expect("write");
+        assert_eq!(lines, 0, "stop is asked before waiting");
+        let deadline = std::time::Instant::now() + Duration::from_millis(300);
+        let (lines, _) = sub
+            .write_events(&mut out, false, Some(deadline), &|| false)
+            .expect("write");
+        assert_eq!(lines, 1);
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            format!("notifications/resources/updated {README}\n")
+        );
     }
 }

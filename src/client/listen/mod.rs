@@ -29,6 +29,7 @@ use super::{Client, Era};
 mod fresh;
 pub(crate) mod route;
 pub(crate) mod state;
+mod watch;
 
 pub use fresh::FreshTools;
 use state::{Item, Settled, Sub};
