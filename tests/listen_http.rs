@@ -136,3 +136,41 @@ fn a_broken_stream_is_opened_again_and_the_gap_reported() {
     assert!(sub.recv_timeout(WAIT).is_none());
     assert_eq!(sub.ended(), Some(SubscriptionEnd::Completed));
 }
+
+fn count(dir: &str) -> usize {
+    std::fs::read_dir(dir).map(Iterator::count).unwrap_or(0)
+}
+
+/// 200 listen/close cycles over HTTP leave no thread or descriptor behind once the closed
+/// streams' readers have noticed (at the server's next keep-alive at the latest).
+#[test]
+fn listen_close_cycles_over_http_leak_nothing() {
+    let server = HttpDemo::start(&["--modern"]);
+    let client = server.connect();
+    let filter = SubscriptionFilter::new().tools();
+    drop(client.listen(filter.clone()).expect("warm-up"));
+    let threads = count("/proc/self/task");
+    let fds = count("/proc/self/fd");
+    for _ in 0..200 {
+        let sub = client.listen(filter.clone()).expect("listen");
+        assert!(sub.acknowledged().tools_list_changed);
+        sub.close();
+    }
+    // The demo server sends a keep-alive every 15 s; allow for a slow machine and for the
+    // other tests of this binary.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (now_threads, now_fds) = (count("/proc/self/task"), count("/proc/self/fd"));
+        if now_threads <= threads + 4 && now_fds <= fds + 8 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "threads {threads} -> {now_threads}, fds {fds} -> {now_fds}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The server sees no subscription left once it tries to reach them.
+    let sent = tool(&client, "list_changed");
+    assert!(sent.starts_with("sent"), "{sent}");
+}

@@ -4,7 +4,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
@@ -143,7 +143,10 @@ pub(crate) fn pump(
 ) -> End {
     state.events = 0;
     let started = Instant::now();
-    let body = BufReader::new(response.into_body().into_reader());
+    let body = BufReader::new(StopReader {
+        inner: response.into_body().into_reader(),
+        stop,
+    });
     for item in SseReader::with_max_event_size(body, max_event_size) {
         if stop.is_stopped() {
             return End::Stopped;
@@ -174,6 +177,23 @@ pub(crate) fn pump(
         End::Stopped
     } else {
         End::Eof
+    }
+}
+
+/// Ends a body at the first read after `stop` is raised. Keep-alive comments yield no event,
+/// so without this a stream the caller abandoned (a closed subscription) would be read, and
+/// its connection held, for as long as the server keeps it busy.
+struct StopReader<'s, R> {
+    inner: R,
+    stop: &'s Stop,
+}
+
+impl<R: Read> Read for StopReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stop.is_stopped() {
+            return Ok(0);
+        }
+        self.inner.read(buf)
     }
 }
 
