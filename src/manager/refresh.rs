@@ -45,7 +45,7 @@ impl Fresh {
     /// Opens the list subscription and the managed ones on a new connection; `reconnected`
     /// says whether an earlier connection existed (then the managed handles hear of the gap).
     pub(crate) fn open(slot: &Slot, client: &Client, reconnected: bool) -> Fresh {
-        let filter = SubscriptionFilter::new().tools().prompts().resources();
+        let filter = SubscriptionFilter::all_lists();
         let lists = match client.listen(filter) {
             Ok(sub) => Some(sub),
             Err(err) => {

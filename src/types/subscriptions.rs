@@ -40,6 +40,11 @@ impl SubscriptionFilter {
         SubscriptionFilter::default()
     }
 
+    /// Every list change: tools, prompts and resources (what a watcher usually wants).
+    pub fn all_lists() -> SubscriptionFilter {
+        SubscriptionFilter::new().tools().prompts().resources()
+    }
+
     /// Adds `notifications/tools/list_changed`.
     pub fn tools(mut self) -> SubscriptionFilter {
         self.tools_list_changed = true;
@@ -144,4 +149,39 @@ pub struct SubscriptionsListenResult {
     /// The result's `_meta`, carrying `io.modelcontextprotocol/subscriptionId`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SubscriptionFilter;
+    use serde_json::json;
+
+    #[test]
+    fn omitted_means_not_wanted_on_the_wire_and_back() {
+        let filter = SubscriptionFilter::all_lists().resource("file:///a");
+        let wire = serde_json::to_value(&filter).unwrap();
+        assert_eq!(
+            wire,
+            json!({"toolsListChanged": true, "promptsListChanged": true,
+                   "resourcesListChanged": true, "resourceSubscriptions": ["file:///a"]})
+        );
+        assert_eq!(
+            serde_json::to_value(SubscriptionFilter::new().tools()).unwrap(),
+            json!({"toolsListChanged": true})
+        );
+        let back: SubscriptionFilter =
+            serde_json::from_value(json!({"toolsListChanged": false})).unwrap();
+        assert!(back.is_empty());
+    }
+
+    #[test]
+    fn updates_of_sub_resources_match_and_others_do_not() {
+        let filter = SubscriptionFilter::new().resource("file:///dir/");
+        let updated = "notifications/resources/updated";
+        assert!(filter.wants(updated, Some("file:///dir/a.txt")));
+        assert!(!filter.wants(updated, Some("file:///other")));
+        assert!(!filter.wants("notifications/tools/list_changed", None));
+        let honoured = filter.intersection(&SubscriptionFilter::all_lists());
+        assert!(honoured.is_empty());
+    }
 }

@@ -254,7 +254,8 @@ impl Subscription {
     }
 
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
-    /// (tell the two apart with [`ended`](Subscription::ended)).
+    /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
+    /// opened again inside the call, that takes up to the client's request timeout more.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
         self.next(Instant::now().checked_add(timeout).or(None))
