@@ -123,6 +123,31 @@ fn path_arg(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Makes a server add a tool through `adder` and waits for it in the aggregated list.
+fn added_tool_reaches_the_aggregated_list(manager: &Manager, adder: &str, added: &str) {
+    assert!(manager.wait_ready(BOUND));
+    let has = |name: &str| manager.tools().iter().any(|t| t.tool.name == name);
+    assert!(has(adder), "{:?}", manager.statuses());
+    assert!(!has(added));
+    let adder = manager
+        .tools()
+        .into_iter()
+        .find(|t| t.tool.name == adder)
+        .expect("the adder")
+        .name;
+    manager
+        .call_tool(&adder, json!({"name": added}))
+        .expect("add a tool");
+    let deadline = Instant::now() + BOUND;
+    while !has(added) {
+        assert!(
+            Instant::now() < deadline,
+            "{added} never reached the manager"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_tool_added_at_run_time_reaches_the_aggregated_list() {
     if peers::skip_interop() {
@@ -131,27 +156,26 @@ fn a_tool_added_at_run_time_reaches_the_aggregated_list() {
     let python = ServerConfig::stdio("py", path_arg(&peers::python_mcp()))
         .with_args([path_arg(&peers::python_server_script()), "stdio".to_owned()]);
     let manager = Manager::start(vec![python], options());
-    assert!(manager.wait_ready(BOUND));
-    let has = |name: &str| manager.tools().iter().any(|t| t.tool.name == name);
-    assert!(has("add_runtime_tool"));
-    assert!(!has("late_managed"));
-    let adder = manager
-        .tools()
-        .into_iter()
-        .find(|t| t.tool.name == "add_runtime_tool")
-        .expect("the adder")
-        .name;
-    manager
-        .call_tool(&adder, json!({"name": "late_managed"}))
-        .expect("add a tool");
-    let deadline = Instant::now() + BOUND;
-    while !has("late_managed") {
-        assert!(
-            Instant::now() < deadline,
-            "the new tool never reached the manager"
-        );
-        std::thread::sleep(Duration::from_millis(50));
+    added_tool_reaches_the_aggregated_list(&manager, "add_runtime_tool", "late_managed");
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn a_tool_added_at_run_time_reaches_the_aggregated_list_over_http() {
+    if peers::skip_interop() {
+        return;
     }
+    let ts = peers::ts_v2_http();
+    let python = peers::python_http(&["streamable-http"]);
+    let manager = Manager::start(
+        vec![
+            ServerConfig::http("ts", ts.url("/mcp")),
+            ServerConfig::http("py", python.url("/mcp")),
+        ],
+        options(),
+    );
+    added_tool_reaches_the_aggregated_list(&manager, "add_tool", "late_ts_managed");
+    added_tool_reaches_the_aggregated_list(&manager, "add_runtime_tool", "late_py_managed");
 }
 
 #[test]
