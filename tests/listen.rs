@@ -333,3 +333,25 @@ fn write_events_prints_one_line_per_event_until_its_deadline() {
         );
     }
 }
+
+#[test]
+fn request_scoped_notifications_keep_going_to_their_request() {
+    let client = connect(true);
+    let sub = client
+        .listen(SubscriptionFilter::all_lists())
+        .expect("listen");
+    let steps = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = std::sync::Arc::clone(&steps);
+    let options = umcp::RequestOptions::default().with_progress(move |_| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    let result = client
+        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 1}), &options)
+        .expect("slow");
+    assert_eq!(result.text(), "finished 3 steps");
+    assert_eq!(steps.load(std::sync::atomic::Ordering::SeqCst), 3);
+    assert!(
+        sub.try_recv().is_none(),
+        "progress is not the subscription's"
+    );
+}
