@@ -355,3 +355,23 @@ fn request_scoped_notifications_keep_going_to_their_request() {
         "progress is not the subscription's"
     );
 }
+
+#[test]
+fn a_wait_too_long_for_the_clock_is_a_wait_without_deadline() {
+    let client = connect(true);
+    let sub = client
+        .listen(SubscriptionFilter::new().tools())
+        .expect("listen");
+    tool(&client, "list_changed", json!({"what": "tools"}));
+    assert!(matches!(
+        sub.recv_timeout(Duration::MAX),
+        Some(SubscriptionEvent::Notification(
+            ServerNotification::ToolListChanged
+        ))
+    ));
+    sub.close();
+    assert!(
+        sub.recv_timeout(Duration::MAX).is_none(),
+        "returns once ended"
+    );
+}

@@ -258,7 +258,7 @@ impl Subscription {
     /// opened again inside the call, that takes up to the client's request timeout more.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
-        self.next(Instant::now().checked_add(timeout).or(None))
+        self.next(Instant::now().checked_add(timeout))
     }
 
     /// The next event if one is waiting.
