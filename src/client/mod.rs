@@ -295,5 +295,7 @@ mod tests {
         assert_send_sync::<super::Client>();
         assert_send_sync::<super::Notifications>();
         assert_send_sync::<super::CancelHandle>();
+        assert_send_sync::<super::Subscription>();
+        assert_send_sync::<crate::ManagedSubscription>();
     }
 }
