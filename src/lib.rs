@@ -35,8 +35,9 @@ mod fuzz_engine;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{
-    CancelHandle, Client, Era, Notifications, Options, ProtocolMode, RequestOptions,
-    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
+    CancelHandle, Client, Era, FreshTools, Notifications, Options, ProtocolMode, RequestOptions,
+    Subscription, SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_PROBE_TIMEOUT,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,
@@ -46,8 +47,9 @@ pub use error::{
     WwwAuthenticate,
 };
 pub use manager::{
-    Manager, ManagerNotifications, ManagerOptions, PromptEntry, ResourceEntry, ServerError,
-    ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
+    ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, NotificationSource,
+    PromptEntry, ResourceEntry, ServerError, ServerStatus, StatusEvent, StatusEvents,
+    TaggedNotification, ToolEntry,
 };
 #[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};

@@ -454,14 +454,17 @@ fn python_handshake(client: &Client) {
 fn python_tools(client: &Client) {
     let expected: BTreeSet<String> = [
         "add",
+        "add_runtime_tool",
         "confirm",
         "confirm_resolved",
+        "counted_reads_so_far",
         "echo",
         "long_task",
         "region",
         "shout",
         "summarize",
         "summarize_resolved",
+        "touch_counted",
     ]
     .into_iter()
     .map(String::from)

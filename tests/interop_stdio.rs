@@ -405,14 +405,17 @@ fn python_tools_list_and_call() {
     let names = tool_names(&client);
     let expected: BTreeSet<String> = [
         "add",
+        "add_runtime_tool",
         "confirm",
         "confirm_resolved",
+        "counted_reads_so_far",
         "echo",
         "long_task",
         "region",
         "shout",
         "summarize",
         "summarize_resolved",
+        "touch_counted",
     ]
     .into_iter()
     .map(String::from)

@@ -11,14 +11,13 @@
 //! [`EraTransport`](super::era_transport), the wrapper every message passes on its way out,
 //! which adds `_meta` and the HTTP routing headers; [`mrtr`](super::mrtr) is the request path
 //! of the era (`resultType`, input rounds, re-issue, header mismatch), below every public
-//! method. `subscriptions/listen`, the era's next step, fits beside it without new seams: a
-//! listen is a long-lived request sent through the same path from a thread of its own; over
-//! Streamable HTTP its notifications arrive on that request's own response stream (the
-//! transport already delivers a stream's notifications to the inbox), and over stdio the
-//! router hands every notification whose `_meta` carries
-//! [`META_SUBSCRIPTION_ID`](crate::types::META_SUBSCRIPTION_ID) to the subscription with that
-//! id instead of the shared queue. Closing the stream (HTTP) or `notifications/cancelled`
-//! (stdio) ends it, as for any request; after a stdio restart the listens are sent again.
+//! method. `subscriptions/listen` lives in [`listen`](super::listen): a long-lived request
+//! sent through the same wrapper; over Streamable HTTP its notifications arrive on that
+//! request's own response stream, and the router hands every notification whose `_meta`
+//! carries [`META_SUBSCRIPTION_ID`](crate::types::META_SUBSCRIPTION_ID) to the subscription
+//! with that id instead of the shared queue. Closing the stream (HTTP) or
+//! `notifications/cancelled` (stdio) ends it; the manager opens its subscriptions again after
+//! a restart.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, RwLock};

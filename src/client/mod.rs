@@ -11,11 +11,13 @@ use crate::error::{Closed, Error, Result};
 use crate::transport::Connect;
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
+mod cache;
 mod discover;
 mod era;
 mod era_transport;
 mod errors;
 mod lifecycle;
+mod listen;
 mod meta;
 mod methods;
 mod modern;
@@ -30,6 +32,7 @@ mod server_requests;
 mod session;
 
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
@@ -334,5 +337,7 @@ mod tests {
         assert_send_sync::<super::Client>();
         assert_send_sync::<super::Notifications>();
         assert_send_sync::<super::CancelHandle>();
+        assert_send_sync::<super::Subscription>();
+        assert_send_sync::<crate::ManagedSubscription>();
     }
 }

@@ -177,7 +177,8 @@ fn remaining(
 
 /// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table.
 fn relist_tools(shared: &Shared) -> Result<()> {
-    let options = RequestOptions::default();
+    // The annotations may have changed: a cached list is what got the headers wrong.
+    let options = RequestOptions::default().with_no_cache();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_RELIST_PAGES {
         let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));

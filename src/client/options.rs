@@ -57,6 +57,8 @@ pub struct Options {
     pub(crate) experimental: Option<Map<String, Value>>,
     /// The protocol era settings; builders in `era.rs`.
     pub(crate) era: super::era::EraOptions,
+    /// The response cache settings; builders in `cache.rs`.
+    pub(crate) cache: super::cache::CacheOptions,
 }
 
 impl Default for Options {
@@ -74,6 +76,7 @@ impl Default for Options {
             on_notification: None,
             experimental: None,
             era: super::era::EraOptions::default(),
+            cache: super::cache::CacheOptions::default(),
         }
     }
 }
@@ -233,6 +236,8 @@ pub struct RequestOptions {
     pub(crate) progress: Option<ProgressCallback>,
     pub(crate) cancel: Option<CancelHandle>,
     pub(crate) meta: Option<Map<String, Value>>,
+    /// Skip the response cache (builder in `cache.rs`).
+    pub(crate) no_cache: bool,
 }
 
 impl RequestOptions {

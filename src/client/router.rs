@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use crate::error::{Closed, Error};
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::transport::{Inbound, Inbox};
-use crate::types::{ProgressNotificationParams, ServerNotification};
+use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
 
 use super::options::{lock, NotificationCallback, Options};
 use super::pending::{Answer, Pending, Reply};
@@ -58,6 +58,10 @@ pub(crate) struct Core {
     /// Server requests being answered, by id; `true` once the server cancelled one. Only
     /// requests in flight are kept, so the map is bounded by the router queue and the pool.
     pub(crate) server_requests: Mutex<HashMap<RequestId, bool>>,
+    /// The open subscriptions (`client.listen`), fed from here as notifications arrive.
+    pub(crate) listens: Arc<super::listen::state::Registry>,
+    /// Cached results, invalidated here as change notifications arrive.
+    pub(crate) cache: Arc<super::cache::Cache>,
 }
 
 /// What the router thread does.
@@ -94,6 +98,8 @@ impl Core {
             closing: AtomicBool::new(false),
             protocol_version: RwLock::new(String::new()),
             server_requests: Mutex::new(HashMap::new()),
+            listens: Arc::default(),
+            cache: Arc::default(),
         };
         (Arc::new(core), RouterChannels { work, stop })
     }
@@ -195,11 +201,22 @@ impl Core {
         let slot = lock(&self.pending).entries.remove(&id);
         match slot {
             Some(slot) => slot.put(id, Reply::Done(result)),
+            // Hook: the response to a `subscriptions/listen` request ends that subscription.
+            None if self.listens.by_id(id).is_some() => {
+                let result = result.and_then(|answer| answer.decode(SUBSCRIPTIONS_LISTEN));
+                super::listen::route::finish(&self.listens, id, result);
+            }
             None => log::debug!("dropping a late or unknown response for request {id}"),
         }
     }
 
     fn notify(&self, notification: Notification) {
+        // Hook: subscriptions take what is tagged for them and copy the list changes they want.
+        let Some(notification) =
+            super::listen::route::route(&self.listens, &self.cache, notification)
+        else {
+            return;
+        };
         if notification.method == "notifications/progress" {
             let progress = notification
                 .params
@@ -292,6 +309,8 @@ impl Core {
             lock(&self.notify_tx).take();
         }
         let _ = self.stop_tx.try_send(());
+        // Hook: a closed connection ends every subscription.
+        super::listen::route::close_all(&self.listens, &closed);
         log::debug!(
             "connection closed ({}); failing {} pending",
             closed.reason,

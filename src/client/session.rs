@@ -44,6 +44,10 @@ pub(crate) struct Shared {
     senders: Mutex<Senders>,
     /// The protocol era; the transport above is wrapped to stamp stateless requests.
     pub(crate) era: Arc<super::era::EraState>,
+    /// The open subscriptions (`client.listen`), which the router feeds.
+    pub(crate) listens: Arc<super::listen::state::Registry>,
+    /// Cached results (`cache.rs`).
+    pub(crate) cache: Arc<super::cache::Cache>,
 }
 
 /// How one call is made.
@@ -70,6 +74,7 @@ impl Shared {
             transport,
             Arc::clone(&era),
         ));
+        let (listens, cache) = (Arc::clone(&core.listens), Arc::clone(&core.cache));
         Shared {
             senders: Mutex::new(Senders::new(Arc::clone(&transport), done)),
             transport,
@@ -83,7 +88,14 @@ impl Shared {
             subscriptions: Mutex::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
             era,
+            listens,
+            cache,
         }
+    }
+
+    /// A fresh request id, for requests sent outside [`Shared::call`] (`subscriptions/listen`).
+    pub(crate) fn next_request_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
     /// The reason the connection closed, if it has.
@@ -105,8 +117,28 @@ impl Shared {
         if self.era.modern_version().is_some() {
             return super::mrtr::call(self, &spec).map(Answer::Value);
         }
+        if super::cache::wanted_in_legacy(self, spec.method) {
+            // Only when the user asked to cache a handshake-era server's lists: the common
+            // path below keeps its one parse.
+            let call = |spec: &CallSpec<'_>| {
+                let message = Request::new(0, spec.method, spec.params.clone());
+                self.call_legacy(spec, Message::Request(message))?
+                    .decode(spec.method)
+            };
+            return super::cache::through(self, &spec, call).map(Answer::Value);
+        }
+        let message = Message::Request(Request::new(0, spec.method, spec.params));
+        let spec = CallSpec {
+            params: None,
+            ..spec
+        };
+        self.call_legacy(&spec, message)
+    }
+
+    /// A handshake-era call of `message` (whose params `spec` no longer holds), sent again
+    /// with a new id after a session expiry.
+    fn call_legacy(&self, spec: &CallSpec<'_>, mut message: Message) -> Result<Answer> {
         let generation = self.generation.load(Ordering::SeqCst);
-        let mut message = Message::Request(Request::new(0, spec.method, spec.params));
         let call = Call {
             method: spec.method,
             options: spec.options,
@@ -127,13 +159,16 @@ impl Shared {
     /// One request as `spec` says, without input rounds or a retry after a session expiry;
     /// its raw result. For the era's own requests (the probe, input rounds, re-listing).
     pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
-        let mut message = Message::Request(Request::new(0, spec.method, spec.params.clone()));
-        let call = Call {
-            method: spec.method,
-            options: spec.options,
-            handshake: spec.handshake,
-        };
-        self.exchange(&call, &mut message)?.decode(spec.method)
+        // Hook: a fresh cached result answers without a round trip (`cache.rs`).
+        super::cache::through(self, spec, |spec| {
+            let mut message = Message::Request(Request::new(0, spec.method, spec.params.clone()));
+            let call = Call {
+                method: spec.method,
+                options: spec.options,
+                handshake: spec.handshake,
+            };
+            self.exchange(&call, &mut message)?.decode(spec.method)
+        })
     }
 
     /// Registers, sends and waits for one request; `message` gets a fresh id each time.

@@ -1,4 +1,5 @@
-//! The tool-list cache: each server's last tool list in a small JSON file, written atomically.
+//! The tool-list cache: each server's last tool list, and the protocol era it speaks, in a
+//! small JSON file, written atomically.
 //!
 //! The file is named after a hash of what starts the server (command, arguments,
 //! environment, working directory, or URL and headers), so a changed configuration never
@@ -13,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::client::ProtocolMode;
 use crate::config::ServerConfig;
 use crate::types::Tool;
 
@@ -52,13 +54,29 @@ pub(crate) fn load(dir: &Path, config: &ServerConfig) -> Option<Vec<Tool>> {
 
 /// Saves the tools of `config`: a temporary file in the same directory, then a rename, so a
 /// reader never sees half a file.
-pub(crate) fn save(dir: &Path, config: &ServerConfig, tools: &[Tool]) {
-    if let Err(err) = try_save(dir, config, tools) {
+/// The era verdict saved with the tools (`legacy` or a stateless version), so a restart of
+/// the host can connect without the `server/discover` probe.
+pub(crate) fn load_era(dir: &Path, config: &ServerConfig) -> Option<ProtocolMode> {
+    let text = fs::read_to_string(file(dir, config)).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    match ProtocolMode::parse(value["era"].as_str()?)? {
+        ProtocolMode::Auto => None,
+        verdict => Some(verdict),
+    }
+}
+
+pub(crate) fn save(dir: &Path, config: &ServerConfig, tools: &[Tool], era: &ProtocolMode) {
+    if let Err(err) = try_save(dir, config, tools, era) {
         log::debug!("cannot write the tool cache for `{}`: {err}", config.name);
     }
 }
 
-fn try_save(dir: &Path, config: &ServerConfig, tools: &[Tool]) -> io::Result<()> {
+fn try_save(
+    dir: &Path,
+    config: &ServerConfig,
+    tools: &[Tool],
+    era: &ProtocolMode,
+) -> io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     fs::create_dir_all(dir)?;
     let path = file(dir, config);
@@ -69,6 +87,7 @@ fn try_save(dir: &Path, config: &ServerConfig, tools: &[Tool]) -> io::Result<()>
         "version": VERSION,
         "server": config.name,
         "savedAt": saved_at,
+        "era": era.as_str(),
         "tools": tools,
     });
     let text = serde_json::to_vec_pretty(&body).map_err(io::Error::other)?;
@@ -124,11 +143,13 @@ mod tests {
             &dir,
             &config,
             &[Tool::new("one", json!({"type": "object"}))],
+            &ProtocolMode::Legacy,
         );
         save(
             &dir,
             &config,
             &[Tool::new("two", json!({"type": "object"}))],
+            &ProtocolMode::Legacy,
         );
         let tools = load(&dir, &config).expect("cached tools");
         assert_eq!(tools.len(), 1);
@@ -137,6 +158,23 @@ mod tests {
         assert!(load(&dir, &other).is_none());
         let leftovers = fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary files are left behind");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_era_verdict_is_kept_next_to_the_tools() {
+        let dir = std::env::temp_dir().join(format!("umcp-cache-era-{}", std::process::id()));
+        let config = ServerConfig::stdio("s", "server-cmd");
+        assert!(load_era(&dir, &config).is_none());
+        let modern = ProtocolMode::Pinned("2026-07-28".into());
+        save(&dir, &config, &[], &modern);
+        assert_eq!(load_era(&dir, &config), Some(modern));
+        save(&dir, &config, &[], &ProtocolMode::Legacy);
+        assert_eq!(load_era(&dir, &config), Some(ProtocolMode::Legacy));
+        // A file from before the era was saved still serves its tools, and no verdict.
+        fs::write(file(&dir, &config), r#"{"version": 1, "tools": []}"#).unwrap();
+        assert!(load_era(&dir, &config).is_none());
+        assert_eq!(load(&dir, &config).map(|t| t.len()), Some(0));
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -92,7 +92,9 @@ impl Manager {
             } else {
                 Vec::new()
             };
-            slot.state().prompts.clone_from(&prompts);
+            let mut state = slot.state();
+            state.prompts.clone_from(&prompts);
+            state.prompts_fresh = true;
             Ok(prompts)
         });
         let mut errors = Vec::new();
@@ -148,6 +150,7 @@ impl Manager {
     /// The prompts of the last listing, namespaced.
     fn prompt_entries(&self) -> Vec<PromptEntry> {
         let mut listed: Vec<(String, Prompt)> = Vec::new();
+        let mut stale = Vec::new();
         for slot in self.slots() {
             let state = slot.state();
             listed.extend(
@@ -156,6 +159,7 @@ impl Manager {
                     .iter()
                     .map(|p| (slot.name().to_owned(), p.clone())),
             );
+            stale.extend(state.prompts.iter().map(|_| !state.prompts_fresh));
         }
         let keys: Vec<(&str, &str)> = listed
             .iter()
@@ -165,10 +169,12 @@ impl Manager {
         listed
             .into_iter()
             .zip(names)
-            .map(|((server, prompt), name)| PromptEntry {
+            .zip(stale)
+            .map(|(((server, prompt), name), stale)| PromptEntry {
                 name,
                 server,
                 prompt,
+                stale,
             })
             .collect()
     }

@@ -25,15 +25,17 @@ mod cache;
 mod lists;
 mod names;
 mod options;
+mod refresh;
 mod slot;
 mod status;
 mod supervisor;
 mod tracked;
 
 pub use options::ManagerOptions;
+pub use refresh::ManagedSubscription;
 pub use status::{
-    ManagerNotifications, PromptEntry, ResourceEntry, ServerError, ServerStatus, StatusEvent,
-    StatusEvents, TaggedNotification, ToolEntry,
+    ManagerNotifications, NotificationSource, PromptEntry, ResourceEntry, ServerError,
+    ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
 
 use names::Names;

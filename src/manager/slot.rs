@@ -24,6 +24,8 @@ pub(crate) struct Slot {
     changed: Condvar,
     stopping: AtomicBool,
     hub: Arc<Hub>,
+    /// Subscriptions opened through the manager, re-opened on every connection.
+    pub(crate) subscriptions: Mutex<Vec<Arc<super::refresh::ManagedSub>>>,
 }
 
 /// What changes while the server runs.
@@ -36,6 +38,8 @@ pub(crate) struct State {
     pub(crate) tools_fresh: bool,
     /// The prompts of the last prompt listing.
     pub(crate) prompts: Vec<Prompt>,
+    /// Whether `prompts` was listed after the server's last prompt-list change.
+    pub(crate) prompts_fresh: bool,
     /// Counts status changes, so a waiter can tell a new status from one it saw before.
     pub(crate) version: u64,
 }
@@ -67,11 +71,13 @@ impl Slot {
                 tools,
                 tools_fresh: false,
                 prompts: Vec::new(),
+                prompts_fresh: false,
                 version: 0,
             }),
             changed: Condvar::new(),
             stopping: AtomicBool::new(false),
             hub,
+            subscriptions: Mutex::new(Vec::new()),
         }
     }
 

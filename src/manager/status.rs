@@ -140,6 +140,19 @@ pub struct TaggedNotification {
     pub server: String,
     /// The notification.
     pub notification: ServerNotification,
+    /// Where it came from.
+    pub source: NotificationSource,
+}
+
+/// Where a [`TaggedNotification`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotificationSource {
+    /// The connection itself (handshake era: stdio or the HTTP GET stream).
+    Session,
+    /// The manager's `subscriptions/listen` subscription to the server's lists (stateless
+    /// era).
+    Subscription,
 }
 
 /// A server's status changed.
@@ -177,6 +190,8 @@ pub struct PromptEntry {
     pub server: String,
     /// The prompt as the server describes it.
     pub prompt: Prompt,
+    /// Whether the server announced a change not yet listed again.
+    pub stale: bool,
 }
 
 /// One resource of the aggregated list.

@@ -4,13 +4,14 @@
 //! Each server has one thread, `umcp-manager-<name>`, which owns the server's client. It ends
 //! on [`Command::Stop`], or when the manager drops its end of the command channel.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use crate::client::{Client, Options};
+use crate::client::{Client, Options, ProtocolMode};
 use crate::error::{Error, Result};
 use crate::transport::Connect;
 use crate::types::{ServerNotification, Tool};
@@ -19,8 +20,9 @@ use crate::types::{ServerNotification, Tool};
 use super::auth::ServerAuth;
 use super::cache;
 use super::options::ManagerOptions;
+use super::refresh::{self, Fresh};
 use super::slot::Slot;
-use super::status::{Hub, ServerStatus, TaggedNotification};
+use super::status::{Hub, NotificationSource, ServerStatus, TaggedNotification};
 use super::tracked::Tracked;
 
 /// How often a connected server's client is checked for a closed connection.
@@ -91,6 +93,7 @@ pub(crate) fn spawn(
         options,
         hub,
         commands,
+        saved_era_failed: AtomicBool::new(false),
     };
     let handle = std::thread::Builder::new().name(name).spawn(move || {
         supervisor.run();
@@ -104,6 +107,9 @@ struct Supervisor {
     options: ManagerOptions,
     hub: Arc<Hub>,
     commands: Receiver<Command>,
+    /// Set once a connection with the era verdict from the disk cache failed: the server
+    /// may have changed, so later attempts probe.
+    saved_era_failed: AtomicBool,
     /// The OAuth side of a server with OAuth settings.
     #[cfg(feature = "oauth")]
     auth: Option<ServerAuth>,
@@ -123,7 +129,7 @@ impl Supervisor {
             self.slot.set_status(ServerStatus::Connecting {
                 attempt: failures + 1,
             });
-            let (client, refresh) = match self.connect() {
+            let client = match self.connect() {
                 Ok(connected) => connected,
                 Err(err) => {
                     failures += 1;
@@ -143,9 +149,12 @@ impl Supervisor {
             connected_before = true;
             let since = Instant::now();
             let tools = self.list_tools(&client);
+            // Hook: follow the server's lists and re-open managed subscriptions (`refresh.rs`).
+            let fresh = Fresh::open(&self.slot, &client, reconnects > 0);
+            refresh::relist_prompts(&self.slot, &client);
             self.slot
                 .set_connected(Arc::clone(&client), tools, reconnects);
-            let exit = self.watch(&client, &refresh);
+            let exit = self.watch(&client, &fresh);
             client.close();
             let stop = match exit {
                 Some(Command::Stop) => true,
@@ -184,7 +193,7 @@ impl Supervisor {
 
     /// Connects with the server's start-up deadline, forwarding its notifications to the
     /// manager and asking for a tool refresh when its tool list changes.
-    fn connect(&self) -> Result<(Arc<Client>, Receiver<()>)> {
+    fn connect(&self) -> Result<Arc<Client>> {
         #[cfg(feature = "oauth")]
         if let Some(auth) = &self.auth {
             return self.connect_authorized(auth);
@@ -197,7 +206,7 @@ impl Supervisor {
     /// Connects a server with OAuth settings. When it refuses for want of a user's step and
     /// the manager has one, the user is asked and the server connected again, once.
     #[cfg(feature = "oauth")]
-    fn connect_authorized(&self, auth: &ServerAuth) -> Result<(Arc<Client>, Receiver<()>)> {
+    fn connect_authorized(&self, auth: &ServerAuth) -> Result<Arc<Client>> {
         let config = &self.slot.config;
         let attempt = auth.attempt()?;
         let connector = || -> Result<Box<dyn Connect>> {
@@ -224,18 +233,26 @@ impl Supervisor {
     }
 
     /// Connects through `connector`, tracked so that a restart or stop can interrupt it.
-    fn connect_via(&self, connector: Box<dyn Connect>) -> Result<(Arc<Client>, Receiver<()>)> {
+    fn connect_via(&self, connector: Box<dyn Connect>) -> Result<Arc<Client>> {
         let tracked = Tracked {
             inner: connector,
             tracker: Arc::clone(&self.slot.tracker),
         };
-        let (refresh_tx, refresh_rx) = crossbeam_channel::bounded(1);
-        let connected = Client::connect_with(tracked, self.client_options(refresh_tx));
+        let mut options = self.client_options();
+        // Hook: a verdict saved by an earlier run of the host skips the probe (`cache.rs`).
+        let saved = self.saved_era(&options);
+        if let Some(verdict) = &saved {
+            options = options.with_protocol_mode(verdict.clone());
+        }
+        let connected = Client::connect_with(tracked, options);
+        if saved.is_some() && connected.is_err() {
+            self.saved_era_failed.store(true, Ordering::SeqCst);
+        }
         self.slot.tracker.finished();
-        Ok((Arc::new(connected?), refresh_rx))
+        Ok(Arc::new(connected?))
     }
 
-    fn client_options(&self, refresh: Sender<()>) -> Options {
+    fn client_options(&self) -> Options {
         let base = &self.options.client;
         let user = base.on_notification.clone();
         let notes = self.hub.notes();
@@ -254,19 +271,26 @@ impl Supervisor {
                 if let Some(user) = &user {
                     user(note);
                 }
-                if matches!(note, ServerNotification::ToolListChanged) {
-                    let _ = refresh.try_send(());
-                }
                 if let Some(notes) = &notes {
                     notes.push(TaggedNotification {
                         server: server.clone(),
                         notification: note.clone(),
+                        source: NotificationSource::Session,
                     });
                 }
             })
     }
 
     /// Lists the server's tools and saves them to the cache; `None` when listing failed.
+    fn saved_era(&self, options: &Options) -> Option<ProtocolMode> {
+        let dir = self.options.cache_dir.as_ref()?;
+        let auto = *options.protocol_mode() == ProtocolMode::Auto;
+        if !auto || self.saved_era_failed.load(Ordering::SeqCst) {
+            return None;
+        }
+        cache::load_era(dir, &self.slot.config)
+    }
+
     fn list_tools(&self, client: &Client) -> Option<Vec<Tool>> {
         let tools = if client.server_capabilities().supports_tools() {
             match client.list_all_tools() {
@@ -280,22 +304,28 @@ impl Supervisor {
             Vec::new()
         };
         if let Some(dir) = &self.options.cache_dir {
-            cache::save(dir, &self.slot.config, &tools);
+            cache::save(dir, &self.slot.config, &tools, &client.verdict());
         }
         Some(tools)
     }
 
     /// Watches a live connection until it is lost (`None`) or a command arrives.
-    fn watch(&self, client: &Client, refresh: &Receiver<()>) -> Option<Command> {
+    fn watch(&self, client: &Client, fresh: &Fresh) -> Option<Command> {
         loop {
-            crossbeam_channel::select! {
-                recv(self.commands) -> command => return Some(command.unwrap_or(Command::Stop)),
-                recv(refresh) -> _ => {
-                    if let Some(tools) = self.list_tools(client) {
-                        self.slot.set_tools(tools);
-                    }
+            match self.commands.recv_timeout(WATCH_INTERVAL) {
+                Ok(command) => return Some(command),
+                Err(RecvTimeoutError::Disconnected) => return Some(Command::Stop),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            // Hook: list again what the server announced as changed (`refresh.rs`).
+            let wanted = fresh.tick(&self.slot, client, &self.hub);
+            if wanted.tools {
+                if let Some(tools) = self.list_tools(client) {
+                    self.slot.set_tools(tools);
                 }
-                default(WATCH_INTERVAL) => {}
+            }
+            if wanted.prompts {
+                refresh::relist_prompts(&self.slot, client);
             }
             if self.slot.is_stopping() {
                 return Some(Command::Stop);

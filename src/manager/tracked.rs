@@ -117,6 +117,22 @@ impl Transport for SharedTransport {
         self.0.send(message, deadline)
     }
 
+    // The stateless era's routing headers (`MCP-Protocol-Version`, `Mcp-Method`, …) must
+    // reach the transport: the default would drop them.
+    fn send_with_headers(
+        &self,
+        message: &Message,
+        deadline: Instant,
+        headers: &[(String, String)],
+    ) -> Result<()> {
+        self.0.send_with_headers(message, deadline, headers)
+    }
+
+    // Stdio queues its sends: the client then sends from the calling thread (one hand-off).
+    fn send_waits_for_peer(&self) -> bool {
+        self.0.send_waits_for_peer()
+    }
+
     fn abandon(&self, id: &RequestId) {
         self.0.abandon(id);
     }

@@ -30,6 +30,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod subscriptions;
 mod tools;
 mod utilities;
 
@@ -80,6 +81,11 @@ pub use roots::{ListRootsResult, Root};
 pub use sampling::{
     CreateMessageRequestParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
     SamplingContent, SamplingMessage,
+};
+pub use subscriptions::{
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, SUBSCRIPTIONS_ACKNOWLEDGED,
+    SUBSCRIPTIONS_LISTEN,
 };
 pub use tools::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
 pub use utilities::{CancelledNotificationParams, ProgressNotificationParams, ProgressToken};

@@ -8,7 +8,9 @@ Usage (always binds 127.0.0.1 for the HTTP transports):
 
 Tools: add(a, b), echo(text), long_task(steps) with progress, summarize(text) which asks the
 client for sampling, confirm(question) which elicits a form, shout(message) which logs at info
-and warning. Resource: demo://greeting. Prompt: review(code).
+and warning, add_runtime_tool(name) which adds a tool and notifies. Resources: demo://greeting, and
+demo://counted (reads cacheable for a minute), counted by counted_reads_so_far() and announced
+as updated by touch_counted(). Prompt: review(code).
 
 The server speaks both protocol eras; the client's first request picks one. For the stateless
 era (2026-07-28) there are tools that ask the client through resolvers, which the SDK turns
@@ -29,6 +31,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 import mcp.types as types
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, MCPServer, Resolve, Sample
 
 # Logging, sampling and elicitation are deprecated only from 2026-07-28 on; the tests speak
@@ -48,7 +51,12 @@ server = MCPServer(
     version="1.0.0",
     instructions="A test server for umcp interop tests.",
     log_level="WARNING" if sys.argv[1:2] in ([], ["stdio"]) else "INFO",
+    # Reads may be reused for a minute in the stateless era: changes are announced.
+    cache_hints={"resources/read": CacheHint(ttl_ms=60_000, scope="public")},
 )
+
+# How often demo://counted was read: a client cache shows as fewer reads.
+counted_reads = 0
 
 
 @server.tool(description="Add two integers.")
@@ -140,6 +148,37 @@ async def shout(message: str, ctx: Context) -> str:
     await ctx.info(f"info: {message}", logger_name="shout")
     await ctx.warning(f"warning: {message}", logger_name="shout")
     return message.upper()
+
+
+@server.tool(description="Add a tool named `name` at run time and tell the subscribers.")
+async def add_runtime_tool(name: str, ctx: Context) -> str:
+    def runtime() -> str:
+        return f"{name} was added at run time"
+
+    server.add_tool(runtime, name=name, description="A tool added at run time.")
+    # Stateless-era clients hear of it through subscriptions/listen, handshake-era ones
+    # through the session's notification (which the SDK drops in the stateless era).
+    await ctx.notify_tools_changed()
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
+
+
+@server.resource("demo://counted", name="counted", mime_type="text/plain", description="Counts its reads.")
+def counted() -> str:
+    global counted_reads
+    counted_reads += 1
+    return f"read {counted_reads} times"
+
+
+@server.tool(description="How often demo://counted was read.")
+def counted_reads_so_far() -> int:
+    return counted_reads
+
+
+@server.tool(description="Announce that demo://counted changed.")
+async def touch_counted(ctx: Context) -> str:
+    await ctx.notify_resource_updated("demo://counted")
+    return "touched"
 
 
 @server.resource("demo://greeting", name="greeting", mime_type="text/plain", description="A greeting.")

@@ -4,17 +4,29 @@
 //
 // Usage: PORT=<port> node ts_v2_server.mjs
 // Tools: echo(message); confirm(question), which asks for confirmation in an input round (MRTR);
-// region(region), whose argument is mirrored into the Mcp-Param-Region header.
+// region(region), whose argument is mirrored into the Mcp-Param-Region header;
+// add_tool(name), which adds a tool to every later instance and tells subscriptions/listen
+// subscribers (`handler.notify.toolsChanged()`); demo://counted, with a one-minute cache hint,
+// whose reads counted_reads() counts and touch_counted() announces as updated.
 // Prints `listening on port <PORT>` once it accepts connections.
 
 import http from 'node:http';
 import * as z from 'zod';
 import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 
+// Tools added at run time: every per-request instance registers them.
+const added = [];
+// How often demo://counted was read: a client cache shows as fewer reads.
+let countedReads = 0;
+
 function factory() {
     const server = new McpServer(
         { name: 'umcp-ts-v2-peer', version: '1.0.0' },
-        { instructions: 'A TypeScript v2 test server for umcp interop tests.' }
+        {
+            instructions: 'A TypeScript v2 test server for umcp interop tests.',
+            // Resource subscriptions are honoured only when advertised.
+            capabilities: { resources: { subscribe: true } }
+        }
     );
     server.registerTool(
         'echo',
@@ -45,6 +57,42 @@ function factory() {
         },
         async ({ region }) => ({ content: [{ type: 'text', text: `region ${region}` }] })
     );
+    server.registerTool(
+        'add_tool',
+        { description: 'Add a tool at run time and notify subscribers.', inputSchema: z.object({ name: z.string() }) },
+        async ({ name }) => {
+            if (!added.includes(name)) added.push(name);
+            handler.notify.toolsChanged();
+            return { content: [{ type: 'text', text: `added ${name}` }] };
+        }
+    );
+    server.registerResource(
+        'counted',
+        'demo://counted',
+        { mimeType: 'text/plain', cacheHint: { ttlMs: 60000, cacheScope: 'public' } },
+        async uri => {
+            countedReads += 1;
+            return { contents: [{ uri: uri.href, text: `read ${countedReads} times` }] };
+        }
+    );
+    server.registerTool(
+        'counted_reads',
+        { description: 'How often demo://counted was read.' },
+        async () => ({ content: [{ type: 'text', text: String(countedReads) }] })
+    );
+    server.registerTool(
+        'touch_counted',
+        { description: 'Announce that demo://counted changed.' },
+        async () => {
+            handler.notify.resourceUpdated('demo://counted');
+            return { content: [{ type: 'text', text: 'touched' }] };
+        }
+    );
+    for (const name of added) {
+        server.registerTool(name, { description: 'A tool added at run time.' }, async () => ({
+            content: [{ type: 'text', text: `${name} was added at run time` }]
+        }));
+    }
     return server;
 }
 

@@ -14,6 +14,7 @@ mod asks;
 mod behaviours;
 mod catalog;
 mod http;
+mod listen;
 mod modern;
 mod out;
 mod routes;
@@ -81,6 +82,10 @@ struct State {
     subscriptions: HashSet<String>,
     /// The `requestId` of every `notifications/cancelled` received, in order.
     cancelled: Vec<Value>,
+    /// How many requests of each method arrived, for tests of client-side caching.
+    seen: HashMap<String, u64>,
+    /// The open `subscriptions/listen` subscriptions (`--modern`).
+    listens: Vec<listen::Listen>,
 }
 
 /// The server: options, where its messages go and the session.
@@ -127,6 +132,10 @@ impl Server {
             return;
         }
         let first = !self.initialized.load(Ordering::SeqCst);
+        *lock(&self.state)
+            .seen
+            .entry(request.method.clone())
+            .or_default() += 1;
         match self.opts.behaviour {
             // As some handshake-era servers do: anything before `initialize` is fatal.
             Behaviour::StrictInit if first && request.method != "initialize" => {
@@ -281,6 +290,7 @@ impl Server {
                 let Some(id) = id else { return };
                 lock(&self.state).cancelled.push(id.clone());
                 if let Ok(id) = serde_json::from_value::<RequestId>(id) {
+                    listen::cancel(self, &id);
                     if let Some(flag) = lock(&self.active).get(&id) {
                         flag.store(true, Ordering::SeqCst);
                     }

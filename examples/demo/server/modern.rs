@@ -153,6 +153,11 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
             } else {
                 match method {
                     "server/discover" => Ok(discover()),
+                    "subscriptions/listen" => {
+                        // Answered only when the subscription ends.
+                        super::listen::open(server, &request.id, &params);
+                        return true;
+                    }
                     "ping"
                     | "logging/setLevel"
                     | "resources/subscribe"
@@ -164,7 +169,10 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                         let mut all = tools::list();
                         all.extend(extra_tools());
                         catalog::page(all, "tools", &params, server.opts.page_size)
+                            .map(|page| cacheable(page, "public"))
                     }
+                    // Resources change only through `touch`, which notifies subscribers.
+                    "resources/read" => catalog::read(&params).map(|r| cacheable(r, "private")),
                     "tools/call" => match call(&params) {
                         Some(reply) => reply,
                         None => return false,
@@ -178,14 +186,24 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
     true
 }
 
+/// How long clients may reuse a list or a resource: changes are announced to subscribers.
+const TTL_MS: u64 = 60_000;
+
+/// `result` with caching hints.
+fn cacheable(mut result: Value, scope: &str) -> Value {
+    result["ttlMs"] = json!(TTL_MS);
+    result["cacheScope"] = json!(scope);
+    result
+}
+
 /// The answer to `server/discover`.
 fn discover() -> Value {
     json!({
         "supportedVersions": [VERSION],
         "capabilities": {
-            "tools": {},
-            "resources": {},
-            "prompts": {},
+            "tools": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "prompts": {"listChanged": true},
             "completions": {},
         },
         "instructions": "A demo server: try the echo, add and slow tools.",

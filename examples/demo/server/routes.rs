@@ -70,6 +70,11 @@ impl Inner {
 }
 
 impl Routes {
+    /// Whether the stream of POSTed request `id` is still open.
+    pub fn is_open(&self, id: &RequestId) -> bool {
+        lock(&self.inner).post_key(id).is_some()
+    }
+
     /// Opens the stream of POSTed request `id`; `None` once the session is gone.
     pub fn open_post(&self, id: RequestId, event_stream: bool) -> Option<(u64, Receiver<Frame>)> {
         let mut inner = lock(&self.inner);

@@ -13,7 +13,7 @@ use serde_json::{json, Number, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
 use super::catalog::{level_index, LEVELS};
-use super::{asks, lock, Reply, Server};
+use super::{asks, listen, lock, Reply, Server};
 
 /// One running `tools/call`.
 pub struct Call {
@@ -110,6 +110,24 @@ pub fn list() -> Vec<Value> {
             &["what"],
         ),
         tool(
+            "end_subscriptions",
+            "Ends every subscriptions/listen subscription with its result (--modern).",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "requests_seen",
+            "How many requests of each method the server received.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "drop_subscriptions",
+            "Closes every subscription's stream without a result (--modern over HTTP).",
+            json!({}),
+            &[],
+        ),
+        tool(
             "cancellations",
             "The requestId of every notifications/cancelled received so far.",
             json!({}),
@@ -188,6 +206,10 @@ fn run(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
         "log" => log(server, args),
         "touch" => {
             let uri = string(args, "uri")?;
+            if server.opts.modern {
+                let sent = listen::broadcast(server, "notifications/resources/updated", Some(uri));
+                return Ok(text(format!("{sent} subscriptions notified")));
+            }
             if !lock(&server.state).subscriptions.contains(uri) {
                 return Ok(text("not subscribed"));
             }
@@ -198,12 +220,29 @@ fn run(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
             Ok(text("subscribers notified"))
         }
         "list_changed" => match string(args, "what")? {
+            what @ ("tools" | "resources" | "prompts") if server.opts.modern => {
+                let method = format!("notifications/{what}/list_changed");
+                let sent = listen::broadcast(server, &method, None);
+                Ok(text(format!("sent {method} to {sent} subscriptions")))
+            }
             what @ ("tools" | "resources" | "prompts") => {
                 server.notify(&format!("notifications/{what}/list_changed"), None);
                 Ok(text(format!("sent notifications/{what}/list_changed")))
             }
             other => Err(format!("cannot change the list of `{other}`")),
         },
+        "end_subscriptions" => {
+            let ended = listen::end_all(server);
+            Ok(text(format!("ended {ended} subscriptions")))
+        }
+        "requests_seen" => {
+            let seen = lock(&server.state).seen.clone();
+            Ok(structured(json!(seen)))
+        }
+        "drop_subscriptions" => {
+            let dropped = listen::drop_all(server);
+            Ok(text(format!("dropped {dropped} subscriptions")))
+        }
         "cancellations" => {
             let cancelled = lock(&server.state).cancelled.clone();
             Ok(structured(json!({ "cancelled": cancelled })))

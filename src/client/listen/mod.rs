@@ -1,0 +1,363 @@
+//! `client.listen(filter)`: one subscription API over both protocol eras.
+//!
+//! In the stateless era (2026-07-28) a [`Subscription`] is a `subscriptions/listen` request
+//! that stays open: the router hands it every notification tagged with its id (over stdio the
+//! tag is the only way to tell subscriptions apart; over HTTP the request's own response
+//! stream carries them), the acknowledgement, and the response that ends it. Closing the
+//! handle abandons the request: over HTTP that closes its stream, elsewhere it sends
+//! `notifications/cancelled`. A broken HTTP stream is opened again by the handle, which
+//! reports the gap as [`SubscriptionEvent::Resubscribed`].
+//!
+//! In the handshake era the same handle is served by what that era has: list changes arrive
+//! untagged (stdio, the HTTP GET stream) and are copied to every subscription that wants
+//! them, resource URIs are subscribed with `resources/subscribe` and unsubscribed on close,
+//! and the acknowledged subset is what the server's capabilities promise.
+
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::error::{Error, Result, TimeoutKind};
+use crate::jsonrpc::{Message, Notification, Request, RequestId};
+use crate::types::{ServerNotification, SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
+
+use super::options::{lock, RequestOptions};
+use super::session::{CallSpec, Shared};
+use super::{Client, Era};
+
+mod fresh;
+pub(crate) mod route;
+pub(crate) mod state;
+mod watch;
+
+pub use fresh::FreshTools;
+use state::{Item, Settled, Sub};
+
+/// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
+const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Something a [`Subscription`] delivers.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SubscriptionEvent {
+    /// A notification the subscription asked for.
+    Notification(ServerNotification),
+    /// The subscription was opened again after its stream broke; notifications may have been
+    /// missed in between, so re-list what matters.
+    Resubscribed {
+        /// Why it had to be opened again.
+        reason: String,
+    },
+}
+
+/// How a subscription ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SubscriptionEnd {
+    /// The server ended it gracefully with a `subscriptions/listen` result.
+    Completed,
+    /// The server cancelled the listen request (`notifications/cancelled`, stdio).
+    CancelledByServer {
+        /// The reason the server gave.
+        reason: Option<String>,
+    },
+    /// The handle was closed or dropped.
+    Closed,
+    /// The connection ended.
+    ConnectionLost {
+        /// Why.
+        reason: String,
+    },
+    /// The server answered the listen request with an error, or it could not be re-opened.
+    Failed {
+        /// The error.
+        reason: String,
+    },
+}
+
+/// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
+/// (or [`close`](Subscription::close)) ends it on the server too.
+pub struct Subscription {
+    shared: Weak<Shared>,
+    sub: Arc<Sub>,
+}
+
+impl Client {
+    /// Subscribes to the notifications `filter` names, in either protocol era, and returns
+    /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
+    /// it honours).
+    ///
+    /// # Errors
+    ///
+    /// The server's refusal, a timeout (the request timeout) waiting for the
+    /// acknowledgement, or a closed connection.
+    pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        open(&self.shared, filter)
+    }
+}
+
+pub(crate) fn open(shared: &Arc<Shared>, filter: SubscriptionFilter) -> Result<Subscription> {
+    if let Some(closed) = shared.closed() {
+        return Err(Error::Closed(closed));
+    }
+    let modern = shared.era.era() == Era::Modern;
+    let sub = Sub::new(filter, modern, shared.options.notification_capacity);
+    if modern {
+        open_modern(shared, &sub)?;
+    } else {
+        open_legacy(shared, &sub);
+    }
+    Ok(Subscription {
+        shared: Arc::downgrade(shared),
+        sub,
+    })
+}
+
+/// Sends `subscriptions/listen` and waits for its acknowledgement.
+fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
+    let started = Instant::now();
+    let deadline = started + shared.options.request_timeout;
+    let id = shared.next_request_id();
+    {
+        let mut status = lock(&sub.status);
+        status.id = Some(id);
+        status.acknowledged = None;
+    }
+    // Registered before sending, so an early acknowledgement finds it.
+    shared.listens.insert(sub);
+    let params = json!({ "notifications": sub.requested });
+    let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
+    log::debug!("opening subscription {id}");
+    if let Err(err) = shared.transport.send(&request, deadline) {
+        shared.listens.remove(sub);
+        return Err(err);
+    }
+    match sub.wait_settled(deadline) {
+        Settled::Acknowledged => Ok(()),
+        Settled::Refused(err) => Err(err),
+        Settled::Ended(end) => Err(Error::Protocol(format!(
+            "subscription {id} ended before it was acknowledged: {end:?}"
+        ))),
+        Settled::TimedOut => {
+            shared.listens.remove(sub);
+            cancel(shared, id, "not acknowledged in time");
+            Err(Error::Timeout {
+                method: SUBSCRIPTIONS_LISTEN.to_owned(),
+                elapsed: started.elapsed(),
+                kind: TimeoutKind::Request,
+            })
+        }
+    }
+}
+
+/// Serves a subscription with the handshake era's means.
+fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
+    let caps = match shared.init.read() {
+        Ok(init) => init.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    }
+    .map(|init| init.capabilities.clone())
+    .unwrap_or_default();
+    let wanted = &sub.requested;
+    let list_changed = |declared: Option<bool>| declared == Some(true);
+    let mut ack = SubscriptionFilter {
+        tools_list_changed: wanted.tools_list_changed
+            && list_changed(caps.tools.as_ref().and_then(|t| t.list_changed)),
+        prompts_list_changed: wanted.prompts_list_changed
+            && list_changed(caps.prompts.as_ref().and_then(|p| p.list_changed)),
+        resources_list_changed: wanted.resources_list_changed
+            && list_changed(caps.resources.as_ref().and_then(|r| r.list_changed)),
+        resource_subscriptions: Vec::new(),
+    };
+    let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+    if can_subscribe {
+        for uri in &wanted.resource_subscriptions {
+            match legacy_call(shared, "resources/subscribe", uri) {
+                Ok(()) => {
+                    let mut uris = lock(&shared.subscriptions);
+                    if !uris.contains(uri) {
+                        uris.push(uri.clone());
+                    }
+                    ack.resource_subscriptions.push(uri.clone());
+                }
+                Err(err) => log::debug!("resources/subscribe {uri} failed: {err}"),
+            }
+        }
+    }
+    sub.acknowledge(ack);
+    shared.listens.insert(sub);
+}
+
+fn legacy_call(shared: &Shared, method: &str, uri: &str) -> Result<()> {
+    let options = RequestOptions::default().with_timeout(CLOSE_DEADLINE);
+    shared
+        .call(CallSpec {
+            method,
+            params: Some(json!({ "uri": uri })),
+            options: &options,
+            handshake: false,
+        })
+        .map(|_| ())
+}
+
+/// Ends listen request `id` on the server: over HTTP by closing its stream, elsewhere with
+/// `notifications/cancelled`.
+fn cancel(shared: &Shared, id: i64, reason: &str) {
+    shared.transport.abandon(&RequestId::from(id));
+    if shared.transport.kind() == "streamable-http" {
+        return;
+    }
+    let params = json!({ "requestId": id, "reason": reason });
+    let message = Message::Notification(Notification::new("notifications/cancelled", Some(params)));
+    if let Err(err) = shared
+        .transport
+        .send(&message, Instant::now() + CLOSE_DEADLINE)
+    {
+        log::debug!("could not cancel subscription {id}: {err}");
+    }
+}
+
+impl Subscription {
+    /// What was asked for.
+    pub fn requested(&self) -> &SubscriptionFilter {
+        &self.sub.requested
+    }
+
+    /// The subset the server honours: from its acknowledgement in the stateless era, from its
+    /// capabilities (and the URIs `resources/subscribe` accepted) in the handshake era.
+    pub fn acknowledged(&self) -> SubscriptionFilter {
+        lock(&self.sub.status)
+            .acknowledged
+            .clone()
+            .unwrap_or_default()
+    }
+
+    /// The era serving this subscription.
+    pub fn era(&self) -> Era {
+        if self.sub.modern {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
+
+    /// How it ended, once it did (events received before the end can still be read).
+    pub fn ended(&self) -> Option<SubscriptionEnd> {
+        lock(&self.sub.status).ended.clone()
+    }
+
+    /// Waits for the next event; `None` once the subscription ended and everything before
+    /// the end was read.
+    pub fn recv(&self) -> Option<SubscriptionEvent> {
+        self.next(None)
+    }
+
+    /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
+    /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
+    /// opened again inside the call, that takes up to the client's request timeout more.
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
+        // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
+        self.next(Instant::now().checked_add(timeout))
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_recv(&self) -> Option<SubscriptionEvent> {
+        self.next(Some(Instant::now()))
+    }
+
+    /// The events until the subscription ends.
+    pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
+        std::iter::from_fn(move || self.recv())
+    }
+
+    /// Ends the subscription (also on the server). Idempotent; dropping does the same.
+    pub fn close(&self) {
+        if !self.sub.end(SubscriptionEnd::Closed) {
+            return;
+        }
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        shared.listens.remove(&self.sub);
+        if self.sub.modern {
+            if let Some(id) = self.sub.id() {
+                cancel(&shared, id, "subscription closed");
+            }
+            return;
+        }
+        // Unsubscribe what no other subscription of this connection still follows.
+        let others = shared.listens.snapshot();
+        for uri in self.acknowledged().resource_subscriptions {
+            let held = others
+                .iter()
+                .any(|s| !s.modern && s.effective().resource_subscriptions.contains(&uri));
+            if held || shared.closed().is_some() {
+                continue;
+            }
+            lock(&shared.subscriptions).retain(|s| s != &uri);
+            if let Err(err) = legacy_call(&shared, "resources/unsubscribe", &uri) {
+                log::debug!("resources/unsubscribe {uri} failed: {err}");
+            }
+        }
+    }
+
+    fn next(&self, deadline: Option<Instant>) -> Option<SubscriptionEvent> {
+        loop {
+            if self.sub.is_ended() && self.sub.rx.is_empty() {
+                return None;
+            }
+            let item = match deadline {
+                Some(deadline) => self.sub.rx.recv_deadline(deadline).ok()?,
+                None => self.sub.rx.recv().ok()?,
+            };
+            match item {
+                Item::Event(event) => return Some(event),
+                Item::End => return None,
+                Item::Broken(reason) => {
+                    if self.reopen(&reason) {
+                        return Some(SubscriptionEvent::Resubscribed { reason });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens a broken stateless-era subscription again under a new request id.
+    fn reopen(&self, reason: &str) -> bool {
+        if self.sub.is_ended() {
+            return false;
+        }
+        let Some(shared) = self.shared.upgrade() else {
+            self.sub.end(SubscriptionEnd::ConnectionLost {
+                reason: reason.to_owned(),
+            });
+            return false;
+        };
+        match open_modern(&shared, &self.sub) {
+            Ok(()) => true,
+            Err(err) => {
+                shared.listens.remove(&self.sub);
+                self.sub.end(SubscriptionEnd::Failed {
+                    reason: format!("{reason}; re-opening failed: {err}"),
+                });
+                false
+            }
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("requested", &self.sub.requested)
+            .field("ended", &self.ended())
+            .finish_non_exhaustive()
+    }
+}

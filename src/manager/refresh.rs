@@ -1,0 +1,308 @@
+//! Keeping a managed server's lists fresh through `listen` (either era), and subscriptions
+//! the caller opens through the manager, which outlive the server's reconnections.
+//!
+//! After every connection the supervisor opens one list subscription for the server (tools,
+//! prompts and resources list changes, whatever the server honours) and re-opens every
+//! [`ManagedSubscription`] on the new client. Each watch tick it drains them: list changes
+//! mark the server's entries stale and ask the supervisor to list again, stateless-era
+//! notifications go to the manager's queue tagged with the server's name and
+//! [`NotificationSource::Subscription`] (handshake-era ones are there already, from the
+//! session), and the managed handles get what their client subscriptions delivered. A
+//! managed handle re-opened on a new connection first gets
+//! [`SubscriptionEvent::Resubscribed`]: the server was away, notifications may be lost.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use crate::client::{Client, Era, Subscription, SubscriptionEvent};
+use crate::error::Result;
+use crate::types::{ServerNotification, SubscriptionFilter};
+
+use super::slot::Slot;
+use super::status::{Hub, NotificationSource, TaggedNotification};
+use super::{lock, Manager};
+
+/// The events one managed handle holds before the oldest unread is dropped.
+const MANAGED_CAPACITY: usize = 256;
+
+/// What a tick asks the supervisor to list again.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Wanted {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+}
+
+/// The subscriptions of one connection.
+pub(crate) struct Fresh {
+    lists: Option<Subscription>,
+    modern: bool,
+}
+
+impl Fresh {
+    /// Opens the list subscription and the managed ones on a new connection; `reconnected`
+    /// says whether an earlier connection existed (then the managed handles hear of the gap).
+    pub(crate) fn open(slot: &Slot, client: &Client, reconnected: bool) -> Fresh {
+        let filter = SubscriptionFilter::all_lists();
+        let lists = match client.listen(filter) {
+            Ok(sub) => Some(sub),
+            Err(err) => {
+                log::debug!("server `{}`: cannot follow its lists: {err}", slot.name());
+                None
+            }
+        };
+        let managed = lock(&slot.subscriptions).clone();
+        for sub in managed {
+            sub.attach(client, reconnected);
+        }
+        Fresh {
+            lists,
+            modern: client.era() == Era::Modern,
+        }
+    }
+
+    /// Drains what arrived since the last tick.
+    pub(crate) fn tick(&self, slot: &Slot, client: &Client, hub: &Hub) -> Wanted {
+        let mut wanted = Wanted::default();
+        if let Some(lists) = &self.lists {
+            while let Some(event) = lists.try_recv() {
+                let note = match event {
+                    SubscriptionEvent::Notification(note) => note,
+                    SubscriptionEvent::Resubscribed { .. } => {
+                        // Whatever changed in the gap: list everything again.
+                        wanted.tools = true;
+                        wanted.prompts = true;
+                        continue;
+                    }
+                };
+                match note {
+                    ServerNotification::ToolListChanged => wanted.tools = true,
+                    ServerNotification::PromptListChanged => wanted.prompts = true,
+                    _ => {}
+                }
+                if self.modern {
+                    if let Some(notes) = hub.notes() {
+                        notes.push(TaggedNotification {
+                            server: slot.name().to_owned(),
+                            notification: note,
+                            source: NotificationSource::Subscription,
+                        });
+                    }
+                }
+            }
+        }
+        if wanted.tools {
+            slot.state().tools_fresh = false;
+        }
+        if wanted.prompts {
+            slot.state().prompts_fresh = false;
+        }
+        let managed = lock(&slot.subscriptions).clone();
+        for sub in managed {
+            sub.forward(client);
+        }
+        wanted
+    }
+}
+
+/// Lists the server's prompts again into its slot.
+pub(crate) fn relist_prompts(slot: &Slot, client: &Client) {
+    let prompts = if client.server_capabilities().supports_prompts() {
+        match client.list_all_prompts() {
+            Ok(prompts) => prompts,
+            Err(err) => {
+                log::debug!("server `{}`: listing prompts failed: {err}", slot.name());
+                return;
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let mut state = slot.state();
+    state.prompts = prompts;
+    state.prompts_fresh = true;
+}
+
+/// A managed subscription as the slot and the handle share it.
+pub(crate) struct ManagedSub {
+    filter: SubscriptionFilter,
+    /// The subscription on the current connection.
+    current: Mutex<Option<Subscription>>,
+    /// Events for the handle; bounded, the oldest unread dropped when full.
+    tx: Sender<SubscriptionEvent>,
+    rx: Receiver<SubscriptionEvent>,
+    closed: AtomicBool,
+}
+
+impl ManagedSub {
+    fn attach(&self, client: &Client, reconnected: bool) {
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let had_one = lock(&self.current).take().is_some();
+        match client.listen(self.filter.clone()) {
+            Ok(sub) => {
+                *lock(&self.current) = Some(sub);
+                if reconnected || had_one {
+                    self.push(SubscriptionEvent::Resubscribed {
+                        reason: "the server reconnected".into(),
+                    });
+                }
+            }
+            Err(err) => log::debug!("cannot open a managed subscription: {err}"),
+        }
+    }
+
+    fn forward(&self, client: &Client) {
+        let mut current = lock(&self.current);
+        let Some(sub) = current.as_ref() else {
+            drop(current);
+            // Opening failed on this connection earlier: try again.
+            self.attach(client, false);
+            return;
+        };
+        while let Some(event) = sub.try_recv() {
+            self.push(event);
+        }
+        if sub.ended().is_some() && client.closed().is_none() {
+            // The server ended it on a live connection: open it again, reporting the gap.
+            log::debug!(
+                "a managed subscription ended ({:?}); re-opening",
+                sub.ended()
+            );
+            current.take();
+            drop(current);
+            self.attach(client, true);
+        }
+    }
+
+    fn push(&self, event: SubscriptionEvent) {
+        let mut event = event;
+        loop {
+            match self.tx.try_send(event) {
+                Ok(()) => return,
+                Err(TrySendError::Full(back)) => {
+                    let _ = self.rx.try_recv();
+                    event = back;
+                }
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        }
+    }
+}
+
+/// A subscription to one managed server that survives its reconnections: after a restart it
+/// is opened again and reports [`SubscriptionEvent::Resubscribed`] before new notifications.
+/// Dropping it (or [`close`](ManagedSubscription::close)) ends it.
+pub struct ManagedSubscription {
+    server: String,
+    slot: Weak<Slot>,
+    sub: Arc<ManagedSub>,
+}
+
+impl Manager {
+    /// Subscribes to `filter` on server `server`, now and after every reconnection.
+    ///
+    /// # Errors
+    ///
+    /// An unknown server name.
+    pub fn listen(&self, server: &str, filter: SubscriptionFilter) -> Result<ManagedSubscription> {
+        let slot = self.slot(server)?;
+        let (tx, rx) = crossbeam_channel::bounded(MANAGED_CAPACITY);
+        let sub = Arc::new(ManagedSub {
+            filter,
+            current: Mutex::new(None),
+            tx,
+            rx,
+            closed: AtomicBool::new(false),
+        });
+        // Opened here when connected, so the caller misses nothing from now on; otherwise
+        // (or if this fails) by the supervisor's next tick.
+        if let Ok(client) = slot.client() {
+            sub.attach(&client, false);
+        }
+        lock(&slot.subscriptions).push(Arc::clone(&sub));
+        Ok(ManagedSubscription {
+            server: server.to_owned(),
+            slot: Arc::downgrade(&slot),
+            sub,
+        })
+    }
+}
+
+impl ManagedSubscription {
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The subset the server honours on the current connection (empty while disconnected).
+    pub fn acknowledged(&self) -> SubscriptionFilter {
+        lock(&self.sub.current)
+            .as_ref()
+            .map(Subscription::acknowledged)
+            .unwrap_or_default()
+    }
+
+    /// Waits for the next event; `None` once closed.
+    pub fn recv(&self) -> Option<SubscriptionEvent> {
+        // The channel never disconnects (the handle holds both ends): wait in steps, so a
+        // closed handle is noticed.
+        loop {
+            if let Some(event) = self.recv_timeout(Duration::from_secs(1)) {
+                return Some(event);
+            }
+            if self.sub.closed.load(Ordering::SeqCst) || self.slot.strong_count() == 0 {
+                return None;
+            }
+        }
+    }
+
+    /// Like [`recv`](ManagedSubscription::recv), waiting at most `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
+        match Instant::now().checked_add(timeout) {
+            Some(deadline) => self.sub.rx.recv_deadline(deadline).ok(),
+            None => self.recv(),
+        }
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_recv(&self) -> Option<SubscriptionEvent> {
+        self.sub.rx.try_recv().ok()
+    }
+
+    /// The events until the handle is closed.
+    pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
+        std::iter::from_fn(move || self.recv())
+    }
+
+    /// Ends the subscription on the server and in the manager. Idempotent.
+    pub fn close(&self) {
+        if self.sub.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(slot) = self.slot.upgrade() {
+            lock(&slot.subscriptions).retain(|s| !Arc::ptr_eq(s, &self.sub));
+        }
+        if let Some(sub) = lock(&self.sub.current).take() {
+            sub.close();
+        }
+    }
+}
+
+impl Drop for ManagedSubscription {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for ManagedSubscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ManagedSubscription")
+            .field("server", &self.server)
+            .field("filter", &self.sub.filter)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,231 @@
+//! The manager on top of `listen`: managed subscriptions that survive a killed and restarted
+//! server, and an aggregated tool list that follows the servers' changes by itself, in both
+//! protocol eras.
+
+mod common;
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use common::peers;
+use umcp::types::{ServerNotification, SubscriptionFilter};
+use umcp::{Manager, ManagerOptions, NotificationSource, ServerConfig, SubscriptionEvent};
+
+/// Generous bound for anything that should be quick: proves "does not hang", not speed.
+const BOUND: Duration = Duration::from_secs(30);
+
+fn demo_server(name: &str, modern: bool) -> ServerConfig {
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    let config = ServerConfig::stdio(name, binary).with_args(["--server"]);
+    if modern {
+        config.with_args(["--modern"])
+    } else {
+        config
+    }
+}
+
+fn options() -> ManagerOptions {
+    ManagerOptions::default()
+        .without_cache()
+        .with_reconnect_attempts(5)
+        .with_reconnect_delay(Duration::from_millis(50), Duration::from_millis(500))
+}
+
+fn tool(manager: &Manager, server: &str, name: &str, args: Value) {
+    let client = manager.client(server).expect("client");
+    let _ = client.call_tool(name, args);
+}
+
+fn next(sub: &umcp::ManagedSubscription) -> SubscriptionEvent {
+    sub.recv_timeout(BOUND).expect("an event in time")
+}
+
+fn restarted_server_keeps_its_subscription(modern: bool) {
+    let manager = Manager::start(vec![demo_server("d", modern)], options());
+    assert!(manager.wait_ready(BOUND));
+    let sub = manager
+        .listen("d", SubscriptionFilter::new().tools())
+        .expect("listen");
+    assert!(sub.acknowledged().tools_list_changed);
+    tool(&manager, "d", "list_changed", json!({"what": "tools"}));
+    assert!(matches!(
+        next(&sub),
+        SubscriptionEvent::Notification(ServerNotification::ToolListChanged)
+    ));
+    // The server dies; the supervisor starts it again and re-opens the subscription.
+    tool(&manager, "d", "crash", json!({}));
+    match next(&sub) {
+        SubscriptionEvent::Resubscribed { reason } => assert!(!reason.is_empty()),
+        other => panic!("expected the gap to be reported, got {other:?}"),
+    }
+    assert!(sub.acknowledged().tools_list_changed);
+    tool(&manager, "d", "list_changed", json!({"what": "tools"}));
+    assert!(matches!(
+        next(&sub),
+        SubscriptionEvent::Notification(ServerNotification::ToolListChanged)
+    ));
+    sub.close();
+    assert!(sub.recv_timeout(Duration::from_millis(50)).is_none());
+}
+
+#[test]
+fn a_restarted_stateless_server_keeps_its_managed_subscription() {
+    restarted_server_keeps_its_subscription(true);
+}
+
+#[test]
+fn a_restarted_handshake_era_server_keeps_its_managed_subscription() {
+    restarted_server_keeps_its_subscription(false);
+}
+
+#[test]
+fn list_changes_are_followed_and_tagged_in_the_queue() {
+    let manager = Manager::start(vec![demo_server("d", true)], options());
+    assert!(manager.wait_ready(BOUND));
+    let notes = manager.notifications();
+    let seen = |method: &str| {
+        let client = manager.client("d").expect("client");
+        let counts = client
+            .call_tool("requests_seen", json!({}))
+            .expect("seen")
+            .structured_content
+            .expect("structured");
+        counts.get(method).and_then(Value::as_u64).unwrap_or(0)
+    };
+    let lists = seen("tools/list");
+    tool(&manager, "d", "list_changed", json!({"what": "tools"}));
+    let note = notes.recv_timeout(BOUND).expect("a tagged notification");
+    assert_eq!(note.server, "d");
+    assert_eq!(note.source, NotificationSource::Subscription);
+    assert!(matches!(
+        note.notification,
+        ServerNotification::ToolListChanged
+    ));
+    // The manager lists the tools again by itself (its cache entry was invalidated).
+    let deadline = Instant::now() + BOUND;
+    while seen("tools/list") == lists {
+        assert!(Instant::now() < deadline, "the tools were not listed again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let deadline = Instant::now() + BOUND;
+    while manager.tools().iter().any(|t| t.stale) {
+        assert!(Instant::now() < deadline, "the tools stayed stale");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn path_arg(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Makes a server add a tool through `adder` and waits for it in the aggregated list.
+fn added_tool_reaches_the_aggregated_list(manager: &Manager, adder: &str, added: &str) {
+    assert!(manager.wait_ready(BOUND));
+    let has = |name: &str| manager.tools().iter().any(|t| t.tool.name == name);
+    assert!(has(adder), "{:?}", manager.statuses());
+    assert!(!has(added));
+    let adder = manager
+        .tools()
+        .into_iter()
+        .find(|t| t.tool.name == adder)
+        .expect("the adder")
+        .name;
+    manager
+        .call_tool(&adder, json!({"name": added}))
+        .expect("add a tool");
+    let deadline = Instant::now() + BOUND;
+    while !has(added) {
+        assert!(
+            Instant::now() < deadline,
+            "{added} never reached the manager"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_tool_added_at_run_time_reaches_the_aggregated_list() {
+    if peers::skip_interop() {
+        return;
+    }
+    let python = ServerConfig::stdio("py", path_arg(&peers::python_mcp()))
+        .with_args([path_arg(&peers::python_server_script()), "stdio".to_owned()]);
+    let manager = Manager::start(vec![python], options());
+    added_tool_reaches_the_aggregated_list(&manager, "add_runtime_tool", "late_managed");
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn a_tool_added_at_run_time_reaches_the_aggregated_list_over_http() {
+    if peers::skip_interop() {
+        return;
+    }
+    let ts = peers::ts_v2_http();
+    let python = peers::python_http(&["streamable-http"]);
+    let manager = Manager::start(
+        vec![
+            ServerConfig::http("ts", ts.url("/mcp")),
+            ServerConfig::http("py", python.url("/mcp")),
+        ],
+        options(),
+    );
+    added_tool_reaches_the_aggregated_list(&manager, "add_tool", "late_ts_managed");
+    added_tool_reaches_the_aggregated_list(&manager, "add_runtime_tool", "late_py_managed");
+}
+
+#[test]
+fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
+    let dir = std::env::temp_dir().join(format!("umcp-manager-era-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Arguments no other test uses, so no verdict of this process's own cache applies.
+    let config = || demo_server("era", true).with_args(["--page-size", "41"]);
+    let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
+    assert!(manager.wait_ready(BOUND));
+    manager.close();
+    let files: Vec<(std::path::PathBuf, Value)> = std::fs::read_dir(&dir)
+        .expect("the cache directory")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some((path, serde_json::from_str(&text).ok()?))
+        })
+        .collect();
+    let (path, saved) = files
+        .into_iter()
+        .find(|(_, v)| v["server"] == "era")
+        .expect("a cache file for the server");
+    assert_eq!(saved["era"], "2026-07-28");
+    assert!(saved["tools"].as_array().is_some_and(|t| !t.is_empty()));
+
+    // The next host connects with the saved verdict, without a probe. Prove it is read by
+    // saving a wrong one: the modern-only server refuses `initialize`, costing one failed
+    // attempt, after which the supervisor probes and connects.
+    let mut wrong = saved.clone();
+    wrong["era"] = json!("legacy");
+    std::fs::write(&path, wrong.to_string()).expect("rewrite the cache");
+    let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
+    let events = manager.status_events();
+    assert!(manager.wait_ready(BOUND));
+    let deadline = Instant::now() + BOUND;
+    let mut failed_first = false;
+    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        match event.status {
+            umcp::ServerStatus::Failed { .. } => failed_first = true,
+            umcp::ServerStatus::Connected { .. } => break,
+            _ => {}
+        }
+    }
+    assert!(
+        failed_first,
+        "the saved verdict was used for the first attempt"
+    );
+    assert!(manager.client("era").is_ok());
+    manager.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
