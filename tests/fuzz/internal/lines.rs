@@ -1,7 +1,7 @@
 //! The stdio line reader: the same lines whatever the read chunking, none longer than the
 //! limit, as a plain split of the whole input gives them.
 
-use super::{Line, LineReader};
+use super::{Line, LineReader, HEAD};
 
 use crate::fuzz_engine::{chunked_reader, Rng, Target};
 
@@ -57,7 +57,7 @@ fn check(input: &[u8], rng: &mut Rng) {
 }
 
 /// The whole input split at `\n`; an unterminated last line counts, an oversized one is
-/// cut to the limit.
+/// cut to its head: the limit, or [`HEAD`] bytes if that is less.
 fn reference(input: &[u8], limit: usize) -> Vec<Owned> {
     let mut parts: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if parts.last().is_some_and(|last| last.is_empty()) {
@@ -67,7 +67,7 @@ fn reference(input: &[u8], limit: usize) -> Vec<Owned> {
         .into_iter()
         .map(|line| {
             if line.len() > limit {
-                (true, line[..limit].to_vec())
+                (true, line[..limit.min(HEAD)].to_vec())
             } else {
                 (false, line.to_vec())
             }
