@@ -14,6 +14,10 @@ pub(super) enum Line<'a> {
 }
 
 /// Splits a byte stream into lines, never buffering more than `limit` bytes of one line.
+///
+/// A line within the limit has to be held whole; past the limit only [`HEAD`] bytes are kept
+/// and the rest is consumed from the inner reader's buffer as it arrives, so a line of any
+/// length costs at most `limit` plus that buffer.
 pub(super) struct LineReader<R> {
     inner: R,
     limit: usize,

@@ -203,11 +203,13 @@ impl StdioConfig {
     /// The longest line (one message, without its newline) accepted from the server; 64 MiB by
     /// default.
     ///
-    /// A longer line is read up to the limit, then let go of at once (only its first 4 KiB are
-    /// kept) and the rest of it skipped as it arrives, without being held. When it starts like a
-    /// response
-    /// (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers fails with
-    /// [`Error::MessageTooLarge`]; otherwise it is only logged.
+    /// A line is held whole until it passes the limit (a line within the limit must be kept to
+    /// be decoded). A longer line is then let go of at once (only its first 4 KiB are kept) and
+    /// the rest of it is skipped as it arrives, 64 KiB read at a time, so however long it is it
+    /// costs at most the limit: a 64 MiB line under a 1 MiB limit holds about 1 MiB. When it
+    /// starts like a response (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers
+    /// fails with [`Error::MessageTooLarge`]; otherwise it is only logged. The next line is read
+    /// as usual.
     pub fn max_message_size(mut self, bytes: usize) -> StdioConfig {
         self.max_message_size = bytes;
         self
