@@ -30,6 +30,7 @@ fn help_for_every_command() {
         "complete",
         "info",
         "ping",
+        "watch",
         "completions",
     ] {
         assert!(

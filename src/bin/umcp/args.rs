@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use umcp::types::SubscriptionFilter;
 use umcp::ProtocolMode;
 
 use crate::oauth;
@@ -24,6 +25,10 @@ pub struct Args {
     /// `--protocol`: `auto` probes each server; `legacy` and `modern` skip the probe.
     pub protocol: ProtocolMode,
     pub oauth: oauth::Flags,
+    /// What `watch` follows; empty means every list.
+    pub watch: SubscriptionFilter,
+    /// `--for`: how long `watch` runs.
+    pub watch_for: Option<Duration>,
     /// The command and its arguments.
     pub command: Vec<String>,
 }
@@ -105,14 +110,12 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
-        "timeout" => {
-            args.timeout = text
-                .parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
-                .map(Duration::from_secs_f64)
-                .ok_or_else(|| usage(format!("--timeout {text}: not a number of seconds")))?
-        }
+        "timeout" => args.timeout = seconds(name, &text)?,
+        "for" => args.watch_for = Some(seconds(name, &text)?),
+        "tools" => args.watch = std::mem::take(&mut args.watch).tools(),
+        "prompts" => args.watch = std::mem::take(&mut args.watch).prompts(),
+        "resources" => args.watch = std::mem::take(&mut args.watch).resources(),
+        "resource" => args.watch = std::mem::take(&mut args.watch).resource(text),
         "protocol" => {
             // The choices were checked against the spec: all three parse.
             args.protocol = ProtocolMode::parse(&text)
@@ -130,6 +133,15 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         _ => return Err(usage(format!("unknown option --{name}"))),
     }
     Ok(())
+}
+
+/// A positive number of seconds (below a billion, so it fits any clock).
+fn seconds(name: &str, text: &str) -> Result<Duration, Exit> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| usage(format!("--{name} {text}: not a number of seconds")))
 }
 
 /// The command and its arguments, checked against the spec.

@@ -1,10 +1,12 @@
 //! Running a command against the servers the manager connected.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use umcp::types::{CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource};
-use umcp::{Client, Manager, RequestOptions};
+use umcp::types::{
+    CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
+};
+use umcp::{Client, Manager, RequestOptions, SubscriptionEnd};
 
 use crate::args::usage;
 use crate::interact::Progress;
@@ -20,6 +22,8 @@ pub struct Target<'a> {
     pub out: Output,
     /// The options of every request: the `--timeout`.
     pub options: RequestOptions,
+    /// What `watch` follows (empty: every list) and for how long (`None`: until ended).
+    pub watch: (SubscriptionFilter, Option<Duration>),
 }
 
 impl Target<'_> {
@@ -107,6 +111,7 @@ impl Target<'_> {
             }
             ("info", _) => self.info(),
             ("ping", _) => return self.ping(),
+            ("watch", _) => return self.watch(),
             _ => return Err(usage("bad command")),
         }
         Ok(())
@@ -199,6 +204,56 @@ impl Target<'_> {
         match failed {
             Some(e) => Err(Exit(self.failed(e).0, String::new())),
             None => Ok(()),
+        }
+    }
+
+    /// Prints the one server's notifications as they arrive, until `--for` runs out or the
+    /// subscription ends. The client's own subscription rather than the manager's: the
+    /// command line never reconnects (no restart to survive), and the client's handle tells
+    /// how the subscription ended, which becomes the last line and the exit code.
+    fn watch(&self) -> Result<(), Exit> {
+        let (wanted, limit) = &self.watch;
+        let filter = match wanted.is_empty() {
+            true => SubscriptionFilter::all_lists(),
+            false => wanted.clone(),
+        };
+        let sub = self
+            .client()?
+            .listen(filter.clone())
+            .map_err(|e| self.failed(e))?;
+        let granted = sub.acknowledged();
+        if granted.is_empty() {
+            warn("umcp: the server offers none of these notifications");
+        } else if granted != filter {
+            let granted = serde_json::to_string(&granted).unwrap_or_default();
+            warn(&format!("umcp: the server offers only {granted}"));
+        }
+        let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
+        let mut stdout = std::io::stdout();
+        let written = sub.write_events(&mut stdout, self.out.json, deadline, &|| false);
+        // A write error means the reader went away (`umcp watch | head -1`): nothing to add.
+        let Ok((_, Some(end))) = written else {
+            return Ok(());
+        };
+        let (reason, code) = match end {
+            SubscriptionEnd::Completed => ("the server ended it".to_owned(), 0),
+            SubscriptionEnd::CancelledByServer { reason } => (
+                format!("the server cancelled it: {}", reason.unwrap_or_default()),
+                0,
+            ),
+            SubscriptionEnd::ConnectionLost { reason } => {
+                (format!("the connection was lost: {reason}"), 3)
+            }
+            SubscriptionEnd::Failed { reason } => (format!("it failed: {reason}"), 1),
+            _ => return Ok(()),
+        };
+        match self.out.json {
+            true => say(&json!({"event": "ended", "reason": reason}).to_string()),
+            false => say(&format!("subscription ended: {reason}")),
+        }
+        match code {
+            0 => Ok(()),
+            code => Err(Exit(code, String::new())),
         }
     }
 

@@ -105,6 +105,7 @@ fn run() -> Result<(), Exit> {
         all_connected,
         out: Output { json: args.json },
         options: RequestOptions::default().with_timeout(timeout),
+        watch: (args.watch.clone(), args.watch_for),
     };
     target.execute(cmd.name, &rest, arguments)
 }

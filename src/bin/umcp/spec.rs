@@ -124,6 +124,19 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
     },
+    flag("tools", None, "watch: tool list changes"),
+    flag("prompts", None, "watch: prompt list changes"),
+    flag("resources", None, "watch: resource list changes"),
+    flag(
+        "resource",
+        Some("URI"),
+        "watch: updates of this resource (repeatable)",
+    ),
+    flag(
+        "for",
+        Some("SECS"),
+        "watch: stop after this many seconds (default: until interrupted)",
+    ),
     flag(
         "help",
         None,
@@ -208,6 +221,19 @@ pub const COMMANDS: &[Cmd] = &[
         help: "check that each server answers, and how fast",
         details: "",
         one_server: false,
+    },
+    Cmd {
+        name: "watch",
+        args: "",
+        arity: (0, 0),
+        help: "print the server's notifications as they arrive",
+        details: "Follows the lists and resources named by --tools, --prompts, --resources and \
+                  --resource URI (without any: every list), in either protocol era: one line \
+                  per notification, or one JSON object per line with --json. Runs until \
+                  interrupted (Ctrl-C ends the program) or for --for SECS. When the server \
+                  ends the subscription, a last line says so; a lost connection is exit \
+                  code 3.",
+        one_server: true,
     },
     Cmd {
         name: "completions",
