@@ -205,6 +205,8 @@ fn legacy_or(error: Error, auto: bool) -> Result<Verdict> {
         Error::Rpc(object) => Ok(Verdict::Legacy(format!("error {}", object.code.0))),
         Error::Http(http) => Ok(Verdict::Legacy(format!("HTTP {}", http.status))),
         Error::Timeout { .. } => Ok(Verdict::Legacy("no answer".into())),
+        // Closed on our side (the client or its manager gave up): nothing to start again.
+        Error::Closed(closed) if closed.is_client_close() => Err(error),
         Error::Closed(closed) => Ok(Verdict::Exited(closed.reason.clone())),
         Error::Protocol(why) => Ok(Verdict::Legacy(why.clone())),
         _ => Err(error),
