@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use crate::jsonrpc::ErrorObject;
 
+mod http;
 mod summary;
+
+pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
 
 use summary::DataSummary;
 
@@ -132,108 +135,6 @@ pub enum Unsupported {
     },
     /// The operation needs a feature that is not available on this transport or build.
     Feature(String),
-}
-
-/// The step of an OAuth authorization that failed, in the order they run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AuthStep {
-    /// Finding the protected resource metadata and the authorization server metadata.
-    Discovery,
-    /// Obtaining a client identity (dynamic client registration).
-    Registration,
-    /// The authorization request: the user's consent, the redirect and its checks.
-    Authorization,
-    /// A token endpoint request: redeeming a code, refreshing, or another grant.
-    Token,
-}
-
-impl AuthStep {
-    /// The step's name as used in messages: `discovery`, `registration`, `authorization` or
-    /// `token`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AuthStep::Discovery => "discovery",
-            AuthStep::Registration => "registration",
-            AuthStep::Authorization => "authorization",
-            AuthStep::Token => "token",
-        }
-    }
-}
-
-/// Why obtaining credentials failed ([`Error::Auth`]).
-///
-/// `error` and `error_description` are the authorization server's own words (RFC 6749 §5.2),
-/// e.g. `invalid_grant` when a code or refresh token was refused, or `insufficient_scope` when
-/// repeated step-up authorizations did not satisfy the server; they are `None` when the client
-/// itself refused to go on (a resource mismatch, a missing PKCE capability, a state mismatch).
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct AuthError {
-    /// The step that failed.
-    pub step: AuthStep,
-    /// What went wrong, in words; never contains tokens, codes or secrets.
-    pub message: String,
-    /// The URL that was requested, when the failure concerns one.
-    pub url: Option<String>,
-    /// The HTTP status of the server's answer, when there was one.
-    pub status: Option<u16>,
-    /// The OAuth `error` code of the server's answer, e.g. `invalid_client`.
-    pub error: Option<String>,
-    /// The `error_description` of the server's answer.
-    pub error_description: Option<String>,
-}
-
-impl AuthError {
-    /// An error at `step` described by `message`, with no server details.
-    pub fn new(step: AuthStep, message: impl Into<String>) -> AuthError {
-        AuthError {
-            step,
-            message: message.into(),
-            url: None,
-            status: None,
-            error: None,
-            error_description: None,
-        }
-    }
-}
-
-impl From<AuthError> for Error {
-    fn from(err: AuthError) -> Error {
-        Error::Auth(Box::new(err))
-    }
-}
-
-/// The details of a failed HTTP exchange.
-#[derive(Debug, Clone, Default)]
-pub struct HttpError {
-    /// The HTTP status code.
-    pub status: u16,
-    /// The URL that was requested.
-    pub url: String,
-    /// The response body as text, truncated to a few kilobytes.
-    pub body: String,
-    /// The parsed `WWW-Authenticate` challenge, when the server sent one.
-    pub www_authenticate: Option<WwwAuthenticate>,
-    /// The `Mcp-Auth-Server` header, when the server sent one.
-    pub mcp_auth_server: Option<String>,
-    /// The `DPoP-Nonce` header (RFC 9449 §9), when the server provided a nonce.
-    pub dpop_nonce: Option<String>,
-}
-
-/// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WwwAuthenticate {
-    /// The scheme, e.g. `Bearer`.
-    pub scheme: String,
-    /// The `resource_metadata` URL of the protected resource metadata (RFC 9728).
-    pub resource_metadata: Option<String>,
-    /// The `scope` the server asks for.
-    pub scope: Option<String>,
-    /// The `error` code, e.g. `invalid_token` or `insufficient_scope`.
-    pub error: Option<String>,
-    /// The `error_description`, when given.
-    pub error_description: Option<String>,
 }
 
 impl Error {
@@ -377,63 +278,6 @@ impl fmt::Display for Unsupported {
             ),
             Unsupported::Feature(what) => write!(f, "unsupported: {what}"),
         }
-    }
-}
-
-impl fmt::Display for AuthError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "authorization failed at {}: {}",
-            self.step.as_str(),
-            self.message
-        )?;
-        if let Some(status) = self.status {
-            write!(f, " (HTTP {status}")?;
-            if let Some(url) = &self.url {
-                write!(f, " from {}", crate::redact::url(url))?;
-            }
-            f.write_str(")")?;
-        }
-        if let Some(error) = &self.error {
-            write!(f, ": {error}")?;
-            if let Some(description) = &self.error_description {
-                write!(f, ": {description}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for HttpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // URLs may carry keys (`?api_key=…`); their values are not for error messages.
-        write!(
-            f,
-            "HTTP {} from {}",
-            self.status,
-            crate::redact::url(&self.url)
-        )?;
-        if !self.body.trim().is_empty() {
-            write!(f, ": {}", self.body.trim())?;
-        }
-        if let Some(auth) = &self.www_authenticate {
-            write!(f, " (WWW-Authenticate: {}", auth.scheme)?;
-            if let Some(m) = &auth.resource_metadata {
-                write!(f, " resource_metadata={}", crate::redact::url(m))?;
-            }
-            if let Some(s) = &auth.scope {
-                write!(f, " scope={s}")?;
-            }
-            if let Some(e) = &auth.error {
-                write!(f, " error={e}")?;
-            }
-            f.write_str(")")?;
-        }
-        if let Some(server) = &self.mcp_auth_server {
-            write!(f, " (Mcp-Auth-Server: {server})")?;
-        }
-        Ok(())
     }
 }
 

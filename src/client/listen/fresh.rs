@@ -18,7 +18,7 @@ use super::{Subscription, SubscriptionEvent};
 /// loop {
 ///     // … hand `tools.tools()` to the model, run its calls …
 ///     if tools.wait_for_change(std::time::Duration::from_secs(1))? {
-///         println!("{} tools now", tools.tools().len());
+///         log::info!("{} tools now", tools.tools().len());
 ///     }
 /// #   break;
 /// }
