@@ -570,7 +570,7 @@ for i in range(10000):
 sys.stdout.flush()
 time.sleep(60)
 "#;
-    let threads_before = thread_count();
+    let threads_before = client_threads();
     let rss_before = rss_kb();
     let config = python(script).close_grace(ms(200)).kill_grace(ms(200));
     // The script knows the handshake only: it takes any first line for `initialize`.
@@ -581,7 +581,7 @@ time.sleep(60)
     let mut most = 0;
     let until = Instant::now() + Duration::from_secs(3);
     while Instant::now() < until {
-        most = most.max(thread_count());
+        most = most.max(client_threads());
         std::thread::sleep(ms(20));
     }
     // Five stdio threads (reader, stderr, writer, wait, monitor) and the router; pings need no
@@ -596,10 +596,33 @@ time.sleep(60)
     client.close();
     assert!(closing.elapsed() < Duration::from_secs(10));
     let deadline = Instant::now() + Duration::from_secs(10);
-    while thread_count() > threads_before && Instant::now() < deadline {
+    while client_threads() > threads_before && Instant::now() < deadline {
         std::thread::sleep(ms(20));
     }
-    assert_eq!(thread_count(), threads_before);
+    assert_eq!(
+        client_threads(),
+        threads_before,
+        "left: {:?}",
+        thread_names()
+    );
+}
+
+/// The client's threads (all named `umcp-…`): the test harness starts and ends threads of its
+/// own for the other tests at any time, so only these are counted.
+fn client_threads() -> usize {
+    thread_names()
+        .iter()
+        .filter(|name| name.starts_with("umcp"))
+        .count()
+}
+
+/// The names of this process's threads, to tell which one outlived its client.
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_owned())
+        .collect()
 }
 
 fn rss_kb() -> u64 {
