@@ -12,7 +12,7 @@ use super::http::Http;
 use super::store::TokenSet;
 use super::tokens::{self, ClientAuth};
 use super::urls;
-use super::workload::JWT_BEARER_GRANT;
+use super::workload;
 use crate::error::{AuthError, AuthStep};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -114,16 +114,8 @@ pub(crate) fn cross_app_access(
     scope: Option<&str>,
 ) -> Result<TokenSet, AuthError> {
     let endpoint = token_endpoint(discovered)?;
-    let grant = identity_assertion(http, discovered, access, scope)?;
-    let mut params = vec![
-        ("grant_type", JWT_BEARER_GRANT),
-        ("assertion", grant.as_str()),
-        ("resource", discovered.resource.as_str()),
-    ];
-    if let Some(scope) = scope {
-        params.push(("scope", scope));
-    }
-    tokens::request(http, endpoint, params, Some(client), scope)
+    let assertion = identity_assertion(http, discovered, access, scope)?;
+    workload::grant(http, endpoint, discovered, &assertion, client, scope)
 }
 
 /// RFC 8693: exchanges the ID token for an ID-JAG addressed to the authorization server.
@@ -188,7 +180,7 @@ fn identity_assertion(
         })
 }
 
-fn token_endpoint(discovered: &Discovered) -> Result<&str, AuthError> {
+pub(super) fn token_endpoint(discovered: &Discovered) -> Result<&str, AuthError> {
     discovered
         .metadata
         .token_endpoint

@@ -118,20 +118,24 @@ pub(crate) fn jwt_bearer(
     client: &ClientAuth,
     scope: Option<&str>,
 ) -> Result<TokenSet, AuthError> {
-    let endpoint = discovered
-        .metadata
-        .token_endpoint
-        .as_deref()
-        .ok_or_else(|| {
-            AuthError::new(
-                AuthStep::Discovery,
-                format!("{} has no token_endpoint", discovered.issuer),
-            )
-        })?;
+    let endpoint = super::client_credentials::token_endpoint(discovered)?;
     let assertion = identity.read()?;
+    grant(http, endpoint, discovered, &assertion, client, scope)
+}
+
+/// The JWT-bearer grant (RFC 7523) of `assertion` at `endpoint`, for the discovered resource:
+/// a workload's identity token, or an enterprise identity assertion.
+pub(crate) fn grant(
+    http: &Http,
+    endpoint: &str,
+    discovered: &Discovered,
+    assertion: &str,
+    client: &ClientAuth,
+    scope: Option<&str>,
+) -> Result<TokenSet, AuthError> {
     let mut params = vec![
         ("grant_type", JWT_BEARER_GRANT),
-        ("assertion", assertion.as_str()),
+        ("assertion", assertion),
         ("resource", discovered.resource.as_str()),
     ];
     if let Some(scope) = scope {
