@@ -9,7 +9,10 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
-use std::sync::{Arc, Mutex, Once, OnceLock};
+#[path = "common/oauth_client.rs"]
+mod oauth_client;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -17,69 +20,17 @@ use base64::Engine;
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::EncodedPoint;
-use umcp::auth::{FileStore, HeadlessHandler, OAuth, OAuthConfig, WorkloadIdentity};
-use umcp::{Client, CredentialProvider, Error, HttpConfig, Options};
+use umcp::auth::{FileStore, OAuth, OAuthConfig, WorkloadIdentity};
+use umcp::{CredentialProvider, Error};
 
 use auth_server::{AuthServer, Proof, Setup, AS_NONCE, RS_NONCE};
-
-/// Every log line of this test binary, at trace level.
-fn logs() -> &'static Mutex<Vec<String>> {
-    static LINES: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
-    LINES.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-struct Capture;
-
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
-        true
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        let line = format!("{} {}", record.target(), record.args());
-        logs().lock().unwrap().push(line);
-    }
-
-    fn flush(&self) {}
-}
-
-fn start(setup: Setup) -> AuthServer {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        let _ = log::set_boxed_logger(Box::new(Capture));
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-    AuthServer::start(setup)
-}
+use oauth_client::{headless, logs, provider, start, use_server};
 
 fn dpop_setup() -> Setup {
     Setup {
         dpop: true,
         ..Setup::default()
     }
-}
-
-fn headless() -> OAuthConfig {
-    OAuthConfig::new(HeadlessHandler::new()).timeout(Duration::from_secs(5))
-}
-
-fn provider(fixture: &AuthServer, config: OAuthConfig) -> Arc<OAuth> {
-    Arc::new(OAuth::new(fixture.mcp_url(), config).expect("a valid server URL"))
-}
-
-/// Connects, lists the tools and calls one.
-fn use_server(fixture: &AuthServer, oauth: &Arc<OAuth>) -> umcp::Result<()> {
-    let config = HttpConfig::new(fixture.mcp_url())
-        .credentials(Arc::clone(oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
-    let client = Client::connect_with(
-        config,
-        Options::default().with_request_timeout(Duration::from_secs(10)),
-    )?;
-    client.list_all_tools()?;
-    client.call_tool("echo", serde_json::json!({}))?;
-    client.close();
-    Ok(())
 }
 
 /// Verifies a proof's ES256 signature with the key in its header (RFC 9449 §4.3, step 7).
