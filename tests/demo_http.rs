@@ -6,83 +6,25 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/http_demo.rs"]
+mod http_demo;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use http_demo::HttpDemo;
 use serde_json::{json, Value};
 use umcp::jsonrpc::ErrorObject;
 use umcp::types::{
     ContentBlock, CreateMessageRequestParams, CreateMessageResult, LoggingLevel, ServerNotification,
 };
-use umcp::{CancelHandle, Client, Error, HttpConfig, Options, RequestOptions};
+use umcp::{CancelHandle, Error, Options, RequestOptions};
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(10);
-
-/// The demo server in HTTP mode; killed and reaped on drop, also when a test fails.
-struct HttpDemo {
-    child: Child,
-    /// `http://127.0.0.1:<port>/mcp`
-    url: String,
-    /// `127.0.0.1:<port>`
-    address: String,
-}
-
-impl HttpDemo {
-    fn start() -> HttpDemo {
-        let mut child = Command::new(demo::demo_binary())
-            .args(["--server", "--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the demo server");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let mut server = HttpDemo {
-            child,
-            url: String::new(),
-            address: String::new(),
-        };
-        let line = rx.recv_timeout(WAIT).expect("the server printed its URL");
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_default();
-        let address = url
-            .strip_prefix("http://")
-            .and_then(|rest| rest.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
-        assert!(address.starts_with("127.0.0.1:"), "{line:?}");
-        server.address = address.to_owned();
-        server.url = url.to_owned();
-        server
-    }
-
-    fn connect(&self, options: Options) -> Client {
-        Client::connect_with(HttpConfig::new(&self.url), options).expect("connect over HTTP")
-    }
-
-    fn still_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-}
-
-impl Drop for HttpDemo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A sampling handler that answers "answer to <prompt>" and reports every prompt on `seen`.
 fn sampling(seen: mpsc::Sender<String>) -> Options {
@@ -100,7 +42,7 @@ fn sampling(seen: mpsc::Sender<String>) -> Options {
 
 #[test]
 fn handshake_tools_and_close_over_streamable_http() {
-    let mut server = HttpDemo::start();
+    let mut server = HttpDemo::start(&[]);
     let client = server.connect(Options::default());
     // The Streamable HTTP attempt succeeded: no fallback to the legacy SSE transport.
     assert_eq!(client.transport_kind(), "streamable-http");
@@ -125,7 +67,7 @@ fn handshake_tools_and_close_over_streamable_http() {
 
 #[test]
 fn progress_of_a_call_reaches_its_callback() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let client = server.connect(Options::default());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
@@ -142,7 +84,7 @@ fn progress_of_a_call_reaches_its_callback() {
 
 #[test]
 fn a_cancelled_call_ends_and_the_session_goes_on() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let client = server.connect(Options::default());
     let cancel = CancelHandle::new();
     let on_progress = cancel.clone();
@@ -172,7 +114,7 @@ fn a_cancelled_call_ends_and_the_session_goes_on() {
 
 #[test]
 fn sampling_requests_reach_the_handler_even_from_concurrent_calls() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let (seen_tx, seen) = mpsc::channel();
     let client = Arc::new(server.connect(sampling(seen_tx)));
     let callers: Vec<_> = ["one", "two", "three"]
@@ -197,7 +139,7 @@ fn sampling_requests_reach_the_handler_even_from_concurrent_calls() {
 
 #[test]
 fn a_log_message_arrives_on_the_notifications_handle() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let client = server.connect(Options::default());
     let notes = client.notifications();
     client.set_logging_level(LoggingLevel::Info).unwrap();
@@ -218,7 +160,7 @@ fn a_log_message_arrives_on_the_notifications_handle() {
 
 #[test]
 fn the_session_id_is_required_and_ends_with_delete() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let at = server.address.as_str();
     let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let json_only = ("Accept", "application/json");
@@ -259,7 +201,7 @@ fn the_session_id_is_required_and_ends_with_delete() {
 
 #[test]
 fn what_a_call_sends_comes_on_its_own_event_stream() {
-    let server = HttpDemo::start();
+    let server = HttpDemo::start(&[]);
     let at = server.address.as_str();
     let mut init = Raw::send(at, "POST", &[SSE], &initialize());
     assert_eq!(init.status, 200);

@@ -8,63 +8,18 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/http_demo.rs"]
+mod http_demo;
 #[path = "common/http_server.rs"]
 mod http_server;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
+use http_demo::HttpDemo;
 use serde_json::json;
 use umcp::jsonrpc::ErrorObject;
 use umcp::types::{ContentBlock, CreateMessageRequestParams, CreateMessageResult};
 use umcp::{Client, Era, Error, HttpConfig, Options};
-
-/// The demo server in HTTP mode; killed and reaped on drop, also when a test fails.
-struct HttpDemo {
-    child: Child,
-    url: String,
-}
-
-impl HttpDemo {
-    fn start(extra: &[&str]) -> HttpDemo {
-        let mut child = Command::new(demo::demo_binary())
-            .args(["--server", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the demo server");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the server printed its URL");
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_owned();
-        HttpDemo { child, url }
-    }
-
-    fn connect(&self, options: Options) -> Client {
-        Client::connect_with(HttpConfig::new(&self.url), options).expect("connect over HTTP")
-    }
-}
-
-impl Drop for HttpDemo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[test]
 fn auto_speaks_the_stateless_era_over_http_with_routing_headers() {

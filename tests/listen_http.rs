@@ -7,63 +7,20 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/http_demo.rs"]
+mod http_demo;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
+use http_demo::HttpDemo;
 use serde_json::json;
 use umcp::types::{ServerNotification, SubscriptionFilter};
-use umcp::{Client, Era, HttpConfig, Subscription, SubscriptionEnd, SubscriptionEvent};
+use umcp::{Client, Era, Options, Subscription, SubscriptionEnd, SubscriptionEvent};
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(10);
 
 const README: &str = "demo://text/readme";
-
-/// The demo server in HTTP mode; killed and reaped on drop, also when a test fails.
-struct HttpDemo {
-    child: Child,
-    url: String,
-}
-
-impl HttpDemo {
-    fn start(extra: &[&str]) -> HttpDemo {
-        let mut child = Command::new(demo::demo_binary())
-            .args(["--server", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the demo server");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(WAIT).expect("the server printed its URL");
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_owned();
-        HttpDemo { child, url }
-    }
-
-    fn connect(&self) -> Client {
-        Client::connect(HttpConfig::new(&self.url)).expect("connect over HTTP")
-    }
-}
-
-impl Drop for HttpDemo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn tool(client: &Client, name: &str) -> String {
     let args = match name {
@@ -83,7 +40,7 @@ fn next(sub: &Subscription) -> SubscriptionEvent {
 fn stateless_subscriptions_over_http_get_their_own_streams() {
     for modern in [true, false] {
         let server = HttpDemo::start(if modern { &["--modern"] } else { &[] });
-        let client = server.connect();
+        let client = server.connect(Options::default());
         let era = if modern { Era::Modern } else { Era::Legacy };
         assert_eq!(client.era(), era);
         let tools = client
@@ -113,7 +70,7 @@ fn stateless_subscriptions_over_http_get_their_own_streams() {
 #[test]
 fn a_broken_stream_is_opened_again_and_the_gap_reported() {
     let server = HttpDemo::start(&["--modern"]);
-    let client = server.connect();
+    let client = server.connect(Options::default());
     let sub = client
         .listen(SubscriptionFilter::new().tools())
         .expect("listen");
@@ -146,7 +103,7 @@ fn count(dir: &str) -> usize {
 #[test]
 fn listen_close_cycles_over_http_leak_nothing() {
     let server = HttpDemo::start(&["--modern"]);
-    let client = server.connect();
+    let client = server.connect(Options::default());
     let filter = SubscriptionFilter::new().tools();
     drop(client.listen(filter.clone()).expect("warm-up"));
     let threads = count("/proc/self/task");
