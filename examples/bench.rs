@@ -1,17 +1,19 @@
-//! Stdio request throughput against the bundled demo server, umcp next to a bare baseline:
-//! `cargo run --release --example bench` (a debug build measures a debug client and server).
+//! Stdio request throughput, umcp next to a bare baseline: `cargo run --release --example bench`
+//! (a debug build measures a debug client and server).
 //!
 //! The baseline is the least a blocking client can do: the caller writes its request to the
 //! server's stdin, one reader thread parses each line and hands the reply over a crossbeam
-//! channel. Both call `tools/call echo` on the same demo server. Every mode runs both clients
-//! [`REPS`] times, interleaved, and the table shows medians and umcp's ratio to the baseline:
-//! sequential calls with client and server on the same core, on two different cores (both
-//! pinned, when `taskset` and two cores are there) and unpinned, then 8 threads sharing one
-//! client. Context switches (all threads of this process, from `/proc/self/task/*/status`)
-//! and allocations (a counting global allocator) are per call, as is the time `close` takes
-//! for a server that exits when its stdin closes. Peak RSS is measured in child processes that
-//! run only one client's sequential calls (build with `--no-default-features` for the
-//! stdio-only figure).
+//! channel. Both call `tools/call echo` on the same minimal server (this program, started with
+//! `--server`), which answers each request at once on the thread that read it, so the client
+//! is what is measured. Every mode runs both clients [`REPS`] times, interleaved, and the table
+//! shows medians and umcp's ratio to the baseline: sequential calls with client and server on
+//! the same core, on two different cores (both pinned, when `taskset` and two cores are there)
+//! and unpinned, then 8 threads sharing one client. Context switches (all threads of this
+//! process, from `/proc/self/task/*/status`), allocations (a counting global allocator) and CPU
+//! time (client and server, from `/proc/*/task/*/schedstat`) are per call, as is the time
+//! `close` takes for a server that exits when its stdin closes. Peak RSS is measured in child
+//! processes that run only one client's sequential calls (build with `--no-default-features`
+//! for the stdio-only figure), with the private (anonymous) part beside it.
 //!
 //! The figures vary with the machine and its load; compare ratios within one run.
 
@@ -74,7 +76,10 @@ trait Echo: Sync {
 }
 
 fn main() -> BoxResult<()> {
-    let server = demo_server()?;
+    if std::env::args().any(|a| a == "--server") {
+        return serve();
+    }
+    let server = std::env::current_exe()?;
     // `--rss umcp` or `--rss bare`: only that client's sequential calls, then the peak RSS.
     if let Some(which) = std::env::args().skip_while(|a| a != "--rss").nth(1) {
         let client: Box<dyn Echo> = if which == "bare" {
@@ -84,12 +89,17 @@ fn main() -> BoxResult<()> {
         };
         run(client.as_ref(), 1, CALLS)?;
         client.close();
-        println!("{}", status_kb("VmHWM:").unwrap_or(0));
+        let field = |name| status_kb(name).map_or("?".to_owned(), |kb| kb.to_string());
+        println!(
+            "{} kB, of which private {} kB",
+            field("VmHWM:"),
+            field("RssAnon:")
+        );
         return Ok(());
     }
     let pinned = cfg!(target_os = "linux")
         && Command::new("taskset").arg("-V").output().is_ok()
-        && thread::available_parallelism().map_or(1, usize::from) >= 2;
+        && cores() >= 2;
     let mut modes = Vec::new();
     if pinned {
         modes.push(("sequential, same core", 1, Placement::SameCore));
@@ -119,8 +129,8 @@ fn main() -> BoxResult<()> {
     }
     pin_self(Placement::Free);
     println!(
-        "{:<26} {:>9} {:>9} {:>6} {:>11} {:>13}",
-        "median of 7", "bare/s", "umcp/s", "ratio", "ctx/call", "allocs/call"
+        "{:<26} {:>9} {:>9} {:>6} {:>11} {:>13} {:>13}",
+        "median of 7", "bare/s", "umcp/s", "ratio", "ctx/call", "allocs/call", "CPU µs/call"
     );
     for (m, (label, threads, _)) in modes.iter().enumerate() {
         let [bare, umcp] = &samples[m];
@@ -133,13 +143,15 @@ fn main() -> BoxResult<()> {
             "-".to_owned()
         };
         println!(
-            "{label:<26} {:>9.0} {:>9.0} {:>6.2} {:>11} {:>6.1} ({:.1})",
+            "{label:<26} {:>9.0} {:>9.0} {:>6.2} {:>11} {:>6.1} ({:.1}) {:>6.1} ({:.1})",
             rate(bare),
             rate(umcp),
             ratios,
             ctx,
             per(umcp, |s| s.allocs),
             per(bare, |s| s.allocs),
+            per(umcp, |s| s.cpu),
+            per(bare, |s| s.cpu),
         );
     }
     let all = |k: usize| samples.iter().flat_map(move |s| s[k].iter());
@@ -149,6 +161,18 @@ fn main() -> BoxResult<()> {
         "8 threads / sequential (free): umcp {:.2}×, bare {:.2}×",
         median(eight(1)) / median(seq(1)),
         median(eight(0)) / median(seq(0))
+    );
+    // Calls cannot go faster than the cores can run client and server: the ceiling is the
+    // cores divided by the CPU time one call takes in the 8-thread run itself.
+    let cores = cores() as f64;
+    let of_ceiling = |k: usize| {
+        let eight = &samples[modes.len() - 1][k];
+        median(eight.iter().map(|s| s.rate * s.cpu / 1e6 / cores)) * 100.0
+    };
+    println!(
+        "8 threads reach, of what {cores} cores allow at their CPU per call: umcp {:.0} %, bare {:.0} %",
+        of_ceiling(1),
+        of_ceiling(0)
     );
     println!(
         "close, median: umcp {:.3} ms, bare {:.3} ms",
@@ -161,7 +185,7 @@ fn main() -> BoxResult<()> {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     };
     println!(
-        "peak RSS of sequential calls alone: umcp {} kB, bare {} kB",
+        "peak RSS of sequential calls alone: umcp {}; bare {}",
         peak("umcp")?,
         peak("bare")?
     );
@@ -172,6 +196,8 @@ fn main() -> BoxResult<()> {
 struct Sample {
     rate: f64,
     ctx: f64,
+    /// CPU time per call, client and server together, in µs.
+    cpu: f64,
     allocs: f64,
     close: Duration,
 }
@@ -179,6 +205,7 @@ struct Sample {
 /// Makes `calls` calls split over `threads` threads.
 fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     let (ctx, allocs) = (context_switches(), ALLOCATIONS.load(Ordering::Relaxed));
+    let cpu = cpu_ns();
     let start = Instant::now();
     thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -193,6 +220,7 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     Ok(Sample {
         rate: n / elapsed.as_secs_f64(),
         ctx: context_switches().saturating_sub(ctx) as f64 / n,
+        cpu: cpu_ns().saturating_sub(cpu) as f64 / n / 1e3,
         allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
         close: Duration::ZERO,
     })
@@ -314,7 +342,7 @@ fn server_command(server: &Path, placement: Placement) -> (String, Vec<String>) 
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn pin_self(placement: Placement) {
-    let cpus = thread::available_parallelism().map_or(1, usize::from);
+    let cpus = cores();
     // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside it; and
     // sched_setaffinity reads exactly `size_of::<cpu_set_t>()` bytes of it.
     unsafe {
@@ -329,6 +357,13 @@ fn pin_self(placement: Placement) {
 
 #[cfg(not(target_os = "linux"))]
 fn pin_self(_placement: Placement) {}
+
+/// The machine's cores, counted once before any pinning (which narrows what
+/// `available_parallelism` sees to the pinned set).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, usize::from))
+}
 
 /// Voluntary and involuntary context switches of every live thread of this process.
 fn context_switches() -> u64 {
@@ -348,6 +383,33 @@ fn context_switches() -> u64 {
         .sum()
 }
 
+/// CPU time used so far, in ns, by every thread of this process and of its children (the
+/// server), from `/proc/*/task/*/schedstat`: children's time counts while they run, not only
+/// once they are waited for.
+fn cpu_ns() -> u64 {
+    let tasks = |pid: &str| -> Vec<PathBuf> {
+        let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return vec![];
+        };
+        dir.flatten().map(|t| t.path()).collect()
+    };
+    let ns = |task: &PathBuf| -> u64 {
+        let stat = std::fs::read_to_string(task.join("schedstat")).unwrap_or_default();
+        stat.split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    let own = tasks("self");
+    let children: Vec<PathBuf> = own
+        .iter()
+        .filter_map(|t| std::fs::read_to_string(t.join("children")).ok())
+        .flat_map(|c| c.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .flat_map(|pid| tasks(&pid))
+        .collect();
+    own.iter().chain(&children).map(ns).sum()
+}
+
 /// A `kB` field of `/proc/self/status`.
 fn status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -361,24 +423,31 @@ fn median(values: impl Iterator<Item = f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// The demo server built with this program's profile: it sits next to this program in
-/// `target/<profile>/examples/`, and is built there first when missing.
-fn demo_server() -> BoxResult<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let dir = exe.parent().ok_or("this program has no directory")?;
-    let server = dir.join(format!("demo{}", std::env::consts::EXE_SUFFIX));
-    if !server.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let mut build = Command::new(cargo);
-        build
-            .args(["build", "--example", "demo"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if !cfg!(debug_assertions) {
-            build.arg("--release");
-        }
-        if !build.status()?.success() {
-            return Err("`cargo build --example demo` failed".into());
-        }
+/// The server every client talks to: the least an MCP server can do, so that the client is
+/// what is measured. It answers each request on the thread that reads it, one line per reply,
+/// flushed at once; unknown methods (such as umcp's `server/discover` probe) get -32601.
+fn serve() -> BoxResult<()> {
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lines() {
+        let request: Value = serde_json::from_str(&line?)?;
+        let Some(id) = request.get("id") else {
+            continue; // A notification.
+        };
+        let reply = match request["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bench", "version": "0"}}}),
+            "tools/call" => json!({"jsonrpc": "2.0", "id": id, "result": {"content": [
+                {"type": "text", "text": request["params"]["arguments"]["message"]}]}}),
+            "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+            _ => json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "method not found"}}),
+        };
+        serde_json::to_writer(&mut stdout, &reply)?;
+        stdout.write_all(b"\n")?;
+        stdout.flush()?;
     }
-    Ok(server)
+    Ok(())
 }
