@@ -106,6 +106,9 @@ fn main() -> BoxResult<()> {
         modes.push(("sequential, across cores", 1, Placement::AcrossCores));
     }
     modes.push(("sequential, free", 1, Placement::Free));
+    if pinned {
+        modes.push(("8 threads, across cores", THREADS, Placement::AcrossCores));
+    }
     modes.push(("8 threads, free", THREADS, Placement::Free));
     // samples[mode][0 = bare, 1 = umcp]
     let mut samples: Vec<[Vec<Sample>; 2]> = modes.iter().map(|_| [vec![], vec![]]).collect();
@@ -155,25 +158,29 @@ fn main() -> BoxResult<()> {
         );
     }
     let all = |k: usize| samples.iter().flat_map(move |s| s[k].iter());
-    let seq = |k: usize| samples[modes.len() - 2][k].iter().map(|s| s.rate);
-    let eight = |k: usize| samples[modes.len() - 1][k].iter().map(|s| s.rate);
-    println!(
-        "8 threads / sequential (free): umcp {:.2}×, bare {:.2}×",
-        median(eight(1)) / median(seq(1)),
-        median(eight(0)) / median(seq(0))
-    );
-    // Calls cannot go faster than the cores can run client and server: the ceiling is the
-    // cores divided by the CPU time one call takes in the 8-thread run itself.
+    // Calls cannot go faster than the cores can run client and server: "CPU busy" is the share
+    // of all cores that client and server kept busy, from the CPU time per call in the same run.
     let cores = cores() as f64;
-    let of_ceiling = |k: usize| {
-        let eight = &samples[modes.len() - 1][k];
-        median(eight.iter().map(|s| s.rate * s.cpu / 1e6 / cores)) * 100.0
-    };
-    println!(
-        "8 threads reach, of what {cores} cores allow at their CPU per call: umcp {:.0} %, bare {:.0} %",
-        of_ceiling(1),
-        of_ceiling(0)
-    );
+    for (m, &(label, threads, placement)) in modes.iter().enumerate() {
+        let Some(seq) = modes.iter().position(|&(_, t, p)| t == 1 && p == placement) else {
+            continue;
+        };
+        if threads == 1 {
+            continue;
+        }
+        let rate = |m: usize, k: usize| median(samples[m][k].iter().map(|s| s.rate));
+        let busy = |k: usize| {
+            let busy = samples[m][k].iter().map(|s| s.rate * s.cpu / 1e6 / cores);
+            median(busy) * 100.0
+        };
+        println!(
+            "{label} ÷ sequential: umcp {:.2}×, bare {:.2}×; CPU busy: umcp {:.0} %, bare {:.0} %",
+            rate(m, 1) / rate(seq, 1),
+            rate(m, 0) / rate(seq, 0),
+            busy(1),
+            busy(0)
+        );
+    }
     println!(
         "close, median: umcp {:.3} ms, bare {:.3} ms",
         median(all(1).map(|s| s.close.as_secs_f64() * 1e3)),
