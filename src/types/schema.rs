@@ -292,7 +292,13 @@ mod tests {
         let Either::Schema { schema } = serde_json::from_str(&text).unwrap();
         assert_eq!(schema, serde_json::from_str::<Value>(TEXT).unwrap());
         assert_eq!(schema.raw_json(), None);
-        for other in [json!(true), json!([1, "a"]), json!(null), json!(2.5), json!("s")] {
+        for other in [
+            json!(true),
+            json!([1, "a"]),
+            json!(null),
+            json!(2.5),
+            json!("s"),
+        ] {
             let wrapped = json!({ "schema": other });
             let Either::Schema { schema } = serde_json::from_value(wrapped).unwrap();
             assert_eq!(schema, other);

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use crossbeam_channel::RecvTimeoutError;
 
+use super::delivery::deliver_event;
 use super::socket;
 use super::streamable::describe;
-use super::streams::{self, deliver_event, lock, End, Flow, Stop, StreamState};
+use super::streams::{self, lock, End, Flow, Stop, StreamState};
 use super::url;
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH, ACCEPT_SSE};
 use crate::error::{Closed, Error, Result, TimeoutKind};
