@@ -6,12 +6,14 @@
 #[path = "common/http_server.rs"]
 mod http_server;
 
+#[cfg(feature = "http")]
 use std::sync::{Mutex, Once};
 
 use umcp::transport::Connect;
 use umcp::StdioConfig;
 
 /// Every log line of this test binary, captured at trace level.
+#[cfg(feature = "http")]
 fn logs() -> &'static Mutex<Vec<String>> {
     static LOGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
     static INIT: Once = Once::new();
@@ -22,8 +24,10 @@ fn logs() -> &'static Mutex<Vec<String>> {
     &LOGS
 }
 
+#[cfg(feature = "http")]
 struct Capture;
 
+#[cfg(feature = "http")]
 impl log::Log for Capture {
     fn enabled(&self, _: &log::Metadata<'_>) -> bool {
         true
@@ -39,6 +43,7 @@ impl log::Log for Capture {
 
 /// umcp's captured lines that contain `needle`. (The HTTP library's lines are its own: at
 /// trace level ureq dumps whole requests, headers included.)
+#[cfg(feature = "http")]
 fn logged(needle: &str) -> Vec<String> {
     let lines = logs().lock().unwrap();
     lines
