@@ -199,3 +199,34 @@ fn streamable_http_never_logs_the_session_id() {
         assert!(logged(secret).is_empty(), "{:?}", logged(secret));
     }
 }
+
+/// An endpoint on another origin is refused; the error names it without its secrets.
+#[cfg(feature = "http")]
+#[test]
+fn a_foreign_sse_endpoint_is_refused_without_showing_its_secrets() {
+    use std::time::Duration;
+    use umcp::transport::Inbox;
+    use umcp::{HttpConfig, HttpTransportKind};
+
+    let server = http_server::serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut events = reply.sse(&[]);
+        let endpoint = "event: endpoint\ndata: https://x:pw-far-secret@elsewhere.example/m?sessionId=sess-far-secret\n\n";
+        events.send(endpoint).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        events.end();
+    });
+    let config =
+        HttpConfig::new(server.url("/sse?api_key=sk-far-secret")).transport(HttpTransportKind::Sse);
+    let (inbox, _rx) = Inbox::new();
+    let error = match config.connect(inbox) {
+        Ok(_) => panic!("an endpoint on another origin is refused"),
+        Err(error) => error.to_string(),
+    };
+    assert!(error.contains("elsewhere.example"), "{error}");
+    for secret in ["pw-far-secret", "sess-far-secret", "sk-far-secret"] {
+        assert!(!error.contains(secret), "{error}");
+    }
+}
