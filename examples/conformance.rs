@@ -240,7 +240,7 @@ fn echo_arguments(tools: &[Tool]) -> Value {
     let schema = tools
         .iter()
         .find(|t| t.name == SCHEMA_FOCAL_TOOL)
-        .map_or(Value::Null, |t| t.input_schema.clone());
+        .map_or(Value::Null, |t| t.input_schema.as_value().clone());
     json!({ "schema": schema })
 }
 

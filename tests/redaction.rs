@@ -1,8 +1,57 @@
 //! Secrets configured into a server's URL or command line stay out of what umcp shows: the
-//! descriptions used in log lines and errors, and the errors themselves.
+//! descriptions used in log lines and errors, the errors themselves, and the transports' log
+//! lines.
+
+#[cfg(feature = "http")]
+#[path = "common/http_server.rs"]
+mod http_server;
+
+#[cfg(feature = "http")]
+use std::sync::{Mutex, Once};
 
 use umcp::transport::Connect;
 use umcp::StdioConfig;
+
+/// Every log line of this test binary, captured at trace level.
+#[cfg(feature = "http")]
+fn logs() -> &'static Mutex<Vec<String>> {
+    static LOGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let _ = log::set_boxed_logger(Box::new(Capture));
+        log::set_max_level(log::LevelFilter::Trace);
+    });
+    &LOGS
+}
+
+#[cfg(feature = "http")]
+struct Capture;
+
+#[cfg(feature = "http")]
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        let line = format!("{} {}", record.target(), record.args());
+        logs().lock().unwrap().push(line);
+    }
+
+    fn flush(&self) {}
+}
+
+/// umcp's captured lines that contain `needle`. (The HTTP library's lines are its own: at
+/// trace level ureq dumps whole requests, headers included.)
+#[cfg(feature = "http")]
+fn logged(needle: &str) -> Vec<String> {
+    let lines = logs().lock().unwrap();
+    lines
+        .iter()
+        .filter(|l| l.starts_with("umcp") && l.contains(needle))
+        .cloned()
+        .collect()
+}
 
 #[test]
 fn stdio_command_lines_hide_secret_arguments() {
@@ -63,4 +112,121 @@ fn a_failed_request_does_not_show_the_key_in_its_url() {
     let shown = format!("{error}");
     assert!(!shown.contains("sk-live-secret"), "{shown}");
     drop(server);
+}
+
+/// The legacy SSE transport logs the endpoint the server announced, without the session id in
+/// its query, the password in its user info, or the key in the configured URL.
+#[cfg(feature = "http")]
+#[test]
+fn the_legacy_sse_endpoint_is_logged_without_its_secrets() {
+    use std::time::Duration;
+    use umcp::transport::Inbox;
+    use umcp::{HttpConfig, HttpTransportKind};
+
+    logs();
+    let server = http_server::serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let host = seen.header("host").unwrap_or_default().to_owned();
+        let mut events = reply.sse(&[]);
+        let endpoint = format!(
+            "event: endpoint\ndata: http://agent:pw-sse-secret@{host}/messages?sessionId=sess-sse-secret\n\n"
+        );
+        events.send(&endpoint).unwrap();
+        // Held open while the transport connects.
+        std::thread::sleep(Duration::from_millis(500));
+        events.end();
+    });
+    let url = server.url("/sse?api_key=sk-sse-secret");
+    let config = HttpConfig::new(url).transport(HttpTransportKind::Sse);
+    let (inbox, _rx) = Inbox::new();
+    let transport = config.connect(inbox).expect("the endpoint event arrives");
+    transport.close();
+
+    let lines = logged("SSE endpoint");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("sessionId=<redacted>") && l.contains("agent:<redacted>@")),
+        "{lines:?}"
+    );
+    for secret in ["sess-sse-secret", "pw-sse-secret", "sk-sse-secret"] {
+        assert!(logged(secret).is_empty(), "{:?}", logged(secret));
+    }
+}
+
+/// Streamable HTTP logs that a session started, never its id: the id is what lets anyone
+/// act in the session.
+#[cfg(feature = "http")]
+#[test]
+fn streamable_http_never_logs_the_session_id() {
+    use std::time::Duration;
+    use umcp::jsonrpc::{Message, Request};
+    use umcp::transport::{Inbound, Inbox};
+    use umcp::{HttpConfig, HttpTransportKind};
+
+    logs();
+    let server = http_server::serve(|seen, reply| {
+        let body = seen.json();
+        match (seen.method.as_str(), body["id"].as_i64()) {
+            ("POST", Some(id)) => {
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+                reply.json(200, &[("Mcp-Session-Id", "sess-http-secret")], &answer);
+            }
+            ("POST", None) => reply.status(202, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let config = HttpConfig::new(server.url("/mcp?api_key=sk-http-secret"))
+        .transport(HttpTransportKind::StreamableHttp);
+    let (inbox, rx) = Inbox::new();
+    let transport = config.connect(inbox).expect("connect");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let request: Message = Request::new(1, "initialize", Some(serde_json::json!({}))).into();
+    transport.send(&request, deadline).expect("sent");
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(Inbound::Message(Message::Response(_))) => {}
+        other => panic!("expected the response, got {other:?}"),
+    }
+    transport.close();
+
+    assert!(
+        !logged("the server started a session").is_empty(),
+        "the session is logged"
+    );
+    for secret in ["sess-http-secret", "sk-http-secret"] {
+        assert!(logged(secret).is_empty(), "{:?}", logged(secret));
+    }
+}
+
+/// An endpoint on another origin is refused; the error names it without its secrets.
+#[cfg(feature = "http")]
+#[test]
+fn a_foreign_sse_endpoint_is_refused_without_showing_its_secrets() {
+    use std::time::Duration;
+    use umcp::transport::Inbox;
+    use umcp::{HttpConfig, HttpTransportKind};
+
+    let server = http_server::serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut events = reply.sse(&[]);
+        let endpoint = "event: endpoint\ndata: https://x:pw-far-secret@elsewhere.example/m?sessionId=sess-far-secret\n\n";
+        events.send(endpoint).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        events.end();
+    });
+    let config =
+        HttpConfig::new(server.url("/sse?api_key=sk-far-secret")).transport(HttpTransportKind::Sse);
+    let (inbox, _rx) = Inbox::new();
+    let error = match config.connect(inbox) {
+        Ok(_) => panic!("an endpoint on another origin is refused"),
+        Err(error) => error.to_string(),
+    };
+    assert!(error.contains("elsewhere.example"), "{error}");
+    for secret in ["pw-far-secret", "sess-far-secret", "sk-far-secret"] {
+        assert!(!error.contains(secret), "{error}");
+    }
 }

@@ -149,7 +149,10 @@ fn identity_assertion(
             None
         }
     };
-    log::debug!("oauth: token exchange at {endpoint} for an identity assertion grant");
+    log::debug!(
+        "oauth: token exchange at {} for an identity assertion grant",
+        crate::redact::url(endpoint)
+    );
     let answer = http.post_form(
         AuthStep::Token,
         endpoint,

@@ -139,8 +139,9 @@ pub(crate) fn discover(
         });
     }
     log::debug!(
-        "oauth: {} is protected by {issuer}",
-        redact::url(server_url)
+        "oauth: {} is protected by {}",
+        redact::url(server_url),
+        redact::url(&issuer)
     );
     let resource = declared.to_owned();
     Ok(Discovered {

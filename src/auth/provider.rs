@@ -172,7 +172,7 @@ impl OAuth {
         if let Err(e) = self.config.store.save(&self.resource, credentials) {
             log::warn!(
                 "oauth: cannot save the credentials of {}: {e}",
-                self.resource
+                crate::redact::url(&self.resource)
             );
         }
     }
@@ -193,8 +193,8 @@ impl OAuth {
                 if let Some(previous) = other {
                     log::debug!(
                         "oauth: the authorization server changed from {} to {}; using credentials bound to the new one",
-                        previous.issuer,
-                        discovered.issuer
+                        crate::redact::url(&previous.issuer),
+                        crate::redact::url(&discovered.issuer)
                     );
                 }
                 self.config
@@ -260,7 +260,7 @@ impl OAuth {
         };
         log::debug!(
             "oauth: obtained a token from {} (scope {:?})",
-            discovered.issuer,
+            crate::redact::url(&discovered.issuer),
             token.scope
         );
         credentials.token = Some(token);
@@ -307,7 +307,7 @@ impl CredentialProvider for OAuth {
             if asks_nonce && bound {
                 log::debug!(
                     "oauth: {} asks for a DPoP nonce; repeating the request",
-                    error.url
+                    crate::redact::url(&error.url)
                 );
                 return Ok(true);
             }

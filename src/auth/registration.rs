@@ -39,7 +39,7 @@ pub(crate) fn client_identity(
         if same_redirect && !previous.is_expired() {
             log::debug!(
                 "oauth: reusing the client registration at {}",
-                discovered.issuer
+                crate::redact::url(&discovered.issuer)
             );
             return Ok(previous.clone());
         }
@@ -100,7 +100,10 @@ fn register(
         "token_endpoint_auth_method": requested_method,
         "application_type": "native",
     });
-    log::debug!("oauth: registering a client at {endpoint}");
+    log::debug!(
+        "oauth: registering a client at {}",
+        crate::redact::url(endpoint)
+    );
     let answer = http.post_json(AuthStep::Registration, endpoint, &body)?;
     if !answer.is_success() {
         return Err(answer.error(

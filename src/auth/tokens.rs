@@ -172,7 +172,8 @@ pub(crate) fn request<'a>(
     let authorization = client.and_then(|c| c.apply(&mut params));
     let prover = client.and_then(|c| c.dpop.as_ref());
     log::debug!(
-        "oauth: {grant} grant at {endpoint} ({}{})",
+        "oauth: {grant} grant at {} ({}{})",
+        crate::redact::url(endpoint),
         client.map_or("no client authentication", |c| c.method.as_str()),
         if prover.is_some() { ", DPoP" } else { "" }
     );
@@ -201,7 +202,10 @@ pub(crate) fn request<'a>(
         if !asks_nonce || nonce_retried {
             break answer;
         }
-        log::debug!("oauth: {endpoint} asks for a DPoP nonce; repeating the request once");
+        log::debug!(
+            "oauth: {} asks for a DPoP nonce; repeating the request once",
+            crate::redact::url(endpoint)
+        );
         nonce_retried = true;
     };
     let json = token_json(&answer, &grant)?;

@@ -80,7 +80,10 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
             handshake: true,
         });
         if let Err(err) = restored {
-            log::debug!("could not restore the subscription to {uri}: {err}");
+            log::debug!(
+                "could not restore the subscription to {}: {err}",
+                crate::redact::url(&uri)
+            );
         }
     }
     Ok(())

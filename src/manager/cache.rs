@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::client::ProtocolMode;
 use crate::config::ServerConfig;
@@ -32,15 +34,16 @@ pub(crate) fn load(dir: &Path, config: &ServerConfig) -> Option<Vec<Tool>> {
             return None;
         }
     };
-    let value: Value = serde_json::from_str(&text).ok()?;
-    if value["version"].as_u64() != Some(VERSION) {
+    let file: CacheFile<'_> = serde_json::from_str(&text).ok()?;
+    if file.version != Some(VERSION) {
         log::debug!(
             "ignoring the tool cache {} of another version",
             path.display()
         );
         return None;
     }
-    match serde_json::from_value(value["tools"].clone()) {
+    // From the file's text, so the schemas keep the server's own text (see `Schema`).
+    match serde_json::from_str(file.tools?.get()) {
         Ok(tools) => Some(tools),
         Err(err) => {
             log::debug!(
@@ -50,6 +53,26 @@ pub(crate) fn load(dir: &Path, config: &ServerConfig) -> Option<Vec<Tool>> {
             None
         }
     }
+}
+
+/// The parts of a cache file read back; the tools are decoded once the version is known.
+#[derive(Deserialize)]
+struct CacheFile<'a> {
+    version: Option<u64>,
+    #[serde(borrow)]
+    tools: Option<&'a RawValue>,
+}
+
+/// A cache file as written: a struct, not a `Value`, so the tools' schemas are written as the
+/// server wrote them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Saved<'a> {
+    version: u64,
+    server: &'a str,
+    saved_at: u64,
+    era: &'a str,
+    tools: &'a [Tool],
 }
 
 /// Saves the tools of `config`: a temporary file in the same directory, then a rename, so a
@@ -83,13 +106,13 @@ fn try_save(
     let saved_at = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let body = json!({
-        "version": VERSION,
-        "server": config.name,
-        "savedAt": saved_at,
-        "era": era.as_str(),
-        "tools": tools,
-    });
+    let body = Saved {
+        version: VERSION,
+        server: &config.name,
+        saved_at,
+        era: era.as_str(),
+        tools,
+    };
     let text = serde_json::to_vec_pretty(&body).map_err(io::Error::other)?;
     let temp = dir.join(format!(
         ".{}.{}.{}.tmp",
@@ -127,6 +150,7 @@ fn hash(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn hash_is_stable() {
@@ -154,6 +178,13 @@ mod tests {
         let tools = load(&dir, &config).expect("cached tools");
         assert_eq!(tools.len(), 1);
         assert_eq!(tools[0].name, "two");
+        // A schema read from a server comes back from the cache as the server wrote it.
+        let schema = r#"{"type": "object", "$defs": {}, "additionalProperties": false}"#;
+        let listed: Tool =
+            serde_json::from_str(&format!(r#"{{"name":"three","inputSchema":{schema}}}"#)).unwrap();
+        save(&dir, &config, &[listed], &ProtocolMode::Legacy);
+        let tools = load(&dir, &config).expect("cached tools");
+        assert_eq!(tools[0].input_schema.raw_json(), Some(schema));
         let other = ServerConfig::stdio("s", "other-cmd");
         assert!(load(&dir, &other).is_none());
         let leftovers = fs::read_dir(&dir).unwrap().count();

@@ -30,6 +30,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod schema;
 mod subscriptions;
 mod tools;
 mod utilities;
@@ -82,6 +83,7 @@ pub use sampling::{
     CreateMessageRequestParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
     SamplingContent, SamplingMessage,
 };
+pub use schema::Schema;
 pub use subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, SUBSCRIPTIONS_ACKNOWLEDGED,

@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::common::{object_schema, Icon};
+use super::common::Icon;
 use super::content::ContentBlock;
+use super::schema::Schema;
 
 #[cfg(feature = "output-validation")]
 mod output;
@@ -21,13 +22,14 @@ pub struct Tool {
     /// What the tool does, as a hint for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// The JSON Schema of the arguments, an object schema. Read as `{"type":"object"}` when a
-    /// server omits it.
-    #[serde(default = "object_schema")]
-    pub input_schema: Value,
-    /// The JSON Schema of `structuredContent` in results (since 2025-06-18).
+    /// The JSON Schema of the arguments, an object schema, kept as the server wrote it (see
+    /// [`Schema`]). Read as `{"type":"object"}` when a server omits it.
+    #[serde(default = "Schema::object")]
+    pub input_schema: Schema,
+    /// The JSON Schema of `structuredContent` in results (since 2025-06-18), kept as the
+    /// server wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
+    pub output_schema: Option<Schema>,
     /// Behaviour hints (since 2025-03-26). Untrusted unless the server is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
@@ -118,13 +120,13 @@ pub struct CallToolResult {
 }
 
 impl Tool {
-    /// A tool with a name and an input schema.
-    pub fn new(name: impl Into<String>, input_schema: Value) -> Tool {
+    /// A tool with a name and an input schema (a [`Value`] or a [`Schema`]).
+    pub fn new(name: impl Into<String>, input_schema: impl Into<Schema>) -> Tool {
         Tool {
             name: name.into(),
             title: None,
             description: None,
-            input_schema,
+            input_schema: input_schema.into(),
             output_schema: None,
             annotations: None,
             icons: None,
@@ -145,9 +147,9 @@ impl Tool {
         self
     }
 
-    /// Sets the output schema.
-    pub fn with_output_schema(mut self, schema: Value) -> Tool {
-        self.output_schema = Some(schema);
+    /// Sets the output schema (a [`Value`] or a [`Schema`]).
+    pub fn with_output_schema(mut self, schema: impl Into<Schema>) -> Tool {
+        self.output_schema = Some(schema.into());
         self
     }
 
@@ -289,6 +291,26 @@ mod tests {
             });
         assert_eq!(built.icons, None);
         assert_eq!(built.annotations, tool.annotations);
+    }
+
+    #[test]
+    fn both_schemas_keep_the_servers_text() {
+        let input = r#"{"type":"object","required":["x"],"properties":{"x":{"type":"number"}}}"#;
+        let output = r#"{ "type": "object", "$defs": {}, "additionalProperties": false }"#;
+        let text = format!(
+            r#"{{"name":"t","inputSchema":{input},"outputSchema":{output},"annotations":{{}}}}"#
+        );
+        let tool: Tool = serde_json::from_str(&text).unwrap();
+        assert_eq!(tool.input_schema.raw_json(), Some(input));
+        let kept = tool.output_schema.as_ref().and_then(|s| s.raw_json());
+        assert_eq!(kept, Some(output));
+        assert_eq!(serde_json::to_string(&tool).unwrap(), text);
+        // Built from values, and compared by value with what was read.
+        let built = Tool::new("t", serde_json::from_str::<Value>(input).unwrap())
+            .with_output_schema(serde_json::from_str::<Value>(output).unwrap());
+        assert_eq!(built.input_schema, tool.input_schema);
+        assert_eq!(built.output_schema, tool.output_schema);
+        assert_eq!(built.input_schema.raw_json(), None);
     }
 
     #[test]

@@ -42,7 +42,7 @@ impl OAuth {
             Ok((pem, key)) => {
                 log::debug!(
                     "oauth: binding tokens of {} to a new DPoP key",
-                    self.resource
+                    crate::redact::url(&self.resource)
                 );
                 let key = Arc::new(key);
                 *lock(&self.dpop_key) = Some((pem.clone(), Arc::clone(&key)));
@@ -109,7 +109,10 @@ impl OAuth {
                 Some(key)
             }
             Err(e) => {
-                log::warn!("oauth: the DPoP key of {} is unusable: {e}", self.resource);
+                log::warn!(
+                    "oauth: the DPoP key of {} is unusable: {e}",
+                    crate::redact::url(&self.resource)
+                );
                 None
             }
         }

@@ -75,7 +75,10 @@ impl OAuth {
                 return Err(e.into());
             }
         };
-        log::debug!("oauth: refreshed the token from {}", credentials.issuer);
+        log::debug!(
+            "oauth: refreshed the token from {}",
+            crate::redact::url(&credentials.issuer)
+        );
         credentials.token = Some(TokenSet {
             refresh_token: token.refresh_token.clone().or(old.refresh_token),
             scope: token.scope.clone().or(old.scope),
@@ -105,7 +108,7 @@ impl OAuth {
         };
         log::debug!(
             "oauth: the token store has newer tokens from {}; using them",
-            stored.issuer
+            crate::redact::url(&stored.issuer)
         );
         lock(&self.state).replace(stored, false);
         true

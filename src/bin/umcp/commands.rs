@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use umcp::types::{
     CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
+    Tool,
 };
 use umcp::{Client, Manager, RequestOptions, SubscriptionEnd};
 
@@ -12,6 +13,15 @@ use crate::args::usage;
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn, Output};
 use crate::Exit;
+
+/// One tool of `tools --json`: a struct, not a `Value`, so the tool's schemas are printed in
+/// the server's key order.
+#[derive(serde::Serialize)]
+struct ToolRow {
+    name: String,
+    server: String,
+    tool: Tool,
+}
 
 /// The servers a command runs against.
 pub struct Target<'a> {
@@ -33,10 +43,12 @@ impl Target<'_> {
             ("tools", _) => out.list(manager.tools().into_iter().map(|e| {
                 let name = if single { e.tool.name.clone() } else { e.name };
                 let line = format!("{name}  {}", first_line(e.tool.description.as_deref()));
-                (
-                    json!({"name": name, "server": e.server, "tool": e.tool}),
-                    line,
-                )
+                let row = ToolRow {
+                    name,
+                    server: e.server,
+                    tool: e.tool,
+                };
+                (row, line)
             })),
             ("resources", _) => {
                 let (resources, errors) = manager.list_resources_with(&self.options);

@@ -5,7 +5,6 @@
 
 use std::io::Write;
 
-use serde_json::Value;
 use umcp::types::{ContentBlock, ResourceContents};
 
 /// Writes a line to stdout.
@@ -18,8 +17,65 @@ pub fn warn(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// `value` as indented JSON. Written compactly first and then indented, so that text kept as
+/// a server wrote it (a tool's schemas) keeps the server's key order yet is indented like the
+/// rest, where serde_json's pretty printer would copy it with the server's own spacing.
 pub fn pretty(value: &impl serde::Serialize) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
+    indent(&serde_json::to_string(value).unwrap_or_default())
+}
+
+/// Indents valid JSON text as serde_json's pretty printer does: two spaces a level, `": "`
+/// after keys, empty objects and arrays kept on one line.
+fn indent(json: &str) -> String {
+    fn newline(out: &mut String, depth: usize) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    }
+    let mut out = String::with_capacity(json.len().saturating_mul(2));
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut chars = json.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                while chars.next_if(char::is_ascii_whitespace).is_some() {}
+                let close = if c == '{' { '}' } else { ']' };
+                if let Some(close) = chars.next_if_eq(&close) {
+                    out.push(close);
+                } else {
+                    depth = depth.saturating_add(1);
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            _ if c.is_ascii_whitespace() => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 pub fn first_line(text: Option<&str>) -> &str {
@@ -33,8 +89,8 @@ pub struct Output {
 
 impl Output {
     /// A list: one JSON array, or one line per item.
-    pub fn list(&self, items: impl Iterator<Item = (Value, String)>) {
-        let (values, lines): (Vec<Value>, Vec<String>) = items.unzip();
+    pub fn list<T: serde::Serialize>(&self, items: impl Iterator<Item = (T, String)>) {
+        let (values, lines): (Vec<T>, Vec<String>) = items.unzip();
         match self.json {
             true => say(&pretty(&values)),
             false => lines.iter().for_each(|line| say(line)),
@@ -70,5 +126,28 @@ impl Output {
                 other => say(&pretty(other)),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn indents_as_serde_json_does() {
+        let value = json!({"a": [1, {"b": "x,y:{}[]\\\"z"}, [], {}], "c": {"d": null}, "e": ""});
+        let expected = serde_json::to_string_pretty(&value).unwrap();
+        assert_eq!(indent(&value.to_string()), expected);
+    }
+
+    #[test]
+    fn keeps_the_order_of_raw_text_and_drops_its_spacing() {
+        let schema: umcp::types::Schema =
+            serde_json::from_str(r#"{ "type": "object",	"$defs": { } , "a": [ 1 ,2 ] }"#).unwrap();
+        assert_eq!(
+            pretty(&schema),
+            "{\n  \"type\": \"object\",\n  \"$defs\": {},\n  \"a\": [\n    1,\n    2\n  ]\n}"
+        );
     }
 }

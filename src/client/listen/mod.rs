@@ -181,7 +181,10 @@ fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
                     }
                     ack.resource_subscriptions.push(uri.clone());
                 }
-                Err(err) => log::debug!("resources/subscribe {uri} failed: {err}"),
+                Err(err) => log::debug!(
+                    "resources/subscribe {} failed: {err}",
+                    crate::redact::url(uri)
+                ),
             }
         }
     }
@@ -297,7 +300,10 @@ impl Subscription {
             }
             lock(&shared.subscriptions).retain(|s| s != &uri);
             if let Err(err) = legacy_call(&shared, "resources/unsubscribe", &uri) {
-                log::debug!("resources/unsubscribe {uri} failed: {err}");
+                log::debug!(
+                    "resources/unsubscribe {} failed: {err}",
+                    crate::redact::url(&uri)
+                );
             }
         }
     }

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use super::delivery::deliver_event;
 use super::socket;
 use super::streamable::{sent_session, Shared};
-use super::streams::{self, backoff, deliver_event, End, Flow, Stop, StreamState};
+use super::streams::{self, backoff, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
 

@@ -6,13 +6,15 @@ use std::time::Instant;
 
 use crossbeam_channel::RecvTimeoutError;
 
+use super::delivery::deliver_event;
 use super::socket;
 use super::streamable::describe;
-use super::streams::{self, deliver_event, lock, End, Flow, Stop, StreamState};
+use super::streams::{self, lock, End, Flow, Stop, StreamState};
 use super::url;
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH, ACCEPT_SSE};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
+use crate::redact;
 use crate::transport::{Inbox, SessionEvent, Transport};
 
 const WHAT: &str = "SSE endpoint";
@@ -125,7 +127,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
             ))
         }
     };
-    log::debug!("SSE endpoint {endpoint}");
+    log::debug!("SSE endpoint {}", redact::url(&endpoint));
     Ok(Box::new(LegacySse { shared, endpoint }))
 }
 
@@ -175,11 +177,17 @@ fn read(
 /// Resolves the `endpoint` event's URI against the SSE URL, refusing other origins: a
 /// server must not be able to send this client's messages elsewhere.
 fn resolve_endpoint(sse_url: &str, data: &str) -> Result<String> {
-    let endpoint = url::resolve(sse_url, data)
-        .ok_or_else(|| Error::Protocol(format!("invalid endpoint `{}`", wire::snippet(data))))?;
+    let endpoint = url::resolve(sse_url, data).ok_or_else(|| {
+        Error::Protocol(format!(
+            "invalid endpoint `{}`",
+            redact::url(&wire::snippet(data))
+        ))
+    })?;
     if url::origin(&endpoint) != url::origin(sse_url) {
         return Err(Error::Protocol(format!(
-            "the endpoint `{endpoint}` is not on the origin of {sse_url}"
+            "the endpoint `{}` is not on the origin of {}",
+            redact::url(&endpoint),
+            redact::url(sse_url)
         )));
     }
     Ok(endpoint)

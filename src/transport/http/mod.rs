@@ -27,6 +27,7 @@ use crate::transport::{Connect, Inbox, Transport};
 
 mod auth_header;
 mod body;
+mod delivery;
 mod get_stream;
 mod legacy;
 mod post_stream;

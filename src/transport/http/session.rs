@@ -140,7 +140,8 @@ impl Session {
         if state.id.as_deref() != Some(sent) {
             return false;
         }
-        log::debug!("session {sent} expired on the server");
+        // The id is a credential for the session: never logged.
+        log::debug!("the session expired on the server");
         state.id = None;
         state.protocol_version = None;
         true
@@ -157,7 +158,7 @@ impl Session {
         }
         let mut state = lock(&self.state);
         if state.id.as_deref() != Some(id) {
-            log::debug!("session id {id}");
+            log::debug!("the server started a session");
             state.id = Some(id.to_owned());
         }
     }

@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 pub(crate) use super::session::sent_session;
 use super::session::{Headers, Session};
 use super::socket::{self, Socket};
-use super::streams::{self, lock, Stop, Streams};
+use super::streams::{lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
-use super::{get_stream, post_stream};
+use super::{delivery, get_stream, post_stream};
 use crate::error::{Closed, Error, Result};
-use crate::jsonrpc::{Message, Payload, RequestId};
+use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Inbox, SessionEvent, Transport};
 
 /// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
@@ -193,30 +193,17 @@ impl StreamableHttp {
             )));
         }
         log::trace!("< {text}");
-        let (messages, batch) = match Payload::decode(&text) {
-            Ok(Payload::Single(message)) => (vec![message], false),
-            Ok(Payload::Batch(messages, _)) => (messages, true),
-            Err(e) => {
-                return Err(Error::Protocol(format!(
-                    "invalid JSON reply to {what}: {e}: {}",
-                    wire::snippet(&text)
-                )))
-            }
-        };
-        let inbox = &self.shared.inbox;
-        if streams::deliver(
-            inbox,
-            Some(&self.shared.streams),
-            messages,
-            batch,
-            Some(&id),
-        ) {
-            Ok(())
-        } else {
-            Err(Error::Protocol(format!(
+        let streams = Some(&self.shared.streams);
+        match delivery::deliver_text(&self.shared.inbox, streams, &text, Some(&id)) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::Protocol(format!(
                 "the JSON reply to {what} holds no response to request {id}: {}",
                 wire::snippet(&text)
-            )))
+            ))),
+            Err(e) => Err(Error::Protocol(format!(
+                "invalid JSON reply to {what}: {e}: {}",
+                wire::snippet(&text)
+            ))),
         }
     }
 

@@ -13,9 +13,8 @@ use super::socket::{deadline_after, Socket};
 use super::wire::{self, HttpResponse};
 use super::ReconnectPolicy;
 use crate::error::{Error, Result};
-use crate::jsonrpc::{Message, Payload, RequestId};
+use crate::jsonrpc::RequestId;
 use crate::transport::sse::{Event, SseError, SseReader};
-use crate::transport::Inbox;
 
 /// Locks a mutex, ignoring poisoning: the data behind it stays consistent on every path.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -244,67 +243,6 @@ fn read_events(
     } else {
         End::Eof
     }
-}
-
-/// Decodes the data of a message event and delivers it. Returns whether it held the
-/// response to `target`. Malformed data is logged and skipped: one bad event never ends a
-/// stream.
-pub(crate) fn deliver_event(
-    inbox: &Inbox,
-    streams: Option<&Streams>,
-    event: &Event,
-    target: Option<&RequestId>,
-) -> bool {
-    if event.data.is_empty() || !event.is_message() {
-        return false;
-    }
-    log::trace!("< {}", event.data);
-    match Payload::decode(&event.data) {
-        Ok(Payload::Single(message)) => deliver(inbox, streams, vec![message], false, target),
-        Ok(Payload::Batch(messages, dropped)) => {
-            if dropped > 0 {
-                log::debug!("dropped {dropped} malformed messages of a batch");
-            }
-            deliver(inbox, streams, messages, true, target)
-        }
-        Err(e) => {
-            log::debug!(
-                "skipping an event that is not JSON-RPC ({e}): {}",
-                wire::snippet(&event.data)
-            );
-            false
-        }
-    }
-}
-
-/// Delivers messages to the inbox. A response also stops any other stream still waiting for
-/// it: servers may answer on a different stream than the request's own.
-pub(crate) fn deliver(
-    inbox: &Inbox,
-    streams: Option<&Streams>,
-    messages: Vec<Message>,
-    batch: bool,
-    target: Option<&RequestId>,
-) -> bool {
-    let mut answered = false;
-    for message in &messages {
-        if let Message::Response(r) = message {
-            if let Some(id) = &r.id {
-                answered |= Some(id) == target;
-                if let Some(streams) = streams.filter(|_| Some(id) != target) {
-                    streams.stop_request(id);
-                }
-            }
-        }
-    }
-    if batch {
-        inbox.deliver_batch(messages);
-    } else {
-        for message in messages {
-            inbox.deliver(message);
-        }
-    }
-    answered
 }
 
 /// The delay before reconnection attempt `attempt` (1-based).

@@ -281,7 +281,9 @@ pub(crate) fn map_error(err: ureq::Error, what: &str, started: Instant, phase: P
             io::ErrorKind::NotFound,
             format!("could not resolve the host name ({what})"),
         )),
-        ureq::Error::BadUri(uri) => Error::Config(format!("invalid URL: {uri}")),
+        ureq::Error::BadUri(uri) => {
+            Error::Config(format!("invalid URL: {}", crate::redact::url(&uri)))
+        }
         ureq::Error::Http(e) => Error::Config(format!("invalid request: {e}")),
         ureq::Error::BodyExceedsLimit(limit) => Error::MessageTooLarge {
             limit: usize::try_from(limit).unwrap_or(usize::MAX),

@@ -89,7 +89,7 @@ impl Tool {
             ))
         };
         compiler
-            .add_resource(SCHEMA_URL, schema.clone())
+            .add_resource(SCHEMA_URL, schema.as_value().clone())
             .map_err(not_compiled)?;
         let index = compiler
             .compile(SCHEMA_URL, &mut schemas)

@@ -1,0 +1,114 @@
+//! Handing what the server sent to the inbox, and stopping the streams a response settles.
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+use super::streams::Streams;
+use super::wire;
+use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
+use crate::transport::sse::Event;
+use crate::transport::Inbox;
+
+/// Just enough of a single message to tell a response, and to what.
+#[derive(Deserialize)]
+struct Peek {
+    id: Option<RequestId>,
+    method: Option<IgnoredAny>,
+}
+
+/// Decodes the data of a message event and delivers it. Returns whether it held the
+/// response to `target`. Malformed data is logged and skipped: one bad event never ends a
+/// stream.
+pub(crate) fn deliver_event(
+    inbox: &Inbox,
+    streams: Option<&Streams>,
+    event: &Event,
+    target: Option<&RequestId>,
+) -> bool {
+    if event.data.is_empty() || !event.is_message() {
+        return false;
+    }
+    log::trace!("< {}", event.data);
+    deliver_text(inbox, streams, &event.data, target).unwrap_or_else(|e| {
+        log::debug!(
+            "skipping an event that is not JSON-RPC ({e}): {}",
+            wire::snippet(&event.data)
+        );
+        false
+    })
+}
+
+/// Delivers one JSON-RPC text, a message or a batch. Returns whether it held the response to
+/// `target`. A response also stops any other stream still waiting for it: servers may answer
+/// on a different stream than the request's own.
+///
+/// A single message goes to the inbox as its text ([`Inbox::deliver_text`]), so a response's
+/// result is decoded once, straight from the server's bytes: a tool's schema keeps the
+/// server's text. Only its id is read here, to settle the streams.
+///
+/// # Errors
+///
+/// Fails when the text is not JSON-RPC; nothing was delivered.
+pub(crate) fn deliver_text(
+    inbox: &Inbox,
+    streams: Option<&Streams>,
+    text: &str,
+    target: Option<&RequestId>,
+) -> Result<bool, DecodeError> {
+    let peek = match text.trim_start().starts_with('{') {
+        true => serde_json::from_str::<Peek>(text).ok(),
+        false => None,
+    };
+    // A batch, or not a message at all: decoded whole, which also names what is wrong.
+    let Some(single) = peek else {
+        return Ok(match Payload::decode(text)? {
+            Payload::Single(message) => deliver(inbox, streams, vec![message], false, target),
+            Payload::Batch(messages, dropped) => {
+                if dropped > 0 {
+                    log::debug!("dropped {dropped} malformed messages of a batch");
+                }
+                deliver(inbox, streams, messages, true, target)
+            }
+        });
+    };
+    let answered = match (&single.id, single.method) {
+        (Some(id), None) => settle(streams, id, target),
+        _ => false,
+    };
+    inbox.deliver_text(text)?;
+    Ok(answered)
+}
+
+/// Stops the other streams waiting for the response to `id`; whether `id` is `target`.
+fn settle(streams: Option<&Streams>, id: &RequestId, target: Option<&RequestId>) -> bool {
+    if let Some(streams) = streams.filter(|_| Some(id) != target) {
+        streams.stop_request(id);
+    }
+    Some(id) == target
+}
+
+/// Delivers decoded messages to the inbox, settling the streams of every response.
+fn deliver(
+    inbox: &Inbox,
+    streams: Option<&Streams>,
+    messages: Vec<Message>,
+    batch: bool,
+    target: Option<&RequestId>,
+) -> bool {
+    let mut answered = false;
+    for message in &messages {
+        if let Message::Response(r) = message {
+            if let Some(id) = &r.id {
+                answered |= settle(streams, id, target);
+            }
+        }
+    }
+    if batch {
+        inbox.deliver_batch(messages);
+    } else {
+        for message in messages {
+            inbox.deliver(message);
+        }
+    }
+    answered
+}

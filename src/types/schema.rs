@@ -1,0 +1,331 @@
+//! A JSON Schema as a server wrote it: the parsed value, plus the server's own text.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The name and key serde_json uses to hand over raw text: a `deserialize_newtype_struct`
+/// with this name gets a one-entry map of this key to the text (serde_json's `RawValue`
+/// protocol). Asking for it ourselves, instead of deserializing a `Box<RawValue>`, lets every
+/// other deserializer (serde's buffering for `untagged` and `flatten`, other formats) still
+/// give a plain value, where a `Box<RawValue>` would fail. Were the name ever to change,
+/// serde_json would no longer recognise it and schemas would simply be read without text.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// A JSON Schema (a tool's `inputSchema` or `outputSchema`), kept exactly as the server
+/// wrote it.
+///
+/// `serde_json`'s maps sort their keys, so a schema held only as a [`Value`] comes back in a
+/// different order, and with different spacing, than the server sent it. A `Schema` read with
+/// serde_json from text also keeps that text, and serializes it back byte for byte:
+/// `$schema`, `$defs`, `additionalProperties` and every key in the server's order. The client
+/// reads handshake-era responses from the server's text over stdio, Streamable HTTP and
+/// legacy SSE. Read from a [`Value`], its text is that value's own compact form (keys
+/// sorted): so in the stateless era and from the opt-in response cache, whose results pass
+/// through a `Value`.
+///
+/// It reads as the [`Value`] it holds (`schema["properties"]`); any mutable access drops the
+/// kept text, since it no longer says the same thing. Two schemas are equal when their
+/// values are.
+///
+/// Serialized through a format other than JSON, a schema with text is written as serde_json
+/// writes a [`RawValue`] there; convert it with [`Schema::into_value`] first.
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::types::Schema;
+///
+/// let text = r#"{"type": "object", "$defs": {}, "additionalProperties": false}"#;
+/// let schema: Schema = serde_json::from_str(text)?;
+/// assert_eq!(schema["additionalProperties"], false);
+/// // Written back exactly as read: same order, same spacing.
+/// assert_eq!(serde_json::to_string(&schema)?, text);
+/// assert_eq!(schema.raw_json(), Some(text));
+///
+/// // Built from a value there is no server text; changing a schema drops it.
+/// let built = Schema::from(json!({"type": "object"}));
+/// assert_eq!(built.raw_json(), None);
+/// let mut read = schema.clone();
+/// read["title"] = json!("changed");
+/// assert_eq!(read.raw_json(), None);
+/// assert_eq!(read.to_json_string(), serde_json::to_string(read.as_value())?);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Schema {
+    value: Value,
+    /// The text the value was read from; `None` once the value may differ from it.
+    raw: Option<Box<RawValue>>,
+}
+
+impl Schema {
+    /// A schema holding `value`, with no text of its own.
+    pub fn new(value: Value) -> Schema {
+        Schema { value, raw: None }
+    }
+
+    /// Reads a schema from JSON text, keeping the text.
+    ///
+    /// # Errors
+    ///
+    /// Fails when `text` is not JSON.
+    pub fn from_json(text: &str) -> serde_json::Result<Schema> {
+        serde_json::from_str(text)
+    }
+
+    /// `{"type": "object"}`, the input schema read when a server omits one.
+    pub(crate) fn object() -> Schema {
+        Schema::new(super::common::object_schema())
+    }
+
+    /// The schema as a JSON value.
+    pub fn as_value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The schema as a JSON value, dropping the text.
+    pub fn into_value(self) -> Value {
+        self.value
+    }
+
+    /// The JSON text the schema was read from, byte for byte; `None` for a schema built from
+    /// a value, or changed since it was read.
+    pub fn raw_json(&self) -> Option<&str> {
+        self.raw.as_deref().map(RawValue::get)
+    }
+
+    /// The schema as JSON text: the text it was read from when it has one, else its value
+    /// written compactly.
+    pub fn to_json_string(&self) -> String {
+        match self.raw_json() {
+            Some(text) => text.to_owned(),
+            None => self.value.to_string(),
+        }
+    }
+
+    /// A schema from a value and the text it was parsed from.
+    fn with_text(text: Box<RawValue>) -> Result<Schema, serde_json::Error> {
+        let value = serde_json::from_str(text.get())?;
+        Ok(Schema {
+            value,
+            raw: Some(text),
+        })
+    }
+}
+
+impl Deref for Schema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl DerefMut for Schema {
+    /// The value, to change; the kept text no longer describes it and is dropped.
+    fn deref_mut(&mut self) -> &mut Value {
+        self.raw = None;
+        &mut self.value
+    }
+}
+
+impl From<Value> for Schema {
+    fn from(value: Value) -> Schema {
+        Schema::new(value)
+    }
+}
+
+impl From<Schema> for Value {
+    fn from(schema: Schema) -> Value {
+        schema.value
+    }
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Schema) -> bool {
+        self.value == other.value
+    }
+}
+
+impl PartialEq<Value> for Schema {
+    fn eq(&self, other: &Value) -> bool {
+        &self.value == other
+    }
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl Serialize for Schema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.raw {
+            Some(raw) => raw.serialize(serializer),
+            None => self.value.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Schema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Schema, D::Error> {
+        deserializer.deserialize_newtype_struct(RAW_TOKEN, SchemaVisitor)
+    }
+}
+
+/// Takes serde_json's raw text when offered, and any JSON value otherwise.
+struct SchemaVisitor;
+
+impl<'de> Visitor<'de> for SchemaVisitor {
+    type Value = Schema;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON Schema")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Schema, A::Error> {
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(Schema::new(Value::Object(Map::new())));
+        };
+        if first == RAW_TOKEN {
+            let text: String = map.next_value()?;
+            let raw = RawValue::from_string(text).map_err(de::Error::custom)?;
+            return Schema::with_text(raw).map_err(de::Error::custom);
+        }
+        let mut object = Map::new();
+        object.insert(first, map.next_value()?);
+        while let Some((key, value)) = map.next_entry()? {
+            object.insert(key, value);
+        }
+        Ok(Schema::new(Value::Object(object)))
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, inner: D) -> Result<Schema, D::Error> {
+        Value::deserialize(inner).map(Schema::new)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Schema, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Schema::new)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Schema, E> {
+        Ok(Schema::new(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Schema, E> {
+        Ok(Schema::new(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Schema, E> {
+        Ok(Schema::new(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Schema, E> {
+        Ok(Schema::new(v.into()))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Schema, E> {
+        Ok(Schema::new(v.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Schema, E> {
+        Ok(Schema::new(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Schema, E> {
+        Ok(Schema::new(Value::Null))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<Schema, D::Error> {
+        Value::deserialize(inner).map(Schema::new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Keys out of serde_json's order, with spacing inside.
+    const TEXT: &str = r##"{"type": "object", "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "properties": {"b": {"$ref": "#/$defs/b"}, "a": true}, "$defs": {"b": {"type": "string"}},
+        "additionalProperties": false}"##;
+
+    #[test]
+    fn text_is_kept_and_written_back_byte_for_byte() {
+        let schema = Schema::from_json(TEXT).unwrap();
+        assert_eq!(schema.raw_json(), Some(TEXT));
+        assert_eq!(serde_json::to_string(&schema).unwrap(), TEXT);
+        assert_eq!(schema.to_json_string(), TEXT);
+        assert_eq!(schema["$defs"]["b"]["type"], "string");
+        assert_eq!(schema, serde_json::from_str::<Value>(TEXT).unwrap());
+        // Into a value it goes through the value's own (sorted) form.
+        let value = serde_json::to_value(&schema).unwrap();
+        assert_eq!(value, *schema.as_value());
+    }
+
+    #[test]
+    fn read_from_a_value_the_text_is_the_values_own() {
+        let value: Value = serde_json::from_str(TEXT).unwrap();
+        let owned: Schema = serde_json::from_value(value.clone()).unwrap();
+        let borrowed = Schema::deserialize(&value).unwrap();
+        let compact = value.to_string();
+        for schema in [owned, borrowed] {
+            assert_eq!(schema, value);
+            assert_eq!(schema.raw_json(), Some(compact.as_str()));
+            assert_eq!(serde_json::to_string(&schema).unwrap(), compact);
+        }
+    }
+
+    #[test]
+    fn buffering_deserializers_give_the_value_without_text() {
+        /// serde buffers an untagged enum's input, which cannot carry raw text.
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Schema { schema: Schema },
+        }
+        let text = format!(r#"{{"schema": {TEXT}}}"#);
+        let Either::Schema { schema } = serde_json::from_str(&text).unwrap();
+        assert_eq!(schema, serde_json::from_str::<Value>(TEXT).unwrap());
+        assert_eq!(schema.raw_json(), None);
+        for other in [
+            json!(true),
+            json!([1, "a"]),
+            json!(null),
+            json!(2.5),
+            json!("s"),
+        ] {
+            let wrapped = json!({ "schema": other });
+            let Either::Schema { schema } = serde_json::from_value(wrapped).unwrap();
+            assert_eq!(schema, other);
+        }
+    }
+
+    #[test]
+    fn mutable_access_drops_the_text() {
+        let mut schema = Schema::from_json(TEXT).unwrap();
+        schema["additionalProperties"] = json!(true);
+        assert_eq!(schema.raw_json(), None);
+        let written: Value = serde_json::from_str(&schema.to_json_string()).unwrap();
+        assert_eq!(written["additionalProperties"], true);
+        assert_eq!(written["$defs"]["b"]["type"], "string");
+    }
+
+    #[test]
+    fn boolean_schemas_and_values_convert_both_ways() {
+        let schema = Schema::from_json("true").unwrap();
+        assert_eq!(schema.raw_json(), Some("true"));
+        assert_eq!(*schema, Value::Bool(true));
+        let built = Schema::from(json!({"type": "object"}));
+        assert_eq!(built.raw_json(), None);
+        assert_eq!(built, Schema::object());
+        assert_eq!(Value::from(built.clone()), built.into_value());
+        assert_eq!(format!("{:?}", Schema::from(json!(1))), "Number(1)");
+    }
+}
