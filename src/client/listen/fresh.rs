@@ -38,6 +38,8 @@ impl Client {
     /// again whenever the server announces a change (or a subscription gap may have hidden
     /// one). Works the same in both protocol eras.
     ///
+    /// See the example on [`FreshTools`](crate::FreshTools).
+    ///
     /// # Errors
     ///
     /// As [`Client::listen`] and [`Client::list_all_tools`].

@@ -38,6 +38,8 @@ use state::{Item, Settled, Sub};
 const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Something a [`Subscription`] delivers.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum SubscriptionEvent {
@@ -52,6 +54,8 @@ pub enum SubscriptionEvent {
 }
 
 /// How a subscription ended.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SubscriptionEnd {
@@ -78,6 +82,8 @@ pub enum SubscriptionEnd {
 
 /// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
 /// (or [`close`](Subscription::close)) ends it on the server too.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 pub struct Subscription {
     shared: Weak<Shared>,
     sub: Arc<Sub>,
@@ -87,6 +93,28 @@ impl Client {
     /// Subscribes to the notifications `filter` names, in either protocol era, and returns
     /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
     /// it honours).
+    ///
+    /// ```no_run
+    /// use umcp::types::{ServerNotification, SubscriptionFilter};
+    /// use umcp::SubscriptionEvent;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let subscription = client.listen(SubscriptionFilter::new().tools().resource("file:///project/build.log"))?;
+    /// log::info!("the server honours {:?}", subscription.acknowledged());
+    /// for event in subscription.iter() {
+    ///     match event {
+    ///         SubscriptionEvent::Notification(ServerNotification::ToolListChanged) => {
+    ///             log::info!("{} tools now", client.list_all_tools()?.len());
+    ///         }
+    ///         SubscriptionEvent::Notification(other) => log::info!("{}", other.method()),
+    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list everything: {reason}"),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// log::info!("ended: {:?}", subscription.ended());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -220,12 +248,16 @@ fn cancel(shared: &Shared, id: i64, reason: &str) {
 
 impl Subscription {
     /// What was asked for.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn requested(&self) -> &SubscriptionFilter {
         &self.sub.requested
     }
 
     /// The subset the server honours: from its acknowledgement in the stateless era, from its
     /// capabilities (and the URIs `resources/subscribe` accepted) in the handshake era.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.status)
             .acknowledged
@@ -234,6 +266,8 @@ impl Subscription {
     }
 
     /// The era serving this subscription.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn era(&self) -> Era {
         if self.sub.modern {
             Era::Modern
@@ -243,12 +277,16 @@ impl Subscription {
     }
 
     /// How it ended, once it did (events received before the end can still be read).
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn ended(&self) -> Option<SubscriptionEnd> {
         lock(&self.sub.status).ended.clone()
     }
 
     /// Waits for the next event; `None` once the subscription ended and everything before
     /// the end was read.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         self.next(None)
     }
@@ -256,22 +294,30 @@ impl Subscription {
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
     /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
     /// opened again inside the call, that takes up to the client's request timeout more.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
         self.next(Instant::now().checked_add(timeout))
     }
 
     /// The next event if one is waiting.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.next(Some(Instant::now()))
     }
 
     /// The events until the subscription ends.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn close(&self) {
         if !self.sub.end(SubscriptionEnd::Closed) {
             return;

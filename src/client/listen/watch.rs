@@ -65,6 +65,8 @@ impl Subscription {
     /// [`to_json`]: SubscriptionEvent::to_json
     /// [`to_text`]: SubscriptionEvent::to_text
     ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
+    ///
     /// # Errors
     ///
     /// Writing to `out` failed.
