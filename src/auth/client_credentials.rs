@@ -22,6 +22,8 @@ const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// The identity provider side of enterprise-managed authorization (cross-app access): where
 /// the user's ID token is exchanged for an identity assertion authorization grant (ID-JAG)
 /// for the MCP server's authorization server. The [module docs](super) describe the flow.
+///
+/// See the example in the [`auth`](crate::auth) module.
 #[derive(Clone)]
 pub struct CrossAppAccess {
     idp_token_endpoint: String,

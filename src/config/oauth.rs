@@ -46,6 +46,8 @@ use super::ServerConfigError;
 /// (`{ "tokenEnv": "MCP_WORKLOAD_TOKEN" }` reads a variable instead; exactly one of the two.)
 ///
 /// `Debug` never shows the client secret.
+///
+/// See the example on [`ServerConfig`](crate::ServerConfig).
 #[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OAuthSettings {

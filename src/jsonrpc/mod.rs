@@ -21,12 +21,16 @@ mod wire;
 use wire::Wire;
 
 /// The `jsonrpc` member every message carries.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 pub const VERSION: &str = "2.0";
 
 /// A request id: an integer or a string, never null.
 ///
 /// umcp sends increasing integers; servers may use either form. `Display` quotes string ids so
 /// `7` and `"7"` never look alike in logs.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct RequestId(IdRepr);
@@ -98,6 +102,8 @@ impl fmt::Display for RequestId {
 }
 
 /// A JSON-RPC error code. An open set: codes this crate has no name for still round-trip.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(pub i64);
@@ -126,6 +132,8 @@ impl ErrorCode {
 }
 
 /// The `error` member of a failed response.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// The error code.
@@ -164,6 +172,8 @@ impl fmt::Display for ErrorObject {
 impl std::error::Error for ErrorObject {}
 
 /// A request: a method call that expects a response with the same id.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The id the response will carry.
@@ -186,6 +196,8 @@ impl Request {
 }
 
 /// A notification: a one-way message that gets no response.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     /// The method name, e.g. `notifications/progress`.
@@ -205,6 +217,8 @@ impl Notification {
 }
 
 /// A response: the outcome of a request, matched to it by id.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
     /// The id of the request; `None` only for errors about requests that could not be parsed.
@@ -232,6 +246,8 @@ impl Response {
 }
 
 /// Any JSON-RPC message.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
     /// A request.
@@ -261,6 +277,8 @@ impl From<Notification> for Message {
 }
 
 /// Why a text is not a JSON-RPC message.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(String);
 
@@ -332,6 +350,8 @@ impl Message {
 }
 
 /// What one line (or one HTTP body or SSE event) decodes to.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
     /// A single message.

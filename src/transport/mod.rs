@@ -20,6 +20,75 @@
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
+//!
+//! A transport that wraps another, here to log every message it sends:
+//!
+//! ```no_run
+//! use std::time::Instant;
+//! use umcp::jsonrpc::{Message, RequestId};
+//! use umcp::transport::{Connect, Inbox, SessionEvent, Transport};
+//! use umcp::{Client, StdioConfig};
+//!
+//! struct Logged(Box<dyn Connect>);
+//!
+//! impl Connect for Logged {
+//!     fn connect(&self, inbox: Inbox) -> umcp::Result<Box<dyn Transport>> {
+//!         Ok(Box::new(LoggedTransport(self.0.connect(inbox)?)))
+//!     }
+//!
+//!     fn fallback(&self) -> Option<Box<dyn Connect>> {
+//!         let next = self.0.fallback()?;
+//!         Some(Box::new(Logged(next)))
+//!     }
+//!
+//!     fn describe(&self) -> String {
+//!         format!("{} (logged)", self.0.describe())
+//!     }
+//! }
+//!
+//! struct LoggedTransport(Box<dyn Transport>);
+//!
+//! impl Transport for LoggedTransport {
+//!     fn send(&self, message: &Message, deadline: Instant) -> umcp::Result<()> {
+//!         log::trace!("-> {}", message.encode());
+//!         self.0.send(message, deadline)
+//!     }
+//!
+//!     fn send_with_headers(
+//!         &self,
+//!         message: &Message,
+//!         deadline: Instant,
+//!         headers: &[(String, String)],
+//!     ) -> umcp::Result<()> {
+//!         log::trace!("-> {}", message.encode());
+//!         self.0.send_with_headers(message, deadline, headers)
+//!     }
+//!
+//!     fn send_waits_for_peer(&self) -> bool {
+//!         self.0.send_waits_for_peer()
+//!     }
+//!
+//!     fn abandon(&self, id: &RequestId) {
+//!         self.0.abandon(id)
+//!     }
+//!
+//!     fn session_event(&self, event: SessionEvent<'_>) {
+//!         self.0.session_event(event)
+//!     }
+//!
+//!     fn close(&self) {
+//!         self.0.close()
+//!     }
+//!
+//!     fn kind(&self) -> &'static str {
+//!         self.0.kind()
+//!     }
+//! }
+//!
+//! let client = Client::connect(Logged(Box::new(StdioConfig::new("mcp-server-time"))))?;
+//! # let _ = client;
+//! # Ok::<(), umcp::Error>(())
+//! ```
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,6 +108,8 @@ pub use stdio::{EnvPolicy, StdioConfig};
 /// One live connection to a server.
 ///
 /// Implementations are shared between threads: `send` may be called from many threads at once.
+///
+/// See the example in the [`transport`](crate::transport) module.
 pub trait Transport: Send + Sync {
     /// Sends one message, returning once it has been handed over, or with an error at the
     /// latest when `deadline` passes ([`Error::Timeout`] with
@@ -108,6 +179,8 @@ pub(crate) fn deadline_after(start: Instant, duration: Duration) -> Instant {
 }
 
 /// What the layer above tells a transport about the session it runs over it.
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SessionEvent<'a> {
@@ -131,6 +204,8 @@ pub enum SessionEvent<'a> {
 }
 
 /// Starts a transport. Implemented by the transport configurations.
+///
+/// See the example in the [`transport`](crate::transport) module.
 pub trait Connect: Send + Sync {
     /// Starts the transport; server messages go to `inbox` from now on.
     ///
@@ -151,6 +226,8 @@ pub trait Connect: Send + Sync {
 }
 
 /// What a transport delivers to the layer above.
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Debug, Clone)]
 pub enum Inbound {
     /// One message from the server.
@@ -176,6 +253,8 @@ pub enum Inbound {
 /// that read it to the caller waiting for it, in one hand-off, and only notifications and
 /// server requests take a queue. [`Inbox::new`] builds one around a channel instead, for other
 /// uses of a transport (and tests).
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Clone)]
 pub struct Inbox {
     sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,

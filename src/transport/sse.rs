@@ -39,9 +39,13 @@ use std::io::{self, BufRead};
 use std::time::Duration;
 
 /// The event size limit used by [`SseReader::new`]: 16 MiB.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 pub const DEFAULT_MAX_EVENT_SIZE: usize = 16 * 1024 * 1024;
 
 /// One dispatched event.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Event {
     /// The `event` field (the event type); `None` when absent or empty, which means `message`.
@@ -63,6 +67,8 @@ impl Event {
 }
 
 /// Why an event could not be read.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SseError {
@@ -97,6 +103,8 @@ impl std::error::Error for SseError {
 }
 
 /// Reads [`Event`]s from a byte stream; see the [module docs](self).
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug)]
 pub struct SseReader<R> {
     inner: R,

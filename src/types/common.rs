@@ -4,6 +4,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// The sender or recipient of a message in a conversation.
+///
+/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -14,6 +16,8 @@ pub enum Role {
 }
 
 /// Hints for the client about how to use or display an object (since 2025-03-26).
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
@@ -32,6 +36,8 @@ pub struct Annotations {
 ///
 /// The library only carries the metadata. Clients that render icons should accept only
 /// `https:` and `data:` sources and fetch them without credentials.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
@@ -50,6 +56,8 @@ pub struct Icon {
 }
 
 /// The name and version of an MCP client or server, sent in `initialize`.
+///
+/// See the example on [`Client::connect_with`](crate::Client::connect_with).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
@@ -74,6 +82,8 @@ pub struct Implementation {
 }
 
 /// Parameters that carry nothing but optional `_meta`, e.g. for `ping`.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EmptyParams {
     /// Protocol-level metadata.
@@ -85,6 +95,8 @@ pub struct EmptyParams {
 ///
 /// It reads from any JSON value, keeping `_meta` when the value is an object, because a server
 /// that answers `ping` with `null` still answered.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EmptyResult {
     /// Protocol-level metadata.
@@ -93,6 +105,8 @@ pub struct EmptyResult {
 }
 
 /// Parameters of the paginated list requests (`tools/list`, `resources/list`, …).
+///
+/// See the example on [`Client::request_with`](crate::Client::request_with).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaginatedRequestParams {
     /// The opaque `nextCursor` of the previous page; `None` asks for the first page.

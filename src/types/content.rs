@@ -12,6 +12,8 @@ use super::resources::{Resource, ResourceContents};
 /// `tool_use`/`tool_result`) is kept whole as [`ContentBlock::Unknown`] and written back
 /// unchanged. A block of a known type whose members do not fit that type is kept the same way,
 /// so one malformed block never makes a whole result unreadable.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ContentBlock {
@@ -30,6 +32,8 @@ pub enum ContentBlock {
 }
 
 /// Text for or from a model.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
@@ -44,6 +48,8 @@ pub struct TextContent {
 }
 
 /// An image for or from a model.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
@@ -60,6 +66,8 @@ pub struct ImageContent {
 }
 
 /// Audio for or from a model (since 2025-03-26).
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
@@ -76,6 +84,8 @@ pub struct AudioContent {
 }
 
 /// A resource's contents embedded in a tool result or prompt.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedResource {

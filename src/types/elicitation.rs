@@ -14,6 +14,8 @@ pub use form::{Choice, ElicitForm, FieldKind, FormField};
 ///
 /// An absent `mode` means form mode, as every server before 2025-11-25 sends. An unknown mode
 /// fails to decode, which the client answers with `-32602`.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
@@ -24,6 +26,8 @@ pub enum ElicitRequestParams {
 }
 
 /// Form-mode parameters. Written without a `mode` member, which every version reads as form.
+///
+/// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestFormParams {
@@ -45,6 +49,8 @@ pub struct ElicitRequestFormParams {
 ///
 /// The client must not open or prefetch the URL without the user's consent, and should show it
 /// in full.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestUrlParams {
@@ -63,6 +69,8 @@ pub struct ElicitRequestUrlParams {
 }
 
 /// What the user did with an elicitation.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
@@ -75,6 +83,8 @@ pub enum ElicitAction {
 }
 
 /// The client's answer to `elicitation/create`.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     /// What the user did.
@@ -90,6 +100,8 @@ pub struct ElicitResult {
 
 /// Parameters of `notifications/elicitation/complete` (2025-11-25): a URL-mode elicitation
 /// finished. Ids the client does not know must be ignored.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCompleteNotificationParams {

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A log severity, as in RFC 5424. Ordered from least (`Debug`) to most severe (`Emergency`).
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
@@ -28,6 +30,8 @@ pub enum LoggingLevel {
 }
 
 /// Parameters of `logging/setLevel`.
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetLevelRequestParams {
     /// The least severe level the server should send.
@@ -38,6 +42,8 @@ pub struct SetLevelRequestParams {
 }
 
 /// Parameters of `notifications/message`: one log entry from the server.
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoggingMessageNotificationParams {
     /// The entry's severity.

@@ -5,13 +5,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `notifications/subscriptions/acknowledged`: the first message of a subscription.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// The method that opens a subscription.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 
 /// Which notifications a subscription wants (`SubscriptionFilter` in the schema). An omitted
 /// (here: `false` or empty) field means "not wanted".
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -111,6 +117,8 @@ impl SubscriptionFilter {
 }
 
 /// The params of `subscriptions/listen`.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
@@ -126,6 +134,8 @@ impl SubscriptionsListenRequestParams {
 }
 
 /// The params of `notifications/subscriptions/acknowledged`: the subset the server honours.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsAcknowledgedNotificationParams {
@@ -136,6 +146,8 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
 
 /// The result of `subscriptions/listen`, sent only when the server ends the subscription
 /// gracefully; apart from `_meta` (which names the subscription) its body is empty.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsListenResult {

@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 ///
 /// The set is open: servers ignore keys they do not know, `experimental` carries non-standard
 /// ones, `extensions` the negotiated extensions, and `other` anything else.
+///
+/// See the example on [`Options`](crate::Options).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
@@ -36,6 +38,8 @@ pub struct ClientCapabilities {
 }
 
 /// The client's `roots` capability.
+///
+/// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootsCapability {
@@ -48,6 +52,8 @@ pub struct RootsCapability {
 }
 
 /// The client's `sampling` capability.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SamplingCapability {
@@ -63,6 +69,8 @@ pub struct SamplingCapability {
 }
 
 /// The client's `elicitation` capability. An empty object means form mode only.
+///
+/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCapability {
@@ -123,6 +131,8 @@ pub struct ServerCapabilities {
 }
 
 /// The server's `tools` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolsCapability {
@@ -135,6 +145,8 @@ pub struct ToolsCapability {
 }
 
 /// The server's `resources` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourcesCapability {
@@ -150,6 +162,8 @@ pub struct ResourcesCapability {
 }
 
 /// The server's `prompts` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptsCapability {
