@@ -46,7 +46,8 @@ pub(crate) enum Grant {
 ///     .authorization_wait(Duration::from_secs(300))
 ///     .dpop(true);
 /// assert_eq!(config.get_client_name(), "my-agent");
-/// assert_eq!(config.get_client_metadata_url(), Some("https://agent.example.com/oauth/client.json"));
+/// let metadata_url = config.get_client_metadata_url();
+/// assert_eq!(metadata_url, Some("https://agent.example.com/oauth/client.json"));
 /// assert_eq!(config.get_max_authorization_attempts(), 2);
 /// assert!(config.get_dpop());
 /// // A client registered by hand instead, with the handler shared between servers:
@@ -101,8 +102,8 @@ impl OAuthConfig {
     /// use umcp::{Client, HttpConfig};
     ///
     /// # fn main() -> umcp::Result<()> {
-    /// // A machine-to-machine client registered with the authorization server beforehand. The secret
-    /// // comes from the environment, never from the source.
+    /// // A machine-to-machine client registered with the authorization server beforehand.
+    /// // The secret comes from the environment, never from the source.
     /// let secret = std::env::var("MCP_CLIENT_SECRET").unwrap_or_default();
     /// let config = OAuthConfig::client_credentials("reporting-job")
     ///     .client_secret(secret)
@@ -169,7 +170,8 @@ impl OAuthConfig {
 
     /// The secret of the pre-registered client.
     ///
-    /// See the example on [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
+    /// See the example on
+    /// [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
     pub fn client_secret(mut self, client_secret: impl Into<String>) -> OAuthConfig {
         self.client_secret = Some(client_secret.into());
         self
@@ -178,7 +180,8 @@ impl OAuthConfig {
     /// A PKCS#8 PEM P-256 private key (`-----BEGIN PRIVATE KEY-----`) for `private_key_jwt`
     /// client authentication with ES256 assertions (RFC 7523).
     ///
-    /// See the example on [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
+    /// See the example on
+    /// [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
     #[cfg(feature = "oauth-jwt")]
     pub fn private_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
         self.private_key_pem = Some(pem.into());

@@ -76,7 +76,8 @@ impl Client {
     ///     .with_reset_timeout_on_progress(true)
     ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
     ///     .with_cancel(cancel.clone()); // cancel.cancel() from another thread stops it
-    /// let result = client.call_tool_with("longRunningOperation", json!({ "duration": 5 }), &options)?;
+    /// let arguments = json!({ "duration": 5 });
+    /// let result = client.call_tool_with("longRunningOperation", arguments, &options)?;
     /// log::info!("{}", result.text());
     /// # Ok(()) }
     /// ```
@@ -111,7 +112,8 @@ impl Client {
     /// let tools = client.list_all_tools()?;
     /// if let Some(tool) = tools.iter().find(|tool| tool.name == "get_weather") {
     ///     // An `Err` here when the result's structuredContent breaks the tool's outputSchema.
-    ///     let result = client.call_tool_validated(tool, json!({ "city": "Paris" }), &RequestOptions::default())?;
+    ///     let arguments = json!({ "city": "Paris" });
+    ///     let result = client.call_tool_validated(tool, arguments, &RequestOptions::default())?;
     ///     log::info!("{:?}", result.structured_content);
     /// }
     /// # Ok(()) }
@@ -295,7 +297,8 @@ impl Client {
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let params = CompleteRequestParams::new(CompleteReference::prompt("code_review"), "language", "ru");
+    /// let prompt = CompleteReference::prompt("code_review");
+    /// let params = CompleteRequestParams::new(prompt, "language", "ru");
     /// let result = client.complete(params)?;
     /// log::info!("{:?} (more: {:?})", result.completion.values, result.completion.has_more);
     /// # Ok(()) }

@@ -102,7 +102,9 @@ impl Client {
     /// let options = Options::default()
     ///     .with_client_info(Implementation::new("my-tool", "1.0.0"))
     ///     .with_request_timeout(Duration::from_secs(10));
-    /// let client = Client::connect_with(StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]), options)?;
+    /// let server = StdioConfig::new("npx")
+    ///     .args(["-y", "@modelcontextprotocol/server-everything"]);
+    /// let client = Client::connect_with(server, options)?;
     /// log::info!("connected to {}", client.server_info().name);
     /// # Ok(()) }
     /// ```
@@ -240,8 +242,10 @@ impl Client {
     /// let notifications = client.notifications();
     /// while let Some(notification) = notifications.recv_timeout(Duration::from_secs(1)) {
     ///     match notification {
-    ///         ServerNotification::ToolListChanged => log::info!("{} tools now", client.list_all_tools()?.len()),
-    ///         ServerNotification::LoggingMessage(message) => log::info!("server: {}", message.data),
+    ///         ServerNotification::ToolListChanged => {
+    ///             log::info!("{} tools now", client.list_all_tools()?.len());
+    ///         }
+    ///         ServerNotification::LoggingMessage(message) => log::info!("{}", message.data),
     ///         other => log::debug!("{}", other.method()),
     ///     }
     /// }
@@ -346,7 +350,8 @@ impl Client {
     /// # fn main() -> umcp::Result<()> {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
     /// // A method this crate has no type for:
-    /// let result = client.request_raw("vendor/stats", Some(json!({ "window": "1h" })), &RequestOptions::default())?;
+    /// let params = json!({ "window": "1h" });
+    /// let result = client.request_raw("vendor/stats", Some(params), &RequestOptions::default())?;
     /// log::info!("{result}");
     /// # Ok(()) }
     /// ```

@@ -29,7 +29,8 @@ impl Client {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
     /// let verdict = client.verdict();
     /// // A later connection to the same server skips the probe:
-    /// let again = Client::connect_with(StdioConfig::new("server"), Options::default().with_protocol_mode(verdict))?;
+    /// let options = Options::default().with_protocol_mode(verdict);
+    /// let again = Client::connect_with(StdioConfig::new("server"), options)?;
     /// # let _ = again;
     /// # Ok(()) }
     /// ```

@@ -151,8 +151,10 @@ impl Options {
     ///
     /// let options = Options::default().with_sampling_handler(|request| {
     ///     // Ask the model of your choice; here, a canned answer.
-    ///     let prompt = request.messages.last().map(|message| message.content.text()).unwrap_or_default();
-    ///     Ok(CreateMessageResult::new("my-model", ContentBlock::text(format!("You said: {prompt}")))
+    ///     let last = request.messages.last();
+    ///     let prompt = last.map(|message| message.content.text()).unwrap_or_default();
+    ///     let answer = ContentBlock::text(format!("You said: {prompt}"));
+    ///     Ok(CreateMessageResult::new("my-model", answer)
     ///         .with_stop_reason("endTurn"))
     /// });
     /// # let _ = options;
@@ -201,7 +203,8 @@ impl Options {
     /// Answers `roots/list` by calling `handler`, and declares the `roots` capability (with
     /// `listChanged`; see [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed)).
     ///
-    /// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn with_roots_handler<F>(mut self, handler: F) -> Options
     where
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,

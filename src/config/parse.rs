@@ -110,7 +110,10 @@ impl ConfigFile {
     /// let file = ConfigFile::parse_with(r#"{
     ///     "mcpServers": { "files": { "command": "mcp-files", "args": ["${HOME}/notes"] } }
     /// }"#, &vars)?;
-    /// assert!(matches!(&file.servers[0].transport, ServerTransport::Stdio { args, .. } if args[0] == "/home/me/notes"));
+    /// let ServerTransport::Stdio { args, .. } = &file.servers[0].transport else {
+    ///     unreachable!("a stdio server");
+    /// };
+    /// assert_eq!(args[0], "/home/me/notes");
     /// # Ok(()) }
     /// ```
     ///

@@ -27,7 +27,8 @@ impl Manager {
     /// }
     /// for entry in &resources {
     ///     let read = manager.read_resource(&entry.server, &entry.resource.uri)?;
-    ///     log::info!("{} from {}: {} parts", entry.resource.uri, entry.server, read.contents.len());
+    ///     let parts = read.contents.len();
+    ///     log::info!("{} from {}: {parts} parts", entry.resource.uri, entry.server);
     /// }
     /// # Ok(()) }
     /// ```

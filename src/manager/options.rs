@@ -113,7 +113,8 @@ impl ManagerOptions {
     /// let files = ServerConfig::stdio("files", "mcp-files");
     /// assert_eq!(options.cache_dir(), Some(Path::new("/var/cache/my-agent/mcp")));
     /// // One file per server configuration, so a changed command starts with an empty cache:
-    /// assert!(options.cache_file(&files).is_some_and(|file| file.starts_with("/var/cache/my-agent/mcp")));
+    /// let file = options.cache_file(&files);
+    /// assert!(file.is_some_and(|file| file.starts_with("/var/cache/my-agent/mcp")));
     /// // Without a directory of its own, the manager caches under the user's cache directory:
     /// log::info!("{:?}", ManagerOptions::default_cache_dir());
     /// ```
@@ -188,7 +189,8 @@ impl ManagerOptions {
     /// connected, the handler also serves step-up authorizations (a 403
     /// `insufficient_scope`) and a new authorization when tokens are revoked.
     ///
-    /// See the example on [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+    /// See the example on
+    /// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
     #[cfg(feature = "oauth")]
     pub fn with_authorization_handler(
         mut self,
@@ -252,7 +254,8 @@ impl ManagerOptions {
     /// that holds [`ManagerOptions::default_cache_dir`] (e.g. `~/.cache/umcp/oauth/tokens.json`).
     /// It is written with owner-only permissions. `None` when the environment names no home.
     ///
-    /// See the example on [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+    /// See the example on
+    /// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
     #[cfg(feature = "oauth")]
     pub fn default_token_file() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("oauth").join("tokens.json"))
@@ -274,7 +277,8 @@ impl ManagerOptions {
 
     /// The tool cache directory, if the cache is on.
     ///
-    /// See the example on [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on
+    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
     pub fn cache_dir(&self) -> Option<&std::path::Path> {
         self.cache_dir.as_deref()
     }
@@ -286,7 +290,8 @@ impl ManagerOptions {
     /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "tools":
     /// [Tool, …]}`; deleting it is always safe.
     ///
-    /// See the example on [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on
+    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
     pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {
         self.cache_dir
             .as_deref()
@@ -297,7 +302,8 @@ impl ManagerOptions {
     /// Windows, `~/Library/Caches/umcp/tools` on macOS, and `$XDG_CACHE_HOME/umcp/tools`
     /// (or `~/.cache/umcp/tools`) elsewhere. `None` when the environment names no home.
     ///
-    /// See the example on [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on
+    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
     pub fn default_cache_dir() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("tools"))
     }

@@ -214,7 +214,8 @@ impl Manager {
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let subscription = manager.listen("files", SubscriptionFilter::new().resource("file:///tmp/notes.txt"))?;
+    /// let filter = SubscriptionFilter::new().resource("file:///tmp/notes.txt");
+    /// let subscription = manager.listen("files", filter)?;
     /// while let Some(event) = subscription.recv_timeout(Duration::from_secs(30)) {
     ///     if let SubscriptionEvent::Notification(notification) = event {
     ///         log::info!("{}: {}", subscription.server(), notification.method());

@@ -15,7 +15,8 @@ pub use form::{Choice, ElicitForm, FieldKind, FormField};
 /// An absent `mode` means form mode, as every server before 2025-11-25 sends. An unknown mode
 /// fails to decode, which the client answers with `-32602`.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
@@ -50,7 +51,8 @@ pub struct ElicitRequestFormParams {
 /// The client must not open or prefetch the URL without the user's consent, and should show it
 /// in full.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestUrlParams {
@@ -70,7 +72,8 @@ pub struct ElicitRequestUrlParams {
 
 /// What the user did with an elicitation.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
@@ -84,7 +87,8 @@ pub enum ElicitAction {
 
 /// The client's answer to `elicitation/create`.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     /// What the user did.
@@ -101,7 +105,8 @@ pub struct ElicitResult {
 /// Parameters of `notifications/elicitation/complete` (2025-11-25): a URL-mode elicitation
 /// finished. Ids the client does not know must be ignored.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCompleteNotificationParams {

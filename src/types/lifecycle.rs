@@ -15,12 +15,14 @@ pub use capabilities::{
 
 /// The newest protocol version umcp speaks, offered in `initialize`.
 ///
-/// See the example on [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Every protocol version umcp accepts from a server, newest first.
 ///
-/// See the example on [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 

@@ -8,12 +8,14 @@ use super::lifecycle::ServerCapabilities;
 
 /// The newest stateless protocol version, sent in `_meta` of every request in that era.
 ///
-/// See the example on [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const LATEST_MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// The stateless protocol versions this client speaks, newest first.
 ///
-/// See the example on [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const MODERN_PROTOCOL_VERSIONS: [&str; 1] = [LATEST_MODERN_PROTOCOL_VERSION];
 
 /// `_meta` key of the protocol version on every stateless request.
@@ -57,7 +59,8 @@ pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Whether `version` is a stateless (2026-07-28 or later) version this client speaks.
 ///
-/// See the example on [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub fn is_modern_protocol_version(version: &str) -> bool {
     MODERN_PROTOCOL_VERSIONS.contains(&version)
 }

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 /// One root, a `file://` URI the server may operate on.
 ///
-/// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Root {
     /// The root's URI; `file://` for now.
@@ -20,7 +21,8 @@ pub struct Root {
 
 /// The client's answer to `roots/list`.
 ///
-/// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListRootsResult {
     /// The roots.

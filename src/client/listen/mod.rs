@@ -100,7 +100,8 @@ impl Client {
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let subscription = client.listen(SubscriptionFilter::new().tools().resource("file:///project/build.log"))?;
+    /// let filter = SubscriptionFilter::new().tools().resource("file:///project/build.log");
+    /// let subscription = client.listen(filter)?;
     /// log::info!("the server honours {:?}", subscription.acknowledged());
     /// for event in subscription.iter() {
     ///     match event {
@@ -108,7 +109,7 @@ impl Client {
     ///             log::info!("{} tools now", client.list_all_tools()?.len());
     ///         }
     ///         SubscriptionEvent::Notification(other) => log::info!("{}", other.method()),
-    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list everything: {reason}"),
+    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list all: {reason}"),
     ///         _ => {}
     ///     }
     /// }

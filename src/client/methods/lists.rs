@@ -122,7 +122,8 @@ impl Client {
     ///     log::info!("{} ({})", resource.uri, resource.display_name());
     /// }
     /// // One page at a time, with per-request options:
-    /// let first = client.list_resources_with(None, &RequestOptions::default().with_timeout(Duration::from_secs(5)))?;
+    /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
+    /// let first = client.list_resources_with(None, &options)?;
     /// log::info!("more pages: {}", first.next_cursor.is_some());
     /// # Ok(()) }
     /// ```
@@ -197,7 +198,8 @@ impl Client {
 
     /// [`Client::list_resource_templates`] with per-request options.
     ///
-    /// See the example on [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on
+    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
     ///
     /// # Errors
     ///
@@ -212,7 +214,8 @@ impl Client {
 
     /// Lists every resource template, following cursors.
     ///
-    /// See the example on [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on
+    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
     ///
     /// # Errors
     ///
@@ -224,7 +227,8 @@ impl Client {
     /// [`Client::list_all_resource_templates`] with per-request options, applied to each
     /// page's request.
     ///
-    /// See the example on [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on
+    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
     ///
     /// # Errors
     ///

@@ -39,7 +39,8 @@ pub struct ClientCapabilities {
 
 /// The client's `roots` capability.
 ///
-/// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootsCapability {
@@ -70,7 +71,8 @@ pub struct SamplingCapability {
 
 /// The client's `elicitation` capability. An empty object means form mode only.
 ///
-/// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCapability {
