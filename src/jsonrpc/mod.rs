@@ -120,6 +120,8 @@ impl ErrorCode {
     /// Internal JSON-RPC error.
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
     /// MCP: resource not found (2024-11-05 to 2025-11-25).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// MCP: URL elicitation required (2025-11-25).
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
@@ -128,6 +130,8 @@ impl ErrorCode {
     /// MCP: the request needs a client capability that was not declared (2026-07-28).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// MCP: the server does not support the requested protocol version (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 }
 
@@ -148,6 +152,8 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     /// An error object with no data.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorObject {
         ErrorObject {
             code,
@@ -157,6 +163,8 @@ impl ErrorObject {
     }
 
     /// Adds `data`.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub fn with_data(mut self, data: Value) -> ErrorObject {
         self.data = Some(data);
         self
@@ -295,17 +303,23 @@ impl Message {
     ///
     /// Members come in the conventional order (`jsonrpc`, `id`, `method`, `params`, …), which
     /// keeps wire traces readable.
+    ///
+    /// See the example on [`jsonrpc`](crate::jsonrpc).
     pub fn encode(&self) -> String {
         // Serialising plain structs of owned values cannot fail.
         serde_json::to_string(&Wire::from(self)).unwrap_or_default()
     }
 
     /// The message as a JSON value.
+    ///
+    /// See the example on [`jsonrpc`](crate::jsonrpc).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(Wire::from(self)).unwrap_or_default()
     }
 
     /// Reads one message from a JSON value, ignoring unknown members.
+    ///
+    /// See the example on [`jsonrpc`](crate::jsonrpc).
     ///
     /// # Errors
     ///

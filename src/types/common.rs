@@ -166,6 +166,8 @@ impl Icon {
 
 impl Implementation {
     /// An implementation with a name and a version.
+    ///
+    /// See the example on [`Client::connect_with`](crate::Client::connect_with).
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Implementation {
         Implementation {
             name: name.into(),

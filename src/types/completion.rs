@@ -111,6 +111,8 @@ pub struct Completion {
 
 impl CompleteRequestParams {
     /// Parameters completing argument `name`, typed so far as `value`, of `reference`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn new(
         reference: CompleteReference,
         name: impl Into<String>,
@@ -144,6 +146,8 @@ impl CompleteRequestParams {
 
 impl CompleteReference {
     /// A reference to the prompt `name`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn prompt(name: impl Into<String>) -> CompleteReference {
         CompleteReference::Prompt(PromptReference {
             name: name.into(),

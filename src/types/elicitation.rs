@@ -160,6 +160,8 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
 
 impl ElicitRequestFormParams {
     /// A form asking `message`, described by `requested_schema`.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn new(message: impl Into<String>, requested_schema: Value) -> ElicitRequestFormParams {
         ElicitRequestFormParams {
             message: message.into(),
@@ -170,11 +172,15 @@ impl ElicitRequestFormParams {
     }
 
     /// The schema's `properties`, by name.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn properties(&self) -> Option<&Map<String, Value>> {
         self.requested_schema.get("properties")?.as_object()
     }
 
     /// Whether the schema lists `name` as required.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn is_required(&self, name: &str) -> bool {
         self.requested_schema
             .get("required")
@@ -248,6 +254,9 @@ impl ElicitResult {
     }
 
     /// A refusal.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn decline() -> ElicitResult {
         ElicitResult::new(ElicitAction::Decline)
     }
@@ -265,6 +274,9 @@ impl ElicitResult {
     /// An `integer` property whose default is written as a whole float (`3.0`) is sent as an
     /// integer. Properties without a default, or with a default of any other shape, are left
     /// out.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn accept_defaults(form: &ElicitRequestFormParams) -> ElicitResult {
         let mut content = Map::new();
         for (name, schema) in form.properties().into_iter().flatten() {

@@ -61,6 +61,9 @@ pub struct LoggingMessageNotificationParams {
 
 impl LoggingLevel {
     /// Every level, least severe first.
+    ///
+    /// See the example on
+    /// [`types::LoggingLevel::from_name`](crate::types::LoggingLevel::from_name).
     pub const ALL: [LoggingLevel; 8] = [
         LoggingLevel::Debug,
         LoggingLevel::Info,
@@ -73,6 +76,9 @@ impl LoggingLevel {
     ];
 
     /// The wire name, e.g. `warning`.
+    ///
+    /// See the example on
+    /// [`types::LoggingLevel::from_name`](crate::types::LoggingLevel::from_name).
     pub fn as_str(self) -> &'static str {
         match self {
             LoggingLevel::Debug => "debug",
@@ -87,6 +93,15 @@ impl LoggingLevel {
     }
 
     /// The level with the given wire name.
+    ///
+    /// ```
+    /// use umcp::types::LoggingLevel;
+    ///
+    /// assert_eq!(LoggingLevel::from_name("warning"), Some(LoggingLevel::Warning));
+    /// assert_eq!(LoggingLevel::Warning.as_str(), "warning");
+    /// assert!(LoggingLevel::Error > LoggingLevel::Warning);
+    /// assert_eq!(LoggingLevel::ALL.first(), Some(&LoggingLevel::Debug));
+    /// ```
     pub fn from_name(name: &str) -> Option<LoggingLevel> {
         LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
     }

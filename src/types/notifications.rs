@@ -74,6 +74,8 @@ impl ServerNotification {
     }
 
     /// The method name, e.g. `notifications/progress`.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn method(&self) -> &str {
         match self {
             ServerNotification::Progress(_) => PROGRESS,

@@ -125,6 +125,8 @@ impl Prompt {
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }
@@ -142,6 +144,8 @@ impl PromptArgument {
     }
 
     /// Whether the argument must be given.
+    ///
+    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
     pub fn is_required(&self) -> bool {
         self.required == Some(true)
     }

@@ -243,6 +243,8 @@ impl Resource {
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`Client::list_resources`](crate::Client::list_resources).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }
@@ -306,6 +308,8 @@ impl ResourceContents {
     }
 
     /// The URI these contents belong to.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn uri(&self) -> &str {
         match self {
             ResourceContents::Text(t) => &t.uri,
@@ -314,6 +318,8 @@ impl ResourceContents {
     }
 
     /// The MIME type, if known.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn mime_type(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(t) => t.mime_type.as_deref(),
@@ -322,6 +328,8 @@ impl ResourceContents {
     }
 
     /// The text, for text contents.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn as_text(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(t) => Some(&t.text),

@@ -196,6 +196,9 @@ impl SamplingContent {
     }
 
     /// The text of every text block, joined with newlines.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
             .blocks()
@@ -233,6 +236,9 @@ impl<'de> Deserialize<'de> for SamplingContent {
 
 impl CreateMessageResult {
     /// An assistant message from `model`.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn new(
         model: impl Into<String>,
         content: impl Into<SamplingContent>,
@@ -247,6 +253,9 @@ impl CreateMessageResult {
     }
 
     /// Sets the stop reason.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn with_stop_reason(mut self, reason: impl Into<String>) -> CreateMessageResult {
         self.stop_reason = Some(reason.into());
         self

@@ -330,52 +330,72 @@ impl ElicitationCapability {
 
 impl ServerCapabilities {
     /// Whether the server offers tools.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_tools(&self) -> bool {
         self.tools.is_some()
     }
 
     /// Whether the server offers resources.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_resources(&self) -> bool {
         self.resources.is_some()
     }
 
     /// Whether the server accepts `resources/subscribe`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_resource_subscriptions(&self) -> bool {
         self.resources.as_ref().and_then(|r| r.subscribe) == Some(true)
     }
 
     /// Whether the server offers prompts.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_prompts(&self) -> bool {
         self.prompts.is_some()
     }
 
     /// Whether the server accepts `logging/setLevel`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_logging(&self) -> bool {
         self.logging.is_some()
     }
 
     /// Whether the server declared `completions`. Servers at 2024-11-05 had no such flag, so a
     /// caller talking to one may try `completion/complete` regardless.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_completions(&self) -> bool {
         self.completions.is_some()
     }
 
     /// Whether the server promised `notifications/tools/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn tools_list_changed(&self) -> bool {
         self.tools.as_ref().and_then(|t| t.list_changed) == Some(true)
     }
 
     /// Whether the server promised `notifications/resources/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn resources_list_changed(&self) -> bool {
         self.resources.as_ref().and_then(|r| r.list_changed) == Some(true)
     }
 
     /// The settings of extension `id`, when the server declared it.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn extension(&self, id: &str) -> Option<&Value> {
         self.extensions.as_ref()?.get(id)
     }
 
     /// Whether the server promised `notifications/prompts/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn prompts_list_changed(&self) -> bool {
         self.prompts.as_ref().and_then(|p| p.list_changed) == Some(true)
     }
