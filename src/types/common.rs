@@ -17,7 +17,19 @@ pub enum Role {
 
 /// Hints for the client about how to use or display an object (since 2025-03-26).
 ///
-/// See the example in the [`types`](crate::types) module.
+/// ```
+/// use serde_json::json;
+/// use umcp::types::{ContentBlock, Role};
+///
+/// let block = ContentBlock::from_value(json!({
+///     "type": "text",
+///     "text": "Disk almost full",
+///     "annotations": { "audience": ["user"], "priority": 0.9 }
+/// }));
+/// let annotations = block.annotations().cloned().unwrap_or_default();
+/// assert_eq!(annotations.audience, Some(vec![Role::User]));
+/// assert!(annotations.priority.is_some_and(|p| p > 0.5));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
@@ -37,7 +49,18 @@ pub struct Annotations {
 /// The library only carries the metadata. Clients that render icons should accept only
 /// `https:` and `data:` sources and fetch them without credentials.
 ///
-/// See the example in the [`types`](crate::types) module.
+/// ```
+/// use umcp::types::{Icon, Implementation};
+///
+/// let icon = Icon::new("https://agent.example.com/icon-dark.png")
+///     .with_mime_type("image/png")
+///     .with_sizes(vec!["48x48".into(), "96x96".into()])
+///     .with_theme("dark");
+/// let mut info = Implementation::new("my-agent", "1.0.0");
+/// info.icons = Some(vec![icon]);
+/// let wire = serde_json::to_value(&info).unwrap_or_default();
+/// assert_eq!(wire["icons"][0]["mimeType"], "image/png");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
@@ -136,6 +159,8 @@ impl Role {
 
 impl Icon {
     /// An icon with only its source.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn new(src: impl Into<String>) -> Icon {
         Icon {
             src: src.into(),
@@ -146,18 +171,24 @@ impl Icon {
     }
 
     /// Sets the MIME type.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Icon {
         self.mime_type = Some(mime_type.into());
         self
     }
 
     /// Sets the sizes.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_sizes(mut self, sizes: Vec<String>) -> Icon {
         self.sizes = Some(sizes);
         self
     }
 
     /// Sets the theme (`light` or `dark`).
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_theme(mut self, theme: impl Into<String>) -> Icon {
         self.theme = Some(theme.into());
         self
