@@ -124,7 +124,7 @@ pub enum Error {
 
 /// Which deadline a [`Error::Timeout`] refers to.
 ///
-/// See the example on [`Error`](crate::Error).
+/// See the example on [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TimeoutKind {
@@ -162,7 +162,7 @@ pub struct Closed {
 
 /// What a [`Error::Unsupported`] was about.
 ///
-/// See the example on [`Error`](crate::Error).
+/// See the example on [`Error`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unsupported {
@@ -187,14 +187,14 @@ pub enum Unsupported {
 impl Error {
     /// Wraps an I/O error.
     ///
-    /// See the example on [`Error`](crate::Error).
+    /// See the example on [`Error`].
     pub fn io(err: io::Error) -> Error {
         Error::Io(Arc::new(err))
     }
 
     /// The closed details when this is [`Error::Closed`].
     ///
-    /// See the example on [`Error`](crate::Error).
+    /// See the example on [`Error`].
     pub fn closed_info(&self) -> Option<&Closed> {
         match self {
             Error::Closed(info) => Some(info),
@@ -204,7 +204,7 @@ impl Error {
 
     /// The HTTP status of an HTTP failure (including 401 and 403).
     ///
-    /// See the example on [`Error`](crate::Error).
+    /// See the example on [`Error`].
     pub fn http_status(&self) -> Option<u16> {
         match self {
             Error::Http(e) | Error::Unauthorized(e) | Error::Forbidden(e) => Some(e.status),
@@ -215,14 +215,14 @@ impl Error {
     /// True for [`Error::Unauthorized`] and [`Error::Forbidden`]: the server wants (other)
     /// credentials, so retrying as is will not help.
     ///
-    /// See the example on [`Error`](crate::Error).
+    /// See the example on [`Error`].
     pub fn needs_authorization(&self) -> bool {
         matches!(self, Error::Unauthorized(_) | Error::Forbidden(_))
     }
 
     /// True for [`Error::Timeout`].
     ///
-    /// See the example on [`Error`](crate::Error).
+    /// See the example on [`Error`].
     pub fn is_timeout(&self) -> bool {
         matches!(self, Error::Timeout { .. })
     }

@@ -78,7 +78,7 @@ impl Options {
     /// Caches results that carry no hints (handshake-era servers) for `ttl`; by default
     /// they are not cached.
     ///
-    /// See the example on [`Options::with_response_cache`](crate::Options::with_response_cache).
+    /// See the example on [`Options::with_response_cache`].
     pub fn with_cache_ttl_without_hints(mut self, ttl: Duration) -> Options {
         self.cache.ttl_without_hints = Some(ttl);
         self
@@ -89,7 +89,7 @@ impl RequestOptions {
     /// Skips the cache for this request: it goes to the server, and a cacheable result
     /// replaces the cached one.
     ///
-    /// See the example on [`Options::with_response_cache`](crate::Options::with_response_cache).
+    /// See the example on [`Options::with_response_cache`].
     pub fn with_no_cache(mut self) -> RequestOptions {
         self.no_cache = true;
         self

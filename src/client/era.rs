@@ -31,12 +31,12 @@ use super::options::{lock, Options};
 /// Default time a server has to answer the `server/discover` probe before it counts as a
 /// legacy server that ignores unknown requests (the figure rmcp and the Python SDK use).
 ///
-/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+/// See the example on [`Options::with_protocol_mode`].
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default number of input rounds one request may take before it fails.
 ///
-/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+/// See the example on [`Options::with_protocol_mode`].
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 /// How many servers' verdicts the process remembers; when full, the cache is cleared (a
@@ -45,7 +45,7 @@ const VERDICT_CACHE_CAPACITY: usize = 256;
 
 /// How a client chooses the protocol era at connect time.
 ///
-/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+/// See the example on [`Options::with_protocol_mode`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ProtocolMode {
@@ -62,14 +62,14 @@ pub enum ProtocolMode {
 impl ProtocolMode {
     /// A pin to the newest stateless version this client speaks.
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn modern() -> ProtocolMode {
         ProtocolMode::Pinned(LATEST_MODERN_PROTOCOL_VERSION.to_owned())
     }
 
     /// The name used in configuration and logs: `auto`, `legacy` or the pinned version.
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn as_str(&self) -> &str {
         match self {
             ProtocolMode::Auto => "auto",
@@ -80,7 +80,7 @@ impl ProtocolMode {
 
     /// Reads `auto`, `legacy`, `modern` (the newest stateless version) or a stateless version.
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn parse(text: &str) -> Option<ProtocolMode> {
         match text {
             "auto" => Some(ProtocolMode::Auto),
@@ -169,7 +169,7 @@ impl Options {
     /// before the server counts as legacy (default 10 s, and never longer than the init
     /// timeout).
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {
         self.era.probe_timeout = timeout;
         self
@@ -178,7 +178,7 @@ impl Options {
     /// How many times one stateless request may come back asking for input before it fails
     /// (default 8).
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
         self.era.max_input_rounds = rounds;
         self
@@ -187,7 +187,7 @@ impl Options {
     /// The log level sent in every stateless request's `_meta` (the stateless era has no
     /// `logging/setLevel`). Unset by default: the server then sends no log messages.
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_log_level(mut self, level: LoggingLevel) -> Options {
         self.era.log_level = Some(level);
         self
@@ -195,7 +195,7 @@ impl Options {
 
     /// The configured protocol mode.
     ///
-    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn protocol_mode(&self) -> &ProtocolMode {
         &self.era.mode
     }

@@ -19,7 +19,7 @@ mod lists;
 impl Client {
     /// Checks that the server is alive.
     ///
-    /// See the example on [`Client::ping_with`](crate::Client::ping_with).
+    /// See the example on [`Client::ping_with`].
     ///
     /// # Errors
     ///
@@ -52,7 +52,7 @@ impl Client {
     ///
     /// A tool that fails reports it in the result (`is_error`), not as an `Err`.
     ///
-    /// See the example on [`Client`](crate::Client).
+    /// See the example on [`Client`].
     ///
     /// # Errors
     ///
@@ -160,7 +160,7 @@ impl Client {
 
     /// [`Client::read_resource`] with per-request options.
     ///
-    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
+    /// See the example on [`Client::read_resource`].
     ///
     /// # Errors
     ///
@@ -204,7 +204,7 @@ impl Client {
 
     /// [`Client::subscribe_resource`] with per-request options.
     ///
-    /// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
+    /// See the example on [`Client::subscribe_resource`].
     ///
     /// # Errors
     ///
@@ -221,7 +221,7 @@ impl Client {
 
     /// Ends a subscription.
     ///
-    /// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
+    /// See the example on [`Client::subscribe_resource`].
     ///
     /// # Errors
     ///
@@ -232,7 +232,7 @@ impl Client {
 
     /// [`Client::unsubscribe_resource`] with per-request options.
     ///
-    /// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
+    /// See the example on [`Client::subscribe_resource`].
     ///
     /// # Errors
     ///
@@ -271,7 +271,7 @@ impl Client {
 
     /// [`Client::get_prompt`] with per-request options.
     ///
-    /// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
+    /// See the example on [`Client::get_prompt`].
     ///
     /// # Errors
     ///
@@ -315,7 +315,7 @@ impl Client {
     /// [`Client::complete`] with per-request options, e.g. a short timeout while the user
     /// types.
     ///
-    /// See the example on [`Client::complete`](crate::Client::complete).
+    /// See the example on [`Client::complete`].
     ///
     /// # Errors
     ///
@@ -360,7 +360,7 @@ impl Client {
 
     /// [`Client::set_logging_level`] with per-request options.
     ///
-    /// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
+    /// See the example on [`Client::set_logging_level`].
     ///
     /// # Errors
     ///

@@ -75,7 +75,7 @@ impl Client {
     /// server answers in (see [`ProtocolMode::Auto`]), running `initialize` for a
     /// handshake-era server.
     ///
-    /// See the example on [`Client`](crate::Client).
+    /// See the example on [`Client`].
     ///
     /// # Errors
     ///
@@ -168,7 +168,7 @@ impl Client {
     /// from the `server/discover` result: the version in use, the capabilities, the
     /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn initialize_result(&self) -> Arc<InitializeResult> {
         match self.shared.init.read() {
             Ok(init) => init.clone(),
@@ -205,28 +205,28 @@ impl Client {
 
     /// What the server advertised it can do.
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn server_capabilities(&self) -> ServerCapabilities {
         self.initialize_result().capabilities.clone()
     }
 
     /// The server's usage instructions, if it gave any.
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn instructions(&self) -> Option<String> {
         self.initialize_result().instructions.clone()
     }
 
     /// The negotiated protocol version, e.g. `2025-11-25`.
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn protocol_version(&self) -> String {
         self.initialize_result().protocol_version.clone()
     }
 
     /// The transport the connection ended up on: `"stdio"`, `"streamable-http"` or `"sse"`.
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn transport_kind(&self) -> &'static str {
         self.shared.transport.kind()
     }
@@ -261,7 +261,7 @@ impl Client {
     /// How many notifications were dropped because the queue was full (the oldest unread one
     /// goes; see [`Options::with_notification_capacity`]).
     ///
-    /// See the example on [`Client::notifications`](crate::Client::notifications).
+    /// See the example on [`Client::notifications`].
     pub fn notifications_dropped(&self) -> u64 {
         self.shared
             .core
@@ -271,7 +271,7 @@ impl Client {
 
     /// Why the connection closed, or `None` while it is open.
     ///
-    /// See the example on [`Client::close`](crate::Client::close).
+    /// See the example on [`Client::close`].
     pub fn closed(&self) -> Option<Arc<Closed>> {
         self.shared.closed()
     }

@@ -13,7 +13,7 @@ impl Client {
     /// The protocol era the connection speaks: [`Era::Legacy`] after `initialize`,
     /// [`Era::Modern`] after `server/discover`.
     ///
-    /// See the example on [`Client::server_info`](crate::Client::server_info).
+    /// See the example on [`Client::server_info`].
     pub fn era(&self) -> Era {
         self.shared.era.era()
     }

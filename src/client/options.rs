@@ -90,7 +90,7 @@ impl Default for Options {
 impl Options {
     /// The name and version sent as `clientInfo` (default: `umcp` and this crate's version).
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_client_info(mut self, info: Implementation) -> Options {
         self.client_info = info;
         self
@@ -98,7 +98,7 @@ impl Options {
 
     /// The default timeout of every request (default 30 s). [`RequestOptions`] override it.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> Options {
         self.request_timeout = timeout;
         self
@@ -106,7 +106,7 @@ impl Options {
 
     /// How long the `initialize` handshake may take (default 30 s).
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_init_timeout(mut self, timeout: Duration) -> Options {
         self.init_timeout = timeout;
         self
@@ -116,7 +116,7 @@ impl Options {
     /// that the oldest are dropped and counted
     /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)).
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {
         self.notification_capacity = capacity.max(1);
         self
@@ -128,7 +128,7 @@ impl Options {
     /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
     /// error at once. `ping` needs no thread: it is answered as it arrives.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
         self.handler_threads = threads.max(1);
         self
@@ -137,7 +137,7 @@ impl Options {
     /// Whether an expired HTTP session is re-initialized transparently and the request retried
     /// once (default `true`). With `false` the caller gets [`Error::SessionExpired`](crate::Error::SessionExpired).
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_reinitialize_on_expiry(mut self, enabled: bool) -> Options {
         self.reinitialize_on_expiry = enabled;
         self
@@ -195,7 +195,7 @@ impl Options {
 
     /// Answers `roots/list` with these roots, and declares the `roots` capability.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn with_roots(self, roots: Vec<Root>) -> Options {
         self.with_roots_handler(move || Ok(ListRootsResult::new(roots.clone())))
     }
@@ -259,21 +259,21 @@ impl Options {
 
     /// The default request timeout.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout
     }
 
     /// The `initialize` timeout.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn init_timeout(&self) -> Duration {
         self.init_timeout
     }
 
     /// How many server requests are handled at once.
     ///
-    /// See the example on [`Options`](crate::Options).
+    /// See the example on [`Options`].
     pub fn handler_threads(&self) -> usize {
         self.handler_threads
     }
@@ -327,7 +327,7 @@ impl RequestOptions {
     /// from when the request was handed to the transport. Handing it over is bounded by the
     /// same time (plus a fresh budget after a credentials retry on HTTP).
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
         self.timeout = Some(timeout);
         self
@@ -335,7 +335,7 @@ impl RequestOptions {
 
     /// Restart the timeout whenever the server reports progress (default off).
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
         self.reset_on_progress = reset;
         self
@@ -343,7 +343,7 @@ impl RequestOptions {
 
     /// The maximum total time, whatever progress is reported.
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
         self.max_total = Some(max);
         self
@@ -352,7 +352,7 @@ impl RequestOptions {
     /// Asks for progress: a progress token is added to the request and every
     /// `notifications/progress` for it calls `callback` on the calling thread.
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_progress<F>(mut self, callback: F) -> RequestOptions
     where
         F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
@@ -363,7 +363,7 @@ impl RequestOptions {
 
     /// Makes the request cancellable through `handle`, from any thread.
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
         self.cancel = Some(handle);
         self
@@ -371,7 +371,7 @@ impl RequestOptions {
 
     /// Extra `_meta` entries sent with the request's params.
     ///
-    /// See the example on [`RequestOptions`](crate::RequestOptions).
+    /// See the example on [`RequestOptions`].
     pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
         self.meta = Some(meta);
         self
@@ -439,14 +439,14 @@ pub(crate) struct Attached {
 impl CancelHandle {
     /// A handle that has not been cancelled.
     ///
-    /// See the example on [`CancelHandle`](crate::CancelHandle).
+    /// See the example on [`CancelHandle`].
     pub fn new() -> CancelHandle {
         CancelHandle::default()
     }
 
     /// Cancels every request this handle was given to (and any later one).
     ///
-    /// See the example on [`CancelHandle`](crate::CancelHandle).
+    /// See the example on [`CancelHandle`].
     pub fn cancel(&self) {
         let waiters = {
             let mut state = lock(&self.inner);
@@ -460,7 +460,7 @@ impl CancelHandle {
 
     /// Whether [`cancel`](CancelHandle::cancel) was called.
     ///
-    /// See the example on [`CancelHandle`](crate::CancelHandle).
+    /// See the example on [`CancelHandle`].
     pub fn is_cancelled(&self) -> bool {
         lock(&self.inner).cancelled
     }

@@ -69,7 +69,7 @@ pub struct ServerConfig {
 
 /// How a server is reached.
 ///
-/// See the example on [`ServerConfig`](crate::ServerConfig).
+/// See the example on [`ServerConfig`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerTransport {
@@ -108,7 +108,7 @@ pub enum ServerTransport {
 /// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
 /// configuration files read the same with and without the `http` feature.
 ///
-/// See the example on [`ServerConfig`](crate::ServerConfig).
+/// See the example on [`ServerConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum HttpKind {
@@ -125,7 +125,7 @@ pub enum HttpKind {
 impl HttpKind {
     /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn as_str(self) -> &'static str {
         match self {
             HttpKind::Auto => "auto",
@@ -137,7 +137,7 @@ impl HttpKind {
     /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
     /// `sse`; `None` for anything else.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn parse(name: &str) -> Option<HttpKind> {
         match name {
             "auto" | "http" => Some(HttpKind::Auto),
@@ -160,7 +160,7 @@ impl ServerConfig {
     /// A server run as `command` over stdio, with no arguments and the default environment
     /// policy ([`EnvPolicy::AllowList`]).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
         ServerConfig::new(
             name.into(),
@@ -176,7 +176,7 @@ impl ServerConfig {
 
     /// A server at an HTTP `url`, with [`HttpKind::Auto`].
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
         ServerConfig::new(
             name.into(),
@@ -201,7 +201,7 @@ impl ServerConfig {
 
     /// Appends arguments (stdio only; ignored for HTTP).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_args<I, S>(mut self, new_args: I) -> ServerConfig
     where
         I: IntoIterator<Item = S>,
@@ -215,7 +215,7 @@ impl ServerConfig {
 
     /// Sets an environment variable (stdio only; ignored for HTTP).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
         if let ServerTransport::Stdio { env, .. } = &mut self.transport {
             env.push((key.into(), value.into()));
@@ -225,7 +225,7 @@ impl ServerConfig {
 
     /// Sets the working directory (stdio only; ignored for HTTP).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
         if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
             *cwd = Some(dir.into());
@@ -235,7 +235,7 @@ impl ServerConfig {
 
     /// Sets which of the parent's variables the server sees (stdio only; ignored for HTTP).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_env_policy(mut self, policy: EnvPolicy) -> ServerConfig {
         if let ServerTransport::Stdio { env_policy, .. } = &mut self.transport {
             *env_policy = policy;
@@ -245,7 +245,7 @@ impl ServerConfig {
 
     /// Adds a header sent with every request (HTTP only; ignored for stdio).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_header(
         mut self,
         name: impl Into<String>,
@@ -259,7 +259,7 @@ impl ServerConfig {
 
     /// Sets the HTTP transport (HTTP only; ignored for stdio).
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_http_kind(mut self, http_kind: HttpKind) -> ServerConfig {
         if let ServerTransport::Http { kind, .. } = &mut self.transport {
             *kind = http_kind;
@@ -271,7 +271,7 @@ impl ServerConfig {
     /// [`Manager`](crate::Manager) supplies the user's step and the token store; see
     /// [`OAuthSettings`].
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_oauth(mut self, settings: OAuthSettings) -> ServerConfig {
         if let ServerTransport::Http { oauth, .. } = &mut self.transport {
             *oauth = Some(settings);
@@ -281,7 +281,7 @@ impl ServerConfig {
 
     /// The OAuth settings of an HTTP server that has them.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn oauth(&self) -> Option<&OAuthSettings> {
         match &self.transport {
             ServerTransport::Http { oauth, .. } => oauth.as_ref(),
@@ -291,7 +291,7 @@ impl ServerConfig {
 
     /// Disables (or enables) the server.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_disabled(mut self, disabled: bool) -> ServerConfig {
         self.disabled = disabled;
         self
@@ -299,7 +299,7 @@ impl ServerConfig {
 
     /// How long connecting and `initialize` may take.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_startup_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.startup_timeout = Some(timeout);
         self
@@ -307,7 +307,7 @@ impl ServerConfig {
 
     /// The default timeout of every request to this server.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.request_timeout = Some(timeout);
         self
@@ -315,7 +315,7 @@ impl ServerConfig {
 
     /// The transport's kind as configured: `stdio`, `auto`, `streamable-http` or `sse`.
     ///
-    /// See the example on [`ServerConfig`](crate::ServerConfig).
+    /// See the example on [`ServerConfig`].
     pub fn kind(&self) -> &'static str {
         match &self.transport {
             ServerTransport::Stdio { .. } => "stdio",

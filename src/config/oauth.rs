@@ -106,7 +106,7 @@ impl OAuthSettings {
 
     /// Uses a pre-registered client id.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> OAuthSettings {
         self.client_id = Some(client_id.into());
         self
@@ -114,7 +114,7 @@ impl OAuthSettings {
 
     /// Uses the secret of the pre-registered client.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_secret(mut self, secret: impl Into<String>) -> OAuthSettings {
         self.client_secret = Some(secret.into());
         self
@@ -122,7 +122,7 @@ impl OAuthSettings {
 
     /// Asks for these scopes when the server's challenge names none.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_scopes<S: Into<String>>(
         mut self,
         scopes: impl IntoIterator<Item = S>,
@@ -133,7 +133,7 @@ impl OAuthSettings {
 
     /// Uses a client ID metadata document (an https URL with a path).
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> OAuthSettings {
         self.client_metadata_url = Some(url.into());
         self
@@ -141,7 +141,7 @@ impl OAuthSettings {
 
     /// The `client_name` sent with dynamic client registration.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_name(mut self, name: impl Into<String>) -> OAuthSettings {
         self.client_name = Some(name.into());
         self
@@ -149,7 +149,7 @@ impl OAuthSettings {
 
     /// Listens for the loopback redirect on this port.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_redirect_port(mut self, port: u16) -> OAuthSettings {
         self.redirect_port = Some(port);
         self
@@ -158,7 +158,7 @@ impl OAuthSettings {
     /// Authenticates with the platform's identity token read from `path` (workload identity
     /// federation; with a client id).
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_workload_token_file(mut self, path: impl Into<String>) -> OAuthSettings {
         self.workload_token_file = Some(path.into());
         self
@@ -167,7 +167,7 @@ impl OAuthSettings {
     /// Authenticates with the platform's identity token read from the environment variable
     /// `name` (workload identity federation; with a client id).
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_workload_token_env(mut self, name: impl Into<String>) -> OAuthSettings {
         self.workload_token_env = Some(name.into());
         self
@@ -179,7 +179,7 @@ impl OAuthSettings {
     /// federation (no user step; `handler` is not used). The redirect port is the handler's
     /// business and is not applied here.
     ///
-    /// See the example on [`OAuthSettings::new`](crate::OAuthSettings::new).
+    /// See the example on [`OAuthSettings::new`].
     #[cfg(feature = "oauth")]
     pub fn to_oauth_config(
         &self,

@@ -57,7 +57,7 @@ pub struct ConfigFile {
 
 /// Why one server entry of a configuration file could not be read.
 ///
-/// See the example on [`ConfigFile`](crate::ConfigFile).
+/// See the example on [`ConfigFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServerConfigError {
@@ -90,7 +90,7 @@ impl ConfigFile {
 
     /// Parses configuration text, expanding variables from the environment.
     ///
-    /// See the example on [`ConfigFile`](crate::ConfigFile).
+    /// See the example on [`ConfigFile`].
     ///
     /// # Errors
     ///
@@ -128,7 +128,7 @@ impl ConfigFile {
 
     /// Reads already parsed JSON.
     ///
-    /// See the example on [`ConfigFile`](crate::ConfigFile).
+    /// See the example on [`ConfigFile`].
     ///
     /// # Errors
     ///

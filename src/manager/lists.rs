@@ -39,7 +39,7 @@ impl Manager {
     /// [`Manager::list_resources`] with per-request options, applied to every server's
     /// requests.
     ///
-    /// See the example on [`Manager::list_resources`](crate::Manager::list_resources).
+    /// See the example on [`Manager::list_resources`].
     pub fn list_resources_with(
         &self,
         options: &RequestOptions,
@@ -69,7 +69,7 @@ impl Manager {
 
     /// Reads a resource from a server.
     ///
-    /// See the example on [`Manager::list_resources`](crate::Manager::list_resources).
+    /// See the example on [`Manager::list_resources`].
     ///
     /// # Errors
     ///
@@ -81,7 +81,7 @@ impl Manager {
 
     /// [`Manager::read_resource`] with per-request options.
     ///
-    /// See the example on [`Manager::list_resources`](crate::Manager::list_resources).
+    /// See the example on [`Manager::list_resources`].
     ///
     /// # Errors
     ///
@@ -119,7 +119,7 @@ impl Manager {
 
     /// [`Manager::list_prompts`] with per-request options, applied to every server's requests.
     ///
-    /// See the example on [`Manager::list_prompts`](crate::Manager::list_prompts).
+    /// See the example on [`Manager::list_prompts`].
     pub fn list_prompts_with(
         &self,
         options: &RequestOptions,
@@ -150,7 +150,7 @@ impl Manager {
     /// when the name is not known yet, and like tool names stay bound to their server's
     /// prompt for the manager's life.
     ///
-    /// See the example on [`Manager::list_prompts`](crate::Manager::list_prompts).
+    /// See the example on [`Manager::list_prompts`].
     ///
     /// # Errors
     ///
@@ -162,7 +162,7 @@ impl Manager {
     /// [`Manager::get_prompt`] with per-request options (also used for the listing it may
     /// run first).
     ///
-    /// See the example on [`Manager::list_prompts`](crate::Manager::list_prompts).
+    /// See the example on [`Manager::list_prompts`].
     ///
     /// # Errors
     ///

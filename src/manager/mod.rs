@@ -102,7 +102,7 @@ impl Manager {
     ///
     /// A configuration whose name is already taken by an earlier one is skipped.
     ///
-    /// See the example on [`Manager`](crate::Manager).
+    /// See the example on [`Manager`].
     pub fn start(configs: Vec<ServerConfig>, options: ManagerOptions) -> Manager {
         let manager = Manager {
             hub: Arc::new(Hub::new(options.queue_capacity)),
@@ -179,7 +179,7 @@ impl Manager {
 
     /// Stops a server and forgets it, waiting up to the close timeout for it to shut down.
     ///
-    /// See the example on [`Manager::add`](crate::Manager::add).
+    /// See the example on [`Manager::add`].
     ///
     /// # Errors
     ///
@@ -195,7 +195,7 @@ impl Manager {
     /// Closes a server's connection and connects it again, with a fresh count of attempts.
     /// This is how a server that failed for good, or needs authorization, is retried.
     ///
-    /// See the example on [`Manager::add`](crate::Manager::add).
+    /// See the example on [`Manager::add`].
     ///
     /// # Errors
     ///
@@ -218,7 +218,7 @@ impl Manager {
 
     /// The names of the servers, sorted.
     ///
-    /// See the example on [`Manager::status`](crate::Manager::status).
+    /// See the example on [`Manager::status`].
     pub fn server_names(&self) -> Vec<String> {
         lock(&self.servers).keys().cloned().collect()
     }
@@ -243,7 +243,7 @@ impl Manager {
 
     /// Every server's status, sorted by name.
     ///
-    /// See the example on [`Manager`](crate::Manager).
+    /// See the example on [`Manager`].
     pub fn statuses(&self) -> Vec<(String, ServerStatus)> {
         self.slots()
             .iter()
@@ -255,7 +255,7 @@ impl Manager {
     /// authorization or is disabled), or until `timeout` passes. Returns whether they all
     /// settled.
     ///
-    /// See the example on [`Manager`](crate::Manager).
+    /// See the example on [`Manager`].
     pub fn wait_ready(&self, timeout: Duration) -> bool {
         let deadline = deadline_after(timeout);
         self.slots().iter().all(|slot| slot.wait_settled(deadline))
@@ -316,7 +316,7 @@ impl Manager {
 
     /// Calls a tool by its namespaced name (see [`Manager::tools`]).
     ///
-    /// See the example on [`Manager::tools`](crate::Manager::tools).
+    /// See the example on [`Manager::tools`].
     ///
     /// # Errors
     ///

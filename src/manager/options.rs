@@ -75,7 +75,7 @@ impl ManagerOptions {
     /// delivered on [`Manager::notifications`](crate::Manager::notifications) (after the
     /// callback, if any), not on each client's own queue.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_client_options(mut self, options: Options) -> ManagerOptions {
         self.client = options;
         self
@@ -84,7 +84,7 @@ impl ManagerOptions {
     /// What joins a server's name and a tool's or prompt's name (default `__`, giving
     /// `server__tool`). An empty separator is ignored.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_separator(mut self, separator: impl Into<String>) -> ManagerOptions {
         let separator = separator.into();
         if !separator.is_empty() {
@@ -96,7 +96,7 @@ impl ManagerOptions {
     /// How long connecting and `initialize` may take for servers whose configuration does not
     /// say (default 30 s). Calls to a server that is still starting wait this long at most.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_startup_timeout(mut self, timeout: Duration) -> ManagerOptions {
         self.startup_timeout = timeout;
         self
@@ -125,7 +125,7 @@ impl ManagerOptions {
 
     /// Neither reads nor writes a tool cache.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn without_cache(mut self) -> ManagerOptions {
         self.cache_dir = None;
         self
@@ -135,7 +135,7 @@ impl ManagerOptions {
     /// server is marked failed for good (default 5; 0 never retries). A connection that
     /// stayed up longer than the largest reconnect delay starts the count over.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_reconnect_attempts(mut self, attempts: u32) -> ManagerOptions {
         self.reconnect_attempts = attempts;
         self
@@ -145,7 +145,7 @@ impl ManagerOptions {
     /// previous delay (default 0.5 s up to 30 s). A connection that was up and then lost is
     /// first retried at once.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_reconnect_delay(mut self, initial: Duration, max: Duration) -> ManagerOptions {
         self.reconnect_initial = initial;
         self.reconnect_max = max.max(initial);
@@ -155,7 +155,7 @@ impl ManagerOptions {
     /// How long [`Manager::close`](crate::Manager::close) and
     /// [`Manager::remove`](crate::Manager::remove) wait for servers to shut down (default 5 s).
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_close_timeout(mut self, timeout: Duration) -> ManagerOptions {
         self.close_timeout = timeout;
         self
@@ -165,7 +165,7 @@ impl ManagerOptions {
     /// at least 1 and at most [`ManagerOptions::MAX_QUEUE_CAPACITY`], so `usize::MAX` means
     /// "as many as allowed"); past that the oldest are dropped.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn with_queue_capacity(mut self, capacity: usize) -> ManagerOptions {
         self.queue_capacity = capacity.clamp(1, ManagerOptions::MAX_QUEUE_CAPACITY);
         self
@@ -174,7 +174,7 @@ impl ManagerOptions {
     /// The largest queue capacity: each queue's room is taken up front, so a larger one
     /// would cost memory that is never used (or, near `usize::MAX`, cannot be had).
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub const MAX_QUEUE_CAPACITY: usize = 65_536;
 
     /// Who takes the user through authorization, for servers with
@@ -189,8 +189,7 @@ impl ManagerOptions {
     /// connected, the handler also serves step-up authorizations (a 403
     /// `insufficient_scope`) and a new authorization when tokens are revoked.
     ///
-    /// See the example on
-    /// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+    /// See the example on [`ManagerOptions::with_token_store`].
     #[cfg(feature = "oauth")]
     pub fn with_authorization_handler(
         mut self,
@@ -254,8 +253,7 @@ impl ManagerOptions {
     /// that holds [`ManagerOptions::default_cache_dir`] (e.g. `~/.cache/umcp/oauth/tokens.json`).
     /// It is written with owner-only permissions. `None` when the environment names no home.
     ///
-    /// See the example on
-    /// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+    /// See the example on [`ManagerOptions::with_token_store`].
     #[cfg(feature = "oauth")]
     pub fn default_token_file() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("oauth").join("tokens.json"))
@@ -263,22 +261,21 @@ impl ManagerOptions {
 
     /// The separator between server and tool names.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn separator(&self) -> &str {
         &self.separator
     }
 
     /// The default start-up timeout.
     ///
-    /// See the example on [`ManagerOptions`](crate::ManagerOptions).
+    /// See the example on [`ManagerOptions`].
     pub fn startup_timeout(&self) -> Duration {
         self.startup_timeout
     }
 
     /// The tool cache directory, if the cache is on.
     ///
-    /// See the example on
-    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_dir(&self) -> Option<&std::path::Path> {
         self.cache_dir.as_deref()
     }
@@ -290,8 +287,7 @@ impl ManagerOptions {
     /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "tools":
     /// [Tool, …]}`; deleting it is always safe.
     ///
-    /// See the example on
-    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {
         self.cache_dir
             .as_deref()
@@ -302,8 +298,7 @@ impl ManagerOptions {
     /// Windows, `~/Library/Caches/umcp/tools` on macOS, and `$XDG_CACHE_HOME/umcp/tools`
     /// (or `~/.cache/umcp/tools`) elsewhere. `None` when the environment names no home.
     ///
-    /// See the example on
-    /// [`ManagerOptions::with_cache_dir`](crate::ManagerOptions::with_cache_dir).
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn default_cache_dir() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("tools"))
     }

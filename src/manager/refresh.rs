@@ -197,7 +197,7 @@ impl ManagedSub {
 /// is opened again and reports [`SubscriptionEvent::Resubscribed`] before new notifications.
 /// Dropping it (or [`close`](ManagedSubscription::close)) ends it.
 ///
-/// See the example on [`Manager::listen`](crate::Manager::listen).
+/// See the example on [`Manager::listen`].
 pub struct ManagedSubscription {
     server: String,
     slot: Weak<Slot>,
@@ -255,14 +255,14 @@ impl Manager {
 impl ManagedSubscription {
     /// The server's name.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn server(&self) -> &str {
         &self.server
     }
 
     /// The subset the server honours on the current connection (empty while disconnected).
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.current)
             .as_ref()
@@ -272,7 +272,7 @@ impl ManagedSubscription {
 
     /// Waits for the next event; `None` once closed.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         // The channel never disconnects (the handle holds both ends): wait in steps, so a
         // closed handle is noticed.
@@ -288,7 +288,7 @@ impl ManagedSubscription {
 
     /// Like [`recv`](ManagedSubscription::recv), waiting at most `timeout`.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         match Instant::now().checked_add(timeout) {
             Some(deadline) => self.sub.rx.recv_deadline(deadline).ok(),
@@ -298,21 +298,21 @@ impl ManagedSubscription {
 
     /// The next event if one is waiting.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.sub.rx.try_recv().ok()
     }
 
     /// The events until the handle is closed.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription on the server and in the manager. Idempotent.
     ///
-    /// See the example on [`Manager::listen`](crate::Manager::listen).
+    /// See the example on [`Manager::listen`].
     pub fn close(&self) {
         if self.sub.closed.swap(true, Ordering::SeqCst) {
             return;

@@ -38,7 +38,7 @@ impl Client {
     /// again whenever the server announces a change (or a subscription gap may have hidden
     /// one). Works the same in both protocol eras.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     ///
     /// # Errors
     ///
@@ -59,7 +59,7 @@ impl Client {
 impl FreshTools<'_> {
     /// The tools as last listed.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }
@@ -67,14 +67,14 @@ impl FreshTools<'_> {
     /// Whether the server announces tool-list changes at all (from its acknowledgement or,
     /// in the handshake era, its capabilities): without them the list is listed only once.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     pub fn is_followed(&self) -> bool {
         self.sub.acknowledged().tools_list_changed
     }
 
     /// Whether a change was announced that a failed listing has not picked up yet.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     pub fn is_stale(&self) -> bool {
         self.stale
     }
@@ -82,7 +82,7 @@ impl FreshTools<'_> {
     /// Lists the tools again if a change was announced since the last call, without
     /// waiting; returns whether the list was listed again.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     ///
     /// # Errors
     ///
@@ -102,7 +102,7 @@ impl FreshTools<'_> {
     /// Waits up to `timeout` for a change, then lists the tools again; returns whether it
     /// did.
     ///
-    /// See the example on [`FreshTools`](crate::FreshTools).
+    /// See the example on [`FreshTools`].
     ///
     /// # Errors
     ///

@@ -39,7 +39,7 @@ const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Something a [`Subscription`] delivers.
 ///
-/// See the example on [`Client::listen`](crate::Client::listen).
+/// See the example on [`Client::listen`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum SubscriptionEvent {
@@ -55,7 +55,7 @@ pub enum SubscriptionEvent {
 
 /// How a subscription ended.
 ///
-/// See the example on [`Client::listen`](crate::Client::listen).
+/// See the example on [`Client::listen`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SubscriptionEnd {
@@ -83,7 +83,7 @@ pub enum SubscriptionEnd {
 /// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
 /// (or [`close`](Subscription::close)) ends it on the server too.
 ///
-/// See the example on [`Client::listen`](crate::Client::listen).
+/// See the example on [`Client::listen`].
 pub struct Subscription {
     shared: Weak<Shared>,
     sub: Arc<Sub>,
@@ -250,7 +250,7 @@ fn cancel(shared: &Shared, id: i64, reason: &str) {
 impl Subscription {
     /// What was asked for.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn requested(&self) -> &SubscriptionFilter {
         &self.sub.requested
     }
@@ -258,7 +258,7 @@ impl Subscription {
     /// The subset the server honours: from its acknowledgement in the stateless era, from its
     /// capabilities (and the URIs `resources/subscribe` accepted) in the handshake era.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.status)
             .acknowledged
@@ -268,7 +268,7 @@ impl Subscription {
 
     /// The era serving this subscription.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn era(&self) -> Era {
         if self.sub.modern {
             Era::Modern
@@ -279,7 +279,7 @@ impl Subscription {
 
     /// How it ended, once it did (events received before the end can still be read).
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn ended(&self) -> Option<SubscriptionEnd> {
         lock(&self.sub.status).ended.clone()
     }
@@ -287,7 +287,7 @@ impl Subscription {
     /// Waits for the next event; `None` once the subscription ended and everything before
     /// the end was read.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         self.next(None)
     }
@@ -296,7 +296,7 @@ impl Subscription {
     /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
     /// opened again inside the call, that takes up to the client's request timeout more.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
         self.next(Instant::now().checked_add(timeout))
@@ -304,21 +304,21 @@ impl Subscription {
 
     /// The next event if one is waiting.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.next(Some(Instant::now()))
     }
 
     /// The events until the subscription ends.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// See the example on [`Client::listen`].
     pub fn close(&self) {
         if !self.sub.end(SubscriptionEnd::Closed) {
             return;

@@ -90,7 +90,7 @@ impl Client {
 
     /// Lists every tool, following cursors across pages.
     ///
-    /// See the example on [`Client::list_tools`](crate::Client::list_tools).
+    /// See the example on [`Client::list_tools`].
     ///
     /// # Errors
     ///
@@ -101,7 +101,7 @@ impl Client {
 
     /// [`Client::list_all_tools`] with per-request options, applied to each page's request.
     ///
-    /// See the example on [`Client::list_tools`](crate::Client::list_tools).
+    /// See the example on [`Client::list_tools`].
     ///
     /// # Errors
     ///
@@ -138,7 +138,7 @@ impl Client {
 
     /// [`Client::list_resources`] with per-request options.
     ///
-    /// See the example on [`Client::list_resources`](crate::Client::list_resources).
+    /// See the example on [`Client::list_resources`].
     ///
     /// # Errors
     ///
@@ -153,7 +153,7 @@ impl Client {
 
     /// Lists every resource, following cursors.
     ///
-    /// See the example on [`Client::list_resources`](crate::Client::list_resources).
+    /// See the example on [`Client::list_resources`].
     ///
     /// # Errors
     ///
@@ -164,7 +164,7 @@ impl Client {
 
     /// [`Client::list_all_resources`] with per-request options, applied to each page's request.
     ///
-    /// See the example on [`Client::list_resources`](crate::Client::list_resources).
+    /// See the example on [`Client::list_resources`].
     ///
     /// # Errors
     ///
@@ -198,8 +198,7 @@ impl Client {
 
     /// [`Client::list_resource_templates`] with per-request options.
     ///
-    /// See the example on
-    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on [`Client::list_resource_templates`].
     ///
     /// # Errors
     ///
@@ -214,8 +213,7 @@ impl Client {
 
     /// Lists every resource template, following cursors.
     ///
-    /// See the example on
-    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on [`Client::list_resource_templates`].
     ///
     /// # Errors
     ///
@@ -227,8 +225,7 @@ impl Client {
     /// [`Client::list_all_resource_templates`] with per-request options, applied to each
     /// page's request.
     ///
-    /// See the example on
-    /// [`Client::list_resource_templates`](crate::Client::list_resource_templates).
+    /// See the example on [`Client::list_resource_templates`].
     ///
     /// # Errors
     ///
@@ -272,7 +269,7 @@ impl Client {
 
     /// [`Client::list_prompts`] with per-request options.
     ///
-    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
+    /// See the example on [`Client::list_prompts`].
     ///
     /// # Errors
     ///
@@ -287,7 +284,7 @@ impl Client {
 
     /// Lists every prompt, following cursors.
     ///
-    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
+    /// See the example on [`Client::list_prompts`].
     ///
     /// # Errors
     ///
@@ -298,7 +295,7 @@ impl Client {
 
     /// [`Client::list_all_prompts`] with per-request options, applied to each page's request.
     ///
-    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
+    /// See the example on [`Client::list_prompts`].
     ///
     /// # Errors
     ///
