@@ -47,7 +47,7 @@ use super::ServerConfigError;
 ///
 /// `Debug` never shows the client secret.
 ///
-/// See the example on [`ServerConfig`](crate::ServerConfig).
+/// See the example on [`OAuthSettings::new`].
 #[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OAuthSettings {

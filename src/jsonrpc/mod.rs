@@ -103,7 +103,7 @@ impl fmt::Display for RequestId {
 
 /// A JSON-RPC error code. An open set: codes this crate has no name for still round-trip.
 ///
-/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(pub i64);
@@ -137,7 +137,7 @@ impl ErrorCode {
 
 /// The `error` member of a failed response.
 ///
-/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// The error code.
@@ -304,7 +304,7 @@ impl Message {
     /// Members come in the conventional order (`jsonrpc`, `id`, `method`, `params`, …), which
     /// keeps wire traces readable.
     ///
-    /// See the example on [`jsonrpc`](crate::jsonrpc).
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn encode(&self) -> String {
         // Serialising plain structs of owned values cannot fail.
         serde_json::to_string(&Wire::from(self)).unwrap_or_default()
@@ -312,14 +312,14 @@ impl Message {
 
     /// The message as a JSON value.
     ///
-    /// See the example on [`jsonrpc`](crate::jsonrpc).
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(Wire::from(self)).unwrap_or_default()
     }
 
     /// Reads one message from a JSON value, ignoring unknown members.
     ///
-    /// See the example on [`jsonrpc`](crate::jsonrpc).
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     ///
     /// # Errors
     ///

@@ -117,7 +117,7 @@ pub trait Transport: Send + Sync {
     ///
     /// Replies to requests do not come back from `send`; they arrive in the [`Inbox`].
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -133,7 +133,7 @@ pub trait Transport: Send + Sync {
     /// with it. HTTP transports add them to the request that carries the message; transports
     /// without headers (stdio) ignore them, which is the default.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -152,7 +152,7 @@ pub trait Transport: Send + Sync {
     /// requests and cancellation notices from a few threads of its own, so that a caller never
     /// waits on a send it no longer wants. `true` unless a transport says otherwise.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn send_waits_for_peer(&self) -> bool {
         true
     }
@@ -160,23 +160,23 @@ pub trait Transport: Send + Sync {
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn abandon(&self, _id: &RequestId) {}
 
     /// Tells the transport about the session set up by the layer above.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn session_event(&self, _event: SessionEvent<'_>) {}
 
     /// Closes the connection within a bounded time. Idempotent; the inbox gets its
     /// [`Inbound::Closed`] if it has not already.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn close(&self);
 
     /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn kind(&self) -> &'static str;
 }
 
@@ -223,7 +223,7 @@ pub enum SessionEvent<'a> {
 pub trait Connect: Send + Sync {
     /// Starts the transport; server messages go to `inbox` from now on.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -234,14 +234,14 @@ pub trait Connect: Send + Sync {
     /// The transport to try next when the server rejects the very first request with a
     /// status that means "not this transport" (HTTP 400, 404 or 405). `None` disables fallback.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn fallback(&self) -> Option<Box<dyn Connect>> {
         None
     }
 
     /// A short description for logs and errors, e.g. the command line or the URL.
     ///
-    /// See the example on [`transport`](crate::transport).
+    /// See the example in the [`transport`](crate::transport) module.
     fn describe(&self) -> String;
 }
 

@@ -13,7 +13,7 @@ use super::resources::{Resource, ResourceContents};
 /// unchanged. A block of a known type whose members do not fit that type is kept the same way,
 /// so one malformed block never makes a whole result unreadable.
 ///
-/// See the example in the [`types`](crate::types) module.
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ContentBlock {
@@ -33,7 +33,7 @@ pub enum ContentBlock {
 
 /// Text for or from a model.
 ///
-/// See the example in the [`types`](crate::types) module.
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
@@ -49,7 +49,7 @@ pub struct TextContent {
 
 /// An image for or from a model.
 ///
-/// See the example in the [`types`](crate::types) module.
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
@@ -67,7 +67,7 @@ pub struct ImageContent {
 
 /// Audio for or from a model (since 2025-03-26).
 ///
-/// See the example in the [`types`](crate::types) module.
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
