@@ -110,24 +110,40 @@ pub struct ErrorCode(pub i64);
 
 impl ErrorCode {
     /// Invalid JSON was received.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
     /// The JSON sent is not a valid request object.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
     /// The method does not exist or is not available.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
     /// Invalid method parameters (also: unknown tool, unsupported version in `initialize`).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// Internal JSON-RPC error.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
     /// MCP: resource not found (2024-11-05 to 2025-11-25).
     ///
     /// See the example on [`Error`](crate::Error).
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// MCP: URL elicitation required (2025-11-25).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
     /// MCP: HTTP header and body disagree (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
     /// MCP: the request needs a client capability that was not declared (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// MCP: the server does not support the requested protocol version (2026-07-28).
     ///
@@ -194,6 +210,8 @@ pub struct Request {
 
 impl Request {
     /// A request.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
         Request {
             id: id.into(),
@@ -377,6 +395,8 @@ pub enum Payload {
 
 impl Payload {
     /// Decodes one text holding a message or a batch.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     ///
     /// # Errors
     ///

@@ -292,6 +292,25 @@ impl Inbox {
     /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
     /// implementers of [`Transport`] and for tests. The channel is unbounded: whoever reads it
     /// decides how fast it drains.
+    ///
+    /// ```
+    /// use umcp::jsonrpc::Message;
+    /// use umcp::transport::{Inbound, Inbox};
+    /// use umcp::Closed;
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let listening = inbox.deliver_text(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#)?;
+    /// assert!(listening);
+    /// let delivered = inbound.try_recv();
+    /// assert!(matches!(
+    ///     delivered,
+    ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == "notifications/tools/list_changed"
+    /// ));
+    /// // A transport whose connection ends says so once:
+    /// inbox.closed(Closed { reason: "server exited".into(), ..Closed::default() });
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Closed(_))));
+    /// # Ok::<(), umcp::jsonrpc::DecodeError>(())
+    /// ```
     pub fn new() -> (Inbox, Receiver<Inbound>) {
         let (tx, rx): (Sender<Inbound>, _) = crossbeam_channel::unbounded();
         let inbox = Inbox::with_sink(move |inbound| tx.send(inbound).is_ok());
@@ -320,6 +339,8 @@ impl Inbox {
     /// decoding first: the client takes a response from its text, so its result is parsed
     /// once, straight into the type the caller wants.
     ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    ///
     /// # Errors
     ///
     /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
@@ -340,21 +361,29 @@ impl Inbox {
 
     /// Delivers one message. Returns `false` when nobody listens any more, which tells a
     /// reader thread it can stop.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn deliver(&self, message: Message) -> bool {
         (self.sink)(Inbound::Message(message))
     }
 
     /// Delivers a batch.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
         (self.sink)(Inbound::Batch(messages))
     }
 
     /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
         (self.sink)(Inbound::Failed(id, error))
     }
 
     /// Reports the end of the connection.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn closed(&self, closed: Closed) {
         (self.sink)(Inbound::Closed(Arc::new(closed)));
     }

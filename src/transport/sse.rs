@@ -61,6 +61,8 @@ pub struct Event {
 
 impl Event {
     /// True when this event is of type `message` (explicitly or by default).
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn is_message(&self) -> bool {
         matches!(self.event.as_deref(), None | Some("message"))
     }
@@ -142,11 +144,15 @@ enum Line {
 
 impl<R: BufRead> SseReader<R> {
     /// A reader with the [`DEFAULT_MAX_EVENT_SIZE`] limit.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn new(inner: R) -> SseReader<R> {
         SseReader::with_max_event_size(inner, DEFAULT_MAX_EVENT_SIZE)
     }
 
     /// A reader that refuses events larger than `max_event_size` bytes.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn with_max_event_size(inner: R, max_event_size: usize) -> SseReader<R> {
         SseReader {
             inner,
@@ -166,11 +172,15 @@ impl<R: BufRead> SseReader<R> {
 
     /// The last event id seen on this stream (the value to send as `Last-Event-ID` when
     /// reconnecting), or `None` if there was none or the server reset it.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_event_id.as_deref()
     }
 
     /// The underlying reader.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn get_ref(&self) -> &R {
         &self.inner
     }

@@ -56,8 +56,12 @@ pub struct Annotations {
 ///     .with_mime_type("image/png")
 ///     .with_sizes(vec!["48x48".into(), "96x96".into()])
 ///     .with_theme("dark");
-/// let mut info = Implementation::new("my-agent", "1.0.0");
-/// info.icons = Some(vec![icon]);
+/// let info = Implementation::new("my-agent", "1.0.0")
+///     .with_title("My Agent")
+///     .with_description("Files and search for the team")
+///     .with_website_url("https://agent.example.com")
+///     .with_icons(vec![icon]);
+/// assert_eq!(info.display_name(), "My Agent");
 /// let wire = serde_json::to_value(&info).unwrap_or_default();
 /// assert_eq!(wire["icons"][0]["mimeType"], "image/png");
 /// ```
@@ -211,30 +215,40 @@ impl Implementation {
     }
 
     /// Sets the display title.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_title(mut self, title: impl Into<String>) -> Implementation {
         self.title = Some(title.into());
         self
     }
 
     /// Sets the description.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_description(mut self, description: impl Into<String>) -> Implementation {
         self.description = Some(description.into());
         self
     }
 
     /// Sets the icons.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_icons(mut self, icons: Vec<Icon>) -> Implementation {
         self.icons = Some(icons);
         self
     }
 
     /// Sets the website URL.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_website_url(mut self, url: impl Into<String>) -> Implementation {
         self.website_url = Some(url.into());
         self
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }

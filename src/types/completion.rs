@@ -130,6 +130,8 @@ impl CompleteRequestParams {
     }
 
     /// Adds an already-resolved argument to the context.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn with_context_argument(
         mut self,
         name: impl Into<String>,
@@ -156,6 +158,8 @@ impl CompleteReference {
     }
 
     /// A reference to the resource or template `uri`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn resource(uri: impl Into<String>) -> CompleteReference {
         CompleteReference::Resource(ResourceTemplateReference { uri: uri.into() })
     }

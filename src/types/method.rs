@@ -28,10 +28,16 @@ use super::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 /// ```
 pub trait Method {
     /// The method name on the wire, e.g. `tools/call`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     const METHOD: &'static str;
     /// The request's `params`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     type Params: Serialize;
     /// The response's `result`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     type Result: DeserializeOwned;
 }
 

@@ -153,6 +153,8 @@ impl PromptArgument {
 
 impl GetPromptRequestParams {
     /// Parameters getting `name` with no arguments.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     pub fn new(name: impl Into<String>) -> GetPromptRequestParams {
         GetPromptRequestParams {
             name: name.into(),
@@ -162,6 +164,8 @@ impl GetPromptRequestParams {
     }
 
     /// Adds one argument.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     pub fn with_argument(
         mut self,
         name: impl Into<String>,

@@ -338,6 +338,8 @@ impl ResourceContents {
     }
 
     /// The base64 data, for binary contents.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn as_blob(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(_) => None,

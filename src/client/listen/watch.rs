@@ -16,6 +16,8 @@ impl SubscriptionEvent {
     /// The event as one JSON object: `{"method", "params"}` for a notification (the params as
     /// the server sent them, without its `_meta`), `{"event": "resubscribed", "reason"}` for
     /// a gap.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn to_json(&self) -> Value {
         match self {
             SubscriptionEvent::Notification(note) => {
@@ -35,6 +37,8 @@ impl SubscriptionEvent {
     }
 
     /// The event as one short line of text: the method and, for a resource update, its URI.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn to_text(&self) -> String {
         match self {
             SubscriptionEvent::Notification(note) => {

@@ -121,11 +121,37 @@ impl Default for ReconnectPolicy {
 /// the time budget it started with, counted from the moment the provider returned.
 ///
 /// [`OAuth`](crate::auth::OAuth) (feature `oauth`) is the provider for the MCP
-/// authorization spec.
+/// authorization spec. A provider of your own, for a bearer token that another process keeps
+/// fresh in a file:
 ///
-/// See the example on [`auth::OAuth`](crate::auth::OAuth).
+/// ```no_run
+/// use std::path::PathBuf;
+/// use std::sync::Arc;
+/// use umcp::{Client, CredentialProvider, HttpConfig, HttpError};
+///
+/// struct TokenFile(PathBuf);
+///
+/// impl CredentialProvider for TokenFile {
+///     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+///         let token = std::fs::read_to_string(&self.0).map_err(umcp::Error::io)?;
+///         Ok(vec![("Authorization".into(), format!("Bearer {}", token.trim()))])
+///     }
+///
+///     fn on_unauthorized(&self, _error: &HttpError) -> umcp::Result<bool> {
+///         Ok(true) // the file may have been rotated since: read it again, once
+///     }
+/// }
+///
+/// let provider = Arc::new(TokenFile("/run/secrets/mcp-token".into()));
+/// let server = HttpConfig::new("https://mcp.example.com/mcp").credentials(provider);
+/// let client = Client::connect(server)?;
+/// # let _ = client;
+/// # Ok::<(), umcp::Error>(())
+/// ```
 pub trait CredentialProvider: Send + Sync {
     /// The headers to add to a request for `url`, e.g. `("Authorization", "Bearer …")`.
+    ///
+    /// See the example on [`CredentialProvider`].
     ///
     /// # Errors
     ///
@@ -136,6 +162,8 @@ pub trait CredentialProvider: Send + Sync {
     /// default [`headers`](Self::headers). Providers whose headers sign the request override
     /// it (a DPoP proof names the method and URL, RFC 9449).
     ///
+    /// See the example on [`CredentialProvider`].
+    ///
     /// # Errors
     ///
     /// An error fails the request before anything is sent.
@@ -145,6 +173,8 @@ pub trait CredentialProvider: Send + Sync {
     }
 
     /// Called when the server answered 401; return `true` to have the request repeated once.
+    ///
+    /// See the example on [`CredentialProvider`].
     ///
     /// # Errors
     ///
@@ -158,6 +188,8 @@ pub trait CredentialProvider: Send + Sync {
     /// many times this request was already repeated for credentials (after a 401 or a 403),
     /// so a provider can bound its attempts per request.
     ///
+    /// See the example on [`CredentialProvider`].
+    ///
     /// # Errors
     ///
     /// An error is returned to the caller instead of the 403.
@@ -168,7 +200,7 @@ pub trait CredentialProvider: Send + Sync {
 
 /// The most times one request is repeated for credentials, whatever the provider says.
 ///
-/// See the example on [`auth::OAuth`](crate::auth::OAuth).
+/// See the example on [`CredentialProvider`].
 pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 
 /// Configuration of an HTTP server connection; implements [`Connect`].

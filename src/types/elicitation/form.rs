@@ -244,6 +244,8 @@ impl ElicitForm {
 
 impl FormField {
     /// The title, or else the name: what to show the user.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn label(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }
