@@ -116,7 +116,8 @@ impl OAuth {
     /// # fn main() -> umcp::Result<()> {
     /// let config = OAuthConfig::new(HeadlessHandler::new());
     /// let oauth = OAuth::new("https://mcp.example.com/mcp", config)?;
-    /// // A `login` command: take the user through the authorization server now, not on the first 401.
+    /// // A `login` command: take the user through the authorization server now, not on the
+    /// // first 401.
     /// if !oauth.has_token()? {
     ///     oauth.authorize()?;
     /// }

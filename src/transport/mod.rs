@@ -299,12 +299,13 @@ impl Inbox {
     /// use umcp::Closed;
     ///
     /// let (inbox, inbound) = Inbox::new();
-    /// let listening = inbox.deliver_text(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#)?;
-    /// assert!(listening);
+    /// let changed = "notifications/tools/list_changed";
+    /// let text = format!(r#"{{"jsonrpc":"2.0","method":"{changed}"}}"#);
+    /// assert!(inbox.deliver_text(&text)?); // true: somebody listens
     /// let delivered = inbound.try_recv();
     /// assert!(matches!(
     ///     delivered,
-    ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == "notifications/tools/list_changed"
+    ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == changed
     /// ));
     /// // A transport whose connection ends says so once:
     /// inbox.closed(Closed { reason: "server exited".into(), ..Closed::default() });

@@ -237,7 +237,8 @@ impl Serialize for ElicitRequestUrlParams {
 impl ElicitResult {
     /// A result with `action` and no content.
     ///
-    /// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn new(action: ElicitAction) -> ElicitResult {
         ElicitResult {
             action,
@@ -248,7 +249,8 @@ impl ElicitResult {
 
     /// An accepted form with the given values.
     ///
-    /// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn accept(content: Map<String, Value>) -> ElicitResult {
         ElicitResult {
             action: ElicitAction::Accept,
@@ -267,7 +269,8 @@ impl ElicitResult {
 
     /// A dismissal.
     ///
-    /// See the example on [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn cancel() -> ElicitResult {
         ElicitResult::new(ElicitAction::Cancel)
     }

@@ -36,7 +36,8 @@ pub struct ListRootsResult {
 impl Root {
     /// A root with a URI and no name.
     ///
-    /// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn new(uri: impl Into<String>) -> Root {
         Root {
             uri: uri.into(),
@@ -47,7 +48,8 @@ impl Root {
 
     /// Sets the display name.
     ///
-    /// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn with_name(mut self, name: impl Into<String>) -> Root {
         self.name = Some(name.into());
         self
@@ -57,7 +59,8 @@ impl Root {
 impl ListRootsResult {
     /// A result listing `roots`.
     ///
-    /// See the example on [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn new(roots: Vec<Root>) -> ListRootsResult {
         ListRootsResult { roots, meta: None }
     }

@@ -173,7 +173,8 @@ impl CreateMessageRequestParams {
 impl SamplingMessage {
     /// A message from `role`.
     ///
-    /// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn new(role: Role, content: impl Into<SamplingContent>) -> SamplingMessage {
         SamplingMessage {
             role,
@@ -184,7 +185,8 @@ impl SamplingMessage {
 
     /// A text message from the user.
     ///
-    /// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn user_text(text: impl Into<String>) -> SamplingMessage {
         SamplingMessage::new(Role::User, ContentBlock::text(text))
     }
@@ -193,7 +195,8 @@ impl SamplingMessage {
 impl SamplingContent {
     /// The blocks, one or many.
     ///
-    /// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn blocks(&self) -> &[ContentBlock] {
         match self {
             SamplingContent::Single(b) => std::slice::from_ref(b),
