@@ -54,6 +54,10 @@ pub(crate) enum Grant {
 /// let handler: Arc<dyn AuthorizationHandler> = Arc::new(HeadlessHandler::new());
 /// let registered = OAuthConfig::with_handler(handler).client_id("client-1234");
 /// assert_eq!(registered.get_client_id(), Some("client-1234"));
+/// // A DPoP key kept in a secrets manager instead of a generated one:
+/// let pem = std::env::var("MCP_DPOP_KEY").unwrap_or_default();
+/// let pinned = OAuthConfig::new(HeadlessHandler::new()).dpop_key_pem(pem);
+/// # let _ = pinned;
 /// ```
 #[derive(Clone)]
 pub struct OAuthConfig {
@@ -112,6 +116,10 @@ impl OAuthConfig {
     /// let oauth = OAuth::new(url, config)?;
     /// let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
     /// # let _ = client;
+    /// // Or, with the `oauth-jwt` feature, a signed assertion instead of a secret:
+    /// let pem = std::fs::read_to_string("/run/secrets/job-key.pem").map_err(umcp::Error::io)?;
+    /// let signed = OAuthConfig::client_credentials("reporting-job").private_key_pem(pem);
+    /// # let _ = signed;
     /// # Ok(()) }
     /// ```
     pub fn client_credentials(client_id: impl Into<String>) -> OAuthConfig {
@@ -123,7 +131,26 @@ impl OAuthConfig {
     /// takes as a JWT-bearer grant. Add the client's [`client_id`](Self::client_id) and
     /// [`client_secret`](Self::client_secret) at the authorization server.
     ///
-    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use umcp::auth::{CrossAppAccess, OAuth, OAuthConfig};
+    /// use umcp::{Client, HttpConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let id_token = String::new();
+    /// // `id_token` comes from the user's single sign-on; secrets from the environment.
+    /// let idp = "https://idp.example.com/oauth2/token";
+    /// let access = CrossAppAccess::new(idp, "agent-at-idp", id_token)
+    ///     .idp_client_secret(std::env::var("IDP_CLIENT_SECRET").unwrap_or_default());
+    /// let config = OAuthConfig::cross_app_access(access)
+    ///     .client_id("agent-at-mcp")
+    ///     .client_secret(std::env::var("MCP_CLIENT_SECRET").unwrap_or_default());
+    /// let url = "https://mcp.example.com/mcp";
+    /// let oauth = OAuth::new(url, config)?;
+    /// let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
     pub fn cross_app_access(access: CrossAppAccess) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::CrossAppAccess(access))
     }

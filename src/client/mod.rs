@@ -194,6 +194,9 @@ impl Client {
     /// if let Some(instructions) = client.instructions() {
     ///     log::info!("{instructions}");
     /// }
+    /// // Everything the server answered, as it answered it:
+    /// let answered = client.initialize_result();
+    /// log::debug!("{:?}", answered.capabilities);
     /// if client.server_capabilities().tools.is_some() {
     ///     log::info!("{} tools", client.list_all_tools()?.len());
     /// }

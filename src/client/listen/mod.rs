@@ -83,7 +83,34 @@ pub enum SubscriptionEnd {
 /// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
 /// (or [`close`](Subscription::close)) ends it on the server too.
 ///
-/// See the example on [`Client::listen`].
+/// [`Client::listen`] has an example that follows one for as long as it lasts; this one reads
+/// it in the ways a loop of your own would:
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use umcp::types::SubscriptionFilter;
+/// use umcp::SubscriptionEvent;
+///
+/// # fn main() -> umcp::Result<()> {
+/// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+/// let subscription = client.listen(SubscriptionFilter::new().resources())?;
+/// log::info!("asked for {:?} ({:?} era)", subscription.requested(), subscription.era());
+/// // What has arrived, without waiting:
+/// while let Some(event) = subscription.try_recv() {
+///     log::info!("{event:?}");
+/// }
+/// // Wait a while for the next one:
+/// let next = subscription.recv_timeout(Duration::from_secs(5));
+/// if let Some(SubscriptionEvent::Notification(n)) = next {
+///     log::info!("{}", n.method());
+/// }
+/// // Or for as long as it takes (`None` once the subscription ended):
+/// if subscription.recv().is_none() {
+///     log::info!("ended: {:?}", subscription.ended());
+/// }
+/// subscription.close();
+/// # Ok(()) }
+/// ```
 pub struct Subscription {
     shared: Weak<Shared>,
     sub: Arc<Sub>,
@@ -250,7 +277,7 @@ fn cancel(shared: &Shared, id: i64, reason: &str) {
 impl Subscription {
     /// What was asked for.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn requested(&self) -> &SubscriptionFilter {
         &self.sub.requested
     }
@@ -268,7 +295,7 @@ impl Subscription {
 
     /// The era serving this subscription.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn era(&self) -> Era {
         if self.sub.modern {
             Era::Modern
@@ -279,7 +306,7 @@ impl Subscription {
 
     /// How it ended, once it did (events received before the end can still be read).
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn ended(&self) -> Option<SubscriptionEnd> {
         lock(&self.sub.status).ended.clone()
     }
@@ -287,7 +314,7 @@ impl Subscription {
     /// Waits for the next event; `None` once the subscription ended and everything before
     /// the end was read.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         self.next(None)
     }
@@ -296,7 +323,7 @@ impl Subscription {
     /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
     /// opened again inside the call, that takes up to the client's request timeout more.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
         self.next(Instant::now().checked_add(timeout))
@@ -304,21 +331,21 @@ impl Subscription {
 
     /// The next event if one is waiting.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.next(Some(Instant::now()))
     }
 
     /// The events until the subscription ends.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Subscription`].
     pub fn close(&self) {
         if !self.sub.end(SubscriptionEnd::Closed) {
             return;

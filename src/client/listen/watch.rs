@@ -69,7 +69,19 @@ impl Subscription {
     /// [`to_json`]: SubscriptionEvent::to_json
     /// [`to_text`]: SubscriptionEvent::to_text
     ///
-    /// See the example on [`Client::listen`](crate::Client::listen).
+    /// ```no_run
+    /// use std::time::{Duration, Instant};
+    /// use umcp::types::SubscriptionFilter;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let subscription = client.listen(SubscriptionFilter::all_lists())?;
+    /// let mut out = Vec::new(); // or a locked stdout, as `umcp watch` does
+    /// let deadline = Instant::now() + Duration::from_secs(60);
+    /// let (lines, end) = subscription.write_events(&mut out, true, Some(deadline), &|| false)?;
+    /// log::info!("{lines} JSON lines; ended: {end:?}");
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///

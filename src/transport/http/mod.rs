@@ -223,6 +223,11 @@ pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 ///     .reconnect(ReconnectPolicy::new(3, Duration::from_millis(500), Duration::from_secs(10)));
 /// assert_eq!(config.get_url(), "https://mcp.example.com/mcp");
 /// assert_eq!(config.get_transport(), HttpTransportKind::StreamableHttp);
+/// assert_eq!(config.get_headers(), [("X-Api-Key".to_owned(), "not-a-real-key".to_owned())]);
+/// assert_eq!(config.get_connect_timeout(), Duration::from_secs(5));
+/// assert_eq!(config.get_request_timeout(), Some(Duration::from_secs(60)));
+/// assert_eq!(config.get_idle_timeout(), Duration::from_secs(300));
+/// assert_eq!(config.get_max_event_size(), 4 << 20);
 /// assert_eq!(config.get_reconnect().max_attempts, 3);
 /// assert!(!config.get_stream_enabled() && config.get_credentials().is_none());
 /// // Then: umcp::Client::connect(config)
