@@ -54,10 +54,6 @@ pub(crate) enum Grant {
 /// let handler: Arc<dyn AuthorizationHandler> = Arc::new(HeadlessHandler::new());
 /// let registered = OAuthConfig::with_handler(handler).client_id("client-1234");
 /// assert_eq!(registered.get_client_id(), Some("client-1234"));
-/// // A DPoP key kept in a secrets manager instead of a generated one:
-/// let pem = std::env::var("MCP_DPOP_KEY").unwrap_or_default();
-/// let pinned = OAuthConfig::new(HeadlessHandler::new()).dpop_key_pem(pem);
-/// # let _ = pinned;
 /// ```
 #[derive(Clone)]
 pub struct OAuthConfig {
@@ -116,10 +112,6 @@ impl OAuthConfig {
     /// let oauth = OAuth::new(url, config)?;
     /// let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
     /// # let _ = client;
-    /// // Or, with the `oauth-jwt` feature, a signed assertion instead of a secret:
-    /// let pem = std::fs::read_to_string("/run/secrets/job-key.pem").map_err(umcp::Error::io)?;
-    /// let signed = OAuthConfig::client_credentials("reporting-job").private_key_pem(pem);
-    /// # let _ = signed;
     /// # Ok(()) }
     /// ```
     pub fn client_credentials(client_id: impl Into<String>) -> OAuthConfig {
@@ -207,8 +199,16 @@ impl OAuthConfig {
     /// A PKCS#8 PEM P-256 private key (`-----BEGIN PRIVATE KEY-----`) for `private_key_jwt`
     /// client authentication with ES256 assertions (RFC 7523).
     ///
-    /// See the example on
-    /// [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
+    /// ```no_run
+    /// use umcp::auth::OAuthConfig;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// // A signed assertion instead of a client secret:
+    /// let pem = std::fs::read_to_string("/run/secrets/job-key.pem").map_err(umcp::Error::io)?;
+    /// let config = OAuthConfig::client_credentials("reporting-job").private_key_pem(pem);
+    /// # let _ = config;
+    /// # Ok(()) }
+    /// ```
     #[cfg(feature = "oauth-jwt")]
     pub fn private_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
         self.private_key_pem = Some(pem.into());
@@ -310,7 +310,13 @@ impl OAuthConfig {
     /// A PKCS#8 PEM P-256 private key to use as the DPoP key instead of a generated one (for
     /// keys kept in a secrets manager). It is not written to the token store.
     ///
-    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
+    /// ```
+    /// use umcp::auth::{HeadlessHandler, OAuthConfig};
+    ///
+    /// let pem = std::env::var("MCP_DPOP_KEY").unwrap_or_default();
+    /// let config = OAuthConfig::new(HeadlessHandler::new()).dpop(true).dpop_key_pem(pem);
+    /// assert!(config.get_dpop());
+    /// ```
     #[cfg(feature = "oauth-jwt")]
     pub fn dpop_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
         self.dpop_key_pem = Some(pem.into());
