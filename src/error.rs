@@ -16,6 +16,8 @@ pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
 use summary::DataSummary;
 
 /// A `Result` whose error is [`Error`].
+///
+/// See the example on [`Client`](crate::Client).
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong talking to an MCP server.
@@ -23,6 +25,45 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Match on the variant to decide what to do: retry after [`Error::Timeout`], reconnect after
 /// [`Error::Closed`], authorize after [`Error::Unauthorized`], show the server's message after
 /// [`Error::Rpc`]. New variants may be added in minor releases.
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::jsonrpc::{ErrorCode, ErrorObject};
+/// use umcp::Error;
+///
+/// fn advice(error: &Error) -> String {
+///     if error.is_timeout() {
+///         return "try again later".into();
+///     }
+///     if let Some(versions) = error.unsupported_protocol_version() {
+///         return format!("the server speaks {:?}", versions.supported);
+///     }
+///     if error.is_resource_not_found() {
+///         return "no such resource".into();
+///     }
+///     if error.needs_authorization() {
+///         return "sign in first".into();
+///     }
+///     if let Some(closed) = error.closed_info() {
+///         return format!("reconnect ({})", closed.reason);
+///     }
+///     match (error.rpc_error(), error.http_status()) {
+///         (Some(rpc), _) => format!("the server said: {}", rpc.message),
+///         (None, Some(status)) => format!("HTTP {status}"),
+///         (None, None) => error.to_string(),
+///     }
+/// }
+///
+/// let missing = Error::Rpc(ErrorObject::new(ErrorCode::RESOURCE_NOT_FOUND, "no such file"));
+/// assert_eq!(advice(&missing), "no such resource");
+/// let too_new = Error::Rpc(
+///     ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "unsupported version")
+///         .with_data(json!({ "supported": ["2025-11-25"], "requested": "2026-07-28" })),
+/// );
+/// assert_eq!(advice(&too_new), r#"the server speaks ["2025-11-25"]"#);
+/// let pipe = Error::io(std::io::Error::other("broken pipe"));
+/// assert!(!pipe.is_header_mismatch() && pipe.missing_client_capabilities().is_none());
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
@@ -82,6 +123,8 @@ pub enum Error {
 }
 
 /// Which deadline a [`Error::Timeout`] refers to.
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TimeoutKind {
@@ -105,6 +148,8 @@ pub(crate) const CLOSED_BY_CLIENT: &str = "closed by client";
 /// Its `Display` is one line; after the client's own [`close`](crate::Client::close) it reads
 /// `closed: closed by client`, without the server's stderr (which then holds only what a
 /// healthy server prints, such as a start-up banner; it stays in [`Closed::stderr_tail`]).
+///
+/// See the example on [`Client::close`](crate::Client::close).
 #[derive(Debug, Clone, Default)]
 pub struct Closed {
     /// What ended the connection, e.g. "server exited" or "client closed".
@@ -116,6 +161,8 @@ pub struct Closed {
 }
 
 /// What a [`Error::Unsupported`] was about.
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unsupported {
@@ -139,11 +186,15 @@ pub enum Unsupported {
 
 impl Error {
     /// Wraps an I/O error.
+    ///
+    /// See the example on [`Error`].
     pub fn io(err: io::Error) -> Error {
         Error::Io(Arc::new(err))
     }
 
     /// The closed details when this is [`Error::Closed`].
+    ///
+    /// See the example on [`Error`].
     pub fn closed_info(&self) -> Option<&Closed> {
         match self {
             Error::Closed(info) => Some(info),
@@ -152,6 +203,8 @@ impl Error {
     }
 
     /// The HTTP status of an HTTP failure (including 401 and 403).
+    ///
+    /// See the example on [`Error`].
     pub fn http_status(&self) -> Option<u16> {
         match self {
             Error::Http(e) | Error::Unauthorized(e) | Error::Forbidden(e) => Some(e.status),
@@ -161,11 +214,15 @@ impl Error {
 
     /// True for [`Error::Unauthorized`] and [`Error::Forbidden`]: the server wants (other)
     /// credentials, so retrying as is will not help.
+    ///
+    /// See the example on [`Error`].
     pub fn needs_authorization(&self) -> bool {
         matches!(self, Error::Unauthorized(_) | Error::Forbidden(_))
     }
 
     /// True for [`Error::Timeout`].
+    ///
+    /// See the example on [`Error`].
     pub fn is_timeout(&self) -> bool {
         matches!(self, Error::Timeout { .. })
     }

@@ -22,6 +22,8 @@ const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// The identity provider side of enterprise-managed authorization (cross-app access): where
 /// the user's ID token is exchanged for an identity assertion authorization grant (ID-JAG)
 /// for the MCP server's authorization server. The [module docs](super) describe the flow.
+///
+/// See the example on [`OAuthConfig::cross_app_access`](super::OAuthConfig::cross_app_access).
 #[derive(Clone)]
 pub struct CrossAppAccess {
     idp_token_endpoint: String,
@@ -33,6 +35,8 @@ pub struct CrossAppAccess {
 impl CrossAppAccess {
     /// Exchanges `id_token` (from the user's single sign-on) at the identity provider's
     /// token endpoint, as the client `idp_client_id` there.
+    ///
+    /// See the example on [`OAuthConfig::cross_app_access`](super::OAuthConfig::cross_app_access).
     pub fn new(
         idp_token_endpoint: impl Into<String>,
         idp_client_id: impl Into<String>,
@@ -48,17 +52,23 @@ impl CrossAppAccess {
 
     /// The client's secret at the identity provider (HTTP Basic); without it the client id
     /// goes in the body.
+    ///
+    /// See the example on [`OAuthConfig::cross_app_access`](super::OAuthConfig::cross_app_access).
     pub fn idp_client_secret(mut self, secret: impl Into<String>) -> CrossAppAccess {
         self.idp_client_secret = Some(secret.into());
         self
     }
 
     /// The identity provider's token endpoint.
+    ///
+    /// See the example on [`OAuthConfig::cross_app_access`](super::OAuthConfig::cross_app_access).
     pub fn get_idp_token_endpoint(&self) -> &str {
         &self.idp_token_endpoint
     }
 
     /// The client id at the identity provider.
+    ///
+    /// See the example on [`OAuthConfig::cross_app_access`](super::OAuthConfig::cross_app_access).
     pub fn get_idp_client_id(&self) -> &str {
         &self.idp_client_id
     }

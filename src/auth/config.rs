@@ -31,13 +31,29 @@ pub(crate) enum Grant {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use umcp::auth::{FileStore, HeadlessHandler, OAuthConfig};
+/// use std::time::Duration;
+/// use umcp::auth::{AuthorizationHandler, FileStore, HeadlessHandler, OAuthConfig};
 ///
 /// let config = OAuthConfig::new(HeadlessHandler::new())
 ///     .client_name("my-agent")
 ///     .client_metadata_url("https://agent.example.com/oauth/client.json")
-///     .token_store(Arc::new(FileStore::new("/tmp/umcp-tokens.json")));
-/// # let _ = config;
+///     .scopes(["files:read", "files:write"])
+///     .token_store(Arc::new(FileStore::new("/tmp/umcp-tokens.json")))
+///     .offline_access(true)
+///     .max_authorization_attempts(2)
+///     .timeout(Duration::from_secs(20))
+///     .refresh_margin(Duration::from_secs(120))
+///     .authorization_wait(Duration::from_secs(300))
+///     .dpop(true);
+/// assert_eq!(config.get_client_name(), "my-agent");
+/// let metadata_url = config.get_client_metadata_url();
+/// assert_eq!(metadata_url, Some("https://agent.example.com/oauth/client.json"));
+/// assert_eq!(config.get_max_authorization_attempts(), 2);
+/// assert!(config.get_dpop());
+/// // A client registered by hand instead, with the handler shared between servers:
+/// let handler: Arc<dyn AuthorizationHandler> = Arc::new(HeadlessHandler::new());
+/// let registered = OAuthConfig::with_handler(handler).client_id("client-1234");
+/// assert_eq!(registered.get_client_id(), Some("client-1234"));
 /// ```
 #[derive(Clone)]
 pub struct OAuthConfig {
@@ -63,11 +79,15 @@ pub struct OAuthConfig {
 impl OAuthConfig {
     /// The authorization code flow, with `handler` taking the user to the authorization
     /// server ([`LoopbackHandler`](super::LoopbackHandler) for a browser).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn new(handler: impl AuthorizationHandler + 'static) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::AuthorizationCode(Arc::new(handler)))
     }
 
     /// The authorization code flow with a shared handler.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn with_handler(handler: Arc<dyn AuthorizationHandler>) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::AuthorizationCode(handler))
     }
@@ -75,6 +95,25 @@ impl OAuthConfig {
     /// The `client_credentials` grant (the MCP client-credentials extension) for the
     /// pre-registered `client_id`; add [`client_secret`](Self::client_secret) or, with the
     /// `oauth-jwt` feature, `private_key_pem`.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use umcp::auth::{OAuth, OAuthConfig};
+    /// use umcp::{Client, HttpConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// // A machine-to-machine client registered with the authorization server beforehand.
+    /// // The secret comes from the environment, never from the source.
+    /// let secret = std::env::var("MCP_CLIENT_SECRET").unwrap_or_default();
+    /// let config = OAuthConfig::client_credentials("reporting-job")
+    ///     .client_secret(secret)
+    ///     .scopes(["reports:read"]);
+    /// let url = "https://mcp.example.com/mcp";
+    /// let oauth = OAuth::new(url, config)?;
+    /// let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
     pub fn client_credentials(client_id: impl Into<String>) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::ClientCredentials).client_id(client_id)
     }
@@ -83,6 +122,27 @@ impl OAuthConfig {
     /// the user's ID token for an identity assertion grant, which the authorization server
     /// takes as a JWT-bearer grant. Add the client's [`client_id`](Self::client_id) and
     /// [`client_secret`](Self::client_secret) at the authorization server.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use umcp::auth::{CrossAppAccess, OAuth, OAuthConfig};
+    /// use umcp::{Client, HttpConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let id_token = String::new();
+    /// // `id_token` comes from the user's single sign-on; secrets from the environment.
+    /// let idp = "https://idp.example.com/oauth2/token";
+    /// let access = CrossAppAccess::new(idp, "agent-at-idp", id_token)
+    ///     .idp_client_secret(std::env::var("IDP_CLIENT_SECRET").unwrap_or_default());
+    /// let config = OAuthConfig::cross_app_access(access)
+    ///     .client_id("agent-at-mcp")
+    ///     .client_secret(std::env::var("MCP_CLIENT_SECRET").unwrap_or_default());
+    /// let url = "https://mcp.example.com/mcp";
+    /// let oauth = OAuth::new(url, config)?;
+    /// let client = Client::connect(HttpConfig::new(url).credentials(Arc::new(oauth)))?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
     pub fn cross_app_access(access: CrossAppAccess) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::CrossAppAccess(access))
     }
@@ -90,6 +150,8 @@ impl OAuthConfig {
     /// Workload identity federation: the JWT the platform issued to this workload (read
     /// from a file or an environment variable before every token request) is presented as an
     /// RFC 7523 JWT-bearer grant by the client `client_id`. No user and no stored secret.
+    ///
+    /// See the example on [`auth::WorkloadIdentity`](crate::auth::WorkloadIdentity).
     pub fn workload_identity(
         client_id: impl Into<String>,
         identity: WorkloadIdentity,
@@ -118,12 +180,17 @@ impl OAuthConfig {
     }
 
     /// A pre-registered client id; it takes precedence over any other identity.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn client_id(mut self, client_id: impl Into<String>) -> OAuthConfig {
         self.client_id = Some(client_id.into());
         self
     }
 
     /// The secret of the pre-registered client.
+    ///
+    /// See the example on
+    /// [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
     pub fn client_secret(mut self, client_secret: impl Into<String>) -> OAuthConfig {
         self.client_secret = Some(client_secret.into());
         self
@@ -131,6 +198,17 @@ impl OAuthConfig {
 
     /// A PKCS#8 PEM P-256 private key (`-----BEGIN PRIVATE KEY-----`) for `private_key_jwt`
     /// client authentication with ES256 assertions (RFC 7523).
+    ///
+    /// ```no_run
+    /// use umcp::auth::OAuthConfig;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// // A signed assertion instead of a client secret:
+    /// let pem = std::fs::read_to_string("/run/secrets/job-key.pem").map_err(umcp::Error::io)?;
+    /// let config = OAuthConfig::client_credentials("reporting-job").private_key_pem(pem);
+    /// # let _ = config;
+    /// # Ok(()) }
+    /// ```
     #[cfg(feature = "oauth-jwt")]
     pub fn private_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
         self.private_key_pem = Some(pem.into());
@@ -140,12 +218,16 @@ impl OAuthConfig {
     /// The https URL of this client's ID metadata document, used as `client_id` with servers
     /// that advertise `client_id_metadata_document_supported`. The document must list the
     /// handler's redirect URI.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn client_metadata_url(mut self, url: impl Into<String>) -> OAuthConfig {
         self.client_metadata_url = Some(url.into());
         self
     }
 
     /// The `client_name` sent with dynamic client registration (default `umcp`).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn client_name(mut self, name: impl Into<String>) -> OAuthConfig {
         self.client_name = name.into();
         self
@@ -153,12 +235,16 @@ impl OAuthConfig {
 
     /// The scopes to ask for when the server's challenge names none (instead of the
     /// resource's `scopes_supported`).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> OAuthConfig {
         self.scopes = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
 
     /// Where credentials are kept (default: a new [`MemoryStore`]).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn token_store(mut self, store: Arc<dyn TokenStore>) -> OAuthConfig {
         self.store = store;
         self
@@ -166,6 +252,8 @@ impl OAuthConfig {
 
     /// Whether to ask for `offline_access` (a refresh token) when the authorization server
     /// lists it in `scopes_supported` (default `true`).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn offline_access(mut self, enabled: bool) -> OAuthConfig {
         self.offline_access = enabled;
         self
@@ -173,18 +261,24 @@ impl OAuthConfig {
 
     /// The most authorizations one request may cause, the first one and step-ups after 403
     /// `insufficient_scope` together (default 3, at least 1).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn max_authorization_attempts(mut self, attempts: u32) -> OAuthConfig {
         self.max_authorization_attempts = attempts.max(1);
         self
     }
 
     /// The timeout of each request to an authorization server (default 30 s).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn timeout(mut self, timeout: Duration) -> OAuthConfig {
         self.timeout = timeout;
         self
     }
 
     /// How long before expiry a token is refreshed (default 60 s).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn refresh_margin(mut self, margin: Duration) -> OAuthConfig {
         self.refresh_margin = margin;
         self
@@ -193,6 +287,8 @@ impl OAuthConfig {
     /// How long a request that needs credentials waits while another thread of this provider
     /// is obtaining them (possibly waiting for the user), before failing with
     /// [`Error::Auth`](crate::Error::Auth) (default 5 minutes; `Duration::MAX`: no limit).
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {
         self.authorization_wait = wait;
         self
@@ -204,6 +300,8 @@ impl OAuthConfig {
     ///
     /// The key is generated per client and kept with the tokens in the token store, so a
     /// restarted process keeps its binding; it never reaches the log.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn dpop(mut self, enabled: bool) -> OAuthConfig {
         self.dpop = enabled;
         self
@@ -211,6 +309,14 @@ impl OAuthConfig {
 
     /// A PKCS#8 PEM P-256 private key to use as the DPoP key instead of a generated one (for
     /// keys kept in a secrets manager). It is not written to the token store.
+    ///
+    /// ```
+    /// use umcp::auth::{HeadlessHandler, OAuthConfig};
+    ///
+    /// let pem = std::env::var("MCP_DPOP_KEY").unwrap_or_default();
+    /// let config = OAuthConfig::new(HeadlessHandler::new()).dpop(true).dpop_key_pem(pem);
+    /// assert!(config.get_dpop());
+    /// ```
     #[cfg(feature = "oauth-jwt")]
     pub fn dpop_key_pem(mut self, pem: impl Into<String>) -> OAuthConfig {
         self.dpop_key_pem = Some(pem.into());
@@ -218,26 +324,36 @@ impl OAuthConfig {
     }
 
     /// Whether tokens are bound to a DPoP key when the server supports it.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn get_dpop(&self) -> bool {
         self.dpop
     }
 
     /// The `client_name` sent with dynamic client registration.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn get_client_name(&self) -> &str {
         &self.client_name
     }
 
     /// The pre-registered client id, when set.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn get_client_id(&self) -> Option<&str> {
         self.client_id.as_deref()
     }
 
     /// The client ID metadata document URL, when set.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn get_client_metadata_url(&self) -> Option<&str> {
         self.client_metadata_url.as_deref()
     }
 
     /// The most authorizations one request may cause.
+    ///
+    /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn get_max_authorization_attempts(&self) -> u32 {
         self.max_authorization_attempts
     }

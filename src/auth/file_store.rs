@@ -18,6 +18,9 @@ use crate::error::{Error, Result};
 /// old one, so a crash never leaves a half-written store and other users never see it. The
 /// directory is created (mode 0700 on unix) when missing. Processes that share the file
 /// should not save at the same moment: the last rename wins.
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 pub struct FileStore {
     path: PathBuf,
     /// Serialises read-modify-write cycles within the process.

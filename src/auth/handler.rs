@@ -8,6 +8,8 @@ use crate::error::Result;
 /// [`HeadlessHandler`](super::HeadlessHandler) requests the URL itself and reads the
 /// redirect, for servers that authorize without a user. Implement it to show the URL in a
 /// GUI, or to drive an embedded browser.
+///
+/// See the example in the [`auth`](crate::auth) module.
 pub trait AuthorizationHandler: Send + Sync {
     /// The redirect URI to register and to send with the authorization request. It must be
     /// an `http` URI on a loopback host (`127.0.0.1`, `[::1]` or `localhost`), and stay the

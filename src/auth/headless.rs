@@ -13,6 +13,8 @@ use crate::error::{AuthStep, Result};
 /// Only for authorization servers that grant without showing a page: test servers, the MCP
 /// conformance suite, or a server that has already recorded the user's consent. Nothing has
 /// to listen on the redirect URI, which is never visited.
+///
+/// See the example in the [`auth`](crate::auth) module.
 #[derive(Debug, Clone)]
 pub struct HeadlessHandler {
     redirect_uri: String,

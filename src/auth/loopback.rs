@@ -39,6 +39,8 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// `Duration::MAX` waits without limit). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
 /// trickling bytes cannot hold the redirect back.
+///
+/// See the example in the [`auth`](crate::auth) module.
 pub struct LoopbackHandler {
     opener: Arc<Opener>,
     port: u16,

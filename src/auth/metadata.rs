@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Protected resource metadata (RFC 9728 §2), the members a client uses.
+///
+/// See the example in the [`auth`](crate::auth) module.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ProtectedResourceMetadata {
@@ -20,6 +22,8 @@ pub struct ProtectedResourceMetadata {
 
 /// Authorization server metadata (RFC 8414 §2, OpenID Connect Discovery §3), the members a
 /// client uses.
+///
+/// See the example in the [`auth`](crate::auth) module.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AuthorizationServerMetadata {

@@ -64,6 +64,8 @@ impl OAuth {
     /// A provider for the MCP server at `server_url` (the URL given to
     /// [`HttpConfig::new`](crate::HttpConfig::new)).
     ///
+    /// See the example in the [`auth`](crate::auth) module.
+    ///
     /// # Errors
     ///
     /// [`Error::Config`] when `server_url` is not an http(s) URL, or the client ID metadata
@@ -99,12 +101,31 @@ impl OAuth {
 
     /// The canonical URI of the server, sent as the RFC 8707 `resource` and used as the key
     /// of the token store.
+    ///
+    /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     pub fn resource(&self) -> &str {
         &self.resource
     }
 
     /// Obtains credentials now, before connecting (for a `login` command): discovery from
     /// the well-known URLs, then the configured grant.
+    ///
+    /// ```no_run
+    /// use umcp::auth::{HeadlessHandler, OAuth, OAuthConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let config = OAuthConfig::new(HeadlessHandler::new());
+    /// let oauth = OAuth::new("https://mcp.example.com/mcp", config)?;
+    /// // A `login` command: take the user through the authorization server now, not on the
+    /// // first 401.
+    /// if !oauth.has_token()? {
+    ///     oauth.authorize()?;
+    /// }
+    /// log::info!("signed in to {}", oauth.resource());
+    /// // And `logout`: forget the tokens and the client registration, here and in the store.
+    /// oauth.logout()?;
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -116,6 +137,8 @@ impl OAuth {
 
     /// True when an access token is at hand (from this session or the store).
     ///
+    /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
+    ///
     /// # Errors
     ///
     /// When the token store cannot be read.
@@ -125,6 +148,8 @@ impl OAuth {
     }
 
     /// Forgets this server's tokens and client registrations, here and in the store.
+    ///
+    /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     ///
     /// # Errors
     ///

@@ -16,6 +16,9 @@ use crate::error::Result;
 /// the client registers anew there and the old entry stays under the old issuer. Implement
 /// it to keep credentials in a keyring or a database; [`MemoryStore`] (the default) and
 /// [`FileStore`](super::FileStore) come with the crate.
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 pub trait TokenStore: Send + Sync {
     /// The credentials of `server` issued by `issuer`, or with `issuer` `None` the ones
     /// saved last for `server` (used before discovery has named an issuer).
@@ -41,6 +44,9 @@ pub trait TokenStore: Send + Sync {
 }
 
 /// What is kept for one server and one authorization server.
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct StoredCredentials {
@@ -77,6 +83,9 @@ impl StoredCredentials {
 
 /// A client identity at an authorization server: registered dynamically, pre-registered,
 /// or a client ID metadata document URL.
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ClientRegistration {
@@ -116,6 +125,9 @@ impl ClientRegistration {
 }
 
 /// The tokens of one authorization.
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TokenSet {
@@ -208,6 +220,9 @@ impl fmt::Debug for TokenSet {
 }
 
 /// Keeps credentials in memory for the life of the process (the default store).
+///
+/// See the example on
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
 #[derive(Default)]
 pub struct MemoryStore {
     /// `(server, credentials)`, the last saved last.

@@ -57,6 +57,19 @@ impl Default for CacheOptions {
 
 impl Options {
     /// Whether results with caching hints are cached at all (default on).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use umcp::{Options, RequestOptions};
+    ///
+    /// let options = Options::default()
+    ///     .with_response_cache(true)
+    ///     // Lists from servers that give no cache hints are kept this long:
+    ///     .with_cache_ttl_without_hints(Duration::from_secs(30));
+    /// // One request that must see the server's current answer:
+    /// let fresh = RequestOptions::default().with_no_cache();
+    /// # let _ = (options, fresh);
+    /// ```
     pub fn with_response_cache(mut self, enabled: bool) -> Options {
         self.cache.enabled = enabled;
         self
@@ -64,6 +77,8 @@ impl Options {
 
     /// Caches results that carry no hints (handshake-era servers) for `ttl`; by default
     /// they are not cached.
+    ///
+    /// See the example on [`Options::with_response_cache`].
     pub fn with_cache_ttl_without_hints(mut self, ttl: Duration) -> Options {
         self.cache.ttl_without_hints = Some(ttl);
         self
@@ -73,6 +88,8 @@ impl Options {
 impl RequestOptions {
     /// Skips the cache for this request: it goes to the server, and a cacheable result
     /// replaces the cached one.
+    ///
+    /// See the example on [`Options::with_response_cache`].
     pub fn with_no_cache(mut self) -> RequestOptions {
         self.no_cache = true;
         self

@@ -30,9 +30,13 @@ use super::options::{lock, Options};
 
 /// Default time a server has to answer the `server/discover` probe before it counts as a
 /// legacy server that ignores unknown requests (the figure rmcp and the Python SDK use).
+///
+/// See the example on [`Options::with_protocol_mode`].
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default number of input rounds one request may take before it fails.
+///
+/// See the example on [`Options::with_protocol_mode`].
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 /// How many servers' verdicts the process remembers; when full, the cache is cleared (a
@@ -40,6 +44,8 @@ pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 const VERDICT_CACHE_CAPACITY: usize = 256;
 
 /// How a client chooses the protocol era at connect time.
+///
+/// See the example on [`Options::with_protocol_mode`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ProtocolMode {
@@ -55,11 +61,15 @@ pub enum ProtocolMode {
 
 impl ProtocolMode {
     /// A pin to the newest stateless version this client speaks.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn modern() -> ProtocolMode {
         ProtocolMode::Pinned(LATEST_MODERN_PROTOCOL_VERSION.to_owned())
     }
 
     /// The name used in configuration and logs: `auto`, `legacy` or the pinned version.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn as_str(&self) -> &str {
         match self {
             ProtocolMode::Auto => "auto",
@@ -69,6 +79,8 @@ impl ProtocolMode {
     }
 
     /// Reads `auto`, `legacy`, `modern` (the newest stateless version) or a stateless version.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn parse(text: &str) -> Option<ProtocolMode> {
         match text {
             "auto" => Some(ProtocolMode::Auto),
@@ -83,6 +95,8 @@ impl ProtocolMode {
 }
 
 /// The protocol era a connection speaks.
+///
+/// See the example on [`Client::server_info`](crate::Client::server_info).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Era {
@@ -94,6 +108,8 @@ pub enum Era {
 
 impl Era {
     /// `legacy` or `modern`.
+    ///
+    /// See the example on [`Client::server_info`](crate::Client::server_info).
     pub fn as_str(self) -> &'static str {
         match self {
             Era::Legacy => "legacy",
@@ -127,6 +143,23 @@ impl Options {
     ///
     /// Pass a verdict saved from [`Client::verdict`](crate::Client::verdict) to skip the
     /// probe for a server already known.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use umcp::types::LoggingLevel;
+    /// use umcp::{Options, ProtocolMode};
+    ///
+    /// // The default probes with `server/discover` and falls back to `initialize`.
+    /// assert_eq!(*Options::default().protocol_mode(), ProtocolMode::Auto);
+    /// let handshake_only = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+    /// let stateless_only = Options::default()
+    ///     .with_protocol_mode(ProtocolMode::modern())
+    ///     .with_max_input_rounds(4)
+    ///     .with_log_level(LoggingLevel::Warning);
+    /// let quick_probe = Options::default().with_probe_timeout(Duration::from_secs(2));
+    /// assert_eq!(ProtocolMode::parse("legacy"), Some(ProtocolMode::Legacy));
+    /// # let _ = (handshake_only, stateless_only, quick_probe);
+    /// ```
     pub fn with_protocol_mode(mut self, mode: ProtocolMode) -> Options {
         self.era.mode = mode;
         self
@@ -135,6 +168,8 @@ impl Options {
     /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
     /// before the server counts as legacy (default 10 s, and never longer than the init
     /// timeout).
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {
         self.era.probe_timeout = timeout;
         self
@@ -142,6 +177,8 @@ impl Options {
 
     /// How many times one stateless request may come back asking for input before it fails
     /// (default 8).
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
         self.era.max_input_rounds = rounds;
         self
@@ -149,12 +186,16 @@ impl Options {
 
     /// The log level sent in every stateless request's `_meta` (the stateless era has no
     /// `logging/setLevel`). Unset by default: the server then sends no log messages.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn with_log_level(mut self, level: LoggingLevel) -> Options {
         self.era.log_level = Some(level);
         self
     }
 
     /// The configured protocol mode.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
     pub fn protocol_mode(&self) -> &ProtocolMode {
         &self.era.mode
     }

@@ -11,6 +11,8 @@ use crate::types::UnsupportedProtocolVersionData;
 impl Error {
     /// The JSON-RPC error the server answered with: an [`Error::Rpc`], or the JSON-RPC body
     /// of an [`Error::Http`] (stateless servers send their errors with HTTP 400).
+    ///
+    /// See the example on [`Error`].
     pub fn rpc_error(&self) -> Option<ErrorObject> {
         match self {
             Error::Rpc(object) => Some(object.clone()),
@@ -23,11 +25,15 @@ impl Error {
     }
 
     /// True for -32020 `HeaderMismatch`: the HTTP routing headers disagreed with the body.
+    ///
+    /// See the example on [`Error`].
     pub fn is_header_mismatch(&self) -> bool {
         self.code() == Some(ErrorCode::HEADER_MISMATCH)
     }
 
     /// For -32021 `MissingRequiredClientCapability`: the capabilities the request needs.
+    ///
+    /// See the example on [`Error`].
     pub fn missing_client_capabilities(&self) -> Option<Value> {
         let error = self
             .rpc_error()
@@ -42,6 +48,8 @@ impl Error {
 
     /// For -32022 `UnsupportedProtocolVersion`: the versions the server speaks and the one
     /// that was asked for.
+    ///
+    /// See the example on [`Error`].
     pub fn unsupported_protocol_version(&self) -> Option<UnsupportedProtocolVersionData> {
         let error = self
             .rpc_error()
@@ -57,6 +65,8 @@ impl Error {
     /// True when a `resources/read` failed because the resource does not exist: -32002 in
     /// the handshake era, -32602 from 2026-07-28 on (which servers also use for other bad
     /// params, so ask this only about `resources/read`).
+    ///
+    /// See the example on [`Error`].
     pub fn is_resource_not_found(&self) -> bool {
         matches!(
             self.code(),

@@ -19,6 +19,8 @@ mod lists;
 impl Client {
     /// Checks that the server is alive.
     ///
+    /// See the example on [`Client::ping_with`].
+    ///
     /// # Errors
     ///
     /// [`Error::Timeout`] when it does not answer in time, or any error of [`Client::request`].
@@ -27,6 +29,17 @@ impl Client {
     }
 
     /// [`Client::ping`] with per-request options, e.g. a shorter timeout for a health check.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// client.ping_with(&RequestOptions::default().with_timeout(Duration::from_secs(2)))?;
+    /// client.ping()?; // the same with the client's request timeout
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -39,6 +52,8 @@ impl Client {
     ///
     /// A tool that fails reports it in the result (`is_error`), not as an `Err`.
     ///
+    /// See the example on [`Client`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_tools`].
@@ -47,6 +62,25 @@ impl Client {
     }
 
     /// Calls a tool with per-request options (timeout, progress, cancel, `_meta`).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use serde_json::json;
+    /// use umcp::{CancelHandle, RequestOptions};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let cancel = CancelHandle::new();
+    /// let options = RequestOptions::default()
+    ///     .with_timeout(Duration::from_secs(10))
+    ///     .with_reset_timeout_on_progress(true)
+    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
+    ///     .with_cancel(cancel.clone()); // cancel.cancel() from another thread stops it
+    /// let arguments = json!({ "duration": 5 });
+    /// let result = client.call_tool_with("longRunningOperation", arguments, &options)?;
+    /// log::info!("{}", result.text());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -69,6 +103,22 @@ impl Client {
     /// [`Tool::validate_output`](crate::types::Tool::validate_output)); a tool without one
     /// is called as by [`Client::call_tool_with`].
     ///
+    /// ```no_run
+    /// use serde_json::json;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let tools = client.list_all_tools()?;
+    /// if let Some(tool) = tools.iter().find(|tool| tool.name == "get_weather") {
+    ///     // An `Err` here when the result's structuredContent breaks the tool's outputSchema.
+    ///     let arguments = json!({ "city": "Paris" });
+    ///     let result = client.call_tool_validated(tool, arguments, &RequestOptions::default())?;
+    ///     log::info!("{:?}", result.structured_content);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Client::call_tool_with`], plus [`Error::Protocol`] when a successful result does
@@ -87,6 +137,19 @@ impl Client {
 
     /// Reads a resource.
     ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let result = client.read_resource("file:///project/README.md")?;
+    /// for contents in &result.contents {
+    ///     match contents.as_text() {
+    ///         Some(text) => log::info!("{}: {} bytes of text", contents.uri(), text.len()),
+    ///         None => log::info!("{}: binary ({:?})", contents.uri(), contents.mime_type()),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Client::list_resources`]; an unknown URI is usually [`Error::Rpc`] with
@@ -96,6 +159,8 @@ impl Client {
     }
 
     /// [`Client::read_resource`] with per-request options.
+    ///
+    /// See the example on [`Client::read_resource`].
     ///
     /// # Errors
     ///
@@ -112,6 +177,24 @@ impl Client {
     /// Subscribes to updates of a resource (`notifications/resources/updated`). The
     /// subscription is restored if an HTTP session has to be re-initialized.
     ///
+    /// ```no_run
+    /// use umcp::types::ServerNotification;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let uri = "file:///project/build.log";
+    /// client.subscribe_resource(uri)?;
+    /// for notification in client.notifications().iter() {
+    ///     if let ServerNotification::ResourceUpdated(updated) = notification {
+    ///         let fresh = client.read_resource(&updated.uri)?;
+    ///         log::info!("{} changed: {} parts", updated.uri, fresh.contents.len());
+    ///         break;
+    ///     }
+    /// }
+    /// client.unsubscribe_resource(uri)?;
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] unless the server advertises `resources.subscribe`.
@@ -120,6 +203,8 @@ impl Client {
     }
 
     /// [`Client::subscribe_resource`] with per-request options.
+    ///
+    /// See the example on [`Client::subscribe_resource`].
     ///
     /// # Errors
     ///
@@ -136,6 +221,8 @@ impl Client {
 
     /// Ends a subscription.
     ///
+    /// See the example on [`Client::subscribe_resource`].
+    ///
     /// # Errors
     ///
     /// As [`Client::subscribe_resource`].
@@ -144,6 +231,8 @@ impl Client {
     }
 
     /// [`Client::unsubscribe_resource`] with per-request options.
+    ///
+    /// See the example on [`Client::subscribe_resource`].
     ///
     /// # Errors
     ///
@@ -161,6 +250,18 @@ impl Client {
 
     /// Gets a prompt, filled in with `arguments` (an object of strings, or `Value::Null`).
     ///
+    /// ```no_run
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let prompt = client.get_prompt("code_review", json!({ "code": "fn main() {}" }))?;
+    /// for message in &prompt.messages {
+    ///     log::info!("{:?}: {}", message.role, message.content.as_text().unwrap_or("(not text)"));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Client::list_prompts`].
@@ -169,6 +270,8 @@ impl Client {
     }
 
     /// [`Client::get_prompt`] with per-request options.
+    ///
+    /// See the example on [`Client::get_prompt`].
     ///
     /// # Errors
     ///
@@ -189,6 +292,18 @@ impl Client {
 
     /// Asks for completions of a prompt or resource-template argument.
     ///
+    /// ```no_run
+    /// use umcp::types::{CompleteReference, CompleteRequestParams};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let prompt = CompleteReference::prompt("code_review");
+    /// let params = CompleteRequestParams::new(prompt, "language", "ru");
+    /// let result = client.complete(params)?;
+    /// log::info!("{:?} (more: {:?})", result.completion.values, result.completion.has_more);
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] without the `completions` capability (protocol 2024-11-05 had
@@ -199,6 +314,8 @@ impl Client {
 
     /// [`Client::complete`] with per-request options, e.g. a short timeout while the user
     /// types.
+    ///
+    /// See the example on [`Client::complete`].
     ///
     /// # Errors
     ///
@@ -218,6 +335,21 @@ impl Client {
 
     /// Sets the lowest level of `notifications/message` log lines the server sends.
     ///
+    /// ```no_run
+    /// use umcp::types::{LoggingLevel, ServerNotification};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// client.set_logging_level(LoggingLevel::Warning)?;
+    /// // The server's log messages now arrive as notifications:
+    /// while let Some(notification) = client.notifications().try_recv() {
+    ///     if let ServerNotification::LoggingMessage(message) = notification {
+    ///         log::warn!("server: {}", message.data);
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] without the `logging` capability, or any error of
@@ -227,6 +359,8 @@ impl Client {
     }
 
     /// [`Client::set_logging_level`] with per-request options.
+    ///
+    /// See the example on [`Client::set_logging_level`].
     ///
     /// # Errors
     ///
@@ -243,6 +377,26 @@ impl Client {
     }
 
     /// Tells the server the roots changed, so it asks for `roots/list` again.
+    ///
+    /// ```no_run
+    /// use std::sync::{Arc, Mutex};
+    /// use umcp::types::{ListRootsResult, Root};
+    /// use umcp::{Client, Options, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let roots = Arc::new(Mutex::new(vec![Root::new("file:///home/me/project")]));
+    /// let served = Arc::clone(&roots);
+    /// let options = Options::default().with_roots_handler(move || {
+    ///     let roots = served.lock().map(|roots| roots.clone()).unwrap_or_default();
+    ///     Ok(ListRootsResult::new(roots))
+    /// });
+    /// let client = Client::connect_with(StdioConfig::new("server"), options)?;
+    /// if let Ok(mut roots) = roots.lock() {
+    ///     roots.push(Root::new("file:///home/me/other"));
+    /// }
+    /// client.notify_roots_list_changed()?; // the server lists the roots again
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///

@@ -75,6 +75,8 @@ impl Client {
     /// server answers in (see [`ProtocolMode::Auto`]), running `initialize` for a
     /// handshake-era server.
     ///
+    /// See the example on [`Client`].
+    ///
     /// # Errors
     ///
     /// Fails when the transport cannot start ([`Error::Spawn`], [`Error::Io`], HTTP errors),
@@ -90,6 +92,22 @@ impl Client {
     /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
     /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
     /// fallback is tried. Authorization errors never fall back.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::types::Implementation;
+    /// use umcp::{Client, Options, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let options = Options::default()
+    ///     .with_client_info(Implementation::new("my-tool", "1.0.0"))
+    ///     .with_request_timeout(Duration::from_secs(10));
+    /// let server = StdioConfig::new("npx")
+    ///     .args(["-y", "@modelcontextprotocol/server-everything"]);
+    /// let client = Client::connect_with(server, options)?;
+    /// log::info!("connected to {}", client.server_info().name);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -149,6 +167,8 @@ impl Client {
     /// The full `initialize` result of the current session. In the stateless era it is built
     /// from the `server/discover` result: the version in use, the capabilities, the
     /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
+    ///
+    /// See the example on [`Client::server_info`].
     pub fn initialize_result(&self) -> Arc<InitializeResult> {
         match self.shared.init.read() {
             Ok(init) => init.clone(),
@@ -158,37 +178,93 @@ impl Client {
     }
 
     /// The server's name, version and other self-description.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let info = client.server_info();
+    /// log::info!(
+    ///     "{} {} over {}, protocol {} ({:?} era)",
+    ///     info.name,
+    ///     info.version,
+    ///     client.transport_kind(),
+    ///     client.protocol_version(),
+    ///     client.era(),
+    /// );
+    /// if let Some(instructions) = client.instructions() {
+    ///     log::info!("{instructions}");
+    /// }
+    /// // Everything the server answered, as it answered it:
+    /// let answered = client.initialize_result();
+    /// log::debug!("{:?}", answered.capabilities);
+    /// if client.server_capabilities().tools.is_some() {
+    ///     log::info!("{} tools", client.list_all_tools()?.len());
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn server_info(&self) -> Implementation {
         self.initialize_result().server_info.clone()
     }
 
     /// What the server advertised it can do.
+    ///
+    /// See the example on [`Client::server_info`].
     pub fn server_capabilities(&self) -> ServerCapabilities {
         self.initialize_result().capabilities.clone()
     }
 
     /// The server's usage instructions, if it gave any.
+    ///
+    /// See the example on [`Client::server_info`].
     pub fn instructions(&self) -> Option<String> {
         self.initialize_result().instructions.clone()
     }
 
     /// The negotiated protocol version, e.g. `2025-11-25`.
+    ///
+    /// See the example on [`Client::server_info`].
     pub fn protocol_version(&self) -> String {
         self.initialize_result().protocol_version.clone()
     }
 
     /// The transport the connection ended up on: `"stdio"`, `"streamable-http"` or `"sse"`.
+    ///
+    /// See the example on [`Client::server_info`].
     pub fn transport_kind(&self) -> &'static str {
         self.shared.transport.kind()
     }
 
     /// The queue of server notifications. See [`Notifications`].
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::types::ServerNotification;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let notifications = client.notifications();
+    /// while let Some(notification) = notifications.recv_timeout(Duration::from_secs(1)) {
+    ///     match notification {
+    ///         ServerNotification::ToolListChanged => {
+    ///             log::info!("{} tools now", client.list_all_tools()?.len());
+    ///         }
+    ///         ServerNotification::LoggingMessage(message) => log::info!("{}", message.data),
+    ///         other => log::debug!("{}", other.method()),
+    ///     }
+    /// }
+    /// if client.notifications_dropped() > 0 {
+    ///     log::warn!("{} notifications were dropped unread", client.notifications_dropped());
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn notifications(&self) -> Notifications {
         Notifications::new(self.shared.core.notify_rx.clone())
     }
 
     /// How many notifications were dropped because the queue was full (the oldest unread one
     /// goes; see [`Options::with_notification_capacity`]).
+    ///
+    /// See the example on [`Client::notifications`].
     pub fn notifications_dropped(&self) -> u64 {
         self.shared
             .core
@@ -197,6 +273,8 @@ impl Client {
     }
 
     /// Why the connection closed, or `None` while it is open.
+    ///
+    /// See the example on [`Client::close`].
     pub fn closed(&self) -> Option<Arc<Closed>> {
         self.shared.closed()
     }
@@ -220,6 +298,19 @@ impl Client {
     }
 
     /// Sends a typed request with per-request options.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::types::{ListTools, PaginatedRequestParams};
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
+    /// let page = client.request_with::<ListTools>(&PaginatedRequestParams::default(), &options)?;
+    /// log::info!("{} tools on the first page", page.tools.len());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -255,6 +346,19 @@ impl Client {
 
     /// Sends any request and returns its raw result.
     ///
+    /// ```no_run
+    /// use serde_json::json;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// // A method this crate has no type for:
+    /// let params = json!({ "window": "1h" });
+    /// let result = client.request_raw("vendor/stats", Some(params), &RequestOptions::default())?;
+    /// log::info!("{result}");
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Client::request_with`].
@@ -269,6 +373,16 @@ impl Client {
 
     /// Sends a notification.
     ///
+    /// ```no_run
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// client.notify("notifications/roots/list_changed", None)?;
+    /// client.notify("vendor/heartbeat", Some(json!({ "at": 1 })))?;
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Closed`], or a transport error when it could not be delivered.
@@ -278,6 +392,17 @@ impl Client {
 
     /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport
     /// shuts down within its bounded grace periods. Idempotent; also done on drop.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// client.close();
+    /// if let Some(closed) = client.closed() {
+    ///     assert_eq!(closed.reason, "closed by client");
+    /// }
+    /// assert!(matches!(client.ping(), Err(umcp::Error::Closed(_))));
+    /// # Ok(()) }
+    /// ```
     pub fn close(&self) {
         self.shared
             .core

@@ -33,22 +33,30 @@ impl Notifications {
     }
 
     /// Waits for the next notification; `None` once the client is closed and the queue is empty.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn recv(&self) -> Option<ServerNotification> {
         self.rx.recv().ok()
     }
 
     /// Waits up to `timeout` for the next notification; `None` if none came (or the client
     /// is closed and the queue is empty).
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<ServerNotification> {
         self.rx.recv_timeout(timeout).ok()
     }
 
     /// The next notification if one is queued.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn try_recv(&self) -> Option<ServerNotification> {
         self.rx.try_recv().ok()
     }
 
     /// A blocking iterator that ends when the client is closed and the queue is empty.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn iter(&self) -> impl Iterator<Item = ServerNotification> + '_ {
         self.rx.iter()
     }
@@ -56,6 +64,8 @@ impl Notifications {
     /// The underlying crossbeam receiver, for `crossbeam_channel::select!` over several
     /// clients. This exposes crossbeam-channel 0.5 types: a major version bump of that crate
     /// would be a breaking change of this method only.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn receiver(&self) -> &Receiver<ServerNotification> {
         &self.rx
     }

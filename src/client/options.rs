@@ -39,8 +39,14 @@ pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Sen
 /// let options = Options::default()
 ///     .with_client_info(Implementation::new("my-tool", "1.2.0"))
 ///     .with_request_timeout(Duration::from_secs(10))
+///     .with_init_timeout(Duration::from_secs(60))
+///     .with_notification_capacity(256)
+///     .with_handler_threads(2)
+///     .with_reinitialize_on_expiry(false)
 ///     .with_roots(vec![Root::new("file:///home/me/project")]);
 /// assert_eq!(options.request_timeout(), Duration::from_secs(10));
+/// assert_eq!(options.init_timeout(), Duration::from_secs(60));
+/// assert_eq!(options.handler_threads(), 2);
 /// ```
 #[derive(Clone)]
 pub struct Options {
@@ -83,18 +89,24 @@ impl Default for Options {
 
 impl Options {
     /// The name and version sent as `clientInfo` (default: `umcp` and this crate's version).
+    ///
+    /// See the example on [`Options`].
     pub fn with_client_info(mut self, info: Implementation) -> Options {
         self.client_info = info;
         self
     }
 
     /// The default timeout of every request (default 30 s). [`RequestOptions`] override it.
+    ///
+    /// See the example on [`Options`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> Options {
         self.request_timeout = timeout;
         self
     }
 
     /// How long the `initialize` handshake may take (default 30 s).
+    ///
+    /// See the example on [`Options`].
     pub fn with_init_timeout(mut self, timeout: Duration) -> Options {
         self.init_timeout = timeout;
         self
@@ -103,6 +115,8 @@ impl Options {
     /// How many unread notifications are kept (default 1024, `usize::MAX` for no limit); past
     /// that the oldest are dropped and counted
     /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)).
+    ///
+    /// See the example on [`Options`].
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {
         self.notification_capacity = capacity.max(1);
         self
@@ -113,6 +127,8 @@ impl Options {
     /// least 1). The threads start when first needed and last as long as the connection. As
     /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
     /// error at once. `ping` needs no thread: it is answered as it arrives.
+    ///
+    /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
         self.handler_threads = threads.max(1);
         self
@@ -120,12 +136,29 @@ impl Options {
 
     /// Whether an expired HTTP session is re-initialized transparently and the request retried
     /// once (default `true`). With `false` the caller gets [`Error::SessionExpired`](crate::Error::SessionExpired).
+    ///
+    /// See the example on [`Options`].
     pub fn with_reinitialize_on_expiry(mut self, enabled: bool) -> Options {
         self.reinitialize_on_expiry = enabled;
         self
     }
 
     /// Answers `sampling/createMessage`, and declares the `sampling` capability.
+    ///
+    /// ```
+    /// use umcp::types::{ContentBlock, CreateMessageResult};
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default().with_sampling_handler(|request| {
+    ///     // Ask the model of your choice; here, a canned answer.
+    ///     let last = request.messages.last();
+    ///     let prompt = last.map(|message| message.content.text()).unwrap_or_default();
+    ///     let answer = ContentBlock::text(format!("You said: {prompt}"));
+    ///     Ok(CreateMessageResult::new("my-model", answer)
+    ///         .with_stop_reason("endTurn"))
+    /// });
+    /// # let _ = options;
+    /// ```
     pub fn with_sampling_handler<F>(mut self, handler: F) -> Options
     where
         F: Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject>
@@ -139,6 +172,19 @@ impl Options {
 
     /// Answers `elicitation/create` (form and URL mode), and declares the `elicitation`
     /// capability with both modes. See [`ElicitResult::accept_defaults`] for a form helper.
+    ///
+    /// ```
+    /// use umcp::types::{ElicitRequestParams, ElicitResult};
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default().with_elicitation_handler(|request| match request {
+    ///     // Fill the form from its defaults; see `ElicitForm` to ask the user field by field.
+    ///     ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+    ///     // Never open URLs on the server's say-so in this tool.
+    ///     _ => Ok(ElicitResult::decline()),
+    /// });
+    /// # let _ = options;
+    /// ```
     pub fn with_elicitation_handler<F>(mut self, handler: F) -> Options
     where
         F: Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync + 'static,
@@ -148,12 +194,17 @@ impl Options {
     }
 
     /// Answers `roots/list` with these roots, and declares the `roots` capability.
+    ///
+    /// See the example on [`Options`].
     pub fn with_roots(self, roots: Vec<Root>) -> Options {
         self.with_roots_handler(move || Ok(ListRootsResult::new(roots.clone())))
     }
 
     /// Answers `roots/list` by calling `handler`, and declares the `roots` capability (with
     /// `listChanged`; see [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed)).
+    ///
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn with_roots_handler<F>(mut self, handler: F) -> Options
     where
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
@@ -170,6 +221,18 @@ impl Options {
     /// but keep it short: while it runs, later notifications and server requests wait (up to
     /// 64 of them, then the reading of the server's output waits too), and a response may
     /// overtake a notification still waiting for the callback.
+    ///
+    /// ```
+    /// use umcp::types::ServerNotification;
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default().with_notification_callback(|notification| {
+    ///     if let ServerNotification::Progress(progress) = notification {
+    ///         log::debug!("progress {}", progress.progress);
+    ///     }
+    /// });
+    /// # let _ = options;
+    /// ```
     pub fn with_notification_callback<F>(mut self, callback: F) -> Options
     where
         F: Fn(&ServerNotification) + Send + Sync + 'static,
@@ -179,22 +242,38 @@ impl Options {
     }
 
     /// Declares `experimental` client capabilities.
+    ///
+    /// ```
+    /// use serde_json::{json, Map};
+    /// use umcp::Options;
+    ///
+    /// let mut experimental = Map::new();
+    /// experimental.insert("vendor.streaming".into(), json!({ "chunked": true }));
+    /// let options = Options::default().with_experimental_capabilities(experimental);
+    /// # let _ = options;
+    /// ```
     pub fn with_experimental_capabilities(mut self, experimental: Map<String, Value>) -> Options {
         self.experimental = Some(experimental);
         self
     }
 
     /// The default request timeout.
+    ///
+    /// See the example on [`Options`].
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout
     }
 
     /// The `initialize` timeout.
+    ///
+    /// See the example on [`Options`].
     pub fn init_timeout(&self) -> Duration {
         self.init_timeout
     }
 
     /// How many server requests are handled at once.
+    ///
+    /// See the example on [`Options`].
     pub fn handler_threads(&self) -> usize {
         self.handler_threads
     }
@@ -220,12 +299,15 @@ impl fmt::Debug for Options {
 /// use umcp::{CancelHandle, RequestOptions};
 ///
 /// let cancel = CancelHandle::new();
+/// let mut meta = serde_json::Map::new();
+/// meta.insert("com.example/trace-id".into(), "4bf92f3577b34da6".into());
 /// let options = RequestOptions::default()
 ///     .with_timeout(Duration::from_secs(5))
 ///     .with_reset_timeout_on_progress(true)
 ///     .with_max_total_time(Duration::from_secs(120))
 ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
-///     .with_cancel(cancel.clone());
+///     .with_cancel(cancel.clone())
+///     .with_meta(meta);
 /// # let _ = options;
 /// ```
 #[derive(Clone, Default)]
@@ -244,18 +326,24 @@ impl RequestOptions {
     /// The time the server has to answer (default: the client's request timeout), counted
     /// from when the request was handed to the transport. Handing it over is bounded by the
     /// same time (plus a fresh budget after a credentials retry on HTTP).
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
         self.timeout = Some(timeout);
         self
     }
 
     /// Restart the timeout whenever the server reports progress (default off).
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
         self.reset_on_progress = reset;
         self
     }
 
     /// The maximum total time, whatever progress is reported.
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
         self.max_total = Some(max);
         self
@@ -263,6 +351,8 @@ impl RequestOptions {
 
     /// Asks for progress: a progress token is added to the request and every
     /// `notifications/progress` for it calls `callback` on the calling thread.
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_progress<F>(mut self, callback: F) -> RequestOptions
     where
         F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
@@ -272,12 +362,16 @@ impl RequestOptions {
     }
 
     /// Makes the request cancellable through `handle`, from any thread.
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
         self.cancel = Some(handle);
         self
     }
 
     /// Extra `_meta` entries sent with the request's params.
+    ///
+    /// See the example on [`RequestOptions`].
     pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
         self.meta = Some(meta);
         self
@@ -302,6 +396,27 @@ impl fmt::Debug for RequestOptions {
 /// server is sent `notifications/cancelled`. Cancelling before the request starts makes it
 /// fail without being sent. Clones share the same state, and one handle given to several
 /// requests cancels all of them.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use serde_json::json;
+/// use umcp::{CancelHandle, RequestOptions};
+///
+/// # fn main() -> umcp::Result<()> {
+/// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+/// let cancel = CancelHandle::new();
+/// let options = RequestOptions::default().with_cancel(cancel.clone());
+/// let stopper = cancel.clone();
+/// std::thread::spawn(move || {
+///     std::thread::sleep(Duration::from_secs(5));
+///     stopper.cancel(); // the call below returns Error::Cancelled at once
+/// });
+/// match client.call_tool_with("slow", json!({}), &options) {
+///     Err(umcp::Error::Cancelled { .. }) => assert!(cancel.is_cancelled()),
+///     other => log::info!("{other:?}"),
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Default)]
 pub struct CancelHandle {
     inner: Arc<Mutex<CancelState>>,
@@ -323,11 +438,15 @@ pub(crate) struct Attached {
 
 impl CancelHandle {
     /// A handle that has not been cancelled.
+    ///
+    /// See the example on [`CancelHandle`].
     pub fn new() -> CancelHandle {
         CancelHandle::default()
     }
 
     /// Cancels every request this handle was given to (and any later one).
+    ///
+    /// See the example on [`CancelHandle`].
     pub fn cancel(&self) {
         let waiters = {
             let mut state = lock(&self.inner);
@@ -340,6 +459,8 @@ impl CancelHandle {
     }
 
     /// Whether [`cancel`](CancelHandle::cancel) was called.
+    ///
+    /// See the example on [`CancelHandle`].
     pub fn is_cancelled(&self) -> bool {
         lock(&self.inner).cancelled
     }

@@ -28,17 +28,28 @@ pub use parse::{ConfigFile, ServerConfigError};
 ///
 /// ```
 /// use std::time::Duration;
-/// use umcp::{OAuthSettings, ServerConfig};
+/// use umcp::{EnvPolicy, HttpKind, OAuthSettings, ServerConfig, ServerTransport};
 ///
 /// let files = ServerConfig::stdio("files", "npx")
 ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
-///     .with_startup_timeout(Duration::from_secs(60));
+///     .with_env("NODE_OPTIONS", "--max-old-space-size=256")
+///     .with_cwd("/tmp")
+///     .with_env_policy(EnvPolicy::AllowList)
+///     .with_startup_timeout(Duration::from_secs(60))
+///     .with_request_timeout(Duration::from_secs(20));
 /// let search = ServerConfig::http("search", "https://mcp.example.com/mcp")
-///     .with_header("X-Api-Key", "not-a-real-key");
+///     .with_header("X-Api-Key", "not-a-real-key")
+///     .with_http_kind(HttpKind::StreamableHttp);
 /// let docs = ServerConfig::http("docs", "https://docs.example.com/mcp")
 ///     .with_oauth(OAuthSettings::new().with_scopes(["docs:read"]));
+/// let legacy = ServerConfig::http("legacy", "https://old.example.com/sse")
+///     .with_http_kind(HttpKind::parse("sse").unwrap_or_default())
+///     .with_disabled(true);
 /// assert_eq!(files.name, "files");
+/// assert_eq!((files.kind(), search.kind()), ("stdio", "streamable-http"));
 /// assert!(docs.oauth().is_some() && search.oauth().is_none());
+/// assert!(matches!(&legacy.transport, ServerTransport::Http { kind: HttpKind::Sse, .. }));
+/// assert!(legacy.disabled);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -57,6 +68,8 @@ pub struct ServerConfig {
 }
 
 /// How a server is reached.
+///
+/// See the example on [`ServerConfig`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerTransport {
@@ -94,6 +107,8 @@ pub enum ServerTransport {
 ///
 /// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
 /// configuration files read the same with and without the `http` feature.
+///
+/// See the example on [`ServerConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum HttpKind {
@@ -109,6 +124,8 @@ pub enum HttpKind {
 
 impl HttpKind {
     /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn as_str(self) -> &'static str {
         match self {
             HttpKind::Auto => "auto",
@@ -119,6 +136,8 @@ impl HttpKind {
 
     /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
     /// `sse`; `None` for anything else.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn parse(name: &str) -> Option<HttpKind> {
         match name {
             "auto" | "http" => Some(HttpKind::Auto),
@@ -140,6 +159,8 @@ impl fmt::Display for HttpKind {
 impl ServerConfig {
     /// A server run as `command` over stdio, with no arguments and the default environment
     /// policy ([`EnvPolicy::AllowList`]).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
         ServerConfig::new(
             name.into(),
@@ -154,6 +175,8 @@ impl ServerConfig {
     }
 
     /// A server at an HTTP `url`, with [`HttpKind::Auto`].
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
         ServerConfig::new(
             name.into(),
@@ -177,6 +200,8 @@ impl ServerConfig {
     }
 
     /// Appends arguments (stdio only; ignored for HTTP).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_args<I, S>(mut self, new_args: I) -> ServerConfig
     where
         I: IntoIterator<Item = S>,
@@ -189,6 +214,8 @@ impl ServerConfig {
     }
 
     /// Sets an environment variable (stdio only; ignored for HTTP).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
         if let ServerTransport::Stdio { env, .. } = &mut self.transport {
             env.push((key.into(), value.into()));
@@ -197,6 +224,8 @@ impl ServerConfig {
     }
 
     /// Sets the working directory (stdio only; ignored for HTTP).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
         if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
             *cwd = Some(dir.into());
@@ -205,6 +234,8 @@ impl ServerConfig {
     }
 
     /// Sets which of the parent's variables the server sees (stdio only; ignored for HTTP).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_env_policy(mut self, policy: EnvPolicy) -> ServerConfig {
         if let ServerTransport::Stdio { env_policy, .. } = &mut self.transport {
             *env_policy = policy;
@@ -213,6 +244,8 @@ impl ServerConfig {
     }
 
     /// Adds a header sent with every request (HTTP only; ignored for stdio).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_header(
         mut self,
         name: impl Into<String>,
@@ -225,6 +258,8 @@ impl ServerConfig {
     }
 
     /// Sets the HTTP transport (HTTP only; ignored for stdio).
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_http_kind(mut self, http_kind: HttpKind) -> ServerConfig {
         if let ServerTransport::Http { kind, .. } = &mut self.transport {
             *kind = http_kind;
@@ -235,6 +270,8 @@ impl ServerConfig {
     /// Authorizes the server with OAuth 2.1 (HTTP only; ignored for stdio). The
     /// [`Manager`](crate::Manager) supplies the user's step and the token store; see
     /// [`OAuthSettings`].
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_oauth(mut self, settings: OAuthSettings) -> ServerConfig {
         if let ServerTransport::Http { oauth, .. } = &mut self.transport {
             *oauth = Some(settings);
@@ -243,6 +280,8 @@ impl ServerConfig {
     }
 
     /// The OAuth settings of an HTTP server that has them.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn oauth(&self) -> Option<&OAuthSettings> {
         match &self.transport {
             ServerTransport::Http { oauth, .. } => oauth.as_ref(),
@@ -251,24 +290,32 @@ impl ServerConfig {
     }
 
     /// Disables (or enables) the server.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_disabled(mut self, disabled: bool) -> ServerConfig {
         self.disabled = disabled;
         self
     }
 
     /// How long connecting and `initialize` may take.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_startup_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.startup_timeout = Some(timeout);
         self
     }
 
     /// The default timeout of every request to this server.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.request_timeout = Some(timeout);
         self
     }
 
     /// The transport's kind as configured: `stdio`, `auto`, `streamable-http` or `sse`.
+    ///
+    /// See the example on [`ServerConfig`].
     pub fn kind(&self) -> &'static str {
         match &self.transport {
             ServerTransport::Stdio { .. } => "stdio",

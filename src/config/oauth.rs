@@ -46,6 +46,8 @@ use super::ServerConfigError;
 /// (`{ "tokenEnv": "MCP_WORKLOAD_TOKEN" }` reads a variable instead; exactly one of the two.)
 ///
 /// `Debug` never shows the client secret.
+///
+/// See the example on [`OAuthSettings::new`].
 #[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OAuthSettings {
@@ -78,23 +80,49 @@ pub struct OAuthSettings {
 
 impl OAuthSettings {
     /// Settings with nothing fixed: discovery and dynamic registration do the rest.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use umcp::auth::HeadlessHandler;
+    /// use umcp::OAuthSettings;
+    ///
+    /// let settings = OAuthSettings::new()
+    ///     .with_client_id("client-1234")
+    ///     .with_scopes(["files:read"])
+    ///     .with_client_name("my-agent")
+    ///     .with_redirect_port(8765);
+    /// assert_eq!(settings.redirect_port, Some(8765));
+    /// // Workload identity instead of a user: a token file (or variable) and a client id.
+    /// let workload = OAuthSettings::new()
+    ///     .with_client_id("ci-runner")
+    ///     .with_workload_token_file("/var/run/secrets/tokens/mcp");
+    /// // A connection of your own (a manager does this itself):
+    /// let config = workload.to_oauth_config(Arc::new(HeadlessHandler::new()));
+    /// # let _ = config;
+    /// ```
     pub fn new() -> OAuthSettings {
         OAuthSettings::default()
     }
 
     /// Uses a pre-registered client id.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> OAuthSettings {
         self.client_id = Some(client_id.into());
         self
     }
 
     /// Uses the secret of the pre-registered client.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_secret(mut self, secret: impl Into<String>) -> OAuthSettings {
         self.client_secret = Some(secret.into());
         self
     }
 
     /// Asks for these scopes when the server's challenge names none.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_scopes<S: Into<String>>(
         mut self,
         scopes: impl IntoIterator<Item = S>,
@@ -104,18 +132,24 @@ impl OAuthSettings {
     }
 
     /// Uses a client ID metadata document (an https URL with a path).
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> OAuthSettings {
         self.client_metadata_url = Some(url.into());
         self
     }
 
     /// The `client_name` sent with dynamic client registration.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_client_name(mut self, name: impl Into<String>) -> OAuthSettings {
         self.client_name = Some(name.into());
         self
     }
 
     /// Listens for the loopback redirect on this port.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_redirect_port(mut self, port: u16) -> OAuthSettings {
         self.redirect_port = Some(port);
         self
@@ -123,6 +157,8 @@ impl OAuthSettings {
 
     /// Authenticates with the platform's identity token read from `path` (workload identity
     /// federation; with a client id).
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_workload_token_file(mut self, path: impl Into<String>) -> OAuthSettings {
         self.workload_token_file = Some(path.into());
         self
@@ -130,6 +166,8 @@ impl OAuthSettings {
 
     /// Authenticates with the platform's identity token read from the environment variable
     /// `name` (workload identity federation; with a client id).
+    ///
+    /// See the example on [`OAuthSettings::new`].
     pub fn with_workload_token_env(mut self, name: impl Into<String>) -> OAuthSettings {
         self.workload_token_env = Some(name.into());
         self
@@ -140,6 +178,8 @@ impl OAuthSettings {
     /// step, or, with a workload token source and a client id, workload identity
     /// federation (no user step; `handler` is not used). The redirect port is the handler's
     /// business and is not applied here.
+    ///
+    /// See the example on [`OAuthSettings::new`].
     #[cfg(feature = "oauth")]
     pub fn to_oauth_config(
         &self,

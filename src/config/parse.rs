@@ -56,6 +56,8 @@ pub struct ConfigFile {
 }
 
 /// Why one server entry of a configuration file could not be read.
+///
+/// See the example on [`ConfigFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServerConfigError {
@@ -69,6 +71,8 @@ pub struct ServerConfigError {
 
 impl ConfigFile {
     /// Reads and parses a configuration file, expanding variables from the environment.
+    ///
+    /// See the example on [`Manager`](crate::Manager).
     ///
     /// # Errors
     ///
@@ -86,6 +90,8 @@ impl ConfigFile {
 
     /// Parses configuration text, expanding variables from the environment.
     ///
+    /// See the example on [`ConfigFile`].
+    ///
     /// # Errors
     ///
     /// As [`ConfigFile::load`].
@@ -95,6 +101,21 @@ impl ConfigFile {
 
     /// Parses configuration text, looking variables up with `lookup` instead of the
     /// environment.
+    ///
+    /// ```
+    /// use umcp::{ConfigFile, ServerTransport};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let vars = |name: &str| (name == "HOME").then(|| "/home/me".to_owned());
+    /// let file = ConfigFile::parse_with(r#"{
+    ///     "mcpServers": { "files": { "command": "mcp-files", "args": ["${HOME}/notes"] } }
+    /// }"#, &vars)?;
+    /// let ServerTransport::Stdio { args, .. } = &file.servers[0].transport else {
+    ///     unreachable!("a stdio server");
+    /// };
+    /// assert_eq!(args[0], "/home/me/notes");
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -106,6 +127,8 @@ impl ConfigFile {
     }
 
     /// Reads already parsed JSON.
+    ///
+    /// See the example on [`ConfigFile`].
     ///
     /// # Errors
     ///

@@ -5,6 +5,8 @@ use std::fmt;
 use super::Error;
 
 /// The step of an OAuth authorization that failed, in the order they run.
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuthStep {
@@ -37,6 +39,8 @@ impl AuthStep {
 /// e.g. `invalid_grant` when a code or refresh token was refused, or `insufficient_scope` when
 /// repeated step-up authorizations did not satisfy the server; they are `None` when the client
 /// itself refused to go on (a resource mismatch, a missing PKCE capability, a state mismatch).
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AuthError {
@@ -75,6 +79,8 @@ impl From<AuthError> for Error {
 }
 
 /// The details of a failed HTTP exchange.
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone, Default)]
 pub struct HttpError {
     /// The HTTP status code.
@@ -92,6 +98,8 @@ pub struct HttpError {
 }
 
 /// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
+///
+/// See the example on [`Error`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WwwAuthenticate {
     /// The scheme, e.g. `Bearer`.

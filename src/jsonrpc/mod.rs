@@ -21,12 +21,16 @@ mod wire;
 use wire::Wire;
 
 /// The `jsonrpc` member every message carries.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 pub const VERSION: &str = "2.0";
 
 /// A request id: an integer or a string, never null.
 ///
 /// umcp sends increasing integers; servers may use either form. `Display` quotes string ids so
 /// `7` and `"7"` never look alike in logs.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct RequestId(IdRepr);
@@ -98,34 +102,58 @@ impl fmt::Display for RequestId {
 }
 
 /// A JSON-RPC error code. An open set: codes this crate has no name for still round-trip.
+///
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ErrorCode(pub i64);
 
 impl ErrorCode {
     /// Invalid JSON was received.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
     /// The JSON sent is not a valid request object.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
     /// The method does not exist or is not available.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
     /// Invalid method parameters (also: unknown tool, unsupported version in `initialize`).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// Internal JSON-RPC error.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
     /// MCP: resource not found (2024-11-05 to 2025-11-25).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// MCP: URL elicitation required (2025-11-25).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
     /// MCP: HTTP header and body disagree (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
     /// MCP: the request needs a client capability that was not declared (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// MCP: the server does not support the requested protocol version (2026-07-28).
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 }
 
 /// The `error` member of a failed response.
+///
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// The error code.
@@ -140,6 +168,8 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     /// An error object with no data.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorObject {
         ErrorObject {
             code,
@@ -149,6 +179,8 @@ impl ErrorObject {
     }
 
     /// Adds `data`.
+    ///
+    /// See the example on [`Error`](crate::Error).
     pub fn with_data(mut self, data: Value) -> ErrorObject {
         self.data = Some(data);
         self
@@ -164,6 +196,8 @@ impl fmt::Display for ErrorObject {
 impl std::error::Error for ErrorObject {}
 
 /// A request: a method call that expects a response with the same id.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The id the response will carry.
@@ -176,6 +210,8 @@ pub struct Request {
 
 impl Request {
     /// A request.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
         Request {
             id: id.into(),
@@ -186,6 +222,8 @@ impl Request {
 }
 
 /// A notification: a one-way message that gets no response.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     /// The method name, e.g. `notifications/progress`.
@@ -205,6 +243,8 @@ impl Notification {
 }
 
 /// A response: the outcome of a request, matched to it by id.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
     /// The id of the request; `None` only for errors about requests that could not be parsed.
@@ -232,6 +272,8 @@ impl Response {
 }
 
 /// Any JSON-RPC message.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
     /// A request.
@@ -261,6 +303,8 @@ impl From<Notification> for Message {
 }
 
 /// Why a text is not a JSON-RPC message.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(String);
 
@@ -277,17 +321,23 @@ impl Message {
     ///
     /// Members come in the conventional order (`jsonrpc`, `id`, `method`, `params`, …), which
     /// keeps wire traces readable.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn encode(&self) -> String {
         // Serialising plain structs of owned values cannot fail.
         serde_json::to_string(&Wire::from(self)).unwrap_or_default()
     }
 
     /// The message as a JSON value.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(Wire::from(self)).unwrap_or_default()
     }
 
     /// Reads one message from a JSON value, ignoring unknown members.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     ///
     /// # Errors
     ///
@@ -332,6 +382,8 @@ impl Message {
 }
 
 /// What one line (or one HTTP body or SSE event) decodes to.
+///
+/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
     /// A single message.
@@ -343,6 +395,8 @@ pub enum Payload {
 
 impl Payload {
     /// Decodes one text holding a message or a batch.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     ///
     /// # Errors
     ///

@@ -17,12 +17,29 @@ impl Manager {
     /// Lists the resources of every server that has any, asking them in parallel (and
     /// waiting for servers that are still starting). Servers that failed, or failed to
     /// answer, are reported next to the resources of the others.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let (resources, errors) = manager.list_resources();
+    /// for error in &errors {
+    ///     log::warn!("{error}"); // one server failing does not fail the list
+    /// }
+    /// for entry in &resources {
+    ///     let read = manager.read_resource(&entry.server, &entry.resource.uri)?;
+    ///     let parts = read.contents.len();
+    ///     log::info!("{} from {}: {parts} parts", entry.resource.uri, entry.server);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
         self.list_resources_with(&RequestOptions::default())
     }
 
     /// [`Manager::list_resources`] with per-request options, applied to every server's
     /// requests.
+    ///
+    /// See the example on [`Manager::list_resources`].
     pub fn list_resources_with(
         &self,
         options: &RequestOptions,
@@ -52,6 +69,8 @@ impl Manager {
 
     /// Reads a resource from a server.
     ///
+    /// See the example on [`Manager::list_resources`].
+    ///
     /// # Errors
     ///
     /// As [`Manager::call_tool`](crate::Manager::call_tool), with the errors of
@@ -61,6 +80,8 @@ impl Manager {
     }
 
     /// [`Manager::read_resource`] with per-request options.
+    ///
+    /// See the example on [`Manager::list_resources`].
     ///
     /// # Errors
     ///
@@ -76,11 +97,29 @@ impl Manager {
 
     /// Lists the prompts of every server that has any, in parallel, under namespaced names
     /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)).
+    ///
+    /// ```no_run
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let (prompts, errors) = manager.list_prompts();
+    /// for error in &errors {
+    ///     log::warn!("{error}");
+    /// }
+    /// if let Some(entry) = prompts.first() {
+    ///     let prompt = manager.get_prompt(&entry.name, json!({}))?;
+    ///     log::info!("{} from {}: {} messages", entry.name, entry.server, prompt.messages.len());
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
         self.list_prompts_with(&RequestOptions::default())
     }
 
     /// [`Manager::list_prompts`] with per-request options, applied to every server's requests.
+    ///
+    /// See the example on [`Manager::list_prompts`].
     pub fn list_prompts_with(
         &self,
         options: &RequestOptions,
@@ -111,6 +150,8 @@ impl Manager {
     /// when the name is not known yet, and like tool names stay bound to their server's
     /// prompt for the manager's life.
     ///
+    /// See the example on [`Manager::list_prompts`].
+    ///
     /// # Errors
     ///
     /// [`Error::Config`] for an unknown name, then as [`Manager::read_resource`].
@@ -120,6 +161,8 @@ impl Manager {
 
     /// [`Manager::get_prompt`] with per-request options (also used for the listing it may
     /// run first).
+    ///
+    /// See the example on [`Manager::list_prompts`].
     ///
     /// # Errors
     ///

@@ -101,6 +101,8 @@ impl Manager {
     /// Starts every enabled server in the background and returns at once.
     ///
     /// A configuration whose name is already taken by an earlier one is skipped.
+    ///
+    /// See the example on [`Manager`].
     pub fn start(configs: Vec<ServerConfig>, options: ManagerOptions) -> Manager {
         let manager = Manager {
             hub: Arc::new(Hub::new(options.queue_capacity)),
@@ -119,6 +121,17 @@ impl Manager {
     }
 
     /// Adds a server and starts it (unless it is disabled).
+    ///
+    /// ```no_run
+    /// use umcp::ServerConfig;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// manager.add(ServerConfig::stdio("time", "uvx").with_args(["mcp-server-time"]))?;
+    /// manager.restart("time")?; // reconnect now, e.g. after its configuration file changed
+    /// manager.remove("time")?; // closes it; its tools are no longer offered
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -166,6 +179,8 @@ impl Manager {
 
     /// Stops a server and forgets it, waiting up to the close timeout for it to shut down.
     ///
+    /// See the example on [`Manager::add`].
+    ///
     /// # Errors
     ///
     /// [`Error::Config`] when there is no server of that name.
@@ -179,6 +194,8 @@ impl Manager {
 
     /// Closes a server's connection and connects it again, with a fresh count of attempts.
     /// This is how a server that failed for good, or needs authorization, is retried.
+    ///
+    /// See the example on [`Manager::add`].
     ///
     /// # Errors
     ///
@@ -200,16 +217,33 @@ impl Manager {
     }
 
     /// The names of the servers, sorted.
+    ///
+    /// See the example on [`Manager::status`].
     pub fn server_names(&self) -> Vec<String> {
         lock(&self.servers).keys().cloned().collect()
     }
 
     /// The status of a server, if there is one of that name.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// for name in manager.server_names() {
+    ///     match manager.status(&name) {
+    ///         Some(status) if status.is_connected() => log::info!("{name}: up"),
+    ///         Some(status) => log::warn!("{name}: {} ({:?})", status.label(), status.error()),
+    ///         None => log::warn!("{name}: removed meanwhile"),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn status(&self, name: &str) -> Option<ServerStatus> {
         lock(&self.servers).get(name).map(|e| e.slot.status())
     }
 
     /// Every server's status, sorted by name.
+    ///
+    /// See the example on [`Manager`].
     pub fn statuses(&self) -> Vec<(String, ServerStatus)> {
         self.slots()
             .iter()
@@ -220,6 +254,8 @@ impl Manager {
     /// Waits until no server is connecting any more (each is connected, failed, needs
     /// authorization or is disabled), or until `timeout` passes. Returns whether they all
     /// settled.
+    ///
+    /// See the example on [`Manager`].
     pub fn wait_ready(&self, timeout: Duration) -> bool {
         let deadline = deadline_after(timeout);
         self.slots().iter().all(|slot| slot.wait_settled(deadline))
@@ -236,6 +272,20 @@ impl Manager {
     /// once given, stays bound to its server's tool for the manager's life: while that server
     /// is down or after it is removed the name is not offered, but it never routes to another
     /// server's tool.
+    ///
+    /// ```no_run
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// for entry in manager.tools() {
+    ///     let stale = if entry.stale { " (from the cache)" } else { "" };
+    ///     log::info!("{} is {} of {}{stale}", entry.name, entry.tool.name, entry.server);
+    /// }
+    /// let result = manager.call_tool("files__read_file", json!({ "path": "/tmp/notes.txt" }))?;
+    /// log::info!("{}", result.text());
+    /// # Ok(()) }
+    /// ```
     pub fn tools(&self) -> Vec<ToolEntry> {
         let mut entries = Vec::new();
         for slot in self.slots() {
@@ -266,6 +316,8 @@ impl Manager {
 
     /// Calls a tool by its namespaced name (see [`Manager::tools`]).
     ///
+    /// See the example on [`Manager::tools`].
+    ///
     /// # Errors
     ///
     /// [`Error::Config`] for a name never given; when the server is still starting, a
@@ -277,6 +329,21 @@ impl Manager {
     }
 
     /// Calls a tool by its namespaced name with per-request options.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use serde_json::json;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let options = RequestOptions::default()
+    ///     .with_timeout(Duration::from_secs(60))
+    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total));
+    /// let result = manager.call_tool_with("search__query", json!({ "q": "mcp" }), &options)?;
+    /// log::info!("{}", result.text());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -308,6 +375,16 @@ impl Manager {
     /// the server is starting. After a reconnection the manager uses a new client, and this
     /// one stays closed.
     ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let client = manager.client("files")?;
+    /// client.ping()?;
+    /// let templates = client.list_all_resource_templates()?;
+    /// # let _ = templates;
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// As [`Manager::call_tool`], without the call.
@@ -316,11 +393,41 @@ impl Manager {
     }
 
     /// The notifications of every server, tagged with the server's name.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::types::ServerNotification;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let notifications = manager.notifications();
+    /// while let Some(tagged) = notifications.recv_timeout(Duration::from_secs(1)) {
+    ///     if let ServerNotification::LoggingMessage(message) = &tagged.notification {
+    ///         log::info!("{}: {}", tagged.server, message.data);
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn notifications(&self) -> ManagerNotifications {
         self.hub.notifications()
     }
 
     /// The status changes of every server.
+    ///
+    /// ```no_run
+    /// use umcp::ServerStatus;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let events = manager.status_events();
+    /// for event in events.iter() {
+    ///     log::info!("{} is now {}", event.server, event.status);
+    ///     if let ServerStatus::Failed { .. } = event.status {
+    ///         manager.restart(&event.server)?;
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn status_events(&self) -> StatusEvents {
         self.hub.status_events()
     }
@@ -328,6 +435,14 @@ impl Manager {
     /// Closes every server in parallel and returns within the close timeout; a server that
     /// has not finished by then is left to finish on its own thread. Idempotent; also done on
     /// drop.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// manager.close(); // every server closed, within its close timeout
+    /// assert!(manager.client("files").is_err());
+    /// # Ok(()) }
+    /// ```
     pub fn close(&self) {
         let mut closed = lock(&self.closed);
         if *closed {

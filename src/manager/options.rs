@@ -26,8 +26,13 @@ use crate::auth::{AuthorizationHandler, TokenStore};
 ///     .with_startup_timeout(Duration::from_secs(20))
 ///     .with_reconnect_attempts(3)
 ///     .with_reconnect_delay(Duration::from_millis(250), Duration::from_secs(10))
+///     .with_close_timeout(Duration::from_secs(3))
+///     .with_queue_capacity(4096)
 ///     .without_cache();
 /// assert_eq!(options.separator(), "__");
+/// assert_eq!(options.startup_timeout(), Duration::from_secs(20));
+/// assert!(options.cache_dir().is_none());
+/// assert!(4096 <= ManagerOptions::MAX_QUEUE_CAPACITY);
 /// ```
 #[derive(Debug, Clone)]
 pub struct ManagerOptions {
@@ -69,6 +74,8 @@ impl ManagerOptions {
     /// server's own `requestTimeoutMs` wins over the request timeout here. Notifications are
     /// delivered on [`Manager::notifications`](crate::Manager::notifications) (after the
     /// callback, if any), not on each client's own queue.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_client_options(mut self, options: Options) -> ManagerOptions {
         self.client = options;
         self
@@ -76,6 +83,8 @@ impl ManagerOptions {
 
     /// What joins a server's name and a tool's or prompt's name (default `__`, giving
     /// `server__tool`). An empty separator is ignored.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_separator(mut self, separator: impl Into<String>) -> ManagerOptions {
         let separator = separator.into();
         if !separator.is_empty() {
@@ -86,6 +95,8 @@ impl ManagerOptions {
 
     /// How long connecting and `initialize` may take for servers whose configuration does not
     /// say (default 30 s). Calls to a server that is still starting wait this long at most.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_startup_timeout(mut self, timeout: Duration) -> ManagerOptions {
         self.startup_timeout = timeout;
         self
@@ -93,12 +104,28 @@ impl ManagerOptions {
 
     /// Where each server's last tool list is saved, so that it can be offered (marked stale)
     /// while the server starts next time. The default is [`ManagerOptions::default_cache_dir`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use umcp::{ManagerOptions, ServerConfig};
+    ///
+    /// let options = ManagerOptions::default().with_cache_dir("/var/cache/my-agent/mcp");
+    /// let files = ServerConfig::stdio("files", "mcp-files");
+    /// assert_eq!(options.cache_dir(), Some(Path::new("/var/cache/my-agent/mcp")));
+    /// // One file per server configuration, so a changed command starts with an empty cache:
+    /// let file = options.cache_file(&files);
+    /// assert!(file.is_some_and(|file| file.starts_with("/var/cache/my-agent/mcp")));
+    /// // Without a directory of its own, the manager caches under the user's cache directory:
+    /// log::info!("{:?}", ManagerOptions::default_cache_dir());
+    /// ```
     pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> ManagerOptions {
         self.cache_dir = Some(dir.into());
         self
     }
 
     /// Neither reads nor writes a tool cache.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn without_cache(mut self) -> ManagerOptions {
         self.cache_dir = None;
         self
@@ -107,6 +134,8 @@ impl ManagerOptions {
     /// How many times in a row a failed start or a lost connection is retried before the
     /// server is marked failed for good (default 5; 0 never retries). A connection that
     /// stayed up longer than the largest reconnect delay starts the count over.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_reconnect_attempts(mut self, attempts: u32) -> ManagerOptions {
         self.reconnect_attempts = attempts;
         self
@@ -115,6 +144,8 @@ impl ManagerOptions {
     /// The delay before the first retry and the largest delay; each retry doubles the
     /// previous delay (default 0.5 s up to 30 s). A connection that was up and then lost is
     /// first retried at once.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_reconnect_delay(mut self, initial: Duration, max: Duration) -> ManagerOptions {
         self.reconnect_initial = initial;
         self.reconnect_max = max.max(initial);
@@ -123,6 +154,8 @@ impl ManagerOptions {
 
     /// How long [`Manager::close`](crate::Manager::close) and
     /// [`Manager::remove`](crate::Manager::remove) wait for servers to shut down (default 5 s).
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_close_timeout(mut self, timeout: Duration) -> ManagerOptions {
         self.close_timeout = timeout;
         self
@@ -131,6 +164,8 @@ impl ManagerOptions {
     /// How many unread notifications, and separately status events, are kept (default 1024,
     /// at least 1 and at most [`ManagerOptions::MAX_QUEUE_CAPACITY`], so `usize::MAX` means
     /// "as many as allowed"); past that the oldest are dropped.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn with_queue_capacity(mut self, capacity: usize) -> ManagerOptions {
         self.queue_capacity = capacity.clamp(1, ManagerOptions::MAX_QUEUE_CAPACITY);
         self
@@ -138,6 +173,8 @@ impl ManagerOptions {
 
     /// The largest queue capacity: each queue's room is taken up front, so a larger one
     /// would cost memory that is never used (or, near `usize::MAX`, cannot be had).
+    ///
+    /// See the example on [`ManagerOptions`].
     pub const MAX_QUEUE_CAPACITY: usize = 65_536;
 
     /// Who takes the user through authorization, for servers with
@@ -151,6 +188,8 @@ impl ManagerOptions {
     /// server's status stays `Connecting` meanwhile, for as long as the handler allows. Once
     /// connected, the handler also serves step-up authorizations (a 403
     /// `insufficient_scope`) and a new authorization when tokens are revoked.
+    ///
+    /// See the example on [`ManagerOptions::with_token_store`].
     #[cfg(feature = "oauth")]
     pub fn with_authorization_handler(
         mut self,
@@ -190,6 +229,20 @@ impl ManagerOptions {
     /// life of the options). Every server has its own entries, keyed by its name and its
     /// canonical URL (`name url`), so two servers at one URL keep separate credentials and a
     /// renamed server authorizes anew. Pass a `MemoryStore` to keep nothing on disk.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use umcp::auth::{FileStore, HeadlessHandler};
+    /// use umcp::ManagerOptions;
+    ///
+    /// let store = Arc::new(FileStore::new("/home/me/.config/my-agent/tokens.json"));
+    /// let options = ManagerOptions::default()
+    ///     .with_token_store(store)
+    ///     .with_authorization_handler(Arc::new(HeadlessHandler::new()));
+    /// // Where the manager keeps tokens when not told otherwise:
+    /// log::info!("{:?}", ManagerOptions::default_token_file());
+    /// # let _ = options;
+    /// ```
     #[cfg(feature = "oauth")]
     pub fn with_token_store(mut self, store: Arc<dyn TokenStore>) -> ManagerOptions {
         self.auth.store = store;
@@ -199,22 +252,30 @@ impl ManagerOptions {
     /// The default token file, next to the tool cache: `oauth/tokens.json` in the directory
     /// that holds [`ManagerOptions::default_cache_dir`] (e.g. `~/.cache/umcp/oauth/tokens.json`).
     /// It is written with owner-only permissions. `None` when the environment names no home.
+    ///
+    /// See the example on [`ManagerOptions::with_token_store`].
     #[cfg(feature = "oauth")]
     pub fn default_token_file() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("oauth").join("tokens.json"))
     }
 
     /// The separator between server and tool names.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn separator(&self) -> &str {
         &self.separator
     }
 
     /// The default start-up timeout.
+    ///
+    /// See the example on [`ManagerOptions`].
     pub fn startup_timeout(&self) -> Duration {
         self.startup_timeout
     }
 
     /// The tool cache directory, if the cache is on.
+    ///
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_dir(&self) -> Option<&std::path::Path> {
         self.cache_dir.as_deref()
     }
@@ -225,6 +286,8 @@ impl ManagerOptions {
     /// working directory, or URL, headers and transport), so a changed configuration starts
     /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "tools":
     /// [Tool, …]}`; deleting it is always safe.
+    ///
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {
         self.cache_dir
             .as_deref()
@@ -234,6 +297,8 @@ impl ManagerOptions {
     /// The per-user cache directory for tool lists: `%LOCALAPPDATA%\umcp\cache\tools` on
     /// Windows, `~/Library/Caches/umcp/tools` on macOS, and `$XDG_CACHE_HOME/umcp/tools`
     /// (or `~/.cache/umcp/tools`) elsewhere. `None` when the environment names no home.
+    ///
+    /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn default_cache_dir() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("tools"))
     }

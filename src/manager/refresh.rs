@@ -196,6 +196,8 @@ impl ManagedSub {
 /// A subscription to one managed server that survives its reconnections: after a restart it
 /// is opened again and reports [`SubscriptionEvent::Resubscribed`] before new notifications.
 /// Dropping it (or [`close`](ManagedSubscription::close)) ends it.
+///
+/// See the example on [`Manager::listen`].
 pub struct ManagedSubscription {
     server: String,
     slot: Weak<Slot>,
@@ -204,6 +206,24 @@ pub struct ManagedSubscription {
 
 impl Manager {
     /// Subscribes to `filter` on server `server`, now and after every reconnection.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::types::SubscriptionFilter;
+    /// use umcp::SubscriptionEvent;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let filter = SubscriptionFilter::new().resource("file:///tmp/notes.txt");
+    /// let subscription = manager.listen("files", filter)?;
+    /// while let Some(event) = subscription.recv_timeout(Duration::from_secs(30)) {
+    ///     if let SubscriptionEvent::Notification(notification) = event {
+    ///         log::info!("{}: {}", subscription.server(), notification.method());
+    ///     }
+    /// }
+    /// subscription.close();
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -234,11 +254,15 @@ impl Manager {
 
 impl ManagedSubscription {
     /// The server's name.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn server(&self) -> &str {
         &self.server
     }
 
     /// The subset the server honours on the current connection (empty while disconnected).
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.current)
             .as_ref()
@@ -247,6 +271,8 @@ impl ManagedSubscription {
     }
 
     /// Waits for the next event; `None` once closed.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         // The channel never disconnects (the handle holds both ends): wait in steps, so a
         // closed handle is noticed.
@@ -261,6 +287,8 @@ impl ManagedSubscription {
     }
 
     /// Like [`recv`](ManagedSubscription::recv), waiting at most `timeout`.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         match Instant::now().checked_add(timeout) {
             Some(deadline) => self.sub.rx.recv_deadline(deadline).ok(),
@@ -269,16 +297,22 @@ impl ManagedSubscription {
     }
 
     /// The next event if one is waiting.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.sub.rx.try_recv().ok()
     }
 
     /// The events until the handle is closed.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription on the server and in the manager. Idempotent.
+    ///
+    /// See the example on [`Manager::listen`].
     pub fn close(&self) {
         if self.sub.closed.swap(true, Ordering::SeqCst) {
             return;

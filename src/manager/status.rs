@@ -12,6 +12,8 @@ use crate::error::{Error, HttpError};
 use crate::types::{Prompt, Resource, ServerNotification, Tool};
 
 /// Where one managed server stands.
+///
+/// See the example on [`Manager::status`](crate::Manager::status).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ServerStatus {
@@ -57,6 +59,8 @@ pub enum ServerStatus {
 impl ServerStatus {
     /// A short lowercase name: `connecting`, `connected`, `failed`, `needs-authorization`,
     /// `disabled` or `stopped`.
+    ///
+    /// See the example on [`Manager::status`](crate::Manager::status).
     pub fn label(&self) -> &'static str {
         match self {
             ServerStatus::Connecting { .. } => "connecting",
@@ -69,16 +73,22 @@ impl ServerStatus {
     }
 
     /// True when connected.
+    ///
+    /// See the example on [`Manager::status`](crate::Manager::status).
     pub fn is_connected(&self) -> bool {
         matches!(self, ServerStatus::Connected { .. })
     }
 
     /// True unless an attempt to connect is under way.
+    ///
+    /// See the example on [`Manager::status`](crate::Manager::status).
     pub fn is_settled(&self) -> bool {
         !matches!(self, ServerStatus::Connecting { .. })
     }
 
     /// The error of a failed server.
+    ///
+    /// See the example on [`Manager::status`](crate::Manager::status).
     pub fn error(&self) -> Option<&Error> {
         match self {
             ServerStatus::Failed { error, .. } => Some(error),
@@ -133,6 +143,8 @@ fn round(d: Duration) -> Duration {
 }
 
 /// A server notification, tagged with the server that sent it.
+///
+/// See the example on [`Manager::notifications`](crate::Manager::notifications).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct TaggedNotification {
@@ -145,6 +157,8 @@ pub struct TaggedNotification {
 }
 
 /// Where a [`TaggedNotification`] came from.
+///
+/// See the example on [`Manager::notifications`](crate::Manager::notifications).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotificationSource {
@@ -156,6 +170,8 @@ pub enum NotificationSource {
 }
 
 /// A server's status changed.
+///
+/// See the example on [`Manager::status_events`](crate::Manager::status_events).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct StatusEvent {
@@ -166,6 +182,8 @@ pub struct StatusEvent {
 }
 
 /// One tool of the aggregated list.
+///
+/// See the example on [`Manager::tools`](crate::Manager::tools).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ToolEntry {
@@ -181,6 +199,8 @@ pub struct ToolEntry {
 }
 
 /// One prompt of the aggregated list.
+///
+/// See the example on [`Manager::list_prompts`](crate::Manager::list_prompts).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PromptEntry {
@@ -195,6 +215,8 @@ pub struct PromptEntry {
 }
 
 /// One resource of the aggregated list.
+///
+/// See the example on [`Manager::list_resources`](crate::Manager::list_resources).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ResourceEntry {
@@ -205,6 +227,8 @@ pub struct ResourceEntry {
 }
 
 /// A server that could not contribute to an aggregated list.
+///
+/// See the example on [`Manager::list_resources`](crate::Manager::list_resources).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerError {
@@ -225,6 +249,8 @@ impl fmt::Display for ServerError {
 /// All handles share one queue: an item is taken by whichever handle reads it first. When the
 /// queue is full the oldest unread item is dropped. The queue ends once the manager is closed
 /// and every server has shut down.
+///
+/// See the example on [`Manager::notifications`](crate::Manager::notifications).
 #[derive(Debug, Clone)]
 pub struct ManagerNotifications {
     rx: Receiver<TaggedNotification>,
@@ -232,6 +258,8 @@ pub struct ManagerNotifications {
 
 /// The status changes of every managed server, in order. Shared and bounded like
 /// [`ManagerNotifications`].
+///
+/// See the example on [`Manager::status_events`](crate::Manager::status_events).
 #[derive(Debug, Clone)]
 pub struct StatusEvents {
     rx: Receiver<StatusEvent>,
@@ -240,21 +268,29 @@ pub struct StatusEvents {
 impl ManagerNotifications {
     /// Waits for the next notification; `None` once the manager is closed and the queue is
     /// empty.
+    ///
+    /// See the example on [`Manager::notifications`](crate::Manager::notifications).
     pub fn recv(&self) -> Option<TaggedNotification> {
         self.rx.recv().ok()
     }
 
     /// Waits up to `timeout` for the next notification.
+    ///
+    /// See the example on [`Manager::notifications`](crate::Manager::notifications).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<TaggedNotification> {
         self.rx.recv_timeout(timeout).ok()
     }
 
     /// The next notification if one is queued.
+    ///
+    /// See the example on [`Manager::notifications`](crate::Manager::notifications).
     pub fn try_recv(&self) -> Option<TaggedNotification> {
         self.rx.try_recv().ok()
     }
 
     /// A blocking iterator that ends when the manager is closed and the queue is empty.
+    ///
+    /// See the example on [`Manager::notifications`](crate::Manager::notifications).
     pub fn iter(&self) -> impl Iterator<Item = TaggedNotification> + '_ {
         self.rx.iter()
     }
@@ -262,21 +298,29 @@ impl ManagerNotifications {
 
 impl StatusEvents {
     /// Waits for the next event; `None` once the manager is closed and the queue is empty.
+    ///
+    /// See the example on [`Manager::status_events`](crate::Manager::status_events).
     pub fn recv(&self) -> Option<StatusEvent> {
         self.rx.recv().ok()
     }
 
     /// Waits up to `timeout` for the next event.
+    ///
+    /// See the example on [`Manager::status_events`](crate::Manager::status_events).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<StatusEvent> {
         self.rx.recv_timeout(timeout).ok()
     }
 
     /// The next event if one is queued.
+    ///
+    /// See the example on [`Manager::status_events`](crate::Manager::status_events).
     pub fn try_recv(&self) -> Option<StatusEvent> {
         self.rx.try_recv().ok()
     }
 
     /// A blocking iterator that ends when the manager is closed and the queue is empty.
+    ///
+    /// See the example on [`Manager::status_events`](crate::Manager::status_events).
     pub fn iter(&self) -> impl Iterator<Item = StatusEvent> + '_ {
         self.rx.iter()
     }

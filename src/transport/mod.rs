@@ -20,6 +20,75 @@
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
 //! Streamable HTTP and legacy HTTP+SSE. Implement [`Connect`] and [`Transport`] to plug in
 //! another one (an in-memory pair for tests, a TCP socket, …).
+//!
+//! A transport that wraps another, here to log every message it sends:
+//!
+//! ```no_run
+//! use std::time::Instant;
+//! use umcp::jsonrpc::{Message, RequestId};
+//! use umcp::transport::{Connect, Inbox, SessionEvent, Transport};
+//! use umcp::{Client, StdioConfig};
+//!
+//! struct Logged(Box<dyn Connect>);
+//!
+//! impl Connect for Logged {
+//!     fn connect(&self, inbox: Inbox) -> umcp::Result<Box<dyn Transport>> {
+//!         Ok(Box::new(LoggedTransport(self.0.connect(inbox)?)))
+//!     }
+//!
+//!     fn fallback(&self) -> Option<Box<dyn Connect>> {
+//!         let next = self.0.fallback()?;
+//!         Some(Box::new(Logged(next)))
+//!     }
+//!
+//!     fn describe(&self) -> String {
+//!         format!("{} (logged)", self.0.describe())
+//!     }
+//! }
+//!
+//! struct LoggedTransport(Box<dyn Transport>);
+//!
+//! impl Transport for LoggedTransport {
+//!     fn send(&self, message: &Message, deadline: Instant) -> umcp::Result<()> {
+//!         log::trace!("-> {}", message.encode());
+//!         self.0.send(message, deadline)
+//!     }
+//!
+//!     fn send_with_headers(
+//!         &self,
+//!         message: &Message,
+//!         deadline: Instant,
+//!         headers: &[(String, String)],
+//!     ) -> umcp::Result<()> {
+//!         log::trace!("-> {}", message.encode());
+//!         self.0.send_with_headers(message, deadline, headers)
+//!     }
+//!
+//!     fn send_waits_for_peer(&self) -> bool {
+//!         self.0.send_waits_for_peer()
+//!     }
+//!
+//!     fn abandon(&self, id: &RequestId) {
+//!         self.0.abandon(id)
+//!     }
+//!
+//!     fn session_event(&self, event: SessionEvent<'_>) {
+//!         self.0.session_event(event)
+//!     }
+//!
+//!     fn close(&self) {
+//!         self.0.close()
+//!     }
+//!
+//!     fn kind(&self) -> &'static str {
+//!         self.0.kind()
+//!     }
+//! }
+//!
+//! let client = Client::connect(Logged(Box::new(StdioConfig::new("mcp-server-time"))))?;
+//! # let _ = client;
+//! # Ok::<(), umcp::Error>(())
+//! ```
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,12 +108,16 @@ pub use stdio::{EnvPolicy, StdioConfig};
 /// One live connection to a server.
 ///
 /// Implementations are shared between threads: `send` may be called from many threads at once.
+///
+/// See the example in the [`transport`](crate::transport) module.
 pub trait Transport: Send + Sync {
     /// Sends one message, returning once it has been handed over, or with an error at the
     /// latest when `deadline` passes ([`Error::Timeout`] with
     /// [`TimeoutKind::Write`](crate::TimeoutKind::Write) when the peer does not take it).
     ///
     /// Replies to requests do not come back from `send`; they arrive in the [`Inbox`].
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -59,6 +132,8 @@ pub trait Transport: Send + Sync {
     /// `Mcp-Name`, `Mcp-Param-*`, `MCP-Protocol-Version`) from the request and hands them over
     /// with it. HTTP transports add them to the request that carries the message; transports
     /// without headers (stdio) ignore them, which is the default.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -76,22 +151,32 @@ pub trait Transport: Send + Sync {
     /// for the reply) rather than only queue the message. The client then sends cancellable
     /// requests and cancellation notices from a few threads of its own, so that a caller never
     /// waits on a send it no longer wants. `true` unless a transport says otherwise.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn send_waits_for_peer(&self) -> bool {
         true
     }
 
     /// Tells the transport that nobody waits for the response to `id` any more (timeout or
     /// cancel), so it can stop reading a stream that only carries that response.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn abandon(&self, _id: &RequestId) {}
 
     /// Tells the transport about the session set up by the layer above.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn session_event(&self, _event: SessionEvent<'_>) {}
 
     /// Closes the connection within a bounded time. Idempotent; the inbox gets its
     /// [`Inbound::Closed`] if it has not already.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn close(&self);
 
     /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn kind(&self) -> &'static str;
 }
 
@@ -108,6 +193,8 @@ pub(crate) fn deadline_after(start: Instant, duration: Duration) -> Instant {
 }
 
 /// What the layer above tells a transport about the session it runs over it.
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SessionEvent<'a> {
@@ -131,8 +218,12 @@ pub enum SessionEvent<'a> {
 }
 
 /// Starts a transport. Implemented by the transport configurations.
+///
+/// See the example in the [`transport`](crate::transport) module.
 pub trait Connect: Send + Sync {
     /// Starts the transport; server messages go to `inbox` from now on.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// # Errors
     ///
@@ -142,15 +233,21 @@ pub trait Connect: Send + Sync {
 
     /// The transport to try next when the server rejects the very first request with a
     /// status that means "not this transport" (HTTP 400, 404 or 405). `None` disables fallback.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn fallback(&self) -> Option<Box<dyn Connect>> {
         None
     }
 
     /// A short description for logs and errors, e.g. the command line or the URL.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     fn describe(&self) -> String;
 }
 
 /// What a transport delivers to the layer above.
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Debug, Clone)]
 pub enum Inbound {
     /// One message from the server.
@@ -176,6 +273,8 @@ pub enum Inbound {
 /// that read it to the caller waiting for it, in one hand-off, and only notifications and
 /// server requests take a queue. [`Inbox::new`] builds one around a channel instead, for other
 /// uses of a transport (and tests).
+///
+/// See the example in the [`transport`](crate::transport) module.
 #[derive(Clone)]
 pub struct Inbox {
     sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,
@@ -193,6 +292,26 @@ impl Inbox {
     /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
     /// implementers of [`Transport`] and for tests. The channel is unbounded: whoever reads it
     /// decides how fast it drains.
+    ///
+    /// ```
+    /// use umcp::jsonrpc::Message;
+    /// use umcp::transport::{Inbound, Inbox};
+    /// use umcp::Closed;
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let changed = "notifications/tools/list_changed";
+    /// let text = format!(r#"{{"jsonrpc":"2.0","method":"{changed}"}}"#);
+    /// assert!(inbox.deliver_text(&text)?); // true: somebody listens
+    /// let delivered = inbound.try_recv();
+    /// assert!(matches!(
+    ///     delivered,
+    ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == changed
+    /// ));
+    /// // A transport whose connection ends says so once:
+    /// inbox.closed(Closed { reason: "server exited".into(), ..Closed::default() });
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Closed(_))));
+    /// # Ok::<(), umcp::jsonrpc::DecodeError>(())
+    /// ```
     pub fn new() -> (Inbox, Receiver<Inbound>) {
         let (tx, rx): (Sender<Inbound>, _) = crossbeam_channel::unbounded();
         let inbox = Inbox::with_sink(move |inbound| tx.send(inbound).is_ok());
@@ -221,6 +340,8 @@ impl Inbox {
     /// decoding first: the client takes a response from its text, so its result is parsed
     /// once, straight into the type the caller wants.
     ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    ///
     /// # Errors
     ///
     /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
@@ -241,21 +362,29 @@ impl Inbox {
 
     /// Delivers one message. Returns `false` when nobody listens any more, which tells a
     /// reader thread it can stop.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn deliver(&self, message: Message) -> bool {
         (self.sink)(Inbound::Message(message))
     }
 
     /// Delivers a batch.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
         (self.sink)(Inbound::Batch(messages))
     }
 
     /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
         (self.sink)(Inbound::Failed(id, error))
     }
 
     /// Reports the end of the connection.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn closed(&self, closed: Closed) {
         (self.sink)(Inbound::Closed(Arc::new(closed)));
     }

@@ -39,9 +39,13 @@ use std::io::{self, BufRead};
 use std::time::Duration;
 
 /// The event size limit used by [`SseReader::new`]: 16 MiB.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 pub const DEFAULT_MAX_EVENT_SIZE: usize = 16 * 1024 * 1024;
 
 /// One dispatched event.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Event {
     /// The `event` field (the event type); `None` when absent or empty, which means `message`.
@@ -57,12 +61,16 @@ pub struct Event {
 
 impl Event {
     /// True when this event is of type `message` (explicitly or by default).
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn is_message(&self) -> bool {
         matches!(self.event.as_deref(), None | Some("message"))
     }
 }
 
 /// Why an event could not be read.
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SseError {
@@ -97,6 +105,8 @@ impl std::error::Error for SseError {
 }
 
 /// Reads [`Event`]s from a byte stream; see the [module docs](self).
+///
+/// See the example in the [`transport::sse`](crate::transport::sse) module.
 #[derive(Debug)]
 pub struct SseReader<R> {
     inner: R,
@@ -134,11 +144,15 @@ enum Line {
 
 impl<R: BufRead> SseReader<R> {
     /// A reader with the [`DEFAULT_MAX_EVENT_SIZE`] limit.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn new(inner: R) -> SseReader<R> {
         SseReader::with_max_event_size(inner, DEFAULT_MAX_EVENT_SIZE)
     }
 
     /// A reader that refuses events larger than `max_event_size` bytes.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn with_max_event_size(inner: R, max_event_size: usize) -> SseReader<R> {
         SseReader {
             inner,
@@ -158,11 +172,15 @@ impl<R: BufRead> SseReader<R> {
 
     /// The last event id seen on this stream (the value to send as `Last-Event-ID` when
     /// reconnecting), or `None` if there was none or the server reset it.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_event_id.as_deref()
     }
 
     /// The underlying reader.
+    ///
+    /// See the example in the [`transport::sse`](crate::transport::sse) module.
     pub fn get_ref(&self) -> &R {
         &self.inner
     }

@@ -4,6 +4,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// The sender or recipient of a message in a conversation.
+///
+/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -14,6 +16,20 @@ pub enum Role {
 }
 
 /// Hints for the client about how to use or display an object (since 2025-03-26).
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::types::{ContentBlock, Role};
+///
+/// let block = ContentBlock::from_value(json!({
+///     "type": "text",
+///     "text": "Disk almost full",
+///     "annotations": { "audience": ["user"], "priority": 0.9 }
+/// }));
+/// let annotations = block.annotations().cloned().unwrap_or_default();
+/// assert_eq!(annotations.audience, Some(vec![Role::User]));
+/// assert!(annotations.priority.is_some_and(|p| p > 0.5));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
@@ -32,6 +48,23 @@ pub struct Annotations {
 ///
 /// The library only carries the metadata. Clients that render icons should accept only
 /// `https:` and `data:` sources and fetch them without credentials.
+///
+/// ```
+/// use umcp::types::{Icon, Implementation};
+///
+/// let icon = Icon::new("https://agent.example.com/icon-dark.png")
+///     .with_mime_type("image/png")
+///     .with_sizes(vec!["48x48".into(), "96x96".into()])
+///     .with_theme("dark");
+/// let info = Implementation::new("my-agent", "1.0.0")
+///     .with_title("My Agent")
+///     .with_description("Files and search for the team")
+///     .with_website_url("https://agent.example.com")
+///     .with_icons(vec![icon]);
+/// assert_eq!(info.display_name(), "My Agent");
+/// let wire = serde_json::to_value(&info).unwrap_or_default();
+/// assert_eq!(wire["icons"][0]["mimeType"], "image/png");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
@@ -50,6 +83,8 @@ pub struct Icon {
 }
 
 /// The name and version of an MCP client or server, sent in `initialize`.
+///
+/// See the example on [`Client::connect_with`](crate::Client::connect_with).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
@@ -74,6 +109,8 @@ pub struct Implementation {
 }
 
 /// Parameters that carry nothing but optional `_meta`, e.g. for `ping`.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EmptyParams {
     /// Protocol-level metadata.
@@ -85,6 +122,8 @@ pub struct EmptyParams {
 ///
 /// It reads from any JSON value, keeping `_meta` when the value is an object, because a server
 /// that answers `ping` with `null` still answered.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EmptyResult {
     /// Protocol-level metadata.
@@ -93,6 +132,8 @@ pub struct EmptyResult {
 }
 
 /// Parameters of the paginated list requests (`tools/list`, `resources/list`, …).
+///
+/// See the example on [`Client::request_with`](crate::Client::request_with).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaginatedRequestParams {
     /// The opaque `nextCursor` of the previous page; `None` asks for the first page.
@@ -122,6 +163,8 @@ impl Role {
 
 impl Icon {
     /// An icon with only its source.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn new(src: impl Into<String>) -> Icon {
         Icon {
             src: src.into(),
@@ -132,18 +175,24 @@ impl Icon {
     }
 
     /// Sets the MIME type.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Icon {
         self.mime_type = Some(mime_type.into());
         self
     }
 
     /// Sets the sizes.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_sizes(mut self, sizes: Vec<String>) -> Icon {
         self.sizes = Some(sizes);
         self
     }
 
     /// Sets the theme (`light` or `dark`).
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_theme(mut self, theme: impl Into<String>) -> Icon {
         self.theme = Some(theme.into());
         self
@@ -152,6 +201,8 @@ impl Icon {
 
 impl Implementation {
     /// An implementation with a name and a version.
+    ///
+    /// See the example on [`Client::connect_with`](crate::Client::connect_with).
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Implementation {
         Implementation {
             name: name.into(),
@@ -164,30 +215,40 @@ impl Implementation {
     }
 
     /// Sets the display title.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_title(mut self, title: impl Into<String>) -> Implementation {
         self.title = Some(title.into());
         self
     }
 
     /// Sets the description.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_description(mut self, description: impl Into<String>) -> Implementation {
         self.description = Some(description.into());
         self
     }
 
     /// Sets the icons.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_icons(mut self, icons: Vec<Icon>) -> Implementation {
         self.icons = Some(icons);
         self
     }
 
     /// Sets the website URL.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn with_website_url(mut self, url: impl Into<String>) -> Implementation {
         self.website_url = Some(url.into());
         self
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`types::Icon`](crate::types::Icon).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }

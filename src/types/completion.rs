@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Parameters of `completion/complete`.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompleteRequestParams {
     /// The prompt or resource template whose argument is being completed.
@@ -22,6 +24,8 @@ pub struct CompleteRequestParams {
 }
 
 /// What a completion refers to, tagged by `type`.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum CompleteReference {
@@ -34,6 +38,8 @@ pub enum CompleteReference {
 }
 
 /// A prompt, by name.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PromptReference {
     /// The prompt's name.
@@ -44,6 +50,8 @@ pub struct PromptReference {
 }
 
 /// A resource or resource template, by URI or URI template.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceTemplateReference {
     /// The URI or URI template.
@@ -51,6 +59,8 @@ pub struct ResourceTemplateReference {
 }
 
 /// The argument being completed.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompleteArgument {
     /// The argument's name.
@@ -60,6 +70,8 @@ pub struct CompleteArgument {
 }
 
 /// Context for a completion.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompleteContext {
     /// Values of other arguments, already chosen.
@@ -68,6 +80,8 @@ pub struct CompleteContext {
 }
 
 /// The answer to `completion/complete`.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompleteResult {
     /// The suggestions.
@@ -79,6 +93,8 @@ pub struct CompleteResult {
 }
 
 /// Completion suggestions.
+///
+/// See the example on [`Client::complete`](crate::Client::complete).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
@@ -95,6 +111,8 @@ pub struct Completion {
 
 impl CompleteRequestParams {
     /// Parameters completing argument `name`, typed so far as `value`, of `reference`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn new(
         reference: CompleteReference,
         name: impl Into<String>,
@@ -112,6 +130,8 @@ impl CompleteRequestParams {
     }
 
     /// Adds an already-resolved argument to the context.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn with_context_argument(
         mut self,
         name: impl Into<String>,
@@ -128,6 +148,8 @@ impl CompleteRequestParams {
 
 impl CompleteReference {
     /// A reference to the prompt `name`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn prompt(name: impl Into<String>) -> CompleteReference {
         CompleteReference::Prompt(PromptReference {
             name: name.into(),
@@ -136,6 +158,8 @@ impl CompleteReference {
     }
 
     /// A reference to the resource or template `uri`.
+    ///
+    /// See the example on [`Client::complete`](crate::Client::complete).
     pub fn resource(uri: impl Into<String>) -> CompleteReference {
         CompleteReference::Resource(ResourceTemplateReference { uri: uri.into() })
     }

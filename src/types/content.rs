@@ -12,6 +12,8 @@ use super::resources::{Resource, ResourceContents};
 /// `tool_use`/`tool_result`) is kept whole as [`ContentBlock::Unknown`] and written back
 /// unchanged. A block of a known type whose members do not fit that type is kept the same way,
 /// so one malformed block never makes a whole result unreadable.
+///
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ContentBlock {
@@ -30,6 +32,8 @@ pub enum ContentBlock {
 }
 
 /// Text for or from a model.
+///
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
@@ -44,6 +48,8 @@ pub struct TextContent {
 }
 
 /// An image for or from a model.
+///
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
@@ -60,6 +66,8 @@ pub struct ImageContent {
 }
 
 /// Audio for or from a model (since 2025-03-26).
+///
+/// See the example on [`ContentBlock::text`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
@@ -76,6 +84,8 @@ pub struct AudioContent {
 }
 
 /// A resource's contents embedded in a tool result or prompt.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedResource {
@@ -91,11 +101,29 @@ pub struct EmbeddedResource {
 
 impl ContentBlock {
     /// A text block.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::ContentBlock;
+    ///
+    /// let text = ContentBlock::text("hello");
+    /// assert_eq!((text.kind(), text.as_text()), ("text", Some("hello")));
+    /// let image = ContentBlock::image("iVBORw0KGgo=", "image/png");
+    /// assert_eq!(image.kind(), "image");
+    /// assert!(image.as_text().is_none() && image.annotations().is_none());
+    /// let audio = ContentBlock::audio("UklGRg==", "audio/wav");
+    /// assert_eq!(audio.kind(), "audio");
+    /// // A kind this crate does not know is kept whole:
+    /// let hologram = ContentBlock::from_value(json!({ "type": "hologram", "data": "…" }));
+    /// assert_eq!(hologram.kind(), "hologram");
+    /// ```
     pub fn text(text: impl Into<String>) -> ContentBlock {
         ContentBlock::Text(TextContent::new(text))
     }
 
     /// An image block from base64 data and a MIME type.
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
         ContentBlock::Image(ImageContent {
             data: data.into(),
@@ -106,6 +134,8 @@ impl ContentBlock {
     }
 
     /// An audio block from base64 data and a MIME type.
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
         ContentBlock::Audio(AudioContent {
             data: data.into(),
@@ -116,6 +146,8 @@ impl ContentBlock {
     }
 
     /// The text of a text block.
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn as_text(&self) -> Option<&str> {
         match self {
             ContentBlock::Text(t) => Some(&t.text),
@@ -124,6 +156,8 @@ impl ContentBlock {
     }
 
     /// The wire `type`: `text`, `image`, …; for an unknown block, its own `type` member or `""`.
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn kind(&self) -> &str {
         match self {
             ContentBlock::Text(_) => "text",
@@ -136,6 +170,8 @@ impl ContentBlock {
     }
 
     /// The annotations of a known block.
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn annotations(&self) -> Option<&Annotations> {
         match self {
             ContentBlock::Text(b) => b.annotations.as_ref(),
@@ -148,6 +184,8 @@ impl ContentBlock {
     }
 
     /// Reads a block from JSON; never fails (see the type's docs).
+    ///
+    /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn from_value(value: Value) -> ContentBlock {
         let decoded = match value.get("type").and_then(Value::as_str) {
             Some("text") => TextContent::deserialize(&value).map(ContentBlock::Text),

@@ -14,6 +14,9 @@ pub use form::{Choice, ElicitForm, FieldKind, FormField};
 ///
 /// An absent `mode` means form mode, as every server before 2025-11-25 sends. An unknown mode
 /// fails to decode, which the client answers with `-32602`.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
@@ -24,6 +27,8 @@ pub enum ElicitRequestParams {
 }
 
 /// Form-mode parameters. Written without a `mode` member, which every version reads as form.
+///
+/// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestFormParams {
@@ -45,6 +50,9 @@ pub struct ElicitRequestFormParams {
 ///
 /// The client must not open or prefetch the URL without the user's consent, and should show it
 /// in full.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestUrlParams {
@@ -63,6 +71,9 @@ pub struct ElicitRequestUrlParams {
 }
 
 /// What the user did with an elicitation.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
@@ -75,6 +86,9 @@ pub enum ElicitAction {
 }
 
 /// The client's answer to `elicitation/create`.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ElicitResult {
     /// What the user did.
@@ -90,6 +104,9 @@ pub struct ElicitResult {
 
 /// Parameters of `notifications/elicitation/complete` (2025-11-25): a URL-mode elicitation
 /// finished. Ids the client does not know must be ignored.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCompleteNotificationParams {
@@ -143,6 +160,8 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
 
 impl ElicitRequestFormParams {
     /// A form asking `message`, described by `requested_schema`.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn new(message: impl Into<String>, requested_schema: Value) -> ElicitRequestFormParams {
         ElicitRequestFormParams {
             message: message.into(),
@@ -153,11 +172,15 @@ impl ElicitRequestFormParams {
     }
 
     /// The schema's `properties`, by name.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn properties(&self) -> Option<&Map<String, Value>> {
         self.requested_schema.get("properties")?.as_object()
     }
 
     /// Whether the schema lists `name` as required.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn is_required(&self, name: &str) -> bool {
         self.requested_schema
             .get("required")
@@ -213,6 +236,9 @@ impl Serialize for ElicitRequestUrlParams {
 
 impl ElicitResult {
     /// A result with `action` and no content.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn new(action: ElicitAction) -> ElicitResult {
         ElicitResult {
             action,
@@ -222,6 +248,9 @@ impl ElicitResult {
     }
 
     /// An accepted form with the given values.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn accept(content: Map<String, Value>) -> ElicitResult {
         ElicitResult {
             action: ElicitAction::Accept,
@@ -231,11 +260,17 @@ impl ElicitResult {
     }
 
     /// A refusal.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn decline() -> ElicitResult {
         ElicitResult::new(ElicitAction::Decline)
     }
 
     /// A dismissal.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn cancel() -> ElicitResult {
         ElicitResult::new(ElicitAction::Cancel)
     }
@@ -248,6 +283,9 @@ impl ElicitResult {
     /// An `integer` property whose default is written as a whole float (`3.0`) is sent as an
     /// integer. Properties without a default, or with a default of any other shape, are left
     /// out.
+    ///
+    /// See the example on
+    /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
     pub fn accept_defaults(form: &ElicitRequestFormParams) -> ElicitResult {
         let mut content = Map::new();
         for (name, schema) in form.properties().into_iter().flatten() {

@@ -14,18 +14,39 @@ pub use capabilities::{
 };
 
 /// The newest protocol version umcp speaks, offered in `initialize`.
+///
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Every protocol version umcp accepts from a server, newest first.
+///
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Whether `version` is one of [`SUPPORTED_PROTOCOL_VERSIONS`].
+///
+/// ```
+/// use umcp::types::{
+///     is_modern_protocol_version, is_supported_protocol_version, LATEST_MODERN_PROTOCOL_VERSION,
+///     LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS,
+/// };
+///
+/// assert!(is_supported_protocol_version(LATEST_PROTOCOL_VERSION));
+/// assert!(SUPPORTED_PROTOCOL_VERSIONS.contains(&"2024-11-05"));
+/// assert!(is_modern_protocol_version(LATEST_MODERN_PROTOCOL_VERSION));
+/// assert!(MODERN_PROTOCOL_VERSIONS.iter().all(|v| !is_supported_protocol_version(v)));
+/// assert!(!is_supported_protocol_version("1999-01-01"));
+/// ```
 pub fn is_supported_protocol_version(version: &str) -> bool {
     SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
 }
 
 /// Parameters of `initialize`, the client's first request.
+///
+/// See the example on [`Client::server_info`](crate::Client::server_info).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeRequestParams {
@@ -42,6 +63,8 @@ pub struct InitializeRequestParams {
 }
 
 /// The server's answer to `initialize`.
+///
+/// See the example on [`Client::server_info`](crate::Client::server_info).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResult {

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A log severity, as in RFC 5424. Ordered from least (`Debug`) to most severe (`Emergency`).
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
@@ -28,6 +30,8 @@ pub enum LoggingLevel {
 }
 
 /// Parameters of `logging/setLevel`.
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetLevelRequestParams {
     /// The least severe level the server should send.
@@ -38,6 +42,8 @@ pub struct SetLevelRequestParams {
 }
 
 /// Parameters of `notifications/message`: one log entry from the server.
+///
+/// See the example on [`Client::set_logging_level`](crate::Client::set_logging_level).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoggingMessageNotificationParams {
     /// The entry's severity.
@@ -55,6 +61,9 @@ pub struct LoggingMessageNotificationParams {
 
 impl LoggingLevel {
     /// Every level, least severe first.
+    ///
+    /// See the example on
+    /// [`types::LoggingLevel::from_name`](crate::types::LoggingLevel::from_name).
     pub const ALL: [LoggingLevel; 8] = [
         LoggingLevel::Debug,
         LoggingLevel::Info,
@@ -67,6 +76,9 @@ impl LoggingLevel {
     ];
 
     /// The wire name, e.g. `warning`.
+    ///
+    /// See the example on
+    /// [`types::LoggingLevel::from_name`](crate::types::LoggingLevel::from_name).
     pub fn as_str(self) -> &'static str {
         match self {
             LoggingLevel::Debug => "debug",
@@ -81,6 +93,15 @@ impl LoggingLevel {
     }
 
     /// The level with the given wire name.
+    ///
+    /// ```
+    /// use umcp::types::LoggingLevel;
+    ///
+    /// assert_eq!(LoggingLevel::from_name("warning"), Some(LoggingLevel::Warning));
+    /// assert_eq!(LoggingLevel::Warning.as_str(), "warning");
+    /// assert!(LoggingLevel::Error > LoggingLevel::Warning);
+    /// assert_eq!(LoggingLevel::ALL.first(), Some(&LoggingLevel::Debug));
+    /// ```
     pub fn from_name(name: &str) -> Option<LoggingLevel> {
         LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
     }

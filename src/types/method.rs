@@ -28,74 +28,112 @@ use super::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 /// ```
 pub trait Method {
     /// The method name on the wire, e.g. `tools/call`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     const METHOD: &'static str;
     /// The request's `params`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     type Params: Serialize;
     /// The response's `result`.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     type Result: DeserializeOwned;
 }
 
 /// `ping`: a liveness check, sent by either side.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Ping;
 
 /// `initialize`: the handshake's first request.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Initialize;
 
 /// `tools/list`: one page of tools.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ListTools;
 
 /// `tools/call`: run a tool.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CallTool;
 
 /// `resources/list`: one page of resources.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ListResources;
 
 /// `resources/templates/list`: one page of resource templates.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ListResourceTemplates;
 
 /// `resources/read`: read one resource.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ReadResource;
 
 /// `resources/subscribe`: watch a resource for changes.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Subscribe;
 
 /// `resources/unsubscribe`: stop watching a resource.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Unsubscribe;
 
 /// `prompts/list`: one page of prompts.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ListPrompts;
 
 /// `prompts/get`: fill in a prompt.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct GetPrompt;
 
 /// `completion/complete`: suggest argument values.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Complete;
 
 /// `logging/setLevel`: choose which log messages the server sends.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct SetLevel;
 
 /// `roots/list`, sent by the server; the client answers with its roots.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ListRoots;
 
 /// `sampling/createMessage`, sent by the server; the client answers with a model's message.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CreateMessage;
 
 /// `elicitation/create`, sent by the server; the client answers with the user's input.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Elicit;
 

@@ -7,30 +7,67 @@ use serde_json::{Map, Value};
 use super::lifecycle::ServerCapabilities;
 
 /// The newest stateless protocol version, sent in `_meta` of every request in that era.
+///
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const LATEST_MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// The stateless protocol versions this client speaks, newest first.
+///
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub const MODERN_PROTOCOL_VERSIONS: [&str; 1] = [LATEST_MODERN_PROTOCOL_VERSION];
 
 /// `_meta` key of the protocol version on every stateless request.
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::types::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
+///
+/// // What a server (or a test double) finds in a stateless-era request from this client:
+/// let params = json!({
+///     "name": "echo",
+///     "_meta": {
+///         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///         "io.modelcontextprotocol/clientInfo": { "name": "umcp", "version": "0.1.0" }
+///     }
+/// });
+/// assert_eq!(params["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+/// assert_eq!(params["_meta"][META_CLIENT_INFO]["name"], "umcp");
+/// ```
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the client capabilities on every stateless request.
+///
+/// See the example on [`META_PROTOCOL_VERSION`].
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `_meta` key of the client's name and version on every stateless request.
+///
+/// See the example on [`META_PROTOCOL_VERSION`].
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key of the requested log level (deprecated in 2026-07-28).
+///
+/// See the example on [`META_PROTOCOL_VERSION`].
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server's name and version in a result.
+///
+/// See the example on [`META_PROTOCOL_VERSION`].
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key that ties a notification to a `subscriptions/listen` stream.
+///
+/// See the example on [`META_PROTOCOL_VERSION`].
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Whether `version` is a stateless (2026-07-28 or later) version this client speaks.
+///
+/// See the example on
+/// [`types::is_supported_protocol_version`](crate::types::is_supported_protocol_version).
 pub fn is_modern_protocol_version(version: &str) -> bool {
     MODERN_PROTOCOL_VERSIONS.contains(&version)
 }
 
 /// The result of `server/discover`: what the server speaks and can do.
+///
+/// See the example on [`Client::server_info`](crate::Client::server_info).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -56,6 +93,8 @@ pub struct DiscoverResult {
 }
 
 /// What kind of result a stateless server sent (`resultType`).
+///
+/// See the example on [`Client::request_once`](crate::Client::request_once).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ResultType {
@@ -87,6 +126,8 @@ impl ResultType {
 ///
 /// The client answers every entry of `input_requests` and repeats the original request with
 /// `inputResponses` under the same keys and `requestState` echoed unchanged.
+///
+/// See the example on [`Client::request_once`](crate::Client::request_once).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -103,6 +144,8 @@ pub struct InputRequiredResult {
 }
 
 /// The `data` of an `UnsupportedProtocolVersion` error (-32022).
+///
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct UnsupportedProtocolVersionData {
@@ -115,6 +158,8 @@ pub struct UnsupportedProtocolVersionData {
 }
 
 /// The `data` of a `MissingRequiredClientCapability` error (-32021).
+///
+/// See the example on [`Error`](crate::Error).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

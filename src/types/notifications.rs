@@ -14,6 +14,8 @@ use crate::jsonrpc::Notification;
 ///
 /// Decoding never fails: a method this crate does not know, or a known method whose params do
 /// not fit, becomes [`ServerNotification::Other`] with the params as received.
+///
+/// See the example on [`Client::notifications`](crate::Client::notifications).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ServerNotification {
@@ -72,6 +74,8 @@ impl ServerNotification {
     }
 
     /// The method name, e.g. `notifications/progress`.
+    ///
+    /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn method(&self) -> &str {
         match self {
             ServerNotification::Progress(_) => PROGRESS,

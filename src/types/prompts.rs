@@ -9,6 +9,8 @@ use super::common::{Icon, Role};
 use super::content::ContentBlock;
 
 /// A prompt or prompt template the server offers.
+///
+/// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Prompt {
@@ -32,6 +34,8 @@ pub struct Prompt {
 }
 
 /// One argument of a prompt template.
+///
+/// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptArgument {
@@ -49,6 +53,8 @@ pub struct PromptArgument {
 }
 
 /// One page of `prompts/list`.
+///
+/// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListPromptsResult {
@@ -64,6 +70,8 @@ pub struct ListPromptsResult {
 }
 
 /// Parameters of `prompts/get`.
+///
+/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetPromptRequestParams {
     /// The prompt's name.
@@ -77,6 +85,8 @@ pub struct GetPromptRequestParams {
 }
 
 /// The answer to `prompts/get`.
+///
+/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetPromptResult {
     /// A description of the prompt.
@@ -91,6 +101,8 @@ pub struct GetPromptResult {
 }
 
 /// One message of a prompt.
+///
+/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptMessage {
     /// Who speaks.
@@ -113,6 +125,8 @@ impl Prompt {
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }
@@ -130,6 +144,8 @@ impl PromptArgument {
     }
 
     /// Whether the argument must be given.
+    ///
+    /// See the example on [`Client::list_prompts`](crate::Client::list_prompts).
     pub fn is_required(&self) -> bool {
         self.required == Some(true)
     }
@@ -137,6 +153,8 @@ impl PromptArgument {
 
 impl GetPromptRequestParams {
     /// Parameters getting `name` with no arguments.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     pub fn new(name: impl Into<String>) -> GetPromptRequestParams {
         GetPromptRequestParams {
             name: name.into(),
@@ -146,6 +164,8 @@ impl GetPromptRequestParams {
     }
 
     /// Adds one argument.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     pub fn with_argument(
         mut self,
         name: impl Into<String>,

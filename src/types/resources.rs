@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 use super::common::{Annotations, Icon};
 
 /// A resource the server can read, as listed by `resources/list` or linked from content.
+///
+/// See the example on [`Client::list_resources`](crate::Client::list_resources).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Resource {
@@ -38,6 +40,8 @@ pub struct Resource {
 }
 
 /// A family of resources described by an RFC 6570 URI template.
+///
+/// See the example on [`Client::list_resource_templates`](crate::Client::list_resource_templates).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceTemplate {
@@ -67,6 +71,8 @@ pub struct ResourceTemplate {
 }
 
 /// One page of `resources/list`.
+///
+/// See the example on [`Client::list_resources`](crate::Client::list_resources).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListResourcesResult {
@@ -82,6 +88,8 @@ pub struct ListResourcesResult {
 }
 
 /// One page of `resources/templates/list`.
+///
+/// See the example on [`Client::list_resource_templates`](crate::Client::list_resource_templates).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListResourceTemplatesResult {
@@ -97,6 +105,8 @@ pub struct ListResourceTemplatesResult {
 }
 
 /// Parameters of `resources/read`.
+///
+/// See the example on [`Client::read_resource`](crate::Client::read_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadResourceRequestParams {
     /// The URI to read.
@@ -107,6 +117,8 @@ pub struct ReadResourceRequestParams {
 }
 
 /// The answer to `resources/read`: one or more contents (a directory may give several).
+///
+/// See the example on [`Client::read_resource`](crate::Client::read_resource).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReadResourceResult {
     /// The contents read.
@@ -119,6 +131,8 @@ pub struct ReadResourceResult {
 
 /// The contents of a resource: text, or binary data as base64. Told apart by which of `text`
 /// and `blob` is present.
+///
+/// See the example on [`Client::read_resource`](crate::Client::read_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ResourceContents {
@@ -129,6 +143,8 @@ pub enum ResourceContents {
 }
 
 /// A resource's contents as text.
+///
+/// See the example on [`Client::read_resource`](crate::Client::read_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextResourceContents {
@@ -145,6 +161,8 @@ pub struct TextResourceContents {
 }
 
 /// A resource's contents as base64-encoded binary data.
+///
+/// See the example on [`Client::read_resource`](crate::Client::read_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BlobResourceContents {
@@ -161,6 +179,8 @@ pub struct BlobResourceContents {
 }
 
 /// Parameters of `resources/subscribe`.
+///
+/// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubscribeRequestParams {
     /// The URI to watch.
@@ -171,6 +191,8 @@ pub struct SubscribeRequestParams {
 }
 
 /// Parameters of `resources/unsubscribe`.
+///
+/// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnsubscribeRequestParams {
     /// The URI to stop watching.
@@ -181,6 +203,8 @@ pub struct UnsubscribeRequestParams {
 }
 
 /// Parameters of `notifications/resources/updated`.
+///
+/// See the example on [`Client::subscribe_resource`](crate::Client::subscribe_resource).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI that changed; possibly a sub-resource of the one subscribed to.
@@ -219,6 +243,8 @@ impl Resource {
     }
 
     /// The name to show a person: the title when present, else the name.
+    ///
+    /// See the example on [`Client::list_resources`](crate::Client::list_resources).
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }
@@ -282,6 +308,8 @@ impl ResourceContents {
     }
 
     /// The URI these contents belong to.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn uri(&self) -> &str {
         match self {
             ResourceContents::Text(t) => &t.uri,
@@ -290,6 +318,8 @@ impl ResourceContents {
     }
 
     /// The MIME type, if known.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn mime_type(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(t) => t.mime_type.as_deref(),
@@ -298,6 +328,8 @@ impl ResourceContents {
     }
 
     /// The text, for text contents.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn as_text(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(t) => Some(&t.text),
@@ -306,6 +338,8 @@ impl ResourceContents {
     }
 
     /// The base64 data, for binary contents.
+    ///
+    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
     pub fn as_blob(&self) -> Option<&str> {
         match self {
             ResourceContents::Text(_) => None,

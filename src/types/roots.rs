@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// One root, a `file://` URI the server may operate on.
+///
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Root {
     /// The root's URI; `file://` for now.
@@ -17,6 +20,9 @@ pub struct Root {
 }
 
 /// The client's answer to `roots/list`.
+///
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListRootsResult {
     /// The roots.
@@ -29,6 +35,9 @@ pub struct ListRootsResult {
 
 impl Root {
     /// A root with a URI and no name.
+    ///
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn new(uri: impl Into<String>) -> Root {
         Root {
             uri: uri.into(),
@@ -38,6 +47,9 @@ impl Root {
     }
 
     /// Sets the display name.
+    ///
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn with_name(mut self, name: impl Into<String>) -> Root {
         self.name = Some(name.into());
         self
@@ -46,6 +58,9 @@ impl Root {
 
 impl ListRootsResult {
     /// A result listing `roots`.
+    ///
+    /// See the example on
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
     pub fn new(roots: Vec<Root>) -> ListRootsResult {
         ListRootsResult { roots, meta: None }
     }

@@ -7,6 +7,8 @@ use super::common::Role;
 use super::content::ContentBlock;
 
 /// Parameters of `sampling/createMessage`, sent by the server.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageRequestParams {
@@ -48,6 +50,8 @@ pub struct CreateMessageRequestParams {
 }
 
 /// The `includeContext` values.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum IncludeContext {
@@ -60,6 +64,8 @@ pub enum IncludeContext {
 }
 
 /// One message of a sampling conversation.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
     /// Who speaks.
@@ -74,6 +80,8 @@ pub struct SamplingMessage {
 /// The content of a sampling message: a single block (every version) or an array of blocks
 /// (since 2025-11-25). Blocks of the sampling-only kinds `tool_use` and `tool_result` read as
 /// [`ContentBlock::Unknown`], whole.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 // Messages are few and short-lived; boxing the single block would only make matching clumsier.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -86,6 +94,8 @@ pub enum SamplingContent {
 }
 
 /// The server's model preferences; every field is advisory.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
@@ -104,6 +114,8 @@ pub struct ModelPreferences {
 }
 
 /// A model name hint, matched as a substring of model names.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelHint {
     /// A full or partial model name, e.g. `sonnet`.
@@ -112,6 +124,8 @@ pub struct ModelHint {
 }
 
 /// The client's answer to `sampling/createMessage`.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {
@@ -158,6 +172,9 @@ impl CreateMessageRequestParams {
 
 impl SamplingMessage {
     /// A message from `role`.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn new(role: Role, content: impl Into<SamplingContent>) -> SamplingMessage {
         SamplingMessage {
             role,
@@ -167,6 +184,9 @@ impl SamplingMessage {
     }
 
     /// A text message from the user.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn user_text(text: impl Into<String>) -> SamplingMessage {
         SamplingMessage::new(Role::User, ContentBlock::text(text))
     }
@@ -174,6 +194,9 @@ impl SamplingMessage {
 
 impl SamplingContent {
     /// The blocks, one or many.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn blocks(&self) -> &[ContentBlock] {
         match self {
             SamplingContent::Single(b) => std::slice::from_ref(b),
@@ -182,6 +205,9 @@ impl SamplingContent {
     }
 
     /// The text of every text block, joined with newlines.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
             .blocks()
@@ -219,6 +245,9 @@ impl<'de> Deserialize<'de> for SamplingContent {
 
 impl CreateMessageResult {
     /// An assistant message from `model`.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn new(
         model: impl Into<String>,
         content: impl Into<SamplingContent>,
@@ -233,6 +262,9 @@ impl CreateMessageResult {
     }
 
     /// Sets the stop reason.
+    ///
+    /// See the example on
+    /// [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
     pub fn with_stop_reason(mut self, reason: impl Into<String>) -> CreateMessageResult {
         self.stop_reason = Some(reason.into());
         self

@@ -5,13 +5,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `notifications/subscriptions/acknowledged`: the first message of a subscription.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// The method that opens a subscription.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 
 /// Which notifications a subscription wants (`SubscriptionFilter` in the schema). An omitted
 /// (here: `false` or empty) field means "not wanted".
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -36,34 +42,66 @@ fn is_false(value: &bool) -> bool {
 
 impl SubscriptionFilter {
     /// An empty filter: nothing wanted yet.
+    ///
+    /// ```
+    /// use umcp::types::SubscriptionFilter;
+    ///
+    /// let wanted = SubscriptionFilter::new().tools().resource("file:///project/logs/");
+    /// assert!(wanted.wants("notifications/tools/list_changed", None));
+    /// // A resource under a subscribed URI counts too:
+    /// let log = Some("file:///project/logs/build.log");
+    /// assert!(wanted.wants("notifications/resources/updated", log));
+    /// assert!(!wanted.wants("notifications/prompts/list_changed", None));
+    /// // What a server honours is what both sides have:
+    /// let offered = SubscriptionFilter::all_lists();
+    /// let honoured = wanted.intersection(&offered);
+    /// assert_eq!(honoured, SubscriptionFilter::new().tools());
+    /// assert!(SubscriptionFilter::new().is_empty());
+    /// assert!(!SubscriptionFilter::new().prompts().resources().is_empty());
+    /// ```
     pub fn new() -> SubscriptionFilter {
         SubscriptionFilter::default()
     }
 
     /// Every list change: tools, prompts and resources (what a watcher usually wants).
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn all_lists() -> SubscriptionFilter {
         SubscriptionFilter::new().tools().prompts().resources()
     }
 
     /// Adds `notifications/tools/list_changed`.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn tools(mut self) -> SubscriptionFilter {
         self.tools_list_changed = true;
         self
     }
 
     /// Adds `notifications/prompts/list_changed`.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn prompts(mut self) -> SubscriptionFilter {
         self.prompts_list_changed = true;
         self
     }
 
     /// Adds `notifications/resources/list_changed`.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn resources(mut self) -> SubscriptionFilter {
         self.resources_list_changed = true;
         self
     }
 
     /// Adds `notifications/resources/updated` for `uri`.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn resource(mut self, uri: impl Into<String>) -> SubscriptionFilter {
         let uri = uri.into();
         if !self.resource_subscriptions.contains(&uri) {
@@ -73,11 +111,17 @@ impl SubscriptionFilter {
     }
 
     /// Whether nothing is wanted.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn is_empty(&self) -> bool {
         *self == SubscriptionFilter::default()
     }
 
     /// What both filters want.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn intersection(&self, other: &SubscriptionFilter) -> SubscriptionFilter {
         SubscriptionFilter {
             tools_list_changed: self.tools_list_changed && other.tools_list_changed,
@@ -95,6 +139,9 @@ impl SubscriptionFilter {
     /// Whether a notification with this method (and, for `notifications/resources/updated`,
     /// this URI) is one the filter wants. An updated URI may be a sub-resource of a
     /// subscribed one, so a prefix match counts.
+    ///
+    /// See the example on
+    /// [`types::SubscriptionFilter::new`](crate::types::SubscriptionFilter::new).
     pub fn wants(&self, method: &str, uri: Option<&str>) -> bool {
         match method {
             "notifications/tools/list_changed" => self.tools_list_changed,
@@ -111,6 +158,8 @@ impl SubscriptionFilter {
 }
 
 /// The params of `subscriptions/listen`.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
@@ -126,6 +175,8 @@ impl SubscriptionsListenRequestParams {
 }
 
 /// The params of `notifications/subscriptions/acknowledged`: the subset the server honours.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsAcknowledgedNotificationParams {
@@ -136,6 +187,8 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
 
 /// The result of `subscriptions/listen`, sent only when the server ends the subscription
 /// gracefully; apart from `_meta` (which names the subscription) its body is empty.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SubscriptionsListenResult {

@@ -11,6 +11,8 @@ use super::schema::Schema;
 mod output;
 
 /// A tool the server offers, as listed by `tools/list`.
+///
+/// See the example on [`Client::list_tools`](crate::Client::list_tools).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
@@ -45,6 +47,8 @@ pub struct Tool {
 }
 
 /// Hints about a tool's behaviour. All are hints, never guarantees.
+///
+/// See the example on [`Client::list_tools`](crate::Client::list_tools).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
@@ -66,6 +70,8 @@ pub struct ToolAnnotations {
 }
 
 /// One page of `tools/list`.
+///
+/// See the example on [`Client::list_tools`](crate::Client::list_tools).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListToolsResult {
@@ -81,6 +87,8 @@ pub struct ListToolsResult {
 }
 
 /// Parameters of `tools/call`.
+///
+/// See the example on [`types::Method`](crate::types::Method).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolRequestParams {
@@ -101,6 +109,8 @@ pub struct CallToolRequestParams {
 ///
 /// A failure inside the tool comes back here with `is_error: Some(true)` and a description in
 /// `content`; only protocol-level failures (unknown tool, bad request) are JSON-RPC errors.
+///
+/// See the example in the [`types`](crate::types) module.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
@@ -170,6 +180,8 @@ impl Tool {
 
 impl CallToolRequestParams {
     /// Parameters calling `name` with no arguments.
+    ///
+    /// See the example on [`types::Method`](crate::types::Method).
     pub fn new(name: impl Into<String>) -> CallToolRequestParams {
         CallToolRequestParams {
             name: name.into(),
@@ -225,6 +237,8 @@ impl CallToolResult {
     }
 
     /// The text of every text block, joined with newlines; other blocks are skipped.
+    ///
+    /// See the example in the [`types`](crate::types) module.
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
             .content
@@ -235,6 +249,8 @@ impl CallToolResult {
     }
 
     /// Whether the tool reported a failure.
+    ///
+    /// See the example in the [`types`](crate::types) module.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }

@@ -9,11 +9,15 @@ use crate::jsonrpc::RequestId;
 
 /// The token a request puts in `_meta.progressToken` to ask for progress notifications: a
 /// string or an integer, like a request id.
+///
+/// See the example on [`Client::call_tool_with`](crate::Client::call_tool_with).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ProgressToken(RequestId);
 
 /// Parameters of `notifications/progress`.
+///
+/// See the example on [`Client::call_tool_with`](crate::Client::call_tool_with).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProgressNotificationParams {
@@ -33,6 +37,8 @@ pub struct ProgressNotificationParams {
 }
 
 /// Parameters of `notifications/cancelled`.
+///
+/// See the example on [`CancelHandle`](crate::CancelHandle).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelledNotificationParams {

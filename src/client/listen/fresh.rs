@@ -38,6 +38,8 @@ impl Client {
     /// again whenever the server announces a change (or a subscription gap may have hidden
     /// one). Works the same in both protocol eras.
     ///
+    /// See the example on [`FreshTools`].
+    ///
     /// # Errors
     ///
     /// As [`Client::listen`] and [`Client::list_all_tools`].
@@ -56,23 +58,31 @@ impl Client {
 
 impl FreshTools<'_> {
     /// The tools as last listed.
+    ///
+    /// See the example on [`FreshTools`].
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }
 
     /// Whether the server announces tool-list changes at all (from its acknowledgement or,
     /// in the handshake era, its capabilities): without them the list is listed only once.
+    ///
+    /// See the example on [`FreshTools`].
     pub fn is_followed(&self) -> bool {
         self.sub.acknowledged().tools_list_changed
     }
 
     /// Whether a change was announced that a failed listing has not picked up yet.
+    ///
+    /// See the example on [`FreshTools`].
     pub fn is_stale(&self) -> bool {
         self.stale
     }
 
     /// Lists the tools again if a change was announced since the last call, without
     /// waiting; returns whether the list was listed again.
+    ///
+    /// See the example on [`FreshTools`].
     ///
     /// # Errors
     ///
@@ -91,6 +101,8 @@ impl FreshTools<'_> {
 
     /// Waits up to `timeout` for a change, then lists the tools again; returns whether it
     /// did.
+    ///
+    /// See the example on [`FreshTools`].
     ///
     /// # Errors
     ///

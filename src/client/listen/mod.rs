@@ -38,6 +38,8 @@ use state::{Item, Settled, Sub};
 const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Something a [`Subscription`] delivers.
+///
+/// See the example on [`Client::listen`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum SubscriptionEvent {
@@ -52,6 +54,8 @@ pub enum SubscriptionEvent {
 }
 
 /// How a subscription ended.
+///
+/// See the example on [`Client::listen`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SubscriptionEnd {
@@ -78,6 +82,35 @@ pub enum SubscriptionEnd {
 
 /// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
 /// (or [`close`](Subscription::close)) ends it on the server too.
+///
+/// [`Client::listen`] has an example that follows one for as long as it lasts; this one reads
+/// it in the ways a loop of your own would:
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use umcp::types::SubscriptionFilter;
+/// use umcp::SubscriptionEvent;
+///
+/// # fn main() -> umcp::Result<()> {
+/// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+/// let subscription = client.listen(SubscriptionFilter::new().resources())?;
+/// log::info!("asked for {:?} ({:?} era)", subscription.requested(), subscription.era());
+/// // What has arrived, without waiting:
+/// while let Some(event) = subscription.try_recv() {
+///     log::info!("{event:?}");
+/// }
+/// // Wait a while for the next one:
+/// let next = subscription.recv_timeout(Duration::from_secs(5));
+/// if let Some(SubscriptionEvent::Notification(n)) = next {
+///     log::info!("{}", n.method());
+/// }
+/// // Or for as long as it takes (`None` once the subscription ended):
+/// if subscription.recv().is_none() {
+///     log::info!("ended: {:?}", subscription.ended());
+/// }
+/// subscription.close();
+/// # Ok(()) }
+/// ```
 pub struct Subscription {
     shared: Weak<Shared>,
     sub: Arc<Sub>,
@@ -87,6 +120,29 @@ impl Client {
     /// Subscribes to the notifications `filter` names, in either protocol era, and returns
     /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
     /// it honours).
+    ///
+    /// ```no_run
+    /// use umcp::types::{ServerNotification, SubscriptionFilter};
+    /// use umcp::SubscriptionEvent;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let filter = SubscriptionFilter::new().tools().resource("file:///project/build.log");
+    /// let subscription = client.listen(filter)?;
+    /// log::info!("the server honours {:?}", subscription.acknowledged());
+    /// for event in subscription.iter() {
+    ///     match event {
+    ///         SubscriptionEvent::Notification(ServerNotification::ToolListChanged) => {
+    ///             log::info!("{} tools now", client.list_all_tools()?.len());
+    ///         }
+    ///         SubscriptionEvent::Notification(other) => log::info!("{}", other.method()),
+    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list all: {reason}"),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// log::info!("ended: {:?}", subscription.ended());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -223,12 +279,16 @@ fn cancel(shared: &Shared, id: i64, reason: &str) {
 
 impl Subscription {
     /// What was asked for.
+    ///
+    /// See the example on [`Subscription`].
     pub fn requested(&self) -> &SubscriptionFilter {
         &self.sub.requested
     }
 
     /// The subset the server honours: from its acknowledgement in the stateless era, from its
     /// capabilities (and the URIs `resources/subscribe` accepted) in the handshake era.
+    ///
+    /// See the example on [`Client::listen`].
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.status)
             .acknowledged
@@ -237,6 +297,8 @@ impl Subscription {
     }
 
     /// The era serving this subscription.
+    ///
+    /// See the example on [`Subscription`].
     pub fn era(&self) -> Era {
         if self.sub.modern {
             Era::Modern
@@ -246,12 +308,16 @@ impl Subscription {
     }
 
     /// How it ended, once it did (events received before the end can still be read).
+    ///
+    /// See the example on [`Subscription`].
     pub fn ended(&self) -> Option<SubscriptionEnd> {
         lock(&self.sub.status).ended.clone()
     }
 
     /// Waits for the next event; `None` once the subscription ended and everything before
     /// the end was read.
+    ///
+    /// See the example on [`Subscription`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         self.next(None)
     }
@@ -259,22 +325,30 @@ impl Subscription {
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
     /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
     /// opened again inside the call, that takes up to the client's request timeout more.
+    ///
+    /// See the example on [`Subscription`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         // A wait too long for the clock (`Duration::MAX`) is a wait without a deadline.
         self.next(Instant::now().checked_add(timeout))
     }
 
     /// The next event if one is waiting.
+    ///
+    /// See the example on [`Subscription`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         self.next(Some(Instant::now()))
     }
 
     /// The events until the subscription ends.
+    ///
+    /// See the example on [`Subscription`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
+    ///
+    /// See the example on [`Subscription`].
     pub fn close(&self) {
         if !self.sub.end(SubscriptionEnd::Closed) {
             return;

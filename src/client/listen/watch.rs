@@ -16,6 +16,8 @@ impl SubscriptionEvent {
     /// The event as one JSON object: `{"method", "params"}` for a notification (the params as
     /// the server sent them, without its `_meta`), `{"event": "resubscribed", "reason"}` for
     /// a gap.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn to_json(&self) -> Value {
         match self {
             SubscriptionEvent::Notification(note) => {
@@ -35,6 +37,8 @@ impl SubscriptionEvent {
     }
 
     /// The event as one short line of text: the method and, for a resource update, its URI.
+    ///
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn to_text(&self) -> String {
         match self {
             SubscriptionEvent::Notification(note) => {
@@ -64,6 +68,20 @@ impl Subscription {
     ///
     /// [`to_json`]: SubscriptionEvent::to_json
     /// [`to_text`]: SubscriptionEvent::to_text
+    ///
+    /// ```no_run
+    /// use std::time::{Duration, Instant};
+    /// use umcp::types::SubscriptionFilter;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let subscription = client.listen(SubscriptionFilter::all_lists())?;
+    /// let mut out = Vec::new(); // or a locked stdout, as `umcp watch` does
+    /// let deadline = Instant::now() + Duration::from_secs(60);
+    /// let (lines, end) = subscription.write_events(&mut out, true, Some(deadline), &|| false)?;
+    /// log::info!("{lines} JSON lines; ended: {end:?}");
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///

@@ -19,6 +19,30 @@ const MAX_PAGES: usize = 10_000;
 impl Client {
     /// Lists one page of tools; pass the previous page's `next_cursor` to get the next.
     ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let mut cursor = None;
+    /// loop {
+    ///     let page = client.list_tools(cursor.as_deref())?;
+    ///     for tool in &page.tools {
+    ///         log::info!("{}: {}", tool.name, tool.description.as_deref().unwrap_or(""));
+    ///     }
+    ///     cursor = page.next_cursor;
+    ///     if cursor.is_none() {
+    ///         break;
+    ///     }
+    /// }
+    /// // Or every page at once, each page's request with its own timeout:
+    /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
+    /// let tools = client.list_all_tools_with(&options)?;
+    /// # let _ = tools;
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] when the server has no `tools` capability, or any error of
@@ -66,6 +90,8 @@ impl Client {
 
     /// Lists every tool, following cursors across pages.
     ///
+    /// See the example on [`Client::list_tools`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_tools`], plus [`Error::Protocol`] when the server repeats a cursor.
@@ -74,6 +100,8 @@ impl Client {
     }
 
     /// [`Client::list_all_tools`] with per-request options, applied to each page's request.
+    ///
+    /// See the example on [`Client::list_tools`].
     ///
     /// # Errors
     ///
@@ -84,6 +112,22 @@ impl Client {
 
     /// Lists one page of resources.
     ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// for resource in client.list_all_resources()? {
+    ///     log::info!("{} ({})", resource.uri, resource.display_name());
+    /// }
+    /// // One page at a time, with per-request options:
+    /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
+    /// let first = client.list_resources_with(None, &options)?;
+    /// log::info!("more pages: {}", first.next_cursor.is_some());
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] without the `resources` capability, or any error of
@@ -93,6 +137,8 @@ impl Client {
     }
 
     /// [`Client::list_resources`] with per-request options.
+    ///
+    /// See the example on [`Client::list_resources`].
     ///
     /// # Errors
     ///
@@ -107,6 +153,8 @@ impl Client {
 
     /// Lists every resource, following cursors.
     ///
+    /// See the example on [`Client::list_resources`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_resources`].
@@ -116,6 +164,8 @@ impl Client {
 
     /// [`Client::list_all_resources`] with per-request options, applied to each page's request.
     ///
+    /// See the example on [`Client::list_resources`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_all_resources`], plus [`Error::Cancelled`].
@@ -124,6 +174,17 @@ impl Client {
     }
 
     /// Lists one page of resource templates.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// for template in client.list_all_resource_templates()? {
+    ///     log::info!("{}", template.uri_template);
+    /// }
+    /// let first = client.list_resource_templates(None)?;
+    /// log::info!("more pages: {}", first.next_cursor.is_some());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -136,6 +197,8 @@ impl Client {
     }
 
     /// [`Client::list_resource_templates`] with per-request options.
+    ///
+    /// See the example on [`Client::list_resource_templates`].
     ///
     /// # Errors
     ///
@@ -150,6 +213,8 @@ impl Client {
 
     /// Lists every resource template, following cursors.
     ///
+    /// See the example on [`Client::list_resource_templates`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_resources`].
@@ -159,6 +224,8 @@ impl Client {
 
     /// [`Client::list_all_resource_templates`] with per-request options, applied to each
     /// page's request.
+    ///
+    /// See the example on [`Client::list_resource_templates`].
     ///
     /// # Errors
     ///
@@ -177,6 +244,21 @@ impl Client {
 
     /// Lists one page of prompts.
     ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// for prompt in client.list_all_prompts()? {
+    ///     let required: Vec<&str> = prompt.arguments.iter().flatten()
+    ///         .filter(|argument| argument.is_required())
+    ///         .map(|argument| argument.name.as_str())
+    ///         .collect();
+    ///     log::info!("{} needs {:?}", prompt.display_name(), required);
+    /// }
+    /// let first = client.list_prompts(None)?;
+    /// log::info!("more pages: {}", first.next_cursor.is_some());
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Unsupported`] without the `prompts` capability, or any error of
@@ -186,6 +268,8 @@ impl Client {
     }
 
     /// [`Client::list_prompts`] with per-request options.
+    ///
+    /// See the example on [`Client::list_prompts`].
     ///
     /// # Errors
     ///
@@ -200,6 +284,8 @@ impl Client {
 
     /// Lists every prompt, following cursors.
     ///
+    /// See the example on [`Client::list_prompts`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_prompts`].
@@ -208,6 +294,8 @@ impl Client {
     }
 
     /// [`Client::list_all_prompts`] with per-request options, applied to each page's request.
+    ///
+    /// See the example on [`Client::list_prompts`].
     ///
     /// # Errors
     ///

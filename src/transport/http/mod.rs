@@ -41,6 +41,8 @@ mod wire;
 pub use streamable::CLOSE_TIMEOUT;
 
 /// Which HTTP transport to speak.
+///
+/// See the example on [`HttpConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum HttpTransportKind {
@@ -56,6 +58,8 @@ pub enum HttpTransportKind {
 
 impl HttpTransportKind {
     /// The name used in configuration files and logs: `auto`, `streamable-http` or `sse`.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn as_str(self) -> &'static str {
         match self {
             HttpTransportKind::Auto => "auto",
@@ -75,6 +79,8 @@ const AUTO_CANDIDATES: [HttpTransportKind; 2] =
 /// The first delay is the server's `retry` value when it sent one, exactly; otherwise
 /// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
 /// The attempt count starts over once a reconnected stream delivers an event.
+///
+/// See the example on [`HttpConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconnectPolicy {
     /// Attempts before giving up (0 disables reconnection).
@@ -87,6 +93,8 @@ pub struct ReconnectPolicy {
 
 impl ReconnectPolicy {
     /// A policy with the given values.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn new(max_attempts: u32, initial_delay: Duration, max_delay: Duration) -> Self {
         ReconnectPolicy {
             max_attempts,
@@ -114,9 +122,37 @@ impl Default for ReconnectPolicy {
 /// the time budget it started with, counted from the moment the provider returned.
 ///
 /// [`OAuth`](crate::auth::OAuth) (feature `oauth`) is the provider for the MCP
-/// authorization spec.
+/// authorization spec. A provider of your own, for a bearer token that another process keeps
+/// fresh in a file:
+///
+/// ```no_run
+/// use std::path::PathBuf;
+/// use std::sync::Arc;
+/// use umcp::{Client, CredentialProvider, HttpConfig, HttpError};
+///
+/// struct TokenFile(PathBuf);
+///
+/// impl CredentialProvider for TokenFile {
+///     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+///         let token = std::fs::read_to_string(&self.0).map_err(umcp::Error::io)?;
+///         Ok(vec![("Authorization".into(), format!("Bearer {}", token.trim()))])
+///     }
+///
+///     fn on_unauthorized(&self, _error: &HttpError) -> umcp::Result<bool> {
+///         Ok(true) // the file may have been rotated since: read it again, once
+///     }
+/// }
+///
+/// let provider = Arc::new(TokenFile("/run/secrets/mcp-token".into()));
+/// let server = HttpConfig::new("https://mcp.example.com/mcp").credentials(provider);
+/// let client = Client::connect(server)?;
+/// # let _ = client;
+/// # Ok::<(), umcp::Error>(())
+/// ```
 pub trait CredentialProvider: Send + Sync {
     /// The headers to add to a request for `url`, e.g. `("Authorization", "Bearer …")`.
+    ///
+    /// See the example on [`CredentialProvider`].
     ///
     /// # Errors
     ///
@@ -127,6 +163,8 @@ pub trait CredentialProvider: Send + Sync {
     /// default [`headers`](Self::headers). Providers whose headers sign the request override
     /// it (a DPoP proof names the method and URL, RFC 9449).
     ///
+    /// See the example on [`CredentialProvider`].
+    ///
     /// # Errors
     ///
     /// An error fails the request before anything is sent.
@@ -136,6 +174,8 @@ pub trait CredentialProvider: Send + Sync {
     }
 
     /// Called when the server answered 401; return `true` to have the request repeated once.
+    ///
+    /// See the example on [`CredentialProvider`].
     ///
     /// # Errors
     ///
@@ -149,6 +189,8 @@ pub trait CredentialProvider: Send + Sync {
     /// many times this request was already repeated for credentials (after a 401 or a 403),
     /// so a provider can bound its attempts per request.
     ///
+    /// See the example on [`CredentialProvider`].
+    ///
     /// # Errors
     ///
     /// An error is returned to the caller instead of the 403.
@@ -158,12 +200,39 @@ pub trait CredentialProvider: Send + Sync {
 }
 
 /// The most times one request is repeated for credentials, whatever the provider says.
+///
+/// See the example on [`CredentialProvider`].
 pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 
 /// Configuration of an HTTP server connection; implements [`Connect`].
 ///
 /// Build it with [`HttpConfig::new`] and the setters below; read it back with the `get_*`
 /// methods.
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::{HttpConfig, HttpTransportKind, ReconnectPolicy};
+///
+/// let config = HttpConfig::new("https://mcp.example.com/mcp")
+///     .header("X-Api-Key", "not-a-real-key")
+///     .transport(HttpTransportKind::StreamableHttp)
+///     .connect_timeout(Duration::from_secs(5))
+///     .request_timeout(Duration::from_secs(60))
+///     .idle_timeout(Duration::from_secs(300))
+///     .get_stream(false)
+///     .max_event_size(4 << 20)
+///     .reconnect(ReconnectPolicy::new(3, Duration::from_millis(500), Duration::from_secs(10)));
+/// assert_eq!(config.get_url(), "https://mcp.example.com/mcp");
+/// assert_eq!(config.get_transport(), HttpTransportKind::StreamableHttp);
+/// assert_eq!(config.get_headers(), [("X-Api-Key".to_owned(), "not-a-real-key".to_owned())]);
+/// assert_eq!(config.get_connect_timeout(), Duration::from_secs(5));
+/// assert_eq!(config.get_request_timeout(), Some(Duration::from_secs(60)));
+/// assert_eq!(config.get_idle_timeout(), Duration::from_secs(300));
+/// assert_eq!(config.get_max_event_size(), 4 << 20);
+/// assert_eq!(config.get_reconnect().max_attempts, 3);
+/// assert!(!config.get_stream_enabled() && config.get_credentials().is_none());
+/// // Then: umcp::Client::connect(config)
+/// ```
 #[derive(Clone)]
 pub struct HttpConfig {
     url: String,
@@ -183,6 +252,8 @@ pub struct HttpConfig {
 impl HttpConfig {
     /// A configuration for the MCP endpoint (or, for [`HttpTransportKind::Sse`], the SSE
     /// endpoint) at `url`.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn new(url: impl Into<String>) -> HttpConfig {
         HttpConfig {
             url: url.into(),
@@ -200,12 +271,16 @@ impl HttpConfig {
     }
 
     /// Adds a header sent on every request, e.g. `Authorization: Bearer …`.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> HttpConfig {
         self.headers.push((name.into(), value.into()));
         self
     }
 
     /// Chooses the transport (default [`HttpTransportKind::Auto`]).
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn transport(mut self, kind: HttpTransportKind) -> HttpConfig {
         self.kind = kind;
         self.candidate = 0;
@@ -214,6 +289,8 @@ impl HttpConfig {
 
     /// The limit for establishing a connection, and for the legacy SSE `endpoint` event to
     /// arrive (default 10 s; `Duration::MAX` means none).
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn connect_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.connect_timeout = timeout;
         self
@@ -225,6 +302,8 @@ impl HttpConfig {
     /// stream, resuming a stream) by 30 s. Either bound covers the whole exchange, body
     /// included (an event stream is bounded by the idle timeout instead). The `DELETE` of
     /// `close` is bounded by [`CLOSE_TIMEOUT`] in any case. `Duration::MAX` means no cap.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn request_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.request_timeout = Some(timeout);
         self
@@ -233,6 +312,8 @@ impl HttpConfig {
     /// How long an event stream may stay silent before it is treated as dropped (default
     /// 300 s; `Duration::MAX` means forever). Comments and keep-alives count as activity; a
     /// stream nobody waits for any more is dropped at once whatever it sends.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn idle_timeout(mut self, timeout: Duration) -> HttpConfig {
         self.idle_timeout = timeout;
         self
@@ -245,6 +326,8 @@ impl HttpConfig {
     /// connect timeout, for the server to answer the GET, so that server messages sent after
     /// the next request find the stream open. A server that answers 405 (or anything but an
     /// event stream) offers no stream; that is not an error.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_stream(mut self, enabled: bool) -> HttpConfig {
         self.get_stream = enabled;
         self
@@ -252,69 +335,95 @@ impl HttpConfig {
 
     /// The largest accepted message: one SSE event or one JSON body (default 16 MiB;
     /// `usize::MAX` means no limit).
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn max_event_size(mut self, bytes: usize) -> HttpConfig {
         self.max_event_size = bytes;
         self
     }
 
     /// How dropped event streams are reconnected (default [`ReconnectPolicy::default`]).
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn reconnect(mut self, policy: ReconnectPolicy) -> HttpConfig {
         self.reconnect = policy;
         self
     }
 
     /// Sets the provider asked for credentials before every request.
+    ///
+    /// See the example on [`auth::OAuth`](crate::auth::OAuth).
     pub fn credentials(mut self, provider: Arc<dyn CredentialProvider>) -> HttpConfig {
         self.credentials = Some(provider);
         self
     }
 
     /// The URL.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_url(&self) -> &str {
         &self.url
     }
 
     /// The extra headers, in the order added.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_headers(&self) -> &[(String, String)] {
         &self.headers
     }
 
     /// The configured transport kind.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_transport(&self) -> HttpTransportKind {
         self.kind
     }
 
     /// The connect timeout.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_connect_timeout(&self) -> Duration {
         self.connect_timeout
     }
 
     /// The request timeout, when one is set.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_request_timeout(&self) -> Option<Duration> {
         self.request_timeout
     }
 
     /// The idle timeout of event streams.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_idle_timeout(&self) -> Duration {
         self.idle_timeout
     }
 
     /// Whether the standalone GET stream is opened.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_stream_enabled(&self) -> bool {
         self.get_stream
     }
 
     /// The message size limit in bytes.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_max_event_size(&self) -> usize {
         self.max_event_size
     }
 
     /// The reconnection policy.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_reconnect(&self) -> ReconnectPolicy {
         self.reconnect
     }
 
     /// The credential provider, when one is set.
+    ///
+    /// See the example on [`HttpConfig`].
     pub fn get_credentials(&self) -> Option<&Arc<dyn CredentialProvider>> {
         self.credentials.as_ref()
     }

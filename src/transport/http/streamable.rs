@@ -25,6 +25,8 @@ use crate::transport::{Inbox, SessionEvent, Transport};
 
 /// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
 /// that ends the session, headers and body, must be done by then.
+///
+/// See the example on [`Client::close`](crate::Client::close).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A Streamable HTTP connection.

@@ -71,6 +71,8 @@ mod transport;
 
 /// How the server's environment is built from the parent's (the configured variables are
 /// always added on top, and win).
+///
+/// See the example on [`StdioConfig`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum EnvPolicy {
@@ -100,11 +102,26 @@ pub enum EnvPolicy {
 ///
 /// let config = StdioConfig::new("uvx")
 ///     .arg("mcp-server-time")
+///     .args(["--local-timezone", "Europe/Paris"])
 ///     .env("TZ", "UTC")
+///     .envs([("LANG", "C.UTF-8"), ("NO_COLOR", "1")])
+///     .cwd("/tmp")
 ///     .env_policy(EnvPolicy::AllowList)
 ///     .max_message_size(16 << 20)
-///     .kill_grace(Duration::from_millis(500));
-/// assert_eq!(config.get_args(), ["mcp-server-time"]);
+///     .close_grace(Duration::from_secs(1))
+///     .kill_grace(Duration::from_millis(500))
+///     .stderr_callback(|line| log::debug!("server: {line}"))
+///     .stderr_tail_lines(50);
+/// assert_eq!(config.get_command(), "uvx");
+/// assert_eq!(config.get_args(), ["mcp-server-time", "--local-timezone", "Europe/Paris"]);
+/// assert_eq!(config.get_envs().len(), 3);
+/// assert_eq!(config.get_cwd(), Some(std::path::Path::new("/tmp")));
+/// assert_eq!(config.get_env_policy(), EnvPolicy::AllowList);
+/// assert_eq!(config.get_max_message_size(), 16 << 20);
+/// assert_eq!(config.get_close_grace(), Duration::from_secs(1));
+/// assert_eq!(config.get_kill_grace(), Duration::from_millis(500));
+/// assert_eq!(config.get_stderr_tail_lines(), 50);
+/// // Then: umcp::Client::connect(config)
 /// ```
 #[derive(Clone)]
 pub struct StdioConfig {
@@ -138,6 +155,8 @@ pub(crate) const STDERR_LINE_MAX_BYTES: usize = 4 << 10;
 impl StdioConfig {
     /// A server started by running `command`, found through `PATH` when it has no path
     /// separator.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn new(command: impl Into<String>) -> StdioConfig {
         StdioConfig {
             command: command.into(),
@@ -154,12 +173,16 @@ impl StdioConfig {
     }
 
     /// Adds one argument.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn arg(mut self, arg: impl Into<String>) -> StdioConfig {
         self.args.push(arg.into());
         self
     }
 
     /// Adds several arguments.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn args<I, S>(mut self, args: I) -> StdioConfig
     where
         I: IntoIterator<Item = S>,
@@ -170,12 +193,16 @@ impl StdioConfig {
     }
 
     /// Sets one environment variable for the server; it wins over the parent's.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> StdioConfig {
         self.envs.push((key.into(), value.into()));
         self
     }
 
     /// Sets several environment variables for the server.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn envs<I, K, V>(mut self, vars: I) -> StdioConfig
     where
         I: IntoIterator<Item = (K, V)>,
@@ -188,6 +215,8 @@ impl StdioConfig {
     }
 
     /// Runs the server in `dir` instead of the parent's working directory.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn cwd(mut self, dir: impl Into<PathBuf>) -> StdioConfig {
         self.cwd = Some(dir.into());
         self
@@ -195,6 +224,8 @@ impl StdioConfig {
 
     /// Chooses which of the parent's environment variables the server sees
     /// ([`EnvPolicy::AllowList`] by default).
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn env_policy(mut self, policy: EnvPolicy) -> StdioConfig {
         self.env_policy = policy;
         self
@@ -210,6 +241,8 @@ impl StdioConfig {
     /// starts like a response (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers
     /// fails with [`Error::MessageTooLarge`]; otherwise it is only logged. The next line is read
     /// as usual.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn max_message_size(mut self, bytes: usize) -> StdioConfig {
         self.max_message_size = bytes;
         self
@@ -217,12 +250,16 @@ impl StdioConfig {
 
     /// How long [`Transport::close`] waits for the server to exit after closing its stdin,
     /// before sending SIGTERM; 2 s by default.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn close_grace(mut self, grace: Duration) -> StdioConfig {
         self.close_grace = grace;
         self
     }
 
     /// How long [`Transport::close`] waits after SIGTERM before sending SIGKILL; 2 s by default.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn kill_grace(mut self, grace: Duration) -> StdioConfig {
         self.kill_grace = grace;
         self
@@ -233,6 +270,8 @@ impl StdioConfig {
     ///
     /// Keep it quick: stderr is not read while it runs. Lines are also logged at debug level
     /// under the target `umcp::server_stderr`, whether or not a callback is set.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn stderr_callback(
         mut self,
         callback: impl Fn(&str) + Send + Sync + 'static,
@@ -244,52 +283,72 @@ impl StdioConfig {
     /// How many of the server's last stderr lines are kept for
     /// [`Closed::stderr_tail`](crate::Closed::stderr_tail); 20 by default, and never more than
     /// 8 KiB in all. Lines longer than 4 KiB are cut there (for the log and the callback too).
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn stderr_tail_lines(mut self, lines: usize) -> StdioConfig {
         self.stderr_tail_lines = lines;
         self
     }
 
     /// The program to run.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_command(&self) -> &str {
         &self.command
     }
 
     /// The arguments.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_args(&self) -> &[String] {
         &self.args
     }
 
     /// The configured environment variables, in the order they were set (a later one wins).
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_envs(&self) -> &[(String, String)] {
         &self.envs
     }
 
     /// The working directory, when one is set.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_cwd(&self) -> Option<&Path> {
         self.cwd.as_deref()
     }
 
     /// The environment policy.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_env_policy(&self) -> EnvPolicy {
         self.env_policy
     }
 
     /// The largest accepted message in bytes.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_max_message_size(&self) -> usize {
         self.max_message_size
     }
 
     /// The wait after closing stdin before SIGTERM.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_close_grace(&self) -> Duration {
         self.close_grace
     }
 
     /// The wait after SIGTERM before SIGKILL.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_kill_grace(&self) -> Duration {
         self.kill_grace
     }
 
     /// How many stderr lines are kept for error reports.
+    ///
+    /// See the example on [`StdioConfig`].
     pub fn get_stderr_tail_lines(&self) -> usize {
         self.stderr_tail_lines
     }

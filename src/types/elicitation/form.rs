@@ -115,6 +115,8 @@ impl ElicitForm {
     /// Reads the fields of `request`'s schema, in the order `serde_json` keeps its properties
     /// (sorted by name, unless its `preserve_order` feature is on).
     ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
+    ///
     /// # Errors
     ///
     /// [`Error::Config`] naming the property whose schema is outside the restricted subset
@@ -141,21 +143,29 @@ impl ElicitForm {
     }
 
     /// What the server asks.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// The fields, in the order [`ElicitForm::new`] read them.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn fields(&self) -> &[FormField] {
         &self.fields
     }
 
     /// The values set so far, by field name.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn values(&self) -> &Map<String, Value> {
         &self.values
     }
 
     /// Sets a field's value after checking it against the field's schema.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     ///
     /// # Errors
     ///
@@ -172,6 +182,8 @@ impl ElicitForm {
     /// `y`, `n`, `true`, `false`) for booleans, a choice's value, title or 1-based position
     /// for enums, and comma-separated choices for multi-select fields. Empty text clears
     /// the field.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     ///
     /// # Errors
     ///
@@ -190,6 +202,8 @@ impl ElicitForm {
     }
 
     /// Sets every field that has no value yet and has a valid default to that default.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn fill_defaults(&mut self) {
         for field in &self.fields {
             if self.values.contains_key(&field.name) {
@@ -203,6 +217,8 @@ impl ElicitForm {
 
     /// The `accept` answer with the values set, after checking that every required field
     /// has one.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     ///
     /// # Errors
     ///
@@ -228,6 +244,8 @@ impl ElicitForm {
 
 impl FormField {
     /// The title, or else the name: what to show the user.
+    ///
+    /// See the example on [`types::ElicitForm`](crate::types::ElicitForm).
     pub fn label(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
     }

@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 ///
 /// The set is open: servers ignore keys they do not know, `experimental` carries non-standard
 /// ones, `extensions` the negotiated extensions, and `other` anything else.
+///
+/// See the example on [`Options`](crate::Options).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
@@ -36,6 +38,9 @@ pub struct ClientCapabilities {
 }
 
 /// The client's `roots` capability.
+///
+/// See the example on
+/// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootsCapability {
@@ -48,6 +53,8 @@ pub struct RootsCapability {
 }
 
 /// The client's `sampling` capability.
+///
+/// See the example on [`Options::with_sampling_handler`](crate::Options::with_sampling_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SamplingCapability {
@@ -63,6 +70,9 @@ pub struct SamplingCapability {
 }
 
 /// The client's `elicitation` capability. An empty object means form mode only.
+///
+/// See the example on
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCapability {
@@ -123,6 +133,8 @@ pub struct ServerCapabilities {
 }
 
 /// The server's `tools` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolsCapability {
@@ -135,6 +147,8 @@ pub struct ToolsCapability {
 }
 
 /// The server's `resources` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourcesCapability {
@@ -150,6 +164,8 @@ pub struct ResourcesCapability {
 }
 
 /// The server's `prompts` capability.
+///
+/// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptsCapability {
@@ -314,52 +330,72 @@ impl ElicitationCapability {
 
 impl ServerCapabilities {
     /// Whether the server offers tools.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_tools(&self) -> bool {
         self.tools.is_some()
     }
 
     /// Whether the server offers resources.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_resources(&self) -> bool {
         self.resources.is_some()
     }
 
     /// Whether the server accepts `resources/subscribe`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_resource_subscriptions(&self) -> bool {
         self.resources.as_ref().and_then(|r| r.subscribe) == Some(true)
     }
 
     /// Whether the server offers prompts.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_prompts(&self) -> bool {
         self.prompts.is_some()
     }
 
     /// Whether the server accepts `logging/setLevel`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_logging(&self) -> bool {
         self.logging.is_some()
     }
 
     /// Whether the server declared `completions`. Servers at 2024-11-05 had no such flag, so a
     /// caller talking to one may try `completion/complete` regardless.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn supports_completions(&self) -> bool {
         self.completions.is_some()
     }
 
     /// Whether the server promised `notifications/tools/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn tools_list_changed(&self) -> bool {
         self.tools.as_ref().and_then(|t| t.list_changed) == Some(true)
     }
 
     /// Whether the server promised `notifications/resources/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn resources_list_changed(&self) -> bool {
         self.resources.as_ref().and_then(|r| r.list_changed) == Some(true)
     }
 
     /// The settings of extension `id`, when the server declared it.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn extension(&self, id: &str) -> Option<&Value> {
         self.extensions.as_ref()?.get(id)
     }
 
     /// Whether the server promised `notifications/prompts/list_changed`.
+    ///
+    /// See the example on [`types::ServerCapabilities`](crate::types::ServerCapabilities).
     pub fn prompts_list_changed(&self) -> bool {
         self.prompts.as_ref().and_then(|p| p.list_changed) == Some(true)
     }
