@@ -266,3 +266,19 @@ fn manager_with_methods_pass_the_options_on() {
     );
     manager.close();
 }
+
+#[test]
+fn a_configured_servers_boxed_connector_connects_a_client() {
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    let config = ServerConfig::stdio("demo", binary).with_args(["--server"]);
+    let connector = config.connector().unwrap();
+    assert!(
+        connector.describe().contains("--server"),
+        "{}",
+        connector.describe()
+    );
+    let client = Client::connect(connector).unwrap();
+    let tools = client.list_all_tools().unwrap();
+    assert!(tools.iter().any(|t| t.name == "echo"));
+    client.close();
+}

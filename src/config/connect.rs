@@ -17,31 +17,13 @@ impl ServerConfig {
     /// `HttpConfig::credentials`.
     ///
     /// ```no_run
-    /// use umcp::transport::{Connect, Inbox, Transport};
     /// use umcp::{Client, ServerConfig};
-    ///
-    /// /// A boxed connector, handed to `Client::connect`.
-    /// struct Configured(Box<dyn Connect>);
-    ///
-    /// impl Connect for Configured {
-    ///     fn connect(&self, inbox: Inbox) -> umcp::Result<Box<dyn Transport>> {
-    ///         self.0.connect(inbox)
-    ///     }
-    ///
-    ///     fn fallback(&self) -> Option<Box<dyn Connect>> {
-    ///         self.0.fallback()
-    ///     }
-    ///
-    ///     fn describe(&self) -> String {
-    ///         self.0.describe()
-    ///     }
-    /// }
     ///
     /// # fn main() -> umcp::Result<()> {
     /// // The same server a manager would start, on a client of its own:
     /// let config = ServerConfig::stdio("files", "npx")
     ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
-    /// let client = Client::connect(Configured(config.connector()?))?;
+    /// let client = Client::connect(config.connector()?)?;
     /// # let _ = client;
     /// # Ok(()) }
     /// ```

@@ -245,6 +245,23 @@ pub trait Connect: Send + Sync {
     fn describe(&self) -> String;
 }
 
+/// A boxed connector connects as the one inside it, so what
+/// [`ServerConfig::connector`](crate::ServerConfig::connector) returns goes straight to
+/// [`Client::connect`](crate::Client::connect), as the example there shows.
+impl Connect for Box<dyn Connect> {
+    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        (**self).connect(inbox)
+    }
+
+    fn fallback(&self) -> Option<Box<dyn Connect>> {
+        (**self).fallback()
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
 /// What a transport delivers to the layer above.
 ///
 /// See the example in the [`transport`](crate::transport) module.
