@@ -1,10 +1,12 @@
-//! Stdio request throughput against the bundled demo server, umcp next to a bare baseline:
-//! `cargo run --release --example bench` (a debug build measures a debug client and server).
+//! Stdio request throughput against the bundled demo server, umcp next to a bare baseline and,
+//! when `UMCP_BENCH_RMCP` names its binary, rmcp: `cargo run --release --example bench` (a
+//! debug build measures a debug client and server), or `bash .ci/bench` with rmcp.
 //!
 //! The baseline is the least a blocking client can do: the caller writes its request to the
 //! server's stdin, one reader thread parses each line and hands the reply over a crossbeam
-//! channel. Both call `tools/call echo` on the same demo server. Every mode runs both clients
-//! [`REPS`] times, interleaved, and the table shows medians and umcp's ratio to the baseline:
+//! channel. All call `tools/call echo` on the same demo server. Every mode runs every client
+//! [`REPS`] times, interleaved, and the table shows medians and umcp's ratio to the baseline
+//! and to rmcp (the client in [`rmcp`], a process of its own, pinned the same way):
 //! sequential calls with client and server on the same core, on two different cores (both
 //! pinned, when `taskset` and two cores are there) and unpinned, then 8 threads sharing one
 //! client. Context switches (all threads of this process, from `/proc/self/task/*/status`)
@@ -29,6 +31,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 use serde_json::{json, Value};
 use umcp::{Client, StdioConfig};
+
+mod rmcp;
+mod table;
 
 const REPS: usize = 7;
 const CALLS: usize = 2_000;
@@ -97,11 +102,23 @@ fn main() -> BoxResult<()> {
     }
     modes.push(("sequential, free", 1, Placement::Free));
     modes.push(("8 threads, free", THREADS, Placement::Free));
-    // samples[mode][0 = bare, 1 = umcp]
-    let mut samples: Vec<[Vec<Sample>; 2]> = modes.iter().map(|_| [vec![], vec![]]).collect();
+    // One rmcp process per mode, started before this thread is pinned.
+    let mut rmcps = match rmcp::binary() {
+        Some(binary) => modes
+            .iter()
+            .map(|&(_, threads, placement)| rmcp::Rmcp::start(&binary, &server, placement, threads))
+            .collect::<BoxResult<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    // samples[mode][0 = bare, 1 = umcp, 2 = rmcp (empty without it)]
+    let mut samples: Vec<[Vec<Sample>; 3]> = modes.iter().map(|_| Default::default()).collect();
     for _ in 0..REPS {
         for (m, &(_, threads, placement)) in modes.iter().enumerate() {
-            for (k, samples) in samples[m].iter_mut().enumerate() {
+            if let Some(rmcp) = rmcps.get_mut(m) {
+                rmcp.run(1, 200)?; // The same warm-up as the others get.
+                samples[m][2].push(rmcp.run(threads, CALLS)?);
+            }
+            for (k, samples) in samples[m].iter_mut().take(2).enumerate() {
                 pin_self(placement);
                 let client: Box<dyn Echo> = if k == 0 {
                     Box::new(Bare::connect(&server, placement)?)
@@ -118,30 +135,8 @@ fn main() -> BoxResult<()> {
         }
     }
     pin_self(Placement::Free);
-    println!(
-        "{:<26} {:>9} {:>9} {:>6} {:>11} {:>13}",
-        "median of 7", "bare/s", "umcp/s", "ratio", "ctx/call", "allocs/call"
-    );
-    for (m, (label, threads, _)) in modes.iter().enumerate() {
-        let [bare, umcp] = &samples[m];
-        let rate = |s: &[Sample]| median(s.iter().map(|s| s.rate));
-        let per = |s: &[Sample], f: fn(&Sample) -> f64| median(s.iter().map(f));
-        let ratios = median(bare.iter().zip(umcp).map(|(b, u)| u.rate / b.rate));
-        let ctx = if *threads == 1 {
-            format!("{:.1} ({:.1})", per(umcp, |s| s.ctx), per(bare, |s| s.ctx))
-        } else {
-            "-".to_owned()
-        };
-        println!(
-            "{label:<26} {:>9.0} {:>9.0} {:>6.2} {:>11} {:>6.1} ({:.1})",
-            rate(bare),
-            rate(umcp),
-            ratios,
-            ctx,
-            per(umcp, |s| s.allocs),
-            per(bare, |s| s.allocs),
-        );
-    }
+    drop(rmcps); // Each closes its client and server.
+    table::print(&modes, &samples);
     let all = |k: usize| samples.iter().flat_map(move |s| s[k].iter());
     let seq = |k: usize| samples[modes.len() - 2][k].iter().map(|s| s.rate);
     let eight = |k: usize| samples[modes.len() - 1][k].iter().map(|s| s.rate);
@@ -178,7 +173,10 @@ struct Sample {
 
 /// Makes `calls` calls split over `threads` threads.
 fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
-    let (ctx, allocs) = (context_switches(), ALLOCATIONS.load(Ordering::Relaxed));
+    let (ctx, allocs) = (
+        context_switches("self"),
+        ALLOCATIONS.load(Ordering::Relaxed),
+    );
     let start = Instant::now();
     thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -192,7 +190,7 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     let n = calls as f64;
     Ok(Sample {
         rate: n / elapsed.as_secs_f64(),
-        ctx: context_switches().saturating_sub(ctx) as f64 / n,
+        ctx: context_switches("self").saturating_sub(ctx) as f64 / n,
         allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
         close: Duration::ZERO,
     })
@@ -330,9 +328,10 @@ fn pin_self(placement: Placement) {
 #[cfg(not(target_os = "linux"))]
 fn pin_self(_placement: Placement) {}
 
-/// Voluntary and involuntary context switches of every live thread of this process.
-fn context_switches() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+/// Voluntary and involuntary context switches of every live thread of a process (`self` or a
+/// process id).
+fn context_switches(process: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{process}/task")) else {
         return 0;
     };
     tasks

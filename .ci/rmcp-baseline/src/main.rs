@@ -95,7 +95,9 @@ fn drive() -> BoxResult<()> {
             _ => return Err(format!("unknown command {line:?}").into()),
         }
         let elapsed = start.elapsed().as_nanos();
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocations);
+        let allocations = ALLOCATIONS
+            .load(Ordering::Relaxed)
+            .saturating_sub(allocations);
         writeln!(out, "ns {elapsed} allocs {allocations}")?;
         out.flush()?;
     }
