@@ -114,6 +114,8 @@ fn main() -> BoxResult<()> {
     let mut samples: Vec<[Vec<Sample>; 3]> = modes.iter().map(|_| Default::default()).collect();
     for _ in 0..REPS {
         for (m, &(_, threads, placement)) in modes.iter().enumerate() {
+            // This thread only waits while rmcp runs, but where it waits is the mode's too.
+            pin_self(placement);
             if let Some(rmcp) = rmcps.get_mut(m) {
                 rmcp.run(1, 200)?; // The same warm-up as the others get.
                 samples[m][2].push(rmcp.run(threads, CALLS)?);
