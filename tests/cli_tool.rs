@@ -1,6 +1,7 @@
 //! Tests for the `umcp` binary: help, info, configuration files, the terminal, completions, installed with `cargo install --path . --features cli`
 //! and run from the `PATH` as a user would, end to end against the bundled demo server.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -32,6 +33,7 @@ fn help_for_every_command() {
         "ping",
         "watch",
         "completions",
+        "man",
     ] {
         assert!(
             help.contains(&format!("\n  {command} ")),
@@ -228,6 +230,60 @@ fn completions_for_bash_zsh_and_fish() {
     assert!(stdout(&cli(&["completions", "zsh"])).starts_with("#compdef umcp"));
     let out = cli(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `umcp man` is a page groff reads without a single warning, and every command and option
+/// `--help` lists has its entry in what groff renders.
+#[test]
+fn man_page_for_every_command_and_option() {
+    let out = cli(&["man"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let page = stdout(&out);
+    let groff = |args: &[&str]| {
+        let mut child = Command::new("groff")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run groff (Debian: apt-get install groff-base; .ci/run installs it)");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(page.as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    // -ww: every warning; -z: no output, only the checks.
+    let checked = groff(&["-man", "-ww", "-z"]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert_eq!(stderr(&checked), "", "groff warns about the page");
+    // Plain text: no overstriking for bold or underlining for italics.
+    let text = stdout(&groff(&["-man", "-Tascii", "-P-cbou"]));
+    assert!(
+        text.contains("umcp - a command-line Model Context Protocol client"),
+        "{text}"
+    );
+    let help = stdout(&cli(&["--help"]));
+    let section = |name: &str| -> Vec<String> {
+        help.split(&format!("\n{name}:\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no {name} in: {help}"))
+            .lines()
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| l.split_whitespace().next().unwrap().to_owned())
+            .collect()
+    };
+    let entries = [section("COMMANDS"), section("OPTIONS")].concat();
+    assert!(entries.len() > 30, "{entries:?}");
+    for entry in entries {
+        // An entry's tag starts a line at the page's indentation.
+        assert!(
+            text.contains(&format!("\n       {entry}")),
+            "{entry} is not in the manual page: {text}"
+        );
+    }
+    for heading in ["SYNOPSIS", "FILES", "EXIT STATUS", "EXAMPLES"] {
+        assert!(text.contains(&format!("\n{heading}\n")), "{heading}");
+    }
 }
 
 /// The README's command-line examples, run as written (the demo server's path aside).

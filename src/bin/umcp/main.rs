@@ -10,7 +10,8 @@
 //!
 //! Installed with `cargo install umcp --features cli`. The arguments are parsed with
 //! `lexopt` (no dependencies of its own); the options, commands and help live in one table,
-//! [`spec`], from which `--help` and the bash, zsh and fish completions are generated.
+//! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
+//! generated.
 
 use std::process::ExitCode;
 
@@ -21,6 +22,7 @@ mod args;
 mod commands;
 mod completions;
 mod interact;
+mod man;
 mod oauth;
 mod output;
 mod servers;
@@ -57,6 +59,9 @@ fn run() -> Result<(), Exit> {
         let script = completions::script(shell)
             .ok_or_else(|| usage(format!("no completions for {shell}: bash, zsh or fish")))?;
         return Err(Exit(0, script));
+    }
+    if cmd.name == "man" {
+        return Err(Exit(0, man::page()));
     }
     let servers = servers::servers(&args)?;
     if cmd.one_server && servers.len() != 1 {

@@ -246,6 +246,16 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "man",
+        args: "",
+        arity: (0, 0),
+        help: "print the manual page (roff)",
+        details: "Generated from the same table as --help and the completions:\n\
+                  umcp man > ~/.local/share/man/man1/umcp.1 (then: man umcp)\n\
+                  umcp man | man -l -",
+        one_server: false,
+    },
+    Cmd {
         name: "help",
         args: "[COMMAND]",
         arity: (0, 1),
@@ -255,11 +265,11 @@ pub const COMMANDS: &[Cmd] = &[
     },
 ];
 
-/// Where the servers come from when none is given, in order; the first file that exists is
-/// used.
-pub const FILES: &str =
-    "FILES (when no --stdio, --url or --config is given, the first that exists):
-  ./.mcp.json                      (Claude Code, per project)
+/// When the usual places are searched for servers.
+pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
+
+/// Where the servers come from when none is given, in order, one place a line.
+pub const FILES: &str = "  ./.mcp.json                      (Claude Code, per project)
   ./.vscode/mcp.json               (VS Code, per workspace)
   Claude Desktop                   (~/Library/Application Support/Claude/claude_desktop_config.json,
                                     %APPDATA%\\Claude\\claude_desktop_config.json,
@@ -268,9 +278,40 @@ pub const FILES: &str =
   VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
                                     %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
 
-const EXIT_CODES: &str =
-    "EXIT CODES: 0 ok, 1 other errors, 2 usage error, 3 connection or authorization failure,\n  \
-     4 the tool reported an error";
+/// The exit codes and what each means.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (0, "ok"),
+    (1, "other errors"),
+    (2, "usage error"),
+    (3, "connection or authorization failure"),
+    (4, "the tool reported an error"),
+];
+
+/// Command lines that show the common uses, each with what it does.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "umcp --stdio 'npx -y @modelcontextprotocol/server-everything' tools",
+        "list the tools of a stdio server",
+    ),
+    (
+        "umcp --stdio 'uvx mcp-server-time' call get_current_time '{\"timezone\": \"UTC\"}'",
+        "call a tool with its arguments",
+    ),
+    (
+        "umcp --url http://localhost:3000/mcp --header 'Authorization: Bearer x' info",
+        "show an HTTP server's identity, protocol and capabilities",
+    ),
+    (
+        "umcp --config ~/.cursor/mcp.json --json tools",
+        "the tools of every server of a configuration file, as JSON",
+    ),
+];
+
+/// What `umcp` is, after its name.
+pub const ABOUT: &str = "a command-line Model Context Protocol client";
+
+/// Said of the commands that need exactly one server.
+pub const ONE_SERVER: &str = "Needs one server: with a configuration file, add --server NAME.";
 
 /// The command of this name.
 pub fn command(name: &str) -> Option<&'static Cmd> {
@@ -290,7 +331,7 @@ pub fn usage() -> String {
 /// The full help.
 pub fn help() -> String {
     let mut text = format!(
-        "umcp {}: a command-line Model Context Protocol client\n\n{}\n\nCOMMANDS:\n",
+        "umcp {}: {ABOUT}\n\n{}\n\nCOMMANDS:\n",
         env!("CARGO_PKG_VERSION"),
         usage()
     );
@@ -303,7 +344,10 @@ pub fn help() -> String {
         let head = format!("--{} {}", flag.long, flag.value.unwrap_or_default());
         text += &format!("  {head:<30} {}\n", flag.help);
     }
-    text += &format!("\n{FILES}\n\n{EXIT_CODES}\n");
+    text += &format!("\nFILES ({FILES_WHEN}):\n{FILES}\n\nEXIT CODES:\n");
+    for (code, meaning) in EXIT_CODES {
+        text += &format!("  {code}  {meaning}\n");
+    }
     text
 }
 
@@ -317,7 +361,7 @@ pub fn command_help(cmd: &Cmd) -> String {
         text += &format!("\n{}\n", cmd.details);
     }
     if cmd.one_server {
-        text += "\nNeeds one server: with a configuration file, add --server NAME.\n";
+        text += &format!("\n{ONE_SERVER}\n");
     }
     text += "\nOptions: see umcp --help.\n";
     text

@@ -1,15 +1,17 @@
-//! Stdio request throughput, umcp next to a bare baseline: `cargo run --release --example bench`
-//! (a debug build measures a debug client and server).
+//! Stdio request throughput, umcp next to a bare baseline and, when `UMCP_BENCH_RMCP` names
+//! its binary, rmcp: `cargo run --release --example bench` (a debug build measures a debug
+//! client and server), or `bash .ci/bench` with rmcp.
 //!
 //! The baseline is the least a blocking client can do: the caller writes its request to the
 //! server's stdin, one reader thread parses each line and hands the reply over a crossbeam
-//! channel. Both call `tools/call echo` on the same minimal server (this program, started with
+//! channel. All call `tools/call echo` on the same minimal server (this program, started with
 //! `--server`), which answers each request at once on the thread that read it, so the client
-//! is what is measured. Every mode runs both clients [`REPS`] times, interleaved, and the table
-//! shows medians and umcp's ratio to the baseline: sequential calls with client and server on
-//! the same core, on two different cores (both pinned, when `taskset` and two cores are there)
-//! and unpinned, then 8 threads sharing one client. Context switches (all threads of this
-//! process, from `/proc/self/task/*/status`), allocations (a counting global allocator) and CPU
+//! is what is measured. Every mode runs every client [`REPS`] times, interleaved, and the table
+//! shows medians and umcp's ratio to the baseline and to rmcp (the client in [`rmcp`], a
+//! process of its own, pinned the same way): sequential calls with client and server on the
+//! same core, on two different cores (both pinned, when `taskset` and two cores are there) and
+//! unpinned, then 8 threads sharing one client. Context switches (all threads of the client's
+//! process, from `/proc/*/task/*/status`), allocations (counting global allocators) and CPU
 //! time (client and server, from `/proc/*/task/*/schedstat`) are per call, as is the time
 //! `close` takes for a server that exits when its stdin closes. Peak RSS is measured in child
 //! processes that run only one client's sequential calls (build with `--no-default-features`
@@ -31,6 +33,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 use serde_json::{json, Value};
 use umcp::{Client, StdioConfig};
+
+mod rmcp;
+mod table;
 
 const REPS: usize = 7;
 const CALLS: usize = 2_000;
@@ -110,11 +115,25 @@ fn main() -> BoxResult<()> {
         modes.push(("8 threads, across cores", THREADS, Placement::AcrossCores));
     }
     modes.push(("8 threads, free", THREADS, Placement::Free));
-    // samples[mode][0 = bare, 1 = umcp]
-    let mut samples: Vec<[Vec<Sample>; 2]> = modes.iter().map(|_| [vec![], vec![]]).collect();
+    // One rmcp process per mode, started before this thread is pinned.
+    let mut rmcps = match rmcp::binary() {
+        Some(binary) => modes
+            .iter()
+            .map(|&(_, threads, placement)| rmcp::Rmcp::start(&binary, &server, placement, threads))
+            .collect::<BoxResult<Vec<_>>>()?,
+        None => Vec::new(),
+    };
+    // samples[mode][0 = bare, 1 = umcp, 2 = rmcp (empty without it)]
+    let mut samples: Vec<[Vec<Sample>; 3]> = modes.iter().map(|_| Default::default()).collect();
     for _ in 0..REPS {
         for (m, &(_, threads, placement)) in modes.iter().enumerate() {
-            for (k, samples) in samples[m].iter_mut().enumerate() {
+            // This thread only waits while rmcp runs, but where it waits is the mode's too.
+            pin_self(placement);
+            if let Some(rmcp) = rmcps.get_mut(m) {
+                rmcp.run(1, 200)?; // The same warm-up as the others get.
+                samples[m][2].push(rmcp.run(threads, CALLS)?);
+            }
+            for (k, samples) in samples[m].iter_mut().take(2).enumerate() {
                 pin_self(placement);
                 let client: Box<dyn Echo> = if k == 0 {
                     Box::new(Bare::connect(&server, placement)?)
@@ -131,56 +150,9 @@ fn main() -> BoxResult<()> {
         }
     }
     pin_self(Placement::Free);
-    println!(
-        "{:<26} {:>9} {:>9} {:>6} {:>11} {:>13} {:>13}",
-        "median of 7", "bare/s", "umcp/s", "ratio", "ctx/call", "allocs/call", "CPU µs/call"
-    );
-    for (m, (label, threads, _)) in modes.iter().enumerate() {
-        let [bare, umcp] = &samples[m];
-        let rate = |s: &[Sample]| median(s.iter().map(|s| s.rate));
-        let per = |s: &[Sample], f: fn(&Sample) -> f64| median(s.iter().map(f));
-        let ratios = median(bare.iter().zip(umcp).map(|(b, u)| u.rate / b.rate));
-        let ctx = if *threads == 1 {
-            format!("{:.1} ({:.1})", per(umcp, |s| s.ctx), per(bare, |s| s.ctx))
-        } else {
-            "-".to_owned()
-        };
-        println!(
-            "{label:<26} {:>9.0} {:>9.0} {:>6.2} {:>11} {:>6.1} ({:.1}) {:>6.1} ({:.1})",
-            rate(bare),
-            rate(umcp),
-            ratios,
-            ctx,
-            per(umcp, |s| s.allocs),
-            per(bare, |s| s.allocs),
-            per(umcp, |s| s.cpu),
-            per(bare, |s| s.cpu),
-        );
-    }
+    drop(rmcps); // Each closes its client and server.
+    table::print(&modes, &samples);
     let all = |k: usize| samples.iter().flat_map(move |s| s[k].iter());
-    // Calls cannot go faster than the cores can run client and server: "CPU busy" is the share
-    // of all cores that client and server kept busy, from the CPU time per call in the same run.
-    let cores = cores() as f64;
-    for (m, &(label, threads, placement)) in modes.iter().enumerate() {
-        let Some(seq) = modes.iter().position(|&(_, t, p)| t == 1 && p == placement) else {
-            continue;
-        };
-        if threads == 1 {
-            continue;
-        }
-        let rate = |m: usize, k: usize| median(samples[m][k].iter().map(|s| s.rate));
-        let busy = |k: usize| {
-            let busy = samples[m][k].iter().map(|s| s.rate * s.cpu / 1e6 / cores);
-            median(busy) * 100.0
-        };
-        println!(
-            "{label} ÷ sequential: umcp {:.2}×, bare {:.2}×; CPU busy: umcp {:.0} %, bare {:.0} %",
-            rate(m, 1) / rate(seq, 1),
-            rate(m, 0) / rate(seq, 0),
-            busy(1),
-            busy(0)
-        );
-    }
     println!(
         "close, median: umcp {:.3} ms, bare {:.3} ms",
         median(all(1).map(|s| s.close.as_secs_f64() * 1e3)),
@@ -211,8 +183,11 @@ struct Sample {
 
 /// Makes `calls` calls split over `threads` threads.
 fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
-    let (ctx, allocs) = (context_switches(), ALLOCATIONS.load(Ordering::Relaxed));
-    let cpu = cpu_ns();
+    let (ctx, allocs) = (
+        context_switches("self"),
+        ALLOCATIONS.load(Ordering::Relaxed),
+    );
+    let cpu = cpu_ns("self");
     let start = Instant::now();
     thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -226,8 +201,8 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     let n = calls as f64;
     Ok(Sample {
         rate: n / elapsed.as_secs_f64(),
-        ctx: context_switches().saturating_sub(ctx) as f64 / n,
-        cpu: cpu_ns().saturating_sub(cpu) as f64 / n / 1e3,
+        ctx: context_switches("self").saturating_sub(ctx) as f64 / n,
+        cpu: cpu_ns("self").saturating_sub(cpu) as f64 / n / 1e3,
         allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
         close: Duration::ZERO,
     })
@@ -372,9 +347,10 @@ fn cores() -> usize {
     *CORES.get_or_init(|| thread::available_parallelism().map_or(1, usize::from))
 }
 
-/// Voluntary and involuntary context switches of every live thread of this process.
-fn context_switches() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+/// Voluntary and involuntary context switches of every live thread of a process (`self` or a
+/// process id).
+fn context_switches(process: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{process}/task")) else {
         return 0;
     };
     tasks
@@ -390,10 +366,10 @@ fn context_switches() -> u64 {
         .sum()
 }
 
-/// CPU time used so far, in ns, by every thread of this process and of its children (the
-/// server), from `/proc/*/task/*/schedstat`: children's time counts while they run, not only
+/// CPU time used so far, in ns, by every thread of a process (`self` or a process id) and of
+/// its children (the server), from `/proc/*/task/*/schedstat`: children's time counts while they run, not only
 /// once they are waited for.
-fn cpu_ns() -> u64 {
+fn cpu_ns(process: &str) -> u64 {
     let tasks = |pid: &str| -> Vec<PathBuf> {
         let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
             return vec![];
@@ -407,7 +383,7 @@ fn cpu_ns() -> u64 {
             .and_then(|n| n.parse().ok())
             .unwrap_or(0)
     };
-    let own = tasks("self");
+    let own = tasks(process);
     let children: Vec<PathBuf> = own
         .iter()
         .filter_map(|t| std::fs::read_to_string(t.join("children")).ok())
