@@ -86,11 +86,13 @@ fn echo_and_check(client: &Client, focal: &Tool) {
 }
 
 /// A stdio server in Python that writes the `tools/list` result given as its argument
-/// verbatim, and echoes the schema of a call back.
+/// verbatim, and echoes the schema of a call back; with a second argument `modern` it speaks
+/// the stateless era (it answers `server/discover`).
 #[cfg(unix)]
 const STDIO_SERVER: &str = r#"
 import json, sys
 listed = sys.argv[1]
+modern = sys.argv[2:] == ["modern"]
 for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg:
@@ -99,6 +101,9 @@ for line in sys.stdin:
     if method == "initialize":
         result = json.dumps({"protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {"tools": {}}, "serverInfo": {"name": "schemas", "version": "1"}})
+    elif method == "server/discover" and modern:
+        result = json.dumps({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "schemas", "version": "1"}}})
     elif method == "tools/list":
         result = listed
     elif method == "tools/call":
@@ -125,6 +130,37 @@ fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
     let focal = list_and_check(&client);
     echo_and_check(&client, &focal);
     client.close();
+}
+
+/// In the stateless era too, even when the client has to drop a tool from the list (its
+/// `x-mcp-header` annotation is on a `number`): the tools it keeps are the server's bytes.
+#[cfg(unix)]
+#[test]
+fn in_the_stateless_era_schemas_come_back_as_the_server_wrote_them() {
+    let program = if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let bad = r#"{"name":"bad","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}}"#;
+    for listed in [
+        tools_list_result(),
+        tools_list_result().replacen('[', &format!("[{bad},"), 1),
+    ] {
+        let config = umcp::StdioConfig::new(program).args(["-c", STDIO_SERVER, &listed, "modern"]);
+        let client = Client::connect(config).expect("the Python schema server starts");
+        assert_eq!(client.era(), umcp::Era::Modern);
+        let names: Vec<String> = client
+            .list_all_tools()
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["json_schema_2020_12_tool", "json_schema_echo"]);
+        let focal = list_and_check(&client);
+        echo_and_check(&client, &focal);
+        client.close();
+    }
 }
 
 #[cfg(feature = "http")]

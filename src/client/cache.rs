@@ -17,11 +17,13 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Result;
 
 use super::options::{lock, Options, RequestOptions};
+use super::pending::Answer;
 use super::session::{CallSpec, Shared};
 use super::Era;
 
@@ -97,7 +99,8 @@ impl RequestOptions {
 }
 
 struct Entry {
-    value: Value,
+    /// The result as it came: the server's text where the transport kept it.
+    value: Answer,
     fresh_until: Instant,
     method: String,
     uri: Option<String>,
@@ -122,8 +125,8 @@ pub(crate) fn wanted_in_legacy(shared: &Shared, method: &str) -> bool {
 pub(crate) fn through(
     shared: &Shared,
     spec: &CallSpec<'_>,
-    wire: impl FnOnce(&CallSpec<'_>) -> Result<Value>,
-) -> Result<Value> {
+    wire: impl FnOnce(&CallSpec<'_>) -> Result<Answer>,
+) -> Result<Answer> {
     let Some(key) = key(shared, spec) else {
         return wire(spec);
     };
@@ -218,13 +221,23 @@ fn canonical(value: &Value) -> String {
     }
 }
 
+/// The fields of a result that say whether and how long it may be cached.
+#[derive(Deserialize)]
+struct Hints {
+    #[serde(rename = "resultType", default)]
+    result_type: Option<Value>,
+    #[serde(rename = "ttlMs", default)]
+    ttl_ms: Option<Value>,
+}
+
 /// How long `value` stays fresh, if it may be cached at all.
-fn ttl(shared: &Shared, value: &Value) -> Option<Duration> {
-    let result_type = value.get("resultType").and_then(Value::as_str);
+fn ttl(shared: &Shared, value: &Answer) -> Option<Duration> {
+    let hints: Hints = value.peek().ok()?;
+    let result_type = hints.result_type.as_ref().and_then(Value::as_str);
     if result_type.is_some_and(|t| t != "complete") {
         return None;
     }
-    match value.get("ttlMs") {
+    match hints.ttl_ms {
         Some(ttl) => {
             let ms = ttl.as_i64().filter(|ms| *ms > 0)?;
             Some(Duration::from_millis(u64::try_from(ms).ok()?))
@@ -239,7 +252,7 @@ fn store(
     key: String,
     method: &str,
     uri: Option<String>,
-    value: Value,
+    value: Answer,
     ttl: Duration,
 ) {
     let now = Instant::now();

@@ -111,8 +111,8 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
             handshake: true,
         });
         let error = match outcome {
-            Ok(value) => {
-                return match serde_json::from_value::<DiscoverResult>(value) {
+            Ok(answer) => {
+                return match answer.peek::<DiscoverResult>() {
                     Ok(result) => choose(result, version, auto),
                     Err(e) => legacy_or(
                         Error::Protocol(format!("malformed server/discover result: {e}")),

@@ -15,12 +15,16 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, TimeoutKind, Unsupported};
 use crate::jsonrpc::ErrorCode;
-use crate::types::{InputRequiredResult, ResultType, META_SERVER_INFO};
+use crate::types::{InputRequiredResult, ResultType};
 
-use super::discover::{modern_error, server_info};
-use super::meta::tool_header_params;
-use super::options::{lock, RequestOptions};
+use super::discover::modern_error;
+use super::options::RequestOptions;
+use super::pending::Answer;
 use super::session::{CallSpec, Shared};
+
+mod finish;
+
+use finish::{finish, relist_tools, Head};
 
 /// Methods of the handshake era that the stateless era removed.
 const REMOVED: [&str; 4] = [
@@ -30,17 +34,11 @@ const REMOVED: [&str; 4] = [
     "resources/unsubscribe",
 ];
 
-/// A re-listing after a header mismatch stops after this many pages.
-const MAX_RELIST_PAGES: usize = 1_000;
-
-/// The most tools whose `Mcp-Param-*` headers are remembered per connection.
-const MAX_TOOL_HEADER_ENTRIES: usize = 10_000;
-
 /// Methods that may answer `input_required`.
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 /// Sends a request in the stateless era, driving input rounds to the final result.
-pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
+pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
     let started = Instant::now();
     // A total too large for the clock is no limit at all.
     let total = spec
@@ -51,19 +49,20 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
     let mut params = spec.params.clone();
     loop {
         let options = remaining(spec, started, total)?;
-        let value = call_round(shared, spec, params.clone(), &options, true)?;
-        let input = match ResultType::of(&value) {
+        let answer = call_round(shared, spec, params.clone(), &options, true)?;
+        let head = Head::of(&answer);
+        let input = match head.kind() {
             Some(ResultType::InputRequired) if MULTI_ROUND.contains(&spec.method) => {
-                decode::<InputRequiredResult>(&value, spec.method)?
+                decode::<InputRequiredResult>(&answer, spec.method)?
             }
             Some(ResultType::InputRequired) | None => {
                 return Err(Error::Protocol(format!(
                     "`{}` answered with resultType {}",
                     spec.method,
-                    value.get("resultType").unwrap_or(&Value::Null)
+                    head.result_type.unwrap_or(Value::Null)
                 )))
             }
-            Some(_) => return Ok(finish(shared, spec.method, value)),
+            Some(_) => return Ok(finish(shared, spec.method, answer, head)),
         };
         round = round.saturating_add(1);
         let max = shared.options.era.max_input_rounds;
@@ -97,10 +96,11 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
 ///
 /// [`Client::request_once`]: crate::Client::request_once
 pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
-    let value = call_round(shared, spec, spec.params.clone(), spec.options, true)?;
-    match ResultType::of(&value) {
-        Some(ResultType::InputRequired) => Ok(value),
-        Some(_) => Ok(finish(shared, spec.method, value)),
+    let answer = call_round(shared, spec, spec.params.clone(), spec.options, true)?;
+    let head = Head::of(&answer);
+    match head.kind() {
+        Some(ResultType::InputRequired) => answer.decode(spec.method),
+        Some(_) => finish(shared, spec.method, answer, head).decode(spec.method),
         None => Err(Error::Protocol(format!(
             "`{}` answered with an unknown resultType",
             spec.method
@@ -117,7 +117,7 @@ fn call_round(
     params: Option<Value>,
     options: &RequestOptions,
     may_relist: bool,
-) -> Result<Value> {
+) -> Result<Answer> {
     if REMOVED.contains(&spec.method) {
         return Err(Error::Unsupported(Unsupported::Feature(format!(
             "`{}` does not exist in the stateless protocol era",
@@ -173,82 +173,6 @@ fn remaining(
         options.max_total = Some(left);
     }
     Ok(options)
-}
-
-/// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table.
-fn relist_tools(shared: &Shared) -> Result<()> {
-    // The annotations may have changed: a cached list is what got the headers wrong.
-    let options = RequestOptions::default().with_no_cache();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_RELIST_PAGES {
-        let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
-        let value = shared.call_once(&CallSpec {
-            method: "tools/list",
-            params,
-            options: &options,
-            handshake: false,
-        })?;
-        let value = finish(shared, "tools/list", value);
-        cursor = value
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if cursor.is_none() {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// Final touches on a complete result: the server's self-description is kept, and tools with
-/// invalid `x-mcp-header` annotations are left out of `tools/list`.
-fn finish(shared: &Shared, method: &str, mut value: Value) -> Value {
-    let info = value
-        .get("_meta")
-        .and_then(|m| m.get(META_SERVER_INFO))
-        .and_then(|v| server_info(Some(v)));
-    if let Some(info) = info {
-        update_server_info(shared, info);
-    }
-    if method == "tools/list" {
-        if let Some(Value::Array(tools)) = value.get_mut("tools") {
-            let mut table = lock(&shared.era.tool_headers);
-            tools.retain(|tool| {
-                let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-                let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
-                match tool_header_params(schema) {
-                    Ok(pairs) => {
-                        if pairs.is_empty() {
-                            table.remove(name);
-                        } else if table.len() < MAX_TOOL_HEADER_ENTRIES || table.contains_key(name)
-                        {
-                            table.insert(name.to_owned(), pairs);
-                        }
-                        true
-                    }
-                    Err(why) => {
-                        log::debug!("dropping tool `{name}`: invalid x-mcp-header: {why}");
-                        table.remove(name);
-                        false
-                    }
-                }
-            });
-        }
-    }
-    value
-}
-
-fn update_server_info(shared: &Shared, info: crate::types::Implementation) {
-    let Ok(mut slot) = shared.init.write() else {
-        return;
-    };
-    if let Some(init) = slot.as_ref() {
-        if init.server_info != info {
-            let mut changed = (**init).clone();
-            changed.server_info = info;
-            *slot = Some(std::sync::Arc::new(changed));
-        }
-    }
 }
 
 /// Answers each input request with the client's handlers, keyed as the server keyed them.
@@ -335,8 +259,9 @@ fn handled<T: Serialize>(
         .map_err(|e| Error::Protocol(format!("unencodable `{method}` answer: {e}")))
 }
 
-fn decode<T: DeserializeOwned>(value: &Value, method: &str) -> Result<T> {
-    serde_json::from_value(value.clone())
+fn decode<T: DeserializeOwned>(answer: &Answer, method: &str) -> Result<T> {
+    answer
+        .peek()
         .map_err(|e| Error::Protocol(format!("malformed `{method}` input_required result: {e}")))
 }
 

@@ -22,13 +22,23 @@ use super::options::lock;
 
 /// A response's result: as the raw text the transport read (decoded once, by the caller,
 /// into the type it wants), or already decoded by a transport that delivered a [`Value`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Answer {
     Raw(Box<RawValue>),
     Value(Value),
 }
 
 impl Answer {
+    /// Reads `T` from the result without consuming it: the few fields the stateless era's
+    /// bookkeeping needs (`resultType`, `ttlMs`, `_meta`, the tools' names), leaving the text
+    /// itself to be decoded by the caller.
+    pub(crate) fn peek<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
+        match self {
+            Answer::Raw(raw) => serde_json::from_str(raw.get()),
+            Answer::Value(value) => T::deserialize(value),
+        }
+    }
+
     /// The result decoded as `T`.
     pub(crate) fn decode<T: DeserializeOwned>(self, method: &str) -> Result<T> {
         let decoded = match self {

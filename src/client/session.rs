@@ -115,17 +115,16 @@ impl Shared {
     /// call runs its input rounds (see [`super::mrtr`]).
     pub(crate) fn call(&self, spec: CallSpec<'_>) -> Result<Answer> {
         if self.era.modern_version().is_some() {
-            return super::mrtr::call(self, &spec).map(Answer::Value);
+            return super::mrtr::call(self, &spec);
         }
         if super::cache::wanted_in_legacy(self, spec.method) {
             // Only when the user asked to cache a handshake-era server's lists: the common
-            // path below keeps its one parse.
+            // path below sends the params without copying them.
             let call = |spec: &CallSpec<'_>| {
                 let message = Request::new(0, spec.method, spec.params.clone());
-                self.call_legacy(spec, Message::Request(message))?
-                    .decode(spec.method)
+                self.call_legacy(spec, Message::Request(message))
             };
-            return super::cache::through(self, &spec, call).map(Answer::Value);
+            return super::cache::through(self, &spec, call);
         }
         let message = Message::Request(Request::new(0, spec.method, spec.params));
         let spec = CallSpec {
@@ -158,7 +157,7 @@ impl Shared {
 
     /// One request as `spec` says, without input rounds or a retry after a session expiry;
     /// its raw result. For the era's own requests (the probe, input rounds, re-listing).
-    pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Value> {
+    pub(crate) fn call_once(&self, spec: &CallSpec<'_>) -> Result<Answer> {
         // Hook: a fresh cached result answers without a round trip (`cache.rs`).
         super::cache::through(self, spec, |spec| {
             let mut message = Message::Request(Request::new(0, spec.method, spec.params.clone()));
@@ -167,7 +166,7 @@ impl Shared {
                 options: spec.options,
                 handshake: spec.handshake,
             };
-            self.exchange(&call, &mut message)?.decode(spec.method)
+            self.exchange(&call, &mut message)
         })
     }
 

@@ -23,10 +23,10 @@ const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 /// different order, and with different spacing, than the server sent it. A `Schema` read with
 /// serde_json from text also keeps that text, and serializes it back byte for byte:
 /// `$schema`, `$defs`, `additionalProperties` and every key in the server's order. The client
-/// reads handshake-era responses from the server's text over stdio, Streamable HTTP and
-/// legacy SSE. Read from a [`Value`], its text is that value's own compact form (keys
-/// sorted): so in the stateless era and from the opt-in response cache, whose results pass
-/// through a `Value`.
+/// reads responses of either protocol era from the server's text over stdio, Streamable HTTP
+/// and legacy SSE, and its response cache keeps that text. Read from a [`Value`] (a transport
+/// of your own that delivers decoded messages), its text is that value's own compact form
+/// (keys sorted).
 ///
 /// It reads as the [`Value`] it holds (`schema["properties"]`); any mutable access drops the
 /// kept text, since it no longer says the same thing. Two schemas are equal when their
