@@ -117,14 +117,20 @@ for line in sys.stdin:
     sys.stdout.flush()
 "#;
 
+/// The system's Python, which runs the stdio server above.
 #[cfg(unix)]
-#[test]
-fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
-    let program = if std::path::Path::new("/usr/bin/python3").exists() {
+fn python() -> &'static str {
+    if std::path::Path::new("/usr/bin/python3").exists() {
         "/usr/bin/python3"
     } else {
         "python3"
-    };
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
+    let program = python();
     let config = umcp::StdioConfig::new(program).args(["-c", STDIO_SERVER, &tools_list_result()]);
     let client = Client::connect(config).expect("the Python schema server starts");
     let focal = list_and_check(&client);
@@ -137,11 +143,7 @@ fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
 #[cfg(unix)]
 #[test]
 fn in_the_stateless_era_schemas_come_back_as_the_server_wrote_them() {
-    let program = if std::path::Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
+    let program = python();
     let bad = r#"{"name":"bad","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}}"#;
     for listed in [
         tools_list_result(),
