@@ -42,6 +42,19 @@ struct Entry {
 
 impl FileStore {
     /// A store in the file at `path` (created on the first save).
+    ///
+    /// ```
+    /// use umcp::auth::{FileStore, StoredCredentials, TokenStore};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("umcp-doc-file-store-{}", std::process::id()));
+    /// let store = FileStore::new(dir.join("tokens.json"));
+    /// store.save("https://mcp.example.com/mcp", &StoredCredentials::new("https://auth.example.com"))?;
+    /// assert!(store.path().exists());
+    /// let saved = store.load("https://mcp.example.com/mcp", None)?;
+    /// assert_eq!(saved.map(|c| c.issuer).as_deref(), Some("https://auth.example.com"));
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
     pub fn new(path: impl Into<PathBuf>) -> FileStore {
         FileStore {
             path: path.into(),
@@ -50,6 +63,8 @@ impl FileStore {
     }
 
     /// The file's path.
+    ///
+    /// See the example on [`FileStore::new`].
     pub fn path(&self) -> &Path {
         &self.path
     }

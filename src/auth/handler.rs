@@ -9,11 +9,55 @@ use crate::error::Result;
 /// redirect, for servers that authorize without a user. Implement it to show the URL in a
 /// GUI, or to drive an embedded browser.
 ///
-/// See the example in the [`auth`](crate::auth) module.
+/// An application with its own browser window hands the URL to it and waits for the redirect
+/// the window catches:
+///
+/// ```
+/// use std::sync::mpsc::{channel, Receiver, Sender};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+/// use umcp::auth::AuthorizationHandler;
+/// use umcp::{AuthError, AuthStep};
+///
+/// struct InAppBrowser {
+///     open: Sender<String>,
+///     redirected: Mutex<Receiver<String>>,
+/// }
+///
+/// impl AuthorizationHandler for InAppBrowser {
+///     fn redirect_uri(&self) -> umcp::Result<String> {
+///         Ok("http://127.0.0.1:7777/callback".into())
+///     }
+///
+///     fn authorize(&self, authorization_url: &str) -> umcp::Result<String> {
+///         let gone = |what: &str| AuthError::new(AuthStep::Authorization, what);
+///         self.open.send(authorization_url.into()).map_err(|_| gone("the window is closed"))?;
+///         let redirected = self.redirected.lock().map_err(|_| gone("the window failed"))?;
+///         let url = redirected.recv_timeout(Duration::from_secs(300));
+///         url.map_err(|_| gone("the user did not come back in time").into())
+///     }
+/// }
+///
+/// // Here the window has been redirected already, without a user.
+/// let (open, opened) = channel();
+/// let (redirect, redirected) = channel();
+/// let browser = InAppBrowser { open, redirected: Mutex::new(redirected) };
+/// let _ = redirect.send("http://127.0.0.1:7777/callback?code=c&state=s".to_string());
+/// let back = browser.authorize("https://auth.example.com/authorize?state=s")?;
+/// assert!(opened.try_recv().is_ok_and(|url| url.starts_with("https://auth.example.com/")));
+/// assert!(back.ends_with("?code=c&state=s"));
+/// # Ok::<(), umcp::Error>(())
+/// ```
+///
+/// The [`auth`](crate::auth) module's example connects a client with a [`LoopbackHandler`].
+///
+/// [`LoopbackHandler`]: super::LoopbackHandler
 pub trait AuthorizationHandler: Send + Sync {
     /// The redirect URI to register and to send with the authorization request. It must be
     /// an `http` URI on a loopback host (`127.0.0.1`, `[::1]` or `localhost`), and stay the
     /// same between calls as long as the registration made with it is to stay valid.
+    ///
+    /// See the example on [`AuthorizationHandler`].
     ///
     /// # Errors
     ///
@@ -25,6 +69,8 @@ pub trait AuthorizationHandler: Send + Sync {
     ///
     /// The URL must be opened without a shell: pass it as one argument to the browser, never
     /// through `sh -c` or `cmd /c`.
+    ///
+    /// See the example on [`AuthorizationHandler`].
     ///
     /// # Errors
     ///

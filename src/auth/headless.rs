@@ -14,7 +14,16 @@ use crate::error::{AuthStep, Result};
 /// conformance suite, or a server that has already recorded the user's consent. Nothing has
 /// to listen on the redirect URI, which is never visited.
 ///
-/// See the example in the [`auth`](crate::auth) module.
+/// ```
+/// use std::time::Duration;
+/// use umcp::auth::{HeadlessHandler, OAuthConfig};
+///
+/// let handler = HeadlessHandler::new()
+///     .redirect_uri("http://127.0.0.1:33418/callback")
+///     .timeout(Duration::from_secs(10));
+/// let config = OAuthConfig::new(handler);
+/// # let _ = config;
+/// ```
 #[derive(Debug, Clone)]
 pub struct HeadlessHandler {
     redirect_uri: String,
@@ -23,6 +32,8 @@ pub struct HeadlessHandler {
 
 impl HeadlessHandler {
     /// A handler with the redirect URI `http://127.0.0.1/callback` and a 30 s timeout.
+    ///
+    /// See the example on [`HeadlessHandler`].
     pub fn new() -> HeadlessHandler {
         HeadlessHandler {
             redirect_uri: "http://127.0.0.1/callback".into(),
@@ -31,12 +42,16 @@ impl HeadlessHandler {
     }
 
     /// Uses `redirect_uri` (an `http` URI on a loopback host).
+    ///
+    /// See the example on [`HeadlessHandler`].
     pub fn redirect_uri(mut self, redirect_uri: impl Into<String>) -> HeadlessHandler {
         self.redirect_uri = redirect_uri.into();
         self
     }
 
     /// How long the authorization request may take (default 30 s).
+    ///
+    /// See the example on [`HeadlessHandler`].
     pub fn timeout(mut self, timeout: Duration) -> HeadlessHandler {
         self.timeout = timeout;
         self

@@ -40,7 +40,22 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
 /// trickling bytes cannot hold the redirect back.
 ///
-/// See the example in the [`auth`](crate::auth) module.
+/// ```
+/// use std::process::Command;
+/// use std::time::Duration;
+/// use umcp::auth::LoopbackHandler;
+///
+/// // The server registered `http://127.0.0.1:8765/oauth/callback` as its redirect URI.
+/// let handler = LoopbackHandler::new(|url: &str| {
+///     Command::new("xdg-open").arg(url).spawn().map(drop)
+/// })
+/// .port(8765)
+/// .path("/oauth/callback")
+/// .timeout(Duration::from_secs(120));
+/// # let _ = handler;
+/// ```
+///
+/// The [`auth`](crate::auth) module's example connects a client with one.
 pub struct LoopbackHandler {
     opener: Arc<Opener>,
     port: u16,
@@ -54,6 +69,8 @@ impl LoopbackHandler {
     ///
     /// `opener` must not hand the URL to a shell: start the browser with the URL as one
     /// argument (for example `Command::new("xdg-open").arg(url)`), or print it for the user.
+    ///
+    /// See the example on [`LoopbackHandler`].
     pub fn new(opener: impl Fn(&str) -> io::Result<()> + Send + Sync + 'static) -> LoopbackHandler {
         LoopbackHandler {
             opener: Arc::new(opener),
@@ -65,12 +82,16 @@ impl LoopbackHandler {
     }
 
     /// Listens on `port` (default 0: any free port), for servers that registered a fixed one.
+    ///
+    /// See the example on [`LoopbackHandler`].
     pub fn port(mut self, port: u16) -> LoopbackHandler {
         self.port = port;
         self
     }
 
     /// The callback path (default `/callback`).
+    ///
+    /// See the example on [`LoopbackHandler`].
     pub fn path(mut self, path: impl Into<String>) -> LoopbackHandler {
         let path = path.into();
         self.path = if path.starts_with('/') {
@@ -82,6 +103,8 @@ impl LoopbackHandler {
     }
 
     /// How long to wait for the user (default 5 minutes).
+    ///
+    /// See the example on [`LoopbackHandler`].
     pub fn timeout(mut self, timeout: Duration) -> LoopbackHandler {
         self.timeout = timeout;
         self

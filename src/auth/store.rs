@@ -17,11 +17,55 @@ use crate::error::Result;
 /// it to keep credentials in a keyring or a database; [`MemoryStore`] (the default) and
 /// [`FileStore`](super::FileStore) come with the crate.
 ///
-/// See the example on
-/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::Mutex;
+/// use umcp::auth::{StoredCredentials, TokenStore};
+///
+/// /// Stands in for a keyring: one entry per server, the last saved issuer only.
+/// #[derive(Default)]
+/// struct Keyring(Mutex<HashMap<String, StoredCredentials>>);
+///
+/// impl TokenStore for Keyring {
+///     fn load(&self, server: &str, issuer: Option<&str>) -> umcp::Result<Option<StoredCredentials>> {
+///         let entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+///         let found = entries.get(server).filter(|c| issuer.is_none_or(|i| c.issuer == i));
+///         Ok(found.cloned())
+///     }
+///
+///     fn save(&self, server: &str, credentials: &StoredCredentials) -> umcp::Result<()> {
+///         let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+///         entries.insert(server.to_owned(), credentials.clone());
+///         Ok(())
+///     }
+///
+///     fn remove(&self, server: &str, issuer: Option<&str>) -> umcp::Result<()> {
+///         let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+///         if entries.get(server).is_some_and(|c| issuer.is_none_or(|i| c.issuer == i)) {
+///             entries.remove(server);
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// let keyring = Keyring::default();
+/// let server = "https://mcp.example.com/mcp";
+/// keyring.save(server, &StoredCredentials::new("https://auth.example.com"))?;
+/// assert!(keyring.load(server, Some("https://auth.example.com"))?.is_some());
+/// assert!(keyring.load(server, Some("https://other.example.com"))?.is_none());
+/// keyring.remove(server, None)?;
+/// assert!(keyring.load(server, None)?.is_none());
+/// # Ok::<(), umcp::Error>(())
+/// ```
+///
+/// Give it to the manager with
+/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store), or to one
+/// client with [`OAuthConfig::token_store`](super::OAuthConfig::token_store).
 pub trait TokenStore: Send + Sync {
     /// The credentials of `server` issued by `issuer`, or with `issuer` `None` the ones
     /// saved last for `server` (used before discovery has named an issuer).
+    ///
+    /// See the example on [`TokenStore`].
     ///
     /// # Errors
     ///
@@ -30,12 +74,16 @@ pub trait TokenStore: Send + Sync {
 
     /// Saves `credentials` for `server` under `credentials.issuer`, replacing what was there.
     ///
+    /// See the example on [`TokenStore`].
+    ///
     /// # Errors
     ///
     /// When the store cannot be written.
     fn save(&self, server: &str, credentials: &StoredCredentials) -> Result<()>;
 
     /// Forgets the credentials of `server` from `issuer`, or from every issuer when `None`.
+    ///
+    /// See the example on [`TokenStore`].
     ///
     /// # Errors
     ///
@@ -45,8 +93,28 @@ pub trait TokenStore: Send + Sync {
 
 /// What is kept for one server and one authorization server.
 ///
-/// See the example on
-/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+/// ```
+/// use std::time::Duration;
+/// use umcp::auth::{ClientRegistration, MemoryStore, StoredCredentials, TokenSet, TokenStore};
+///
+/// let mut token = TokenSet::default();
+/// token.access_token = "…".into();
+/// token.token_type = Some("DPoP".into());
+/// token.expires_at = Some(1); // long gone
+/// assert!(token.is_dpop());
+/// assert!(token.expires_within(Duration::from_secs(60)));
+///
+/// let client = ClientRegistration::new("my-client", None);
+/// assert!(!client.is_expired(), "a registration without a secret expiry never expires");
+///
+/// let mut credentials = StoredCredentials::new("https://auth.example.com");
+/// credentials.client = Some(client);
+/// credentials.token = Some(token);
+/// let store = MemoryStore::new();
+/// store.save("https://mcp.example.com/mcp", &credentials)?;
+/// assert_eq!(store.load("https://mcp.example.com/mcp", None)?, Some(credentials));
+/// # Ok::<(), umcp::Error>(())
+/// ```
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct StoredCredentials {
@@ -73,6 +141,8 @@ pub struct StoredCredentials {
 
 impl StoredCredentials {
     /// Empty credentials for `issuer`.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn new(issuer: impl Into<String>) -> StoredCredentials {
         StoredCredentials {
             issuer: issuer.into(),
@@ -84,8 +154,7 @@ impl StoredCredentials {
 /// A client identity at an authorization server: registered dynamically, pre-registered,
 /// or a client ID metadata document URL.
 ///
-/// See the example on
-/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+/// See the example on [`StoredCredentials`].
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ClientRegistration {
@@ -109,6 +178,8 @@ pub struct ClientRegistration {
 
 impl ClientRegistration {
     /// A registration of `client_id` with an optional secret.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn new(client_id: impl Into<String>, client_secret: Option<String>) -> ClientRegistration {
         ClientRegistration {
             client_id: client_id.into(),
@@ -118,6 +189,8 @@ impl ClientRegistration {
     }
 
     /// True when the secret has expired.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn is_expired(&self) -> bool {
         self.expires_at
             .is_some_and(|at| at != 0 && at <= unix_now())
@@ -126,8 +199,7 @@ impl ClientRegistration {
 
 /// The tokens of one authorization.
 ///
-/// See the example on
-/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+/// See the example on [`StoredCredentials`].
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TokenSet {
@@ -151,6 +223,8 @@ pub struct TokenSet {
 
 impl TokenSet {
     /// True for a DPoP-bound token.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn is_dpop(&self) -> bool {
         self.token_type
             .as_deref()
@@ -158,6 +232,8 @@ impl TokenSet {
     }
 
     /// True when the access token expires within `margin`.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn expires_within(&self, margin: Duration) -> bool {
         self.expires_at
             .is_some_and(|at| at <= unix_now().saturating_add(margin.as_secs()))
@@ -221,8 +297,7 @@ impl fmt::Debug for TokenSet {
 
 /// Keeps credentials in memory for the life of the process (the default store).
 ///
-/// See the example on
-/// [`ManagerOptions::with_token_store`](crate::ManagerOptions::with_token_store).
+/// See the example on [`StoredCredentials`].
 #[derive(Default)]
 pub struct MemoryStore {
     /// `(server, credentials)`, the last saved last.
@@ -231,6 +306,8 @@ pub struct MemoryStore {
 
 impl MemoryStore {
     /// An empty store.
+    ///
+    /// See the example on [`StoredCredentials`].
     pub fn new() -> MemoryStore {
         MemoryStore::default()
     }

@@ -43,6 +43,8 @@ enum Source {
 
 impl WorkloadIdentity {
     /// The token is the content of the file at `path` (surrounding whitespace ignored).
+    ///
+    /// See the example on [`WorkloadIdentity`].
     pub fn token_file(path: impl Into<PathBuf>) -> WorkloadIdentity {
         WorkloadIdentity {
             source: Source::File(path.into()),
@@ -50,6 +52,12 @@ impl WorkloadIdentity {
     }
 
     /// The token is the value of the environment variable `name`.
+    ///
+    /// ```
+    /// // A platform that hands the token over in a variable rather than a file:
+    /// let identity = umcp::auth::WorkloadIdentity::env("MCP_IDENTITY_TOKEN");
+    /// # let _ = identity;
+    /// ```
     pub fn env(name: impl Into<String>) -> WorkloadIdentity {
         WorkloadIdentity {
             source: Source::Env(name.into()),

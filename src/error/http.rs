@@ -23,6 +23,10 @@ pub enum AuthStep {
 impl AuthStep {
     /// The step's name as used in messages: `discovery`, `registration`, `authorization` or
     /// `token`.
+    ///
+    /// ```
+    /// assert_eq!(umcp::AuthStep::Registration.as_str(), "registration");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             AuthStep::Discovery => "discovery",
@@ -59,7 +63,18 @@ pub struct AuthError {
 }
 
 impl AuthError {
-    /// An error at `step` described by `message`, with no server details.
+    /// An error at `step` described by `message`, with no server details: what a caller's
+    /// own authorization handler or token store returns when it fails.
+    ///
+    /// ```
+    /// use umcp::{AuthError, AuthStep, Error};
+    ///
+    /// let error: Error = AuthError::new(AuthStep::Authorization, "the window was closed").into();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "authorization failed at authorization: the window was closed"
+    /// );
+    /// ```
     pub fn new(step: AuthStep, message: impl Into<String>) -> AuthError {
         AuthError {
             step,

@@ -1,7 +1,8 @@
 //! JSON-RPC 2.0 wire types and their one-line encoding, with no I/O.
 //!
 //! ```
-//! use umcp::jsonrpc::{Message, Request, Payload};
+//! use serde_json::json;
+//! use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Payload, Request, Response};
 //!
 //! let line = Message::from(Request::new(1, "tools/list", None)).encode();
 //! assert_eq!(line, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
@@ -9,6 +10,15 @@
 //!     Payload::Single(Message::Request(req)) => assert_eq!(req.method, "tools/list"),
 //!     other => panic!("{other:?}"),
 //! }
+//!
+//! // The other kinds: a one-way notification, and the two outcomes of a request.
+//! let note = Message::from(Notification::new("notifications/initialized", None));
+//! assert_eq!(note.encode(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+//! let ok = Message::from(Response::ok(1.into(), json!({})));
+//! assert_eq!(ok.encode(), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+//! let unknown = ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "no such method");
+//! let failed = Message::from(Response::err("a".into(), unknown)).to_value();
+//! assert_eq!(failed["error"]["code"], -32601);
 //! ```
 
 use std::fmt;
@@ -30,7 +40,15 @@ pub const VERSION: &str = "2.0";
 /// umcp sends increasing integers; servers may use either form. `Display` quotes string ids so
 /// `7` and `"7"` never look alike in logs.
 ///
-/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
+/// ```
+/// use umcp::jsonrpc::RequestId;
+///
+/// let (number, text) = (RequestId::from(7), RequestId::from("7"));
+/// assert_eq!((number.as_i64(), number.as_str()), (Some(7), None));
+/// assert_eq!((text.as_i64(), text.as_str()), (None, Some("7")));
+/// assert_eq!(text.to_value(), serde_json::json!("7"));
+/// assert_eq!(format!("{number} {text}"), r#"7 "7""#);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct RequestId(IdRepr);
@@ -44,6 +62,8 @@ enum IdRepr {
 
 impl RequestId {
     /// The integer value, if this id is an integer.
+    ///
+    /// See the example on [`RequestId`].
     pub fn as_i64(&self) -> Option<i64> {
         match &self.0 {
             IdRepr::Int(n) => Some(*n),
@@ -52,6 +72,8 @@ impl RequestId {
     }
 
     /// The string value, if this id is a string.
+    ///
+    /// See the example on [`RequestId`].
     pub fn as_str(&self) -> Option<&str> {
         match &self.0 {
             IdRepr::Int(_) => None,
@@ -60,6 +82,8 @@ impl RequestId {
     }
 
     /// The id as a JSON value.
+    ///
+    /// See the example on [`RequestId`].
     pub fn to_value(&self) -> Value {
         match &self.0 {
             IdRepr::Int(n) => Value::from(*n),
@@ -234,6 +258,8 @@ pub struct Notification {
 
 impl Notification {
     /// A notification.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn new(method: impl Into<String>, params: Option<Value>) -> Notification {
         Notification {
             method: method.into(),
@@ -255,6 +281,8 @@ pub struct Response {
 
 impl Response {
     /// A successful response.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn ok(id: RequestId, result: Value) -> Response {
         Response {
             id: Some(id),
@@ -263,6 +291,8 @@ impl Response {
     }
 
     /// A failed response.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     pub fn err(id: RequestId, error: ErrorObject) -> Response {
         Response {
             id: Some(id),
@@ -281,6 +311,8 @@ pub enum Message {
     /// A response.
     Response(Response),
     /// A notification.
+    ///
+    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
     Notification(Notification),
 }
 

@@ -85,6 +85,21 @@ pub struct InitializeResult {
 
 impl InitializeRequestParams {
     /// Parameters asking for [`LATEST_PROTOCOL_VERSION`] with no capabilities.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{ClientCapabilities, Implementation, InitializeRequestParams, RootsCapability};
+    ///
+    /// let params = InitializeRequestParams::new(Implementation::new("my-agent", "1.0.0"))
+    ///     .with_protocol_version("2025-06-18")
+    ///     .with_capabilities(ClientCapabilities::default().with_roots(RootsCapability::default()));
+    /// assert_eq!(serde_json::to_value(&params)?, json!({
+    ///     "protocolVersion": "2025-06-18",
+    ///     "capabilities": {"roots": {}},
+    ///     "clientInfo": {"name": "my-agent", "version": "1.0.0"},
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(client_info: Implementation) -> InitializeRequestParams {
         InitializeRequestParams {
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
@@ -95,12 +110,16 @@ impl InitializeRequestParams {
     }
 
     /// Sets the version asked for.
+    ///
+    /// See the example on [`InitializeRequestParams::new`].
     pub fn with_protocol_version(mut self, version: impl Into<String>) -> InitializeRequestParams {
         self.protocol_version = version.into();
         self
     }
 
     /// Sets the capabilities offered.
+    ///
+    /// See the example on [`InitializeRequestParams::new`].
     pub fn with_capabilities(
         mut self,
         capabilities: ClientCapabilities,
@@ -112,6 +131,18 @@ impl InitializeRequestParams {
 
 impl InitializeResult {
     /// A result with the chosen version, the server's identity and no capabilities.
+    ///
+    /// ```
+    /// use umcp::types::{Implementation, InitializeResult, ServerCapabilities, ToolsCapability};
+    ///
+    /// let tools = ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() };
+    /// let result = InitializeResult::new("2025-11-25", Implementation::new("files", "0.3.0"))
+    ///     .with_capabilities(tools)
+    ///     .with_instructions("Paths are relative to the first root.");
+    /// assert!(result.capabilities.supports_tools());
+    /// assert_eq!(serde_json::to_value(&result)?["serverInfo"]["name"], "files");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(
         protocol_version: impl Into<String>,
         server_info: Implementation,
@@ -126,12 +157,16 @@ impl InitializeResult {
     }
 
     /// Sets the capabilities.
+    ///
+    /// See the example on [`InitializeResult::new`].
     pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> InitializeResult {
         self.capabilities = capabilities;
         self
     }
 
     /// Sets the instructions.
+    ///
+    /// See the example on [`InitializeResult::new`].
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> InitializeResult {
         self.instructions = Some(instructions.into());
         self

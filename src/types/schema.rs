@@ -64,11 +64,35 @@ pub struct Schema {
 
 impl Schema {
     /// A schema holding `value`, with no text of its own.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::Schema;
+    ///
+    /// let schema = Schema::new(json!({"type": "object", "properties": {"path": {"type": "string"}}}));
+    /// assert_eq!(schema.raw_json(), None);
+    /// // Its text is the value's compact form, keys sorted.
+    /// assert_eq!(
+    ///     schema.to_json_string(),
+    ///     r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#
+    /// );
+    /// ```
     pub fn new(value: Value) -> Schema {
         Schema { value, raw: None }
     }
 
     /// Reads a schema from JSON text, keeping the text.
+    ///
+    /// ```
+    /// use umcp::types::Schema;
+    ///
+    /// let text = r#"{"type": "object", "required": ["path"]}"#;
+    /// let schema = Schema::from_json(text)?;
+    /// assert_eq!(schema["required"][0], "path");
+    /// assert_eq!(schema.to_json_string(), text);
+    /// assert!(Schema::from_json("{").is_err());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -83,23 +107,36 @@ impl Schema {
     }
 
     /// The schema as a JSON value.
+    ///
+    /// See the example on [`Schema`].
     pub fn as_value(&self) -> &Value {
         &self.value
     }
 
     /// The schema as a JSON value, dropping the text.
+    ///
+    /// ```
+    /// let schema = umcp::types::Schema::from_json(r#"{"type": "string", "minLength": 1}"#)?;
+    /// let value = schema.into_value();
+    /// assert_eq!(value, serde_json::json!({"minLength": 1, "type": "string"}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn into_value(self) -> Value {
         self.value
     }
 
     /// The JSON text the schema was read from, byte for byte; `None` for a schema built from
     /// a value, or changed since it was read.
+    ///
+    /// See the example on [`Schema`].
     pub fn raw_json(&self) -> Option<&str> {
         self.raw.as_deref().map(RawValue::get)
     }
 
     /// The schema as JSON text: the text it was read from when it has one, else its value
     /// written compactly.
+    ///
+    /// See the example on [`Schema`].
     pub fn to_json_string(&self) -> String {
         match self.raw_json() {
             Some(text) => text.to_owned(),

@@ -131,6 +131,21 @@ pub struct CallToolResult {
 
 impl Tool {
     /// A tool with a name and an input schema (a [`Value`] or a [`Schema`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{Tool, ToolAnnotations};
+    ///
+    /// let read_only = ToolAnnotations { read_only_hint: Some(true), ..Default::default() };
+    /// let tool = Tool::new("read_file", json!({"type": "object", "required": ["path"]}))
+    ///     .with_title("Read a file")
+    ///     .with_description("Reads a UTF-8 file under the allowed roots.")
+    ///     .with_output_schema(json!({"type": "object"}))
+    ///     .with_annotations(read_only);
+    /// assert_eq!(tool.display_name(), "Read a file");
+    /// assert_eq!(serde_json::to_value(&tool)?["inputSchema"]["required"][0], "path");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(name: impl Into<String>, input_schema: impl Into<Schema>) -> Tool {
         Tool {
             name: name.into(),
@@ -146,30 +161,40 @@ impl Tool {
     }
 
     /// Sets the description.
+    ///
+    /// See the example on [`Tool::new`].
     pub fn with_description(mut self, description: impl Into<String>) -> Tool {
         self.description = Some(description.into());
         self
     }
 
     /// Sets the display title.
+    ///
+    /// See the example on [`Tool::new`].
     pub fn with_title(mut self, title: impl Into<String>) -> Tool {
         self.title = Some(title.into());
         self
     }
 
     /// Sets the output schema (a [`Value`] or a [`Schema`]).
+    ///
+    /// See the example on [`Tool::new`].
     pub fn with_output_schema(mut self, schema: impl Into<Schema>) -> Tool {
         self.output_schema = Some(schema.into());
         self
     }
 
     /// Sets the annotations.
+    ///
+    /// See the example on [`Tool::new`].
     pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Tool {
         self.annotations = Some(annotations);
         self
     }
 
     /// The name to show a person: `title`, then `annotations.title`, then `name`.
+    ///
+    /// See the example on [`Tool::new`].
     pub fn display_name(&self) -> &str {
         self.title
             .as_deref()
@@ -192,12 +217,31 @@ impl CallToolRequestParams {
     }
 
     /// Sets the arguments.
+    ///
+    /// See the example on [`CallToolRequestParams::with_argument`], which adds them one by one.
     pub fn with_arguments(mut self, arguments: Map<String, Value>) -> CallToolRequestParams {
         self.arguments = Some(arguments);
         self
     }
 
     /// Adds one argument.
+    ///
+    /// ```
+    /// use serde_json::{json, Map};
+    /// use umcp::types::CallToolRequestParams;
+    ///
+    /// let meta = Map::from_iter([("progressToken".to_string(), json!("copy-1"))]);
+    /// let params = CallToolRequestParams::new("copy")
+    ///     .with_argument("from", json!("a.txt"))
+    ///     .with_argument("to", json!("b.txt"))
+    ///     .with_meta(meta);
+    /// assert_eq!(serde_json::to_value(&params)?, json!({
+    ///     "name": "copy",
+    ///     "arguments": {"from": "a.txt", "to": "b.txt"},
+    ///     "_meta": {"progressToken": "copy-1"},
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn with_argument(mut self, name: impl Into<String>, value: Value) -> CallToolRequestParams {
         self.arguments
             .get_or_insert_with(Map::new)
@@ -206,6 +250,8 @@ impl CallToolRequestParams {
     }
 
     /// Sets `_meta`.
+    ///
+    /// See the example on [`CallToolRequestParams::with_argument`].
     pub fn with_meta(mut self, meta: Map<String, Value>) -> CallToolRequestParams {
         self.meta = Some(meta);
         self
@@ -214,6 +260,18 @@ impl CallToolRequestParams {
 
 impl CallToolResult {
     /// A successful result with the given content.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{CallToolResult, ContentBlock};
+    ///
+    /// let found = CallToolResult::new(vec![ContentBlock::text("3 files")])
+    ///     .with_structured_content(json!({"count": 3}));
+    /// assert!(!found.is_error());
+    /// let failed = CallToolResult::error("no such directory");
+    /// assert!(failed.is_error());
+    /// assert_eq!(failed.text(), "no such directory");
+    /// ```
     pub fn new(content: Vec<ContentBlock>) -> CallToolResult {
         CallToolResult {
             content,
@@ -222,6 +280,8 @@ impl CallToolResult {
     }
 
     /// A failed result carrying one text block that explains the failure.
+    ///
+    /// See the example on [`CallToolResult::new`].
     pub fn error(message: impl Into<String>) -> CallToolResult {
         CallToolResult {
             content: vec![ContentBlock::text(message)],
@@ -231,6 +291,8 @@ impl CallToolResult {
     }
 
     /// Sets the structured result.
+    ///
+    /// See the example on [`CallToolResult::new`].
     pub fn with_structured_content(mut self, value: Value) -> CallToolResult {
         self.structured_content = Some(value);
         self

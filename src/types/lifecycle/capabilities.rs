@@ -9,8 +9,33 @@ use serde_json::{Map, Value};
 ///
 /// The set is open: servers ignore keys they do not know, `experimental` carries non-standard
 /// ones, `extensions` the negotiated extensions, and `other` anything else.
+/// [`Options`](crate::Options) declares these from the handlers it is given; build them
+/// yourself for an `initialize` of your own ([`InitializeRequestParams`](super::InitializeRequestParams)).
 ///
-/// See the example on [`Options`](crate::Options).
+/// ```
+/// use serde_json::json;
+/// use umcp::types::{
+///     ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
+///     TasksCapability,
+/// };
+///
+/// let caps = ClientCapabilities::default()
+///     .with_roots(RootsCapability::default().with_list_changed())
+///     .with_sampling(SamplingCapability::default().with_context().with_tools())
+///     .with_elicitation(ElicitationCapability::default().with_url())
+///     .with_tasks(TasksCapability::default())
+///     .with_extension("io.modelcontextprotocol/ui", json!({}))
+///     .with_experimental("x-trace", json!({"level": 1}));
+/// assert_eq!(serde_json::to_value(&caps)?, json!({
+///     "roots": {"listChanged": true},
+///     "sampling": {"context": {}, "tools": {}},
+///     "elicitation": {"url": {}},
+///     "tasks": {},
+///     "extensions": {"io.modelcontextprotocol/ui": {}},
+///     "experimental": {"x-trace": {"level": 1}},
+/// }));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
@@ -71,8 +96,17 @@ pub struct SamplingCapability {
 
 /// The client's `elicitation` capability. An empty object means form mode only.
 ///
-/// See the example on
-/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
+/// ```
+/// use umcp::types::ElicitationCapability;
+///
+/// let empty = ElicitationCapability::default(); // `{}`, as 2025-06-18 clients declare it
+/// assert!(empty.supports_form() && !empty.supports_url());
+/// let url_only = ElicitationCapability::default().with_url();
+/// assert!(!url_only.supports_form() && url_only.supports_url());
+/// assert!(ElicitationCapability::default().with_form().with_url().supports_form());
+/// ```
+///
+/// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler) declares it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationCapability {
@@ -218,6 +252,8 @@ pub struct TasksCapability {
 
 impl TasksCapability {
     /// Whether `method` (e.g. `tools/call`, `sampling/createMessage`) may be run as a task.
+    ///
+    /// See the example on [`ServerCapabilities`].
     pub fn supports_request(&self, method: &str) -> bool {
         let Some(requests) = &self.requests else {
             return false;
@@ -238,24 +274,32 @@ impl TasksCapability {
 
 impl ClientCapabilities {
     /// Declares `roots`.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_roots(mut self, roots: RootsCapability) -> ClientCapabilities {
         self.roots = Some(roots);
         self
     }
 
     /// Declares `sampling`.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_sampling(mut self, sampling: SamplingCapability) -> ClientCapabilities {
         self.sampling = Some(sampling);
         self
     }
 
     /// Declares `elicitation`.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_elicitation(mut self, elicitation: ElicitationCapability) -> ClientCapabilities {
         self.elicitation = Some(elicitation);
         self
     }
 
     /// Declares extension `id` with its settings (`{}` when it has none).
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_extension(mut self, id: impl Into<String>, settings: Value) -> ClientCapabilities {
         self.extensions
             .get_or_insert_with(Map::new)
@@ -264,12 +308,16 @@ impl ClientCapabilities {
     }
 
     /// Declares task support.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_tasks(mut self, tasks: TasksCapability) -> ClientCapabilities {
         self.tasks = Some(tasks);
         self
     }
 
     /// Adds one non-standard capability.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_experimental(
         mut self,
         name: impl Into<String>,
@@ -284,6 +332,8 @@ impl ClientCapabilities {
 
 impl RootsCapability {
     /// Promises `notifications/roots/list_changed` when the roots change.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_list_changed(mut self) -> RootsCapability {
         self.list_changed = Some(true);
         self
@@ -292,12 +342,16 @@ impl RootsCapability {
 
 impl SamplingCapability {
     /// Declares support for `includeContext`.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_context(mut self) -> SamplingCapability {
         self.context = Some(Map::new());
         self
     }
 
     /// Declares support for tool use in sampling.
+    ///
+    /// See the example on [`ClientCapabilities`].
     pub fn with_tools(mut self) -> SamplingCapability {
         self.tools = Some(Map::new());
         self
@@ -306,23 +360,31 @@ impl SamplingCapability {
 
 impl ElicitationCapability {
     /// Declares form mode explicitly.
+    ///
+    /// See the example on [`ElicitationCapability`].
     pub fn with_form(mut self) -> ElicitationCapability {
         self.form = Some(Map::new());
         self
     }
 
     /// Declares URL mode.
+    ///
+    /// See the example on [`ElicitationCapability`].
     pub fn with_url(mut self) -> ElicitationCapability {
         self.url = Some(Map::new());
         self
     }
 
     /// Whether form mode is supported: declared, or implied by an empty capability.
+    ///
+    /// See the example on [`ElicitationCapability`].
     pub fn supports_form(&self) -> bool {
         self.form.is_some() || self.url.is_none()
     }
 
     /// Whether URL mode is supported.
+    ///
+    /// See the example on [`ElicitationCapability`].
     pub fn supports_url(&self) -> bool {
         self.url.is_some()
     }
