@@ -9,6 +9,9 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
+#[path = "common/log_capture.rs"]
+mod log_capture;
+
 #[path = "common/oauth_client.rs"]
 mod oauth_client;
 
@@ -22,8 +25,9 @@ use umcp::auth::{
 use umcp::{AuthStep, Client, CredentialProvider, Error, HttpConfig, HttpError, Options};
 
 use auth_server::{params, Metadata, Prm, Setup};
+use log_capture::logs;
 use oauth_client::{
-    auth_error, bearer, connect, headless, logs, provider, start, unauthorized, use_server,
+    auth_error, bearer, connect, headless, provider, start, unauthorized, use_server,
 };
 
 const CIMD: &str = "https://client.example/metadata.json";

@@ -9,6 +9,9 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
+#[path = "common/log_capture.rs"]
+mod log_capture;
+
 #[path = "common/oauth_client.rs"]
 mod oauth_client;
 
@@ -24,7 +27,8 @@ use umcp::auth::{FileStore, OAuth, OAuthConfig, WorkloadIdentity};
 use umcp::{CredentialProvider, Error};
 
 use auth_server::{AuthServer, Proof, Setup, AS_NONCE, RS_NONCE};
-use oauth_client::{headless, logs, provider, start, use_server};
+use log_capture::logs;
+use oauth_client::{headless, provider, start, use_server};
 
 fn dpop_setup() -> Setup {
     Setup {

@@ -9,6 +9,9 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
+#[path = "common/log_capture.rs"]
+mod log_capture;
+
 #[path = "common/oauth_client.rs"]
 mod oauth_client;
 

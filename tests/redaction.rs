@@ -7,51 +7,14 @@
 mod http_server;
 
 #[cfg(feature = "http")]
-use std::sync::{Mutex, Once};
+#[path = "common/log_capture.rs"]
+mod log_capture;
 
 use umcp::transport::Connect;
 use umcp::StdioConfig;
 
-/// Every log line of this test binary, captured at trace level.
 #[cfg(feature = "http")]
-fn logs() -> &'static Mutex<Vec<String>> {
-    static LOGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        let _ = log::set_boxed_logger(Box::new(Capture));
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-    &LOGS
-}
-
-#[cfg(feature = "http")]
-struct Capture;
-
-#[cfg(feature = "http")]
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
-        true
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        let line = format!("{} {}", record.target(), record.args());
-        logs().lock().unwrap().push(line);
-    }
-
-    fn flush(&self) {}
-}
-
-/// umcp's captured lines that contain `needle`. (The HTTP library's lines are its own: at
-/// trace level ureq dumps whole requests, headers included.)
-#[cfg(feature = "http")]
-fn logged(needle: &str) -> Vec<String> {
-    let lines = logs().lock().unwrap();
-    lines
-        .iter()
-        .filter(|l| l.starts_with("umcp") && l.contains(needle))
-        .cloned()
-        .collect()
-}
+use log_capture::{logged, logs};
 
 #[test]
 fn stdio_command_lines_hide_secret_arguments() {

@@ -1,9 +1,10 @@
 //! The client side of the OAuth tests: a provider against the fixture, connecting through
-//! it, a 401 as the transport reports it, and every log line of the test binary.
+//! it, and a 401 as the transport reports it. Its binaries include `common/log_capture.rs`
+//! too, as `log_capture`, which captures their log lines from the fixture's start.
 
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
-use std::sync::{Arc, Mutex, Once, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use umcp::auth::{HeadlessHandler, OAuth, OAuthConfig};
@@ -12,35 +13,7 @@ use umcp::{
 };
 
 use super::auth_server::{AuthServer, Setup};
-
-/// Every log line of this test binary, at trace level.
-pub fn logs() -> &'static Mutex<Vec<String>> {
-    static LINES: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
-    LINES.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-struct Capture;
-
-impl log::Log for Capture {
-    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
-        true
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        let line = format!("{} {}", record.target(), record.args());
-        logs().lock().unwrap().push(line);
-    }
-
-    fn flush(&self) {}
-}
-
-pub fn capture_logs() {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        let _ = log::set_boxed_logger(Box::new(Capture));
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-}
+use super::log_capture::capture_logs;
 
 pub fn start(setup: Setup) -> AuthServer {
     capture_logs();
