@@ -46,11 +46,12 @@ impl FileStore {
     /// ```
     /// use umcp::auth::{FileStore, StoredCredentials, TokenStore};
     ///
-    /// # let dir = std::env::temp_dir().join(format!("umcp-doc-file-store-{}", std::process::id()));
+    /// # let dir = std::env::temp_dir().join(format!("umcp-doc-store-{}", std::process::id()));
     /// let store = FileStore::new(dir.join("tokens.json"));
-    /// store.save("https://mcp.example.com/mcp", &StoredCredentials::new("https://auth.example.com"))?;
+    /// let server = "https://mcp.example.com/mcp";
+    /// store.save(server, &StoredCredentials::new("https://auth.example.com"))?;
     /// assert!(store.path().exists());
-    /// let saved = store.load("https://mcp.example.com/mcp", None)?;
+    /// let saved = store.load(server, None)?;
     /// assert_eq!(saved.map(|c| c.issuer).as_deref(), Some("https://auth.example.com"));
     /// # std::fs::remove_dir_all(&dir).ok();
     /// # Ok::<(), umcp::Error>(())

@@ -21,25 +21,26 @@ use crate::error::Result;
 /// use std::collections::HashMap;
 /// use std::sync::Mutex;
 /// use umcp::auth::{StoredCredentials, TokenStore};
+/// use umcp::Result;
 ///
 /// /// Stands in for a keyring: one entry per server, the last saved issuer only.
 /// #[derive(Default)]
 /// struct Keyring(Mutex<HashMap<String, StoredCredentials>>);
 ///
 /// impl TokenStore for Keyring {
-///     fn load(&self, server: &str, issuer: Option<&str>) -> umcp::Result<Option<StoredCredentials>> {
+///     fn load(&self, server: &str, issuer: Option<&str>) -> Result<Option<StoredCredentials>> {
 ///         let entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
 ///         let found = entries.get(server).filter(|c| issuer.is_none_or(|i| c.issuer == i));
 ///         Ok(found.cloned())
 ///     }
 ///
-///     fn save(&self, server: &str, credentials: &StoredCredentials) -> umcp::Result<()> {
+///     fn save(&self, server: &str, credentials: &StoredCredentials) -> Result<()> {
 ///         let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
 ///         entries.insert(server.to_owned(), credentials.clone());
 ///         Ok(())
 ///     }
 ///
-///     fn remove(&self, server: &str, issuer: Option<&str>) -> umcp::Result<()> {
+///     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
 ///         let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
 ///         if entries.get(server).is_some_and(|c| issuer.is_none_or(|i| c.issuer == i)) {
 ///             entries.remove(server);

@@ -153,6 +153,10 @@ pub(super) fn object_schema() -> Value {
 
 impl Role {
     /// The wire name: `user` or `assistant`.
+    ///
+    /// ```
+    /// assert_eq!(umcp::types::Role::Assistant.as_str(), "assistant");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",
@@ -269,6 +273,16 @@ impl<'de> Deserialize<'de> for EmptyResult {
 
 impl PaginatedRequestParams {
     /// Parameters asking for the page after `cursor`, or the first page for `None`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::PaginatedRequestParams;
+    ///
+    /// let next = PaginatedRequestParams::new(Some("page-2"));
+    /// assert_eq!(serde_json::to_value(next)?, json!({"cursor": "page-2"}));
+    /// assert_eq!(serde_json::to_value(PaginatedRequestParams::new(None))?, json!({}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(cursor: Option<&str>) -> PaginatedRequestParams {
         PaginatedRequestParams {
             cursor: cursor.map(str::to_owned),

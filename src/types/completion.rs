@@ -167,6 +167,18 @@ impl CompleteReference {
 
 impl CompleteResult {
     /// A result offering `values`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::CompleteResult;
+    ///
+    /// let result = CompleteResult::new(vec!["python".into(), "pytorch".into()]);
+    /// assert_eq!(
+    ///     serde_json::to_value(&result)?,
+    ///     json!({"completion": {"values": ["python", "pytorch"]}})
+    /// );
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(values: Vec<String>) -> CompleteResult {
         CompleteResult {
             completion: Completion {

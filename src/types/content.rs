@@ -216,6 +216,8 @@ impl From<EmbeddedResource> for ContentBlock {
 
 impl TextContent {
     /// Text with no annotations.
+    ///
+    /// [`ContentBlock::text`] makes a block of it in one step; see the example there.
     pub fn new(text: impl Into<String>) -> TextContent {
         TextContent {
             text: text.into(),
@@ -227,6 +229,20 @@ impl TextContent {
 
 impl EmbeddedResource {
     /// Embeds the given contents.
+    ///
+    /// ```
+    /// use umcp::types::{ContentBlock, EmbeddedResource, ResourceContents};
+    ///
+    /// let report = ResourceContents::text("file:///tmp/report.md", "# Done");
+    /// let block = ContentBlock::from(EmbeddedResource::new(report));
+    /// let wire = serde_json::to_value(&block)?;
+    /// assert_eq!(wire["type"], "resource");
+    /// assert_eq!(wire["resource"]["text"], "# Done");
+    /// // Binary contents travel base64-encoded.
+    /// let image = ResourceContents::blob("file:///tmp/dot.png", "iVBORw0KGgo=");
+    /// assert_eq!(image.uri(), "file:///tmp/dot.png");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(resource: ResourceContents) -> EmbeddedResource {
         EmbeddedResource {
             resource,

@@ -119,6 +119,8 @@ pub struct ElicitationCompleteNotificationParams {
 
 impl ElicitRequestParams {
     /// The message to show the user.
+    ///
+    /// See the example on [`ElicitRequestUrlParams::new`].
     pub fn message(&self) -> &str {
         match self {
             ElicitRequestParams::Form(p) => &p.message,
@@ -127,6 +129,8 @@ impl ElicitRequestParams {
     }
 
     /// The mode: `form` or `url`.
+    ///
+    /// See the example on [`ElicitRequestUrlParams::new`].
     pub fn mode(&self) -> &'static str {
         match self {
             ElicitRequestParams::Form(_) => "form",
@@ -191,6 +195,22 @@ impl ElicitRequestFormParams {
 
 impl ElicitRequestUrlParams {
     /// A URL-mode request.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{
+    ///     ElicitRequestParams, ElicitRequestUrlParams, ElicitationCompleteNotificationParams,
+    /// };
+    ///
+    /// let url = "https://example.com/link";
+    /// let link = ElicitRequestUrlParams::new("Link your account.", url, "e-42");
+    /// let request: ElicitRequestParams = serde_json::from_value(serde_json::to_value(&link)?)?;
+    /// assert_eq!((request.mode(), request.message()), ("url", "Link your account."));
+    /// // When the user is done there, the server says so with the same id:
+    /// let done = ElicitationCompleteNotificationParams::new("e-42");
+    /// assert_eq!(serde_json::to_value(&done)?, json!({"elicitationId": "e-42"}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(
         message: impl Into<String>,
         url: impl Into<String>,
@@ -318,6 +338,8 @@ fn default_value(schema: &Value, default: &Value) -> Option<Value> {
 
 impl ElicitationCompleteNotificationParams {
     /// Parameters announcing that `elicitation_id` completed.
+    ///
+    /// See the example on [`ElicitRequestUrlParams::new`].
     pub fn new(elicitation_id: impl Into<String>) -> ElicitationCompleteNotificationParams {
         ElicitationCompleteNotificationParams {
             elicitation_id: elicitation_id.into(),

@@ -88,11 +88,14 @@ impl InitializeRequestParams {
     ///
     /// ```
     /// use serde_json::json;
-    /// use umcp::types::{ClientCapabilities, Implementation, InitializeRequestParams, RootsCapability};
+    /// use umcp::types::{
+    ///     ClientCapabilities, Implementation, InitializeRequestParams, RootsCapability,
+    /// };
     ///
+    /// let roots = ClientCapabilities::default().with_roots(RootsCapability::default());
     /// let params = InitializeRequestParams::new(Implementation::new("my-agent", "1.0.0"))
     ///     .with_protocol_version("2025-06-18")
-    ///     .with_capabilities(ClientCapabilities::default().with_roots(RootsCapability::default()));
+    ///     .with_capabilities(roots);
     /// assert_eq!(serde_json::to_value(&params)?, json!({
     ///     "protocolVersion": "2025-06-18",
     ///     "capabilities": {"roots": {}},
@@ -135,7 +138,8 @@ impl InitializeResult {
     /// ```
     /// use umcp::types::{Implementation, InitializeResult, ServerCapabilities, ToolsCapability};
     ///
-    /// let tools = ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() };
+    /// let tools = Some(ToolsCapability::default());
+    /// let tools = ServerCapabilities { tools, ..Default::default() };
     /// let result = InitializeResult::new("2025-11-25", Implementation::new("files", "0.3.0"))
     ///     .with_capabilities(tools)
     ///     .with_instructions("Paths are relative to the first root.");

@@ -115,6 +115,14 @@ impl fmt::Display for LoggingLevel {
 
 impl SetLevelRequestParams {
     /// Parameters asking for `level` and above.
+    ///
+    /// ```
+    /// use umcp::types::{LoggingLevel, SetLevelRequestParams};
+    ///
+    /// let params = SetLevelRequestParams::new(LoggingLevel::Warning);
+    /// assert_eq!(serde_json::to_value(&params)?, serde_json::json!({"level": "warning"}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(level: LoggingLevel) -> SetLevelRequestParams {
         SetLevelRequestParams { level, meta: None }
     }
@@ -122,6 +130,19 @@ impl SetLevelRequestParams {
 
 impl LoggingMessageNotificationParams {
     /// An entry at `level` with `data`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{LoggingLevel, LoggingMessageNotificationParams};
+    ///
+    /// let data = json!({"disk": "full"});
+    /// let entry = LoggingMessageNotificationParams::new(LoggingLevel::Error, data)
+    ///     .with_logger("storage");
+    /// assert_eq!(serde_json::to_value(&entry)?, json!({
+    ///     "level": "error", "logger": "storage", "data": {"disk": "full"},
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(level: LoggingLevel, data: Value) -> LoggingMessageNotificationParams {
         LoggingMessageNotificationParams {
             level,
@@ -132,6 +153,8 @@ impl LoggingMessageNotificationParams {
     }
 
     /// Sets the logger name.
+    ///
+    /// See the example on [`LoggingMessageNotificationParams::new`].
     pub fn with_logger(mut self, logger: impl Into<String>) -> LoggingMessageNotificationParams {
         self.logger = Some(logger.into());
         self

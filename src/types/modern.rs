@@ -108,6 +108,16 @@ pub enum ResultType {
 
 impl ResultType {
     /// Reads `resultType` from a raw result; `None` for a value this client does not know.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::ResultType;
+    ///
+    /// assert_eq!(ResultType::of(&json!({"content": []})), Some(ResultType::Complete));
+    /// let asks = json!({"resultType": "input_required"});
+    /// assert_eq!(ResultType::of(&asks), Some(ResultType::InputRequired));
+    /// assert_eq!(ResultType::of(&json!({"resultType": "hologram"})), None);
+    /// ```
     pub fn of(result: &Value) -> Option<ResultType> {
         match result.get("resultType") {
             None | Some(Value::Null) => Some(ResultType::Complete),

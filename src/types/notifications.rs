@@ -55,6 +55,21 @@ const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 impl ServerNotification {
     /// Decodes a JSON-RPC notification by its method.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::jsonrpc::Notification;
+    /// use umcp::types::ServerNotification;
+    ///
+    /// let params = Some(json!({"uri": "file:///a"}));
+    /// let wire = Notification::new("notifications/resources/updated", params);
+    /// let decoded = ServerNotification::from_notification(wire.clone());
+    /// assert!(matches!(&decoded, ServerNotification::ResourceUpdated(p) if p.uri == "file:///a"));
+    /// assert_eq!(decoded.to_notification(), wire);
+    /// // Params that do not fit their method are kept as received.
+    /// let odd = Notification::new("notifications/progress", Some(json!({"progress": "half"})));
+    /// assert!(matches!(ServerNotification::from(odd), ServerNotification::Other { .. }));
+    /// ```
     pub fn from_notification(notification: Notification) -> ServerNotification {
         let Notification { method, params } = notification;
         let decoded = match method.as_str() {
@@ -91,6 +106,8 @@ impl ServerNotification {
     }
 
     /// The notification as JSON-RPC, e.g. for a test server to send.
+    ///
+    /// See the example on [`ServerNotification::from_notification`].
     pub fn to_notification(&self) -> Notification {
         let params = match self {
             ServerNotification::Progress(p) => encode(p),

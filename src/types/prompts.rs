@@ -113,6 +113,21 @@ pub struct PromptMessage {
 
 impl Prompt {
     /// A prompt with only a name.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{Prompt, PromptArgument};
+    ///
+    /// let mut topic = PromptArgument::new("topic");
+    /// topic.required = Some(true);
+    /// let mut prompt = Prompt::new("summarize");
+    /// prompt.arguments = Some(vec![topic, PromptArgument::new("length")]);
+    /// assert_eq!(serde_json::to_value(&prompt)?, json!({
+    ///     "name": "summarize",
+    ///     "arguments": [{"name": "topic", "required": true}, {"name": "length"}],
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(name: impl Into<String>) -> Prompt {
         Prompt {
             name: name.into(),
@@ -134,6 +149,8 @@ impl Prompt {
 
 impl PromptArgument {
     /// An optional argument with only a name.
+    ///
+    /// See the example on [`Prompt::new`].
     pub fn new(name: impl Into<String>) -> PromptArgument {
         PromptArgument {
             name: name.into(),
@@ -180,6 +197,18 @@ impl GetPromptRequestParams {
 
 impl PromptMessage {
     /// A message from `role` with `content`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{ContentBlock, PromptMessage, Role};
+    ///
+    /// let ask = PromptMessage::new(Role::User, ContentBlock::text("Summarize the notes."));
+    /// assert_eq!(serde_json::to_value(&ask)?, json!({
+    ///     "role": "user",
+    ///     "content": {"type": "text", "text": "Summarize the notes."},
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(role: Role, content: ContentBlock) -> PromptMessage {
         PromptMessage { role, content }
     }

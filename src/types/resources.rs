@@ -216,6 +216,16 @@ pub struct ResourceUpdatedNotificationParams {
 
 impl Resource {
     /// A resource with a URI and a name.
+    ///
+    /// ```
+    /// use umcp::types::Resource;
+    ///
+    /// let notes = Resource::new("file:///notes.md", "notes")
+    ///     .with_description("Meeting notes")
+    ///     .with_mime_type("text/markdown");
+    /// assert_eq!(serde_json::to_value(&notes)?["mimeType"], "text/markdown");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Resource {
         Resource {
             uri: uri.into(),
@@ -231,12 +241,16 @@ impl Resource {
     }
 
     /// Sets the description.
+    ///
+    /// See the example on [`Resource::new`].
     pub fn with_description(mut self, description: impl Into<String>) -> Resource {
         self.description = Some(description.into());
         self
     }
 
     /// Sets the MIME type.
+    ///
+    /// See the example on [`Resource::new`].
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Resource {
         self.mime_type = Some(mime_type.into());
         self
@@ -252,6 +266,12 @@ impl Resource {
 
 impl ResourceTemplate {
     /// A template with a URI template and a name.
+    ///
+    /// ```
+    /// let logs = umcp::types::ResourceTemplate::new("file:///logs/{date}.txt", "daily log");
+    /// assert_eq!(serde_json::to_value(&logs)?["uriTemplate"], "file:///logs/{date}.txt");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> ResourceTemplate {
         ResourceTemplate {
             uri_template: uri_template.into(),
@@ -268,6 +288,21 @@ impl ResourceTemplate {
 
 impl ReadResourceRequestParams {
     /// Parameters reading `uri`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{
+    ///     Method, ReadResource, ReadResourceRequestParams, ReadResourceResult, ResourceContents,
+    /// };
+    ///
+    /// // What `Client::read_resource` sends:
+    /// let params: <ReadResource as Method>::Params = ReadResourceRequestParams::new("file:///a");
+    /// assert_eq!(serde_json::to_value(&params)?, json!({"uri": "file:///a"}));
+    /// // And what a server, or a stand-in for one in a test, answers:
+    /// let result = ReadResourceResult::new(vec![ResourceContents::text("file:///a", "hi")]);
+    /// assert_eq!(result.contents[0].as_text(), Some("hi"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(uri: impl Into<String>) -> ReadResourceRequestParams {
         ReadResourceRequestParams {
             uri: uri.into(),
@@ -278,6 +313,8 @@ impl ReadResourceRequestParams {
 
 impl ReadResourceResult {
     /// A result holding `contents`.
+    ///
+    /// See the example on [`ReadResourceRequestParams::new`].
     pub fn new(contents: Vec<ResourceContents>) -> ReadResourceResult {
         ReadResourceResult {
             contents,
@@ -288,6 +325,8 @@ impl ReadResourceResult {
 
 impl ResourceContents {
     /// Text contents for `uri`.
+    ///
+    /// See the example on [`EmbeddedResource::new`](super::EmbeddedResource::new).
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> ResourceContents {
         ResourceContents::Text(TextResourceContents {
             uri: uri.into(),
@@ -298,6 +337,8 @@ impl ResourceContents {
     }
 
     /// Binary contents for `uri`, already base64-encoded.
+    ///
+    /// See the example on [`EmbeddedResource::new`](super::EmbeddedResource::new).
     pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> ResourceContents {
         ResourceContents::Blob(BlobResourceContents {
             uri: uri.into(),
@@ -350,6 +391,20 @@ impl ResourceContents {
 
 impl SubscribeRequestParams {
     /// Parameters subscribing to `uri`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{
+    ///     ResourceUpdatedNotificationParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    /// };
+    ///
+    /// let uri = "file:///project/log.txt";
+    /// let on = serde_json::to_value(SubscribeRequestParams::new(uri))?;
+    /// let off = serde_json::to_value(UnsubscribeRequestParams::new(uri))?;
+    /// let changed = serde_json::to_value(ResourceUpdatedNotificationParams::new(uri))?;
+    /// assert!([on, off, changed].iter().all(|params| params == &json!({"uri": uri})));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(uri: impl Into<String>) -> SubscribeRequestParams {
         SubscribeRequestParams {
             uri: uri.into(),
@@ -360,6 +415,8 @@ impl SubscribeRequestParams {
 
 impl UnsubscribeRequestParams {
     /// Parameters unsubscribing from `uri`.
+    ///
+    /// See the example on [`SubscribeRequestParams::new`].
     pub fn new(uri: impl Into<String>) -> UnsubscribeRequestParams {
         UnsubscribeRequestParams {
             uri: uri.into(),
@@ -370,6 +427,8 @@ impl UnsubscribeRequestParams {
 
 impl ResourceUpdatedNotificationParams {
     /// Parameters announcing a change to `uri`.
+    ///
+    /// See the example on [`SubscribeRequestParams::new`].
     pub fn new(uri: impl Into<String>) -> ResourceUpdatedNotificationParams {
         ResourceUpdatedNotificationParams {
             uri: uri.into(),

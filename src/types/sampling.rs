@@ -146,6 +146,17 @@ pub struct CreateMessageResult {
 
 impl CreateMessageRequestParams {
     /// Parameters asking for at most `max_tokens` tokens after `messages`.
+    ///
+    /// ```
+    /// use umcp::types::{CreateMessageRequestParams, SamplingMessage};
+    ///
+    /// let ask = vec![SamplingMessage::user_text("Name a colour.")];
+    /// let params = CreateMessageRequestParams::new(ask, 20).with_system_prompt("One word.");
+    /// let wire = serde_json::to_value(&params)?;
+    /// assert_eq!(wire["maxTokens"], 20);
+    /// assert_eq!(wire["systemPrompt"], "One word.");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> CreateMessageRequestParams {
         CreateMessageRequestParams {
             messages,
@@ -164,6 +175,8 @@ impl CreateMessageRequestParams {
     }
 
     /// Sets the system prompt.
+    ///
+    /// See the example on [`CreateMessageRequestParams::new`].
     pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> CreateMessageRequestParams {
         self.system_prompt = Some(prompt.into());
         self

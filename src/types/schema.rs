@@ -69,7 +69,8 @@ impl Schema {
     /// use serde_json::json;
     /// use umcp::types::Schema;
     ///
-    /// let schema = Schema::new(json!({"type": "object", "properties": {"path": {"type": "string"}}}));
+    /// let value = json!({"type": "object", "properties": {"path": {"type": "string"}}});
+    /// let schema = Schema::new(value);
     /// assert_eq!(schema.raw_json(), None);
     /// // Its text is the value's compact form, keys sorted.
     /// assert_eq!(

@@ -169,6 +169,16 @@ pub struct SubscriptionsListenRequestParams {
 
 impl SubscriptionsListenRequestParams {
     /// Params asking for `notifications`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{SubscriptionFilter, SubscriptionsListenRequestParams};
+    ///
+    /// let params = SubscriptionsListenRequestParams::new(SubscriptionFilter::new().tools());
+    /// let wire = serde_json::to_value(&params)?;
+    /// assert_eq!(wire, json!({"notifications": {"toolsListChanged": true}}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(notifications: SubscriptionFilter) -> SubscriptionsListenRequestParams {
         SubscriptionsListenRequestParams { notifications }
     }

@@ -10,7 +10,16 @@ use crate::jsonrpc::RequestId;
 /// The token a request puts in `_meta.progressToken` to ask for progress notifications: a
 /// string or an integer, like a request id.
 ///
-/// See the example on [`Client::call_tool_with`](crate::Client::call_tool_with).
+/// ```
+/// use umcp::types::ProgressToken;
+///
+/// let (number, text) = (ProgressToken::from(3), ProgressToken::from("copy-1"));
+/// assert_eq!((number.as_i64(), number.as_str()), (Some(3), None));
+/// assert_eq!((text.as_i64(), text.as_str()), (None, Some("copy-1")));
+/// assert_eq!(text.to_value(), serde_json::json!("copy-1"));
+/// ```
+///
+/// [`Client::call_tool_with`](crate::Client::call_tool_with) shows one in use.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ProgressToken(RequestId);
@@ -56,16 +65,22 @@ pub struct CancelledNotificationParams {
 
 impl ProgressToken {
     /// The integer value, if the token is an integer.
+    ///
+    /// See the example on [`ProgressToken`].
     pub fn as_i64(&self) -> Option<i64> {
         self.0.as_i64()
     }
 
     /// The string value, if the token is a string.
+    ///
+    /// See the example on [`ProgressToken`].
     pub fn as_str(&self) -> Option<&str> {
         self.0.as_str()
     }
 
     /// The token as a JSON value, ready for `_meta.progressToken`.
+    ///
+    /// See the example on [`ProgressToken`].
     pub fn to_value(&self) -> Value {
         self.0.to_value()
     }
@@ -109,6 +124,19 @@ impl fmt::Display for ProgressToken {
 
 impl ProgressNotificationParams {
     /// Progress `progress` for `token`, with no total or message.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::ProgressNotificationParams;
+    ///
+    /// let step = ProgressNotificationParams::new("copy-1", 2.0)
+    ///     .with_total(5.0)
+    ///     .with_message("copying b.txt");
+    /// assert_eq!(serde_json::to_value(&step)?, json!({
+    ///     "progressToken": "copy-1", "progress": 2.0, "total": 5.0, "message": "copying b.txt",
+    /// }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(token: impl Into<ProgressToken>, progress: f64) -> ProgressNotificationParams {
         ProgressNotificationParams {
             progress_token: token.into(),
@@ -120,12 +148,16 @@ impl ProgressNotificationParams {
     }
 
     /// Sets the total.
+    ///
+    /// See the example on [`ProgressNotificationParams::new`].
     pub fn with_total(mut self, total: f64) -> ProgressNotificationParams {
         self.total = Some(total);
         self
     }
 
     /// Sets the message.
+    ///
+    /// See the example on [`ProgressNotificationParams::new`].
     pub fn with_message(mut self, message: impl Into<String>) -> ProgressNotificationParams {
         self.message = Some(message.into());
         self
@@ -134,6 +166,15 @@ impl ProgressNotificationParams {
 
 impl CancelledNotificationParams {
     /// Cancels the request `request_id`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::CancelledNotificationParams;
+    ///
+    /// let cancel = CancelledNotificationParams::new(7.into()).with_reason("gave up");
+    /// assert_eq!(serde_json::to_value(&cancel)?, json!({"requestId": 7, "reason": "gave up"}));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn new(request_id: RequestId) -> CancelledNotificationParams {
         CancelledNotificationParams {
             request_id: Some(request_id),
@@ -143,6 +184,8 @@ impl CancelledNotificationParams {
     }
 
     /// Sets the reason.
+    ///
+    /// See the example on [`CancelledNotificationParams::new`].
     pub fn with_reason(mut self, reason: impl Into<String>) -> CancelledNotificationParams {
         self.reason = Some(reason.into());
         self

@@ -367,6 +367,19 @@ impl FormField {
 
 impl FieldKind {
     /// The kind in words, for messages: "a string", "an integer", …
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::types::{ElicitForm, ElicitRequestFormParams};
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "retries": {"type": "integer"}, "verbose": {"type": "boolean"}}});
+    /// let request = ElicitRequestFormParams::new("Settings", schema);
+    /// let form = ElicitForm::new(&request)?;
+    /// let kinds: Vec<_> = form.fields().iter().map(|field| field.kind.describe()).collect();
+    /// assert_eq!(kinds, ["an integer", "true or false"]);
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
     pub fn describe(&self) -> &'static str {
         match self {
             FieldKind::Text { .. } => "a string",

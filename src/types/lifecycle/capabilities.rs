@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 /// The set is open: servers ignore keys they do not know, `experimental` carries non-standard
 /// ones, `extensions` the negotiated extensions, and `other` anything else.
 /// [`Options`](crate::Options) declares these from the handlers it is given; build them
-/// yourself for an `initialize` of your own ([`InitializeRequestParams`](super::InitializeRequestParams)).
+/// yourself for an `initialize` of your own
+/// ([`InitializeRequestParams`](super::InitializeRequestParams)).
 ///
 /// ```
 /// use serde_json::json;
