@@ -12,6 +12,7 @@ use crate::transport::Connect;
 use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
 
 mod cache;
+mod cancel;
 mod discover;
 mod era;
 mod era_transport;
@@ -31,12 +32,13 @@ mod senders;
 mod server_requests;
 mod session;
 
+pub use cancel::CancelHandle;
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
 pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
-pub use options::{CancelHandle, Options, RequestOptions};
+pub use options::{Options, RequestOptions};
 
 use options::lock;
 use session::{CallSpec, Shared};
@@ -455,14 +457,4 @@ fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn client_is_send_and_sync() {
-        fn assert_send_sync<T: Send + Sync>() {}
-        assert_send_sync::<super::Client>();
-        assert_send_sync::<super::Notifications>();
-        assert_send_sync::<super::CancelHandle>();
-        assert_send_sync::<super::Subscription>();
-        assert_send_sync::<crate::ManagedSubscription>();
-    }
-}
+mod tests;

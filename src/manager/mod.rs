@@ -12,12 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::client::{Client, RequestOptions};
+use crate::client::Client;
 use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result};
-use crate::types::CallToolResult;
 
 #[cfg(feature = "oauth")]
 mod auth;
@@ -29,6 +26,7 @@ mod refresh;
 mod slot;
 mod status;
 mod supervisor;
+mod tools;
 mod tracked;
 
 pub use options::ManagerOptions;
@@ -261,116 +259,6 @@ impl Manager {
         self.slots().iter().all(|slot| slot.wait_settled(deadline))
     }
 
-    /// The tools of every server that is connected, starting, or will be retried, sorted by
-    /// server name and then in each server's order.
-    ///
-    /// Tool `t` of server `s` is named `s__t` (with the configured separator). If two tools
-    /// end up with the same name (server `a` with tool `b__c` and server `a__b` with tool
-    /// `c`, or a server that lists a name twice), the first one offered keeps it and each
-    /// later one gets the smallest suffix `_2`, `_3`, … that no other tool has. Names are
-    /// looked up, never split, so separators inside server or tool names do no harm. A name,
-    /// once given, stays bound to its server's tool for the manager's life: while that server
-    /// is down or after it is removed the name is not offered, but it never routes to another
-    /// server's tool.
-    ///
-    /// ```no_run
-    /// use serde_json::json;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// for entry in manager.tools() {
-    ///     let stale = if entry.stale { " (from the cache)" } else { "" };
-    ///     log::info!("{} is {} of {}{stale}", entry.name, entry.tool.name, entry.server);
-    /// }
-    /// let result = manager.call_tool("files__read_file", json!({ "path": "/tmp/notes.txt" }))?;
-    /// log::info!("{}", result.text());
-    /// # Ok(()) }
-    /// ```
-    pub fn tools(&self) -> Vec<ToolEntry> {
-        let mut entries = Vec::new();
-        for slot in self.slots() {
-            let state = slot.state();
-            if !state.status.is_live() {
-                continue;
-            }
-            let stale = !(state.status.is_connected() && state.tools_fresh);
-            for tool in &state.tools {
-                entries.push(ToolEntry {
-                    name: String::new(),
-                    server: slot.name().to_owned(),
-                    tool: tool.clone(),
-                    stale,
-                });
-            }
-        }
-        let keys: Vec<(&str, &str)> = entries
-            .iter()
-            .map(|e| (e.server.as_str(), e.tool.name.as_str()))
-            .collect();
-        let names = lock(&self.tool_names).assign(&keys, &self.options.separator);
-        for (entry, name) in entries.iter_mut().zip(names) {
-            entry.name = name;
-        }
-        entries
-    }
-
-    /// Calls a tool by its namespaced name (see [`Manager::tools`]).
-    ///
-    /// See the example on [`Manager::tools`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] for a name never given; when the server is still starting, a
-    /// [`Error::Timeout`] of kind [`Connect`](crate::TimeoutKind::Connect) once its start-up
-    /// timeout has passed; when it failed, the error it failed with; then any error of
-    /// [`Client::call_tool`].
-    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.call_tool_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// Calls a tool by its namespaced name with per-request options.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use serde_json::json;
-    /// use umcp::RequestOptions;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let options = RequestOptions::default()
-    ///     .with_timeout(Duration::from_secs(60))
-    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total));
-    /// let result = manager.call_tool_with("search__query", json!({ "q": "mcp" }), &options)?;
-    /// log::info!("{}", result.text());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Manager::call_tool`].
-    pub fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult> {
-        let bound = |names: &Names| {
-            names
-                .lookup(name)
-                .map(|(s, t)| (s.to_owned(), t.to_owned()))
-        };
-        let found = bound(&lock(&self.tool_names));
-        // A name not given yet may belong to a tool listed since: naming them all binds it.
-        let found = found.or_else(|| {
-            self.tools();
-            bound(&lock(&self.tool_names))
-        });
-        let (server, tool) =
-            found.ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
-        self.client_for(&server)?
-            .call_tool_with(&tool, arguments, options)
-    }
-
     /// The client of a server, for anything the manager does not route itself, waiting while
     /// the server is starting. After a reconnection the manager uses a new client, and this
     /// one stays closed.
@@ -516,12 +404,4 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn manager_is_send_and_sync() {
-        fn assert_send_sync<T: Send + Sync>() {}
-        assert_send_sync::<super::Manager>();
-        assert_send_sync::<super::ManagerNotifications>();
-        assert_send_sync::<super::StatusEvents>();
-    }
-}
+mod tests;

@@ -29,6 +29,7 @@ mod auth_header;
 mod body;
 mod delivery;
 mod get_stream;
+mod kind;
 mod legacy;
 mod post_stream;
 mod session;
@@ -38,78 +39,10 @@ mod streams;
 pub(crate) mod url;
 mod wire;
 
+pub use kind::{HttpTransportKind, ReconnectPolicy};
 pub use streamable::CLOSE_TIMEOUT;
 
-/// Which HTTP transport to speak.
-///
-/// See the example on [`HttpConfig`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum HttpTransportKind {
-    /// Streamable HTTP first, then legacy SSE if the server rejects the first request with
-    /// 400, 404 or 405.
-    #[default]
-    Auto,
-    /// Streamable HTTP only (protocol 2025-03-26 and later).
-    StreamableHttp,
-    /// The legacy HTTP+SSE transport only (protocol 2024-11-05): the URL is the SSE endpoint.
-    Sse,
-}
-
-impl HttpTransportKind {
-    /// The name used in configuration files and logs: `auto`, `streamable-http` or `sse`.
-    ///
-    /// See the example on [`HttpConfig`].
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpTransportKind::Auto => "auto",
-            HttpTransportKind::StreamableHttp => "streamable-http",
-            HttpTransportKind::Sse => "sse",
-        }
-    }
-}
-
-/// What [`HttpTransportKind::Auto`] tries, in order. New transports extend this list.
-const AUTO_CANDIDATES: [HttpTransportKind; 2] =
-    [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse];
-
-/// How a dropped event stream is reconnected: the standalone GET stream, and a POST's stream
-/// resumed with `Last-Event-ID`.
-///
-/// The first delay is the server's `retry` value when it sent one, exactly; otherwise
-/// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
-/// The attempt count starts over once a reconnected stream delivers an event.
-///
-/// See the example on [`HttpConfig`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReconnectPolicy {
-    /// Attempts before giving up (0 disables reconnection).
-    pub max_attempts: u32,
-    /// The first delay when the server sent no `retry`.
-    pub initial_delay: Duration,
-    /// The largest delay between attempts.
-    pub max_delay: Duration,
-}
-
-impl ReconnectPolicy {
-    /// A policy with the given values.
-    ///
-    /// See the example on [`HttpConfig`].
-    pub fn new(max_attempts: u32, initial_delay: Duration, max_delay: Duration) -> Self {
-        ReconnectPolicy {
-            max_attempts,
-            initial_delay,
-            max_delay,
-        }
-    }
-}
-
-impl Default for ReconnectPolicy {
-    /// 5 attempts, from 1 s up to 30 s.
-    fn default() -> Self {
-        ReconnectPolicy::new(5, Duration::from_secs(1), Duration::from_secs(30))
-    }
-}
+use kind::AUTO_CANDIDATES;
 
 /// Supplies credentials for every HTTP request, and hears about 401 and 403 answers.
 ///
@@ -484,29 +417,4 @@ impl Connect for HttpConfig {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn auto_falls_back_once_to_sse_and_explicit_kinds_never() {
-        let auto = HttpConfig::new("http://127.0.0.1:1/mcp");
-        assert_eq!(auto.effective_kind(), HttpTransportKind::StreamableHttp);
-        let next = auto.fallback().expect("auto has a fallback");
-        assert_eq!(next.describe(), "http://127.0.0.1:1/mcp");
-        assert!(next.fallback().is_none(), "the list has two candidates");
-        for kind in [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse] {
-            assert!(auto.clone().transport(kind).fallback().is_none());
-        }
-        let mut second = auto.clone();
-        second.candidate = 1;
-        assert_eq!(second.effective_kind(), HttpTransportKind::Sse);
-    }
-
-    #[test]
-    fn debug_hides_header_values() {
-        let config = HttpConfig::new("http://h/").header("Authorization", "Bearer s3cret");
-        let shown = format!("{config:?}");
-        assert!(shown.contains("Authorization"));
-        assert!(!shown.contains("s3cret"));
-    }
-}
+mod tests;

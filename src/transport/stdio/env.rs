@@ -3,7 +3,26 @@
 use std::ffi::OsStr;
 use std::process::Command;
 
-use super::EnvPolicy;
+/// How the server's environment is built from the parent's (the configured variables are
+/// always added on top, and win).
+///
+/// See the example on [`StdioConfig`](super::StdioConfig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EnvPolicy {
+    /// Pass only a short allow-list of the parent's variables, so secrets in the parent's
+    /// environment do not leak to servers: on Unix `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
+    /// `USER`, `TMPDIR`, `LANG` and `LC_*`; on Windows `APPDATA`, `HOMEDRIVE`, `HOMEPATH`,
+    /// `LOCALAPPDATA`, `PATH`, `PATHEXT`, `COMSPEC`, `PROCESSOR_ARCHITECTURE`, `PROGRAMDATA`,
+    /// `PROGRAMFILES`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE` and
+    /// `WINDIR`.
+    #[default]
+    AllowList,
+    /// Pass the parent's whole environment.
+    InheritAll,
+    /// Pass nothing of the parent's environment; the server sees only the configured variables.
+    Clear,
+}
 
 /// What a server needs to find programs, its home, temp dir and locale, and nothing that
 /// usually holds secrets.

@@ -69,26 +69,7 @@ mod stderr;
 mod stdin;
 mod transport;
 
-/// How the server's environment is built from the parent's (the configured variables are
-/// always added on top, and win).
-///
-/// See the example on [`StdioConfig`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum EnvPolicy {
-    /// Pass only a short allow-list of the parent's variables, so secrets in the parent's
-    /// environment do not leak to servers: on Unix `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
-    /// `USER`, `TMPDIR`, `LANG` and `LC_*`; on Windows `APPDATA`, `HOMEDRIVE`, `HOMEPATH`,
-    /// `LOCALAPPDATA`, `PATH`, `PATHEXT`, `COMSPEC`, `PROCESSOR_ARCHITECTURE`, `PROGRAMDATA`,
-    /// `PROGRAMFILES`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE` and
-    /// `WINDIR`.
-    #[default]
-    AllowList,
-    /// Pass the parent's whole environment.
-    InheritAll,
-    /// Pass nothing of the parent's environment; the server sees only the configured variables.
-    Clear,
-}
+pub use env::EnvPolicy;
 
 /// How to start a stdio server: the program, its arguments, environment and working directory,
 /// plus limits and shutdown timing.
@@ -472,22 +453,4 @@ fn quote(word: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn describe_quotes_only_where_needed() {
-        let config = StdioConfig::new("npx").args(["-y", "my server", ""]);
-        assert_eq!(config.describe(), r#"npx -y "my server" """#);
-    }
-
-    #[test]
-    fn debug_hides_env_values() {
-        let config = StdioConfig::new("srv").env("TOKEN", "hunter2");
-        let shown = format!("{config:?}");
-        assert!(
-            shown.contains("TOKEN") && !shown.contains("hunter2"),
-            "{shown}"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,70 @@
+//! Tests of `error`.
+
+use super::*;
+
+#[test]
+fn http_and_auth_errors_never_show_url_secrets() {
+    let error = HttpError {
+        status: 401,
+        url: "https://mcp.example/mcp?api_key=sk-live-123".into(),
+        www_authenticate: Some(WwwAuthenticate {
+            scheme: "Bearer".into(),
+            resource_metadata: Some("https://mcp.example/prm?sig=abc".into()),
+            ..WwwAuthenticate::default()
+        }),
+        ..HttpError::default()
+    };
+    let shown = error.to_string();
+    assert!(
+        !shown.contains("sk-live-123") && !shown.contains("abc"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("https://mcp.example/mcp?api_key=<redacted>"),
+        "{shown}"
+    );
+    let auth = AuthError {
+        status: Some(400),
+        url: Some("https://user:pw@as.example/token?x=secret".into()),
+        ..AuthError::new(AuthStep::Token, "refused")
+    };
+    let shown = Error::from(auth).to_string();
+    assert!(
+        !shown.contains("secret") && !shown.contains("pw@"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn error_stays_small() {
+    assert!(
+        std::mem::size_of::<Error>() <= 64,
+        "{}",
+        std::mem::size_of::<Error>()
+    );
+}
+
+#[test]
+fn a_client_close_reads_plainly_without_stderr() {
+    let info = Closed {
+        reason: CLOSED_BY_CLIENT.into(),
+        exit_status: None,
+        stderr_tail: Some("Secure MCP Server running on stdio\n".into()),
+    };
+    assert!(info.is_client_close());
+    assert_eq!(info.to_string(), "closed: closed by client");
+    assert!(info.stderr_tail.is_some());
+}
+
+#[test]
+fn closed_display_carries_status_and_stderr() {
+    let info = Closed {
+        reason: "server exited during initialize".into(),
+        exit_status: None,
+        stderr_tail: Some("boom\n".into()),
+    };
+    assert_eq!(
+        Error::Closed(Arc::new(info)).to_string(),
+        "closed: server exited during initialize; stderr: boom"
+    );
+}

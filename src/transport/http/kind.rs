@@ -1,0 +1,74 @@
+//! Which HTTP transport to speak, and how a dropped event stream is reconnected.
+
+use std::time::Duration;
+
+/// Which HTTP transport to speak.
+///
+/// See the example on [`HttpConfig`](super::HttpConfig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HttpTransportKind {
+    /// Streamable HTTP first, then legacy SSE if the server rejects the first request with
+    /// 400, 404 or 405.
+    #[default]
+    Auto,
+    /// Streamable HTTP only (protocol 2025-03-26 and later).
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport only (protocol 2024-11-05): the URL is the SSE endpoint.
+    Sse,
+}
+
+impl HttpTransportKind {
+    /// The name used in configuration files and logs: `auto`, `streamable-http` or `sse`.
+    ///
+    /// See the example on [`HttpConfig`](super::HttpConfig).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpTransportKind::Auto => "auto",
+            HttpTransportKind::StreamableHttp => "streamable-http",
+            HttpTransportKind::Sse => "sse",
+        }
+    }
+}
+
+/// What [`HttpTransportKind::Auto`] tries, in order. New transports extend this list.
+pub(super) const AUTO_CANDIDATES: [HttpTransportKind; 2] =
+    [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse];
+
+/// How a dropped event stream is reconnected: the standalone GET stream, and a POST's stream
+/// resumed with `Last-Event-ID`.
+///
+/// The first delay is the server's `retry` value when it sent one, exactly; otherwise
+/// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
+/// The attempt count starts over once a reconnected stream delivers an event.
+///
+/// See the example on [`HttpConfig`](super::HttpConfig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconnectPolicy {
+    /// Attempts before giving up (0 disables reconnection).
+    pub max_attempts: u32,
+    /// The first delay when the server sent no `retry`.
+    pub initial_delay: Duration,
+    /// The largest delay between attempts.
+    pub max_delay: Duration,
+}
+
+impl ReconnectPolicy {
+    /// A policy with the given values.
+    ///
+    /// See the example on [`HttpConfig`](super::HttpConfig).
+    pub fn new(max_attempts: u32, initial_delay: Duration, max_delay: Duration) -> Self {
+        ReconnectPolicy {
+            max_attempts,
+            initial_delay,
+            max_delay,
+        }
+    }
+}
+
+impl Default for ReconnectPolicy {
+    /// 5 attempts, from 1 s up to 30 s.
+    fn default() -> Self {
+        ReconnectPolicy::new(5, Duration::from_secs(1), Duration::from_secs(30))
+    }
+}

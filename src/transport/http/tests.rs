@@ -1,0 +1,26 @@
+//! Tests of `transport::http`.
+
+use super::*;
+
+#[test]
+fn auto_falls_back_once_to_sse_and_explicit_kinds_never() {
+    let auto = HttpConfig::new("http://127.0.0.1:1/mcp");
+    assert_eq!(auto.effective_kind(), HttpTransportKind::StreamableHttp);
+    let next = auto.fallback().expect("auto has a fallback");
+    assert_eq!(next.describe(), "http://127.0.0.1:1/mcp");
+    assert!(next.fallback().is_none(), "the list has two candidates");
+    for kind in [HttpTransportKind::StreamableHttp, HttpTransportKind::Sse] {
+        assert!(auto.clone().transport(kind).fallback().is_none());
+    }
+    let mut second = auto.clone();
+    second.candidate = 1;
+    assert_eq!(second.effective_kind(), HttpTransportKind::Sse);
+}
+
+#[test]
+fn debug_hides_header_values() {
+    let config = HttpConfig::new("http://h/").header("Authorization", "Bearer s3cret");
+    let shown = format!("{config:?}");
+    assert!(shown.contains("Authorization"));
+    assert!(!shown.contains("s3cret"));
+}
