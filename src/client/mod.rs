@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
 use crate::transport::Connect;
-use crate::types::{Implementation, InitializeResult, Method, ServerCapabilities};
+use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 mod cache;
 mod cancel;
@@ -27,6 +27,7 @@ mod notifications;
 mod one_shot;
 mod options;
 mod pending;
+mod requests;
 mod router;
 mod senders;
 mod server_requests;
@@ -41,7 +42,7 @@ pub use one_shot::one_shot;
 pub use options::{Options, RequestOptions};
 
 use options::lock;
-use session::{CallSpec, Shared};
+use session::Shared;
 
 /// How long `close` waits for the router, handler and sending threads after the transport
 /// has closed; a thread still inside a user's handler is left to finish on its own.
@@ -279,117 +280,6 @@ impl Client {
     /// See the example on [`Client::close`].
     pub fn closed(&self) -> Option<Arc<Closed>> {
         self.shared.closed()
-    }
-
-    /// Sends a typed request with default options.
-    ///
-    /// ```no_run
-    /// # fn main() -> umcp::Result<()> {
-    /// use umcp::types::{ListTools, PaginatedRequestParams};
-    /// let client = umcp::Client::connect(umcp::StdioConfig::new("my-server"))?;
-    /// let page = client.request::<ListTools>(&PaginatedRequestParams::default())?;
-    /// # let _ = page; Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Rpc`] when the server answers with an error, [`Error::Timeout`],
-    /// [`Error::Closed`], or [`Error::Protocol`] when the result does not decode.
-    pub fn request<M: Method>(&self, params: &M::Params) -> Result<M::Result> {
-        self.request_with::<M>(params, &RequestOptions::default())
-    }
-
-    /// Sends a typed request with per-request options.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::types::{ListTools, PaginatedRequestParams};
-    /// use umcp::RequestOptions;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
-    /// let page = client.request_with::<ListTools>(&PaginatedRequestParams::default(), &options)?;
-    /// log::info!("{} tools on the first page", page.tools.len());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::request`], plus [`Error::Cancelled`].
-    pub fn request_with<M: Method>(
-        &self,
-        params: &M::Params,
-        options: &RequestOptions,
-    ) -> Result<M::Result> {
-        let params = serde_json::to_value(params)
-            .map_err(|e| Error::Config(format!("unencodable params for {}: {e}", M::METHOD)))?;
-        let params = (!params.is_null()).then_some(params);
-        self.request_as(M::METHOD, params, options)
-    }
-
-    /// Sends a request and decodes its result as `T`, parsing the response's result once,
-    /// straight into `T`.
-    pub(crate) fn request_as<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        options: &RequestOptions,
-    ) -> Result<T> {
-        self.shared
-            .call(CallSpec {
-                method,
-                params,
-                options,
-                handshake: false,
-            })?
-            .decode(method)
-    }
-
-    /// Sends any request and returns its raw result.
-    ///
-    /// ```no_run
-    /// use serde_json::json;
-    /// use umcp::RequestOptions;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// // A method this crate has no type for:
-    /// let params = json!({ "window": "1h" });
-    /// let result = client.request_raw("vendor/stats", Some(params), &RequestOptions::default())?;
-    /// log::info!("{result}");
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::request_with`].
-    pub fn request_raw(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        options: &RequestOptions,
-    ) -> Result<Value> {
-        self.request_as(method, params, options)
-    }
-
-    /// Sends a notification.
-    ///
-    /// ```no_run
-    /// use serde_json::json;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// client.notify("notifications/roots/list_changed", None)?;
-    /// client.notify("vendor/heartbeat", Some(json!({ "at": 1 })))?;
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Closed`], or a transport error when it could not be delivered.
-    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
-        self.shared.notify(method, params)
     }
 
     /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport

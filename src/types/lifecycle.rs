@@ -6,11 +6,14 @@ use serde_json::{Map, Value};
 use super::common::Implementation;
 
 mod capabilities;
+mod client_capabilities;
 
 pub use capabilities::{
-    ClientCapabilities, CompletionsCapability, ElicitationCapability, LoggingCapability,
-    PromptsCapability, ResourcesCapability, RootsCapability, SamplingCapability,
+    CompletionsCapability, LoggingCapability, PromptsCapability, ResourcesCapability,
     ServerCapabilities, TasksCapability, ToolsCapability,
+};
+pub use client_capabilities::{
+    ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
 
 /// The newest protocol version umcp speaks, offered in `initialize`.

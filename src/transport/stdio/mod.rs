@@ -1,10 +1,10 @@
 //! The stdio transport: a server run as a child process, speaking newline-delimited JSON.
 //!
-//! [`StdioConfig`] describes the process; [`Connect::connect`] starts it. The running
+//! [`StdioConfig`] describes the process; [`Connect::connect`](crate::transport::Connect::connect) starts it. The running
 //! connection uses five named threads, so that no caller ever blocks on a pipe:
 //!
 //! * `umcp-stdio-reader` reads stdout line by line (each line bounded by
-//!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`];
+//!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`](crate::transport::Inbox);
 //! * `umcp-stdio-stderr` drains stderr into `log` (target `umcp::server_stderr`), the optional
 //!   callback and a short tail kept for error reports, so a chatty server never stalls;
 //! * `umcp-stdio-writer` writes what the pipe could not take at once: a caller writes its own
@@ -41,14 +41,9 @@
 //! # }
 //! ```
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
-
-use crate::error::{Error, Result};
-use crate::transport::{Connect, Inbox, Transport};
 
 mod child;
 mod command_line;
@@ -65,6 +60,7 @@ mod reader;
 // Used on Windows only, compiled everywhere so its tests run on every platform.
 #[cfg_attr(not(windows), allow(dead_code))]
 mod resolve;
+mod spawn;
 mod stderr;
 mod stdin;
 mod transport;
@@ -75,7 +71,7 @@ pub use env::EnvPolicy;
 /// plus limits and shutdown timing.
 ///
 /// The program is run directly, never through a shell. Build it with [`StdioConfig::new`] and
-/// the setters, then start it with [`Connect::connect`] (or hand it to the client).
+/// the setters, then start it with [`Connect::connect`](crate::transport::Connect::connect) (or hand it to the client).
 ///
 /// ```
 /// use std::time::Duration;
@@ -220,7 +216,7 @@ impl StdioConfig {
     /// the rest of it is skipped as it arrives, 64 KiB read at a time, so however long it is it
     /// costs at most the limit: a 64 MiB line under a 1 MiB limit holds about 1 MiB. When it
     /// starts like a response (`{"jsonrpc":"2.0","id":7,"result":…`) the request it answers
-    /// fails with [`Error::MessageTooLarge`]; otherwise it is only logged. The next line is read
+    /// fails with [`Error::MessageTooLarge`](crate::Error::MessageTooLarge); otherwise it is only logged. The next line is read
     /// as usual.
     ///
     /// See the example on [`StdioConfig`].
@@ -229,7 +225,7 @@ impl StdioConfig {
         self
     }
 
-    /// How long [`Transport::close`] waits for the server to exit after closing its stdin,
+    /// How long [`Transport::close`](crate::transport::Transport::close) waits for the server to exit after closing its stdin,
     /// before sending SIGTERM; 2 s by default.
     ///
     /// See the example on [`StdioConfig`].
@@ -238,7 +234,7 @@ impl StdioConfig {
         self
     }
 
-    /// How long [`Transport::close`] waits after SIGTERM before sending SIGKILL; 2 s by default.
+    /// How long [`Transport::close`](crate::transport::Transport::close) waits after SIGTERM before sending SIGKILL; 2 s by default.
     ///
     /// See the example on [`StdioConfig`].
     pub fn kill_grace(mut self, grace: Duration) -> StdioConfig {
@@ -332,123 +328,6 @@ impl StdioConfig {
     /// See the example on [`StdioConfig`].
     pub fn get_stderr_tail_lines(&self) -> usize {
         self.stderr_tail_lines
-    }
-
-    /// The program to start. On Windows a bare name is looked up through `PATHEXT` in the
-    /// server's own `PATH` (the configured one if set), so `npx` finds `npx.cmd`.
-    fn program(&self) -> std::path::PathBuf {
-        #[cfg(windows)]
-        {
-            let configured = |name: &str| {
-                self.envs
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                    .map(|(_, v)| std::ffi::OsString::from(v))
-            };
-            let path = configured("PATH").or_else(|| std::env::var_os("PATH"));
-            let pathext = configured("PATHEXT").or_else(|| std::env::var_os("PATHEXT"));
-            resolve::program(&self.command, path.as_deref(), pathext.as_deref())
-        }
-        #[cfg(not(windows))]
-        {
-            std::path::PathBuf::from(&self.command)
-        }
-    }
-
-    /// The command line, with arguments quoted where a reader would otherwise misread them.
-    fn command_line(&self) -> String {
-        let mut line = quote(&self.command);
-        for arg in &crate::redact::args(&self.args) {
-            line.push(' ');
-            line.push_str(&quote(arg));
-        }
-        line
-    }
-
-    /// The command prepared for spawning: pipes, environment, directory and process group.
-    fn command(&self) -> Command {
-        let mut cmd = Command::new(self.program());
-        cmd.args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        env::apply(&mut cmd, self.env_policy, &self.envs);
-        if let Some(dir) = &self.cwd {
-            cmd.current_dir(dir);
-        }
-        #[cfg(unix)]
-        {
-            // Its own process group lets close signal the server together with whatever it
-            // started (the real server behind npx, uvx or sh), so nothing is orphaned.
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-        }
-        #[cfg(windows)]
-        {
-            // Without this a console window pops up for every server started from a GUI host.
-            use std::os::windows::process::CommandExt;
-            const CREATE_NO_WINDOW: u32 = 0x0800_0000;
-            cmd.creation_flags(CREATE_NO_WINDOW);
-        }
-        cmd
-    }
-}
-
-impl Connect for StdioConfig {
-    /// Spawns the server and starts the transport's threads.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Spawn`] when the program cannot be started (not found, not executable, bad
-    /// working directory); [`Error::Io`] when the transport's threads cannot be started.
-    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
-        let child = self.command().spawn().map_err(|source| Error::Spawn {
-            command: self.command.clone(),
-            source: Arc::new(source),
-        })?;
-        log::debug!("spawned `{}` (pid {})", self.command_line(), child.id());
-        #[cfg(windows)]
-        let job = job_windows::Job::contain(&child);
-        let transport = transport::StdioTransport::start(child, self, inbox)?;
-        #[cfg(windows)]
-        match job {
-            Ok(job) => return Ok(Box::new(job_windows::Contained::new(transport, job))),
-            Err(e) => log::debug!("no job object for `{}`: {e}", self.command),
-        }
-        Ok(Box::new(transport))
-    }
-
-    fn describe(&self) -> String {
-        self.command_line()
-    }
-}
-
-impl fmt::Debug for StdioConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Values of the configured variables may be secrets, so only their names are shown.
-        let env_names: Vec<&str> = self.envs.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("StdioConfig")
-            .field("command", &self.command)
-            .field("args", &self.args)
-            .field("envs", &env_names)
-            .field("cwd", &self.cwd)
-            .field("env_policy", &self.env_policy)
-            .field("max_message_size", &self.max_message_size)
-            .field("close_grace", &self.close_grace)
-            .field("kill_grace", &self.kill_grace)
-            .field("stderr_callback", &self.stderr_callback.is_some())
-            .field("stderr_tail_lines", &self.stderr_tail_lines)
-            .finish()
-    }
-}
-
-/// Quotes a word of a command line for display when it is empty or holds spaces or quotes.
-fn quote(word: &str) -> String {
-    if word.is_empty() || word.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-        format!("{word:?}")
-    } else {
-        word.to_owned()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Tests of `transport::stdio`.
 
 use super::*;
+use crate::transport::Connect;
 
 #[test]
 fn describe_quotes_only_where_needed() {
