@@ -339,3 +339,26 @@ fn headers_for_http_servers() {
     }
     assert!(posts >= 2, "{posts}");
 }
+
+#[test]
+fn a_config_files_protocol_key_and_the_protocol_flag() {
+    let demo = demo::demo_binary();
+    let config = serde_json::json!({
+        "mcpServers": {
+            "modern": { "command": demo, "args": ["--server", "--modern"], "protocol": "modern" },
+        }
+    });
+    let path = std::env::temp_dir().join(format!("umcp-cli-protocol-{}.json", std::process::id()));
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_string_lossy().into_owned();
+
+    let out = cli(&["--config", &file, "--json", "info"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(info[0]["era"], "modern");
+    // The flag wins over the file: a stateless-only server cannot be spoken to in the
+    // handshake era.
+    let out = cli(&["--config", &file, "--protocol", "legacy", "info"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    std::fs::remove_file(&path).ok();
+}

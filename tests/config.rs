@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use umcp::{ConfigFile, EnvPolicy, HttpKind, ServerConfig, ServerTransport};
+use umcp::{ConfigFile, EnvPolicy, HttpKind, ProtocolMode, ServerConfig, ServerTransport};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -421,4 +421,37 @@ fn oauth_settings_in_code_and_the_connector() {
         );
         assert!(err.to_string().contains("127.0.0.1:9"), "{err}");
     }
+}
+
+#[test]
+fn a_servers_protocol_key_pins_its_era() {
+    let text = r#"{ "mcpServers": {
+        "old": { "command": "a", "protocol": "legacy" },
+        "new": { "command": "b", "protocol": "2026-07-28" },
+        "any": { "command": "c", "protocol": "auto" },
+        "unset": { "command": "d" },
+        "typo": { "command": "e", "protocol": "2025-06-18" },
+        "wrong": { "command": "f", "protocol": 3 }
+    } }"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let protocol = |name: &str| server(&file, name).protocol.clone();
+    assert_eq!(protocol("old"), Some(ProtocolMode::Legacy));
+    assert_eq!(
+        protocol("new"),
+        Some(ProtocolMode::Pinned("2026-07-28".into()))
+    );
+    assert_eq!(protocol("any"), Some(ProtocolMode::Auto));
+    assert_eq!(protocol("unset"), None);
+    // A handshake-era version is not a mode: only the stateless era is pinned by version.
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].contains("typo") && errors[0].contains("protocol"),
+        "{errors:?}"
+    );
+    assert!(errors[0].contains("2025-06-18"), "{errors:?}");
+    assert!(
+        errors[1].contains("wrong") && errors[1].contains("protocol"),
+        "{errors:?}"
+    );
 }

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umcp::types::ServerNotification;
-use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StatusEvents};
+use umcp::{
+    Era, Error, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig, ServerStatus,
+    StatusEvents,
+};
 
 mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
@@ -677,4 +680,34 @@ fn interop_group_over_three_transports() {
     assert!(errors.is_empty(), "{errors:?}");
     assert!(prompts.iter().any(|p| p.name == "py_http__review"));
     assert!(prompts.iter().any(|p| p.name == "py_sse__review"));
+}
+
+/// A server's own `protocol` setting wins over the manager's client options: with the
+/// manager set to the stateless era, a handshake-only server pinned to `legacy` connects, the
+/// same server without the setting does not, and a stateless-only server speaks its era.
+#[test]
+fn a_servers_protocol_setting_wins_over_the_managers() {
+    let modern_demo = {
+        let binary = demo::demo_binary().to_string_lossy().into_owned();
+        ServerConfig::stdio("modern", binary).with_args(["--server", "--modern"])
+    };
+    let manager = Manager::start(
+        vec![
+            demo_server("pinned").with_protocol(ProtocolMode::Legacy),
+            demo_server("unpinned"),
+            modern_demo,
+        ],
+        options()
+            .with_reconnect_attempts(0)
+            .with_client_options(Options::default().with_protocol_mode(ProtocolMode::modern())),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(manager.client("pinned").unwrap().era(), Era::Legacy);
+    assert_eq!(manager.client("modern").unwrap().era(), Era::Modern);
+    let unpinned = manager.status("unpinned");
+    assert!(
+        !matches!(unpinned, Some(ServerStatus::Connected { .. })),
+        "{unpinned:?}"
+    );
+    manager.close();
 }

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::client::ProtocolMode;
 use crate::transport::EnvPolicy;
 
 mod connect;
@@ -28,7 +29,7 @@ pub use parse::{ConfigFile, ServerConfigError};
 ///
 /// ```
 /// use std::time::Duration;
-/// use umcp::{EnvPolicy, HttpKind, OAuthSettings, ServerConfig, ServerTransport};
+/// use umcp::{EnvPolicy, HttpKind, OAuthSettings, ProtocolMode, ServerConfig, ServerTransport};
 ///
 /// let files = ServerConfig::stdio("files", "npx")
 ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
@@ -44,12 +45,14 @@ pub use parse::{ConfigFile, ServerConfigError};
 ///     .with_oauth(OAuthSettings::new().with_scopes(["docs:read"]));
 /// let legacy = ServerConfig::http("legacy", "https://old.example.com/sse")
 ///     .with_http_kind(HttpKind::parse("sse").unwrap_or_default())
+///     .with_protocol(ProtocolMode::Legacy)
 ///     .with_disabled(true);
 /// assert_eq!(files.name, "files");
 /// assert_eq!((files.kind(), search.kind()), ("stdio", "streamable-http"));
 /// assert!(docs.oauth().is_some() && search.oauth().is_none());
 /// assert!(matches!(&legacy.transport, ServerTransport::Http { kind: HttpKind::Sse, .. }));
 /// assert!(legacy.disabled);
+/// assert_eq!(legacy.protocol, Some(ProtocolMode::Legacy));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -65,6 +68,10 @@ pub struct ServerConfig {
     pub startup_timeout: Option<Duration>,
     /// The default timeout of every request to this server (`None`: the client's default).
     pub request_timeout: Option<Duration>,
+    /// The protocol era to speak with this server (`None`: the client options' mode, by
+    /// default [`ProtocolMode::Auto`]). The `protocol` key of a configuration file: `auto`,
+    /// `legacy`, `modern` or a stateless-era version such as `2026-07-28`.
+    pub protocol: Option<ProtocolMode>,
 }
 
 /// How a server is reached.
@@ -196,6 +203,7 @@ impl ServerConfig {
             disabled: false,
             startup_timeout: None,
             request_timeout: None,
+            protocol: None,
         }
     }
 
@@ -310,6 +318,16 @@ impl ServerConfig {
     /// See the example on [`ServerConfig`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> ServerConfig {
         self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// The protocol era to speak with this server, whatever the manager's client options say:
+    /// [`ProtocolMode::Legacy`] for a server that misbehaves on the `server/discover` probe,
+    /// or a pinned stateless-era version for one known to speak it.
+    ///
+    /// See the example on [`ServerConfig`].
+    pub fn with_protocol(mut self, mode: ProtocolMode) -> ServerConfig {
+        self.protocol = Some(mode);
         self
     }
 

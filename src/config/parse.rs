@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::vars::{expand, VarError};
 use super::{HttpKind, ServerConfig, ServerTransport};
+use crate::client::ProtocolMode;
 use crate::error::{Error, Result};
 use crate::transport::EnvPolicy;
 
@@ -24,7 +25,8 @@ use crate::transport::EnvPolicy;
 /// `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or, without
 /// it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
 /// keeps a server from starting. umcp also reads `inheritEnv` (pass the parent's whole
-/// environment), `startupTimeoutMs` and `requestTimeoutMs`. Other keys are ignored.
+/// environment), `startupTimeoutMs`, `requestTimeoutMs` and `protocol` (`auto`, `legacy`,
+/// `modern` or a stateless-era version). Other keys are ignored.
 ///
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
@@ -373,7 +375,22 @@ fn parse_server(
         disabled,
         startup_timeout: entry.millis("startupTimeoutMs")?,
         request_timeout: entry.millis("requestTimeoutMs")?,
+        protocol: protocol(&entry)?,
     })
+}
+
+/// The `protocol` key: the era to speak with this server.
+fn protocol(entry: &Entry<'_>) -> Result<Option<ProtocolMode>, ServerConfigError> {
+    let Some(text) = entry.string("protocol")? else {
+        return Ok(None);
+    };
+    match ProtocolMode::parse(&text) {
+        Some(mode) => Ok(Some(mode)),
+        None => Err(entry.error(
+            "protocol",
+            format!("`{text}` is not auto, legacy, modern or a stateless-era protocol version"),
+        )),
+    }
 }
 
 fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {

@@ -257,7 +257,14 @@ impl Supervisor {
         let user = base.on_notification.clone();
         let notes = self.hub.notes();
         let server = self.slot.name().to_owned();
-        base.clone()
+        let protocol = self.slot.config.protocol.clone();
+        let options = base.clone();
+        // The server's own `protocol` setting wins over the manager's client options.
+        let options = match protocol {
+            Some(mode) => options.with_protocol_mode(mode),
+            None => options,
+        };
+        options
             .with_init_timeout(self.slot.startup_timeout)
             .with_request_timeout(
                 self.slot

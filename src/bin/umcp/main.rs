@@ -16,7 +16,7 @@
 use std::process::ExitCode;
 
 use serde_json::Value;
-use umcp::{Manager, ManagerOptions, Options, RequestOptions};
+use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions};
 
 mod args;
 mod commands;
@@ -63,7 +63,13 @@ fn run() -> Result<(), Exit> {
     if cmd.name == "man" {
         return Err(Exit(0, man::page()));
     }
-    let servers = servers::servers(&args)?;
+    let mut servers = servers::servers(&args)?;
+    // `--protocol` on the command line wins over a `protocol` key in the configuration file.
+    if args.protocol != ProtocolMode::Auto {
+        for server in &mut servers {
+            server.protocol = Some(args.protocol.clone());
+        }
+    }
     if cmd.one_server && servers.len() != 1 {
         return Err(usage(format!(
             "{} needs one server: add --server NAME",
