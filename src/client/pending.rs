@@ -81,7 +81,7 @@ impl Slot {
     /// `None` when the deadline passed first.
     ///
     /// The caller parks on a condition variable at once. Spinning first (up to 30 µs on an
-    /// atomic flag set by `put`) was measured both ways with `examples/bench.rs`, three
+    /// atomic flag set by `put`) was measured both ways with `examples/bench`, three
     /// alternating runs each: it took umcp from 0.98–1.04× the bare client to 0.66–0.68× with
     /// client and server on one core (the spin burns the core the server needs), and from
     /// 1.35× to 0.33–0.47× with 8 threads; only with client and server pinned to different
