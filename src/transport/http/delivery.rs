@@ -71,12 +71,12 @@ pub(crate) fn deliver_text(
             }
         });
     };
-    let answered = match (&single.id, single.method) {
+    // Delivered first: a text that is JSON but not a message settles nothing.
+    inbox.deliver_text(text)?;
+    Ok(match (&single.id, single.method) {
         (Some(id), None) => settle(streams, id, target),
         _ => false,
-    };
-    inbox.deliver_text(text)?;
-    Ok(answered)
+    })
 }
 
 /// Stops the other streams waiting for the response to `id`; whether `id` is `target`.
