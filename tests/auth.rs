@@ -25,7 +25,7 @@ use umcp::auth::{
 use umcp::{AuthStep, Client, CredentialProvider, Error, HttpConfig, HttpError, Options};
 
 use auth_server::{params, Metadata, Prm, Setup};
-use log_capture::logs;
+use log_capture::umcp_lines;
 use oauth_client::{
     auth_error, bearer, connect, headless, provider, start, unauthorized, use_server,
 };
@@ -691,13 +691,7 @@ fn secrets_never_reach_the_log_or_debug_output() {
     let verifier = fixture.token_requests()[0].form["code_verifier"].clone();
     let state = fixture.authorizations()[0]["state"].clone();
     // umcp's own lines; ureq's trace dumps raw bytes and is not meant for production.
-    let lines: Vec<String> = logs()
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|l| l.starts_with("umcp"))
-        .cloned()
-        .collect();
+    let lines = umcp_lines();
     assert!(
         lines.iter().any(|l| l.contains("oauth >")),
         "trace lines were captured"

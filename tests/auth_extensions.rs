@@ -27,7 +27,7 @@ use umcp::auth::{FileStore, OAuth, OAuthConfig, WorkloadIdentity};
 use umcp::{CredentialProvider, Error};
 
 use auth_server::{AuthServer, Proof, Setup, AS_NONCE, RS_NONCE};
-use log_capture::logs;
+use log_capture::umcp_lines;
 use oauth_client::{headless, provider, start, use_server};
 
 fn dpop_setup() -> Setup {
@@ -255,13 +255,7 @@ fn no_key_material_or_proof_reaches_the_log() {
         .collect();
     // umcp's own lines at every level; ureq's trace dumps raw bytes and stays off in
     // production.
-    let lines: Vec<String> = logs()
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|l| l.starts_with("umcp"))
-        .cloned()
-        .collect();
+    let lines = umcp_lines();
     assert!(
         lines.iter().any(|l| l.contains("DPoP")),
         "the flow was logged"

@@ -359,6 +359,7 @@ fn a_config_files_protocol_key_and_the_protocol_flag() {
     // The flag wins over the file: a stateless-only server cannot be spoken to in the
     // handshake era.
     let out = cli(&["--config", &file, "--protocol", "legacy", "info"]);
-    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    assert!(stderr(&out).contains("-32022"), "{}", stderr(&out));
     std::fs::remove_file(&path).ok();
 }

@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -20,8 +19,8 @@ use serde_json::{json, Value};
 
 use common::interop::{
     assert_progress, call_text, handler_error, next_notification, options, prompt_texts,
-    resource_text, text_of, tool_names, wait_for_tool, ProgressLog, PROTOCOL_VERSION, SAMPLED_TEXT,
-    WAIT,
+    python_tool_names, resource_text, text_of, tool_names, wait_for_tool, ProgressLog,
+    PROTOCOL_VERSION, SAMPLED_TEXT, WAIT,
 };
 
 use common::peers::{self, HttpPeer};
@@ -452,24 +451,7 @@ fn python_handshake(client: &Client) {
 }
 
 fn python_tools(client: &Client) {
-    let expected: BTreeSet<String> = [
-        "add",
-        "add_runtime_tool",
-        "confirm",
-        "confirm_resolved",
-        "counted_reads_so_far",
-        "echo",
-        "long_task",
-        "region",
-        "shout",
-        "summarize",
-        "summarize_resolved",
-        "touch_counted",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    assert_eq!(tool_names(client), expected);
+    assert_eq!(tool_names(client), python_tool_names());
     let sum = client
         .call_tool("add", json!({"a": 2, "b": 3}))
         .expect("tools/call add");

@@ -25,6 +25,13 @@ fn path_arg(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// The Python SDK's test server over stdio.
+fn python_stdio() -> StdioConfig {
+    StdioConfig::new(path_arg(&peers::python_mcp()))
+        .arg(path_arg(&peers::python_server_script()))
+        .arg("stdio")
+}
+
 /// What a host writes, whatever the era: listen for tool-list changes, make the server add a
 /// tool, and see the new tool after the notification, without any manual refresh.
 fn a_tool_added_at_run_time_reaches_the_handle(client: &Client, adder: &str, args: Value) {
@@ -57,9 +64,7 @@ fn python_stdio_in_the_stateless_era() {
     if peers::skip_interop() {
         return;
     }
-    let config = StdioConfig::new(path_arg(&peers::python_mcp()))
-        .arg(path_arg(&peers::python_server_script()))
-        .arg("stdio");
+    let config = python_stdio();
     let client = Client::connect_with(config, options()).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Modern);
     a_tool_added_at_run_time_reaches_the_handle(
@@ -74,9 +79,7 @@ fn python_stdio_in_the_handshake_era_acknowledges_what_its_capabilities_promise(
     if peers::skip_interop() {
         return;
     }
-    let config = StdioConfig::new(path_arg(&peers::python_mcp()))
-        .arg(path_arg(&peers::python_server_script()))
-        .arg("stdio");
+    let config = python_stdio();
     let options = options().with_protocol_mode(umcp::ProtocolMode::Legacy);
     let client = Client::connect_with(config, options).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Legacy);
@@ -195,9 +198,7 @@ fn python_caches_reads_until_their_update() {
     if peers::skip_interop() {
         return;
     }
-    let config = StdioConfig::new(path_arg(&peers::python_mcp()))
-        .arg(path_arg(&peers::python_server_script()))
-        .arg("stdio");
+    let config = python_stdio();
     let client = Client::connect_with(config, options()).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Modern);
     a_cached_read_is_fetched_again_after_its_update(

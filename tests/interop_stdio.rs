@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 
 use common::interop::{
     assert_progress, call_text, handler_error, next_notification, options, prompt_texts,
-    resource_text, text_of, tool_names, wait_for_tool, ProgressLog, PROTOCOL_VERSION, SAMPLED_TEXT,
-    WAIT,
+    python_tool_names, resource_text, text_of, tool_names, wait_for_tool, ProgressLog,
+    PROTOCOL_VERSION, SAMPLED_TEXT, WAIT,
 };
 
 use common::peers;
@@ -403,24 +403,7 @@ fn python_tools_list_and_call() {
     }
     let client = python(options());
     let names = tool_names(&client);
-    let expected: BTreeSet<String> = [
-        "add",
-        "add_runtime_tool",
-        "confirm",
-        "confirm_resolved",
-        "counted_reads_so_far",
-        "echo",
-        "long_task",
-        "region",
-        "shout",
-        "summarize",
-        "summarize_resolved",
-        "touch_counted",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    assert_eq!(names, expected);
+    assert_eq!(names, python_tool_names());
 
     let sum = client
         .call_tool("add", json!({"a": 2, "b": 3}))

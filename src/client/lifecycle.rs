@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::error::{Closed, Error, Result, Unsupported};
 use crate::transport::SessionEvent;
@@ -93,19 +93,7 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
 /// the client's identity.
 fn initialize_params(shared: &Shared) -> Value {
     let options = &shared.options;
-    let mut capabilities = Map::new();
-    if options.roots.is_some() {
-        capabilities.insert("roots".into(), json!({ "listChanged": true }));
-    }
-    if options.sampling.is_some() {
-        capabilities.insert("sampling".into(), json!({}));
-    }
-    if options.elicitation.is_some() {
-        capabilities.insert("elicitation".into(), json!({ "form": {}, "url": {} }));
-    }
-    if let Some(experimental) = &options.experimental {
-        capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
-    }
+    let capabilities = super::meta::client_capabilities(options);
     json!({
         "protocolVersion": LATEST_PROTOCOL_VERSION,
         "capabilities": capabilities,

@@ -64,6 +64,27 @@ pub fn tool_names(client: &Client) -> BTreeSet<String> {
 }
 
 /// The first text contents of a resource read.
+/// The tools of the Python SDK's test server (tests/peers/python_server.py).
+pub fn python_tool_names() -> BTreeSet<String> {
+    [
+        "add",
+        "add_runtime_tool",
+        "confirm",
+        "confirm_resolved",
+        "counted_reads_so_far",
+        "echo",
+        "long_task",
+        "region",
+        "shout",
+        "summarize",
+        "summarize_resolved",
+        "touch_counted",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
+}
+
 pub fn resource_text(result: &ReadResourceResult) -> (String, Option<String>) {
     match result.contents.first() {
         Some(ResourceContents::Text(text)) => (text.text.clone(), text.mime_type.clone()),

@@ -23,8 +23,13 @@ pub fn capture_logs() {
     });
 }
 
-/// umcp's own captured lines that contain `needle`. (The HTTP library's lines are its own: at
-/// trace level ureq dumps whole requests, headers included.)
+/// umcp's own captured lines. (The HTTP library's lines are its own: at trace level ureq dumps
+/// whole requests, headers included.)
+pub fn umcp_lines() -> Vec<String> {
+    logged("")
+}
+
+/// umcp's own captured lines that contain `needle`.
 pub fn logged(needle: &str) -> Vec<String> {
     let lines = logs().lock().unwrap();
     lines
