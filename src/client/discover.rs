@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::error::{Error, Result, Unsupported};
+use crate::jsonrpc::decode_value;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::transport::SessionEvent;
 use crate::types::{
@@ -131,7 +132,7 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
         let data: UnsupportedProtocolVersionData = object
             .data
             .clone()
-            .and_then(|d| serde_json::from_value(d).ok())
+            .and_then(|d| decode_value(&d).ok())
             .unwrap_or_default();
         let shared_modern = data
             .supported
@@ -253,5 +254,5 @@ fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
 
 /// Reads `io.modelcontextprotocol/serverInfo`.
 pub(crate) fn server_info(value: Option<&Value>) -> Option<Implementation> {
-    value.and_then(|v| serde_json::from_value(v.clone()).ok())
+    value.and_then(|v| decode_value(v).ok())
 }

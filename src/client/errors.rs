@@ -57,7 +57,7 @@ impl Error {
         Some(
             error
                 .data
-                .and_then(|d| serde_json::from_value(d).ok())
+                .and_then(|d| crate::jsonrpc::decode_value(&d).ok())
                 .unwrap_or_default(),
         )
     }

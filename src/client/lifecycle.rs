@@ -18,18 +18,22 @@ use super::session::{CallSpec, Shared};
 pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     let params = initialize_params(shared);
     let options = RequestOptions::default().with_timeout(shared.options.init_timeout);
-    let value = shared
+    let answer = shared
         .call(CallSpec {
             method: "initialize",
             params: Some(params),
             options: &options,
             handshake: true,
         })
-        .map_err(during_initialize)?
-        .decode::<Value>("initialize")?;
-    let capabilities = value.get("capabilities").cloned().unwrap_or(Value::Null);
-    let result: InitializeResult = serde_json::from_value(value)
-        .map_err(|e| Error::Protocol(format!("malformed initialize result: {e}")))?;
+        .map_err(during_initialize)?;
+    /// The capabilities as the server wrote them, unknown ones included.
+    #[derive(serde::Deserialize)]
+    struct Raw {
+        #[serde(default)]
+        capabilities: Value,
+    }
+    let capabilities = answer.peek::<Raw>().map_or(Value::Null, |r| r.capabilities);
+    let result: InitializeResult = answer.decode("initialize")?;
     if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
         return Err(Error::Unsupported(Unsupported::Version {
             offered: LATEST_PROTOCOL_VERSION.to_owned(),

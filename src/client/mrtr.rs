@@ -241,7 +241,7 @@ fn missing(method: &str, handler: &str, setter: &str) -> Error {
 }
 
 fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T> {
-    serde_json::from_value(params)
+    crate::jsonrpc::decode_value(&params)
         .map_err(|e| Error::Protocol(format!("malformed `{method}` input request: {e}")))
 }
 

@@ -20,32 +20,41 @@ use crate::types::ProgressNotificationParams;
 
 use super::options::lock;
 
-/// A response's result: as the raw text the transport read (decoded once, by the caller,
-/// into the type it wants), or already decoded by a transport that delivered a [`Value`].
+/// A response's result, as the text the transport read: decoded once, by the caller, into the
+/// type it wants. A result that reached the client as a [`Value`] (a batch, say) is written
+/// back to text, so that every result type is decoded from text alone: one decoder per type
+/// rather than two is a good part of the client's code size, and so of its resident memory.
 #[derive(Debug, Clone)]
-pub(crate) enum Answer {
-    Raw(Box<RawValue>),
-    Value(Value),
-}
+pub(crate) struct Answer(Box<RawValue>);
 
 impl Answer {
+    /// The result `text` as the transport read it.
+    pub(crate) fn raw(text: Box<RawValue>) -> Answer {
+        Answer(text)
+    }
+
+    /// A result already decoded to a value.
+    pub(crate) fn from_value(value: &Value) -> Answer {
+        // Writing a `Value` cannot fail: its keys are strings and its numbers finite.
+        Answer(serde_json::value::to_raw_value(value).unwrap_or_default())
+    }
+
+    /// The result's text.
+    pub(crate) fn text(&self) -> &RawValue {
+        &self.0
+    }
+
     /// Reads `T` from the result without consuming it: the few fields the stateless era's
     /// bookkeeping needs (`resultType`, `ttlMs`, `_meta`, the tools' names), leaving the text
     /// itself to be decoded by the caller.
     pub(crate) fn peek<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
-        match self {
-            Answer::Raw(raw) => serde_json::from_str(raw.get()),
-            Answer::Value(value) => T::deserialize(value),
-        }
+        serde_json::from_str(self.0.get())
     }
 
     /// The result decoded as `T`.
     pub(crate) fn decode<T: DeserializeOwned>(self, method: &str) -> Result<T> {
-        let decoded = match self {
-            Answer::Raw(raw) => serde_json::from_str(raw.get()),
-            Answer::Value(value) => serde_json::from_value(value),
-        };
-        decoded.map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
+        self.peek()
+            .map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
     }
 }
 
@@ -166,7 +175,7 @@ mod tests {
     fn a_reply_for_another_request_is_skipped() {
         let slot = Slot::default();
         slot.put(1, Reply::Cancel);
-        slot.put(2, Reply::Done(Ok(Answer::Value(Value::Null))));
+        slot.put(2, Reply::Done(Ok(Answer::from_value(&Value::Null))));
         assert!(matches!(slot.take(2, None), Some(Reply::Done(Ok(_)))));
         let soon = Instant::now() + Duration::from_millis(10);
         assert!(slot.take(1, Some(soon)).is_none());

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{Closed, Error};
+use crate::jsonrpc::decode_value;
 use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
 use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
@@ -136,7 +137,7 @@ impl Core {
         ) else {
             return None;
         };
-        self.finish(id, Ok(Answer::Raw(result.to_owned())));
+        self.finish(id, Ok(Answer::raw(result.to_owned())));
         Some(lock(&self.pending).closed.is_none())
     }
 
@@ -182,7 +183,10 @@ impl Core {
                 id: Some(id),
                 result,
             }) => match id.as_i64() {
-                Some(n) => self.finish(n, result.map(Answer::Value).map_err(Error::Rpc)),
+                Some(n) => {
+                    let answer = result.map(|value| Answer::from_value(&value));
+                    self.finish(n, answer.map_err(Error::Rpc))
+                }
                 None => log::debug!("dropping a response with unknown id {id}"),
             },
             Message::Response(Response { id: None, result }) => {
@@ -221,7 +225,7 @@ impl Core {
             let progress = notification
                 .params
                 .as_ref()
-                .and_then(|p| ProgressNotificationParams::deserialize(p).ok());
+                .and_then(|p| decode_value::<ProgressNotificationParams>(p).ok());
             if let Some(progress) = progress {
                 self.progress(progress);
                 return;

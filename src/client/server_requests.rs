@@ -166,7 +166,7 @@ fn reply(shared: &Shared, response: Response) {
 }
 
 fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
-    serde_json::from_value(params.unwrap_or(Value::Null))
+    crate::jsonrpc::decode_value(&params.unwrap_or(Value::Null))
         .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("invalid params: {e}")))
 }
 

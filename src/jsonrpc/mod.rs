@@ -31,6 +31,7 @@ mod wire;
 
 pub use error::{ErrorCode, ErrorObject};
 
+pub(crate) use wire::decode_value;
 use wire::Wire;
 
 /// The `jsonrpc` member every message carries.

@@ -85,3 +85,18 @@ fn request_id_display_quotes_strings() {
     assert_eq!(RequestId::from("92").to_string(), "\"92\"");
     assert_ne!(RequestId::from(92), RequestId::from("92"));
 }
+
+#[test]
+fn a_value_decodes_by_way_of_its_text_as_it_would_directly() {
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Params {
+        big: u64,
+        ratio: f64,
+        text: String,
+        rest: Option<Value>,
+    }
+    let value = json!({"big": u64::MAX, "ratio": 0.1, "text": "é\n\"", "rest": {"a": [1, null]}});
+    let via_text: Params = decode_value(&value).unwrap();
+    assert_eq!(via_text, serde_json::from_value::<Params>(value).unwrap());
+    assert!(decode_value::<Params>(&json!({"big": -1})).is_err());
+}

@@ -132,7 +132,7 @@ impl From<Notification> for ServerNotification {
 
 /// Decodes params by reference, so the original stays available for `Other` on failure.
 fn decode<T: DeserializeOwned>(params: Option<&Value>) -> Option<T> {
-    T::deserialize(params.unwrap_or(&Value::Null)).ok()
+    crate::jsonrpc::decode_value(params.unwrap_or(&Value::Null)).ok()
 }
 
 fn encode<T: Serialize>(params: &T) -> Option<Value> {

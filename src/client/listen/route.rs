@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
+use crate::jsonrpc::decode_value;
 use crate::jsonrpc::Notification;
 use crate::types::{
     ServerNotification, SubscriptionsAcknowledgedNotificationParams, META_SUBSCRIPTION_ID,
@@ -35,7 +36,7 @@ pub(crate) fn route(
             Some(sub) if notification.method == SUBSCRIPTIONS_ACKNOWLEDGED => {
                 let params = notification.params.unwrap_or(Value::Null);
                 let ack: SubscriptionsAcknowledgedNotificationParams =
-                    serde_json::from_value(params).unwrap_or_default();
+                    decode_value(&params).unwrap_or_default();
                 sub.acknowledge(ack.notifications);
             }
             Some(sub) => sub.deliver(ServerNotification::from_notification(notification)),

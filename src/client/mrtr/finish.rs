@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::Result;
+use crate::jsonrpc::decode_value;
 use crate::types::{Implementation, ResultType, META_SERVER_INFO};
 
 use super::super::meta::tool_header_params;
@@ -67,7 +68,7 @@ struct ToolsPage {
 /// server's text (and so tool schemas their bytes) unless a tool has to go.
 pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) -> Answer {
     let info = head.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO));
-    if let Some(info) = info.and_then(|v| Implementation::deserialize(v).ok()) {
+    if let Some(info) = info.and_then(|v| decode_value::<Implementation>(v).ok()) {
         update_server_info(shared, info);
     }
     if method != "tools/list" {
@@ -108,20 +109,11 @@ pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) 
 /// `answer` with only the tools `keep` marks. The text of every kept tool stays as it was;
 /// the top-level keys of the result come out sorted.
 fn without(answer: Answer, keep: &[bool]) -> Answer {
-    let raw = match answer {
-        Answer::Raw(raw) => raw,
-        Answer::Value(mut value) => {
-            if let Some(Value::Array(tools)) = value.get_mut("tools") {
-                let mut marks = keep.iter();
-                tools.retain(|_| marks.next().copied().unwrap_or(true));
-            }
-            return Answer::Value(value);
-        }
-    };
+    let raw = answer.text();
     let rebuilt = (|| -> serde_json::Result<Box<RawValue>> {
         let mut fields: BTreeMap<String, Box<RawValue>> = serde_json::from_str(raw.get())?;
         let Some(tools) = fields.get("tools") else {
-            return Ok(raw.clone());
+            return Ok(raw.to_owned());
         };
         let tools: Vec<Box<RawValue>> = serde_json::from_str(tools.get())?;
         let kept: Vec<&RawValue> = tools
@@ -134,12 +126,18 @@ fn without(answer: Answer, keep: &[bool]) -> Answer {
         serde_json::value::to_raw_value(&fields)
     })();
     match rebuilt {
-        Ok(text) => Answer::Raw(text),
+        Ok(text) => Answer::raw(text),
         // The head and the tools were read from this text already; if it cannot be taken
         // apart again, go through a value.
         Err(_) => match serde_json::from_str::<Value>(raw.get()) {
-            Ok(value) => without(Answer::Value(value), keep),
-            Err(_) => Answer::Raw(raw),
+            Ok(mut value) => {
+                if let Some(Value::Array(tools)) = value.get_mut("tools") {
+                    let mut marks = keep.iter();
+                    tools.retain(|_| marks.next().copied().unwrap_or(true));
+                }
+                Answer::from_value(&value)
+            }
+            Err(_) => answer,
         },
     }
 }
