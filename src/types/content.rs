@@ -4,6 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::common::Annotations;
+use super::raw::{text_or_value, TextOrValue};
 use super::resources::{Resource, ResourceContents};
 
 /// One piece of content, tagged on the wire by its `type` member.
@@ -187,18 +188,37 @@ impl ContentBlock {
     ///
     /// See the example on [`types::ContentBlock::text`](crate::types::ContentBlock::text).
     pub fn from_value(value: Value) -> ContentBlock {
-        let decoded = match value.get("type").and_then(Value::as_str) {
-            Some("text") => TextContent::deserialize(&value).map(ContentBlock::Text),
-            Some("image") => ImageContent::deserialize(&value).map(ContentBlock::Image),
-            Some("audio") => AudioContent::deserialize(&value).map(ContentBlock::Audio),
-            Some("resource_link") => Resource::deserialize(&value).map(ContentBlock::ResourceLink),
-            Some("resource") => EmbeddedResource::deserialize(&value).map(ContentBlock::Resource),
-            _ => return ContentBlock::Unknown(value),
-        };
-        match decoded {
-            Ok(block) => block,
-            Err(_) => ContentBlock::Unknown(value),
+        // Through its text, so that each block type has a single decoder (see `from_text`).
+        ContentBlock::known(&value.to_string()).unwrap_or(ContentBlock::Unknown(value))
+    }
+
+    /// Reads a block from its JSON text; never fails.
+    fn from_text(text: &str) -> ContentBlock {
+        ContentBlock::known(text).unwrap_or_else(|| {
+            // The text is serde_json's own reading of a value, so it parses.
+            ContentBlock::Unknown(serde_json::from_str(text).unwrap_or(Value::Null))
+        })
+    }
+
+    /// The block `text` holds, if it is of a known type and fits it. Decoded straight from
+    /// the text: no intermediate [`Value`] to build and copy out of.
+    fn known(text: &str) -> Option<ContentBlock> {
+        /// Only the tag; a tag written with escapes is read into an owned string.
+        #[derive(Deserialize)]
+        struct Tag<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Option<std::borrow::Cow<'a, str>>,
         }
+        let kind = serde_json::from_str::<Tag<'_>>(text).ok()?.kind?;
+        let block = match kind.as_ref() {
+            "text" => serde_json::from_str(text).map(ContentBlock::Text),
+            "image" => serde_json::from_str(text).map(ContentBlock::Image),
+            "audio" => serde_json::from_str(text).map(ContentBlock::Audio),
+            "resource_link" => serde_json::from_str(text).map(ContentBlock::ResourceLink),
+            "resource" => serde_json::from_str(text).map(ContentBlock::Resource),
+            _ => return None,
+        };
+        block.ok()
     }
 }
 
@@ -278,110 +298,12 @@ impl Serialize for ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ContentBlock, D::Error> {
-        Value::deserialize(deserializer).map(ContentBlock::from_value)
+        Ok(match text_or_value(deserializer)? {
+            TextOrValue::Text(text) => ContentBlock::from_text(&text),
+            TextOrValue::Value(value) => ContentBlock::from_value(value),
+        })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::common::Role;
-    use serde_json::json;
-
-    fn round_trip(v: Value) -> ContentBlock {
-        let block: ContentBlock = serde_json::from_value(v.clone()).unwrap();
-        assert_eq!(serde_json::to_value(&block).unwrap(), v, "{block:?}");
-        block
-    }
-
-    #[test]
-    fn known_blocks_round_trip() {
-        let t = round_trip(json!({"type": "text", "text": "hi",
-            "annotations": {"audience": ["user"], "priority": 1.0}, "_meta": {"a": 1}}));
-        assert_eq!(t.as_text(), Some("hi"));
-        assert_eq!(t.annotations().unwrap().audience, Some(vec![Role::User]));
-        let i =
-            round_trip(json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}));
-        assert!(matches!(&i, ContentBlock::Image(img) if img.mime_type == "image/png"));
-        assert_eq!(i.as_text(), None);
-        let a = round_trip(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}));
-        assert_eq!(a.kind(), "audio");
-        let l = round_trip(
-            json!({"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt",
-            "mimeType": "text/plain", "size": 12}),
-        );
-        assert!(matches!(&l, ContentBlock::ResourceLink(r) if r.size == Some(12)));
-        let e = round_trip(json!({"type": "resource",
-            "resource": {"uri": "file:///b", "mimeType": "text/plain", "text": "body"}}));
-        match &e {
-            ContentBlock::Resource(r) => assert_eq!(r.resource.as_text(), Some("body")),
-            other => panic!("{other:?}"),
-        }
-        let blob = round_trip(
-            json!({"type": "resource", "resource": {"uri": "file:///c", "blob": "AAE="}}),
-        );
-        assert_eq!(blob.kind(), "resource");
-    }
-
-    #[test]
-    fn builders_serialise_with_their_tag() {
-        assert_eq!(
-            serde_json::to_value(ContentBlock::text("x")).unwrap(),
-            json!({"type": "text", "text": "x"})
-        );
-        assert_eq!(
-            serde_json::to_value(ContentBlock::image("AA==", "image/gif")).unwrap(),
-            json!({"type": "image", "data": "AA==", "mimeType": "image/gif"})
-        );
-        assert_eq!(
-            serde_json::to_value(ContentBlock::audio("AA==", "audio/mpeg")).unwrap()["type"],
-            "audio"
-        );
-    }
-
-    #[test]
-    fn unknown_types_are_preserved_unchanged() {
-        let tool_use = json!({"type": "tool_use", "id": "t1", "name": "f", "input": {"x": [1, 2]}});
-        let b = round_trip(tool_use);
-        assert!(matches!(b, ContentBlock::Unknown(_)));
-        assert_eq!(b.kind(), "tool_use");
-        assert_eq!(b.annotations(), None);
-        let no_type = round_trip(json!({"text": "untyped"}));
-        assert_eq!(no_type.kind(), "");
-        let not_object = round_trip(json!("just a string"));
-        assert!(matches!(
-            not_object,
-            ContentBlock::Unknown(Value::String(_))
-        ));
-    }
-
-    #[test]
-    fn malformed_known_blocks_are_kept_as_unknown() {
-        let b = round_trip(json!({"type": "text", "text": 42}));
-        assert_eq!(b.kind(), "text");
-        assert_eq!(b.as_text(), None);
-        let b = round_trip(json!({"type": "image", "data": "AA=="}));
-        assert!(matches!(b, ContentBlock::Unknown(_)));
-    }
-
-    #[test]
-    fn reads_2024_11_05_blocks() {
-        // The first spec had no audio, links or lastModified; these shapes must still read.
-        let v = json!([
-            {"type": "text", "text": "a", "annotations": {"audience": ["assistant"], "priority": 0.2}},
-            {"type": "resource", "resource": {"uri": "test://x", "text": "t"}}
-        ]);
-        let blocks: Vec<ContentBlock> = serde_json::from_value(v).unwrap();
-        assert_eq!(blocks[0].annotations().unwrap().priority, Some(0.2));
-        assert!(matches!(&blocks[1], ContentBlock::Resource(_)));
-        let embedded = EmbeddedResource::new(blocks_resource(&blocks[1]));
-        assert_eq!(ContentBlock::from(embedded), blocks[1]);
-    }
-
-    fn blocks_resource(b: &ContentBlock) -> ResourceContents {
-        match b {
-            ContentBlock::Resource(r) => r.resource.clone(),
-            other => panic!("{other:?}"),
-        }
-    }
-}
+mod tests;

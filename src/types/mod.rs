@@ -27,6 +27,7 @@ mod method;
 mod modern;
 mod notifications;
 mod prompts;
+mod raw;
 mod resources;
 mod roots;
 mod sampling;

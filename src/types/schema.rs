@@ -3,18 +3,12 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer};
+
+use super::raw::{text_or_value, TextOrValue};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
-
-/// The name and key serde_json uses to hand over raw text: a `deserialize_newtype_struct`
-/// with this name gets a one-entry map of this key to the text (serde_json's `RawValue`
-/// protocol). Asking for it ourselves, instead of deserializing a `Box<RawValue>`, lets every
-/// other deserializer (serde's buffering for `untagged` and `flatten`, other formats) still
-/// give a plain value, where a `Box<RawValue>` would fail. Were the name ever to change,
-/// serde_json would no longer recognise it and schemas would simply be read without text.
-const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+use serde_json::Value;
 
 /// A JSON Schema (a tool's `inputSchema` or `outputSchema`), kept exactly as the server
 /// wrote it.
@@ -212,75 +206,13 @@ impl Serialize for Schema {
 
 impl<'de> Deserialize<'de> for Schema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Schema, D::Error> {
-        deserializer.deserialize_newtype_struct(RAW_TOKEN, SchemaVisitor)
-    }
-}
-
-/// Takes serde_json's raw text when offered, and any JSON value otherwise.
-struct SchemaVisitor;
-
-impl<'de> Visitor<'de> for SchemaVisitor {
-    type Value = Schema;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON Schema")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Schema, A::Error> {
-        let Some(first) = map.next_key::<String>()? else {
-            return Ok(Schema::new(Value::Object(Map::new())));
-        };
-        if first == RAW_TOKEN {
-            let text: String = map.next_value()?;
-            let raw = RawValue::from_string(text).map_err(de::Error::custom)?;
-            return Schema::with_text(raw).map_err(de::Error::custom);
+        match text_or_value(deserializer)? {
+            TextOrValue::Text(text) => {
+                let raw = RawValue::from_string(text.into_owned()).map_err(de::Error::custom)?;
+                Schema::with_text(raw).map_err(de::Error::custom)
+            }
+            TextOrValue::Value(value) => Ok(Schema::new(value)),
         }
-        let mut object = Map::new();
-        object.insert(first, map.next_value()?);
-        while let Some((key, value)) = map.next_entry()? {
-            object.insert(key, value);
-        }
-        Ok(Schema::new(Value::Object(object)))
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, inner: D) -> Result<Schema, D::Error> {
-        Value::deserialize(inner).map(Schema::new)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Schema, A::Error> {
-        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Schema::new)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Schema, E> {
-        Ok(Schema::new(Value::Bool(v)))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Schema, E> {
-        Ok(Schema::new(v.into()))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Schema, E> {
-        Ok(Schema::new(v.into()))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Schema, E> {
-        Ok(Schema::new(v.into()))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Schema, E> {
-        Ok(Schema::new(v.into()))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Schema, E> {
-        Ok(Schema::new(Value::Null))
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Schema, E> {
-        Ok(Schema::new(Value::Null))
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<Schema, D::Error> {
-        Value::deserialize(inner).map(Schema::new)
     }
 }
 
