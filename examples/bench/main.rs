@@ -5,17 +5,18 @@
 //! The baseline is the least a blocking client can do: the caller writes its request to the
 //! server's stdin, one reader thread parses each line and hands the reply over a crossbeam
 //! channel. All call `tools/call echo` on the same minimal server (this program, started with
-//! `--server`), which answers each request at once on the thread that read it, so the client
-//! is what is measured. Every mode runs every client [`REPS`] times, interleaved, and the table
-//! shows medians and umcp's ratio to the baseline and to rmcp (the client in [`rmcp`], a
-//! process of its own, pinned the same way): sequential calls with client and server on the
-//! same core, on two different cores (both pinned, when `taskset` and two cores are there) and
-//! unpinned, then 8 threads sharing one client. Context switches (all threads of the client's
-//! process, from `/proc/*/task/*/status`), allocations (counting global allocators) and CPU
-//! time (client and server, from `/proc/*/task/*/schedstat`) are per call, as is the time
-//! `close` takes for a server that exits when its stdin closes. Peak RSS is measured in child
-//! processes that run only one client's sequential calls (build with `--no-default-features`
-//! for the stdio-only figure), with the private (anonymous) part beside it.
+//! `--server`), which answers each request at once, so the client is what is measured. Every
+//! mode runs every client [`REPS`] times, interleaved, and the table shows medians and umcp's
+//! ratio to the baseline and to rmcp (the client in [`rmcp`], a process of its own, pinned the
+//! same way): [`CALLS`] sequential calls with client and server on the same core, on two
+//! different cores (both pinned, when `taskset` and two cores are there) and unpinned, then 8
+//! threads sharing one client, each making [`CALLS`] calls (a steady state rather than the
+//! start and end of a short run). Context switches (all threads of the client's process, from
+//! `/proc/*/task/*/status`), allocations (counting global allocators) and CPU time (client and
+//! server, from `/proc/*/task/*/schedstat`) are per call, as is the time `close` takes for a
+//! server that exits when its stdin closes. Peak RSS is measured in child processes that run
+//! only one client's sequential calls (build with `--no-default-features` for the stdio-only
+//! figure), split into what is mapped from files (code) and private memory.
 //!
 //! The figures vary with the machine and its load; compare ratios within one run.
 
@@ -132,7 +133,7 @@ fn main() -> BoxResult<()> {
             pin_self(placement);
             if let Some(rmcp) = rmcps.get_mut(m) {
                 rmcp.run(1, 200)?; // The same warm-up as the others get.
-                samples[m][2].push(rmcp.run(threads, CALLS)?);
+                samples[m][2].push(rmcp.run(threads, CALLS * threads)?);
             }
             for (k, samples) in samples[m].iter_mut().take(2).enumerate() {
                 pin_self(placement);
@@ -142,7 +143,7 @@ fn main() -> BoxResult<()> {
                     connect_umcp(&server, placement)?
                 };
                 run(client.as_ref(), 1, 200)?; // Warm-up: page faults and first allocations.
-                let mut sample = run(client.as_ref(), threads, CALLS)?;
+                let mut sample = run(client.as_ref(), threads, CALLS * threads)?;
                 let closing = Instant::now();
                 client.close();
                 sample.close = closing.elapsed();
