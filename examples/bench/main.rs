@@ -23,7 +23,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
@@ -32,9 +32,11 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use bare::Bare;
+use procfs::{context_switches, cpu_ns, machine_busy, machine_ticks, status_kb};
 use umcp::{Client, StdioConfig};
 
 mod bare;
+mod procfs;
 mod rmcp;
 mod table;
 
@@ -180,6 +182,9 @@ struct Sample {
     /// CPU time per call, client and server together, in µs.
     cpu: f64,
     allocs: f64,
+    /// How busy the whole machine was, all its processes and the kernel's own work together,
+    /// from 0 to 1 (NaN where `/proc/stat` is missing).
+    machine: f64,
     close: Duration,
 }
 
@@ -190,6 +195,7 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
         ALLOCATIONS.load(Ordering::Relaxed),
     );
     let cpu = cpu_ns("self");
+    let ticks = machine_ticks();
     let start = Instant::now();
     thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -206,6 +212,7 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
         ctx: context_switches("self").saturating_sub(ctx) as f64 / n,
         cpu: cpu_ns("self").saturating_sub(cpu) as f64 / n / 1e3,
         allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
+        machine: machine_busy(ticks),
         close: Duration::ZERO,
     })
 }
@@ -263,59 +270,6 @@ fn pin_self(_placement: Placement) {}
 fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| thread::available_parallelism().map_or(1, usize::from))
-}
-
-/// Voluntary and involuntary context switches of every live thread of a process (`self` or a
-/// process id).
-fn context_switches(process: &str) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{process}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
-        .flat_map(|status| {
-            status
-                .lines()
-                .filter(|l| l.ends_with("ctxt_switches") || l.contains("ctxt_switches:"))
-                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .collect::<Vec<_>>()
-        })
-        .sum()
-}
-
-/// CPU time used so far, in ns, by every thread of a process (`self` or a process id) and of
-/// its children (the server), from `/proc/*/task/*/schedstat`: children's time counts while they run, not only
-/// once they are waited for.
-fn cpu_ns(process: &str) -> u64 {
-    let tasks = |pid: &str| -> Vec<PathBuf> {
-        let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            return vec![];
-        };
-        dir.flatten().map(|t| t.path()).collect()
-    };
-    let ns = |task: &PathBuf| -> u64 {
-        let stat = std::fs::read_to_string(task.join("schedstat")).unwrap_or_default();
-        stat.split_whitespace()
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0)
-    };
-    let own = tasks(process);
-    let children: Vec<PathBuf> = own
-        .iter()
-        .filter_map(|t| std::fs::read_to_string(t.join("children")).ok())
-        .flat_map(|c| c.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-        .flat_map(|pid| tasks(&pid))
-        .collect();
-    own.iter().chain(&children).map(ns).sum()
-}
-
-/// A `kB` field of `/proc/self/status`.
-fn status_kb(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn median(values: impl Iterator<Item = f64>) -> f64 {

@@ -12,7 +12,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use crate::{context_switches, cpu_ns, server_command, BoxResult, Placement, Sample};
+use crate::procfs::{context_switches, cpu_ns, machine_busy, machine_ticks};
+use crate::{server_command, BoxResult, Placement, Sample};
 
 /// The environment variable that names the rmcp client's binary.
 pub const VARIABLE: &str = "UMCP_BENCH_RMCP";
@@ -73,6 +74,7 @@ impl Rmcp {
         let process = self.child.id().to_string();
         let ctx = context_switches(&process);
         let cpu = cpu_ns(&process);
+        let ticks = machine_ticks();
         let mode = if threads == 1 { "seq" } else { "par" };
         let stdin = self.stdin.as_mut().ok_or("closed")?;
         writeln!(stdin, "{mode} {calls}")?;
@@ -96,6 +98,7 @@ impl Rmcp {
             ctx: ctx as f64 / n,
             allocs: allocs / n,
             cpu: cpu as f64 / n / 1e3,
+            machine: machine_busy(ticks),
             close: std::time::Duration::ZERO,
         })
     }

@@ -64,7 +64,9 @@ pub fn print(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>;
 /// For each mode with several threads: its rate over the sequential rate with the same
 /// placement, per client, and how busy client and server kept the cores. Calls cannot go
 /// faster than the cores run client and server, so "CPU busy" (rate × CPU time per call ÷
-/// cores) says how far from that ceiling a client stayed.
+/// cores) says how far from that ceiling a client stayed. That accounting charges no process
+/// for the kernel's work between them (waking a thread on another core, for one), so the
+/// machine's own busy share, from `/proc/stat`, is shown beside it.
 fn scaling(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>; 3]], rmcp: bool) {
     let cores = crate::cores() as f64;
     let clients: &[(&str, usize)] = if rmcp {
@@ -82,6 +84,7 @@ fn scaling(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>; 3
             let busy = samples[m][k].iter().map(|s| s.rate * s.cpu / 1e6 / cores);
             median(busy) * 100.0
         };
+        let machine = |k: usize| median(samples[m][k].iter().map(|s| s.machine)) * 100.0;
         let each = |f: &dyn Fn(usize) -> String| {
             let parts: Vec<String> = clients
                 .iter()
@@ -92,7 +95,7 @@ fn scaling(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>; 3
         println!(
             "{label} ÷ sequential: {}; CPU busy: {}",
             each(&|k| format!("{:.2}×", rate(m, k) / rate(seq, k))),
-            each(&|k| format!("{:.0} %", busy(k)))
+            each(&|k| format!("{:.0} % (machine {:.0} %)", busy(k), machine(k)))
         );
     }
 }
