@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use bare::Bare;
-use procfs::{context_switches, cpu_ns, machine_busy, machine_ticks, status_kb};
+use procfs::{context_switches, cpu_ns, machine_busy, machine_ticks, status_kb, this_thread};
 use umcp::{Client, StdioConfig};
 
 mod bare;
@@ -190,6 +190,8 @@ struct Sample {
 
 /// Makes `calls` calls split over `threads` threads.
 fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
+    // The client's own threads, the server, and (below) the calling threads, each counted by
+    // itself before it ends.
     let (ctx, allocs) = (
         context_switches("self"),
         ALLOCATIONS.load(Ordering::Relaxed),
@@ -197,20 +199,32 @@ fn run(client: &dyn Echo, threads: usize, calls: usize) -> BoxResult<Sample> {
     let cpu = cpu_ns("self");
     let ticks = machine_ticks();
     let start = Instant::now();
-    thread::scope(|scope| {
+    let callers = thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| (0..calls / threads).try_for_each(|_| client.echo("ping"))))
+            .map(|_| {
+                scope.spawn(|| -> BoxResult<(u64, u64)> {
+                    let (cpu, ctx) = this_thread();
+                    (0..calls / threads).try_for_each(|_| client.echo("ping"))?;
+                    let (cpu_now, ctx_now) = this_thread();
+                    Ok((cpu_now.saturating_sub(cpu), ctx_now.saturating_sub(ctx)))
+                })
+            })
             .collect();
         workers
             .into_iter()
-            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .try_fold((0, 0), |(cpu, ctx), used| {
+                used.map(|(c, x)| (cpu + c, ctx + x))
+            })
     })?;
     let elapsed = start.elapsed();
     let n = calls as f64;
+    let ctx = context_switches("self").saturating_sub(ctx) + callers.1;
+    let cpu = cpu_ns("self").saturating_sub(cpu) + callers.0;
     Ok(Sample {
         rate: n / elapsed.as_secs_f64(),
-        ctx: context_switches("self").saturating_sub(ctx) as f64 / n,
-        cpu: cpu_ns("self").saturating_sub(cpu) as f64 / n / 1e3,
+        ctx: ctx as f64 / n,
+        cpu: cpu as f64 / n / 1e3,
         allocs: ALLOCATIONS.load(Ordering::Relaxed).saturating_sub(allocs) as f64 / n,
         machine: machine_busy(ticks),
         close: Duration::ZERO,

@@ -10,14 +10,30 @@ pub fn context_switches(process: &str) -> u64 {
     };
     tasks
         .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
-        .flat_map(|status| {
-            status
-                .lines()
-                .filter(|l| l.ends_with("ctxt_switches") || l.contains("ctxt_switches:"))
-                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .collect::<Vec<_>>()
-        })
+        .map(|task| context_switches_in(task.path().join("status")))
+        .sum()
+}
+
+/// The calling thread's CPU time so far, in ns, and its context switches (`/proc/thread-self`).
+/// The threads making the calls read their own before they end: a thread that has ended is
+/// no longer among a process's tasks.
+pub fn this_thread() -> (u64, u64) {
+    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|stat| stat.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    (cpu, context_switches_in("/proc/thread-self/status"))
+}
+
+/// The voluntary and involuntary context switches in one task's `status` file.
+fn context_switches_in(status: impl AsRef<std::path::Path>) -> u64 {
+    let Ok(status) = std::fs::read_to_string(status) else {
+        return 0;
+    };
+    status
+        .lines()
+        .filter(|l| l.contains("ctxt_switches:"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         .sum()
 }
 

@@ -23,7 +23,7 @@ pub fn print(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>;
         "{:>94} {:>18} {:>19}",
         "umcp (bare, rmcp)", "umcp (bare, rmcp)", "umcp (bare, rmcp)"
     );
-    for (m, (label, threads, _)) in modes.iter().enumerate() {
+    for (m, (label, _, _)) in modes.iter().enumerate() {
         let [bare, umcp, rmcp] = &samples[m];
         let rate = |s: &[Sample]| median(s.iter().map(|s| s.rate));
         let ratio = |other: &[Sample]| median(other.iter().zip(umcp).map(|(o, u)| u.rate / o.rate));
@@ -34,12 +34,7 @@ pub fn print(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>;
             let rmcp = or_dash(format!("{:.1}", per(rmcp, f)));
             format!("{:.1} ({:.1}, {rmcp})", per(umcp, f), per(bare, f))
         };
-        // With several threads the process's context switches are not per call.
-        let ctx = if *threads == 1 {
-            three(|s| s.ctx)
-        } else {
-            "-".to_owned()
-        };
+        let ctx = three(|s| s.ctx);
         println!(
             "{label:<26} {:>9.0} {:>9.0} {:>9} {:>9.2} {:>9} {ctx:>17} {:>18} {:>19}",
             rate(bare),
