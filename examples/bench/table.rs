@@ -59,9 +59,8 @@ pub fn print(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>;
 /// For each mode with several threads: its rate over the sequential rate with the same
 /// placement, per client, and how busy client and server kept the cores. Calls cannot go
 /// faster than the cores run client and server, so "CPU busy" (rate × CPU time per call ÷
-/// cores) says how far from that ceiling a client stayed. That accounting charges no process
-/// for the kernel's work between them (waking a thread on another core, for one), so the
-/// machine's own busy share, from `/proc/stat`, is shown beside it.
+/// cores) says how far from that ceiling a client stayed. The whole machine's busy share, from
+/// `/proc/stat`, is shown beside it: when the two are close, nothing else took the cores.
 fn scaling(modes: &[(&str, usize, crate::Placement)], samples: &[[Vec<Sample>; 3]], rmcp: bool) {
     let cores = crate::cores() as f64;
     let clients: &[(&str, usize)] = if rmcp {
