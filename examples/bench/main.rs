@@ -11,10 +11,11 @@
 //! same way): [`CALLS`] sequential calls with client and server on the same core, on two
 //! different cores (both pinned, when `taskset` and two cores are there) and unpinned, then 8
 //! threads sharing one client, each making [`CALLS`] calls (a steady state rather than the
-//! start and end of a short run). Context switches (all threads of the client's process, from
-//! `/proc/*/task/*/status`), allocations (counting global allocators) and CPU time (client and
-//! server, from `/proc/*/task/*/schedstat`) are per call, as is the time `close` takes for a
-//! server that exits when its stdin closes. Peak RSS is measured in child processes that run
+//! start and end of a short run). Context switches (every thread of the client's process, the
+//! calling threads included, from `/proc/*/task/*/status`), allocations (counting global
+//! allocators) and CPU time (every thread of client and server, from `/proc/*/task/*/schedstat`)
+//! are per call, as is the time `close` takes for a server that exits when its stdin closes.
+//! Beside the 8-thread modes' scaling stands how busy the whole machine was (`/proc/stat`). Peak RSS is measured in child processes that run
 //! only one client's sequential calls (build with `--no-default-features` for the stdio-only
 //! figure), split into what is mapped from files (code) and private memory.
 //!
