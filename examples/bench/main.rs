@@ -306,6 +306,11 @@ fn serve() -> BoxResult<()> {
     let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let mut line = String::new();
     loop {
+        // Before waiting for input, never after a reply alone: a notification read after a
+        // request must not leave that request's reply waiting in the buffer.
+        if !stdin.buffer().contains(&b'\n') {
+            stdout.flush()?;
+        }
         line.clear();
         if stdin.read_line(&mut line)? == 0 {
             return Ok(());
@@ -338,9 +343,6 @@ fn serve() -> BoxResult<()> {
             )?,
         }
         stdout.write_all(b"\n")?;
-        if !stdin.buffer().contains(&b'\n') {
-            stdout.flush()?;
-        }
     }
 }
 

@@ -193,7 +193,7 @@ impl ContentBlock {
     }
 
     /// Reads a block from its JSON text; never fails.
-    fn from_text(text: &str) -> ContentBlock {
+    pub(super) fn from_text(text: &str) -> ContentBlock {
         ContentBlock::known(text).unwrap_or_else(|| {
             // The text is serde_json's own reading of a value, so it parses.
             ContentBlock::Unknown(serde_json::from_str(text).unwrap_or(Value::Null))

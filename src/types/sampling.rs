@@ -1,10 +1,12 @@
 //! Sampling: a server asking the client's model for a message (`sampling/createMessage`).
 
+use serde::de;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::common::Role;
 use super::content::ContentBlock;
+use super::raw::{text_or_value, TextOrValue};
 
 /// Parameters of `sampling/createMessage`, sent by the server.
 ///
@@ -247,11 +249,16 @@ impl<'de> Deserialize<'de> for SamplingContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SamplingContent, D::Error> {
         // Decided by shape rather than by trying each variant, because a single block reads from
         // any JSON value (unknown kinds are kept) and would swallow an array.
-        Ok(match Value::deserialize(deserializer)? {
-            Value::Array(items) => {
+        Ok(match text_or_value(deserializer)? {
+            TextOrValue::Text(text) if text.trim_start().starts_with('[') => {
+                let blocks = serde_json::from_str(&text).map_err(de::Error::custom)?;
+                SamplingContent::Multiple(blocks)
+            }
+            TextOrValue::Text(text) => SamplingContent::Single(ContentBlock::from_text(&text)),
+            TextOrValue::Value(Value::Array(items)) => {
                 SamplingContent::Multiple(items.into_iter().map(ContentBlock::from_value).collect())
             }
-            other => SamplingContent::Single(ContentBlock::from_value(other)),
+            TextOrValue::Value(other) => SamplingContent::Single(ContentBlock::from_value(other)),
         })
     }
 }
@@ -345,6 +352,17 @@ mod tests {
         assert_eq!(serde_json::to_value(&c).unwrap(), many);
         let empty: SamplingContent = serde_json::from_value(json!([])).unwrap();
         assert!(empty.blocks().is_empty());
+        // From text, as the client reads a server's request: the same shapes and blocks.
+        for (value, multiple) in [(single, false), (many, true), (json!([]), true)] {
+            let spaced = format!("  {}", serde_json::to_string_pretty(&value).unwrap());
+            let from_text: SamplingContent = serde_json::from_str(&spaced).unwrap();
+            let from_value: SamplingContent = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(from_text, from_value);
+            assert_eq!(matches!(from_text, SamplingContent::Multiple(_)), multiple);
+            assert_eq!(serde_json::to_value(&from_text).unwrap(), value);
+        }
+        let odd: SamplingContent = serde_json::from_str(r#"[{"type": "x"}, 7]"#).unwrap();
+        assert_eq!(odd.blocks()[1], ContentBlock::Unknown(json!(7)));
     }
 
     #[test]
