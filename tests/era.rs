@@ -261,3 +261,55 @@ fn a_cancel_in_the_stateless_stdio_era_sends_notifications_cancelled() {
     let _ = std::fs::remove_file(&record);
     assert!(recorded.contains("notifications/cancelled"), "{recorded}");
 }
+
+/// A server upgraded (and then downgraded) behind the same command line between connections:
+/// the cached verdict is only a hint, and each connection ends up speaking what the server
+/// speaks now.
+#[cfg(unix)]
+#[test]
+fn a_server_that_changes_era_between_connections_is_followed() {
+    let dir = std::env::temp_dir();
+    let mode = dir.join(format!("umcp-era-mode-{}", std::process::id()));
+    let starts = dir.join(format!("umcp-era-changes-{}", std::process::id()));
+    let _ = std::fs::remove_file(&starts);
+    let script = format!(
+        "echo start >> '{}'; exec '{}' --server $(cat '{}')",
+        starts.display(),
+        demo::demo_binary().display(),
+        mode.display()
+    );
+    let server = StdioConfig::new("sh").args(["-c", &script]);
+    let count = || {
+        std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let connect = |flags: &str| {
+        std::fs::write(&mode, flags).expect("mode file");
+        let client = Client::connect(server.clone()).expect("connect");
+        let era = client.era();
+        let tools = client.list_tools(None).expect("tools/list").tools.len();
+        client.close();
+        assert!(tools > 0);
+        era
+    };
+    assert_eq!(connect(""), Era::Legacy);
+    assert_eq!(
+        count(),
+        1,
+        "probed, then initialized on the same connection"
+    );
+    // Upgraded: the cached handshake verdict's `initialize` is refused, so the client starts
+    // the server once more and probes.
+    assert_eq!(connect("--modern"), Era::Modern);
+    assert_eq!(count(), 3);
+    // Downgraded: the cached stateless verdict's probe is refused, so it initializes on the
+    // same connection.
+    assert_eq!(connect(""), Era::Legacy);
+    assert_eq!(count(), 4);
+    assert_eq!(connect(""), Era::Legacy);
+    assert_eq!(count(), 5);
+    let _ = std::fs::remove_file(&starts);
+    let _ = std::fs::remove_file(&mode);
+}

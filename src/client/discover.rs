@@ -21,7 +21,7 @@ use crate::types::{
     UnsupportedProtocolVersionData, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS,
 };
 
-use super::era::{cached_verdict, remember_verdict, Phase, ProtocolMode};
+use super::era::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
 use super::options::RequestOptions;
 use super::session::{CallSpec, Shared};
 
@@ -31,6 +31,8 @@ pub(crate) enum Established {
     Ready,
     /// The server went away during the probe; connect again (the verdict is now cached).
     Restart,
+    /// The server contradicted the cached verdict, now forgotten; connect again and probe.
+    Again,
 }
 
 /// What the probe said about the server.
@@ -41,23 +43,53 @@ enum Verdict {
     Exited(String),
 }
 
+/// How the probe is run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// [`ProtocolMode::Auto`]: the probe timeout, and anything but a stateless answer means
+    /// the handshake era.
+    Auto,
+    /// A cached stateless verdict: the server is expected to answer as it did (the init
+    /// timeout), but may have changed era since.
+    Cached,
+    /// [`ProtocolMode::Pinned`]: no fallback.
+    Pinned,
+}
+
 /// Chooses the era for the connection to `server` and sets it up: `server/discover` or
 /// `initialize`, or both in that order.
+///
+/// A cached verdict skips the probe, but it is only a hint: servers get upgraded (or
+/// downgraded) while a process runs. A cached stateless verdict still sends
+/// `server/discover`, which falls back as under `Auto`; a cached handshake verdict whose
+/// `initialize` is refused is forgotten, and the connection starts again with a probe.
 pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
     let configured = shared.options.era.mode.clone();
-    let mode = match configured {
-        ProtocolMode::Auto => cached_verdict(server).unwrap_or(ProtocolMode::Auto),
-        other => other,
+    let cached = match configured {
+        ProtocolMode::Auto => {
+            let _ = shared.era.verdict_key.set(server.to_owned());
+            cached_verdict(server)
+        }
+        _ => None,
     };
+    let from_cache = cached.is_some();
+    let mode = cached.unwrap_or(configured);
     // The legacy HTTP+SSE transport predates the stateless era.
     let mode = match shared.transport.kind() {
         "sse" if mode == ProtocolMode::Auto => ProtocolMode::Legacy,
         _ => mode,
     };
-    let (version, auto) = match mode {
+    let (version, how) = match mode {
         ProtocolMode::Legacy => {
-            super::lifecycle::initialize(shared)?;
-            return Ok(Established::Ready);
+            return match super::lifecycle::initialize(shared) {
+                Ok(()) => Ok(Established::Ready),
+                Err(error) if from_cache && contradicts_handshake(&error) => {
+                    log::debug!("{server} refused initialize ({error}); probing again");
+                    forget_verdict(server);
+                    Ok(Established::Again)
+                }
+                Err(error) => Err(error),
+            };
         }
         ProtocolMode::Pinned(version) => {
             if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
@@ -65,14 +97,21 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
                     "`{version}` is not a stateless protocol version this client speaks"
                 )));
             }
-            (version, false)
+            (
+                version,
+                if from_cache {
+                    Probe::Cached
+                } else {
+                    Probe::Pinned
+                },
+            )
         }
-        ProtocolMode::Auto => (MODERN_PROTOCOL_VERSIONS[0].to_owned(), true),
+        ProtocolMode::Auto => (MODERN_PROTOCOL_VERSIONS[0].to_owned(), Probe::Auto),
     };
-    match probe(shared, version, auto)? {
+    match probe(shared, version, how)? {
         Verdict::Modern(result, version) => {
             adopt(shared, *result, &version);
-            if auto {
+            if how != Probe::Pinned {
                 remember_verdict(server, ProtocolMode::Pinned(version));
             }
             Ok(Established::Ready)
@@ -93,14 +132,26 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
     }
 }
 
+/// Whether a failed `initialize` says the server no longer speaks the handshake era (rather
+/// than being slow, unauthorised, or closed by this side).
+fn contradicts_handshake(error: &Error) -> bool {
+    match error {
+        Error::Rpc(_) | Error::Protocol(_) | Error::Unsupported(_) => true,
+        Error::Http(http) => matches!(http.status, 400 | 404 | 405),
+        Error::Closed(closed) => !closed.is_client_close(),
+        _ => false,
+    }
+}
+
 /// Sends `server/discover` (again at a version the server names after -32022, once).
-fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
+fn probe(shared: &Shared, mut version: String, how: Probe) -> Result<Verdict> {
     // The probe is part of connecting, which the init timeout bounds too.
     let init = shared.options.init_timeout;
-    let options = RequestOptions::default().with_timeout(match auto {
-        true => shared.options.era.probe_timeout.min(init),
-        false => init,
+    let options = RequestOptions::default().with_timeout(match how {
+        Probe::Auto => shared.options.era.probe_timeout.min(init),
+        Probe::Cached | Probe::Pinned => init,
     });
+    let auto = how != Probe::Pinned;
     let mut retried = false;
     shared.transport.session_event(SessionEvent::Stateless);
     loop {
@@ -129,40 +180,80 @@ fn probe(shared: &Shared, mut version: String, auto: bool) -> Result<Verdict> {
         if object.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION || retried {
             return Err(Error::Rpc(object));
         }
-        let data: UnsupportedProtocolVersionData = object
-            .data
-            .clone()
-            .and_then(|d| decode_value(&d).ok())
-            .unwrap_or_default();
-        let shared_modern = data
-            .supported
-            .iter()
-            .find(|v| MODERN_PROTOCOL_VERSIONS.contains(&v.as_str()));
-        match shared_modern {
+        let supported = supported_versions(&object);
+        match modern_in(&supported) {
             Some(next) => {
                 log::debug!("server/discover: server wants {next}, not {version}; retrying");
-                version = next.clone();
+                version = next;
                 retried = true;
             }
-            None if auto
-                && data
-                    .supported
-                    .iter()
-                    .any(|v| is_supported_protocol_version(v)) =>
-            {
-                return Ok(Verdict::Legacy(format!(
-                    "it speaks only {:?}",
-                    data.supported
-                )));
+            None if auto && supported.iter().any(|v| is_supported_protocol_version(v)) => {
+                return Ok(Verdict::Legacy(format!("it speaks only {supported:?}")));
             }
             None => {
                 return Err(Error::Unsupported(Unsupported::Version {
                     offered: version,
-                    received: data.supported.join(", "),
+                    received: supported.join(", "),
                 }))
             }
         }
     }
+}
+
+/// The `supported` versions of an `UnsupportedProtocolVersion` (-32022) error.
+fn supported_versions(object: &ErrorObject) -> Vec<String> {
+    let data: UnsupportedProtocolVersionData = object
+        .data
+        .as_ref()
+        .and_then(|d| decode_value(d).ok())
+        .unwrap_or_default();
+    data.supported
+}
+
+/// The first stateless version this client speaks among `supported`.
+fn modern_in(supported: &[String]) -> Option<String> {
+    supported
+        .iter()
+        .find(|v| MODERN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+        .cloned()
+}
+
+/// After a request failed with `error` in the stateless era: when it is -32022 (the server
+/// no longer speaks the version in use: it was upgraded or replaced behind the same command
+/// or URL), the cached verdict is forgotten, and when the server names another stateless
+/// version this client speaks, the connection switches to it and `true` says to send the
+/// request again (at most once per request: the caller decides).
+pub(crate) fn switch_version(shared: &Shared, error: &Error) -> bool {
+    let Some(object) = error
+        .rpc_error()
+        .filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+    else {
+        return false;
+    };
+    let key = shared.era.verdict_key.get();
+    if let Some(key) = key {
+        forget_verdict(key);
+    }
+    let current = shared.era.modern_version();
+    let Some(next) =
+        modern_in(&supported_versions(&object)).filter(|v| Some(v) != current.as_ref())
+    else {
+        return false;
+    };
+    log::debug!("the server now wants protocol {next}; switching and sending again");
+    shared.era.set_phase(Phase::Modern(next.clone()));
+    if let Ok(mut slot) = shared.core.protocol_version.write() {
+        slot.clone_from(&next);
+    }
+    if let Ok(mut slot) = shared.init.write() {
+        if let Some(init) = slot.as_mut() {
+            Arc::make_mut(init).protocol_version.clone_from(&next);
+        }
+    }
+    if let Some(key) = key {
+        remember_verdict(key, ProtocolMode::Pinned(next));
+    }
+    true
 }
 
 /// The version to speak with a server that answered `server/discover`.

@@ -5,7 +5,8 @@
 //! stateless era (2026-07-28) has no handshake: every request carries its own `_meta`, and the
 //! server is asked what it speaks with `server/discover`. [`ProtocolMode::Auto`] probes with
 //! `server/discover` and falls back to `initialize` (see [`discover`](super::discover)); the
-//! verdict is remembered per server (command line, or URL) for the life of the process.
+//! verdict is remembered per server (command line, or URL) for the life of the process, as a
+//! hint: a server that contradicts it has it forgotten (see [`discover`](super::discover)).
 //!
 //! Where the stateless era lives: [`EraState`] is the connection's era, shared with
 //! [`EraTransport`](super::era_transport), the wrapper every message passes on its way out,
@@ -219,6 +220,9 @@ pub(crate) struct EraState {
     pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
+    /// The server's key in the verdict cache, set when the era was chosen by
+    /// [`ProtocolMode::Auto`]: a verdict the server later contradicts is forgotten there.
+    pub(crate) verdict_key: OnceLock<String>,
 }
 
 impl EraState {
@@ -228,6 +232,7 @@ impl EraState {
             http,
             tool_headers: Mutex::new(HashMap::new()),
             identity: Identity::new(options),
+            verdict_key: OnceLock::new(),
         }
     }
 
@@ -280,6 +285,13 @@ pub(crate) fn remember_verdict(server: &str, verdict: ProtocolMode) {
     }
     log::debug!("era verdict for {server}: {}", verdict.as_str());
     cache.insert(server.to_owned(), verdict);
+}
+
+/// Forgets the verdict for `server`, so that its next connection probes again.
+pub(crate) fn forget_verdict(server: &str) {
+    if lock(verdicts()).remove(server).is_some() {
+        log::debug!("era verdict for {server} forgotten");
+    }
 }
 
 #[cfg(test)]

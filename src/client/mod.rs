@@ -127,6 +127,11 @@ impl Client {
                     options = options.with_protocol_mode(ProtocolMode::Legacy);
                     continue;
                 }
+                Ok(discover::Established::Again) => {
+                    // The cached verdict was wrong and is forgotten: the next round probes.
+                    client.close();
+                    continue;
+                }
                 Err(err) => err,
             };
             client.close();

@@ -140,6 +140,11 @@ fn call_round(
             );
             call_round(shared, spec, round.params, options, false)
         }
+        // The server was upgraded or replaced and speaks another stateless version now; it
+        // refused the request before acting on it, so sending it again is safe.
+        Err(error) if may_relist && super::discover::switch_version(shared, &error) => {
+            call_round(shared, spec, round.params, options, false)
+        }
         Err(error) if may_relist && spec.method == "tools/call" && shared.era.http => {
             let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {

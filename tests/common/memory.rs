@@ -64,11 +64,19 @@ pub struct FakeServer {
     pub init_result: Arc<Mutex<Value>>,
     /// How long the transport takes to hand a request over (like HTTP waiting on credentials).
     pub send_delay: Arc<Mutex<Duration>>,
+    /// What `describe` says: the server's key in the client's cache of era verdicts.
+    name: Arc<str>,
 }
 
 impl FakeServer {
     pub fn new() -> FakeServer {
+        FakeServer::named("memory")
+    }
+
+    /// A fake server that describes itself as `name` (its own entry in the verdict cache).
+    pub fn named(name: &str) -> FakeServer {
         let server = FakeServer {
+            name: name.into(),
             handlers: Arc::default(),
             received: Arc::default(),
             send_delay: Arc::default(),
@@ -147,7 +155,7 @@ impl Connect for FakeServer {
     }
 
     fn describe(&self) -> String {
-        "memory".into()
+        self.name.to_string()
     }
 }
 
