@@ -284,6 +284,11 @@ fn store(
     );
 }
 
+/// Drops everything: the notifications that would have said what changed may be lost.
+pub(crate) fn clear(cache: &Cache) {
+    lock(&cache.entries).clear();
+}
+
 fn drop_method(cache: &Cache, method: &str) {
     lock(&cache.entries).retain(|_, e| e.method != method);
 }

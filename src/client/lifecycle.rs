@@ -74,6 +74,12 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
     }
     shared.transport.session_event(SessionEvent::Reset);
     initialize(shared)?;
+    // What the old session's notifications would have said since it ended is lost.
+    super::listen::route::gap(
+        &shared.listens,
+        &shared.cache,
+        "the server ended the session and a new one began",
+    );
     let subscriptions = lock(&shared.subscriptions).clone();
     for uri in subscriptions {
         let options = RequestOptions::default();

@@ -169,6 +169,10 @@ impl Core {
                     self.finish(n, Err(error));
                 }
             }
+            Inbound::Gap(reason) => {
+                log::debug!("notifications may have been lost: {reason}");
+                super::listen::route::gap(&self.listens, &self.cache, &reason);
+            }
             Inbound::Closed(closed) => {
                 self.close_all(closed);
                 return false;

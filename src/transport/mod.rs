@@ -266,6 +266,7 @@ impl Connect for Box<dyn Connect> {
 ///
 /// See the example in the [`transport`](crate::transport) module.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Inbound {
     /// One message from the server.
     Message(Message),
@@ -275,6 +276,11 @@ pub enum Inbound {
     /// A request the transport sent can never get its response (for example an HTTP stream
     /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
     Failed(RequestId, Error),
+    /// Messages that belong to no request may have been lost, though the connection goes
+    /// on: a stream of server-initiated messages broke and was opened again, and the server
+    /// may not have replayed what it sent in between. The layer above should treat anything
+    /// it learnt from such messages as stale. The text says why.
+    Gap(String),
     /// The connection ended; nothing more will arrive.
     Closed(Arc<Closed>),
 }
@@ -397,6 +403,14 @@ impl Inbox {
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
         (self.sink)(Inbound::Failed(id, error))
+    }
+
+    /// Reports that messages belonging to no request may have been lost (see
+    /// [`Inbound::Gap`]).
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn gap(&self, reason: impl Into<String>) {
+        (self.sink)(Inbound::Gap(reason.into()));
     }
 
     /// Reports the end of the connection.

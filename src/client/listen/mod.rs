@@ -45,8 +45,9 @@ const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 pub enum SubscriptionEvent {
     /// A notification the subscription asked for.
     Notification(ServerNotification),
-    /// The subscription was opened again after its stream broke; notifications may have been
-    /// missed in between, so re-list what matters.
+    /// Notifications may have been missed, so re-list what matters: the subscription's
+    /// stream broke and was opened again (stateless era), or the connection's stream of
+    /// server messages was reopened or a new session began (handshake era).
     Resubscribed {
         /// Why it had to be opened again.
         reason: String,

@@ -14,7 +14,7 @@ use crate::types::{
 use super::super::cache::Cache;
 use super::super::options::lock;
 use super::state::{Item, Registry};
-use super::SubscriptionEnd;
+use super::{SubscriptionEnd, SubscriptionEvent};
 
 /// Takes what belongs to a subscription; returns the notification when it is for the shared
 /// queue too (untagged list changes and resource updates are both: the handshake era has no
@@ -118,6 +118,19 @@ pub(crate) fn finish(registry: &Registry, id: i64, result: Result<Value>) -> Opt
         }
     }
     None
+}
+
+/// After notifications may have been lost (a server-initiated stream was reopened, a new
+/// session began): nothing cached can be trusted, and every handshake-era subscription, fed
+/// from that stream, hears of the gap (stateless-era subscriptions have streams of their own,
+/// whose breaks they report themselves).
+pub(crate) fn gap(registry: &Registry, cache: &Cache, reason: &str) {
+    super::super::cache::clear(cache);
+    for sub in registry.snapshot().into_iter().filter(|s| !s.modern) {
+        sub.push(Item::Event(SubscriptionEvent::Resubscribed {
+            reason: reason.to_owned(),
+        }));
+    }
 }
 
 /// Ends every subscription of a closed connection.

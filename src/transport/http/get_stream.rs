@@ -61,6 +61,8 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let mut state = StreamState::default();
     let mut attempt = 0;
     let mut was_open = false;
+    // Why the stream last dropped, until it is open again.
+    let mut dropped: Option<String> = None;
     loop {
         if stop.is_stopped() || shared.is_closed() {
             return;
@@ -71,6 +73,17 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
             Opened::Stream(response) => {
                 log::debug!("GET stream open");
                 was_open = true;
+                if let Some(why) = dropped.take() {
+                    // Even a stream resumed with `Last-Event-ID` may have skipped what was
+                    // sent meanwhile: servers may replay, and need not.
+                    let resumed = match &state.last_event_id {
+                        Some(id) => format!("resumed after event {id}"),
+                        None => "without resumption".to_owned(),
+                    };
+                    shared.inbox.gap(format!(
+                        "the GET stream dropped ({why}) and was opened again, {resumed}"
+                    ));
+                }
                 let max = shared.wire.config.max_event_size;
                 streams::pump(response, max, true, stop, &mut state, WHAT, |event| {
                     deliver_event(&shared.inbox, Some(&shared.streams), &event, None);
@@ -104,6 +117,9 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
             End::Failed(e) => e.to_string(),
         };
         log::debug!("GET stream dropped: {why}");
+        if was_open && dropped.is_none() {
+            dropped = Some(why.clone());
+        }
         if state.events > 0 {
             attempt = 0;
         }
