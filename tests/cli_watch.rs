@@ -50,19 +50,7 @@ fn watch_with(
     arguments: Value,
     args: &[&str],
 ) -> Output {
-    let call = json!({
-        "jsonrpc": "2.0",
-        "id": "injected",
-        "method": "tools/call",
-        "params": {
-            "name": tool,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    });
+    let call = injected_call(tool, arguments);
     let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
     let mut line = vec![
         "sh".to_owned(),
@@ -92,6 +80,24 @@ fn watch_with(
     ];
     all.extend_from_slice(args);
     cli(&all)
+}
+
+/// The `tools/call` line the wrapper injects (its `_meta` is what the stateless demo needs,
+/// and the handshake-era demo ignores).
+fn injected_call(tool: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": "injected",
+        "method": "tools/call",
+        "params": {
+            "name": tool,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    })
 }
 
 fn lines(output: &Output) -> Vec<String> {
@@ -229,4 +235,72 @@ fn watch_is_in_the_help_and_checks_its_options() {
     }
     let out = cli(&["--stdio", "demo", "--for", "0", "watch"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// Without `--server`, `watch` follows every server of the configuration, each line naming
+/// its server; one server's end is its own last line while the others go on.
+#[test]
+fn watch_follows_every_server_of_a_configuration() {
+    let demo = demo::demo_binary();
+    let server = |modern: bool, tool: &str, arguments: Value| {
+        let mut args = vec![json!("-c"), json!(WRAPPER), json!(demo), json!("--server")];
+        if modern {
+            args.push(json!("--modern"));
+        }
+        json!({
+            "command": "sh",
+            "args": args,
+            "env": {"UMCP_CALL": injected_call(tool, arguments).to_string(), "UMCP_AFTER": "0"},
+            "protocol": if modern { "modern" } else { "legacy" },
+        })
+    };
+    let config = json!({"mcpServers": {
+        "old": server(false, "list_changed", json!({"what": "tools"})),
+        "new": server(true, "list_changed", json!({"what": "prompts"})),
+        "ends": server(true, "end_subscriptions", json!({})),
+    }});
+    let path = std::env::temp_dir().join(format!("umcp-watch-all-{}.json", std::process::id()));
+    std::fs::write(&path, config.to_string()).expect("config file");
+    let file = path.to_string_lossy().into_owned();
+
+    let out = cli(&["--config", &file, "watch", "--for", "3"]);
+    succeeded(&out);
+    let text = lines(&out);
+    let count = |line: &str| text.iter().filter(|l| *l == line).count();
+    assert!(
+        count("old: notifications/tools/list_changed") >= 2,
+        "{text:?}"
+    );
+    assert!(
+        count("new: notifications/prompts/list_changed") >= 2,
+        "{text:?}"
+    );
+    assert_eq!(
+        count("ends: subscription ended: the server ended it"),
+        1,
+        "{text:?}"
+    );
+    assert_eq!(
+        text.len(),
+        count("old: notifications/tools/list_changed")
+            + count("new: notifications/prompts/list_changed")
+            + 1,
+        "{text:?}"
+    );
+
+    let out = cli(&["--config", &file, "--json", "watch", "--for", "3"]);
+    succeeded(&out);
+    let events: Vec<Value> = lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    for server in ["old", "new"] {
+        assert!(
+            events.iter().filter(|e| e["server"] == server).count() >= 2,
+            "{events:?}"
+        );
+    }
+    let ended = json!({"server": "ends", "event": "ended", "reason": "the server ended it"});
+    assert!(events.contains(&ended), "{events:?}");
+    let _ = std::fs::remove_file(&path);
 }

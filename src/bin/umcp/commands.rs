@@ -7,7 +7,7 @@ use umcp::types::{
     CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
     Tool,
 };
-use umcp::{Client, Manager, RequestOptions, SubscriptionEnd};
+use umcp::{Client, Manager, RequestOptions};
 
 use crate::args::usage;
 use crate::interact::Progress;
@@ -123,7 +123,7 @@ impl Target<'_> {
             }
             ("info", _) => self.info(),
             ("ping", _) => return self.ping(),
-            ("watch", _) => return self.watch(),
+            ("watch", _) => return crate::watch::run(self),
             _ => return Err(usage("bad command")),
         }
         Ok(())
@@ -219,64 +219,14 @@ impl Target<'_> {
         }
     }
 
-    /// Prints the one server's notifications as they arrive, until `--for` runs out or the
-    /// subscription ends. The client's own subscription rather than the manager's: the
-    /// command line never reconnects (no restart to survive), and the client's handle tells
-    /// how the subscription ended, which becomes the last line and the exit code.
-    fn watch(&self) -> Result<(), Exit> {
-        let (wanted, limit) = &self.watch;
-        let filter = match wanted.is_empty() {
-            true => SubscriptionFilter::all_lists(),
-            false => wanted.clone(),
-        };
-        let sub = self
-            .client()?
-            .listen(filter.clone())
-            .map_err(|e| self.failed(e))?;
-        let granted = sub.acknowledged();
-        if granted.is_empty() {
-            warn("umcp: the server offers none of these notifications");
-        } else if granted != filter {
-            let granted = serde_json::to_string(&granted).unwrap_or_default();
-            warn(&format!("umcp: the server offers only {granted}"));
-        }
-        let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
-        let mut stdout = std::io::stdout();
-        let written = sub.write_events(&mut stdout, self.out.json, deadline, &|| false);
-        // A write error means the reader went away (`umcp watch | head -1`): nothing to add.
-        let Ok((_, Some(end))) = written else {
-            return Ok(());
-        };
-        let (reason, code) = match end {
-            SubscriptionEnd::Completed => ("the server ended it".to_owned(), 0),
-            SubscriptionEnd::CancelledByServer { reason } => (
-                format!("the server cancelled it: {}", reason.unwrap_or_default()),
-                0,
-            ),
-            SubscriptionEnd::ConnectionLost { reason } => {
-                (format!("the connection was lost: {reason}"), 3)
-            }
-            SubscriptionEnd::Failed { reason } => (format!("it failed: {reason}"), 1),
-            _ => return Ok(()),
-        };
-        match self.out.json {
-            true => say(&json!({"event": "ended", "reason": reason}).to_string()),
-            false => say(&format!("subscription ended: {reason}")),
-        }
-        match code {
-            0 => Ok(()),
-            code => Err(Exit(code, String::new())),
-        }
-    }
-
     /// The one server's client (commands that need one server are checked before).
-    fn client(&self) -> Result<std::sync::Arc<Client>, Exit> {
+    pub fn client(&self) -> Result<std::sync::Arc<Client>, Exit> {
         let server = self.single.as_deref().unwrap_or_default();
         self.manager.client(server).map_err(|e| self.failed(e))
     }
 
     /// The clients of every connected server, by name.
-    fn clients(&self) -> Vec<(String, std::sync::Arc<Client>)> {
+    pub fn clients(&self) -> Vec<(String, std::sync::Arc<Client>)> {
         self.manager
             .statuses()
             .into_iter()
@@ -286,7 +236,7 @@ impl Target<'_> {
     }
 
     /// An unknown name may belong to a server that did not connect: that is exit code 3.
-    fn failed(&self, error: umcp::Error) -> Exit {
+    pub fn failed(&self, error: umcp::Error) -> Exit {
         match error {
             umcp::Error::Config(_) if !self.all_connected => Exit(3, error.to_string()),
             other => Exit(1, other.to_string()),

@@ -27,6 +27,7 @@ mod oauth;
 mod output;
 mod servers;
 mod spec;
+mod watch;
 
 use args::usage;
 use commands::Target;

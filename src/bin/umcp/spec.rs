@@ -226,14 +226,15 @@ pub const COMMANDS: &[Cmd] = &[
         name: "watch",
         args: "",
         arity: (0, 0),
-        help: "print the server's notifications as they arrive",
+        help: "print the servers' notifications as they arrive",
         details: "Follows the lists and resources named by --tools, --prompts, --resources and \
                   --resource URI (without any: every list), in either protocol era: one line \
                   per notification, or one JSON object per line with --json. Runs until \
                   interrupted (Ctrl-C ends the program) or for --for SECS. When the server \
-                  ends the subscription, a last line says so; a lost connection is exit \
-                  code 3.",
-        one_server: true,
+                  ends a subscription, a last line says so; a lost connection is exit \
+                  code 3. With several servers each line starts with the server's name \
+                  (a \"server\" member with --json).",
+        one_server: false,
     },
     Cmd {
         name: "completions",

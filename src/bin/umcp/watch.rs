@@ -1,0 +1,208 @@
+//! `umcp watch`: the notifications of one server, or of every connected server, as they
+//! arrive.
+//!
+//! Each server is followed through its client's own subscription rather than the manager's:
+//! the command line never reconnects (no restart to survive), and the client's handle tells
+//! how the subscription ended, which becomes that server's last line and the exit code.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use umcp::types::SubscriptionFilter;
+use umcp::{Client, Subscription, SubscriptionEnd, SubscriptionEvent};
+
+use crate::commands::Target;
+use crate::output::warn;
+use crate::Exit;
+
+/// How often a follower looks at the deadline and at whether another one stopped.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Follows the target's server (or every connected one) until `--for` runs out or every
+/// subscription has ended. With several servers each line names its server (`name: …` in
+/// text, a `"server"` member in JSON). The exit code is the worst end: 3 if a connection was
+/// lost, 1 if a subscription failed, else 0.
+pub fn run(target: &Target<'_>) -> Result<(), Exit> {
+    let (wanted, limit) = &target.watch;
+    let filter = match wanted.is_empty() {
+        true => SubscriptionFilter::all_lists(),
+        false => wanted.clone(),
+    };
+    let clients: Vec<(Option<String>, Arc<Client>)> = match &target.single {
+        Some(_) => vec![(None, target.client()?)],
+        None => target
+            .clients()
+            .into_iter()
+            .map(|(name, client)| (Some(name), client))
+            .collect(),
+    };
+    if clients.is_empty() {
+        return Err(Exit(3, "umcp: no server is connected".into()));
+    }
+    let mut followed = Vec::new();
+    let mut worst = 0;
+    for (name, client) in clients {
+        let prefix = name
+            .as_deref()
+            .map(|n| format!("{n}: "))
+            .unwrap_or_default();
+        match client.listen(filter.clone()) {
+            Ok(sub) => {
+                check_granted(&sub, &filter, &prefix);
+                followed.push((name, sub));
+            }
+            // One server alone: its refusal is the command's; among several, the others go on.
+            Err(e) if target.single.is_some() => return Err(target.failed(e)),
+            Err(e) => {
+                warn(&format!("umcp: {prefix}{e}"));
+                worst = worst.max(target.failed(e).0);
+            }
+        }
+    }
+    if followed.is_empty() {
+        return Err(Exit(worst.max(1), String::new()));
+    }
+    let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
+    let json = target.out.json;
+    let out = Mutex::new(std::io::stdout());
+    let stop = AtomicBool::new(false);
+    let codes: Vec<u8> = thread::scope(|scope| {
+        let followers: Vec<_> = followed
+            .iter()
+            .map(|(name, sub)| {
+                let follower = Follower {
+                    name: name.as_deref(),
+                    json,
+                    out: &out,
+                    stop: &stop,
+                };
+                thread::Builder::new()
+                    .name("umcp-watch".into())
+                    .spawn_scoped(scope, move || follower.follow(sub, deadline))
+            })
+            .collect();
+        followers
+            .into_iter()
+            .map(|f| match f {
+                Ok(f) => f.join().unwrap_or(1),
+                Err(e) => {
+                    warn(&format!("umcp: could not follow a server: {e}"));
+                    1
+                }
+            })
+            .collect()
+    });
+    match codes.into_iter().fold(worst, u8::max) {
+        0 => Ok(()),
+        code => Err(Exit(code, String::new())),
+    }
+}
+
+/// Says on stderr when the server grants less than was asked.
+fn check_granted(sub: &Subscription, filter: &SubscriptionFilter, prefix: &str) {
+    let granted = sub.acknowledged();
+    if granted.is_empty() {
+        warn(&format!(
+            "umcp: {prefix}the server offers none of these notifications"
+        ));
+    } else if granted != *filter {
+        let granted = serde_json::to_string(&granted).unwrap_or_default();
+        warn(&format!("umcp: {prefix}the server offers only {granted}"));
+    }
+}
+
+/// One subscription's printer.
+struct Follower<'a> {
+    /// The server's name, when several are followed.
+    name: Option<&'a str>,
+    json: bool,
+    out: &'a Mutex<std::io::Stdout>,
+    /// Set when stdout is gone (`umcp watch | head -1`): every follower stops.
+    stop: &'a AtomicBool,
+}
+
+impl Follower<'_> {
+    /// Prints events until the deadline, the end of the subscription, or a stop; returns
+    /// this subscription's exit code.
+    fn follow(&self, sub: &Subscription, deadline: Option<Instant>) -> u8 {
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return 0;
+            }
+            let now = Instant::now();
+            let wait = match deadline {
+                Some(deadline) if deadline <= now => return 0,
+                Some(deadline) => (deadline - now).min(TICK),
+                None => TICK,
+            };
+            match sub.recv_timeout(wait) {
+                Some(event) => self.print_event(&event),
+                None => {
+                    if let Some(end) = sub.ended() {
+                        return self.print_end(end);
+                    }
+                }
+            }
+        }
+    }
+
+    fn print_event(&self, event: &SubscriptionEvent) {
+        let line = match (self.json, self.name) {
+            (true, name) => with_server(event.to_json(), name).to_string(),
+            (false, Some(name)) => format!("{name}: {}", event.to_text()),
+            (false, None) => event.to_text(),
+        };
+        self.print(&line);
+    }
+
+    /// Prints how the subscription ended and returns its exit code.
+    fn print_end(&self, end: SubscriptionEnd) -> u8 {
+        let (reason, code) = match end {
+            SubscriptionEnd::Completed => ("the server ended it".to_owned(), 0),
+            SubscriptionEnd::CancelledByServer { reason } => (
+                format!("the server cancelled it: {}", reason.unwrap_or_default()),
+                0,
+            ),
+            SubscriptionEnd::ConnectionLost { reason } => {
+                (format!("the connection was lost: {reason}"), 3)
+            }
+            SubscriptionEnd::Failed { reason } => (format!("it failed: {reason}"), 1),
+            _ => return 0,
+        };
+        let line = match (self.json, self.name) {
+            (true, name) => {
+                with_server(json!({"event": "ended", "reason": reason}), name).to_string()
+            }
+            (false, Some(name)) => format!("{name}: subscription ended: {reason}"),
+            (false, None) => format!("subscription ended: {reason}"),
+        };
+        self.print(&line);
+        code
+    }
+
+    /// Writes one whole line (the lock keeps lines of different servers apart).
+    fn print(&self, line: &str) {
+        let out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = out.lock();
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// `value` with a `"server"` member first, when a name is given.
+fn with_server(value: Value, name: Option<&str>) -> Value {
+    match (value, name) {
+        (Value::Object(members), Some(name)) => {
+            let mut object = serde_json::Map::new();
+            object.insert("server".into(), json!(name));
+            object.extend(members);
+            Value::Object(object)
+        }
+        (value, _) => value,
+    }
+}
