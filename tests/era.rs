@@ -13,6 +13,14 @@ use umcp::jsonrpc::ErrorObject;
 use umcp::types::{ElicitRequestParams, ElicitResult, InputRequiredResult};
 use umcp::{Client, Era, Error, Options, ProtocolMode, RequestOptions, StdioConfig};
 
+/// How many lines the file at `path` has (none when it does not exist).
+fn lines_in(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
 fn modern_demo() -> StdioConfig {
     StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
         .args(["--server", "--modern"])
@@ -208,12 +216,7 @@ fn the_verdict_is_remembered_so_the_next_connect_skips_the_probe() {
         demo::demo_binary().display()
     );
     let server = StdioConfig::new("sh").args(["-c", &script]);
-    let count = || {
-        std::fs::read_to_string(&starts)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
+    let count = || lines_in(&starts);
     let first = Client::connect(server.clone()).expect("first connect");
     assert_eq!(first.era(), Era::Legacy);
     first.close();
@@ -279,12 +282,7 @@ fn a_server_that_changes_era_between_connections_is_followed() {
         mode.display()
     );
     let server = StdioConfig::new("sh").args(["-c", &script]);
-    let count = || {
-        std::fs::read_to_string(&starts)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
+    let count = || lines_in(&starts);
     let connect = |flags: &str| {
         std::fs::write(&mode, flags).expect("mode file");
         let client = Client::connect(server.clone()).expect("connect");
