@@ -172,3 +172,105 @@ fn the_stateless_era_keeps_no_session_opens_no_stream_and_never_resumes() {
         );
     }
 }
+
+/// A server behind one URL that changes era between connections (upgraded, then rolled
+/// back): the remembered verdict is only a hint, and each connection speaks what the server
+/// speaks now.
+#[test]
+fn a_url_whose_server_changes_era_is_followed() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let modern = Arc::new(AtomicBool::new(false));
+    let now_modern = Arc::clone(&modern);
+    let server = http_server::serve(move |seen, reply| {
+        let body = seen.json();
+        let id = body["id"].clone();
+        let answer = |result: serde_json::Value| {
+            json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+        };
+        let refuse = |code: i64, message: &str| {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+                .to_string()
+        };
+        let session = [("Mcp-Session-Id", "s-1")];
+        match (
+            seen.method.as_str(),
+            seen.rpc_method().as_deref(),
+            now_modern.load(Ordering::SeqCst),
+        ) {
+            // The stateless server: no initialize, which lacks its headers.
+            ("POST", Some("initialize"), true) => {
+                reply.json(400, &[], &refuse(-32020, "MCP-Protocol-Version required"))
+            }
+            ("POST", Some("server/discover"), true) => {
+                let result = json!({"supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}}, "resultType": "complete"});
+                reply.json(200, &[], &answer(result));
+            }
+            ("POST", Some("tools/list"), true) => {
+                let result = json!({"tools": [], "resultType": "complete"});
+                reply.json(200, &[], &answer(result));
+            }
+            // The handshake-era server, as TypeScript SDK 1.x servers answer the probe.
+            ("POST", Some("server/discover"), false) => reply.json(
+                400,
+                &[],
+                &refuse(-32000, "Bad Request: Server not initialized"),
+            ),
+            ("POST", Some("initialize"), false) => {
+                let result = json!({"protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "changing", "version": "1"}});
+                reply.json(200, &session, &answer(result));
+            }
+            ("POST", Some("tools/list"), false) => {
+                reply.json(200, &session, &answer(json!({"tools": []})));
+            }
+            ("POST", _, _) => reply.status(202, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let methods = || -> Vec<String> {
+        let mut seen = Vec::new();
+        while let Some(request) = server.next_within(Duration::from_millis(300)) {
+            seen.extend(request.rpc_method());
+        }
+        seen
+    };
+    let connect = |modern_now: bool| {
+        modern.store(modern_now, Ordering::SeqCst);
+        let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+        assert!(client.list_all_tools().expect("tools/list").is_empty());
+        let era = client.era();
+        client.close();
+        era
+    };
+    assert_eq!(connect(false), Era::Legacy);
+    assert_eq!(
+        methods(),
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/list"
+        ]
+    );
+    assert_eq!(connect(true), Era::Modern);
+    assert_eq!(
+        methods(),
+        ["initialize", "server/discover", "tools/list"],
+        "the remembered handshake was refused, then the server probed"
+    );
+    assert_eq!(connect(false), Era::Legacy);
+    assert_eq!(
+        methods(),
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/list"
+        ],
+        "the remembered stateless verdict fell back as Auto does"
+    );
+}
