@@ -14,6 +14,7 @@ use crate::client::ProtocolMode;
 use crate::transport::EnvPolicy;
 
 mod connect;
+mod entry;
 mod oauth;
 mod parse;
 mod vars;

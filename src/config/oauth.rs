@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::parse::{kind, Entry};
+use super::entry::{kind, Entry};
 use super::ServerConfigError;
 
 /// How a configured HTTP server is authorized with OAuth 2.1, as far as a configuration file

@@ -2,11 +2,10 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::vars::{expand, VarError};
+use super::entry::{entry_error, kind, Entry};
 use super::{HttpKind, ServerConfig, ServerTransport};
 use crate::client::ProtocolMode;
 use crate::error::{Error, Result};
@@ -190,136 +189,6 @@ impl fmt::Display for ServerConfigError {
 
 impl std::error::Error for ServerConfigError {}
 
-fn entry_error(server: &str, field: Option<&str>, message: String) -> ServerConfigError {
-    ServerConfigError {
-        server: server.to_owned(),
-        field: field.map(str::to_owned),
-        message,
-    }
-}
-
-/// Reads the fields of one entry (or of an object inside it), expanding variables as it goes.
-pub(super) struct Entry<'a> {
-    name: &'a str,
-    pub(super) object: &'a Map<String, Value>,
-    lookup: &'a dyn Fn(&str) -> Option<String>,
-    /// Disabled entries keep unexpandable strings as written instead of failing.
-    pub(super) lenient: bool,
-    /// What field names are prefixed with in messages, e.g. `oauth.` inside `oauth`.
-    prefix: &'a str,
-}
-
-impl<'a> Entry<'a> {
-    /// A reader of the object `object` inside this entry, whose fields are named
-    /// `prefix` + key in messages.
-    pub(super) fn nested(&self, object: &'a Map<String, Value>, prefix: &'a str) -> Entry<'a> {
-        Entry {
-            name: self.name,
-            object,
-            lookup: self.lookup,
-            lenient: self.lenient,
-            prefix,
-        }
-    }
-
-    pub(super) fn error(&self, field: &str, message: impl Into<String>) -> ServerConfigError {
-        let field = format!("{}{field}", self.prefix);
-        entry_error(self.name, Some(&field), message.into())
-    }
-
-    pub(super) fn expand(&self, field: &str, text: &str) -> Result<String, ServerConfigError> {
-        match expand(text, self.lookup) {
-            Ok(value) => Ok(value),
-            Err(VarError::Missing(_)) if self.lenient => Ok(text.to_owned()),
-            Err(err) => Err(self.error(field, err.to_string())),
-        }
-    }
-
-    pub(super) fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => self.expand(key, s).map(Some),
-            Some(other) => Err(self.error(key, format!("must be a string, not {}", kind(other)))),
-        }
-    }
-
-    pub(super) fn bool(&self, key: &str) -> Result<Option<bool>, ServerConfigError> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => {
-                Err(self.error(key, format!("must be true or false, not {}", kind(other))))
-            }
-        }
-    }
-
-    fn millis(&self, key: &str) -> Result<Option<Duration>, ServerConfigError> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => value
-                .as_u64()
-                .map(|ms| Some(Duration::from_millis(ms)))
-                .ok_or_else(|| {
-                    self.error(
-                        key,
-                        format!(
-                            "must be a whole number of milliseconds, not {}",
-                            kind(value)
-                        ),
-                    )
-                }),
-        }
-    }
-
-    pub(super) fn list(&self, key: &str) -> Result<Vec<String>, ServerConfigError> {
-        let items = match self.object.get(key) {
-            None | Some(Value::Null) => return Ok(Vec::new()),
-            Some(Value::Array(items)) => items,
-            Some(other) => {
-                return Err(self.error(
-                    key,
-                    format!("must be an array of strings, not {}", kind(other)),
-                ))
-            }
-        };
-        let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let field = format!("{key}[{i}]");
-            match item {
-                Value::String(s) => out.push(self.expand(&field, s)?),
-                other => {
-                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    fn map(&self, key: &str) -> Result<Vec<(String, String)>, ServerConfigError> {
-        let entries = match self.object.get(key) {
-            None | Some(Value::Null) => return Ok(Vec::new()),
-            Some(Value::Object(entries)) => entries,
-            Some(other) => {
-                return Err(self.error(
-                    key,
-                    format!("must be an object of strings, not {}", kind(other)),
-                ))
-            }
-        };
-        let mut out = Vec::with_capacity(entries.len());
-        for (name, value) in entries {
-            let field = format!("{key}.{name}");
-            match value {
-                Value::String(s) => out.push((name.clone(), self.expand(&field, s)?)),
-                other => {
-                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
 fn parse_server(
     name: &str,
     value: &Value,
@@ -335,13 +204,7 @@ fn parse_server(
             format!("must be an object, not {}", kind(value)),
         )
     })?;
-    let mut entry = Entry {
-        name,
-        object,
-        lookup,
-        lenient: false,
-        prefix: "",
-    };
+    let mut entry = Entry::new(name, object, lookup);
     let disabled =
         entry.bool("disabled")?.unwrap_or(false) || entry.bool("enabled")? == Some(false);
     entry.lenient = disabled;
@@ -429,16 +292,4 @@ fn http(entry: &Entry<'_>, kind: HttpKind) -> Result<ServerTransport, ServerConf
         kind,
         oauth: super::oauth::parse(entry)?,
     })
-}
-
-/// How a JSON value is described in messages.
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -16,23 +16,22 @@
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use crate::error::{Error, Result};
+use crate::types::{ServerNotification, SubscriptionFilter};
 
-use crate::error::{Error, Result, TimeoutKind};
-use crate::jsonrpc::{Message, Notification, Request, RequestId};
-use crate::types::{ServerNotification, SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
-
-use super::options::{lock, RequestOptions};
-use super::session::{CallSpec, Shared};
+use super::options::lock;
+use super::session::Shared;
 use super::{Client, Era};
 
 mod fresh;
+mod open;
 pub(crate) mod route;
 pub(crate) mod state;
 mod watch;
 
 pub use fresh::FreshTools;
-use state::{Item, Settled, Sub};
+use open::{cancel, legacy_call, open_legacy, open_modern};
+use state::{Item, Sub};
 
 /// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
@@ -169,113 +168,6 @@ pub(crate) fn open(shared: &Arc<Shared>, filter: SubscriptionFilter) -> Result<S
         shared: Arc::downgrade(shared),
         sub,
     })
-}
-
-/// Sends `subscriptions/listen` and waits for its acknowledgement.
-fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
-    let started = Instant::now();
-    let deadline = started + shared.options.request_timeout;
-    let id = shared.next_request_id();
-    {
-        let mut status = lock(&sub.status);
-        status.id = Some(id);
-        status.acknowledged = None;
-    }
-    // Registered before sending, so an early acknowledgement finds it.
-    shared.listens.insert(sub);
-    let params = json!({ "notifications": sub.requested });
-    let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
-    log::debug!("opening subscription {id}");
-    if let Err(err) = shared.transport.send(&request, deadline) {
-        shared.listens.remove(sub);
-        return Err(err);
-    }
-    match sub.wait_settled(deadline) {
-        Settled::Acknowledged => Ok(()),
-        Settled::Refused(err) => Err(err),
-        Settled::Ended(end) => Err(Error::Protocol(format!(
-            "subscription {id} ended before it was acknowledged: {end:?}"
-        ))),
-        Settled::TimedOut => {
-            shared.listens.remove(sub);
-            cancel(shared, id, "not acknowledged in time");
-            Err(Error::Timeout {
-                method: SUBSCRIPTIONS_LISTEN.to_owned(),
-                elapsed: started.elapsed(),
-                kind: TimeoutKind::Request,
-            })
-        }
-    }
-}
-
-/// Serves a subscription with the handshake era's means.
-fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
-    let caps = match shared.init.read() {
-        Ok(init) => init.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    }
-    .map(|init| init.capabilities.clone())
-    .unwrap_or_default();
-    let wanted = &sub.requested;
-    let list_changed = |declared: Option<bool>| declared == Some(true);
-    let mut ack = SubscriptionFilter {
-        tools_list_changed: wanted.tools_list_changed
-            && list_changed(caps.tools.as_ref().and_then(|t| t.list_changed)),
-        prompts_list_changed: wanted.prompts_list_changed
-            && list_changed(caps.prompts.as_ref().and_then(|p| p.list_changed)),
-        resources_list_changed: wanted.resources_list_changed
-            && list_changed(caps.resources.as_ref().and_then(|r| r.list_changed)),
-        resource_subscriptions: Vec::new(),
-    };
-    let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
-    if can_subscribe {
-        for uri in &wanted.resource_subscriptions {
-            match legacy_call(shared, "resources/subscribe", uri) {
-                Ok(()) => {
-                    let mut uris = lock(&shared.subscriptions);
-                    if !uris.contains(uri) {
-                        uris.push(uri.clone());
-                    }
-                    ack.resource_subscriptions.push(uri.clone());
-                }
-                Err(err) => log::debug!(
-                    "resources/subscribe {} failed: {err}",
-                    crate::redact::url(uri)
-                ),
-            }
-        }
-    }
-    sub.acknowledge(ack);
-    shared.listens.insert(sub);
-}
-
-fn legacy_call(shared: &Shared, method: &str, uri: &str) -> Result<()> {
-    let options = RequestOptions::default().with_timeout(CLOSE_DEADLINE);
-    shared
-        .call(CallSpec {
-            method,
-            params: Some(json!({ "uri": uri })),
-            options: &options,
-            handshake: false,
-        })
-        .map(|_| ())
-}
-
-/// Ends listen request `id` on the server: over HTTP by closing its stream, elsewhere with
-/// `notifications/cancelled`.
-fn cancel(shared: &Shared, id: i64, reason: &str) {
-    shared.transport.abandon(&RequestId::from(id));
-    if shared.transport.kind() == "streamable-http" {
-        return;
-    }
-    let params = json!({ "requestId": id, "reason": reason });
-    let message = Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-    if let Err(err) = shared
-        .transport
-        .send(&message, Instant::now() + CLOSE_DEADLINE)
-    {
-        log::debug!("could not cancel subscription {id}: {err}");
-    }
 }
 
 impl Subscription {
