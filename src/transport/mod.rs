@@ -330,6 +330,9 @@ impl Inbox {
     ///     delivered,
     ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == changed
     /// ));
+    /// // A stream of server-initiated messages was reopened; some may be lost:
+    /// inbox.gap("the event stream dropped and was opened again");
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Gap(why)) if why.contains("dropped")));
     /// // A transport whose connection ends says so once:
     /// inbox.closed(Closed { reason: "server exited".into(), ..Closed::default() });
     /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Closed(_))));
