@@ -6,7 +6,9 @@
 //! era; any other JSON-RPC error, an HTTP error whose body is not a stateless error, or
 //! silence until the probe timeout means the handshake era. A stdio server that exits on the
 //! probe (some handshake-era servers do on any first message but `initialize`) is started
-//! again and initialized; the caller sees only a debug line.
+//! again and initialized; the caller sees only a debug line. A verdict remembered from an
+//! earlier connection skips the probe but is never trusted blindly (see [`establish`]), and
+//! -32022 on a later request forgets it ([`switch_version`]).
 
 use std::sync::Arc;
 
