@@ -1,4 +1,4 @@
-//! The one-line summary of a JSON-RPC error's `data` that [`Error::Rpc`]'s message ends with.
+//! The one-line summary of a JSON-RPC error's `data` that [`Error::Rpc`](crate::Error::Rpc)'s message ends with.
 
 use std::fmt;
 
