@@ -243,10 +243,7 @@ pub(crate) fn switch_version(shared: &Shared, error: &Error) -> bool {
         return false;
     };
     log::debug!("the server now wants protocol {next}; switching and sending again");
-    shared.era.set_phase(Phase::Modern(next.clone()));
-    if let Ok(mut slot) = shared.core.protocol_version.write() {
-        slot.clone_from(&next);
-    }
+    speak(shared, &next);
     if let Ok(mut slot) = shared.init.write() {
         if let Some(init) = slot.as_mut() {
             Arc::make_mut(init).protocol_version.clone_from(&next);
@@ -320,7 +317,7 @@ pub(crate) fn modern_error(error: &Error) -> Option<ErrorObject> {
 
 /// Makes the discover result the connection's description, as `initialize` would have.
 fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
-    shared.era.set_phase(Phase::Modern(version.to_owned()));
+    speak(shared, version);
     let server_info = server_info(result.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO)))
         .unwrap_or_else(|| Implementation::new("", ""));
     log::debug!(
@@ -334,14 +331,20 @@ fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
     init.capabilities = result.capabilities;
     init.instructions = result.instructions;
     init.meta = result.meta;
-    if let Ok(mut slot) = shared.core.protocol_version.write() {
-        *slot = version.to_owned();
-    }
     if let Ok(mut slot) = shared.capabilities.write() {
         *slot = capabilities;
     }
     if let Ok(mut slot) = shared.init.write() {
         *slot = Some(Arc::new(init));
+    }
+}
+
+/// Makes `version` the stateless version the connection speaks: in every request's `_meta`
+/// and headers, and in what the client reports.
+fn speak(shared: &Shared, version: &str) {
+    shared.era.set_phase(Phase::Modern(version.to_owned()));
+    if let Ok(mut slot) = shared.core.protocol_version.write() {
+        version.clone_into(&mut slot);
     }
 }
 

@@ -1,9 +1,10 @@
 //! One connection's request engine: ids, deadlines, progress, cancel, and the one function
 //! through which every request is built and sent ([`Shared::call`]).
 //!
-//! A call registers its id with the calling thread's reusable [`Slot`](super::pending::Slot) in the pending table,
-//! sends on its own thread, then parks on the slot until the transport's reading thread puts
-//! the outcome there: one hand-off per response, no channel per call, no thread per call.
+//! A call registers its id with the calling thread's reusable [`Slot`](super::pending::Slot)
+//! in the pending table, sends on its own thread, then parks on the slot until the
+//! transport's reading thread puts the outcome there: one hand-off per response, no channel
+//! per call, no thread per call.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

@@ -7,9 +7,9 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use umcp::types::SubscriptionFilter;
@@ -18,9 +18,6 @@ use umcp::{Client, Subscription, SubscriptionEnd, SubscriptionEvent};
 use crate::commands::Target;
 use crate::output::warn;
 use crate::Exit;
-
-/// How often a follower looks at the deadline and at whether another one stopped.
-const TICK: Duration = Duration::from_millis(200);
 
 /// Follows the target's server (or every connected one) until `--for` runs out or every
 /// subscription has ended. With several servers each line names its server (`name: …` in
@@ -68,7 +65,6 @@ pub fn run(target: &Target<'_>) -> Result<(), Exit> {
     }
     let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
     let json = target.out.json;
-    let out = Mutex::new(std::io::stdout());
     let stop = AtomicBool::new(false);
     let codes: Vec<u8> = thread::scope(|scope| {
         let followers: Vec<_> = followed
@@ -77,7 +73,6 @@ pub fn run(target: &Target<'_>) -> Result<(), Exit> {
                 let follower = Follower {
                     name: name.as_deref(),
                     json,
-                    out: &out,
                     stop: &stop,
                 };
                 thread::Builder::new()
@@ -120,7 +115,6 @@ struct Follower<'a> {
     /// The server's name, when several are followed.
     name: Option<&'a str>,
     json: bool,
-    out: &'a Mutex<std::io::Stdout>,
     /// Set when stdout is gone (`umcp watch | head -1`): every follower stops.
     stop: &'a AtomicBool,
 }
@@ -129,34 +123,30 @@ impl Follower<'_> {
     /// Prints events until the deadline, the end of the subscription, or a stop; returns
     /// this subscription's exit code.
     fn follow(&self, sub: &Subscription, deadline: Option<Instant>) -> u8 {
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                return 0;
-            }
-            let now = Instant::now();
-            let wait = match deadline {
-                Some(deadline) if deadline <= now => return 0,
-                Some(deadline) => (deadline - now).min(TICK),
-                None => TICK,
-            };
-            match sub.recv_timeout(wait) {
-                Some(event) => self.print_event(&event),
-                None => {
-                    if let Some(end) = sub.ended() {
-                        return self.print_end(end);
-                    }
-                }
+        let stopped = || self.stop.load(Ordering::Relaxed);
+        match sub.for_each_event(deadline, &stopped, |event| self.print_event(&event)) {
+            Ok(Some(end)) => self.print_end(end),
+            Ok(None) => 0,
+            // stdout is gone (`umcp watch | head -1`): nothing to add, and every follower stops.
+            Err(_) => {
+                self.stop.store(true, Ordering::Relaxed);
+                0
             }
         }
     }
 
-    fn print_event(&self, event: &SubscriptionEvent) {
-        let line = match (self.json, self.name) {
-            (true, name) => with_server(event.to_json(), name).to_string(),
-            (false, Some(name)) => format!("{name}: {}", event.to_text()),
-            (false, None) => event.to_text(),
-        };
-        self.print(&line);
+    fn print_event(&self, event: &SubscriptionEvent) -> std::io::Result<()> {
+        print(&self.line(event.to_json(), event.to_text()))
+    }
+
+    /// One line of output: `json` with `--json`, else `text`, naming the server when several
+    /// are followed.
+    fn line(&self, json: Value, text: String) -> String {
+        match (self.json, self.name) {
+            (true, name) => with_server(json, name).to_string(),
+            (false, Some(name)) => format!("{name}: {text}"),
+            (false, None) => text,
+        }
     }
 
     /// Prints how the subscription ended and returns its exit code.
@@ -173,25 +163,17 @@ impl Follower<'_> {
             SubscriptionEnd::Failed { reason } => (format!("it failed: {reason}"), 1),
             _ => return 0,
         };
-        let line = match (self.json, self.name) {
-            (true, name) => {
-                with_server(json!({"event": "ended", "reason": reason}), name).to_string()
-            }
-            (false, Some(name)) => format!("{name}: subscription ended: {reason}"),
-            (false, None) => format!("subscription ended: {reason}"),
-        };
-        self.print(&line);
+        let json = json!({"event": "ended", "reason": reason});
+        let _ = print(&self.line(json, format!("subscription ended: {reason}")));
         code
     }
+}
 
-    /// Writes one whole line (the lock keeps lines of different servers apart).
-    fn print(&self, line: &str) {
-        let out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut out = out.lock();
-        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-            self.stop.store(true, Ordering::Relaxed);
-        }
-    }
+/// Writes one whole line and flushes it (stdout's lock keeps lines of different servers
+/// apart).
+fn print(line: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush())
 }
 
 /// `value` with a `"server"` member first, when a name is given.

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 
 use super::{Subscription, SubscriptionEnd, SubscriptionEvent};
 
-/// How often [`Subscription::write_events`] asks its `stop` callback.
+/// How often [`Subscription::for_each_event`] asks its `stop` callback.
 const STOP_CHECK: Duration = Duration::from_millis(200);
 
 impl SubscriptionEvent {
@@ -94,31 +94,68 @@ impl Subscription {
         stop: &dyn Fn() -> bool,
     ) -> Result<(u64, Option<SubscriptionEnd>)> {
         let mut written = 0u64;
+        let end = self
+            .for_each_event(deadline, stop, |event| {
+                let line = if json {
+                    event.to_json().to_string()
+                } else {
+                    event.to_text()
+                };
+                writeln!(out, "{line}").and_then(|()| out.flush())?;
+                written = written.saturating_add(1);
+                Ok::<(), std::io::Error>(())
+            })
+            .map_err(Error::io)?;
+        Ok((written, end))
+    }
+
+    /// Hands each event to `on_event` as it arrives, until `deadline` passes, `stop` returns
+    /// `true` (asked at least every 200 ms), `on_event` fails (its error is returned), or the
+    /// subscription ends. Returns how the subscription ended, if it did.
+    ///
+    /// ```no_run
+    /// use std::time::{Duration, Instant};
+    /// use umcp::types::SubscriptionFilter;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let subscription = client.listen(SubscriptionFilter::new().tools())?;
+    /// let deadline = Instant::now() + Duration::from_secs(60);
+    /// let seen = std::cell::Cell::new(0);
+    /// // Ten events at most, for a minute at most.
+    /// let end = subscription.for_each_event(Some(deadline), &|| seen.get() >= 10, |event| {
+    ///     seen.set(seen.get() + 1);
+    ///     log::info!("{}", event.to_text());
+    ///     Ok::<(), std::convert::Infallible>(())
+    /// });
+    /// log::info!("{} events; ended: {:?}", seen.get(), end);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error `on_event` returns.
+    pub fn for_each_event<E>(
+        &self,
+        deadline: Option<Instant>,
+        stop: &dyn Fn() -> bool,
+        mut on_event: impl FnMut(SubscriptionEvent) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<SubscriptionEnd>, E> {
         loop {
             if stop() {
-                return Ok((written, None));
+                return Ok(None);
             }
             let now = Instant::now();
             let wait = match deadline {
-                Some(deadline) if deadline <= now => return Ok((written, None)),
+                Some(deadline) if deadline <= now => return Ok(None),
                 Some(deadline) => (deadline - now).min(STOP_CHECK),
                 None => STOP_CHECK,
             };
             match self.recv_timeout(wait) {
-                Some(event) => {
-                    let line = if json {
-                        event.to_json().to_string()
-                    } else {
-                        event.to_text()
-                    };
-                    writeln!(out, "{line}")
-                        .and_then(|()| out.flush())
-                        .map_err(Error::io)?;
-                    written = written.saturating_add(1);
-                }
+                Some(event) => on_event(event)?,
                 None => {
                     if let Some(end) = self.ended() {
-                        return Ok((written, Some(end)));
+                        return Ok(Some(end));
                     }
                 }
             }
