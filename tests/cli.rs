@@ -166,6 +166,38 @@ fn tool_errors_exit_4_and_other_errors_1() {
     demo(&["read", "demo://nothing/here"], 1);
 }
 
+#[allow(dead_code)] // Only server-everything is used here.
+#[path = "common/peers.rs"]
+mod peers;
+
+/// A -32042 from a real server (server-everything) shows each page's message and full URL.
+#[test]
+fn pages_a_server_requires_are_shown_in_full() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = format!(
+        "'{}' '{}' stdio",
+        peers::node().display(),
+        peers::server_everything().display()
+    );
+    let page = r#"{"url": "https://example.com/x", "errorPath": true}"#;
+    let out = cli(&["--stdio", &server, "call", "trigger-url-elicitation", page]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"umcp: the server needs you to open a page first:"),
+        "{err}"
+    );
+    assert!(
+        lines.iter().any(|l| l.trim().starts_with("https://")),
+        "{err}"
+    );
+    assert_eq!(lines.last(), Some(&"then run the command again"), "{err}");
+}
+
 #[cfg(feature = "http")]
 #[path = "common/http_server.rs"]
 mod http_server;

@@ -23,8 +23,8 @@ use common::interop::{
 use common::peers;
 use umcp::jsonrpc::ErrorObject;
 use umcp::types::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    LoggingLevel, Root, ServerNotification,
+    CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
+    ElicitResult, LoggingLevel, Root, ServerNotification,
 };
 use umcp::{Client, Era, Options, ProtocolMode, StdioConfig};
 
@@ -314,6 +314,49 @@ fn everything_elicitation() {
         .clone()
         .expect("the handler was called");
     assert_eq!(schema["required"], json!(["name"]), "{schema}");
+}
+
+#[test]
+fn everything_url_elicitation() {
+    if peers::skip_interop() {
+        return;
+    }
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let handler = move |params: ElicitRequestParams| {
+        if let ElicitRequestParams::Url(page) = params {
+            seen.lock().expect("asked").push(page.url);
+            return Ok(ElicitResult::new(ElicitAction::Accept));
+        }
+        Err(handler_error(format!(
+            "expected a URL elicitation, got {params:?}"
+        )))
+    };
+    let client = everything(options().with_elicitation_handler(handler));
+    let notes = client.notifications();
+    wait_for_tool(&client, &notes, "trigger-url-elicitation");
+
+    // The request path: the server asks through `elicitation/create` in URL mode.
+    let page = "https://example.com/umcp-consent";
+    let text = call_text(&client, "trigger-url-elicitation", json!({"url": page}));
+    assert_eq!(*asked.lock().expect("asked"), [page], "{text}");
+    assert!(text.contains("accept"), "{text}");
+
+    // The error path: -32042 names the pages, and the connection stays usable.
+    let error = client
+        .call_tool(
+            "trigger-url-elicitation",
+            json!({"url": page, "errorPath": true}),
+        )
+        .expect_err("-32042");
+    let pages = error
+        .url_elicitations_required()
+        .unwrap_or_else(|| panic!("not a -32042: {error}"));
+    assert_eq!(pages.len(), 1, "{error}");
+    assert!(pages[0].url.starts_with("https://"), "{:?}", pages[0]);
+    assert!(!pages[0].elicitation_id.is_empty(), "{:?}", pages[0]);
+    assert!(!pages[0].message.is_empty(), "{:?}", pages[0]);
+    assert!(call_text(&client, "echo", json!({"message": "still here"})).contains("still here"));
 }
 
 #[test]

@@ -1,12 +1,12 @@
-//! Questions about an [`Error`] that the stateless era's error codes answer: -32020
-//! (`HeaderMismatch`), -32021 (`MissingRequiredClientCapability`), -32022
-//! (`UnsupportedProtocolVersion`), and a missing resource (-32002, or -32602 from 2026-07-28).
+//! Questions about an [`Error`] that MCP's own error codes answer: -32020 (`HeaderMismatch`),
+//! -32021 (`MissingRequiredClientCapability`), -32022 (`UnsupportedProtocolVersion`), -32042
+//! (`URLElicitationRequiredError`), and a missing resource (-32002, or -32602 from 2026-07-28).
 
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Payload};
-use crate::types::UnsupportedProtocolVersionData;
+use crate::types::{ElicitRequestUrlParams, UnsupportedProtocolVersionData};
 
 impl Error {
     /// The JSON-RPC error the server answered with: an [`Error::Rpc`], or the JSON-RPC body
@@ -59,6 +59,46 @@ impl Error {
                 .data
                 .and_then(|d| crate::jsonrpc::decode_value(&d).ok())
                 .unwrap_or_default(),
+        )
+    }
+
+    /// For -32042 `URLElicitationRequiredError` (2025-11-25): the pages the user has to visit
+    /// before the request can succeed. Show each one's message and full URL, let the user
+    /// decide whether to open it, and send the request again afterwards. Entries that are not
+    /// well-formed URL elicitations are left out.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::jsonrpc::{ErrorCode, ErrorObject};
+    ///
+    /// let error = umcp::Error::Rpc(
+    ///     ErrorObject::new(ErrorCode::URL_ELICITATION_REQUIRED, "authorization needed").with_data(
+    ///         json!({ "elicitations": [{
+    ///             "mode": "url",
+    ///             "elicitationId": "e-1",
+    ///             "url": "https://example.com/connect",
+    ///             "message": "Connect your account first."
+    ///         }] }),
+    ///     ),
+    /// );
+    /// let pages = error.url_elicitations_required().expect("-32042");
+    /// assert_eq!(pages[0].url, "https://example.com/connect");
+    /// assert_eq!(pages[0].elicitation_id, "e-1");
+    /// ```
+    pub fn url_elicitations_required(&self) -> Option<Vec<ElicitRequestUrlParams>> {
+        let error = self
+            .rpc_error()
+            .filter(|e| e.code == ErrorCode::URL_ELICITATION_REQUIRED)?;
+        let entries = match error.data.as_ref().and_then(|d| d.get("elicitations")) {
+            Some(Value::Array(entries)) => entries.as_slice(),
+            _ => &[],
+        };
+        Some(
+            entries
+                .iter()
+                .filter(|e| e.get("mode").is_none_or(|m| m == "url"))
+                .filter_map(|e| crate::jsonrpc::decode_value(e).ok())
+                .collect(),
         )
     }
 
@@ -117,5 +157,23 @@ mod tests {
         assert!(
             !Error::Rpc(ErrorObject::new(ErrorCode::INTERNAL_ERROR, "x")).is_resource_not_found()
         );
+    }
+
+    #[test]
+    fn url_elicitations_keep_the_well_formed_entries() {
+        let page = json!({"mode": "url", "elicitationId": "a", "url": "https://a", "message": "m"});
+        let data = json!({"elicitations": [page, {"mode": "form", "message": "x"}, {"url": 3}]});
+        let error =
+            Error::Rpc(ErrorObject::new(ErrorCode::URL_ELICITATION_REQUIRED, "go").with_data(data));
+        let pages = error.url_elicitations_required().expect("-32042");
+        assert_eq!(pages.len(), 1);
+        assert_eq!(
+            (pages[0].url.as_str(), pages[0].message.as_str()),
+            ("https://a", "m")
+        );
+        let bare = Error::Rpc(ErrorObject::new(ErrorCode::URL_ELICITATION_REQUIRED, "go"));
+        assert_eq!(bare.url_elicitations_required(), Some(Vec::new()));
+        let other = Error::Rpc(ErrorObject::new(ErrorCode::INTERNAL_ERROR, "x"));
+        assert!(other.url_elicitations_required().is_none());
     }
 }

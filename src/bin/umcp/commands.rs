@@ -236,7 +236,17 @@ impl Target<'_> {
     }
 
     /// An unknown name may belong to a server that did not connect: that is exit code 3.
+    /// A -32042 names the pages to visit before asking again: they are shown in full, never
+    /// opened.
     pub fn failed(&self, error: umcp::Error) -> Exit {
+        if let Some(pages) = error.url_elicitations_required().filter(|p| !p.is_empty()) {
+            let mut message = String::from("the server needs you to open a page first:");
+            for page in pages {
+                message.push_str(&format!("\n  {}\n  {}", page.message, page.url));
+            }
+            message.push_str("\nthen run the command again");
+            return Exit(1, message);
+        }
         match error {
             umcp::Error::Config(_) if !self.all_connected => Exit(3, error.to_string()),
             other => Exit(1, other.to_string()),
