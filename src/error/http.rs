@@ -163,8 +163,9 @@ impl fmt::Display for HttpError {
             self.status,
             crate::redact::url(&self.url)
         )?;
-        if !self.body.trim().is_empty() {
-            write!(f, ": {}", self.body.trim())?;
+        let body = super::summary::body_summary(&self.body);
+        if !body.is_empty() {
+            write!(f, ": {body}")?;
         }
         if let Some(auth) = &self.www_authenticate {
             write!(f, " (WWW-Authenticate: {}", auth.scheme)?;
