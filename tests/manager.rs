@@ -201,7 +201,10 @@ fn tools_are_namespaced_and_routed_to_their_server() {
     assert_eq!(who("one__env"), "first");
     assert_eq!(who("one__two__env"), "second");
     let err = manager.call_tool("echo", json!({})).unwrap_err();
-    assert_eq!(err.to_string(), "config: no tool named `echo`");
+    assert_eq!(
+        err.to_string(),
+        "config: no tool named `echo`; did you mean `one__echo` or `one__two__echo`?"
+    );
 
     let dotted = Manager::start(vec![demo_server("d")], options().with_separator("."));
     assert!(dotted.wait_ready(BOUND));

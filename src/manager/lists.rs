@@ -183,7 +183,8 @@ impl Manager {
             Some(found) => found,
             None => {
                 self.list_prompts_with(options);
-                find().ok_or_else(|| Error::Config(format!("no prompt named `{name}`")))?
+                let unknown = || Error::Config(lock(&self.prompt_names).unknown("prompt", name));
+                find().ok_or_else(unknown)?
             }
         };
         self.client_for(&server)?

@@ -62,6 +62,31 @@ impl Names {
         out
     }
 
+    /// The message for a name that is bound to nothing: it lists the namespaced names of the
+    /// items that have `name` as their own name (the usual slip: a tool's name without its
+    /// server), at most five, in order.
+    pub(crate) fn unknown(&self, kind: &str, name: &str) -> String {
+        let mut candidates: Vec<&str> = self
+            .by_name
+            .iter()
+            .filter(|(_, (_, item, _))| item == name)
+            .map(|(full, _)| full.as_str())
+            .collect();
+        candidates.sort_unstable();
+        let mut message = format!("no {kind} named `{name}`");
+        if let Some((last, first)) = candidates.split_last() {
+            let shown: Vec<String> = first.iter().take(4).map(|c| format!("`{c}`")).collect();
+            let last = format!("`{last}`");
+            let list = match shown.len() {
+                0 => last,
+                n if n < first.len() => format!("{}, … or {last}", shown.join(", ")),
+                _ => format!("{} or {last}", shown.join(", ")),
+            };
+            message.push_str(&format!("; did you mean {list}?"));
+        }
+        message
+    }
+
     /// The server and item name `name` is bound to, if it was ever given.
     pub(crate) fn lookup(&self, name: &str) -> Option<(&str, &str)> {
         self.by_name
@@ -98,6 +123,24 @@ mod tests {
         // `s__t_2` is a real tool, so the duplicate of `s__t` must not take it.
         let names = assign(&[("s", "t"), ("s", "t"), ("s", "t_2")], "__");
         assert_eq!(names, ["s__t", "s__t_3", "s__t_2"]);
+    }
+
+    #[test]
+    fn an_unknown_name_suggests_the_items_of_that_name() {
+        let mut names = Names::default();
+        names.assign(&[("b", "echo"), ("a", "echo"), ("a", "add")], "__");
+        assert_eq!(
+            names.unknown("tool", "echo"),
+            "no tool named `echo`; did you mean `a__echo` or `b__echo`?"
+        );
+        assert_eq!(names.unknown("tool", "sub"), "no tool named `sub`");
+        let servers: Vec<String> = (0..7).map(|n| format!("s{n}")).collect();
+        let many: Vec<(&str, &str)> = servers.iter().map(|s| (s.as_str(), "x")).collect();
+        names.assign(&many, "__");
+        assert_eq!(
+            names.unknown("prompt", "x"),
+            "no prompt named `x`; did you mean `s0__x`, `s1__x`, `s2__x`, `s3__x`, … or `s6__x`?"
+        );
     }
 
     #[test]

@@ -117,7 +117,7 @@ impl Manager {
             bound(&lock(&self.tool_names))
         });
         let (server, tool) =
-            found.ok_or_else(|| Error::Config(format!("no tool named `{name}`")))?;
+            found.ok_or_else(|| Error::Config(lock(&self.tool_names).unknown("tool", name)))?;
         self.client_for(&server)?
             .call_tool_with(&tool, arguments, options)
     }
