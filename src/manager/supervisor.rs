@@ -288,7 +288,8 @@ impl Supervisor {
             })
     }
 
-    /// Lists the server's tools and saves them to the cache; `None` when listing failed.
+    /// The era verdict an earlier run saved in the cache directory, for an `Auto` connection
+    /// whose earlier attempt with it did not fail.
     fn saved_era(&self, options: &Options) -> Option<ProtocolMode> {
         let dir = self.options.cache_dir.as_ref()?;
         let auto = *options.protocol_mode() == ProtocolMode::Auto;
@@ -298,6 +299,7 @@ impl Supervisor {
         cache::load_era(dir, &self.slot.config)
     }
 
+    /// Lists the server's tools and saves them to the cache; `None` when listing failed.
     fn list_tools(&self, client: &Client) -> Option<Vec<Tool>> {
         let tools = if client.server_capabilities().supports_tools() {
             match client.list_all_tools() {

@@ -83,10 +83,14 @@ impl Connect for Tracked {
         let transport: Arc<dyn Transport> = Arc::from(self.inner.connect(inbox)?);
         let interrupted = {
             let mut state = lock(&self.tracker.state);
-            state.transport = Some(Arc::clone(&transport));
+            if !state.interrupted {
+                state.transport = Some(Arc::clone(&transport));
+            }
             state.interrupted
         };
         if interrupted {
+            // Not kept: the transport holds the client's inbox, and through it the notification
+            // callback with the manager's queue, which must end when the manager closes.
             transport.close();
             return Err(Error::Closed(Arc::new(Closed {
                 reason: "stopped by the manager".into(),
@@ -147,5 +151,57 @@ impl Transport for SharedTransport {
 
     fn kind(&self) -> &'static str {
         self.0.kind()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport that holds its inbox, as real ones do, and a token to see it dropped.
+    struct Holding(#[allow(dead_code)] Inbox, #[allow(dead_code)] Arc<()>);
+
+    impl Transport for Holding {
+        fn send(&self, _message: &Message, _deadline: Instant) -> Result<()> {
+            Ok(())
+        }
+        fn close(&self) {}
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+    }
+
+    struct Starts(Arc<()>);
+
+    impl Connect for Starts {
+        fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+            Ok(Box::new(Holding(inbox, Arc::clone(&self.0))))
+        }
+        fn describe(&self) -> String {
+            "test".into()
+        }
+    }
+
+    #[test]
+    fn a_stop_during_the_start_keeps_nothing_of_the_attempt() {
+        let token = Arc::new(());
+        let tracker = Arc::new(Tracker::default());
+        tracker.reset();
+        // The stop arrives while the server is being started, before there is a transport.
+        tracker.interrupt();
+        let tracked = Tracked {
+            inner: Box::new(Starts(Arc::clone(&token))),
+            tracker: Arc::clone(&tracker),
+        };
+        let (inbox, _inbound) = Inbox::new();
+        assert!(tracked.connect(inbox).is_err());
+        // The token's holders: this test and the connector.
+        assert_eq!(Arc::strong_count(&token), 2, "the transport was kept");
+        // Without a stop the transport is kept, so that a later stop can close it.
+        tracker.reset();
+        let (inbox, _inbound) = Inbox::new();
+        let transport = tracked.connect(inbox).expect("connects");
+        drop(transport);
+        assert_eq!(Arc::strong_count(&token), 3);
     }
 }
