@@ -953,3 +953,26 @@ fn cancelling_a_call_whose_json_reply_is_pending_returns_at_once() {
     client.ping().expect("ping after cancelling");
     client.close();
 }
+
+/// A server that is not there: the error names the request and the URL (its key redacted),
+/// and keeps the kind a program can match on.
+#[test]
+fn a_refused_connection_names_its_url() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("address").port()
+    };
+    let url = format!("http://127.0.0.1:{port}/mcp?api_key=secret");
+    let config = HttpConfig::new(url.as_str()).transport(HttpTransportKind::StreamableHttp);
+    let err = umcp::Client::connect(config).expect_err("nothing listens");
+    let Error::Io(io) = &err else {
+        panic!("expected an I/O error, got {err}");
+    };
+    assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused, "{err}");
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with(&format!("io: POST http://127.0.0.1:{port}/mcp?api_key=")),
+        "{shown}"
+    );
+    assert!(!shown.contains("secret"), "{shown}");
+}

@@ -238,7 +238,18 @@ impl Wire {
                 with_headers(self.agent.delete(call.url), call.accept, headers).call()
             }
         });
-        result.map_err(|e| map_error(e, call.what, started, Phase::Headers))
+        result.map_err(|e| match map_error(e, call.what, started, Phase::Headers) {
+            // "Connection refused" alone does not say where: a program may talk to many servers.
+            Error::Io(e) => Error::io(io::Error::new(
+                e.kind(),
+                format!(
+                    "{} {}: {e}",
+                    call.method.as_str(),
+                    crate::redact::url(call.url)
+                ),
+            )),
+            other => other,
+        })
     }
 }
 
