@@ -166,6 +166,29 @@ fn tool_errors_exit_4_and_other_errors_1() {
     demo(&["read", "demo://nothing/here"], 1);
 }
 
+/// `--log LEVEL` asks the servers for their log messages from LEVEL up and prints them on
+/// stderr, each with its server; without it none are shown.
+#[test]
+fn log_messages_from_a_level_up() {
+    let disk = r#"{"level": "error", "message": "disk on fire"}"#;
+    let out = demo(&["--log", "warning", "call", "log", disk], 0);
+    assert_eq!(stdout(&out), "logged\n");
+    assert!(
+        stderr(&out)
+            .lines()
+            .any(|l| l == "server: error: demo: disk on fire"),
+        "{}",
+        stderr(&out)
+    );
+    let quiet = r#"{"level": "info", "message": "quiet"}"#;
+    let out = demo(&["--log", "warning", "call", "log", quiet], 0);
+    assert_eq!(stdout(&out), "suppressed: below warning\n");
+    assert!(!stderr(&out).contains("quiet"), "{}", stderr(&out));
+    let out = demo(&["call", "log", disk], 0);
+    assert!(!stderr(&out).contains("disk on fire"), "{}", stderr(&out));
+    demo(&["--log", "loud", "tools"], 2);
+}
+
 #[allow(dead_code)] // Only server-everything is used here.
 #[path = "common/peers.rs"]
 mod peers;

@@ -62,7 +62,6 @@ fn methods_the_stateless_era_removed_fail_before_anything_is_sent() {
     let client = Client::connect(modern_demo()).expect("connect");
     for outcome in [
         client.ping(),
-        client.set_logging_level(umcp::types::LoggingLevel::Info),
         client.subscribe_resource("demo://text/readme"),
     ] {
         match outcome {

@@ -15,6 +15,7 @@ use common::peers;
 use umcp::jsonrpc::ErrorObject;
 use umcp::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    LoggingLevel, ServerNotification,
 };
 use umcp::{Client, Era, Error, Options, ProtocolMode, StdioConfig};
 
@@ -199,4 +200,39 @@ fn typescript_v2_streamable_http_auto_picks_the_stateless_era() {
         "a stateless-only server refuses initialize"
     );
     client.close();
+}
+
+/// The log levels a stateless client asks for: the Python server offers no `logging`
+/// capability in this era but honours the level in `_meta`, from the options or set later.
+#[test]
+fn python_stdio_log_levels_travel_in_meta() {
+    if peers::skip_interop() {
+        return;
+    }
+    let client = python_stdio(modern_options().with_log_level(LoggingLevel::Info));
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(
+        logged_levels(&client),
+        [LoggingLevel::Info, LoggingLevel::Warning]
+    );
+    client
+        .set_logging_level(LoggingLevel::Warning)
+        .expect("a stateless level is set without a request");
+    assert_eq!(logged_levels(&client), [LoggingLevel::Warning]);
+}
+
+/// The levels of the log messages `shout` causes, up to its warning.
+fn logged_levels(client: &Client) -> Vec<LoggingLevel> {
+    let notes = client.notifications();
+    assert_eq!(call_text(client, "shout", json!({"message": "hi"})), "HI");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut levels = Vec::new();
+    while !levels.contains(&LoggingLevel::Warning) {
+        match common::interop::next_notification(&notes, deadline) {
+            Some(ServerNotification::LoggingMessage(message)) => levels.push(message.level),
+            Some(_) => {}
+            None => panic!("no warning logged; levels so far: {levels:?}"),
+        }
+    }
+    levels
 }

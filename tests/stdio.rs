@@ -268,6 +268,29 @@ fn progress_notifications_and_handlers_work_end_to_end() {
     );
 }
 
+/// A level from the options reaches a handshake-era session as well: `logging/setLevel` is
+/// sent right after `initialize`, so the server filters from the first call on.
+#[test]
+fn a_log_level_from_the_options_is_set_at_the_start_of_the_session() {
+    let options = Options::default().with_log_level(LoggingLevel::Warning);
+    let client = Client::connect_with(demo("normal"), options).expect("connect");
+    let notes = client.notifications();
+    for level in ["info", "error"] {
+        client
+            .call_tool("log", json!({"level": level, "message": level}))
+            .expect("log");
+    }
+    let mut levels = Vec::new();
+    while !levels.contains(&LoggingLevel::Error) {
+        match notes.recv_timeout(Duration::from_secs(5)) {
+            Some(ServerNotification::LoggingMessage(message)) => levels.push(message.level),
+            Some(_) => {}
+            None => panic!("no error logged; levels so far: {levels:?}"),
+        }
+    }
+    assert_eq!(levels, [LoggingLevel::Error]);
+}
+
 #[test]
 fn connect_close_cycles_leave_no_processes_or_threads() {
     let threads_before = thread_count();

@@ -24,6 +24,8 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::types::{LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
 use super::meta::{HeaderParam, Identity};
@@ -185,8 +187,11 @@ impl Options {
         self
     }
 
-    /// The log level sent in every stateless request's `_meta` (the stateless era has no
-    /// `logging/setLevel`). Unset by default: the server then sends no log messages.
+    /// The server's log messages to ask for, from `level` up, in either era: sent in every
+    /// stateless request's `_meta` (the stateless era has no `logging/setLevel`), and with
+    /// `logging/setLevel` at the start of every handshake-era session whose server offers
+    /// logging. Unset by default: servers then choose, and stateless ones send none.
+    /// [`Client::set_logging_level`](crate::Client::set_logging_level) changes it later.
     ///
     /// See the example on [`Options::with_protocol_mode`].
     pub fn with_log_level(mut self, level: LoggingLevel) -> Options {
@@ -220,6 +225,10 @@ pub(crate) struct EraState {
     pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
+    /// The log level the client asked for ([`Options::with_log_level`] or
+    /// `Client::set_logging_level`), encoded: in every stateless request's `_meta`, and sent
+    /// with `logging/setLevel` at the start of every handshake-era session.
+    log_level: RwLock<Option<Value>>,
     /// The server's key in the verdict cache, set when the era was chosen by
     /// [`ProtocolMode::Auto`]: a verdict the server later contradicts is forgotten there.
     pub(crate) verdict_key: OnceLock<String>,
@@ -232,7 +241,30 @@ impl EraState {
             http,
             tool_headers: Mutex::new(HashMap::new()),
             identity: Identity::new(options),
+            log_level: RwLock::new(
+                options
+                    .era
+                    .log_level
+                    .as_ref()
+                    .and_then(|level| serde_json::to_value(level).ok()),
+            ),
             verdict_key: OnceLock::new(),
+        }
+    }
+
+    /// The log level asked for, if any, as it goes on the wire.
+    pub(crate) fn log_level(&self) -> Option<Value> {
+        match self.log_level.read() {
+            Ok(level) => level.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub(crate) fn set_log_level(&self, level: &LoggingLevel) {
+        let level = serde_json::to_value(level).ok();
+        match self.log_level.write() {
+            Ok(mut slot) => *slot = level,
+            Err(poisoned) => *poisoned.into_inner() = level,
         }
     }
 

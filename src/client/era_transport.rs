@@ -40,7 +40,13 @@ impl Transport for EraTransport {
         };
         match message {
             Message::Request(request) => {
-                let params = meta::stamp(request.params.clone(), &version, &self.era.identity);
+                let level = self.era.log_level();
+                let params = meta::stamp(
+                    request.params.clone(),
+                    &version,
+                    &self.era.identity,
+                    level.as_ref(),
+                );
                 let mut headers = Vec::new();
                 if self.era.http {
                     let tools = lock(&self.era.tool_headers);

@@ -62,7 +62,33 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     shared.notify("notifications/initialized", None)?;
     shared.transport.session_event(SessionEvent::Ready);
     shared.generation.fetch_add(1, Ordering::SeqCst);
+    ask_for_logs(shared, &options);
     Ok(())
+}
+
+/// Tells a new session the log level the client asked for, when its server offers logging.
+/// A refusal costs the logs, not the session.
+fn ask_for_logs(shared: &Shared, options: &RequestOptions) {
+    let Some(level) = shared.era.log_level() else {
+        return;
+    };
+    let offered = shared
+        .capabilities
+        .read()
+        .is_ok_and(|caps| caps.get("logging").is_some_and(|l| !l.is_null()));
+    if !offered {
+        log::debug!("log level {level} not sent: the server does not offer logging");
+        return;
+    }
+    let asked = shared.call(CallSpec {
+        method: "logging/setLevel",
+        params: Some(json!({ "level": level })),
+        options,
+        handshake: true,
+    });
+    if let Err(err) = asked {
+        log::debug!("the server refused log level {level}: {err}");
+    }
 }
 
 /// Starts a new session after the server ended the old one, unless another caller already

@@ -32,7 +32,12 @@ pub(crate) fn client_capabilities(options: &Options) -> Value {
 
 /// Adds the stateless `_meta` entries to a request's params, creating both objects if
 /// needed. Entries the caller put in `_meta` are kept as they are: the caller's word wins.
-pub(crate) fn stamp(params: Option<Value>, version: &str, identity: &Identity) -> Option<Value> {
+pub(crate) fn stamp(
+    params: Option<Value>,
+    version: &str,
+    identity: &Identity,
+    log_level: Option<&Value>,
+) -> Option<Value> {
     let mut object = match params {
         Some(Value::Object(map)) => map,
         None | Some(Value::Null) => Map::new(),
@@ -49,7 +54,7 @@ pub(crate) fn stamp(params: Option<Value>, version: &str, identity: &Identity) -
             .or_insert_with(|| identity.capabilities.clone());
         meta.entry(META_CLIENT_INFO)
             .or_insert_with(|| identity.client_info.clone());
-        if let Some(level) = &identity.log_level {
+        if let Some(level) = log_level {
             meta.entry(META_LOG_LEVEL).or_insert_with(|| level.clone());
         }
     }
@@ -61,7 +66,6 @@ pub(crate) fn stamp(params: Option<Value>, version: &str, identity: &Identity) -
 pub(crate) struct Identity {
     pub(crate) capabilities: Value,
     pub(crate) client_info: Value,
-    pub(crate) log_level: Option<Value>,
 }
 
 impl Identity {
@@ -69,11 +73,6 @@ impl Identity {
         Identity {
             capabilities: client_capabilities(options),
             client_info: serde_json::to_value(&options.client_info).unwrap_or(Value::Null),
-            log_level: options
-                .era
-                .log_level
-                .as_ref()
-                .and_then(|level| serde_json::to_value(level).ok()),
         }
     }
 }
@@ -261,20 +260,19 @@ mod tests {
     fn stamp_keeps_caller_meta_and_adds_the_protocol_entries() {
         let identity = Identity::new(&Options::default());
         let params = Some(json!({"name": "t", "_meta": {"trace": 1, META_PROTOCOL_VERSION: "x"}}));
-        let stamped = stamp(params, "2026-07-28", &identity).unwrap();
+        let stamped = stamp(params, "2026-07-28", &identity, None).unwrap();
         let meta = &stamped["_meta"];
         assert_eq!(meta["trace"], 1);
         assert_eq!(meta[META_PROTOCOL_VERSION], "x", "the caller's entry wins");
         assert_eq!(meta[META_CLIENT_CAPABILITIES], json!({}));
         assert_eq!(meta[META_CLIENT_INFO]["name"], "umcp");
-        let bare = stamp(None, "2026-07-28", &identity).unwrap();
+        let bare = stamp(None, "2026-07-28", &identity, None).unwrap();
         assert_eq!(bare["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
         assert!(
             bare["_meta"].get(META_LOG_LEVEL).is_none(),
             "no level unless set"
         );
-        let options = Options::default().with_log_level(crate::types::LoggingLevel::Warning);
-        let leveled = stamp(None, "2026-07-28", &Identity::new(&options)).unwrap();
+        let leveled = stamp(None, "2026-07-28", &identity, Some(&json!("warning"))).unwrap();
         assert_eq!(leveled["_meta"][META_LOG_LEVEL], "warning");
     }
 

@@ -7,14 +7,14 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result, Unsupported};
 use crate::types::{
-    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, LoggingLevel,
-    ReadResourceResult,
+    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, ReadResourceResult,
 };
 
 use super::options::lock;
 use super::{Client, RequestOptions};
 
 mod lists;
+mod logging;
 
 impl Client {
     /// Checks that the server is alive.
@@ -331,49 +331,6 @@ impl Client {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
         self.request_as("completion/complete", Some(params), options)
-    }
-
-    /// Sets the lowest level of `notifications/message` log lines the server sends.
-    ///
-    /// ```no_run
-    /// use umcp::types::{LoggingLevel, ServerNotification};
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// client.set_logging_level(LoggingLevel::Warning)?;
-    /// // The server's log messages now arrive as notifications:
-    /// while let Some(notification) = client.notifications().try_recv() {
-    ///     if let ServerNotification::LoggingMessage(message) = notification {
-    ///         log::warn!("server: {}", message.data);
-    ///     }
-    /// }
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Unsupported`] without the `logging` capability, or any error of
-    /// [`Client::request`].
-    pub fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
-        self.set_logging_level_with(level, &RequestOptions::default())
-    }
-
-    /// [`Client::set_logging_level`] with per-request options.
-    ///
-    /// See the example on [`Client::set_logging_level`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::set_logging_level`], plus [`Error::Cancelled`].
-    pub fn set_logging_level_with(
-        &self,
-        level: LoggingLevel,
-        options: &RequestOptions,
-    ) -> Result<()> {
-        self.require("logging/setLevel", "logging")?;
-        let params = json!({ "level": level });
-        self.request_raw("logging/setLevel", Some(params), options)
-            .map(drop)
     }
 
     /// Tells the server the roots changed, so it asks for `roots/list` again.

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use umcp::types::SubscriptionFilter;
+use umcp::types::{LoggingLevel, SubscriptionFilter};
 use umcp::ProtocolMode;
 
 use crate::oauth;
@@ -24,6 +24,8 @@ pub struct Args {
     pub timeout: Duration,
     /// `--protocol`: `auto` probes each server; `legacy` and `modern` skip the probe.
     pub protocol: ProtocolMode,
+    /// `--log`: the servers' log messages to show, from this level up.
+    pub log: Option<LoggingLevel>,
     pub oauth: oauth::Flags,
     /// What `watch` follows; empty means every list.
     pub watch: SubscriptionFilter,
@@ -120,6 +122,11 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
             // The choices were checked against the spec: all three parse.
             args.protocol = ProtocolMode::parse(&text)
                 .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?
+        }
+        "log" => {
+            // The choices were checked against the spec: all eight parse.
+            let level = serde_json::from_value(serde_json::Value::String(text.clone()));
+            args.log = Some(level.map_err(|_| usage(format!("--log {text}: not a log level")))?);
         }
         "oauth" => args.oauth.enabled = true,
         "oauth-client-id" => args.oauth.client_id = Some(text),

@@ -22,6 +22,7 @@ mod args;
 mod commands;
 mod completions;
 mod interact;
+mod logs;
 mod man;
 mod oauth;
 mod output;
@@ -83,10 +84,13 @@ fn run() -> Result<(), Exit> {
         _ => Value::Null,
     };
     let timeout = args.timeout;
-    let client_options = Options::default()
+    let mut client_options = Options::default()
         .with_request_timeout(timeout)
         .with_protocol_mode(args.protocol.clone())
         .with_elicitation_handler(interact::elicit);
+    if let Some(level) = args.log {
+        client_options = client_options.with_log_level(level);
+    }
     let options = ManagerOptions::default()
         .without_cache()
         .with_reconnect_attempts(0)
@@ -111,6 +115,7 @@ fn run() -> Result<(), Exit> {
     if !manager.statuses().iter().any(|(_, s)| s.is_connected()) {
         return Err(Exit(3, String::new()));
     }
+    let logs = args.log.is_some().then(|| logs::Printer::start(&manager));
     let target = Target {
         manager: &manager,
         single: single.then(|| manager.server_names().remove(0)),
@@ -119,7 +124,12 @@ fn run() -> Result<(), Exit> {
         options: RequestOptions::default().with_timeout(timeout),
         watch: (args.watch.clone(), args.watch_for),
     };
-    target.execute(cmd.name, &rest, arguments)
+    let result = target.execute(cmd.name, &rest, arguments);
+    if let Some(logs) = logs {
+        manager.close();
+        logs.finish();
+    }
+    result
 }
 
 fn json_arg(text: Option<&str>) -> Result<Value, Exit> {

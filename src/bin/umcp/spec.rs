@@ -108,6 +108,23 @@ pub const FLAGS: &[Flag] = &[
             "the protocol era: probe (auto, default), handshake (legacy) or stateless (modern)",
         )
     },
+    Flag {
+        choices: &[
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ],
+        ..flag(
+            "log",
+            Some("LEVEL"),
+            "show the servers' log messages from LEVEL up on stderr",
+        )
+    },
     flag("oauth", None, "authorize the --url server with OAuth"),
     flag(
         "oauth-client-id",
