@@ -48,8 +48,8 @@ pub use error::{
 };
 pub use manager::{
     ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, NotificationSource,
-    PromptEntry, ResourceEntry, ServerError, ServerStatus, StatusEvent, StatusEvents,
-    TaggedNotification, ToolEntry,
+    PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError, ServerStatus, StatusEvent,
+    StatusEvents, TaggedNotification, ToolEntry,
 };
 #[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};

@@ -166,6 +166,16 @@ fn tool_errors_exit_4_and_other_errors_1() {
     demo(&["read", "demo://nothing/here"], 1);
 }
 
+#[test]
+fn resource_templates() {
+    let out = demo(&["templates"], 0);
+    assert_eq!(stdout(&out), "demo://note/{name}  A note about someone.\n");
+    let out = demo(&["--json", "templates"], 0);
+    let listed: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(listed[0]["template"]["uriTemplate"], "demo://note/{name}");
+    assert_eq!(listed[0]["server"], "server");
+}
+
 /// `--log LEVEL` asks the servers for their log messages from LEVEL up and prints them on
 /// stderr, each with its server; without it none are shown.
 #[test]

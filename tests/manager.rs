@@ -520,6 +520,20 @@ fn resources_and_prompts_are_listed_across_servers() {
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].server, "missing");
 
+    let (templates, errors) = manager.list_resource_templates();
+    let mut found: Vec<(&str, &str)> = templates
+        .iter()
+        .map(|e| (e.server.as_str(), e.template.uri_template.as_str()))
+        .collect();
+    found.sort_unstable();
+    assert_eq!(
+        found,
+        [("a", "demo://note/{name}"), ("b", "demo://note/{name}")]
+    );
+    assert_eq!(errors.len(), 1);
+    let note = manager.read_resource("a", "demo://note/Ada").unwrap();
+    assert!(!note.contents.is_empty());
+
     let read = manager.read_resource("b", "demo://text/readme").unwrap();
     let value = serde_json::to_value(&read).unwrap();
     assert_eq!(

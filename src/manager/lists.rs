@@ -1,17 +1,29 @@
-//! Resources and prompts across servers: listed from every server in parallel, read and got
-//! from the right one.
+//! Resources, resource templates and prompts across servers: listed from every server in
+//! parallel, read and got from the right one.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::client::RequestOptions;
+use crate::client::{Client, RequestOptions};
 use crate::error::{Error, Result};
-use crate::types::{GetPromptResult, Prompt, ReadResourceResult};
+use crate::types::{GetPromptResult, Prompt, ReadResourceResult, ResourceTemplate};
 
 use super::slot::Slot;
 use super::status::{PromptEntry, ResourceEntry, ServerError, ServerStatus};
 use super::{lock, Manager};
+
+/// One resource template of the aggregated list.
+///
+/// See the example on [`Manager::list_resource_templates`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ResourceTemplateEntry {
+    /// The server it belongs to; read a filled-in URI with [`Manager::read_resource`].
+    pub server: String,
+    /// The template.
+    pub template: ResourceTemplate,
+}
 
 impl Manager {
     /// Lists the resources of every server that has any, asking them in parallel (and
@@ -44,23 +56,61 @@ impl Manager {
         &self,
         options: &RequestOptions,
     ) -> (Vec<ResourceEntry>, Vec<ServerError>) {
+        self.gather_resources(
+            |client| client.list_all_resources_with(options),
+            |server, resource| ResourceEntry { server, resource },
+        )
+    }
+
+    /// The resource templates of every connected server (URIs with `{placeholders}`, read
+    /// once filled in), listed in parallel as [`Manager::list_resources`] lists resources.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let (templates, errors) = manager.list_resource_templates();
+    /// for entry in &templates {
+    ///     log::info!("{}: {}", entry.server, entry.template.uri_template);
+    /// }
+    /// # let _ = errors;
+    /// # Ok(()) }
+    /// ```
+    pub fn list_resource_templates(&self) -> (Vec<ResourceTemplateEntry>, Vec<ServerError>) {
+        self.list_resource_templates_with(&RequestOptions::default())
+    }
+
+    /// [`Manager::list_resource_templates`] with per-request options, applied to every
+    /// server's requests.
+    ///
+    /// See the example on [`Manager::list_resource_templates`].
+    pub fn list_resource_templates_with(
+        &self,
+        options: &RequestOptions,
+    ) -> (Vec<ResourceTemplateEntry>, Vec<ServerError>) {
+        self.gather_resources(
+            |client| client.list_all_resource_templates_with(options),
+            |server, template| ResourceTemplateEntry { server, template },
+        )
+    }
+
+    /// Lists `list` from every server that offers resources, each item tagged by `entry`.
+    fn gather_resources<T: Send, E>(
+        &self,
+        list: impl Fn(&Client) -> Result<Vec<T>> + Sync,
+        entry: impl Fn(String, T) -> E,
+    ) -> (Vec<E>, Vec<ServerError>) {
         let results = self.each_server(|slot| {
             let client = slot.client()?;
             if !client.server_capabilities().supports_resources() {
                 return Ok(Vec::new());
             }
-            client.list_all_resources_with(options)
+            list(&client)
         });
         let mut entries = Vec::new();
         let mut errors = Vec::new();
         for (server, result) in results {
             match result {
-                Ok(resources) => {
-                    entries.extend(resources.into_iter().map(|resource| ResourceEntry {
-                        server: server.clone(),
-                        resource,
-                    }))
-                }
+                Ok(items) => entries.extend(items.into_iter().map(|i| entry(server.clone(), i))),
                 Err(error) => errors.push(ServerError { server, error }),
             }
         }

@@ -29,6 +29,7 @@ mod supervisor;
 mod tools;
 mod tracked;
 
+pub use lists::ResourceTemplateEntry;
 pub use options::ManagerOptions;
 pub use refresh::ManagedSubscription;
 pub use status::{

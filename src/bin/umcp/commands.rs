@@ -60,6 +60,16 @@ impl Target<'_> {
                     (json!({"server": e.server, "resource": r}), line)
                 }));
             }
+            ("templates", _) => {
+                let (templates, errors) = manager.list_resource_templates_with(&self.options);
+                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                out.list(templates.iter().map(|e| {
+                    let t = &e.template;
+                    let about = t.description.as_deref().unwrap_or(&t.name);
+                    let line = format!("{}  {about}", t.uri_template);
+                    (json!({"server": e.server, "template": t}), line)
+                }));
+            }
             ("prompts", _) => {
                 let (prompts, errors) = manager.list_prompts_with(&self.options);
                 errors.iter().for_each(|e| warn(&format!("umcp: {e}")));

@@ -191,6 +191,14 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "templates",
+        args: "",
+        arity: (0, 0),
+        help: "list the resource templates (URIs with {placeholders}, for read)",
+        details: "",
+        one_server: false,
+    },
+    Cmd {
         name: "read",
         args: "URI",
         arity: (1, 1),
