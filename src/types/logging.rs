@@ -79,7 +79,7 @@ impl LoggingLevel {
     ///
     /// See the example on
     /// [`types::LoggingLevel::from_name`](crate::types::LoggingLevel::from_name).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             LoggingLevel::Debug => "debug",
             LoggingLevel::Info => "info",

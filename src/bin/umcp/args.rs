@@ -125,8 +125,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         }
         "log" => {
             // The choices were checked against the spec: all eight parse.
-            let level = serde_json::from_value(serde_json::Value::String(text.clone()));
-            args.log = Some(level.map_err(|_| usage(format!("--log {text}: not a log level")))?);
+            let level = LoggingLevel::from_name(&text);
+            args.log = Some(level.ok_or_else(|| usage(format!("--log {text}: not a log level")))?);
         }
         "oauth" => args.oauth.enabled = true,
         "oauth-client-id" => args.oauth.client_id = Some(text),

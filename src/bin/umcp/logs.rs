@@ -32,8 +32,7 @@ impl Printer {
                             serde_json::Value::String(text) => text.clone(),
                             other => other.to_string(),
                         };
-                        let level = serde_json::to_value(message.level).unwrap_or_default();
-                        let level = level.as_str().unwrap_or("log");
+                        let level = message.level;
                         match &message.logger {
                             Some(logger) => {
                                 warn(&format!("{}: {level}: {logger}: {text}", tagged.server))

@@ -1,6 +1,8 @@
 //! The one definition of the command line: options, commands and their help, from which the
 //! parser, `--help` and the shell completions are all derived.
 
+use umcp::types::LoggingLevel;
+
 /// An option of the command line.
 pub struct Flag {
     /// The long name, without the dashes.
@@ -51,6 +53,17 @@ const fn flag(long: &'static str, value: Option<&'static str>, help: &'static st
         help,
     }
 }
+
+/// `--log`'s choices: the wire names of the levels, least severe first.
+const LOG_LEVELS: [&str; 8] = {
+    let mut names = [""; 8];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = LoggingLevel::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Every option, in the order `--help` lists them.
 pub const FLAGS: &[Flag] = &[
@@ -109,16 +122,7 @@ pub const FLAGS: &[Flag] = &[
         )
     },
     Flag {
-        choices: &[
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ],
+        choices: &LOG_LEVELS,
         ..flag(
             "log",
             Some("LEVEL"),
