@@ -24,8 +24,6 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::types::{LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
 use super::meta::{HeaderParam, Identity};
@@ -226,9 +224,9 @@ pub(crate) struct EraState {
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
     /// The log level the client asked for ([`Options::with_log_level`] or
-    /// `Client::set_logging_level`), encoded: in every stateless request's `_meta`, and sent
-    /// with `logging/setLevel` at the start of every handshake-era session.
-    log_level: RwLock<Option<Value>>,
+    /// `Client::set_logging_level`): in every stateless request's `_meta`, and sent with
+    /// `logging/setLevel` at the start of every handshake-era session.
+    log_level: RwLock<Option<LoggingLevel>>,
     /// The server's key in the verdict cache, set when the era was chosen by
     /// [`ProtocolMode::Auto`]: a verdict the server later contradicts is forgotten there.
     pub(crate) verdict_key: OnceLock<String>,
@@ -241,30 +239,23 @@ impl EraState {
             http,
             tool_headers: Mutex::new(HashMap::new()),
             identity: Identity::new(options),
-            log_level: RwLock::new(
-                options
-                    .era
-                    .log_level
-                    .as_ref()
-                    .and_then(|level| serde_json::to_value(level).ok()),
-            ),
+            log_level: RwLock::new(options.era.log_level),
             verdict_key: OnceLock::new(),
         }
     }
 
-    /// The log level asked for, if any, as it goes on the wire.
-    pub(crate) fn log_level(&self) -> Option<Value> {
+    /// The log level asked for, if any.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         match self.log_level.read() {
-            Ok(level) => level.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+            Ok(level) => *level,
+            Err(poisoned) => *poisoned.into_inner(),
         }
     }
 
-    pub(crate) fn set_log_level(&self, level: &LoggingLevel) {
-        let level = serde_json::to_value(level).ok();
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         match self.log_level.write() {
-            Ok(mut slot) => *slot = level,
-            Err(poisoned) => *poisoned.into_inner() = level,
+            Ok(mut slot) => *slot = Some(level),
+            Err(poisoned) => *poisoned.into_inner() = Some(level),
         }
     }
 

@@ -40,12 +40,11 @@ impl Transport for EraTransport {
         };
         match message {
             Message::Request(request) => {
-                let level = self.era.log_level();
                 let params = meta::stamp(
                     request.params.clone(),
                     &version,
                     &self.era.identity,
-                    level.as_ref(),
+                    self.era.log_level(),
                 );
                 let mut headers = Vec::new();
                 if self.era.http {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use crate::types::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
 };
 
 use super::options::Options;
@@ -36,7 +36,7 @@ pub(crate) fn stamp(
     params: Option<Value>,
     version: &str,
     identity: &Identity,
-    log_level: Option<&Value>,
+    log_level: Option<LoggingLevel>,
 ) -> Option<Value> {
     let mut object = match params {
         Some(Value::Object(map)) => map,
@@ -55,7 +55,8 @@ pub(crate) fn stamp(
         meta.entry(META_CLIENT_INFO)
             .or_insert_with(|| identity.client_info.clone());
         if let Some(level) = log_level {
-            meta.entry(META_LOG_LEVEL).or_insert_with(|| level.clone());
+            meta.entry(META_LOG_LEVEL)
+                .or_insert_with(|| Value::from(level.as_str()));
         }
     }
     Some(Value::Object(object))
@@ -272,7 +273,8 @@ mod tests {
             bare["_meta"].get(META_LOG_LEVEL).is_none(),
             "no level unless set"
         );
-        let leveled = stamp(None, "2026-07-28", &identity, Some(&json!("warning"))).unwrap();
+        let level = Some(LoggingLevel::Warning);
+        let leveled = stamp(None, "2026-07-28", &identity, level).unwrap();
         assert_eq!(leveled["_meta"][META_LOG_LEVEL], "warning");
     }
 

@@ -57,7 +57,7 @@ impl Client {
             self.request_raw("logging/setLevel", Some(params), options)?;
         }
         // Stateless requests carry it from now on; a new handshake-era session is told again.
-        era.set_log_level(&level);
+        era.set_log_level(level);
         Ok(())
     }
 }
