@@ -107,6 +107,18 @@ fn config_file_with_several_servers() {
     assert_eq!(stdout(&out), "first\n");
     let out = cli(&["--config", &file, "read", "demo://text/readme"]);
     assert_eq!(out.status.code(), Some(2), "read needs one server");
+    // Resources are read from one server: with several, each line says whose it is.
+    let out = stdout(&cli(&["--config", &file, "resources"]));
+    for server in ["one", "two"] {
+        let line = format!("{server}: demo://text/readme  ");
+        assert!(out.lines().any(|l| l.starts_with(&line)), "{out}");
+    }
+    let out = stdout(&cli(&["--config", &file, "templates"]));
+    assert!(
+        out.lines()
+            .any(|l| l == "two: demo://note/{name}  A note about someone."),
+        "{out}"
+    );
     let _ = std::fs::remove_file(path);
 }
 

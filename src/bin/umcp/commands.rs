@@ -55,8 +55,8 @@ impl Target<'_> {
                 errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
                 out.list(resources.iter().map(|e| {
                     let r = &e.resource;
-                    let line =
-                        format!("{}  {}", r.uri, r.description.as_deref().unwrap_or(&r.name));
+                    let about = r.description.as_deref().unwrap_or(&r.name);
+                    let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
                     (json!({"server": e.server, "resource": r}), line)
                 }));
             }
@@ -66,7 +66,7 @@ impl Target<'_> {
                 out.list(templates.iter().map(|e| {
                     let t = &e.template;
                     let about = t.description.as_deref().unwrap_or(&t.name);
-                    let line = format!("{}  {about}", t.uri_template);
+                    let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
                     (json!({"server": e.server, "template": t}), line)
                 }));
             }
@@ -246,6 +246,15 @@ impl Target<'_> {
     }
 
     /// An unknown name may belong to a server that did not connect: that is exit code 3.
+    /// `server: ` before a listed item, when items of several servers are listed: a resource
+    /// is read from one server (`--server NAME`), so its line says which.
+    fn whose(&self, server: &str) -> String {
+        match self.single {
+            Some(_) => String::new(),
+            None => format!("{server}: "),
+        }
+    }
+
     /// A -32042 names the pages to visit before asking again: they are shown in full, never
     /// opened.
     pub fn failed(&self, error: umcp::Error) -> Exit {
