@@ -72,11 +72,7 @@ fn ask_for_logs(shared: &Shared, options: &RequestOptions) {
     let Some(level) = shared.era.log_level() else {
         return;
     };
-    let offered = shared
-        .capabilities
-        .read()
-        .is_ok_and(|caps| caps.get("logging").is_some_and(|l| !l.is_null()));
-    if !offered {
+    if !shared.offers("logging") {
         log::debug!("log level {level} not sent: the server does not offer logging");
         return;
     }

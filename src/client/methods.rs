@@ -11,6 +11,7 @@ use crate::types::{
 };
 
 use super::options::lock;
+use super::session::Shared;
 use super::{Client, RequestOptions};
 
 mod lists;
@@ -362,11 +363,24 @@ impl Client {
         self.notify("notifications/roots/list_changed", None)
     }
 
-    /// Fails without sending when the server did not advertise `capability` (a dotted path
-    /// such as `resources.subscribe`, which must then be `true`).
+    /// Fails without sending when the server did not advertise `capability` (see
+    /// [`Shared::offers`]).
     fn require(&self, method: &str, capability: &'static str) -> Result<()> {
+        if self.shared.offers(capability) {
+            return Ok(());
+        }
+        Err(Error::Unsupported(Unsupported::Capability {
+            method: method.to_owned(),
+            capability,
+        }))
+    }
+}
+
+impl Shared {
+    /// Whether the server advertised `capability`: a name such as `logging`, or a dotted path
+    /// such as `resources.subscribe`, whose last part must then be `true`.
+    pub(crate) fn offers(&self, capability: &str) -> bool {
         let caps = self
-            .shared
             .capabilities
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -380,12 +394,9 @@ impl Client {
                 node.as_bool() == Some(true)
             };
             if !present {
-                return Err(Error::Unsupported(Unsupported::Capability {
-                    method: method.to_owned(),
-                    capability,
-                }));
+                return false;
             }
         }
-        Ok(())
+        true
     }
 }

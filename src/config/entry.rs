@@ -68,11 +68,18 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// `value`, which `field` names in messages, as an expanded string.
+    fn text(&self, field: &str, value: &Value) -> Result<String, ServerConfigError> {
+        match value {
+            Value::String(s) => self.expand(field, s),
+            other => Err(self.error(field, format!("must be a string, not {}", kind(other)))),
+        }
+    }
+
     pub(super) fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => self.expand(key, s).map(Some),
-            Some(other) => Err(self.error(key, format!("must be a string, not {}", kind(other)))),
+            Some(value) => self.text(key, value).map(Some),
         }
     }
 
@@ -115,17 +122,11 @@ impl<'a> Entry<'a> {
                 ))
             }
         };
-        let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let field = format!("{key}[{i}]");
-            match item {
-                Value::String(s) => out.push(self.expand(&field, s)?),
-                other => {
-                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
-                }
-            }
-        }
-        Ok(out)
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.text(&format!("{key}[{i}]"), item))
+            .collect()
     }
 
     pub(super) fn map(&self, key: &str) -> Result<Vec<(String, String)>, ServerConfigError> {
@@ -139,17 +140,10 @@ impl<'a> Entry<'a> {
                 ))
             }
         };
-        let mut out = Vec::with_capacity(entries.len());
-        for (name, value) in entries {
-            let field = format!("{key}.{name}");
-            match value {
-                Value::String(s) => out.push((name.clone(), self.expand(&field, s)?)),
-                other => {
-                    return Err(self.error(&field, format!("must be a string, not {}", kind(other))))
-                }
-            }
-        }
-        Ok(out)
+        entries
+            .iter()
+            .map(|(name, value)| Ok((name.clone(), self.text(&format!("{key}.{name}"), value)?)))
+            .collect()
     }
 }
 

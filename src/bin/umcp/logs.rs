@@ -32,13 +32,12 @@ impl Printer {
                             serde_json::Value::String(text) => text.clone(),
                             other => other.to_string(),
                         };
-                        let level = message.level;
-                        match &message.logger {
-                            Some(logger) => {
-                                warn(&format!("{}: {level}: {logger}: {text}", tagged.server))
-                            }
-                            None => warn(&format!("{}: {level}: {text}", tagged.server)),
-                        }
+                        let logger = message.logger.as_deref().map(|l| format!("{l}: "));
+                        let logger = logger.unwrap_or_default();
+                        warn(&format!(
+                            "{}: {}: {logger}{text}",
+                            tagged.server, message.level
+                        ));
                     }
                 }
                 drop(done_tx);
