@@ -107,7 +107,38 @@ fn env_for_stdio_servers() {
         0,
     );
     assert_eq!(stdout(&out), "from the flag\n");
-    demo(&["--env", "NOEQUALS", "tools"], 2);
+    // A name alone passes umcp's own variable, which the allow-list would otherwise keep from
+    // the server; unset, it is a usage error naming it.
+    let out = umcp_in(&empty_home())
+        .env("UMCP_CLI_SECRET", "from umcp's environment")
+        .args(["--stdio", &demo_stdio(), "--env", "UMCP_CLI_SECRET"])
+        .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out),
+        "from umcp's environment\n",
+        "{}",
+        stderr(&out)
+    );
+    let out = umcp_in(&empty_home())
+        .env("UMCP_CLI_SECRET", "not passed")
+        .args(["--stdio", &demo_stdio()])
+        .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&out).contains("not passed"),
+        "not passed without --env: {}",
+        stdout(&out)
+    );
+    let out = demo(&["--env", "UMCP_CLI_UNSET_VARIABLE", "tools"], 2);
+    assert!(
+        stderr(&out).contains("`UMCP_CLI_UNSET_VARIABLE` is not set"),
+        "{}",
+        stderr(&out)
+    );
+    demo(&["--env", "=x", "tools"], 2);
     let out = cli(&["--url", "http://127.0.0.1:9/mcp", "--env", "A=b", "tools"]);
     assert_eq!(out.status.code(), Some(2), "--env is for --stdio");
 }

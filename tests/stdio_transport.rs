@@ -183,6 +183,7 @@ fn environment_is_allow_listed_by_default() {
     let _serial = serial();
     std::env::set_var("UMCP_TEST_SECRET_TOKEN", "hunter2");
     std::env::set_var("LC_UMCP_TEST", "kept");
+    std::env::set_var("https_proxy", "http://proxy.test:3128");
     let dump = "import os, json; print(json.dumps({'jsonrpc': '2.0', 'method': 'env', 'params': dict(os.environ)}))";
     let env_of = |config: StdioConfig| {
         let (transport, rx) = connect(&config);
@@ -205,6 +206,10 @@ fn environment_is_allow_listed_by_default() {
         assert_eq!(env["HOME"], home.as_str());
     }
     assert_eq!(env["LC_UMCP_TEST"], "kept");
+    assert_eq!(
+        env["https_proxy"], "http://proxy.test:3128",
+        "a server reaches the network the way its parent does"
+    );
     assert_eq!(env["UMCP_CONFIGURED"], "yes");
     assert_eq!(env["TERM"], "umcp-term", "configured variables win");
 
@@ -224,6 +229,7 @@ fn environment_is_allow_listed_by_default() {
 
     std::env::remove_var("UMCP_TEST_SECRET_TOKEN");
     std::env::remove_var("LC_UMCP_TEST");
+    std::env::remove_var("https_proxy");
 }
 
 #[test]

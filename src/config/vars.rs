@@ -14,7 +14,26 @@ pub(crate) enum VarError {
     Unterminated,
     /// A variable of a kind this loader does not resolve, such as VS Code's `${input:…}`.
     Unsupported(String),
+    /// One of the variables VS Code itself defines (`${workspaceFolder}`, `${userHome}`…),
+    /// unset here: only the editor knows its value.
+    Editor(String),
 }
+
+/// VS Code's predefined variables that may appear in its `mcp.json`: in the environment they
+/// are almost never set, and "not set" alone would read like the user's own mistake.
+const EDITOR_VARIABLES: &[&str] = &[
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "userHome",
+    "cwd",
+    "pathSeparator",
+    "/",
+    "file",
+    "fileDirname",
+    "fileBasename",
+    "relativeFile",
+    "execPath",
+];
 
 impl std::fmt::Display for VarError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -22,6 +41,11 @@ impl std::fmt::Display for VarError {
             VarError::Missing(name) => write!(f, "environment variable `{name}` is not set"),
             VarError::Unterminated => f.write_str("`${` without a closing `}`"),
             VarError::Unsupported(var) => write!(f, "unsupported variable `${{{var}}}`"),
+            VarError::Editor(var) => write!(
+                f,
+                "`${{{var}}}` is a VS Code variable that only the editor resolves; \
+                 write the value itself here"
+            ),
         }
     }
 }
@@ -55,6 +79,10 @@ pub(crate) fn expand(
 }
 
 fn resolve(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, VarError> {
+    let editor = || VarError::Editor(var.to_owned());
+    if var == "/" {
+        return Err(editor());
+    }
     let inner = var.strip_prefix("env:").unwrap_or(var);
     let (name, default) = match inner.split_once(":-") {
         Some((name, default)) => (name, Some(default)),
@@ -67,6 +95,7 @@ fn resolve(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String,
     match (lookup(name), default) {
         (Some(value), _) => Ok(value),
         (None, Some(default)) => Ok(default.to_owned()),
+        (None, None) if EDITOR_VARIABLES.contains(&var) => Err(editor()),
         (None, None) => Err(VarError::Missing(name.to_owned())),
     }
 }
@@ -114,5 +143,12 @@ mod tests {
             expand("${}", &vars),
             Err(VarError::Unsupported(String::new()))
         );
+        let editor = expand("${workspaceFolder}/server.js", &vars).unwrap_err();
+        assert_eq!(editor, VarError::Editor("workspaceFolder".into()));
+        assert!(editor.to_string().contains("VS Code"), "{editor}");
+        assert_eq!(expand("${/}", &vars), Err(VarError::Editor("/".into())));
+        // Set in the environment, it is an environment variable like any other.
+        let set = |name: &str| (name == "userHome").then(|| "/u".to_owned());
+        assert_eq!(expand("${userHome}", &set).unwrap(), "/u");
     }
 }

@@ -88,18 +88,32 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
     Ok(args)
 }
 
+/// `--env KEY=VALUE`, or `--env NAME` for umcp's own `NAME`, which keeps a secret off the
+/// command line (where `ps` and the shell's history see it).
+fn env_entry(text: &str) -> Result<(String, String), Exit> {
+    if let Some((key, value)) = text.split_once('=') {
+        if key.is_empty() {
+            return Err(usage(format!("--env {text}: expected KEY=VALUE or NAME")));
+        }
+        return Ok((key.to_owned(), value.to_owned()));
+    }
+    if text.is_empty() {
+        return Err(usage("--env: expected KEY=VALUE or NAME"));
+    }
+    match std::env::var(text) {
+        Ok(value) => Ok((text.to_owned(), value)),
+        Err(_) => Err(usage(format!(
+            "--env {text}: `{text}` is not set (or not UTF-8) in umcp's environment"
+        ))),
+    }
+}
+
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
     match name {
         "stdio" => args.stdio = Some(text),
-        "env" => {
-            let (key, value) = text
-                .split_once('=')
-                .filter(|(k, _)| !k.is_empty())
-                .ok_or_else(|| usage(format!("--env {text}: expected KEY=VALUE")))?;
-            args.env.push((key.to_owned(), value.to_owned()));
-        }
+        "env" => args.env.push(env_entry(&text)?),
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
         "header" => {

@@ -77,8 +77,8 @@ pub const FLAGS: &[Flag] = &[
     },
     flag(
         "env",
-        Some("KEY=VALUE"),
-        "set a variable for the --stdio server (repeatable)",
+        Some("KEY=VALUE|NAME"),
+        "set a variable for the --stdio server, or pass umcp's own NAME (repeatable)",
     ),
     flag("url", Some("URL"), "connect to an HTTP server"),
     Flag {

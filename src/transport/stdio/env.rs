@@ -12,10 +12,15 @@ use std::process::Command;
 pub enum EnvPolicy {
     /// Pass only a short allow-list of the parent's variables, so secrets in the parent's
     /// environment do not leak to servers: on Unix `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
-    /// `USER`, `TMPDIR`, `LANG` and `LC_*`; on Windows `APPDATA`, `HOMEDRIVE`, `HOMEPATH`,
-    /// `LOCALAPPDATA`, `PATH`, `PATHEXT`, `COMSPEC`, `PROCESSOR_ARCHITECTURE`, `PROGRAMDATA`,
-    /// `PROGRAMFILES`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE` and
-    /// `WINDIR`.
+    /// `USER`, `TMPDIR`, `TZ`, `LANG`, `LC_*` and `XDG_*`; on Windows `APPDATA`, `HOMEDRIVE`,
+    /// `HOMEPATH`, `LOCALAPPDATA`, `PATH`, `PATHEXT`, `COMSPEC`, `PROCESSOR_ARCHITECTURE`,
+    /// `PROGRAMDATA`, `PROGRAMFILES`, `SYSTEMDRIVE`, `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`,
+    /// `USERPROFILE` and `WINDIR`. On both, what a server needs to reach the network where the
+    /// parent does: the proxy variables (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`,
+    /// also in lower case) and the certificate-bundle paths (`SSL_CERT_FILE`, `SSL_CERT_DIR`,
+    /// `NODE_EXTRA_CA_CERTS`, `REQUESTS_CA_BUNDLE`). Anything else (a token a server expects
+    /// from its environment, say) is passed by name in the configuration, or with
+    /// [`EnvPolicy::InheritAll`].
     #[default]
     AllowList,
     /// Pass the parent's whole environment.
@@ -24,11 +29,31 @@ pub enum EnvPolicy {
     Clear,
 }
 
-/// What a server needs to find programs, its home, temp dir and locale, and nothing that
-/// usually holds secrets.
+/// What a server needs to find programs, its home, temp dir, time zone and locale, and
+/// nothing that usually holds secrets.
 #[cfg(not(windows))]
 const ALLOWED: &[&str] = &[
-    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG",
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "TZ", "LANG",
+];
+
+/// What a server needs to reach the network the way its parent does: behind a corporate proxy
+/// (`npx` and `uvx` download the server itself through it) or a TLS-inspecting one whose
+/// certificate authority is added by path. A proxy URL may hold credentials, but a server that
+/// cannot reach the network cannot start, and these are the parent's choices for every program
+/// it runs.
+const NETWORK: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
 ];
 
 /// What Windows programs (and `npx.cmd`-style launchers through `COMSPEC`/`PATHEXT`) need.
@@ -77,9 +102,15 @@ fn is_allowed(name: &OsStr) -> bool {
         // Windows variable names are case-insensitive (`Path` is `PATH`).
         ALLOWED
             .iter()
+            .chain(NETWORK)
             .any(|allowed| allowed.eq_ignore_ascii_case(name))
     } else {
-        ALLOWED.contains(&name) || name.starts_with("LC_")
+        // `XDG_*` are the base directories (config, cache, data, runtime) a server keeps its
+        // files in.
+        ALLOWED.contains(&name)
+            || NETWORK.contains(&name)
+            || name.starts_with("LC_")
+            || name.starts_with("XDG_")
     }
 }
 
@@ -89,7 +120,22 @@ mod tests {
 
     #[test]
     fn allow_list_keeps_basics_and_locale_only() {
-        for name in ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR"] {
+        for name in [
+            "PATH",
+            "HOME",
+            "LANG",
+            "LC_ALL",
+            "LC_CTYPE",
+            "TMPDIR",
+            "TZ",
+            "XDG_RUNTIME_DIR",
+            "XDG_CONFIG_HOME",
+            "HTTPS_PROXY",
+            "https_proxy",
+            "NO_PROXY",
+            "NODE_EXTRA_CA_CERTS",
+            "SSL_CERT_FILE",
+        ] {
             assert!(is_allowed(OsStr::new(name)), "{name}");
         }
         for name in [
@@ -98,6 +144,8 @@ mod tests {
             "path",
             "LD_PRELOAD",
             "XLC_X",
+            "NPM_TOKEN",
+            "Https_Proxy",
         ] {
             assert!(!is_allowed(OsStr::new(name)), "{name}");
         }
