@@ -365,3 +365,28 @@ fn a_stalled_reinitialization_holds_others_only_until_its_own_deadline() {
     assert_eq!(session.as_deref(), Some("s-1"));
     transport.close();
 }
+
+/// POST answers 400 with the server's reason (an error with a null id, as SDK servers reject
+/// a request at the transport), GET 405: `auto` tries legacy SSE, which is refused just as
+/// plainly, and the error the caller gets is the server's reason, not the fallback's 405.
+#[test]
+fn a_failed_fallback_keeps_the_first_refusal() {
+    let reason = "unsupported client: upgrade umcp";
+    let server = serve(move |seen, reply| match seen.method.as_str() {
+        "POST" => {
+            let body =
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": reason}});
+            reply.json(400, &[], &body.to_string());
+        }
+        _ => reply.status(405, &[]),
+    });
+    let err = Client::connect(HttpConfig::new(server.url("/mcp"))).unwrap_err();
+    assert_eq!(err.http_status(), Some(400), "{err:?}");
+    assert!(err.to_string().contains(reason), "{err}");
+    // The fallback was tried.
+    let mut methods = Vec::new();
+    while let Some(seen) = server.next_within(Duration::from_millis(300)) {
+        methods.push(seen.method);
+    }
+    assert!(methods.iter().any(|m| m == "GET"), "{methods:?}");
+}

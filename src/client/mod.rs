@@ -117,8 +117,14 @@ impl Client {
     /// As [`Client::connect`].
     pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
         let mut connector: Box<dyn Connect> = Box::new(transport);
+        // The error that sent us to a fallback: when the fallback is refused just as plainly,
+        // this one (a 400 with the server's reason, say) says more than the fallback's 405.
+        let mut first: Option<Error> = None;
         loop {
-            let client = Client::start(connector.as_ref(), options.clone())?;
+            let client = match Client::start(connector.as_ref(), options.clone()) {
+                Ok(client) => client,
+                Err(err) => return Err(after_fallback(first, err)),
+            };
             let err = match discover::establish(&client.shared, &connector.describe()) {
                 Ok(discover::Established::Ready) => return Ok(client),
                 Ok(discover::Established::Restart) => {
@@ -135,17 +141,17 @@ impl Client {
                 Err(err) => err,
             };
             client.close();
-            let next = match err.http_status() {
-                Some(400 | 404 | 405) => connector.fallback(),
-                _ => None,
-            };
-            match next {
+            if first.is_some() {
+                return Err(after_fallback(first, err));
+            }
+            match refused(&err).then(|| connector.fallback()).flatten() {
                 Some(next) => {
                     log::debug!(
                         "{} answered {err}; falling back to {}",
                         connector.describe(),
                         next.describe()
                     );
+                    first = Some(err);
                     connector = next;
                 }
                 None => return Err(err),
@@ -343,6 +349,29 @@ impl std::fmt::Debug for Client {
             .field("transport", &self.shared.transport.kind())
             .field("closed", &self.closed().is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// Whether a transport refused the very first request in a way its fallback may not.
+fn refused(err: &Error) -> bool {
+    matches!(err.http_status(), Some(400 | 404 | 405))
+}
+
+/// The error to report once a fallback failed too: the first refusal (a 400 with the server's
+/// reason, say) when the fallback was refused just as plainly (a 405 to its GET), since it
+/// says more; the fallback's own error when that got further (it timed out, or needs
+/// authorization), since that is the one to act on.
+fn after_fallback(first: Option<Error>, err: Error) -> Error {
+    match first {
+        Some(first) if refused(&err) => {
+            log::debug!("the fallback was refused too ({err}); reporting {first}");
+            first
+        }
+        Some(first) => {
+            log::debug!("falling back after {first} failed with {err}");
+            err
+        }
+        None => err,
     }
 }
 
