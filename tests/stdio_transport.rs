@@ -337,11 +337,68 @@ exec cat
     assert_eq!(next_message(&rx), notification("echo"));
     transport.close();
     let closed = next_closed(&rx, SOON);
-    assert!(lines.load(Ordering::Relaxed) > 1_000_000);
+    // The callback runs on its own thread; under a flood it may skip lines rather than hold
+    // the drain, but it keeps getting them.
+    assert!(lines.load(Ordering::Relaxed) > 1_000, "{lines:?}");
     let tail = closed.stderr_tail.as_deref().unwrap();
     assert!(tail.lines().count() <= 5, "{tail}");
     assert!(tail.len() <= 9 << 10, "{} bytes", tail.len());
     assert!(tail.ends_with("final words\n"), "{tail}");
+}
+
+#[test]
+fn a_blocked_stderr_callback_never_stalls_the_server() {
+    let _serial = serial();
+    // 2 MB of stderr: far more than the pipe and the callback's queue hold together.
+    let script = r#"
+yes 'stderr line' | head -n 160000 >&2
+echo '{"jsonrpc":"2.0","method":"after stderr"}'
+exec cat
+"#;
+    let (release, blocked) = crossbeam_channel::bounded::<()>(0);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    let config = sh(script)
+        .close_grace(ms(300))
+        .stderr_callback(move |_line| {
+            // The first line blocks until the test lets it go, as a callback stuck on a lock.
+            if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+                let _ = blocked.recv_timeout(Duration::from_secs(60));
+            }
+        });
+    let (transport, rx) = connect(&config);
+    match next(&rx, Duration::from_secs(30)) {
+        Inbound::Message(m) => assert_eq!(params_of(m, "after stderr"), Value::Null),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "the callback is still blocked"
+    );
+    let started = Instant::now();
+    transport.close();
+    let closed = next_closed(&rx, SOON);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "close took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        closed
+            .stderr_tail
+            .as_deref()
+            .unwrap()
+            .ends_with("stderr line\n"),
+        "{closed:?}"
+    );
+    // Let go, the callback gets the lines that waited for it.
+    drop(release);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while calls.load(Ordering::SeqCst) < 1024 && Instant::now() < deadline {
+        std::thread::sleep(ms(10));
+    }
+    assert!(calls.load(Ordering::SeqCst) > 1000, "{calls:?}");
 }
 
 #[test]

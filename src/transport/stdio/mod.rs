@@ -1,12 +1,16 @@
 //! The stdio transport: a server run as a child process, speaking newline-delimited JSON.
 //!
 //! [`StdioConfig`] describes the process; [`Connect::connect`](crate::transport::Connect::connect) starts it. The running
-//! connection uses five named threads, so that no caller ever blocks on a pipe:
+//! connection uses five named threads (six with a stderr callback), so that no caller ever
+//! blocks on a pipe:
 //!
 //! * `umcp-stdio-reader` reads stdout line by line (each line bounded by
 //!   [`StdioConfig::max_message_size`]) and delivers messages to the [`Inbox`](crate::transport::Inbox);
 //! * `umcp-stdio-stderr` drains stderr into `log` (target `umcp::server_stderr`), the optional
-//!   callback and a short tail kept for error reports, so a chatty server never stalls;
+//!   callback's queue and a short tail kept for error reports, so a chatty server never
+//!   stalls;
+//! * `umcp-stdio-stderr-callback`, only with [`StdioConfig::stderr_callback`], runs the callback,
+//!   so a slow one never holds the drain;
 //! * `umcp-stdio-writer` writes what the pipe could not take at once: a caller writes its own
 //!   message when the pipe has room (on Unix, through a non-blocking pipe), and otherwise
 //!   queues it, so a server that stops reading cannot block a caller past its deadline (see
@@ -243,10 +247,13 @@ impl StdioConfig {
     }
 
     /// Calls `callback` with each line the server writes to stderr (without the newline),
-    /// from the stderr thread.
+    /// in order, from a thread of its own (`umcp-stdio-stderr-callback`).
     ///
-    /// Keep it quick: stderr is not read while it runs. Lines are also logged at debug level
-    /// under the target `umcp::server_stderr`, whether or not a callback is set.
+    /// stderr is read on while it runs, so a slow callback never stalls the server: up to
+    /// 1,024 lines wait for it, and lines beyond that skip it (a debug log says how many).
+    /// A panic is caught, and the next line is passed as usual. Lines are also logged at debug
+    /// level under the target `umcp::server_stderr`, and kept for the stderr tail, whether or
+    /// not a callback is set.
     ///
     /// See the example on [`StdioConfig`].
     pub fn stderr_callback(

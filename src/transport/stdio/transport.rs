@@ -99,16 +99,19 @@ impl StdioTransport {
         let stdin = Arc::new(Stdin::new(stdin, &label));
         let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
 
-        let mut workers = Vec::with_capacity(4);
+        let mut workers = Vec::with_capacity(5);
         let started = (|| -> std::io::Result<()> {
-            let (s, callback, l) = (
-                shared.clone(),
-                config.stderr_callback.clone(),
-                label.clone(),
-            );
+            let (queue, lines) = match &config.stderr_callback {
+                Some(_) => {
+                    let (queue, lines) = stderr::callback_queue();
+                    (Some(queue), Some(lines))
+                }
+                None => (None, None),
+            };
+            let (s, l) = (shared.clone(), label.clone());
             workers.push(Worker::spawn("umcp-stdio-stderr", move || {
                 let stderr = Watched::new(stderr, &s.stderr_activity);
-                stderr::run(stderr, &s.tail, callback.as_ref(), &l);
+                stderr::run(stderr, &s.tail, queue, &l);
             })?);
             let (s, limit, l) = (shared.clone(), config.max_message_size, label.clone());
             workers.push(Worker::spawn("umcp-stdio-reader", move || {
@@ -118,6 +121,12 @@ impl StdioTransport {
             workers.push(Worker::spawn("umcp-stdio-writer", move || {
                 w.run_writer(&l);
             })?);
+            if let (Some(lines), Some(callback)) = (lines, config.stderr_callback.clone()) {
+                let l = label.clone();
+                workers.push(Worker::spawn("umcp-stdio-stderr-callback", move || {
+                    stderr::run_callback(&lines, &callback, &l);
+                })?);
+            }
             Ok(())
         })();
         if let Err(e) = started {
