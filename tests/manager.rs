@@ -209,6 +209,23 @@ fn tools_are_namespaced_and_routed_to_their_server() {
     let dotted = Manager::start(vec![demo_server("d")], options().with_separator("."));
     assert!(dotted.wait_ready(BOUND));
     assert!(tool_names(&dotted).contains(&"d.echo".to_owned()));
+
+    // Portable names: what an LLM API takes, routed all the same.
+    let portable = Manager::start(
+        vec![demo_server("my server.v2").with_env("WHO", "portable")],
+        options().with_portable_names(64),
+    );
+    assert!(portable.wait_ready(BOUND));
+    let names = tool_names(&portable);
+    assert!(names.contains(&"my_server_v2__env".to_owned()), "{names:?}");
+    let valid = |n: &String| {
+        n.len() <= 64
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    assert!(names.iter().all(valid), "{names:?}");
+    let result = portable.call_tool("my_server_v2__env", json!({"name": "WHO"}));
+    assert_eq!(text(&result.unwrap()), "portable");
 }
 
 /// Writes a cache file for `server` holding tools of these names.

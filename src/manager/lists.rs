@@ -259,7 +259,7 @@ impl Manager {
             .iter()
             .map(|(s, p)| (s.as_str(), p.name.as_str()))
             .collect();
-        let names = lock(&self.prompt_names).assign(&keys, &self.options.separator);
+        let names = lock(&self.prompt_names).assign(&keys, &self.options.name_shape());
         listed
             .into_iter()
             .zip(names)

@@ -15,8 +15,67 @@
 //! The table grows by one binding per distinct entry ever listed, which is bounded by what
 //! the configured servers list; it is never pruned, because pruning is what would let a
 //! name change hands.
+//!
+//! With portable names ([`ManagerOptions::with_portable_names`]) a name is also made fit for
+//! LLM tool-calling APIs, which take only `[A-Za-z0-9_-]` and a bounded length: any other
+//! character becomes `_`, and a name too long keeps its beginning and ends in `_` and eight
+//! hex digits of a hash of the whole name, so long names that share a beginning stay apart.
+//! Names that become equal this way are told apart by the suffixes above, kept within the
+//! bound too.
+//!
+//! [`ManagerOptions::with_portable_names`]: crate::ManagerOptions::with_portable_names
 
 use std::collections::{HashMap, HashSet};
+
+/// How a namespaced name is made from a server's name and an item's.
+#[derive(Debug, Clone)]
+pub(crate) struct Shape {
+    pub(crate) separator: String,
+    /// `Some(max)`: only `[A-Za-z0-9_-]`, at most `max` characters.
+    pub(crate) portable: Option<usize>,
+}
+
+impl Shape {
+    /// The name an entry gets when nothing else has it.
+    fn plain(&self, server: &str, item: &str) -> String {
+        let name = format!("{server}{}{item}", self.separator);
+        let Some(max) = self.portable else {
+            return name;
+        };
+        let clean: String = name
+            .chars()
+            .map(|c| match c {
+                'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '-' => c,
+                _ => '_',
+            })
+            .collect();
+        if clean.len() <= max {
+            return clean;
+        }
+        let hash = format!("_{:08x}", fnv1a(name.as_bytes()));
+        // `clean` is ASCII, so any byte index is a character boundary.
+        format!("{}{hash}", &clean[..max.saturating_sub(hash.len())])
+    }
+
+    /// The `n`th alternative to `plain`, within the bound.
+    fn suffixed(&self, plain: &str, n: u64) -> String {
+        let suffix = format!("_{n}");
+        match self.portable {
+            Some(max) if plain.len() + suffix.len() > max => {
+                format!("{}{suffix}", &plain[..max.saturating_sub(suffix.len())])
+            }
+            _ => format!("{plain}{suffix}"),
+        }
+    }
+}
+
+/// The 32-bit FNV-1a hash: stable across runs and platforms, so a shortened name is the same
+/// in every process.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
 
 /// What a name is bound to: the server, the item's own name, and which occurrence of that
 /// item name in the server's list it is (0 for the first).
@@ -33,8 +92,8 @@ pub(crate) struct Names {
 impl Names {
     /// The namespaced names of `entries` (server, item name), in the same order, binding a
     /// name to each entry that has none yet.
-    pub(crate) fn assign(&mut self, entries: &[(&str, &str)], separator: &str) -> Vec<String> {
-        let plain = |server: &str, item: &str| format!("{server}{separator}{item}");
+    pub(crate) fn assign(&mut self, entries: &[(&str, &str)], shape: &Shape) -> Vec<String> {
+        let plain = |server: &str, item: &str| shape.plain(server, item);
         let reserved: HashSet<String> = entries.iter().map(|(s, i)| plain(s, i)).collect();
         let mut occurrences: HashMap<(&str, &str), usize> = HashMap::new();
         let mut out = Vec::with_capacity(entries.len());
@@ -49,7 +108,7 @@ impl Names {
             let name = plain(server, item);
             let name = if self.by_name.contains_key(&name) {
                 (2u64..)
-                    .map(|n| format!("{name}_{n}"))
+                    .map(|n| shape.suffixed(&name, n))
                     .find(|c| !reserved.contains(c) && !self.by_name.contains_key(c))
                     .unwrap_or(name)
             } else {
@@ -97,10 +156,66 @@ impl Names {
 
 #[cfg(test)]
 mod tests {
-    use super::Names;
+    use super::{Names, Shape};
+
+    fn verbatim(separator: &str) -> Shape {
+        Shape {
+            separator: separator.into(),
+            portable: None,
+        }
+    }
 
     fn assign(entries: &[(&str, &str)], separator: &str) -> Vec<String> {
-        Names::default().assign(entries, separator)
+        Names::default().assign(entries, &verbatim(separator))
+    }
+
+    #[test]
+    fn portable_names_fit_llm_tool_apis() {
+        let portable = Shape {
+            separator: "__".into(),
+            portable: Some(64),
+        };
+        let long_tool = "t".repeat(80);
+        let other_long_tool = format!("{long_tool}x");
+        let entries = [
+            ("my.server", "read file"),
+            ("my_server", "read_file"),
+            ("gh", long_tool.as_str()),
+            ("gh", other_long_tool.as_str()),
+            ("gh", "ok-name_1"),
+        ];
+        let mut table = Names::default();
+        let names = table.assign(&entries, &portable);
+        for name in &names {
+            assert!(name.len() <= 64, "{name}");
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{name}"
+            );
+        }
+        // Equal once cleaned: the second gets a suffix, and each routes to its own tool.
+        assert_eq!(names[0], "my_server__read_file");
+        assert_eq!(names[1], "my_server__read_file_2");
+        assert_eq!(table.lookup(&names[1]), Some(("my_server", "read_file")));
+        // Long names keep their beginning and differ by their hashes.
+        assert!(names[2].starts_with("gh__ttt"), "{}", names[2]);
+        assert_ne!(names[2], names[3]);
+        assert_eq!(
+            table.lookup(&names[3]),
+            Some(("gh", other_long_tool.as_str()))
+        );
+        assert_eq!(names[4], "gh__ok-name_1");
+        // The same names in every process: the hash is stable.
+        assert_eq!(Names::default().assign(&entries, &portable), names);
+        // A suffix stays within the bound too.
+        let twice = [("gh", long_tool.as_str()), ("gh", long_tool.as_str())];
+        let names = Names::default().assign(&twice, &portable);
+        assert!(
+            names[1].len() <= 64 && names[1].ends_with("_2"),
+            "{names:?}"
+        );
+        assert_ne!(names[0], names[1]);
     }
 
     #[test]
@@ -128,7 +243,10 @@ mod tests {
     #[test]
     fn an_unknown_name_suggests_the_items_of_that_name() {
         let mut names = Names::default();
-        names.assign(&[("b", "echo"), ("a", "echo"), ("a", "add")], "__");
+        names.assign(
+            &[("b", "echo"), ("a", "echo"), ("a", "add")],
+            &verbatim("__"),
+        );
         assert_eq!(
             names.unknown("tool", "echo"),
             "no tool named `echo`; did you mean `a__echo` or `b__echo`?"
@@ -136,7 +254,7 @@ mod tests {
         assert_eq!(names.unknown("tool", "sub"), "no tool named `sub`");
         let servers: Vec<String> = (0..7).map(|n| format!("s{n}")).collect();
         let many: Vec<(&str, &str)> = servers.iter().map(|s| (s.as_str(), "x")).collect();
-        names.assign(&many, "__");
+        names.assign(&many, &verbatim("__"));
         assert_eq!(
             names.unknown("prompt", "x"),
             "no prompt named `x`; did you mean `s0__x`, `s1__x`, `s2__x`, `s3__x`, … or `s6__x`?"
@@ -151,14 +269,17 @@ mod tests {
     #[test]
     fn a_name_never_changes_hands_when_its_server_goes_away() {
         let mut names = Names::default();
-        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], &verbatim("__"));
         assert_eq!(both, ["a__b__c", "a__b__c_2"]);
         // Server `a` failed: its tools are no longer listed, but its name is not reused.
-        assert_eq!(names.assign(&[("a__b", "c")], "__"), ["a__b__c_2"]);
+        assert_eq!(
+            names.assign(&[("a__b", "c")], &verbatim("__")),
+            ["a__b__c_2"]
+        );
         assert_eq!(names.lookup("a__b__c"), Some(("a", "b__c")));
         assert_eq!(names.lookup("a__b__c_2"), Some(("a__b", "c")));
         // And when it comes back, it gets its own name again.
-        let again = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        let again = names.assign(&[("a", "b__c"), ("a__b", "c")], &verbatim("__"));
         assert_eq!(again, both);
     }
 
@@ -166,8 +287,8 @@ mod tests {
     fn a_late_server_never_takes_a_name_already_given() {
         let mut names = Names::default();
         // `a__b` listed first (`a` was still starting), so it keeps the plain name.
-        assert_eq!(names.assign(&[("a__b", "c")], "__"), ["a__b__c"]);
-        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], "__");
+        assert_eq!(names.assign(&[("a__b", "c")], &verbatim("__")), ["a__b__c"]);
+        let both = names.assign(&[("a", "b__c"), ("a__b", "c")], &verbatim("__"));
         assert_eq!(both, ["a__b__c_2", "a__b__c"]);
         assert_eq!(names.lookup("a__b__c"), Some(("a__b", "c")));
         assert_eq!(names.lookup("nothing"), None);

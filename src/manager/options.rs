@@ -38,6 +38,7 @@ use crate::auth::{AuthorizationHandler, TokenStore};
 pub struct ManagerOptions {
     pub(crate) client: Options,
     pub(crate) separator: String,
+    pub(crate) portable_names: Option<usize>,
     pub(crate) startup_timeout: Duration,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) reconnect_attempts: u32,
@@ -54,6 +55,7 @@ impl Default for ManagerOptions {
         ManagerOptions {
             client: Options::default(),
             separator: "__".into(),
+            portable_names: None,
             startup_timeout: Duration::from_secs(30),
             cache_dir: ManagerOptions::default_cache_dir(),
             reconnect_attempts: 5,
@@ -91,6 +93,41 @@ impl ManagerOptions {
             self.separator = separator;
         }
         self
+    }
+
+    /// Makes every namespaced tool and prompt name fit LLM tool-calling APIs: only
+    /// `A–Z a–z 0–9 _ -` (any other character, in a server's name, an item's or the
+    /// separator, becomes `_`) and at most `max_chars` characters (64 for OpenAI's and
+    /// Anthropic's APIs; at least 16). A longer name keeps its beginning and ends in `_` and
+    /// eight hex digits of a hash of the whole name, the same in every process. Names that
+    /// become equal are told apart by numbered suffixes, as any others, and every name still
+    /// routes to its own server's item. Off by default: names are `server{separator}item` as
+    /// they are.
+    ///
+    /// ```
+    /// use umcp::ManagerOptions;
+    ///
+    /// let options = ManagerOptions::default().with_portable_names(64);
+    /// assert_eq!(options.portable_names(), Some(64));
+    /// ```
+    pub fn with_portable_names(mut self, max_chars: usize) -> ManagerOptions {
+        self.portable_names = Some(max_chars.max(16));
+        self
+    }
+
+    /// The bound of portable names, if they are on.
+    ///
+    /// See the example on [`ManagerOptions::with_portable_names`].
+    pub fn portable_names(&self) -> Option<usize> {
+        self.portable_names
+    }
+
+    /// How namespaced names are made.
+    pub(crate) fn name_shape(&self) -> super::names::Shape {
+        super::names::Shape {
+            separator: self.separator.clone(),
+            portable: self.portable_names,
+        }
     }
 
     /// How long connecting and `initialize` may take for servers whose configuration does not

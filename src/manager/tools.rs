@@ -58,7 +58,7 @@ impl Manager {
             .iter()
             .map(|e| (e.server.as_str(), e.tool.name.as_str()))
             .collect();
-        let names = lock(&self.tool_names).assign(&keys, &self.options.separator);
+        let names = lock(&self.tool_names).assign(&keys, &self.options.name_shape());
         for (entry, name) in entries.iter_mut().zip(names) {
             entry.name = name;
         }
