@@ -724,6 +724,92 @@ fn auto_falls_back_to_legacy_sse() {
 }
 
 #[test]
+fn auto_remembers_a_legacy_server_until_it_moves() {
+    // A legacy server that refuses Streamable HTTP's POST to its SSE URL, until it moves to
+    // Streamable HTTP and refuses the GET instead.
+    let moved = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The newest event stream, which POSTs answer on.
+    let stream = Arc::new(Mutex::new(None::<crossbeam_channel::Sender<String>>));
+    let has_moved = moved.clone();
+    let server = serve(
+        move |seen: Seen, reply| match (seen.method.as_str(), seen.path.as_str()) {
+            ("GET", "/sse") if !has_moved.load(Ordering::SeqCst) => {
+                let (to_stream, from_posts) = crossbeam_channel::unbounded::<String>();
+                *stream.lock().unwrap() = Some(to_stream);
+                let mut sse = reply.sse(&[]);
+                let _ = sse.send("event: endpoint\ndata: /messages\n\n");
+                while let Ok(message) = from_posts.recv_timeout(WAIT) {
+                    if sse.message(&message).is_err() {
+                        return;
+                    }
+                }
+            }
+            ("POST", "/messages") => {
+                if let (Some(id), Some(to_stream)) =
+                    (seen.rpc_id().as_i64(), stream.lock().unwrap().as_ref())
+                {
+                    let _ = to_stream.send(result(id));
+                }
+                reply.status(202, &[]);
+            }
+            ("POST", "/sse") if has_moved.load(Ordering::SeqCst) => {
+                reply.json(200, &[], &result(seen.rpc_id().as_i64().unwrap_or(0)))
+            }
+            _ => reply.status(405, &[]),
+        },
+    );
+    let auto = HttpConfig::new(server.url("/sse"));
+    let seen_now = |server: &Server| {
+        let mut seen = Vec::new();
+        while let Some(s) = server.next_within(Duration::from_millis(200)) {
+            seen.push(format!("{} {}", s.method, s.path));
+        }
+        seen
+    };
+
+    // The first time, the client learns it by a refused request and the fallback.
+    let (first, _rx) = connect(&auto);
+    assert_eq!(first.kind(), "streamable-http");
+    let err = first.send(&request(1, "initialize"), soon()).unwrap_err();
+    assert_eq!(err.http_status(), Some(405), "{err:?}");
+    first.close();
+    let (inbox, rx) = Inbox::new();
+    let fallback = auto.fallback().unwrap().connect(inbox).unwrap();
+    assert_eq!(fallback.kind(), "sse");
+    fallback.close();
+    drop(rx);
+    seen_now(&server);
+
+    // Then straight over SSE: no refused POST first.
+    let (again, rx) = connect(&auto);
+    assert_eq!(again.kind(), "sse");
+    again.send(&request(2, "initialize"), soon()).unwrap();
+    expect_response(&rx, 2);
+    again.close();
+    let seen = seen_now(&server);
+    assert_eq!(
+        seen.first().map(String::as_str),
+        Some("GET /sse"),
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|s| s == "POST /sse"), "{seen:?}");
+
+    // The server moved to Streamable HTTP: the SSE attempt is refused, the URL forgotten.
+    moved.store(true, Ordering::SeqCst);
+    let (moved_on, rx) = connect(&auto);
+    assert_eq!(moved_on.kind(), "streamable-http");
+    moved_on.send(&request(3, "initialize"), soon()).unwrap();
+    expect_response(&rx, 3);
+    moved_on.close();
+    seen_now(&server);
+    let (next_time, _rx) = connect(&auto);
+    assert_eq!(next_time.kind(), "streamable-http");
+    next_time.close();
+    let seen = seen_now(&server);
+    assert!(!seen.iter().any(|s| s.starts_with("GET")), "{seen:?}");
+}
+
+#[test]
 fn legacy_endpoint_on_another_origin_is_refused() {
     let server = legacy_server("http://127.0.0.2:9/messages");
     let config = HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse);

@@ -32,6 +32,7 @@ mod get_stream;
 mod kind;
 mod legacy;
 mod post_stream;
+mod remembered;
 mod session;
 mod socket;
 mod streamable;
@@ -394,10 +395,30 @@ impl fmt::Debug for HttpConfig {
 impl Connect for HttpConfig {
     /// Streamable HTTP connects without network traffic (the first POST is the first
     /// exchange); legacy SSE opens its event stream and waits for the `endpoint` event.
+    ///
+    /// With [`HttpTransportKind::Auto`], a URL that spoke legacy SSE before in this process is
+    /// tried over SSE first, skipping the Streamable HTTP request it refused then; if SSE is
+    /// refused now, the URL is forgotten and Streamable HTTP is used.
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
         let wire = wire::Wire::new(self.clone())?;
+        let auto = self.kind == HttpTransportKind::Auto;
         match self.effective_kind() {
-            HttpTransportKind::Sse => legacy::connect(wire, inbox),
+            HttpTransportKind::Sse => {
+                let transport = legacy::connect(wire, inbox)?;
+                if auto {
+                    remembered::remember_sse(&self.url);
+                }
+                Ok(transport)
+            }
+            _ if auto && remembered::is_sse(&self.url) => {
+                match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone()) {
+                    Err(e) if matches!(e.http_status(), Some(400 | 404 | 405)) => {
+                        remembered::forget(&self.url);
+                        Ok(Box::new(streamable::StreamableHttp::new(wire, inbox)))
+                    }
+                    connected => connected,
+                }
+            }
             _ => Ok(Box::new(streamable::StreamableHttp::new(wire, inbox))),
         }
     }
