@@ -405,6 +405,67 @@ fn late_responses_are_dropped_and_the_connection_survives() {
 }
 
 #[test]
+fn late_responses_reach_the_handler_and_a_panicking_one_harms_nothing() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, request| {
+        std::thread::sleep(Duration::from_millis(300));
+        let text = request.params.as_ref().unwrap()["arguments"]["text"].clone();
+        if text == "fail" {
+            let error = umcp::jsonrpc::ErrorObject::new(ErrorCode(-32000), "it failed late");
+            peer.send(umcp::jsonrpc::Response::err(request.id.clone(), error).into());
+            return None;
+        }
+        Some(json!({"content": [{"type": "text", "text": text}]}))
+    });
+    let (tx, late) = crossbeam_channel::unbounded();
+    let options = Options::default().with_late_response_handler(move |response| {
+        let panics = response
+            .result
+            .as_ref()
+            .is_ok_and(|r| r["content"][0]["text"] == "panic");
+        let _ = tx.send(response);
+        if panics {
+            panic!("a handler may panic");
+        }
+    });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let quick = RequestOptions::default().with_timeout(Duration::from_millis(50));
+    for text in ["panic", "done late"] {
+        let err = client
+            .call_tool_with("x", json!({"text": text}), &quick)
+            .unwrap_err();
+        assert!(err.is_timeout(), "{err:?}");
+        let response = late.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(response.method, "tools/call");
+        assert_eq!(response.reason, "timed out");
+        assert_eq!(response.result.unwrap()["content"][0]["text"], text);
+    }
+    let cancel = CancelHandle::new();
+    let cancelled = quick
+        .clone()
+        .with_cancel(cancel.clone())
+        .with_timeout(Duration::from_secs(5));
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        cancel.cancel();
+    });
+    let err = client
+        .call_tool_with("x", json!({"text": "fail"}), &cancelled)
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+    canceller.join().unwrap();
+    let response = late.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(response.reason, "cancelled by the client");
+    match response.result {
+        Err(Error::Rpc(error)) => assert_eq!(error.message, "it failed late"),
+        other => panic!("{other:?}"),
+    }
+    // The panic above harmed nothing.
+    client.ping().unwrap();
+    assert!(client.closed().is_none());
+}
+
+#[test]
 fn the_notification_queue_ends_when_the_connection_closes() {
     let server = FakeServer::new();
     server.on("tools/call", |peer, _| {

@@ -17,6 +17,7 @@ mod discover;
 mod era;
 mod era_transport;
 mod errors;
+mod late;
 mod lifecycle;
 mod listen;
 mod meta;
@@ -29,12 +30,14 @@ mod options;
 mod pending;
 mod requests;
 mod router;
+mod router_thread;
 mod senders;
 mod server_requests;
 mod session;
 
 pub use cancel::CancelHandle;
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use late::LateResponse;
 pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
@@ -174,7 +177,7 @@ impl Client {
             threads_done,
         };
         // On failure the client's drop closes the transport.
-        router::spawn(&client.shared, channels, done_tx).map_err(Error::io)?;
+        router_thread::spawn(&client.shared, channels, done_tx).map_err(Error::io)?;
         Ok(client)
     }
 

@@ -65,6 +65,8 @@ pub struct Options {
     pub(crate) era: super::era::EraOptions,
     /// The response cache settings; builders in `cache.rs`.
     pub(crate) cache: super::cache::CacheOptions,
+    /// The late-response handler; its builder is in `late.rs`.
+    pub(crate) late: super::late::LateOptions,
 }
 
 impl Default for Options {
@@ -83,6 +85,7 @@ impl Default for Options {
             experimental: None,
             era: super::era::EraOptions::default(),
             cache: super::cache::CacheOptions::default(),
+            late: super::late::LateOptions::default(),
         }
     }
 }

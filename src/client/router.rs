@@ -1,22 +1,24 @@
 //! Sorting what the transport delivers, on the thread that read it: responses and progress go
-//! straight to the waiting caller, notifications to their queue, and only server requests and
-//! notification callbacks take the slower road through the router thread.
+//! straight to the waiting caller, notifications to their queue, and only server requests,
+//! notification callbacks and late responses for their handler take the slower road through
+//! the router thread (`router_thread`).
 //!
 //! Bounds and policies:
 //!
 //! * the notification queue holds [`Options::with_notification_capacity`] entries; when it is
 //!   full the oldest unread one is dropped and counted
 //!   ([`Client::notifications_dropped`](crate::Client::notifications_dropped));
-//! * the router's queue holds [`ROUTER_QUEUE`] server requests and callback notifications; when
-//!   it is full the transport's reader waits for room, which slows the reading of the server's
-//!   output (backpressure to the server). The router itself never waits on user code for long
-//!   except in the notification callback, so only a callback that blocks can fill it.
+//! * the router's queue holds [`ROUTER_QUEUE`] server requests, callback notifications and late
+//!   responses; when it is full the transport's reader waits for room, which slows the reading
+//!   of the server's output (backpressure to the server). The router itself never waits on
+//!   user code for long except in the notification callback and the late-response handler, so
+//!   only one of those that blocks can fill it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, RwLock};
 
-use crossbeam_channel::{select, Receiver, SendTimeoutError, Sender};
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -28,8 +30,6 @@ use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS
 
 use super::options::{lock, NotificationCallback, Options};
 use super::pending::{Answer, Pending, Reply};
-use super::server_requests::{self, Pool};
-use super::session::Shared;
 
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
@@ -42,7 +42,7 @@ pub(crate) struct Core {
     pub(crate) pending: Mutex<Pending>,
     /// The sending side is dropped when the connection closes, so readers of the queue see
     /// its end once they have read what is left.
-    notify_tx: Mutex<Option<Sender<ServerNotification>>>,
+    pub(super) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
     capacity: usize,
@@ -50,7 +50,7 @@ pub(crate) struct Core {
     has_callback: bool,
     /// Taken by the router when it ends: the transport's threads may outlive the client a
     /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
-    callback: Mutex<Option<NotificationCallback>>,
+    pub(super) callback: Mutex<Option<NotificationCallback>>,
     work_tx: Sender<Work>,
     stop_tx: Sender<()>,
     /// Set by `close`: the reader stops waiting for room in the router's queue.
@@ -63,6 +63,8 @@ pub(crate) struct Core {
     pub(crate) listens: Arc<super::listen::state::Registry>,
     /// Cached results, invalidated here as change notifications arrive.
     pub(crate) cache: Arc<super::cache::Cache>,
+    /// Requests given up, for the late-response handler.
+    pub(crate) abandoned: super::late::Abandoned,
 }
 
 /// What the router thread does.
@@ -71,12 +73,14 @@ pub(crate) enum Work {
     Notification(ServerNotification),
     /// Answer a server request.
     Request(Request),
+    /// Pass a response that came after its request was given up to the handler.
+    Late(super::late::LateResponse),
 }
 
 /// The receiving ends the router thread reads.
 pub(crate) struct RouterChannels {
-    work: Receiver<Work>,
-    stop: Receiver<()>,
+    pub(super) work: Receiver<Work>,
+    pub(super) stop: Receiver<()>,
 }
 
 impl Core {
@@ -101,6 +105,7 @@ impl Core {
             server_requests: Mutex::new(HashMap::new()),
             listens: Arc::default(),
             cache: Arc::default(),
+            abandoned: super::late::Abandoned::new(options),
         };
         (Arc::new(core), RouterChannels { work, stop })
     }
@@ -214,7 +219,10 @@ impl Core {
                 let result = result.and_then(|answer| answer.decode(SUBSCRIPTIONS_LISTEN));
                 super::listen::route::finish(&self.listens, id, result);
             }
-            None => log::debug!("dropping a late or unknown response for request {id}"),
+            None => match self.abandoned.response(id, result) {
+                Some(late) => self.to_router(Work::Late(late)),
+                None => log::debug!("dropping a late or unknown response for request {id}"),
+            },
         }
     }
 
@@ -336,74 +344,4 @@ fn token_id(progress: &ProgressNotificationParams) -> Option<i64> {
     value
         .as_i64()
         .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
-}
-
-/// Starts the router thread for `shared`.
-///
-/// The thread holds only a weak reference between jobs, so dropping the last client handle is
-/// never blocked by the router keeping the session alive. `done` is dropped when the thread
-/// (and every handler thread it started) ends, which is how `close` waits for them with a
-/// bound.
-pub(crate) fn spawn(
-    shared: &Arc<Shared>,
-    channels: RouterChannels,
-    done: Sender<()>,
-) -> std::io::Result<()> {
-    let weak = Arc::downgrade(shared);
-    let core = Arc::clone(&shared.core);
-    let pool = Pool::new(shared.options.handler_threads, done.clone());
-    let handle = std::thread::Builder::new()
-        .name("umcp-router".into())
-        .spawn(move || {
-            run(&weak, &channels, pool);
-            // The end of the queue, and of the user's callback.
-            lock(&core.notify_tx).take();
-            lock(&core.callback).take();
-            drop(done);
-        })?;
-    lock(&shared.threads).push(handle);
-    Ok(())
-}
-
-fn run(weak: &Weak<Shared>, channels: &RouterChannels, mut pool: Pool) {
-    loop {
-        let work = select! {
-            recv(channels.stop) -> _ => break,
-            recv(channels.work) -> work => match work {
-                Ok(work) => work,
-                Err(_) => break,
-            },
-        };
-        let Some(shared) = weak.upgrade() else { return };
-        handle(&shared, &mut pool, work);
-    }
-    // Pass on the notifications that arrived before the end, then end the queue.
-    let Some(shared) = weak.upgrade() else { return };
-    while let Ok(work) = channels.work.try_recv() {
-        if let Work::Notification(note) = work {
-            callback(&shared, note);
-        }
-    }
-}
-
-fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
-    match work {
-        Work::Notification(note) => callback(shared, note),
-        Work::Request(request) => server_requests::serve(shared, pool, request),
-    }
-}
-
-/// Runs the notification callback with panics caught, then queues the notification.
-fn callback(shared: &Shared, note: ServerNotification) {
-    let callback = lock(&shared.core.callback).clone();
-    if let Some(callback) = callback {
-        let call = std::panic::AssertUnwindSafe(|| callback(&note));
-        if std::panic::catch_unwind(call).is_err() {
-            log::error!(
-                "the notification callback panicked on `{}`; carrying on",
-                note.method()
-            );
-        }
-    }
-    shared.core.queue(note);
 }

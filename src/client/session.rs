@@ -307,6 +307,7 @@ impl Shared {
     /// server to stop working on it. A response arriving later is dropped.
     fn abandon(&self, id: i64, call: &Call<'_>, reason: &str) {
         self.forget(id);
+        self.core.abandoned.record(id, call.method, reason);
         let request_id = RequestId::from(id);
         self.transport.abandon(&request_id);
         if call.handshake {
