@@ -455,3 +455,41 @@ fn a_servers_protocol_key_pins_its_era() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn an_env_file_is_read_under_env() {
+    let dir = std::env::temp_dir().join(format!("umcp-env-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let env_file = dir.join("server.env");
+    std::fs::write(&env_file, "# secrets\nAPI_KEY=from-file\nREGION='eu'\n").unwrap();
+    std::fs::write(dir.join("broken.env"), "API_KEY=x\nnot a variable\n").unwrap();
+    let text = serde_json::json!({ "servers": {
+        "vscode": { "command": "a", "envFile": env_file, "env": { "API_KEY": "from-env" } },
+        "missing": { "command": "b", "envFile": dir.join("nowhere.env") },
+        "broken": { "command": "c", "envFile": dir.join("broken.env") },
+        "off": { "command": "d", "envFile": dir.join("nowhere.env"), "disabled": true }
+    } })
+    .to_string();
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    let ServerTransport::Stdio { env, .. } = &server(&file, "vscode").transport else {
+        panic!("a stdio server");
+    };
+    let get = |k: &str| env.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("API_KEY"), Some("from-env"), "`env` wins: {env:?}");
+    assert_eq!(get("REGION"), Some("eu"));
+    assert_eq!(env.len(), 2, "{env:?}");
+    assert!(server(&file, "off").disabled);
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].contains("`broken`") && errors[0].contains("line 2"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("`missing`")
+            && errors[1].contains("envFile")
+            && errors[1].contains("nowhere.env"),
+        "{errors:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,9 +20,9 @@ use crate::transport::EnvPolicy;
 /// * `{"servers": {"name": {…}}}`: VS Code's `mcp.json` (and `{"mcp": {"servers": …}}` in
 ///   its `settings.json`).
 ///
-/// Each entry is a stdio server (`command`, `args`, `env`, `cwd`) or an HTTP server (`url`,
-/// `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or, without
-/// it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
+/// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
+/// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
+/// without it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
 /// keeps a server from starting. umcp also reads `inheritEnv` (pass the parent's whole
 /// environment), `startupTimeoutMs`, `requestTimeoutMs` and `protocol` (`auto`, `legacy`,
 /// `modern` or a stateless-era version). Other keys are ignored.
@@ -30,9 +30,13 @@ use crate::transport::EnvPolicy;
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
 ///
-/// `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `cwd`,
-/// `url`, header values and the `oauth` strings are replaced by environment variables; a
-/// missing variable is an error for that server (unless it is disabled, whose strings are
+/// `envFile` (VS Code's) names a dotenv file of `KEY=VALUE` lines read when the file is
+/// parsed, relative paths from the current directory; `env` wins over it, and a missing or
+/// malformed file is an error for that server.
+///
+/// `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `envFile`,
+/// `cwd`, `url`, header values and the `oauth` strings are replaced by environment variables;
+/// a missing variable is an error for that server (unless it is disabled, whose strings are
 /// then kept as written).
 ///
 /// ```
@@ -266,10 +270,21 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
         Some(true) => EnvPolicy::InheritAll,
         _ => EnvPolicy::AllowList,
     };
+    // VS Code's `envFile` first, so that `env` wins over it.
+    let mut env = match entry.string("envFile")? {
+        Some(path) if !entry.lenient => {
+            super::env_file::read(Path::new(&path)).map_err(|e| entry.error("envFile", e))?
+        }
+        _ => Vec::new(),
+    };
+    for (key, value) in entry.map("env")? {
+        env.retain(|(known, _)| *known != key);
+        env.push((key, value));
+    }
     Ok(ServerTransport::Stdio {
         command,
         args: entry.list("args")?,
-        env: entry.map("env")?,
+        env,
         cwd: entry.string("cwd")?.map(PathBuf::from),
         env_policy,
     })
