@@ -474,7 +474,11 @@ fn an_env_file_is_read_under_env() {
     let ServerTransport::Stdio { env, .. } = &server(&file, "vscode").transport else {
         panic!("a stdio server");
     };
-    let get = |k: &str| env.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    let get = |k: &str| {
+        env.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
     assert_eq!(get("API_KEY"), Some("from-env"), "`env` wins: {env:?}");
     assert_eq!(get("REGION"), Some("eu"));
     assert_eq!(env.len(), 2, "{env:?}");

@@ -125,7 +125,7 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
 /// the client's identity.
 fn initialize_params(shared: &Shared) -> Value {
     let options = &shared.options;
-    let capabilities = super::meta::client_capabilities(options);
+    let capabilities = super::meta::client_capabilities(options, super::era::Era::Legacy);
     json!({
         "protocolVersion": LATEST_PROTOCOL_VERSION,
         "capabilities": capabilities,

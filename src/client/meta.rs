@@ -9,17 +9,28 @@ use crate::types::{
     LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
 };
 
+use super::era::Era;
 use super::options::Options;
 
-/// The client capabilities the registered handlers imply, as sent in `initialize` and in
-/// every stateless request's `_meta`.
-pub(crate) fn client_capabilities(options: &Options) -> Value {
+/// The client capabilities the registered handlers imply, as sent in `initialize`
+/// ([`Era::Legacy`]) and in every stateless request's `_meta` ([`Era::Modern`]).
+pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
     let mut capabilities = Map::new();
     if options.roots.is_some() {
-        capabilities.insert("roots".into(), json!({ "listChanged": true }));
+        // The stateless era removed `notifications/roots/list_changed`, and with it the flag.
+        let roots = match era {
+            Era::Legacy => json!({ "listChanged": true }),
+            Era::Modern => json!({}),
+        };
+        capabilities.insert("roots".into(), roots);
     }
     if options.sampling.is_some() {
-        capabilities.insert("sampling".into(), json!({}));
+        let sampling = if options.sampling_tools {
+            json!({ "tools": {} })
+        } else {
+            json!({})
+        };
+        capabilities.insert("sampling".into(), sampling);
     }
     if options.elicitation.is_some() {
         capabilities.insert("elicitation".into(), json!({ "form": {}, "url": {} }));
@@ -72,7 +83,7 @@ pub(crate) struct Identity {
 impl Identity {
     pub(crate) fn new(options: &Options) -> Identity {
         Identity {
-            capabilities: client_capabilities(options),
+            capabilities: client_capabilities(options, Era::Modern),
             client_info: serde_json::to_value(&options.client_info).unwrap_or(Value::Null),
         }
     }

@@ -336,6 +336,10 @@ impl Client {
 
     /// Tells the server the roots changed, so it asks for `roots/list` again.
     ///
+    /// In the stateless era this does nothing and returns `Ok` on every transport: protocol
+    /// 2026-07-28 removed the notification (a server there asks for roots in each request's
+    /// input round, so it always sees the current ones).
+    ///
     /// ```no_run
     /// use std::sync::{Arc, Mutex};
     /// use umcp::types::{ListRootsResult, Root};
@@ -358,8 +362,11 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`Error::Closed`], or a transport error.
+    /// In the handshake era, [`Error::Closed`] or a transport error.
     pub fn notify_roots_list_changed(&self) -> Result<()> {
+        if self.shared.era.modern_version().is_some() {
+            return Ok(());
+        }
         self.notify("notifications/roots/list_changed", None)
     }
 

@@ -28,9 +28,11 @@ mod notifications;
 mod one_shot;
 mod options;
 mod pending;
+mod request_options;
 mod requests;
 mod router;
 mod router_thread;
+mod sampling;
 mod senders;
 mod server_requests;
 mod session;
@@ -42,7 +44,8 @@ pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
-pub use options::{Options, RequestOptions};
+pub use options::Options;
+pub use request_options::RequestOptions;
 
 use options::lock;
 use session::Shared;

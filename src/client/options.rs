@@ -1,4 +1,4 @@
-//! Client-wide options and per-request options.
+//! Client-wide options (per-request ones are in `request_options`).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,8 @@ use crate::types::{
     Implementation, ListRootsResult, ProgressNotificationParams, Root, ServerNotification,
 };
 
-use super::cancel::CancelHandle;
+// Where the rest of the client has always found it.
+pub(crate) use super::request_options::RequestOptions;
 
 pub(crate) type SamplingHandler = Arc<
     dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
@@ -57,6 +58,8 @@ pub struct Options {
     pub(crate) handler_threads: usize,
     pub(crate) reinitialize_on_expiry: bool,
     pub(crate) sampling: Option<SamplingHandler>,
+    /// Whether `sampling.tools` is declared; builder in `sampling.rs`.
+    pub(crate) sampling_tools: bool,
     pub(crate) elicitation: Option<ElicitationHandler>,
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) on_notification: Option<NotificationCallback>,
@@ -79,6 +82,7 @@ impl Default for Options {
             handler_threads: DEFAULT_HANDLER_THREADS,
             reinitialize_on_expiry: true,
             sampling: None,
+            sampling_tools: false,
             elicitation: None,
             roots: None,
             on_notification: None,
@@ -198,13 +202,20 @@ impl Options {
 
     /// Answers `roots/list` with these roots, and declares the `roots` capability.
     ///
+    /// Roots whose URI is not `file://` are left out (see [`Options::with_roots_handler`]).
+    ///
     /// See the example on [`Options`].
     pub fn with_roots(self, roots: Vec<Root>) -> Options {
         self.with_roots_handler(move || Ok(ListRootsResult::new(roots.clone())))
     }
 
     /// Answers `roots/list` by calling `handler`, and declares the `roots` capability (with
-    /// `listChanged`; see [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed)).
+    /// `listChanged` in the handshake era; see
+    /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed)).
+    ///
+    /// A root's URI MUST be a `file://` URI. Other roots are left out of the answer, each
+    /// with a warning logged, rather than failing the request: the server still gets the roots
+    /// it may use, and the client's log names the wrong entry.
     ///
     /// See the example on
     /// [`Client::notify_roots_list_changed`](crate::Client::notify_roots_list_changed).
@@ -212,7 +223,9 @@ impl Options {
     where
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
     {
-        self.roots = Some(Arc::new(handler));
+        self.roots = Some(Arc::new(move || {
+            handler().map(ListRootsResult::file_roots_only)
+        }));
         self
     }
 
@@ -289,106 +302,9 @@ impl fmt::Debug for Options {
             .field("request_timeout", &self.request_timeout)
             .field("init_timeout", &self.init_timeout)
             .field("sampling", &self.sampling.is_some())
+            .field("sampling_tools", &self.sampling_tools)
             .field("elicitation", &self.elicitation.is_some())
             .field("roots", &self.roots.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Options of one request: timeouts, progress and cancellation.
-///
-/// ```
-/// use std::time::Duration;
-/// use umcp::{CancelHandle, RequestOptions};
-///
-/// let cancel = CancelHandle::new();
-/// let mut meta = serde_json::Map::new();
-/// meta.insert("com.example/trace-id".into(), "4bf92f3577b34da6".into());
-/// let options = RequestOptions::default()
-///     .with_timeout(Duration::from_secs(5))
-///     .with_reset_timeout_on_progress(true)
-///     .with_max_total_time(Duration::from_secs(120))
-///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
-///     .with_cancel(cancel.clone())
-///     .with_meta(meta);
-/// # let _ = options;
-/// ```
-#[derive(Clone, Default)]
-pub struct RequestOptions {
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) reset_on_progress: bool,
-    pub(crate) max_total: Option<Duration>,
-    pub(crate) progress: Option<ProgressCallback>,
-    pub(crate) cancel: Option<CancelHandle>,
-    pub(crate) meta: Option<Map<String, Value>>,
-    /// Skip the response cache (builder in `cache.rs`).
-    pub(crate) no_cache: bool,
-}
-
-impl RequestOptions {
-    /// The time the server has to answer (default: the client's request timeout), counted
-    /// from when the request was handed to the transport. Handing it over is bounded by the
-    /// same time (plus a fresh budget after a credentials retry on HTTP).
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Restart the timeout whenever the server reports progress (default off).
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
-        self.reset_on_progress = reset;
-        self
-    }
-
-    /// The maximum total time, whatever progress is reported.
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
-        self.max_total = Some(max);
-        self
-    }
-
-    /// Asks for progress: a progress token is added to the request and every
-    /// `notifications/progress` for it calls `callback` on the calling thread.
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_progress<F>(mut self, callback: F) -> RequestOptions
-    where
-        F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
-    {
-        self.progress = Some(Arc::new(callback));
-        self
-    }
-
-    /// Makes the request cancellable through `handle`, from any thread.
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
-        self.cancel = Some(handle);
-        self
-    }
-
-    /// Extra `_meta` entries sent with the request's params.
-    ///
-    /// See the example on [`RequestOptions`].
-    pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
-        self.meta = Some(meta);
-        self
-    }
-}
-
-impl fmt::Debug for RequestOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RequestOptions")
-            .field("timeout", &self.timeout)
-            .field("reset_on_progress", &self.reset_on_progress)
-            .field("max_total", &self.max_total)
-            .field("progress", &self.progress.is_some())
-            .field("cancel", &self.cancel)
             .finish_non_exhaustive()
     }
 }

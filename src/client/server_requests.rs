@@ -144,7 +144,10 @@ fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
             None => Err(not_found(&request.method)),
         },
         "sampling/createMessage" => match &options.sampling {
-            Some(handler) => encode(handler(decode(request.params)?)?),
+            Some(handler) => {
+                super::sampling::refuse_undeclared_tools(options, request.params.as_ref())?;
+                encode(handler(decode(request.params)?)?)
+            }
             None => Err(not_found(&request.method)),
         },
         "elicitation/create" => match &options.elicitation {

@@ -373,7 +373,10 @@ impl Call<'_> {
 /// Adds the progress token and caller `_meta` to the params, creating the object if needed.
 /// Run again on a retry, it replaces the token with the new id.
 fn add_meta(params: &mut Option<Value>, id: i64, opts: &RequestOptions) {
-    if opts.progress.is_none() && opts.meta.is_none() {
+    // Resetting the timeout on progress needs progress, callback or not: the server only
+    // reports it for requests that carry a token.
+    let wants_progress = opts.progress.is_some() || opts.reset_on_progress;
+    if !wants_progress && opts.meta.is_none() {
         return;
     }
     let object = match params {
@@ -394,7 +397,7 @@ fn add_meta(params: &mut Option<Value>, id: i64, opts: &RequestOptions) {
         if let Some(extra) = &opts.meta {
             meta.extend(extra.clone());
         }
-        if opts.progress.is_some() {
+        if wants_progress {
             // The request id doubles as the progress token: unique among active requests.
             meta.insert("progressToken".into(), Value::from(id));
         }

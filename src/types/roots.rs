@@ -64,6 +64,31 @@ impl ListRootsResult {
     pub fn new(roots: Vec<Root>) -> ListRootsResult {
         ListRootsResult { roots, meta: None }
     }
+
+    /// The result without the roots whose URI is not `file://`, which the spec forbids; each
+    /// one left out is logged as a warning, since it is the client's own misconfiguration.
+    pub(crate) fn file_roots_only(mut self) -> ListRootsResult {
+        self.roots.retain(|root| {
+            let file = root.is_file();
+            if !file {
+                log::warn!(
+                    "leaving the root {} out of roots/list: root URIs must be file:// URIs",
+                    crate::redact::url(&root.uri)
+                );
+            }
+            file
+        });
+        self
+    }
+}
+
+impl Root {
+    /// Whether the URI has the `file` scheme (schemes are case-insensitive).
+    fn is_file(&self) -> bool {
+        self.uri
+            .get(..7)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file://"))
+    }
 }
 
 #[cfg(test)]
@@ -85,5 +110,23 @@ mod tests {
             serde_json::to_value(ListRootsResult::default()).unwrap(),
             json!({"roots": []})
         );
+    }
+
+    #[test]
+    fn only_file_roots_are_kept() {
+        let all = ListRootsResult::new(vec![
+            Root::new("file:///a"),
+            Root::new("https://example.com/repo"),
+            Root::new("FILE:///B"),
+            Root::new("/plain/path"),
+            Root::new("file:"),
+        ]);
+        let kept: Vec<_> = all
+            .file_roots_only()
+            .roots
+            .into_iter()
+            .map(|r| r.uri)
+            .collect();
+        assert_eq!(kept, ["file:///a", "FILE:///B"]);
     }
 }

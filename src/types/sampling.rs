@@ -36,11 +36,16 @@ pub struct CreateMessageRequestParams {
     /// Provider-specific metadata to pass through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
-    /// Tools the model may use (2025-11-25), as raw JSON `Tool` objects. A client that did not
-    /// declare `sampling.tools` must answer with an error when this is present.
+    /// Tools the model may use (2025-11-25), as raw JSON `Tool` objects.
+    ///
+    /// Only a client that declared `sampling.tools`
+    /// ([`Options::with_sampling_tools`](crate::Options::with_sampling_tools)) sees this set:
+    /// without it, a request carrying `tools` or `toolChoice` is refused with `-32602` before
+    /// the sampling handler runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Value>,
     /// How the model may use the tools (2025-11-25), e.g. `{"mode": "auto"}`, as raw JSON.
+    /// Refused like [`tools`](Self::tools) unless `sampling.tools` was declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     /// Task augmentation (2025-11-25), kept as raw JSON.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
@@ -64,8 +64,13 @@ pub struct FakeServer {
     pub init_result: Arc<Mutex<Value>>,
     /// How long the transport takes to hand a request over (like HTTP waiting on credentials).
     pub send_delay: Arc<Mutex<Duration>>,
+    /// Whether the transport only queues what it sends (like stdio) rather than wait for the
+    /// server (like HTTP): the client then sends cancellations on the caller's thread.
+    pub queued_sends: Arc<AtomicBool>,
     /// What `describe` says: the server's key in the client's cache of era verdicts.
     name: Arc<str>,
+    /// How many connections have ended with everything the client sent recorded.
+    ended: Arc<(Mutex<usize>, Condvar)>,
 }
 
 impl FakeServer {
@@ -80,6 +85,8 @@ impl FakeServer {
             handlers: Arc::default(),
             received: Arc::default(),
             send_delay: Arc::default(),
+            queued_sends: Arc::default(),
+            ended: Arc::default(),
             init_result: Arc::new(Mutex::new(json!({
                 "protocolVersion": "2025-11-25",
                 "capabilities": {"tools": {"listChanged": true}, "resources": {"subscribe": true},
@@ -122,6 +129,19 @@ impl FakeServer {
             .collect()
     }
 
+    /// Waits until `count` connections have ended (the client closed its side) and all that
+    /// the client sent on them is in `received`.
+    // Not every test binary that includes this file waits for the end of a connection.
+    #[allow(dead_code)]
+    pub fn wait_ended(&self, count: usize, timeout: Duration) -> bool {
+        let (ended, changed) = &*self.ended;
+        let guard = ended.lock().unwrap();
+        let (guard, _) = changed
+            .wait_timeout_while(guard, timeout, |n| *n < count)
+            .unwrap();
+        *guard >= count
+    }
+
     /// Waits until a notification with this method arrives.
     pub fn wait_notification(&self, method: &str, timeout: Duration) -> Option<Value> {
         let until = Instant::now() + timeout;
@@ -148,6 +168,7 @@ impl Connect for FakeServer {
         std::thread::spawn(move || serve(server, worker_peer, rx));
         Ok(Box::new(MemoryTransport {
             send_delay: self.send_delay.clone(),
+            queued_sends: self.queued_sends.clone(),
             tx: Mutex::new(Some(tx)),
             peer,
             closed: AtomicBool::new(false),
@@ -195,10 +216,14 @@ fn serve(server: FakeServer, peer: Peer, rx: Receiver<Message>) {
             Message::Notification(_) => {}
         }
     }
+    let (ended, changed) = &*server.ended;
+    *ended.lock().unwrap() += 1;
+    changed.notify_all();
 }
 
 pub struct MemoryTransport {
     send_delay: Arc<Mutex<Duration>>,
+    queued_sends: Arc<AtomicBool>,
     tx: Mutex<Option<Sender<Message>>>,
     peer: Peer,
     closed: AtomicBool,
@@ -227,6 +252,10 @@ impl Transport for MemoryTransport {
             self.tx.lock().unwrap().take();
             self.peer.close("closed by client");
         }
+    }
+
+    fn send_waits_for_peer(&self) -> bool {
+        !self.queued_sends.load(Ordering::SeqCst)
     }
 
     fn kind(&self) -> &'static str {

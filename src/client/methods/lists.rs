@@ -90,6 +90,11 @@ impl Client {
 
     /// Lists every tool, following cursors across pages.
     ///
+    /// A missing `nextCursor` ends the list. An empty one ends it too in the handshake era,
+    /// where servers commonly send `""` for the end; in the stateless era only a cursor's
+    /// presence counts, so `""` is sent back as the next page's cursor. The same goes for
+    /// every `list_all_*` method.
+    ///
     /// See the example on [`Client::list_tools`].
     ///
     /// # Errors
@@ -324,6 +329,10 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Vec<T>> {
         self.require(method, capability)?;
+        // The stateless era says only a cursor's presence counts: `""` is a cursor like any
+        // other. Many handshake-era servers send `""` to mean the end, and their versions of
+        // the spec say nothing of it, so there it still ends the list.
+        let stateless = self.shared.era.modern_version().is_some();
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
@@ -336,7 +345,7 @@ impl Client {
             )?;
             items.extend(batch);
             match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => {
+                Some(next) if !next.is_empty() || stateless => {
                     if !seen.insert(next.to_owned()) {
                         return Err(Error::Protocol(format!(
                             "`{method}` repeated the cursor {next:?}"

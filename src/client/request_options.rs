@@ -1,0 +1,111 @@
+//! Per-request options: timeouts, progress, cancellation and `_meta`.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::types::ProgressNotificationParams;
+
+use super::cancel::CancelHandle;
+use super::options::ProgressCallback;
+
+/// Options of one request: timeouts, progress and cancellation.
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::{CancelHandle, RequestOptions};
+///
+/// let cancel = CancelHandle::new();
+/// let mut meta = serde_json::Map::new();
+/// meta.insert("com.example/trace-id".into(), "4bf92f3577b34da6".into());
+/// let options = RequestOptions::default()
+///     .with_timeout(Duration::from_secs(5))
+///     .with_reset_timeout_on_progress(true)
+///     .with_max_total_time(Duration::from_secs(120))
+///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
+///     .with_cancel(cancel.clone())
+///     .with_meta(meta);
+/// # let _ = options;
+/// ```
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) reset_on_progress: bool,
+    pub(crate) max_total: Option<Duration>,
+    pub(crate) progress: Option<ProgressCallback>,
+    pub(crate) cancel: Option<CancelHandle>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    /// Skip the response cache (builder in `cache.rs`).
+    pub(crate) no_cache: bool,
+}
+
+impl RequestOptions {
+    /// The time the server has to answer (default: the client's request timeout), counted
+    /// from when the request was handed to the transport. Handing it over is bounded by the
+    /// same time (plus a fresh budget after a credentials retry on HTTP).
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Restart the timeout whenever the server reports progress (default off). Progress is
+    /// asked for (a progress token is sent) even without [`RequestOptions::with_progress`].
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
+        self.reset_on_progress = reset;
+        self
+    }
+
+    /// The maximum total time, whatever progress is reported.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
+        self.max_total = Some(max);
+        self
+    }
+
+    /// Asks for progress: a progress token is added to the request and every
+    /// `notifications/progress` for it calls `callback` on the calling thread.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_progress<F>(mut self, callback: F) -> RequestOptions
+    where
+        F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
+    {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Makes the request cancellable through `handle`, from any thread.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
+        self.cancel = Some(handle);
+        self
+    }
+
+    /// Extra `_meta` entries sent with the request's params.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+impl fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("reset_on_progress", &self.reset_on_progress)
+            .field("max_total", &self.max_total)
+            .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
+            .finish_non_exhaustive()
+    }
+}

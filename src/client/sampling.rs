@@ -1,0 +1,121 @@
+//! Tool-enabled sampling (protocol 2025-11-25): the option that declares `sampling.tools`, and
+//! the check that refuses a request using tools when it was not declared.
+
+use serde_json::Value;
+
+use crate::error::{Error, Unsupported};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+
+use super::options::Options;
+
+/// Why a tool-enabled sampling request is refused.
+const UNDECLARED: &str = "the client did not declare the sampling.tools capability, so it takes \
+                          no sampling request with `tools` or `toolChoice`";
+
+impl Options {
+    /// Whether the sampling handler takes tool-enabled requests (default `false`): with
+    /// `true`, and a handler set, the `sampling` capability declares `tools`, and the handler
+    /// receives the `tools` and `toolChoice` of protocol 2025-11-25 and later.
+    ///
+    /// A client MUST declare `sampling.tools` to receive such requests. Without it, a
+    /// `sampling/createMessage` carrying either field is answered with a `-32602` error (in a
+    /// stateless input round, the call fails with [`Error::Unsupported`]), and the handler is
+    /// not called.
+    ///
+    /// ```
+    /// use umcp::types::{ContentBlock, CreateMessageResult};
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default()
+    ///     .with_sampling_handler(|request| {
+    ///         let tools = request.tools.as_ref().and_then(|t| t.as_array());
+    ///         let offered = tools.map_or(0, Vec::len);
+    ///         let answer = ContentBlock::text(format!("{offered} tools offered; none used"));
+    ///         Ok(CreateMessageResult::new("my-model", answer).with_stop_reason("endTurn"))
+    ///     })
+    ///     .with_sampling_tools(true);
+    /// # let _ = options;
+    /// ```
+    pub fn with_sampling_tools(mut self, enabled: bool) -> Options {
+        self.sampling_tools = enabled;
+        self
+    }
+}
+
+/// Refuses the params of a `sampling/createMessage` that use tools when the client did not
+/// declare `sampling.tools`: servers must not send such a request, and the handler was not
+/// written for one. Invalid params is the error the spec uses for sampling requests that
+/// break its tool rules.
+pub(crate) fn refuse_undeclared_tools(
+    options: &Options,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    if options.sampling_tools || !uses_tools(params) {
+        return Ok(());
+    }
+    log::debug!("refusing tool-enabled sampling: sampling.tools was not declared");
+    Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, UNDECLARED))
+}
+
+/// [`refuse_undeclared_tools`] for a stateless input request of any `method`, where there is
+/// no request to answer with an error: the call fails instead. A client without a sampling
+/// handler is left to say that.
+pub(crate) fn refuse_undeclared_tools_input(
+    options: &Options,
+    method: &str,
+    params: &Value,
+) -> crate::Result<()> {
+    if method != "sampling/createMessage" || options.sampling.is_none() {
+        return Ok(());
+    }
+    refuse_undeclared_tools(options, Some(params)).map_err(|error| {
+        Error::Unsupported(Unsupported::Feature(format!(
+            "the server asked for `{method}` input with tools, but {} \
+             (Options::with_sampling_tools)",
+            error.message
+        )))
+    })
+}
+
+/// Whether sampling params carry `tools` or `toolChoice` (a `null` counts as absent, as it
+/// does when the params are decoded).
+fn uses_tools(params: Option<&Value>) -> bool {
+    ["tools", "toolChoice"].iter().any(|key| {
+        params
+            .and_then(|p| p.get(key))
+            .is_some_and(|v| !v.is_null())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_undeclared_tool_use_is_refused() {
+        let plain = Options::default();
+        let declared = Options::default().with_sampling_tools(true);
+        let tools = json!({"messages": [], "maxTokens": 1, "tools": []});
+        let choice = json!({"messages": [], "maxTokens": 1, "toolChoice": {"mode": "auto"}});
+        let none = json!({"messages": [], "maxTokens": 1, "tools": null});
+        for params in [&tools, &choice] {
+            let refused = refuse_undeclared_tools(&plain, Some(params)).unwrap_err();
+            assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
+            assert!(refused.message.contains("sampling.tools"));
+            assert!(refuse_undeclared_tools(&declared, Some(params)).is_ok());
+        }
+        assert!(refuse_undeclared_tools(&plain, Some(&none)).is_ok());
+        assert!(refuse_undeclared_tools(&plain, None).is_ok());
+        // Input rounds: other methods, and a client without a handler, are not its business.
+        assert!(refuse_undeclared_tools_input(&plain, "roots/list", &tools).is_ok());
+        assert!(refuse_undeclared_tools_input(&plain, "sampling/createMessage", &tools).is_ok());
+        let handler = plain.with_sampling_handler(|_| Err(ErrorObject::new(ErrorCode(-1), "no")));
+        let refused = refuse_undeclared_tools_input(&handler, "sampling/createMessage", &tools);
+        assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
+        let plain_input = json!({"messages": [], "maxTokens": 1});
+        assert!(
+            refuse_undeclared_tools_input(&handler, "sampling/createMessage", &plain_input).is_ok()
+        );
+    }
+}
