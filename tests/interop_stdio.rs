@@ -354,7 +354,14 @@ fn everything_url_elicitation() {
         .unwrap_or_else(|| panic!("not a -32042: {error}"));
     assert_eq!(pages.len(), 1, "{error}");
     assert!(pages[0].url.starts_with("https://"), "{:?}", pages[0]);
-    assert!(!pages[0].elicitation_id.is_empty(), "{:?}", pages[0]);
+    assert!(
+        pages[0]
+            .elicitation_id
+            .as_ref()
+            .is_some_and(|id| !id.is_empty()),
+        "{:?}",
+        pages[0]
+    );
     assert!(!pages[0].message.is_empty(), "{:?}", pages[0]);
     assert!(call_text(&client, "echo", json!({"message": "still here"})).contains("still here"));
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::jsonrpc::{Message, Request, RequestId};
 use crate::transport::{SessionEvent, Transport};
 
@@ -49,7 +49,8 @@ impl Transport for EraTransport {
                 let mut headers = Vec::new();
                 if self.era.http {
                     let tools = lock(&self.era.tool_headers);
-                    headers = meta::headers(&request.method, params.as_ref(), &tools);
+                    headers = meta::headers(&request.method, params.as_ref(), &tools)
+                        .map_err(Error::Config)?;
                 }
                 headers.extend(extra.iter().cloned());
                 let stamped = Message::Request(Request {

@@ -83,7 +83,7 @@ impl Error {
     /// );
     /// let pages = error.url_elicitations_required().expect("-32042");
     /// assert_eq!(pages[0].url, "https://example.com/connect");
-    /// assert_eq!(pages[0].elicitation_id, "e-1");
+    /// assert_eq!(pages[0].elicitation_id.as_deref(), Some("e-1"));
     /// ```
     pub fn url_elicitations_required(&self) -> Option<Vec<ElicitRequestUrlParams>> {
         let error = self

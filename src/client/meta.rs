@@ -90,12 +90,13 @@ impl Identity {
 }
 
 /// The routing headers of one stateless HTTP request. `tool_headers` maps a tool name to the
-/// arguments it mirrors into `Mcp-Param-*` headers.
+/// arguments it mirrors into `Mcp-Param-*` headers. Fails, saying why, when a mirrored argument
+/// is an integer no header may carry: the request cannot be sent as the spec asks.
 pub(crate) fn headers(
     method: &str,
     params: Option<&Value>,
     tool_headers: &HashMap<String, Vec<HeaderParam>>,
-) -> Vec<(String, String)> {
+) -> Result<Vec<(String, String)>, String> {
     let mut headers = Vec::new();
     let version = params
         .and_then(|p| p.get("_meta"))
@@ -122,24 +123,56 @@ pub(crate) fn headers(
         if let (Some(arguments), Some(mirrored)) = (arguments, mirrored) {
             for (path, header) in mirrored {
                 let value = path.iter().try_fold(arguments, |v, key| v.get(key));
-                if let Some(value) = value.and_then(header_value) {
+                let Some(value) = value else { continue };
+                let value = header_value(value).map_err(|why| {
+                    format!(
+                        "argument `{}` of tool `{}` {why}",
+                        path.join("."),
+                        name.unwrap_or_default()
+                    )
+                })?;
+                if let Some(value) = value {
                     headers.push((format!("Mcp-Param-{header}"), value));
                 }
             }
         }
     }
-    headers
+    Ok(headers)
 }
 
+/// The largest magnitude of an integer in an `Mcp-Param-*` header: 2^53 − 1, the integers an
+/// IEEE 754 double holds exactly.
+const MAX_HEADER_INTEGER: u64 = (1 << 53) - 1;
+
 /// A tool argument as an `Mcp-Param-*` value: strings (encoded if unsafe), integers in
-/// decimal, booleans; anything else (null included) sends no header.
-fn header_value(value: &Value) -> Option<String> {
-    match value {
+/// decimal, booleans; anything else (null included) sends no header. An integer is any number
+/// without a fraction, `42.0` included, as JSON Schema counts them; one beyond ±(2^53 − 1) is
+/// an error, since the spec allows no other.
+fn header_value(value: &Value) -> Result<Option<String>, String> {
+    let out_of_range =
+        || format!("is {value}, outside the integers an Mcp-Param header may carry (±(2^53 − 1))");
+    Ok(match value {
         Value::String(s) => Some(encode_value(s)),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => {
+            let magnitude = n.as_i64().map(i64::unsigned_abs).or(n.as_u64());
+            if magnitude.is_none_or(|m| m > MAX_HEADER_INTEGER) {
+                return Err(out_of_range());
+            }
+            Some(n.to_string())
+        }
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.is_finite() && f.fract() == 0.0 => {
+                // Exact: every whole double up to 2^53 is an integer of that value.
+                if f.abs() > MAX_HEADER_INTEGER as f64 {
+                    return Err(out_of_range());
+                }
+                Some((f as i64).to_string())
+            }
+            _ => None,
+        },
         _ => None,
-    }
+    })
 }
 
 /// A value as sent in a header: as is when it is plain visible ASCII (inner spaces allowed),
@@ -185,7 +218,8 @@ pub(crate) type HeaderParam = (Vec<String>, String);
 
 /// The `x-mcp-header` annotations of a tool's input schema, or why they are invalid: an empty
 /// or non-token name, a duplicate (case-insensitively), a non-primitive or `number` type, or an
-/// annotation not reachable from the root through `properties` keys alone.
+/// annotation not reachable from the root through `properties` keys alone (the root itself
+/// included: it is no argument).
 pub(crate) fn tool_header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
     let mut pairs = Vec::new();
     collect(schema, &mut Vec::new(), &mut pairs)?;
@@ -214,6 +248,9 @@ fn collect(
             }
         } else if key != "x-mcp-header" {
             nested_annotation(value, key)?;
+        } else if path.is_empty() {
+            // A property's own annotation was checked by its parent; the root has no parent.
+            return Err("x-mcp-header on the schema root".into());
         }
     }
     Ok(())
@@ -265,6 +302,9 @@ fn is_token_byte(b: u8) -> bool {
 }
 
 #[cfg(test)]
+mod header_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -311,7 +351,7 @@ mod tests {
         let map = HashMap::from([("t".to_owned(), pairs)]);
         let params = json!({"name": "t", "arguments": {"region": "eu", "count": 3, "dry": true},
             "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}});
-        let headers = headers("tools/call", Some(&params), &map);
+        let headers = headers("tools/call", Some(&params), &map).unwrap();
         let get = |n: &str| {
             headers
                 .iter()
@@ -325,7 +365,7 @@ mod tests {
         assert_eq!(get("Mcp-Param-Count"), Some("3"));
         assert_eq!(get("Mcp-Param-Dry"), Some("true"));
         let null = json!({"name": "t", "arguments": {"region": null}});
-        let headers = super::headers("tools/call", Some(&null), &map);
+        let headers = super::headers("tools/call", Some(&null), &map).unwrap();
         assert!(!headers.iter().any(|(k, _)| k == "Mcp-Param-Region"));
     }
 

@@ -62,7 +62,8 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                     head.result_type.unwrap_or(Value::Null)
                 )))
             }
-            Some(_) => return Ok(finish(shared, spec.method, answer, head)),
+            Some(ResultType::Task) => return Err(unadvertised(spec.method)),
+            Some(ResultType::Complete) => return Ok(finish(shared, spec.method, answer, head)),
         };
         round = round.saturating_add(1);
         let max = shared.options.era.max_input_rounds;
@@ -100,7 +101,8 @@ pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
     let head = Head::of(&answer);
     match head.kind() {
         Some(ResultType::InputRequired) => answer.decode(spec.method),
-        Some(_) => finish(shared, spec.method, answer, head).decode(spec.method),
+        Some(ResultType::Complete) => finish(shared, spec.method, answer, head).decode(spec.method),
+        Some(ResultType::Task) => Err(unadvertised(spec.method)),
         None => Err(Error::Protocol(format!(
             "`{}` answered with an unknown resultType",
             spec.method
@@ -237,6 +239,15 @@ fn retry_params(
         None => object.remove("requestState"),
     };
     Value::Object(object)
+}
+
+/// A `resultType` of `task`: this client neither speaks nor advertises the tasks extension,
+/// and the spec makes every value outside the core and the advertised extensions invalid.
+fn unadvertised(method: &str) -> Error {
+    Error::Protocol(format!(
+        "`{method}` answered with resultType \"task\", an extension this client did not \
+         advertise"
+    ))
 }
 
 fn missing(method: &str, handler: &str, setter: &str) -> Error {

@@ -1,6 +1,7 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
 //! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
-//! handlers on a bounded pool of threads.
+//! handlers on a bounded pool of threads. In the stateless era, which has no server requests,
+//! they are dropped unanswered.
 //!
 //! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
 //! threads, started as they are first needed and kept for the connection's life; as many
@@ -83,8 +84,20 @@ impl Pool {
 }
 
 /// Answers one server request, from the router thread. Every request gets exactly one reply,
-/// unless the server cancels it first.
+/// unless the server cancels it first or the connection is in the stateless era.
 pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
+    // The stateless era has no server requests (input comes through input rounds), and its
+    // stdio transport forbids the client to write responses: a server sending one anyway gets
+    // no reply, and no handler runs.
+    if shared.era.modern_version().is_some() {
+        log::debug!(
+            "dropping `{}` {}: servers send no requests in the stateless era",
+            request.method,
+            request.id
+        );
+        lock(&shared.core.server_requests).remove(&request.id);
+        return;
+    }
     if request.method == "ping" {
         answer(shared, request);
         return;
@@ -131,11 +144,6 @@ fn answer(shared: &Shared, request: Request) {
 }
 
 fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
-    // The stateless era has no server requests (input comes through input rounds): a server
-    // that sends one anyway gets "method not found", and no handler runs.
-    if shared.era.modern_version().is_some() {
-        return Err(not_found(&request.method));
-    }
     let options = &shared.options;
     match request.method.as_str() {
         "ping" => Ok(Value::Object(Default::default())),

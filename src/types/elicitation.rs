@@ -22,7 +22,7 @@ pub use form::{Choice, ElicitForm, FieldKind, FormField};
 pub enum ElicitRequestParams {
     /// Form mode: fill in a flat form described by a restricted JSON Schema.
     Form(ElicitRequestFormParams),
-    /// URL mode (2025-11-25): send the user to a URL, out of band.
+    /// URL mode (2025-11-25 on): send the user to a URL, out of band.
     Url(ElicitRequestUrlParams),
 }
 
@@ -46,10 +46,12 @@ pub struct ElicitRequestFormParams {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// URL-mode parameters (2025-11-25). Always written with `"mode": "url"`.
+/// URL-mode parameters (2025-11-25 on). Always written with `"mode": "url"`.
 ///
 /// The client must not open or prefetch the URL without the user's consent, and should show it
-/// in full.
+/// in full. In 2025-11-25 the server names the elicitation with an id (which its
+/// `notifications/elicitation/complete` repeats); in the input rounds of 2026-07-28 there is no
+/// id, only `message` and `url`.
 ///
 /// See the example on
 /// [`Options::with_elicitation_handler`](crate::Options::with_elicitation_handler).
@@ -60,8 +62,10 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// Where to send the user.
     pub url: String,
-    /// The server's opaque id for this elicitation.
-    pub elicitation_id: String,
+    /// The server's opaque id for this elicitation: present in 2025-11-25, absent in
+    /// 2026-07-28.
+    #[serde(default)]
+    pub elicitation_id: Option<String>,
     /// Task augmentation (2025-11-25), kept as raw JSON.
     #[serde(default)]
     pub task: Option<Value>,
@@ -194,7 +198,7 @@ impl ElicitRequestFormParams {
 }
 
 impl ElicitRequestUrlParams {
-    /// A URL-mode request.
+    /// A URL-mode request without an elicitation id, as 2026-07-28 input rounds send it.
     ///
     /// ```
     /// use serde_json::json;
@@ -203,26 +207,33 @@ impl ElicitRequestUrlParams {
     /// };
     ///
     /// let url = "https://example.com/link";
-    /// let link = ElicitRequestUrlParams::new("Link your account.", url, "e-42");
-    /// let request: ElicitRequestParams = serde_json::from_value(serde_json::to_value(&link)?)?;
+    /// let link = ElicitRequestUrlParams::new("Link your account.", url);
+    /// let wire = json!({"mode": "url", "message": "Link your account.", "url": url});
+    /// assert_eq!(serde_json::to_value(&link)?, wire);
+    /// // 2025-11-25 names the elicitation, and says with the same id when the user is done:
+    /// let named = link.with_elicitation_id("e-42");
+    /// let request: ElicitRequestParams = serde_json::from_value(serde_json::to_value(&named)?)?;
     /// assert_eq!((request.mode(), request.message()), ("url", "Link your account."));
-    /// // When the user is done there, the server says so with the same id:
     /// let done = ElicitationCompleteNotificationParams::new("e-42");
     /// assert_eq!(serde_json::to_value(&done)?, json!({"elicitationId": "e-42"}));
     /// # Ok::<(), serde_json::Error>(())
     /// ```
-    pub fn new(
-        message: impl Into<String>,
-        url: impl Into<String>,
-        elicitation_id: impl Into<String>,
-    ) -> ElicitRequestUrlParams {
+    pub fn new(message: impl Into<String>, url: impl Into<String>) -> ElicitRequestUrlParams {
         ElicitRequestUrlParams {
             message: message.into(),
             url: url.into(),
-            elicitation_id: elicitation_id.into(),
+            elicitation_id: None,
             task: None,
             meta: None,
         }
+    }
+
+    /// The request with the server's id for the elicitation (2025-11-25).
+    ///
+    /// See the example on [`ElicitRequestUrlParams::new`].
+    pub fn with_elicitation_id(mut self, elicitation_id: impl Into<String>) -> Self {
+        self.elicitation_id = Some(elicitation_id.into());
+        self
     }
 }
 
@@ -233,7 +244,8 @@ struct UrlParamsWire<'a> {
     mode: &'static str,
     message: &'a str,
     url: &'a str,
-    elicitation_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elicitation_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     task: Option<&'a Value>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
@@ -246,7 +258,7 @@ impl Serialize for ElicitRequestUrlParams {
             mode: "url",
             message: &self.message,
             url: &self.url,
-            elicitation_id: &self.elicitation_id,
+            elicitation_id: self.elicitation_id.as_deref(),
             task: self.task.as_ref(),
             meta: self.meta.as_ref(),
         }

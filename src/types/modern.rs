@@ -102,7 +102,9 @@ pub enum ResultType {
     Complete,
     /// The server needs input from the client before it can finish (MRTR).
     InputRequired,
-    /// A task was created (the tasks extension).
+    /// A task was created (the tasks extension). This client does not advertise that
+    /// extension, so a request answered with it fails with
+    /// [`Error::Protocol`](crate::Error::Protocol).
     Task,
 }
 

@@ -1,6 +1,6 @@
 //! `subscriptions/listen` for `--modern` mode: acknowledges the subset this server honours,
 //! tags every notification of a subscription with its id, and ends subscriptions when the
-//! client cancels them (stdio) or closes their stream (HTTP).
+//! client cancels them (stdio) or closes their stream (HTTP), or when a test asks it to.
 
 use std::sync::Arc;
 
@@ -110,6 +110,20 @@ pub fn end_all(server: &Server) -> usize {
             result: Ok(result),
         }));
     }
+    listens.len()
+}
+
+/// Ends every subscription with `notifications/cancelled` naming its listen request, as a
+/// stdio server may (over HTTP its stream then ends too).
+pub fn cancel_all(server: &Server) -> usize {
+    let listens = std::mem::take(&mut lock(&server.state).listens);
+    for listen in &listens {
+        let params = json!({"requestId": listen.id.to_value(), "reason": "server shutting down"});
+        out::set_origin(Some(listen.id.clone()));
+        server.notify("notifications/cancelled", Some(params));
+        server.out.abandon(&listen.id);
+    }
+    out::set_origin(None);
     listens.len()
 }
 

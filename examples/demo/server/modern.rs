@@ -5,12 +5,14 @@
 //! The server speaks only the stateless era: `initialize` is refused, as a modern-only server
 //! does, and so are the methods the era removed (`ping`, `logging/setLevel`, subscriptions).
 
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::jsonrpc::{ErrorCode, ErrorObject, Request};
+use umcp::jsonrpc::{ErrorCode, ErrorObject, Request, RequestId};
 
-use super::{asks, catalog, tools, Reply, Server};
+use super::{asks, catalog, lock, tools, Reply, Server};
 
 /// The one version this mode speaks.
 pub const VERSION: &str = "2026-07-28";
@@ -117,12 +119,41 @@ fn base64_decode(text: &str) -> Vec<u8> {
     out
 }
 
-/// The tools only this mode lists: one whose argument is mirrored into a header, and one
-/// whose annotation is invalid (a `number`), which clients must leave out.
+/// The tools only this mode lists: one whose argument is mirrored into a header, one whose
+/// annotation is invalid (a `number`), which clients must leave out, and the ones that test
+/// the stateless rules (a URL-mode input round, a `task` result, a request to the client and
+/// subscriptions the server cancels).
 pub fn extra_tools() -> Vec<Value> {
     let region = json!({"type": "string", "x-mcp-header": "Region"});
     let broken = json!({"type": "number", "x-mcp-header": "Ratio"});
+    let string = json!({"type": "string"});
+    let integer = json!({"type": "integer"});
     vec![
+        tools::tool(
+            "ask_url",
+            "Asks the client, in an input round, to send the user to `url` (URL mode).",
+            json!({ "url": string, "message": string }),
+            &["url"],
+        ),
+        tools::tool(
+            "task_result",
+            "Answers with resultType `task`, from the tasks extension, which no client asked for.",
+            json!({}),
+            &[],
+        ),
+        tools::tool(
+            "request_client",
+            "Writes a `method` request (default roots/list) to the client, which it must not \
+             answer in this era, and says whether an answer came within `wait_ms`.",
+            json!({ "method": string, "wait_ms": integer }),
+            &[],
+        ),
+        tools::tool(
+            "cancel_subscriptions",
+            "Ends every subscription with notifications/cancelled naming its listen request.",
+            json!({}),
+            &[],
+        ),
         tools::tool(
             "region",
             "Echoes `region`, which travels as the Mcp-Param-Region header over HTTP.",
@@ -173,10 +204,15 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                     }
                     // Resources change only through `touch`, which notifies subscribers.
                     "resources/read" => catalog::read(&params).map(|r| cacheable(r, "private")),
-                    "tools/call" => match call(&params) {
-                        Some(reply) => reply,
-                        None => return false,
-                    },
+                    "tools/call" => {
+                        if on_connection(server, request, &params) {
+                            return true;
+                        }
+                        match call(&params) {
+                            Some(reply) => reply,
+                            None => return false,
+                        }
+                    }
                     _ => return false,
                 }
             }
@@ -221,6 +257,19 @@ fn call(params: &Value) -> Option<Reply> {
         .unwrap_or_else(|| json!({}));
     let (method, ask) = match name {
         "ask_user" => ("elicitation/create", asks::elicitation_params(&args, true)),
+        // The 2026-07-28 shape: no elicitation id.
+        "ask_url" => (
+            "elicitation/create",
+            tools::string(&args, "url").map(|url| {
+                let message = args["message"].as_str().unwrap_or("Please open this page.");
+                json!({"mode": "url", "message": message, "url": url})
+            }),
+        ),
+        "task_result" => {
+            let task = json!({"taskId": "task-1", "status": "working",
+                "createdAt": "2026-07-28T00:00:00Z", "ttl": 60_000});
+            return Some(Ok(json!({"resultType": "task", "task": task})));
+        }
         "ask_llm" => ("sampling/createMessage", asks::sampling_params(&args)),
         "list_roots" => ("roots/list", Ok(json!({}))),
         "region" => {
@@ -248,10 +297,53 @@ fn call(params: &Value) -> Option<Reply> {
         return Some(Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, why)));
     }
     Some(Ok(match name {
-        "ask_user" => asks::elicited(answer).unwrap_or_else(|why| tool_error(&why)),
+        "ask_user" | "ask_url" => asks::elicited(answer).unwrap_or_else(|why| tool_error(&why)),
         "ask_llm" => asks::sampled(answer),
         _ => tools::structured(answer.clone()),
     }))
+}
+
+/// The tools that act on the connection: `request_client` writes a request to the client, as
+/// a server breaking the stdio rules of this era would, and `cancel_subscriptions` ends every
+/// subscription. `false` for every other tool.
+fn on_connection(server: &Arc<Server>, request: &Request, params: &Value) -> bool {
+    let args = &params["arguments"];
+    match params.get("name").and_then(Value::as_str) {
+        Some("request_client") => {
+            let method = args["method"].as_str().unwrap_or("roots/list").to_owned();
+            let wait = Duration::from_millis(args["wait_ms"].as_u64().unwrap_or(500));
+            let (server, id) = (Arc::clone(server), request.id.clone());
+            // An answer would come through the read loop, so the wait happens elsewhere.
+            super::spawn("demo-request-client", move || {
+                let text = match ask_client(&server, &method, wait) {
+                    Some(Ok(result)) => format!("answered: {result}"),
+                    Some(Err(error)) => format!("answered: error {}", error.code.0),
+                    None => format!("no answer within {} ms", wait.as_millis()),
+                };
+                server.reply(id, Ok(tools::text(text)));
+            });
+        }
+        Some("cancel_subscriptions") => {
+            let cancelled = super::listen::cancel_all(server);
+            let text = format!("cancelled {cancelled} subscriptions");
+            server.reply(request.id.clone(), Ok(tools::text(text)));
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Sends `method` to the client and waits up to `wait` for its answer; `None` without one.
+/// Unlike a tool's own requests, no `notifications/cancelled` follows a silence.
+fn ask_client(server: &Server, method: &str, wait: Duration) -> Option<Reply> {
+    let number = server.next_id.fetch_add(1, Ordering::SeqCst);
+    let id = RequestId::from(format!("s-{number}"));
+    let (tx, rx) = mpsc::channel();
+    lock(&server.pending).insert(id.clone(), tx);
+    server.send(Request::new(id.clone(), method, None).into());
+    let answer = rx.recv_timeout(wait).ok();
+    lock(&server.pending).remove(&id);
+    answer
 }
 
 fn tool_error(why: &str) -> Value {

@@ -93,7 +93,7 @@ pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) 
                 true
             }
             Err(why) => {
-                log::debug!("dropping tool `{}`: invalid x-mcp-header: {why}", tool.name);
+                log::warn!("dropping tool `{}`: invalid x-mcp-header: {why}", tool.name);
                 table.remove(tool.name.as_str());
                 false
             }

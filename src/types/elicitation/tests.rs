@@ -36,15 +36,24 @@ fn url_mode_reads_and_writes_its_tag() {
         ElicitRequestParams::Url(u) => {
             assert_eq!(
                 u,
-                &ElicitRequestUrlParams::new("Sign in", "https://auth.example/x", "e-1")
+                &ElicitRequestUrlParams::new("Sign in", "https://auth.example/x")
+                    .with_elicitation_id("e-1")
             )
         }
         other => panic!("{other:?}"),
     }
     assert_eq!(p.mode(), "url");
     assert_eq!(serde_json::to_value(&p).unwrap(), v);
-    let u = ElicitRequestUrlParams::new("m", "https://u", "id");
+    let u = ElicitRequestUrlParams::new("m", "https://u").with_elicitation_id("id");
     assert_eq!(serde_json::to_value(&u).unwrap()["mode"], "url");
+    // 2026-07-28 has no elicitation id: it reads, and is written back without one.
+    let modern = json!({"mode": "url", "message": "Sign in", "url": "https://auth.example/x"});
+    let p: ElicitRequestParams = serde_json::from_value(modern.clone()).unwrap();
+    match &p {
+        ElicitRequestParams::Url(u) => assert_eq!(u.elicitation_id, None),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(serde_json::to_value(&p).unwrap(), modern);
     assert!(
         serde_json::from_value::<ElicitRequestParams>(json!({"mode": "url", "message": "m"}))
             .is_err()
