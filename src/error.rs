@@ -88,6 +88,10 @@ pub enum Error {
         elapsed: Duration,
         /// Which deadline it was.
         kind: TimeoutKind,
+        /// The last lines a stdio server wrote to stderr, when connecting to it timed out
+        /// (they often say why: a download in progress, a missing setting); `None` otherwise.
+        /// Shown by `Display` as `Closed` shows it. (An `Arc` keeps [`Error`] small.)
+        stderr_tail: Option<Arc<String>>,
     },
     /// The request was cancelled through its [`CancelHandle`](crate::CancelHandle).
     Cancelled {
@@ -245,6 +249,7 @@ impl fmt::Display for Error {
                 method,
                 elapsed,
                 kind,
+                stderr_tail,
             } => {
                 let what = match kind {
                     TimeoutKind::Request => "request",
@@ -253,7 +258,8 @@ impl fmt::Display for Error {
                     TimeoutKind::Idle => "idle stream",
                     TimeoutKind::Write => "write",
                 };
-                write!(f, "timeout: {what} `{method}` after {elapsed:.1?}")
+                write!(f, "timeout: {what} `{method}` after {elapsed:.1?}")?;
+                write_stderr(f, stderr_tail.as_deref().map(String::as_str))
             }
             Error::Cancelled { method } => write!(f, "cancelled: `{method}`"),
             Error::Closed(info) => fmt::Display::fmt(info, f),
@@ -315,10 +321,15 @@ impl fmt::Display for Closed {
         if let Some(status) = &self.exit_status {
             write!(f, ": {status}")?;
         }
-        if let Some(tail) = self.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
-            write!(f, "; stderr: {}", tail.trim_end())?;
-        }
-        Ok(())
+        write_stderr(f, self.stderr_tail.as_deref())
+    }
+}
+
+/// Appends a server's stderr tail, when it has anything, as `; stderr: …`.
+fn write_stderr(f: &mut fmt::Formatter<'_>, tail: Option<&str>) -> fmt::Result {
+    match tail.filter(|t| !t.trim().is_empty()) {
+        Some(tail) => write!(f, "; stderr: {}", tail.trim_end()),
+        None => Ok(()),
     }
 }
 

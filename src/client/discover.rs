@@ -6,9 +6,10 @@
 //! era; any other JSON-RPC error, an HTTP error whose body is not a stateless error, or
 //! silence until the probe timeout means the handshake era. A stdio server that exits on the
 //! probe (some handshake-era servers do on any first message but `initialize`) is started
-//! again and initialized; the caller sees only a debug line. A verdict remembered from an
-//! earlier connection skips the probe but is never trusted blindly (see [`establish`]), and
-//! -32022 on a later request forgets it ([`switch_version`]).
+//! again and initialized; the caller sees only a debug line. Silence may also be a server
+//! still starting, which reads the probe only once it is up (see [`after_silence`]). A verdict
+//! remembered from an earlier connection skips the probe but is never trusted blindly (see
+//! [`establish`]), and -32022 on a later request forgets it ([`switch_version`]).
 
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ use crate::types::{
 };
 
 use super::era::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
+use super::lifecycle::{initialize, left};
 use super::options::RequestOptions;
 use super::session::{CallSpec, Shared};
 
@@ -41,6 +43,9 @@ pub(crate) enum Established {
 enum Verdict {
     Modern(Box<DiscoverResult>, String),
     Legacy(String),
+    /// No answer within the probe timeout: a handshake-era server that ignores the probe, or
+    /// a server still starting.
+    Silent,
     /// The server closed the connection on the probe.
     Exited(String),
 }
@@ -51,10 +56,13 @@ enum Probe {
     /// [`ProtocolMode::Auto`]: the probe timeout, and anything but a stateless answer means
     /// the handshake era.
     Auto,
-    /// A cached stateless verdict: the server is expected to answer as it did (the init
-    /// timeout), but may have changed era since.
+    /// A cached stateless verdict: the server is expected to answer as it did, but may have
+    /// changed era since; as `Auto` otherwise.
     Cached,
-    /// [`ProtocolMode::Pinned`]: no fallback.
+    /// Again after a silent probe and a refused `initialize`, on the same connection: only a
+    /// stateless answer counts, within what is left of the init timeout.
+    Late,
+    /// [`ProtocolMode::Pinned`]: no fallback, and the rest of the init timeout to answer.
     Pinned,
 }
 
@@ -65,6 +73,8 @@ enum Probe {
 /// downgraded) while a process runs. A cached stateless verdict still sends
 /// `server/discover`, which falls back as under `Auto`; a cached handshake verdict whose
 /// `initialize` is refused is forgotten, and the connection starts again with a probe.
+///
+/// Everything here ends by the handshake deadline: the init timeout bounds the whole connect.
 pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
     let configured = shared.options.era.mode.clone();
     let cached = match configured {
@@ -83,7 +93,7 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
     };
     let (version, how) = match mode {
         ProtocolMode::Legacy => {
-            return match super::lifecycle::initialize(shared) {
+            return match initialize(shared) {
                 Ok(()) => Ok(Established::Ready),
                 Err(error) if from_cache && contradicts_handshake(&error) => {
                     log::debug!("{server} refused initialize ({error}); probing again");
@@ -110,7 +120,7 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
         }
         ProtocolMode::Auto => (MODERN_PROTOCOL_VERSIONS[0].to_owned(), Probe::Auto),
     };
-    match probe(shared, version, how)? {
+    match probe(shared, version.clone(), how)? {
         Verdict::Modern(result, version) => {
             adopt(shared, *result, &version);
             if how != Probe::Pinned {
@@ -123,14 +133,51 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
             shared.era.set_phase(Phase::Legacy);
             shared.transport.session_event(SessionEvent::Reset);
             remember_verdict(server, ProtocolMode::Legacy);
-            super::lifecycle::initialize(shared)?;
+            initialize(shared)?;
             Ok(Established::Ready)
         }
+        Verdict::Silent => after_silence(shared, server, version),
         Verdict::Exited(why) => {
             log::debug!("{server} closed on server/discover ({why}); starting it again");
             remember_verdict(server, ProtocolMode::Legacy);
             Ok(Established::Restart)
         }
+    }
+}
+
+/// After a probe that got no answer in time: `initialize`, as for a handshake-era server that
+/// ignores the probe. But a server slow to start (a first `npx -y` download, heavy imports)
+/// reads the probe first once it is up: a handshake-era one that exits on it is started again
+/// for `initialize` alone (as after [`Verdict::Exited`]); a stateless one answers it to nobody
+/// and refuses `initialize`, so a refusal asks `server/discover` again on this connection.
+fn after_silence(shared: &Shared, server: &str, version: String) -> Result<Established> {
+    log::debug!("{server} did not answer server/discover in time; initializing");
+    shared.era.set_phase(Phase::Legacy);
+    shared.transport.session_event(SessionEvent::Reset);
+    let error = match initialize(shared) {
+        Ok(()) => {
+            remember_verdict(server, ProtocolMode::Legacy);
+            return Ok(Established::Ready);
+        }
+        Err(error) => error,
+    };
+    match &error {
+        Error::Closed(closed) if !closed.is_client_close() => {
+            log::debug!("{server} closed after the probe ({error}); starting it again");
+            remember_verdict(server, ProtocolMode::Legacy);
+            return Ok(Established::Restart);
+        }
+        refused if contradicts_handshake(refused) => {}
+        _ => return Err(error),
+    }
+    log::debug!("{server} refused initialize ({error}); asking server/discover again");
+    match probe(shared, version, Probe::Late) {
+        Ok(Verdict::Modern(result, version)) => {
+            adopt(shared, *result, &version);
+            remember_verdict(server, ProtocolMode::Pinned(version));
+            Ok(Established::Ready)
+        }
+        _ => Err(error),
     }
 }
 
@@ -147,11 +194,11 @@ fn contradicts_handshake(error: &Error) -> bool {
 
 /// Sends `server/discover` (again at a version the server names after -32022, once).
 fn probe(shared: &Shared, mut version: String, how: Probe) -> Result<Verdict> {
-    // The probe is part of connecting, which the init timeout bounds too.
-    let init = shared.options.init_timeout;
+    let left = left(shared);
     let options = RequestOptions::default().with_timeout(match how {
-        Probe::Auto => shared.options.era.probe_timeout.min(init),
-        Probe::Cached | Probe::Pinned => init,
+        // At most half of what is left, so that `initialize` has time after a silent probe.
+        Probe::Auto | Probe::Cached => shared.options.era.probe_timeout.min(left / 2),
+        Probe::Late | Probe::Pinned => left,
     });
     let auto = how != Probe::Pinned;
     let mut retried = false;
@@ -295,7 +342,7 @@ fn legacy_or(error: Error, auto: bool) -> Result<Verdict> {
     match &error {
         Error::Rpc(object) => Ok(Verdict::Legacy(format!("error {}", object.code.0))),
         Error::Http(http) => Ok(Verdict::Legacy(format!("HTTP {}", http.status))),
-        Error::Timeout { .. } => Ok(Verdict::Legacy("no answer".into())),
+        Error::Timeout { .. } => Ok(Verdict::Silent),
         // Closed on our side (the client or its manager gave up): nothing to start again.
         Error::Closed(closed) if closed.is_client_close() => Err(error),
         Error::Closed(closed) => Ok(Verdict::Exited(closed.reason.clone())),

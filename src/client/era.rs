@@ -167,8 +167,12 @@ impl Options {
     }
 
     /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
-    /// before the server counts as legacy (default 10 s, and never longer than the init
-    /// timeout).
+    /// before the server counts as legacy (default 10 s, and never more than half of the init
+    /// timeout, which bounds the whole connect, so that `initialize` has time after a silent
+    /// probe). The clock starts once the server is started. A server slower to start than
+    /// this still connects in its era: `initialize` follows, and a server that then exits is
+    /// started again for `initialize` alone, and one that refuses it is asked
+    /// `server/discover` again.
     ///
     /// See the example on [`Options::with_protocol_mode`].
     pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {

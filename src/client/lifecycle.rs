@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -14,10 +15,11 @@ use super::options::{lock, RequestOptions};
 use super::session::{CallSpec, Shared};
 
 /// Runs `initialize`, checks the answered version, sends `notifications/initialized` and
-/// tells the transport the session is ready.
+/// tells the transport the session is ready, by the handshake deadline (at connect time the
+/// end of the init timeout, which bounds the whole connect; see [`super::discover`]).
 pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     let params = initialize_params(shared);
-    let options = RequestOptions::default().with_timeout(shared.options.init_timeout);
+    let options = RequestOptions::default().with_timeout(left(shared));
     let answer = shared
         .call(CallSpec {
             method: "initialize",
@@ -62,8 +64,16 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
     shared.notify("notifications/initialized", None)?;
     shared.transport.session_event(SessionEvent::Ready);
     shared.generation.fetch_add(1, Ordering::SeqCst);
-    ask_for_logs(shared, &options);
+    ask_for_logs(
+        shared,
+        &RequestOptions::default().with_timeout(left(shared)),
+    );
     Ok(())
+}
+
+/// The time left until the handshake deadline.
+pub(crate) fn left(shared: &Shared) -> Duration {
+    lock(&shared.handshake_deadline).saturating_duration_since(Instant::now())
 }
 
 /// Tells a new session the log level the client asked for, when its server offers logging.
@@ -95,6 +105,8 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
         return Ok(());
     }
     shared.transport.session_event(SessionEvent::Reset);
+    let deadline = crate::transport::deadline_after(Instant::now(), shared.options.init_timeout);
+    *lock(&shared.handshake_deadline) = deadline;
     initialize(shared)?;
     // What the old session's notifications would have said since it ended is lost.
     super::listen::route::gap(

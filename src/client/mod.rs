@@ -1,7 +1,7 @@
 //! The blocking MCP client: connect, handshake, calls, notifications and close.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 use serde::de::DeserializeOwned;
@@ -89,8 +89,9 @@ impl Client {
     /// # Errors
     ///
     /// Fails when the transport cannot start ([`Error::Spawn`], [`Error::Io`], HTTP errors),
-    /// the server dies or times out during the handshake ([`Error::Closed`], [`Error::Timeout`]),
-    /// or answers with a protocol version this client does not speak ([`Error::Unsupported`]).
+    /// the server dies or times out during the handshake ([`Error::Closed`], [`Error::Timeout`],
+    /// both with a stdio server's last stderr lines), or answers with a protocol version this
+    /// client does not speak ([`Error::Unsupported`]).
     pub fn connect(transport: impl Connect + 'static) -> Result<Client> {
         Client::connect_with(transport, Options::default())
     }
@@ -101,6 +102,12 @@ impl Client {
     /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
     /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
     /// fallback is tried. Authorization errors never fall back.
+    ///
+    /// The init timeout ([`Options::with_init_timeout`]) bounds the whole connect: the
+    /// `server/discover` probe, `initialize`, and any new start or fallback in between (time
+    /// spent obtaining credentials aside). A connection that fails is then closed, within the transport's own bounds (for stdio,
+    /// [`StdioConfig::close_grace`](crate::StdioConfig::close_grace) and
+    /// [`kill_grace`](crate::StdioConfig::kill_grace) at most when the server does not exit).
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -122,6 +129,8 @@ impl Client {
     ///
     /// As [`Client::connect`].
     pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
+        let started = Instant::now();
+        let mut deadline = crate::transport::deadline_after(started, options.init_timeout);
         let mut connector: Box<dyn Connect> = Box::new(transport);
         // The error that sent us to a fallback: when the fallback is refused just as plainly,
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
@@ -131,10 +140,15 @@ impl Client {
                 Ok(client) => client,
                 Err(err) => return Err(after_fallback(first, err)),
             };
-            let err = match discover::establish(&client.shared, &connector.describe()) {
+            // One deadline for every attempt; credentials obtained meanwhile push it back.
+            *lock(&client.shared.handshake_deadline) = deadline;
+            let established = discover::establish(&client.shared, &connector.describe());
+            deadline = *lock(&client.shared.handshake_deadline);
+            let err = match established {
                 Ok(discover::Established::Ready) => return Ok(client),
                 Ok(discover::Established::Restart) => {
-                    // The server exited on the probe: start it again for `initialize`.
+                    // The server exited on the probe (at once, or once it was up after a
+                    // slow start): start it again for `initialize`.
                     client.close();
                     options = options.with_protocol_mode(ProtocolMode::Legacy);
                     continue;
@@ -146,7 +160,9 @@ impl Client {
                 }
                 Err(err) => err,
             };
+            let elapsed = started.elapsed();
             client.close();
+            let err = timed_out_connect(err, elapsed, &client);
             if first.is_some() {
                 return Err(after_fallback(first, err));
             }
@@ -378,6 +394,29 @@ fn after_fallback(first: Option<Error>, err: Error) -> Error {
             err
         }
         None => err,
+    }
+}
+
+/// A connect that timed out says how long it took in all and, like a server that exits, what
+/// the server wrote on stderr (read once the connection is closed, so that nothing is missed).
+fn timed_out_connect(err: Error, elapsed: Duration, client: &Client) -> Error {
+    match err {
+        Error::Timeout {
+            method,
+            kind,
+            stderr_tail,
+            ..
+        } => Error::Timeout {
+            method,
+            elapsed,
+            kind,
+            stderr_tail: stderr_tail.or_else(|| {
+                let closed = client.closed()?;
+                let tail = closed.stderr_tail.as_deref()?;
+                (!tail.trim().is_empty()).then(|| Arc::new(tail.to_owned()))
+            }),
+        },
+        other => other,
     }
 }
 

@@ -175,6 +175,7 @@ fn remaining(
                 method: spec.method.to_owned(),
                 elapsed: started.elapsed(),
                 kind: TimeoutKind::Total,
+                stderr_tail: None,
             });
         }
         options.max_total = Some(left);

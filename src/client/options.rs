@@ -111,7 +111,13 @@ impl Options {
         self
     }
 
-    /// How long the `initialize` handshake may take (default 30 s).
+    /// How long connecting may take in all (default 30 s): one deadline for the
+    /// `server/discover` probe, `initialize`, and any new start of the server in between
+    /// ([`Client::connect_with`](crate::Client::connect_with)); also how long `initialize` may
+    /// take when a session is started again after it expired. As for any request, time a
+    /// transport spends obtaining credentials (a user authorizing in a browser) does not
+    /// count. A connect that times out fails with [`Error::Timeout`](crate::Error::Timeout),
+    /// carrying a stdio server's last stderr lines.
     ///
     /// See the example on [`Options`].
     pub fn with_init_timeout(mut self, timeout: Duration) -> Options {

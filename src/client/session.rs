@@ -49,6 +49,10 @@ pub(crate) struct Shared {
     pub(crate) listens: Arc<super::listen::state::Registry>,
     /// Cached results (`cache.rs`).
     pub(crate) cache: Arc<super::cache::Cache>,
+    /// When the handshake under way (connect, or a new session) must be done: one deadline
+    /// for all its requests, pushed back by any time a transport spent past a request's
+    /// deadline obtaining credentials, which counts no more here than for one request.
+    pub(crate) handshake_deadline: Mutex<Instant>,
 }
 
 /// How one call is made.
@@ -76,6 +80,7 @@ impl Shared {
             Arc::clone(&era),
         ));
         let (listens, cache) = (Arc::clone(&core.listens), Arc::clone(&core.cache));
+        let handshake_deadline = Mutex::new(far(Instant::now(), options.init_timeout));
         Shared {
             senders: Mutex::new(Senders::new(Arc::clone(&transport), done)),
             transport,
@@ -91,6 +96,7 @@ impl Shared {
             era,
             listens,
             cache,
+            handshake_deadline,
         }
     }
 
@@ -207,6 +213,7 @@ impl Shared {
                 method: call.method.to_owned(),
                 elapsed: started.elapsed(),
                 kind,
+                stderr_tail: None,
             },
             other => other,
         };
@@ -234,6 +241,12 @@ impl Shared {
         } else {
             self.send_now(message, send_deadline, id)
                 .map_err(send_failed)?;
+            // Only a transport obtaining credentials hands a message over past its deadline.
+            let waited = Instant::now().saturating_duration_since(send_deadline);
+            if call.handshake && !waited.is_zero() {
+                let mut deadline = lock(&self.handshake_deadline);
+                *deadline = far(*deadline, waited);
+            }
         }
         // The timeout is the server's time to answer, counted from the hand-over: a send that
         // waited on credentials (a token refresh, a user authorizing) does not eat it. The
@@ -283,6 +296,7 @@ impl Shared {
                         method: call.method.to_owned(),
                         elapsed: started.elapsed(),
                         kind,
+                        stderr_tail: None,
                     });
                 }
             }

@@ -68,3 +68,25 @@ fn closed_display_carries_status_and_stderr() {
         "closed: server exited during initialize; stderr: boom"
     );
 }
+
+#[test]
+fn timeout_display_carries_the_stderr_tail_when_there_is_one() {
+    let timeout = |stderr_tail: Option<&str>| Error::Timeout {
+        method: "initialize".into(),
+        elapsed: Duration::from_secs(30),
+        kind: TimeoutKind::Request,
+        stderr_tail: stderr_tail.map(|t| Arc::new(t.to_owned())),
+    };
+    assert_eq!(
+        timeout(Some("Downloading packages…\n")).to_string(),
+        "timeout: request `initialize` after 30.0s; stderr: Downloading packages…"
+    );
+    assert_eq!(
+        timeout(None).to_string(),
+        "timeout: request `initialize` after 30.0s"
+    );
+    assert_eq!(
+        timeout(Some(" \n")).to_string(),
+        "timeout: request `initialize` after 30.0s"
+    );
+}

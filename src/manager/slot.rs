@@ -185,6 +185,7 @@ impl Slot {
                 method: format!("initialize of {}", self.name()),
                 elapsed: started.elapsed(),
                 kind: TimeoutKind::Connect,
+                stderr_tail: None,
             }),
             (None, ServerStatus::Failed { error, .. }) => Err(error.clone()),
             (None, ServerStatus::NeedsAuthorization { hints }) => {

@@ -87,11 +87,14 @@ pub struct Opts {
     pub http: Option<String>,
     /// Speak the stateless protocol 2026-07-28 only (`--modern`).
     pub modern: bool,
+    /// How long the server takes to start before it reads stdin (`--start-delay MS`), as a
+    /// first `npx -y` download or heavy imports do; it says so on stderr first.
+    pub start_delay: Duration,
 }
 
 impl Opts {
     /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--http ADDR]
-    /// [--modern]`.
+    /// [--modern] [--start-delay MS]`.
     pub fn parse(args: &[String]) -> Result<Opts, String> {
         let mut opts = Opts {
             behaviour: Behaviour::Normal,
@@ -100,6 +103,7 @@ impl Opts {
             bytes: 100 * 1024 * 1024,
             http: None,
             modern: false,
+            start_delay: Duration::ZERO,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -130,10 +134,12 @@ impl Opts {
                 "--garbage" => opts.garbage = usize::try_from(number()?).unwrap_or(usize::MAX),
                 "--bytes" => opts.bytes = number()?,
                 "--http" => opts.http = Some(value.clone()),
+                "--start-delay" => opts.start_delay = Duration::from_millis(number()?),
                 _ => {
                     return Err(format!(
                         "unknown argument `{arg}`; usage: demo --server [--behaviour NAME] \
-                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR] [--modern]"
+                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR] [--modern] \
+                         [--start-delay MS]"
                     ))
                 }
             }

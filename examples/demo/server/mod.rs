@@ -59,8 +59,14 @@ pub fn run(args: &[String]) -> ! {
         Behaviour::Garbage => behaviours::garbage_block(opts.garbage),
         _ => Vec::new(),
     };
+    let delay = opts.start_delay;
     let server = Arc::new(Server::new(opts, Out::stdio(garbage)));
     behaviours::on_start(&server);
+    if !delay.is_zero() {
+        // A slow start: what the client sent meanwhile waits in the pipe.
+        eprintln!("demo server: starting in {} ms", delay.as_millis());
+        thread::sleep(delay);
+    }
     stdio::serve(&server)
 }
 

@@ -47,6 +47,7 @@ pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
                 method: SUBSCRIPTIONS_LISTEN.to_owned(),
                 elapsed: started.elapsed(),
                 kind: TimeoutKind::Request,
+                stderr_tail: None,
             })
         }
     }

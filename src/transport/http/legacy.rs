@@ -77,6 +77,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
             method,
             elapsed,
             kind: TimeoutKind::Connect,
+            stderr_tail: None,
         },
         e => e,
     })?;
@@ -119,6 +120,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
                 method: "endpoint event".into(),
                 elapsed: started.elapsed(),
                 kind: TimeoutKind::Connect,
+                stderr_tail: None,
             });
         }
         Err(RecvTimeoutError::Disconnected) => {

@@ -92,6 +92,7 @@ impl Session {
                     method: what.to_owned(),
                     elapsed: started.elapsed(),
                     kind: TimeoutKind::Write,
+                    stderr_tail: None,
                 });
             }
             let left = wake.saturating_duration_since(now);

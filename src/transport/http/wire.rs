@@ -278,6 +278,7 @@ pub(crate) fn map_error(err: ureq::Error, what: &str, started: Instant, phase: P
         method: what.to_owned(),
         elapsed: started.elapsed(),
         kind,
+        stderr_tail: None,
     };
     match err {
         ureq::Error::Timeout(ureq::Timeout::Resolve | ureq::Timeout::Connect) => {

@@ -189,6 +189,7 @@ impl Transport for StdioTransport {
                 method: method_of(message),
                 elapsed: start.elapsed(),
                 kind: TimeoutKind::Write,
+                stderr_tail: None,
             }),
             Err(Refused::Closing) => Err(self
                 .shared
