@@ -14,9 +14,10 @@
 //! generated.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use serde_json::Value;
-use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions};
+use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerStatus};
 
 mod args;
 mod commands;
@@ -33,6 +34,11 @@ mod watch;
 use args::usage;
 use commands::Target;
 use output::{say, warn, Output};
+
+/// How long a server whose start failed within `--timeout` may take beyond it to be closed,
+/// so that the failure is what gets reported: a stdio server that ignores the end of its
+/// input gets its close grace, then SIGTERM and its kill grace (2 s each by default).
+const CLOSE_MARGIN: Duration = Duration::from_secs(10);
 
 /// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
 pub struct Exit(pub u8, pub String);
@@ -97,8 +103,9 @@ fn run() -> Result<(), Exit> {
         .with_startup_timeout(timeout)
         .with_client_options(client_options);
     let options = oauth::configure(options, &args.oauth).map_err(usage)?;
-    // A user in a browser gets the authorization flow's own time on top.
-    let mut wait = timeout.saturating_add(std::time::Duration::from_secs(5));
+    // The manager's start-up timeout bounds each connect (probe and `initialize` together);
+    // a user in a browser gets the authorization flow's own time on top.
+    let mut wait = timeout.saturating_add(CLOSE_MARGIN);
     if servers.iter().any(|s| s.oauth().is_some()) {
         wait = wait.saturating_add(oauth::USER_WAIT);
     }
@@ -109,7 +116,14 @@ fn run() -> Result<(), Exit> {
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
             all_connected = false;
-            warn(&format!("umcp: server `{name}`: {status}"));
+            match status {
+                ServerStatus::Connecting { .. } => {
+                    warn(&format!(
+                        "umcp: server `{name}`: still connecting after {wait:.0?}"
+                    ));
+                }
+                status => warn(&format!("umcp: server `{name}`: {status}")),
+            }
         }
     }
     if !manager.statuses().iter().any(|(_, s)| s.is_connected()) {
