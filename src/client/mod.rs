@@ -1,18 +1,18 @@
 //! The blocking MCP client: connect, handshake, calls, notifications and close.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_channel::Receiver;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
-use crate::transport::Connect;
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 mod cache;
 mod cancel;
+mod connect;
 mod discover;
 mod era;
 mod era_transport;
@@ -80,126 +80,6 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects with default [`Options`]: probes with `server/discover` and speaks the era the
-    /// server answers in (see [`ProtocolMode::Auto`]), running `initialize` for a
-    /// handshake-era server.
-    ///
-    /// See the example on [`Client`].
-    ///
-    /// # Errors
-    ///
-    /// Fails when the transport cannot start ([`Error::Spawn`], [`Error::Io`], HTTP errors),
-    /// the server dies or times out during the handshake ([`Error::Closed`], [`Error::Timeout`],
-    /// both with a stdio server's last stderr lines), or answers with a protocol version this
-    /// client does not speak ([`Error::Unsupported`]).
-    pub fn connect(transport: impl Connect + 'static) -> Result<Client> {
-        Client::connect_with(transport, Options::default())
-    }
-
-    /// Connects with `options` and sets up the protocol era they ask for
-    /// ([`Options::with_protocol_mode`]): `server/discover`, `initialize`, or both in turn.
-    ///
-    /// When the server rejects the very first request with HTTP 400, 404 or 405 and the
-    /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
-    /// fallback is tried. Authorization errors never fall back.
-    ///
-    /// The init timeout ([`Options::with_init_timeout`]) bounds the whole connect: the
-    /// `server/discover` probe, `initialize`, and any new start or fallback in between (time
-    /// spent obtaining credentials aside). A connection that fails is then closed, within the transport's own bounds (for stdio,
-    /// [`StdioConfig::close_grace`](crate::StdioConfig::close_grace) and
-    /// [`kill_grace`](crate::StdioConfig::kill_grace) at most when the server does not exit).
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::types::Implementation;
-    /// use umcp::{Client, Options, StdioConfig};
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// let options = Options::default()
-    ///     .with_client_info(Implementation::new("my-tool", "1.0.0"))
-    ///     .with_request_timeout(Duration::from_secs(10));
-    /// let server = StdioConfig::new("npx")
-    ///     .args(["-y", "@modelcontextprotocol/server-everything"]);
-    /// let client = Client::connect_with(server, options)?;
-    /// log::info!("connected to {}", client.server_info().name);
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::connect`].
-    pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
-        let started = Instant::now();
-        let mut deadline = crate::transport::deadline_after(started, options.init_timeout);
-        let mut connector: Box<dyn Connect> = Box::new(transport);
-        // The error that sent us to a fallback: when the fallback is refused just as plainly,
-        // this one (a 400 with the server's reason, say) says more than the fallback's 405.
-        let mut first: Option<Error> = None;
-        loop {
-            let client = match Client::start(connector.as_ref(), options.clone()) {
-                Ok(client) => client,
-                Err(err) => return Err(after_fallback(first, err)),
-            };
-            // One deadline for every attempt; credentials obtained meanwhile push it back.
-            *lock(&client.shared.handshake_deadline) = deadline;
-            let established = discover::establish(&client.shared, &connector.describe());
-            deadline = *lock(&client.shared.handshake_deadline);
-            let err = match established {
-                Ok(discover::Established::Ready) => return Ok(client),
-                Ok(discover::Established::Restart) => {
-                    // The server exited on the probe (at once, or once it was up after a
-                    // slow start): start it again for `initialize`.
-                    client.close();
-                    options = options.with_protocol_mode(ProtocolMode::Legacy);
-                    continue;
-                }
-                Ok(discover::Established::Again) => {
-                    // The cached verdict was wrong and is forgotten: the next round probes.
-                    client.close();
-                    continue;
-                }
-                Err(err) => err,
-            };
-            let elapsed = started.elapsed();
-            client.close();
-            let err = timed_out_connect(err, elapsed, &client);
-            if first.is_some() {
-                return Err(after_fallback(first, err));
-            }
-            match refused(&err).then(|| connector.fallback()).flatten() {
-                Some(next) => {
-                    log::debug!(
-                        "{} answered {err}; falling back to {}",
-                        connector.describe(),
-                        next.describe()
-                    );
-                    first = Some(err);
-                    connector = next;
-                }
-                None => return Err(err),
-            }
-        }
-    }
-
-    fn start(connector: &dyn Connect, options: Options) -> Result<Client> {
-        let (core, channels) = router::Core::new(&options);
-        let transport = connector.connect(core.inbox())?;
-        log::debug!(
-            "connected to {} over {}",
-            connector.describe(),
-            transport.kind()
-        );
-        let (done_tx, threads_done) = crossbeam_channel::bounded(0);
-        let shared = Arc::new(Shared::new(transport, options, core, done_tx.clone()));
-        let client = Client {
-            shared,
-            threads_done,
-        };
-        // On failure the client's drop closes the transport.
-        router_thread::spawn(&client.shared, channels, done_tx).map_err(Error::io)?;
-        Ok(client)
-    }
-
     /// The full `initialize` result of the current session. In the stateless era it is built
     /// from the `server/discover` result: the version in use, the capabilities, the
     /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
@@ -371,52 +251,6 @@ impl std::fmt::Debug for Client {
             .field("transport", &self.shared.transport.kind())
             .field("closed", &self.closed().is_some())
             .finish_non_exhaustive()
-    }
-}
-
-/// Whether a transport refused the very first request in a way its fallback may not.
-fn refused(err: &Error) -> bool {
-    matches!(err.http_status(), Some(400 | 404 | 405))
-}
-
-/// The error to report once a fallback failed too: the first refusal (a 400 with the server's
-/// reason, say) when the fallback was refused just as plainly (a 405 to its GET), since it
-/// says more; the fallback's own error when that got further (it timed out, or needs
-/// authorization), since that is the one to act on.
-fn after_fallback(first: Option<Error>, err: Error) -> Error {
-    match first {
-        Some(first) if refused(&err) => {
-            log::debug!("the fallback was refused too ({err}); reporting {first}");
-            first
-        }
-        Some(first) => {
-            log::debug!("falling back after {first} failed with {err}");
-            err
-        }
-        None => err,
-    }
-}
-
-/// A connect that timed out says how long it took in all and, like a server that exits, what
-/// the server wrote on stderr (read once the connection is closed, so that nothing is missed).
-fn timed_out_connect(err: Error, elapsed: Duration, client: &Client) -> Error {
-    match err {
-        Error::Timeout {
-            method,
-            kind,
-            stderr_tail,
-            ..
-        } => Error::Timeout {
-            method,
-            elapsed,
-            kind,
-            stderr_tail: stderr_tail.or_else(|| {
-                let closed = client.closed()?;
-                let tail = closed.stderr_tail.as_deref()?;
-                (!tail.trim().is_empty()).then(|| Arc::new(tail.to_owned()))
-            }),
-        },
-        other => other,
     }
 }
 

@@ -109,3 +109,39 @@ impl fmt::Debug for RequestOptions {
             .finish_non_exhaustive()
     }
 }
+
+impl RequestOptions {
+    /// Adds the progress token and caller `_meta` to the params, creating the object if needed.
+    /// Run again on a retry, it replaces the token with the new id.
+    pub(crate) fn add_meta(&self, params: &mut Option<Value>, id: i64) {
+        // Resetting the timeout on progress needs progress, callback or not: the server only
+        // reports it for requests that carry a token.
+        let wants_progress = self.progress.is_some() || self.reset_on_progress;
+        if !wants_progress && self.meta.is_none() {
+            return;
+        }
+        let object = match params {
+            Some(Value::Object(map)) => map,
+            None | Some(Value::Null) => {
+                *params = Some(Value::Object(Map::new()));
+                match params {
+                    Some(Value::Object(map)) => map,
+                    _ => return,
+                }
+            }
+            Some(_) => return,
+        };
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            if let Some(extra) = &self.meta {
+                meta.extend(extra.clone());
+            }
+            if wants_progress {
+                // The request id doubles as the progress token: unique among active requests.
+                meta.insert("progressToken".into(), Value::from(id));
+            }
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Notification, Request, RequestId};
@@ -186,7 +186,7 @@ impl Shared {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         if let Message::Request(request) = message {
             request.id = RequestId::from(id);
-            add_meta(&mut request.params, id, opts);
+            opts.add_meta(&mut request.params, id);
         }
         let guard = SlotGuard::acquire();
         let slot = guard.slot();
@@ -380,40 +380,6 @@ impl Call<'_> {
     fn cancelled(&self) -> Error {
         Error::Cancelled {
             method: self.method.to_owned(),
-        }
-    }
-}
-
-/// Adds the progress token and caller `_meta` to the params, creating the object if needed.
-/// Run again on a retry, it replaces the token with the new id.
-fn add_meta(params: &mut Option<Value>, id: i64, opts: &RequestOptions) {
-    // Resetting the timeout on progress needs progress, callback or not: the server only
-    // reports it for requests that carry a token.
-    let wants_progress = opts.progress.is_some() || opts.reset_on_progress;
-    if !wants_progress && opts.meta.is_none() {
-        return;
-    }
-    let object = match params {
-        Some(Value::Object(map)) => map,
-        None | Some(Value::Null) => {
-            *params = Some(Value::Object(Map::new()));
-            match params {
-                Some(Value::Object(map)) => map,
-                _ => return,
-            }
-        }
-        Some(_) => return,
-    };
-    let meta = object
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        if let Some(extra) = &opts.meta {
-            meta.extend(extra.clone());
-        }
-        if wants_progress {
-            // The request id doubles as the progress token: unique among active requests.
-            meta.insert("progressToken".into(), Value::from(id));
         }
     }
 }

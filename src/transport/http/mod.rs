@@ -3,7 +3,7 @@
 //!
 //! With [`HttpTransportKind::Auto`] (the default) the client speaks Streamable HTTP and, when
 //! the server rejects the very first request with 400, 404 or 405, falls back to legacy SSE
-//! through [`Connect::fallback`]. 401 and 403 never fall back: they surface as
+//! through [`Connect::fallback`](crate::transport::Connect::fallback). 401 and 403 never fall back: they surface as
 //! [`Error::Unauthorized`](crate::Error::Unauthorized) and
 //! [`Error::Forbidden`](crate::Error::Forbidden) with the parsed `WWW-Authenticate` hints.
 //!
@@ -23,16 +23,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{HttpError, Result};
-use crate::transport::{Connect, Inbox, Transport};
 
 mod auth_header;
 mod body;
+mod connect;
 mod delivery;
 mod get_stream;
 mod kind;
 mod legacy;
 mod post_stream;
-mod remembered;
 mod session;
 mod socket;
 mod streamable;
@@ -138,7 +137,7 @@ pub trait CredentialProvider: Send + Sync {
 /// See the example on [`CredentialProvider`].
 pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 
-/// Configuration of an HTTP server connection; implements [`Connect`].
+/// Configuration of an HTTP server connection; implements [`Connect`](crate::transport::Connect).
 ///
 /// Build it with [`HttpConfig::new`] and the setters below; read it back with the `get_*`
 /// methods.
@@ -231,7 +230,7 @@ impl HttpConfig {
     }
 
     /// Caps how long any one HTTP request may wait for its response. Without it (the
-    /// default), a message is bounded by the deadline of [`Transport::send`] (the request
+    /// default), a message is bounded by the deadline of [`Transport::send`](crate::transport::Transport::send) (the request
     /// timeout of the client), and requests the transport makes on its own (opening the GET
     /// stream, resuming a stream) by 30 s. Either bound covers the whole exchange, body
     /// included (an event stream is bounded by the idle timeout instead). The `DELETE` of
@@ -389,51 +388,6 @@ impl fmt::Debug for HttpConfig {
             .field("reconnect", &self.reconnect)
             .field("credentials", &self.credentials.is_some())
             .finish()
-    }
-}
-
-impl Connect for HttpConfig {
-    /// Streamable HTTP connects without network traffic (the first POST is the first
-    /// exchange); legacy SSE opens its event stream and waits for the `endpoint` event.
-    ///
-    /// With [`HttpTransportKind::Auto`], a URL that spoke legacy SSE before in this process is
-    /// tried over SSE first, skipping the Streamable HTTP request it refused then; if SSE is
-    /// refused now, the URL is forgotten and Streamable HTTP is used.
-    fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
-        let wire = wire::Wire::new(self.clone())?;
-        let auto = self.kind == HttpTransportKind::Auto;
-        match self.effective_kind() {
-            HttpTransportKind::Sse => {
-                let transport = legacy::connect(wire, inbox)?;
-                if auto {
-                    remembered::remember_sse(&self.url);
-                }
-                Ok(transport)
-            }
-            _ if auto && remembered::is_sse(&self.url) => {
-                match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone()) {
-                    Err(e) if matches!(e.http_status(), Some(400 | 404 | 405)) => {
-                        remembered::forget(&self.url);
-                        Ok(Box::new(streamable::StreamableHttp::new(wire, inbox)))
-                    }
-                    connected => connected,
-                }
-            }
-            _ => Ok(Box::new(streamable::StreamableHttp::new(wire, inbox))),
-        }
-    }
-
-    fn fallback(&self) -> Option<Box<dyn Connect>> {
-        if self.kind != HttpTransportKind::Auto || self.candidate + 1 >= AUTO_CANDIDATES.len() {
-            return None;
-        }
-        let mut next = self.clone();
-        next.candidate += 1;
-        Some(Box::new(next))
-    }
-
-    fn describe(&self) -> String {
-        crate::redact::url(&self.url)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Tests of `transport::http`.
 
 use super::*;
+use crate::transport::Connect;
 
 #[test]
 fn auto_falls_back_once_to_sse_and_explicit_kinds_never() {
