@@ -56,7 +56,12 @@ fn a_slow_handshake_era_server_that_exits_on_the_probe_connects() {
 fn a_slow_stateless_server_connects_in_the_stateless_era() {
     // It answers the probe late and refuses `initialize`: the stateless era after all.
     let server = || demo(&["--modern", "--start-delay", START_MS]);
-    let client = Client::connect_with(server(), options()).expect("connect");
+    // The late answer to the first probe is the client's own business, not the caller's.
+    let (late_tx, late) = crossbeam_channel::unbounded();
+    let watched = options().with_late_response_handler(move |r| {
+        let _ = late_tx.send(r.method);
+    });
+    let client = Client::connect_with(server(), watched).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.verdict(), ProtocolMode::modern());
@@ -64,6 +69,8 @@ fn a_slow_stateless_server_connects_in_the_stateless_era() {
         .call_tool("add", json!({"a": 2, "b": 3}))
         .expect("add");
     assert_eq!(sum.text(), "5");
+    let handed = late.recv_timeout(Duration::from_millis(300));
+    assert!(handed.is_err(), "{handed:?}");
     // With the verdict remembered, the probe is still sent and still too early.
     let again = Client::connect_with(server(), options()).expect("connect again");
     assert_eq!(again.era(), Era::Modern);

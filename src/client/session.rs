@@ -321,7 +321,10 @@ impl Shared {
     /// server to stop working on it. A response arriving later is dropped.
     fn abandon(&self, id: i64, call: &Call<'_>, reason: &str) {
         self.forget(id);
-        self.core.abandoned.record(id, call.method, reason);
+        // The client's own set-up requests (the probe, `initialize`) are not the caller's.
+        if !call.handshake {
+            self.core.abandoned.record(id, call.method, reason);
+        }
         let request_id = RequestId::from(id);
         self.transport.abandon(&request_id);
         if call.handshake {
