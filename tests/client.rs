@@ -244,6 +244,41 @@ fn progress_reaches_the_caller_and_can_extend_the_deadline() {
 }
 
 #[test]
+fn progress_forever_cannot_hold_a_call_forever() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, req| {
+        let token = req.params.as_ref().unwrap()["_meta"]["progressToken"].clone();
+        // Progress every 20 ms for far longer than the test waits.
+        for step in 1..=500 {
+            std::thread::sleep(Duration::from_millis(20));
+            peer.notify(
+                "notifications/progress",
+                json!({"progressToken": token, "progress": step}),
+            );
+        }
+        Some(json!({"content": []}))
+    });
+    let client = connect(&server);
+    // Reset on progress and no maximum given: ten timeouts at most.
+    let options = RequestOptions::default()
+        .with_timeout(Duration::from_millis(100))
+        .with_reset_timeout_on_progress(true);
+    let started = Instant::now();
+    match client.call_tool_with("chatty", Value::Null, &options) {
+        Err(Error::Timeout { kind, elapsed, .. }) => {
+            assert_eq!(kind, TimeoutKind::Total);
+            assert!(elapsed >= Duration::from_millis(1000), "{elapsed:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn notifications_reach_the_handle_and_callback() {
     let server = FakeServer::new();
     server.on("tools/call", |peer, _| {

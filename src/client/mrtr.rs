@@ -41,9 +41,13 @@ const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
     let started = Instant::now();
     // A total too large for the clock is no limit at all.
+    let timeout = spec
+        .options
+        .timeout
+        .unwrap_or(shared.options.request_timeout);
     let total = spec
         .options
-        .max_total
+        .max_total(timeout)
         .and_then(|max| started.checked_add(max));
     let mut round = 0u32;
     let mut params = spec.params.clone();

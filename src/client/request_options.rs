@@ -55,13 +55,18 @@ impl RequestOptions {
     /// Restart the timeout whenever the server reports progress (default off). Progress is
     /// asked for (a progress token is sent) even without [`RequestOptions::with_progress`].
     ///
+    /// Without [`RequestOptions::with_max_total_time`], the call then ends after ten times its
+    /// timeout at most (five minutes with the default 30 s), so that a server reporting
+    /// progress forever cannot hold it forever.
+    ///
     /// See the example on [`RequestOptions`].
     pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
         self.reset_on_progress = reset;
         self
     }
 
-    /// The maximum total time, whatever progress is reported.
+    /// The maximum total time, whatever progress is reported (default: none, or ten times
+    /// the timeout when it is reset on progress).
     ///
     /// See the example on [`RequestOptions`].
     pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
@@ -110,7 +115,20 @@ impl fmt::Debug for RequestOptions {
     }
 }
 
+/// How many timeouts a call that resets its timeout on progress may last when no maximum was
+/// given: the spec asks for a hard maximum, and nothing may hang.
+const RESET_TOTAL_FACTOR: u32 = 10;
+
 impl RequestOptions {
+    /// The most a call may last in all, its timeout being `timeout`: the maximum given, or
+    /// [`RESET_TOTAL_FACTOR`] timeouts when the timeout is reset on progress.
+    pub(crate) fn max_total(&self, timeout: Duration) -> Option<Duration> {
+        self.max_total.or_else(|| {
+            self.reset_on_progress
+                .then(|| timeout.saturating_mul(RESET_TOTAL_FACTOR))
+        })
+    }
+
     /// Adds the progress token and caller `_meta` to the params, creating the object if needed.
     /// Run again on a retry, it replaces the token with the new id.
     pub(crate) fn add_meta(&self, params: &mut Option<Value>, id: i64) {

@@ -182,7 +182,9 @@ impl Shared {
         let opts = call.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();
-        let total_deadline = opts.max_total.and_then(|max| started.checked_add(max));
+        let total_deadline = opts
+            .max_total(timeout)
+            .and_then(|max| started.checked_add(max));
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         if let Message::Request(request) = message {
             request.id = RequestId::from(id);
