@@ -66,6 +66,58 @@ fn initialize_offers_latest_version_and_declares_handler_capabilities() {
 }
 
 #[test]
+fn an_initialize_refused_with_the_supported_versions_is_offered_one_of_them() {
+    // Each its own name, so that no era verdict is remembered from another connection.
+    let refusing = |name: &str, supported: Value| {
+        let server = FakeServer::named(name);
+        let init = server.init_result.clone();
+        server.on("initialize", move |peer, req| {
+            let offered = &req.params.as_ref().unwrap()["protocolVersion"];
+            if offered == "2024-11-05" {
+                let mut result = init.lock().unwrap().clone();
+                result["protocolVersion"] = json!("2024-11-05");
+                return Some(result);
+            }
+            let error = umcp::jsonrpc::ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                "Unsupported protocol version",
+            )
+            .with_data(json!({"supported": supported, "requested": offered}));
+            peer.send(umcp::jsonrpc::Response::err(req.id.clone(), error).into());
+            None
+        });
+        server
+    };
+    let offered = |server: &FakeServer| -> Vec<Value> {
+        let received = server.received.lock().unwrap();
+        received
+            .iter()
+            .filter_map(|m| match m {
+                Message::Request(r) if r.method == "initialize" => {
+                    Some(r.params.as_ref().unwrap()["protocolVersion"].clone())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let server = refusing("refuses-newer", json!(["2024-11-05", "1.0.0"]));
+    let client = connect(&server);
+    assert_eq!(client.protocol_version(), "2024-11-05");
+    assert_eq!(offered(&server), [json!("2025-11-25"), json!("2024-11-05")]);
+    client.ping().unwrap();
+
+    // Nothing in common: the refusal itself, after one attempt.
+    let server = refusing("refuses-all", json!(["1.0.0"]));
+    let err = Client::connect(server.clone()).unwrap_err();
+    assert_eq!(
+        err.rpc_error().map(|e| e.code),
+        Some(ErrorCode::INVALID_PARAMS),
+        "{err:?}"
+    );
+    assert_eq!(offered(&server), [json!("2025-11-25")]);
+}
+
+#[test]
 fn accepts_older_versions_and_rejects_unknown_ones() {
     let server = FakeServer::new();
     server.init_result.lock().unwrap()["protocolVersion"] = json!("2024-11-05");

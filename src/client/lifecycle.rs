@@ -18,16 +18,19 @@ use super::session::{CallSpec, Shared};
 /// tells the transport the session is ready, by the handshake deadline (at connect time the
 /// end of the init timeout, which bounds the whole connect; see [`super::discover`]).
 pub(crate) fn initialize(shared: &Shared) -> Result<()> {
-    let params = initialize_params(shared);
-    let options = RequestOptions::default().with_timeout(left(shared));
-    let answer = shared
-        .call(CallSpec {
-            method: "initialize",
-            params: Some(params),
-            options: &options,
-            handshake: true,
-        })
-        .map_err(during_initialize)?;
+    let answer = match send_initialize(shared, LATEST_PROTOCOL_VERSION) {
+        Ok(answer) => answer,
+        Err(error) => match older_version(&error) {
+            // A server that refuses the version with the ones it supports (the spec's example
+            // of an initialization error) gets one more `initialize`, at the newest of those
+            // this client speaks too.
+            Some(version) => {
+                log::debug!("initialize refused ({error}); offering {version}");
+                send_initialize(shared, version)?
+            }
+            None => return Err(error),
+        },
+    };
     /// The capabilities as the server wrote them, unknown ones included.
     #[derive(serde::Deserialize)]
     struct Raw {
@@ -69,6 +72,32 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
         &RequestOptions::default().with_timeout(left(shared)),
     );
     Ok(())
+}
+
+/// Sends `initialize` offering `version`, within the time left until the handshake deadline.
+fn send_initialize(shared: &Shared, version: &str) -> Result<super::pending::Answer> {
+    let options = RequestOptions::default().with_timeout(left(shared));
+    shared
+        .call(CallSpec {
+            method: "initialize",
+            params: Some(initialize_params(shared, version)),
+            options: &options,
+            handshake: true,
+        })
+        .map_err(during_initialize)
+}
+
+/// For an `initialize` refused with -32602 and `data.supported` (the versions the server
+/// speaks), the newest of them this client speaks too, when it is not the one just offered.
+fn older_version(error: &Error) -> Option<&'static str> {
+    let refusal = error
+        .rpc_error()
+        .filter(|e| e.code == crate::jsonrpc::ErrorCode::INVALID_PARAMS)?;
+    let supported = refusal.data.as_ref()?.get("supported")?.as_array()?;
+    SUPPORTED_PROTOCOL_VERSIONS
+        .into_iter()
+        .filter(|&version| version != LATEST_PROTOCOL_VERSION)
+        .find(|version| supported.iter().any(|s| s.as_str() == Some(version)))
 }
 
 /// The time left until the handshake deadline.
@@ -133,13 +162,13 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
     Ok(())
 }
 
-/// The `initialize` params: the latest version, the capabilities the handlers imply, and
+/// The `initialize` params: the version offered, the capabilities the handlers imply, and
 /// the client's identity.
-fn initialize_params(shared: &Shared) -> Value {
+fn initialize_params(shared: &Shared, version: &str) -> Value {
     let options = &shared.options;
     let capabilities = super::meta::client_capabilities(options, super::era::Era::Legacy);
     json!({
-        "protocolVersion": LATEST_PROTOCOL_VERSION,
+        "protocolVersion": version,
         "capabilities": capabilities,
         "clientInfo": options.client_info,
     })
