@@ -134,3 +134,47 @@ fn a_client_validates_the_demo_servers_add_tool() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `{"anyOf": [A, A]}` nested thirty times through `$defs` would take the validator 2^30
+/// checks of a value thirty objects deep: hours, for a schema of a few lines. It is refused
+/// before the validator runs, and an ordinary recursive schema is still checked.
+#[test]
+fn a_schema_built_to_take_exponential_time_is_refused_at_once() {
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "string"}));
+    for n in 1..=30 {
+        let inner = json!({"type": "object", "properties": {"a": {"$ref": format!("#/$defs/d{}", n - 1)}}, "required": ["a"]});
+        defs.insert(format!("d{n}"), json!({"anyOf": [inner, inner]}));
+    }
+    let hostile = tool(json!({"$ref": "#/$defs/d30", "$defs": defs}));
+    let mut deep = json!(5);
+    for _ in 0..30 {
+        deep = json!({ "a": deep });
+    }
+    let started = std::time::Instant::now();
+    let message = protocol_error(hostile.validate_output(&result(Some(deep), false)));
+    assert!(message.contains("too complex"), "{message}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let tree = tool(json!({
+        "$defs": {"node": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}
+        }}},
+        "$ref": "#/$defs/node"
+    }));
+    let mut value = json!({"name": "leaf"});
+    for _ in 0..40 {
+        value = json!({"name": "n", "children": [value, {"name": "x"}]});
+    }
+    assert!(tree
+        .validate_output(&result(Some(value.clone()), false))
+        .is_ok());
+    value["children"][1]["name"] = json!(7);
+    let message = protocol_error(tree.validate_output(&result(Some(value), false)));
+    assert!(message.contains("does not match"), "{message}");
+}

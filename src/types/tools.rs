@@ -8,6 +8,8 @@ use super::content::ContentBlock;
 use super::schema::Schema;
 
 #[cfg(feature = "output-validation")]
+mod complexity;
+#[cfg(feature = "output-validation")]
 mod output;
 
 /// A tool the server offers, as listed by `tools/list`.

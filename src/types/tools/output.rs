@@ -64,7 +64,10 @@ impl Tool {
     ///
     /// [`Error::Protocol`] naming the tool when the content is missing or does not match,
     /// with the validator's account of where; or when the `outputSchema` is not a schema
-    /// this validator can compile (including one that refers to anything outside itself).
+    /// this validator can compile (including one that refers to anything outside itself); or
+    /// when checking this result could take more than 100,000 steps (branches such as `anyOf`
+    /// nested through references, which can take exponential time), which is refused rather
+    /// than run.
     pub fn validate_output(&self, result: &CallToolResult) -> Result<()> {
         let Some(schema) = &self.output_schema else {
             return Ok(());
@@ -78,6 +81,13 @@ impl Tool {
                 "tool `{name}` declares an outputSchema but returned no structuredContent"
             ))
         })?;
+        if super::complexity::too_complex(schema.as_value(), content) {
+            return Err(Error::Protocol(format!(
+                "the outputSchema of tool `{name}` is too complex to check this result against \
+                 (more than {} steps)",
+                super::complexity::MAX_STEPS
+            )));
+        }
         let mut compiler = boon::Compiler::new();
         compiler.set_default_draft(boon::Draft::V2020_12);
         compiler.use_loader(Box::new(NoFetch));
