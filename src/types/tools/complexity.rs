@@ -10,9 +10,9 @@
 //! and the like; patterns are taken to match every member). A recursive schema (a tree of
 //! nodes) costs what the value holds; a loop of references that never steps into the value
 //! is refused outright, as the validator could never finish it either. The estimate's own
-//! work is bounded by the same number of steps. References are followed inside the schema (`#`, `#/pointer`,
-//! `#anchor`); other ones are counted as one step, since they only load the bundled
-//! meta-schemas or fail to compile.
+//! work is bounded by the same number of steps, and its recursion by [`MAX_NESTING`].
+//! References are followed inside the schema (`#`, `#/pointer`, `#anchor`); other ones are
+//! counted as one step, since they only load the bundled meta-schemas or fail to compile.
 
 use std::collections::{HashMap, HashSet};
 
@@ -22,12 +22,16 @@ use serde_json::Value;
 /// is in the hundreds, and a million steps take the validator about a second.
 pub(super) const MAX_STEPS: u64 = 100_000;
 
+/// How deeply the estimate may follow subschemas and references: far beyond any schema
+/// written by hand, and well within a thread's stack. A chain deeper than this is refused.
+const MAX_NESTING: usize = 512;
+
 /// Keywords whose subschema applies to the instance itself.
 const IN_PLACE: &[&str] = &["not", "if", "then", "else"];
 /// Keywords with a list of subschemas that apply to the instance itself.
 const IN_PLACE_LISTS: &[&str] = &["anyOf", "oneOf", "allOf"];
 /// Keywords with a map of subschemas that apply to the instance itself (`dependencies` is
-/// draft 7's name; its lists of names are no subschemas and cost nothing here).
+/// draft 7's name; its lists of names are no subschemas, and cost one step each here).
 const IN_PLACE_MAPS: &[&str] = &["dependentSchemas", "dependencies"];
 
 /// Whether checking `value` against `schema` may take more than [`MAX_STEPS`] steps.
@@ -71,7 +75,7 @@ impl<'a> Estimate<'a> {
             return known;
         }
         self.visited += 1;
-        if self.visited > MAX_STEPS || !self.open.insert(key) {
+        if self.visited > MAX_STEPS || self.open.len() >= MAX_NESTING || !self.open.insert(key) {
             return OVER;
         }
         let mut total: u64 = 1;
@@ -307,6 +311,20 @@ mod tests {
             narrow = json!({ "k": narrow });
         }
         assert!(!too_complex(&schema, &narrow));
+    }
+
+    #[test]
+    fn a_long_chain_of_references_is_refused_without_exhausting_the_stack() {
+        let mut defs = Map::new();
+        defs.insert("d0".into(), json!({"type": "integer"}));
+        for n in 1..=50_000 {
+            defs.insert(
+                format!("d{n}"),
+                json!({"$ref": format!("#/$defs/d{}", n - 1)}),
+            );
+        }
+        let schema = json!({"$ref": "#/$defs/d50000", "$defs": defs});
+        assert!(too_complex(&schema, &json!(1)));
     }
 
     #[test]
