@@ -406,7 +406,8 @@ fn protocol_modes_choose_the_era() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
-/// `--header` reaches every request to a `--url` server.
+/// `--header` reaches every request to a `--url` server, `${VAR}` expanded from umcp's
+/// environment.
 #[cfg(feature = "http")]
 #[test]
 fn headers_for_http_servers() {
@@ -433,15 +434,18 @@ fn headers_for_http_servers() {
             _ => reply.status(405, &[]),
         }
     });
-    let out = cli(&[
-        "--url",
-        &server.url("/mcp"),
-        "--transport",
-        "streamable-http",
-        "--header",
-        "X-Api-Key: s3cret",
-        "tools",
-    ]);
+    // The key comes from umcp's environment, not from its command line.
+    let out = umcp::umcp_in(&umcp::empty_home())
+        .env("UMCP_CLI_API_KEY", "s3cret")
+        .args([
+            "--url",
+            &server.url("/mcp"),
+            "--transport",
+            "streamable-http",
+        ])
+        .args(["--header", "X-Api-Key: ${UMCP_CLI_API_KEY}", "tools"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "hello  \n");
     let mut posts = 0;
@@ -452,6 +456,23 @@ fn headers_for_http_servers() {
         }
     }
     assert!(posts >= 2, "{posts}");
+    // An unset variable is a usage error naming it; nothing is sent.
+    let out = cli(&[
+        "--url",
+        &server.url("/mcp"),
+        "--header",
+        "X-Api-Key: ${UMCP_CLI_UNSET_KEY}",
+        "tools",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("UMCP_CLI_UNSET_KEY"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(server
+        .next_within(std::time::Duration::from_millis(300))
+        .is_none());
 }
 
 #[test]

@@ -104,6 +104,28 @@ impl ConfigFile {
         ConfigFile::parse_with(text, &|name| std::env::var(name).ok())
     }
 
+    /// Expands `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `text` from the environment,
+    /// as the strings of a configuration file are (`$${` writes a literal `${`): for values a
+    /// program takes from elsewhere, such as `umcp --header 'Authorization: Bearer ${TOKEN}'`,
+    /// which keeps the token off the command line.
+    ///
+    /// ```
+    /// # std::env::set_var("UMCP_DOC_TOKEN", "s3cret");
+    /// let header = umcp::ConfigFile::expand("Bearer ${UMCP_DOC_TOKEN}")?;
+    /// assert_eq!(header, "Bearer s3cret");
+    /// assert!(umcp::ConfigFile::expand("${UMCP_DOC_UNSET_VARIABLE}").is_err());
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming a variable that is not set (and has no default), or an
+    /// unclosed `${`.
+    pub fn expand(text: &str) -> Result<String> {
+        super::vars::expand(text, &|name| std::env::var(name).ok())
+            .map_err(|e| Error::Config(e.to_string()))
+    }
+
     /// Parses configuration text, looking variables up with `lookup` instead of the
     /// environment.
     ///

@@ -45,9 +45,15 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         let kind = args.transport.as_deref().unwrap_or("auto");
         let kind =
             HttpKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
-        let mut config = ServerConfig::http("server", url.clone()).with_http_kind(kind);
+        // `${VAR}` in the URL and header values comes from the environment, as in a
+        // configuration file, so a token need not be on the command line.
+        let expand = |what: &str, text: &str| {
+            ConfigFile::expand(text).map_err(|e| usage(format!("{what}: {e}")))
+        };
+        let url = expand("--url", url)?;
+        let mut config = ServerConfig::http("server", url).with_http_kind(kind);
         for (name, value) in &args.headers {
-            config = config.with_header(name, value);
+            config = config.with_header(name, expand(&format!("--header {name}"), value)?);
         }
         if let Some(settings) = args.oauth.settings() {
             config = config.with_oauth(settings);

@@ -92,7 +92,7 @@ pub const FLAGS: &[Flag] = &[
     flag(
         "header",
         Some("'Name: value'"),
-        "send a header to the --url server (repeatable)",
+        "send a header to the --url server (repeatable; ${VAR} from the environment)",
     ),
     Flag {
         completes: Completes::File,
