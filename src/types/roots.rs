@@ -65,18 +65,24 @@ impl ListRootsResult {
         ListRootsResult { roots, meta: None }
     }
 
-    /// The result without the roots whose URI is not `file://`, which the spec forbids; each
-    /// one left out is logged as a warning, since it is the client's own misconfiguration.
+    /// The result without the roots the spec forbids to expose: a URI that is not `file://`,
+    /// or a path with a `..` segment (plain or percent-encoded), which could climb out of the
+    /// directory it seems to name. Each one left out is logged as a warning, since it is the
+    /// client's own misconfiguration.
     pub(crate) fn file_roots_only(mut self) -> ListRootsResult {
         self.roots.retain(|root| {
-            let file = root.is_file();
-            if !file {
-                log::warn!(
-                    "leaving the root {} out of roots/list: root URIs must be file:// URIs",
-                    crate::redact::url(&root.uri)
-                );
-            }
-            file
+            let why = if !root.is_file() {
+                "root URIs must be file:// URIs"
+            } else if root.climbs() {
+                "a root's path must not contain `..`"
+            } else {
+                return true;
+            };
+            log::warn!(
+                "leaving the root {} out of roots/list: {why}",
+                crate::redact::url(&root.uri)
+            );
+            false
         });
         self
     }
@@ -88,6 +94,17 @@ impl Root {
         self.uri
             .get(..7)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file://"))
+    }
+
+    /// Whether the path has a `..` segment, also written `%2e%2e` (any case) or with a
+    /// backslash separator.
+    fn climbs(&self) -> bool {
+        let path = self.uri.get(7..).unwrap_or_default();
+        let path = path.split(['?', '#']).next().unwrap_or_default();
+        path.split(['/', '\\']).any(|segment| {
+            let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+            decoded == ".."
+        })
     }
 }
 
@@ -120,6 +137,10 @@ mod tests {
             Root::new("FILE:///B"),
             Root::new("/plain/path"),
             Root::new("file:"),
+            Root::new("file:///home/me/project/../../etc"),
+            Root::new("file:///home/me/%2E%2e/secrets"),
+            Root::new("file:///C:/work\\..\\private"),
+            Root::new("file:///home/me/..hidden/v1.2..3"),
         ]);
         let kept: Vec<_> = all
             .file_roots_only()
@@ -127,6 +148,9 @@ mod tests {
             .into_iter()
             .map(|r| r.uri)
             .collect();
-        assert_eq!(kept, ["file:///a", "FILE:///B"]);
+        assert_eq!(
+            kept,
+            ["file:///a", "FILE:///B", "file:///home/me/..hidden/v1.2..3"]
+        );
     }
 }
