@@ -41,13 +41,9 @@ const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
     let started = Instant::now();
     // A total too large for the clock is no limit at all.
-    let timeout = spec
-        .options
-        .timeout
-        .unwrap_or(shared.options.request_timeout);
     let total = spec
         .options
-        .max_total(timeout)
+        .max_total(shared.options.request_timeout)
         .and_then(|max| started.checked_add(max));
     let mut round = 0u32;
     let mut params = spec.params.clone();

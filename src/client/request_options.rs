@@ -120,12 +120,16 @@ impl fmt::Debug for RequestOptions {
 const RESET_TOTAL_FACTOR: u32 = 10;
 
 impl RequestOptions {
-    /// The most a call may last in all, its timeout being `timeout`: the maximum given, or
-    /// [`RESET_TOTAL_FACTOR`] timeouts when the timeout is reset on progress.
-    pub(crate) fn max_total(&self, timeout: Duration) -> Option<Duration> {
+    /// The most a call may last in all: the maximum given, or [`RESET_TOTAL_FACTOR`] of its
+    /// timeouts (this one's, or the client's `default_timeout`) when the timeout is reset on
+    /// progress.
+    pub(crate) fn max_total(&self, default_timeout: Duration) -> Option<Duration> {
         self.max_total.or_else(|| {
-            self.reset_on_progress
-                .then(|| timeout.saturating_mul(RESET_TOTAL_FACTOR))
+            self.reset_on_progress.then(|| {
+                self.timeout
+                    .unwrap_or(default_timeout)
+                    .saturating_mul(RESET_TOTAL_FACTOR)
+            })
         })
     }
 

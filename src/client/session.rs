@@ -183,7 +183,7 @@ impl Shared {
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();
         let total_deadline = opts
-            .max_total(timeout)
+            .max_total(self.options.request_timeout)
             .and_then(|max| started.checked_add(max));
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         if let Message::Request(request) = message {
@@ -244,10 +244,13 @@ impl Shared {
             self.send_now(message, send_deadline, id)
                 .map_err(send_failed)?;
             // Only a transport obtaining credentials hands a message over past its deadline.
-            let waited = Instant::now().saturating_duration_since(send_deadline);
-            if call.handshake && !waited.is_zero() {
-                let mut deadline = lock(&self.handshake_deadline);
-                *deadline = far(*deadline, waited);
+            // Looked at for the handshake alone, so that other calls read no clock for it.
+            if call.handshake {
+                let waited = Instant::now().saturating_duration_since(send_deadline);
+                if !waited.is_zero() {
+                    let mut deadline = lock(&self.handshake_deadline);
+                    *deadline = far(*deadline, waited);
+                }
             }
         }
         // The timeout is the server's time to answer, counted from the hand-over: a send that
