@@ -60,9 +60,14 @@ fn auto_speaks_the_stateless_era_to_a_modern_server_with_the_same_api() {
 #[test]
 fn methods_the_stateless_era_removed_fail_before_anything_is_sent() {
     let client = Client::connect(modern_demo()).expect("connect");
+    // `client.ping()` sends `server/discover` there; a raw `ping` is refused.
+    client.ping().expect("ping as server/discover");
     for outcome in [
-        client.ping(),
+        client
+            .request_raw("ping", None, &umcp::RequestOptions::default())
+            .map(drop),
         client.subscribe_resource("demo://text/readme"),
+        client.unsubscribe_resource("demo://text/readme"),
     ] {
         match outcome {
             Err(Error::Unsupported(_)) => {}

@@ -43,7 +43,19 @@ fn auto_speaks_the_stateless_era_over_http_with_routing_headers() {
         .call_tool("echo", json!({"message": "hi"}))
         .expect("echo");
     assert_eq!(echo.text(), "hi");
-    assert!(matches!(client.ping(), Err(Error::Unsupported(_))));
+    // The stateless era has no `ping`: the health check is a `server/discover`.
+    let seen = |method: &str| {
+        let result = client.call_tool("requests_seen", json!({})).expect("seen");
+        let counts = result.structured_content.expect("structured");
+        counts
+            .get(method)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    };
+    let discovers = seen("server/discover");
+    client.ping().expect("ping");
+    assert_eq!(seen("server/discover"), discovers + 1);
+    assert_eq!(seen("ping"), 0);
 }
 
 #[test]

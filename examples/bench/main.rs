@@ -19,6 +19,8 @@
 //! only one client's sequential calls (build with `--no-default-features` for the stdio-only
 //! figure), split into what is mapped from files (code) and private memory.
 //!
+//! `--only TEXT` runs only the modes whose name contains TEXT (to profile one).
+//!
 //! The figures vary with the machine and its load; compare ratios within one run.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -120,6 +122,10 @@ fn main() -> BoxResult<()> {
         modes.push(("8 threads, across cores", THREADS, Placement::AcrossCores));
     }
     modes.push(("8 threads, free", THREADS, Placement::Free));
+    // `--only TEXT`: only the modes whose name contains TEXT (to profile one of them).
+    if let Some(only) = std::env::args().skip_while(|a| a != "--only").nth(1) {
+        modes.retain(|(name, _, _)| name.contains(only.as_str()));
+    }
     // One rmcp process per mode, started before this thread is pinned.
     let mut rmcps = match rmcp::binary() {
         Some(binary) => modes

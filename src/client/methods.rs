@@ -18,7 +18,9 @@ mod logging;
 mod subscriptions;
 
 impl Client {
-    /// Checks that the server is alive.
+    /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
+    /// which has no `ping`, a `server/discover` request (whose answer is dropped), so the same
+    /// health check works with servers of both eras.
     ///
     /// See the example on [`Client::ping_with`].
     ///
@@ -46,7 +48,11 @@ impl Client {
     ///
     /// As [`Client::ping`], plus [`Error::Cancelled`].
     pub fn ping_with(&self, options: &RequestOptions) -> Result<()> {
-        self.request_raw("ping", None, options).map(drop)
+        let method = match self.era() {
+            super::Era::Legacy => "ping",
+            super::Era::Modern => "server/discover",
+        };
+        self.request_raw(method, None, options).map(drop)
     }
 
     /// Calls a tool with JSON arguments (an object, or `Value::Null` for none).

@@ -188,6 +188,14 @@ impl Client {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many messages the server has sent so far: a counter that moves while it talks.
+    pub(crate) fn messages_received(&self) -> u64 {
+        self.shared
+            .core
+            .received
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Why the connection closed, or `None` while it is open.
     ///
     /// See the example on [`Client::close`].

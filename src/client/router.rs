@@ -45,6 +45,9 @@ pub(crate) struct Core {
     pub(super) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
+    /// Messages the server sent (responses, notifications, requests): the manager's health
+    /// check tells a silent server from a busy one by it.
+    pub(crate) received: AtomicU64,
     capacity: usize,
     /// Whether notifications go through the router for the callback.
     has_callback: bool,
@@ -95,6 +98,7 @@ impl Core {
             notify_tx: Mutex::new(Some(notify_tx)),
             notify_rx,
             dropped: AtomicU64::new(0),
+            received: AtomicU64::new(0),
             capacity: options.notification_capacity.max(1),
             has_callback: options.on_notification.is_some(),
             callback: Mutex::new(options.on_notification.clone()),
@@ -142,6 +146,7 @@ impl Core {
         ) else {
             return None;
         };
+        self.received.fetch_add(1, Ordering::Relaxed);
         self.finish(id, Ok(Answer::raw(result.to_owned())));
         Some(lock(&self.pending).closed.is_none())
     }
@@ -154,8 +159,12 @@ impl Core {
     /// Takes one delivery; `false` once the connection is over.
     fn accept(&self, inbound: Inbound) -> bool {
         match inbound {
-            Inbound::Message(message) => self.route(message),
+            Inbound::Message(message) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
+                self.route(message)
+            }
             Inbound::Batch(messages) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
                 // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
                 let allowed = self
                     .protocol_version

@@ -19,6 +19,7 @@ use crate::error::{Closed, Error, Result};
 #[cfg(feature = "oauth")]
 mod auth;
 mod cache;
+mod health;
 mod lists;
 mod names;
 mod options;
@@ -211,6 +212,7 @@ impl Manager {
         // Interrupt first: the attempt this stops is then always the one under way before
         // the restart, never the new one the command starts.
         slot.tracker.interrupt_attempt();
+        slot.ping.cancel();
         let _ = commands.send(Command::Restart);
         Ok(())
     }

@@ -9,6 +9,8 @@ use std::time::Duration;
 use crate::client::Options;
 use crate::config::ServerConfig;
 
+use super::health::HealthCheck;
+
 #[cfg(feature = "oauth")]
 use super::auth::{AuthOptions, UserStep};
 #[cfg(feature = "oauth")]
@@ -46,6 +48,7 @@ pub struct ManagerOptions {
     pub(crate) reconnect_max: Duration,
     pub(crate) close_timeout: Duration,
     pub(crate) queue_capacity: usize,
+    pub(crate) health: Option<HealthCheck>,
     #[cfg(feature = "oauth")]
     pub(crate) auth: AuthOptions,
 }
@@ -63,6 +66,7 @@ impl Default for ManagerOptions {
             reconnect_max: Duration::from_secs(30),
             close_timeout: Duration::from_secs(5),
             queue_capacity: 1024,
+            health: None,
             #[cfg(feature = "oauth")]
             auth: AuthOptions::default(),
         }

@@ -10,6 +10,7 @@ use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::types::{Prompt, Tool};
 
+use super::health::PingSlot;
 use super::status::{Hub, ServerStatus};
 use super::tracked::Tracker;
 use super::{cache, lock};
@@ -20,6 +21,8 @@ pub(crate) struct Slot {
     /// How long its start may take.
     pub(crate) startup_timeout: Duration,
     pub(crate) tracker: Arc<Tracker>,
+    /// The health check's ping under way.
+    pub(crate) ping: PingSlot,
     state: Mutex<State>,
     changed: Condvar,
     stopping: AtomicBool,
@@ -65,6 +68,7 @@ impl Slot {
             config,
             startup_timeout,
             tracker: Arc::new(Tracker::default()),
+            ping: PingSlot::default(),
             state: Mutex::new(State {
                 status,
                 client: None,
@@ -97,6 +101,7 @@ impl Slot {
     pub(crate) fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         self.tracker.interrupt();
+        self.ping.cancel();
     }
 
     pub(crate) fn is_stopping(&self) -> bool {

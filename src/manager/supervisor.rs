@@ -19,11 +19,17 @@ use crate::types::{ServerNotification, Tool};
 #[cfg(feature = "oauth")]
 use super::auth::ServerAuth;
 use super::cache;
+use super::health::Watch;
 use super::options::ManagerOptions;
 use super::refresh::{self, Fresh};
 use super::slot::Slot;
 use super::status::{Hub, NotificationSource, ServerStatus, TaggedNotification};
 use super::tracked::Tracked;
+
+mod retry;
+
+pub(crate) use retry::deadline_after;
+use retry::Next;
 
 /// How often a connected server's client is checked for a closed connection.
 const WATCH_INTERVAL: Duration = Duration::from_millis(100);
@@ -68,13 +74,6 @@ pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
             None => handle.slot.set_status(ServerStatus::Stopped),
         }
     }
-}
-
-/// What the supervisor does after a failure.
-enum Next {
-    Retry,
-    Restart,
-    Stop,
 }
 
 /// Starts the supervisor of `slot`. The returned receiver disconnects when the thread ends.
@@ -157,24 +156,20 @@ impl Supervisor {
             let exit = self.watch(&client, &fresh);
             client.close();
             let stop = match exit {
-                Some(Command::Stop) => true,
-                Some(Command::Restart) => {
+                Ok(Command::Stop) => true,
+                Ok(Command::Restart) => {
                     failures = 0;
                     false
                 }
-                None => {
+                Err(error) => {
                     // A connection that outlived the longest backoff was healthy: start over.
                     if since.elapsed() >= self.options.reconnect_max {
                         failures = 0;
                     } else {
                         failures += 1;
                     }
-                    let closed = client.closed().unwrap_or_default();
-                    log::debug!(
-                        "server `{}` lost its connection: {closed}",
-                        self.slot.name()
-                    );
-                    match self.after_failure(Error::Closed(closed), failures) {
+                    log::debug!("server `{}` lost its connection: {error}", self.slot.name());
+                    match self.after_failure(error, failures) {
                         Next::Retry => false,
                         Next::Restart => {
                             failures = 0;
@@ -318,12 +313,14 @@ impl Supervisor {
         Some(tools)
     }
 
-    /// Watches a live connection until it is lost (`None`) or a command arrives.
-    fn watch(&self, client: &Client, fresh: &Fresh) -> Option<Command> {
+    /// Watches a live connection until a command arrives, or it is lost or hung (`Err`).
+    fn watch(&self, client: &Client, fresh: &Fresh) -> std::result::Result<Command, Error> {
+        // Hook: ping a server that went silent (`health.rs`).
+        let mut health = self.options.health.map(|check| Watch::new(check, client));
         loop {
             match self.commands.recv_timeout(WATCH_INTERVAL) {
-                Ok(command) => return Some(command),
-                Err(RecvTimeoutError::Disconnected) => return Some(Command::Stop),
+                Ok(command) => return Ok(command),
+                Err(RecvTimeoutError::Disconnected) => return Ok(Command::Stop),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             // Hook: list again what the server announced as changed (`refresh.rs`).
@@ -337,84 +334,17 @@ impl Supervisor {
                 refresh::relist_prompts(&self.slot, client);
             }
             if self.slot.is_stopping() {
-                return Some(Command::Stop);
+                return Ok(Command::Stop);
             }
-            if client.closed().is_some() {
-                return None;
+            if let Some(closed) = client.closed() {
+                return Err(Error::Closed(closed));
             }
-        }
-    }
-
-    /// Reports a failure and waits for the next attempt, a restart or a stop.
-    fn after_failure(&self, error: Error, failures: u32) -> Next {
-        // An attempt interrupted by a restart or stop is not worth reporting.
-        match self.commands.try_recv() {
-            Ok(Command::Restart) => return Next::Restart,
-            Ok(Command::Stop) => return Next::Stop,
-            Err(_) if self.slot.is_stopping() => return Next::Stop,
-            Err(_) => {}
-        }
-        let next_attempt = if failures > self.options.reconnect_attempts || permanent(&error) {
-            None
-        } else if failures == 0 {
-            Some(Instant::now())
-        } else {
-            let delay = self.options.backoff_with_jitter(failures, self.slot.name());
-            Some(deadline_after(delay))
-        };
-        let status = match &error {
-            Error::Unauthorized(hints) | Error::Forbidden(hints) => {
-                ServerStatus::NeedsAuthorization {
-                    hints: (**hints).clone(),
-                }
-            }
-            _ => ServerStatus::Failed {
-                error,
-                attempts: failures,
-                next_attempt,
-            },
-        };
-        self.slot.set_status(status);
-        loop {
-            let wait = next_attempt.map_or(IDLE_CHECK, |at| {
-                at.saturating_duration_since(Instant::now()).min(IDLE_CHECK)
-            });
-            match self.commands.recv_timeout(wait) {
-                Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => return Next::Stop,
-                Ok(Command::Restart) => return Next::Restart,
-                Err(RecvTimeoutError::Timeout) => {}
-            }
-            if self.slot.is_stopping() {
-                return Next::Stop;
-            }
-            if next_attempt.is_some_and(|at| Instant::now() >= at) {
-                return Next::Retry;
+            if let Some(hung) = health
+                .as_mut()
+                .and_then(|h| h.tick(client, &self.slot.ping))
+            {
+                return Err(hung);
             }
         }
     }
-}
-
-/// The instant `after` from now. A caller's "no limit" (`Duration::MAX`) overflows an
-/// `Instant`, so an overflowing sum gives a point a century away instead: never, in practice.
-pub(crate) fn deadline_after(after: Duration) -> Instant {
-    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
-    let now = Instant::now();
-    now.checked_add(after)
-        .or_else(|| now.checked_add(CENTURY))
-        .unwrap_or(now)
-}
-
-/// Errors that another attempt would only repeat: a program that cannot be started, a
-/// configuration the build cannot serve, a protocol version mismatch, missing credentials, a
-/// failed authorization (repeating it could ask the user again and again).
-fn permanent(error: &Error) -> bool {
-    matches!(
-        error,
-        Error::Spawn { .. }
-            | Error::Config(_)
-            | Error::Unsupported(_)
-            | Error::Unauthorized(_)
-            | Error::Forbidden(_)
-            | Error::Auth(_)
-    )
 }
