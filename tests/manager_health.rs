@@ -1,6 +1,8 @@
 //! The manager's health check against the bundled demo server: a quiet server is pinged and
 //! left alone, a frozen one (SIGSTOP: alive, its pipes open, answering nothing) is stopped and
-//! started again, and a restart does not wait for a ping under way.
+//! started again, and a restart does not wait for a ping under way; and against servers
+//! written by others (server-everything in the handshake era, the Python SDK in the stateless
+//! era), which answer the checks and stay connected.
 
 #![cfg(unix)]
 
@@ -10,9 +12,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StatusEvents};
 
+mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/log_capture.rs"]
+mod log_capture;
 
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.
 const BOUND: Duration = Duration::from_secs(30);
@@ -170,5 +175,66 @@ fn a_restart_does_not_wait_for_a_ping_under_way() {
     wait_for(&events, "slow", ServerStatus::is_connected);
     assert!(restarted.elapsed() < BOUND);
     assert_ne!(pid(&manager, "slow"), first);
+    manager.close();
+}
+
+#[test]
+fn interop_servers_of_both_eras_answer_the_checks_and_stay_connected() {
+    if common::peers::skip_interop() {
+        return;
+    }
+    log_capture::capture_logs();
+    let path = |p: std::path::PathBuf| p.to_string_lossy().into_owned();
+    let everything = ServerConfig::stdio("everything", path(common::peers::node()))
+        .with_args([path(common::peers::server_everything()), "stdio".into()]);
+    let python = ServerConfig::stdio("python", path(common::peers::python_mcp()))
+        .with_args([path(common::peers::python_server_script()), "stdio".into()]);
+    let manager = Manager::start(
+        vec![everything, python],
+        options(Duration::from_millis(100), Duration::from_secs(10))
+            .with_startup_timeout(Duration::from_secs(60)),
+    );
+    let events = manager.status_events();
+    assert!(manager.wait_ready(Duration::from_secs(120)), "both connect");
+    while events.try_recv().is_some() {} // The start's own statuses.
+    let eras: Vec<_> = ["everything", "python"]
+        .iter()
+        .map(|name| manager.client(name).expect("connected").era())
+        .collect();
+    assert_eq!(eras, [umcp::Era::Legacy, umcp::Era::Modern]);
+    let written = |method: &str| {
+        let needle = format!("\"method\":\"{method}\"");
+        log_capture::logged("> ")
+            .iter()
+            .filter(|line| line.contains(&needle))
+            .count()
+    };
+    // The connect probes sent one `server/discover` to each server; checks add more.
+    let deadline = Instant::now() + BOUND;
+    while written("ping") < 3 || written("server/discover") < 5 {
+        assert!(
+            Instant::now() < deadline,
+            "checks written: {} ping, {} server/discover",
+            written("ping"),
+            written("server/discover")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    while let Some(event) = events.try_recv() {
+        assert!(
+            event.status.is_connected(),
+            "{}: {}",
+            event.server,
+            event.status
+        );
+    }
+    let echo = manager
+        .call_tool("everything__echo", json!({"message": "still here"}))
+        .expect("echo");
+    assert_eq!(echo.text(), "Echo: still here");
+    let sum = manager
+        .call_tool("python__add", json!({"a": 2, "b": 40}))
+        .expect("add");
+    assert_eq!(sum.text(), "42");
     manager.close();
 }
