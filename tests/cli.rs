@@ -491,6 +491,10 @@ fn a_config_files_protocol_key_and_the_protocol_flag() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(info[0]["era"], "modern");
+    // `ping` checks a stateless server too (with `server/discover`, that era having no ping).
+    let out = cli(&["--config", &file, "ping"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("modern  ok  "), "{}", stdout(&out));
     // The flag wins over the file: a stateless-only server cannot be spoken to in the
     // handshake era.
     let out = cli(&["--config", &file, "--protocol", "legacy", "info"]);
