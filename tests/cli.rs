@@ -31,6 +31,32 @@ fn call_with_json_arguments() {
 }
 
 #[test]
+fn call_and_prompt_with_key_value_pairs() {
+    // `add` wants numbers: `a=2` is the number 2. `echo` wants text: `message=42` stays text.
+    let out = demo(&["call", "add", "a=2", "b:=3"], 0);
+    assert_eq!(stdout(&out), "5\n");
+    let out = demo(&["call", "echo", "message=42"], 0);
+    assert_eq!(stdout(&out), "42\n");
+    let out = demo(&["call", "echo", "message=a = b"], 0);
+    assert_eq!(stdout(&out), "a = b\n");
+    let out = demo(&["call", "add", "a=two", "b=3"], 2);
+    assert!(
+        stderr(&out).contains("`a=two`: the tool wants number there"),
+        "{}",
+        stderr(&out)
+    );
+    for bad in [&["a"][..], &["a=1", "a=2"][..], &["a:=[1"][..]] {
+        let out = demo(&[&["call", "add"][..], bad].concat(), 2);
+        assert!(stderr(&out).contains("usage: umcp"), "{bad:?}");
+    }
+    let out = demo(&["prompt", "greet", "name=Ada", "style=pirate"], 0);
+    assert_eq!(
+        stdout(&out),
+        "# A greeting for Ada\nSay hello to Ada in a pirate way.\n"
+    );
+}
+
+#[test]
 fn json_output_for_scripts() {
     let out = demo(&["--json", "tools"], 0);
     let tools: Value = serde_json::from_str(&stdout(&out)).expect("JSON");

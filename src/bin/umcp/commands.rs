@@ -10,6 +10,7 @@ use umcp::types::{
 use umcp::{Client, Manager, RequestOptions};
 
 use crate::args::usage;
+use crate::arguments::Arguments;
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn, Output};
 use crate::Exit;
@@ -37,7 +38,7 @@ pub struct Target<'a> {
 }
 
 impl Target<'_> {
-    pub fn execute(&self, command: &str, rest: &[&str], arguments: Value) -> Result<(), Exit> {
+    pub fn execute(&self, command: &str, rest: &[&str], arguments: Arguments) -> Result<(), Exit> {
         let (manager, out, single) = (self.manager, &self.out, self.single.is_some());
         match (command, rest) {
             ("tools", _) => out.list(manager.tools().into_iter().map(|e| {
@@ -96,6 +97,7 @@ impl Target<'_> {
                 out.content(&result, &blocks);
             }
             ("prompt", [name, ..]) => {
+                let arguments = arguments.for_prompt().map_err(usage)?;
                 let result = match &self.single {
                     Some(_) => self
                         .client()?
@@ -139,7 +141,16 @@ impl Target<'_> {
         Ok(())
     }
 
-    fn call(&self, tool: &str, arguments: Value) -> Result<(), Exit> {
+    fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
+        // `KEY=VALUE` pairs are read by the types of the tool's input schema.
+        let single = self.single.is_some();
+        let schema = self
+            .manager
+            .tools()
+            .into_iter()
+            .find(|e| (if single { &e.tool.name } else { &e.name }) == tool)
+            .map(|e| e.tool.input_schema.into_value());
+        let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
         let (options, progress) = Progress::attach(self.options.clone());
         let result = match &self.single {
             Some(_) => self.client().and_then(|c| {

@@ -20,6 +20,7 @@ use serde_json::Value;
 use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerStatus};
 
 mod args;
+mod arguments;
 mod commands;
 mod completions;
 mod interact;
@@ -32,6 +33,7 @@ mod spec;
 mod watch;
 
 use args::usage;
+use arguments::Arguments;
 use commands::Target;
 use output::{say, warn, Output};
 
@@ -84,10 +86,10 @@ fn run() -> Result<(), Exit> {
             cmd.name
         )));
     }
-    // The JSON arguments of `call` and `prompt`, checked before anything starts.
+    // The arguments of `call` and `prompt`, checked before anything starts.
     let arguments = match cmd.name {
-        "call" | "prompt" => json_arg(rest.get(1).copied())?,
-        _ => Value::Null,
+        "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
+        _ => Arguments::Json(Value::Null),
     };
     let timeout = args.timeout;
     let mut client_options = Options::default()
@@ -144,15 +146,4 @@ fn run() -> Result<(), Exit> {
         logs.finish();
     }
     result
-}
-
-fn json_arg(text: Option<&str>) -> Result<Value, Exit> {
-    let Some(text) = text else {
-        return Ok(Value::Null);
-    };
-    match serde_json::from_str::<Value>(text) {
-        Ok(value @ (Value::Object(_) | Value::Null)) => Ok(value),
-        Ok(_) => Err(usage("the arguments must be a JSON object")),
-        Err(e) => Err(usage(format!("the arguments are not JSON: {e}"))),
-    }
 }

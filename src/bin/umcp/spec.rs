@@ -167,6 +167,9 @@ pub const FLAGS: &[Flag] = &[
 ];
 
 /// Every command, in the order `--help` lists them.
+/// The most arguments `call` and `prompt` take (pairs, or one JSON object).
+const MAX_PAIRS: usize = 1 + 256;
+
 pub const COMMANDS: &[Cmd] = &[
     Cmd {
         name: "tools",
@@ -178,12 +181,14 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "call",
-        args: "TOOL [JSON]",
-        arity: (1, 2),
-        help: "call a tool with a JSON object of arguments",
-        details: "Progress is shown on stderr when it is a terminal. When the server asks the \
-                  user for input, the form is asked on the terminal, or declined when stdin is \
-                  not one. Exit code 4 when the tool reports an error.",
+        args: "TOOL [JSON | KEY=VALUE... | KEY:=JSON...]",
+        arity: (1, MAX_PAIRS),
+        help: "call a tool with a JSON object of arguments, or with pairs",
+        details: "KEY=VALUE is text, or the number, boolean, array or object the tool's input \
+                  schema asks for there (a=2 is 2 where the tool wants a number); KEY:=JSON \
+                  is always JSON. Progress is shown on stderr when it is a terminal. When the \
+                  server asks the user for input, the form is asked on the terminal, or \
+                  declined when stdin is not one. Exit code 4 when the tool reports an error.",
         one_server: false,
     },
     Cmd {
@@ -220,9 +225,9 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "prompt",
-        args: "NAME [JSON]",
-        arity: (1, 2),
-        help: "get a prompt with a JSON object of string arguments",
+        args: "NAME [JSON | KEY=VALUE...]",
+        arity: (1, MAX_PAIRS),
+        help: "get a prompt with a JSON object of string arguments, or with pairs",
         details: "",
         one_server: false,
     },
