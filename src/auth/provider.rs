@@ -1,5 +1,5 @@
-//! [`OAuth`]: the [`CredentialProvider`] that runs the flow on 401, refreshes tokens, and
-//! steps up on 403 `insufficient_scope`.
+//! [`OAuth`]: the [`CredentialProvider`](crate::CredentialProvider) that runs the flow on 401,
+//! refreshes tokens, and steps up on 403 `insufficient_scope`.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::client_credentials;
 use super::config::{Grant, OAuthConfig};
 use super::discovery;
-use super::dpop::{DpopKey, Nonces, USE_DPOP_NONCE};
+use super::dpop::{DpopKey, Nonces};
 use super::flow;
 use super::flow_lock::{FlowGuard, FlowLock};
 use super::http::Http;
@@ -17,10 +17,10 @@ use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
 use super::workload;
-use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
+use crate::error::{AuthError, AuthStep, Error, Result, WwwAuthenticate};
 use crate::transport::http::url;
-use crate::CredentialProvider;
 
+mod credentials;
 mod proofs;
 mod refresh;
 
@@ -294,116 +294,6 @@ impl OAuth {
         state.replace(credentials, false);
         state.requested_scope = scope;
         Ok(())
-    }
-}
-
-impl CredentialProvider for OAuth {
-    fn headers(&self, url: &str) -> Result<Vec<(String, String)>> {
-        self.request_headers("POST", url)
-    }
-
-    fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
-        // Tokens go to the server they were issued for, never to another origin.
-        if url::origin(url) != url::origin(&self.server) {
-            return Ok(Vec::new());
-        }
-        self.refresh_if_expiring()?;
-        let state = self.loaded_state()?;
-        state::remember_sent(self.id, state.generation);
-        match state
-            .credentials
-            .as_ref()
-            .and_then(|c| Some((c, c.token.as_ref()?)))
-        {
-            Some((credentials, token)) => self.presentation(credentials, token, method, url),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
-        if let Some(nonce) = &error.dpop_nonce {
-            self.nonces.remember(&error.url, nonce);
-            // RFC 9449 §9: the token is fine, the proof lacked the server's nonce.
-            let asks_nonce = error
-                .www_authenticate
-                .as_ref()
-                .is_some_and(|c| c.error.as_deref() == Some(USE_DPOP_NONCE));
-            let bound = state_token(&*self.loaded_state()?).is_some_and(TokenSet::is_dpop);
-            if asks_nonce && bound {
-                log::debug!(
-                    "oauth: {} asks for a DPoP nonce; repeating the request",
-                    crate::redact::url(&error.url)
-                );
-                return Ok(true);
-            }
-        }
-        let _flow = self.flow()?;
-        let (replaced, can_refresh) = {
-            let state = lock(&self.state);
-            let can_refresh =
-                !state.refreshed && state_token(&state).is_some_and(|t| t.refresh_token.is_some());
-            (self.replaced_since_sent(&state), can_refresh)
-        };
-        if replaced {
-            return Ok(true);
-        }
-        if can_refresh {
-            match self.refresh() {
-                Ok(()) => return Ok(true),
-                Err(e) => log::debug!("oauth: refreshing after 401 failed: {e}"),
-            }
-        }
-        log::debug!(
-            "oauth: {} answered 401; authorizing",
-            crate::redact::url(&error.url)
-        );
-        self.obtain(error.www_authenticate.as_ref(), None)?;
-        Ok(true)
-    }
-
-    fn on_forbidden(&self, error: &HttpError, retries: u32) -> Result<bool> {
-        let Some(challenge) = error
-            .www_authenticate
-            .as_ref()
-            .filter(|c| c.error.as_deref() == Some("insufficient_scope"))
-        else {
-            return Ok(false);
-        };
-        let _flow = self.flow()?;
-        let (replaced, previous) = {
-            let state = lock(&self.state);
-            let previous = state
-                .requested_scope
-                .clone()
-                .or_else(|| state_token(&state).and_then(|t| t.scope.clone()));
-            (self.replaced_since_sent(&state), previous)
-        };
-        if replaced {
-            return Ok(true);
-        }
-        if retries >= self.config.max_authorization_attempts {
-            return Err(AuthError {
-                url: Some(error.url.clone()),
-                status: Some(error.status),
-                error: challenge.error.clone(),
-                error_description: challenge.error_description.clone(),
-                ..AuthError::new(
-                    AuthStep::Authorization,
-                    format!(
-                        "the server still asks for more scope ({}) after {retries} authorizations; giving up",
-                        challenge.scope.as_deref().unwrap_or("unnamed")
-                    ),
-                )
-            }
-            .into());
-        }
-        let scope = state::union(previous.as_deref(), challenge.scope.as_deref());
-        log::debug!(
-            "oauth: {} answered 403 insufficient_scope; stepping up to {scope:?}",
-            crate::redact::url(&error.url)
-        );
-        self.obtain(Some(challenge), scope)?;
-        Ok(true)
     }
 }
 

@@ -1,0 +1,176 @@
+//! [`Inbox`], where a transport delivers what the server sends, and the [`Inbound`] it carries.
+
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::error::{Closed, Error};
+use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
+
+/// What a transport delivers to the layer above.
+///
+/// See the example in the [`transport`](crate::transport) module.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Inbound {
+    /// One message from the server.
+    Message(Message),
+    /// A JSON array batch from the server (legal only under protocol 2025-03-26; the layer
+    /// above decides).
+    Batch(Vec<Message>),
+    /// A request the transport sent can never get its response (for example an HTTP stream
+    /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
+    Failed(RequestId, Error),
+    /// Messages that belong to no request may have been lost, though the connection goes
+    /// on: a stream of server-initiated messages broke and was opened again, and the server
+    /// may not have replayed what it sent in between. The layer above should treat anything
+    /// it learnt from such messages as stale. The text says why.
+    Gap(String),
+    /// The connection ended; nothing more will arrive.
+    Closed(Arc<Closed>),
+}
+
+/// Where a transport delivers what the server sends.
+///
+/// Cheap to clone: every reader thread of a transport holds one. Delivery never waits on a
+/// caller; it may wait for room when the layer above applies backpressure (a bounded queue of
+/// server requests or notification callbacks that are not keeping up), which in turn slows the
+/// reading of the server's output.
+///
+/// The client builds its inbox around its own sink: a response goes straight from the thread
+/// that read it to the caller waiting for it, in one hand-off, and only notifications and
+/// server requests take a queue. [`Inbox::new`] builds one around a channel instead, for other
+/// uses of a transport (and tests).
+///
+/// See the example in the [`transport`](crate::transport) module.
+#[derive(Clone)]
+pub struct Inbox {
+    sink: Arc<dyn Fn(Inbound) -> bool + Send + Sync>,
+    /// Takes a message from its text when it can (`Some(listening)`) without building a
+    /// [`Message`] first: the client's response fast path.
+    text: Option<TextSink>,
+}
+
+/// See [`Inbox::deliver_text`].
+type TextSink = Arc<dyn Fn(&str) -> Option<bool> + Send + Sync>;
+
+impl Inbox {
+    /// A new inbox and the receiving end the layer above reads from.
+    ///
+    /// The receiver is a crossbeam channel: the one place this crate shows crossbeam, for
+    /// implementers of [`Transport`](super::Transport) and for tests. The channel is
+    /// unbounded: whoever reads it decides how fast it drains.
+    ///
+    /// ```
+    /// use umcp::jsonrpc::Message;
+    /// use umcp::transport::{Inbound, Inbox};
+    /// use umcp::Closed;
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let changed = "notifications/tools/list_changed";
+    /// let text = format!(r#"{{"jsonrpc":"2.0","method":"{changed}"}}"#);
+    /// assert!(inbox.deliver_text(&text)?); // true: somebody listens
+    /// let delivered = inbound.try_recv();
+    /// assert!(matches!(
+    ///     delivered,
+    ///     Ok(Inbound::Message(Message::Notification(n))) if n.method == changed
+    /// ));
+    /// // A stream of server-initiated messages was reopened; some may be lost:
+    /// inbox.gap("the event stream dropped and was opened again");
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Gap(why)) if why.contains("dropped")));
+    /// // A transport whose connection ends says so once:
+    /// inbox.closed(Closed { reason: "server exited".into(), ..Closed::default() });
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Closed(_))));
+    /// # Ok::<(), umcp::jsonrpc::DecodeError>(())
+    /// ```
+    pub fn new() -> (Inbox, Receiver<Inbound>) {
+        let (tx, rx): (Sender<Inbound>, _) = crossbeam_channel::unbounded();
+        let inbox = Inbox::with_sink(move |inbound| tx.send(inbound).is_ok());
+        (inbox, rx)
+    }
+
+    /// An inbox that hands everything to `sink`, which returns `false` once nobody listens.
+    pub(crate) fn with_sink(sink: impl Fn(Inbound) -> bool + Send + Sync + 'static) -> Inbox {
+        Inbox {
+            sink: Arc::new(sink),
+            text: None,
+        }
+    }
+
+    /// Adds a sink that may take a message straight from its text (see
+    /// [`Inbox::deliver_text`]).
+    pub(crate) fn with_text_sink(
+        mut self,
+        text: impl Fn(&str) -> Option<bool> + Send + Sync + 'static,
+    ) -> Inbox {
+        self.text = Some(Arc::new(text));
+        self
+    }
+
+    /// Decodes one JSON-RPC text (a message or a batch) and delivers it. Prefer this to
+    /// decoding first: the client takes a response from its text, so its result is parsed
+    /// once, straight into the type the caller wants.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    ///
+    /// # Errors
+    ///
+    /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
+    pub fn deliver_text(&self, text: &str) -> std::result::Result<bool, DecodeError> {
+        if let Some(listening) = self.text.as_ref().and_then(|take| take(text)) {
+            return Ok(listening);
+        }
+        Ok(match Payload::decode(text)? {
+            Payload::Single(message) => self.deliver(message),
+            Payload::Batch(messages, dropped) => {
+                if dropped > 0 {
+                    log::debug!("dropped {dropped} malformed members of a batch");
+                }
+                self.deliver_batch(messages)
+            }
+        })
+    }
+
+    /// Delivers one message. Returns `false` when nobody listens any more, which tells a
+    /// reader thread it can stop.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn deliver(&self, message: Message) -> bool {
+        (self.sink)(Inbound::Message(message))
+    }
+
+    /// Delivers a batch.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
+        (self.sink)(Inbound::Batch(messages))
+    }
+
+    /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn fail(&self, id: RequestId, error: Error) -> bool {
+        (self.sink)(Inbound::Failed(id, error))
+    }
+
+    /// Reports that messages belonging to no request may have been lost (see
+    /// [`Inbound::Gap`]).
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn gap(&self, reason: impl Into<String>) {
+        (self.sink)(Inbound::Gap(reason.into()));
+    }
+
+    /// Reports the end of the connection.
+    ///
+    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
+    pub fn closed(&self, closed: Closed) {
+        (self.sink)(Inbound::Closed(Arc::new(closed)));
+    }
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox").finish_non_exhaustive()
+    }
+}
