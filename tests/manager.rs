@@ -6,16 +6,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use status::wait_for;
 use umcp::types::ServerNotification;
 use umcp::{
     Era, Error, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig, ServerStatus,
-    StatusEvents,
 };
 
 mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/status.rs"]
+mod status;
 
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.
 const BOUND: Duration = Duration::from_secs(30);
@@ -47,25 +49,6 @@ fn temp_dir(label: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-/// Waits for a status event of `server` that satisfies `accept`, failing with every event
-/// seen when none does in time.
-fn wait_for(
-    events: &StatusEvents,
-    server: &str,
-    accept: impl Fn(&ServerStatus) -> bool,
-) -> ServerStatus {
-    let deadline = Instant::now() + BOUND;
-    let mut seen = Vec::new();
-    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
-    {
-        if event.server == server && accept(&event.status) {
-            return event.status;
-        }
-        seen.push(format!("{}: {}", event.server, event.status));
-    }
-    panic!("no matching status for `{server}`; saw {seen:#?}");
 }
 
 fn text(result: &umcp::types::CallToolResult) -> String {

@@ -9,16 +9,19 @@ mod http_server;
 #[path = "common/auth_server.rs"]
 mod auth_server;
 
+#[path = "common/status.rs"]
+mod status;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
+use status::wait_for;
 use umcp::auth::{AuthorizationHandler, FileStore, HeadlessHandler, MemoryStore, TokenStore};
 use umcp::{
-    AuthStep, ConfigFile, Error, Manager, ManagerOptions, OAuthSettings, ServerConfig,
-    ServerStatus, StatusEvents,
+    AuthStep, ConfigFile, Error, Manager, ManagerOptions, OAuthSettings, ServerConfig, ServerStatus,
 };
 
 use auth_server::{AuthServer, Setup};
@@ -50,25 +53,6 @@ fn token_file() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("umcp-manager-auth-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir.join("tokens.json")
-}
-
-/// Waits for a status event of `server` that satisfies `accept`, failing with every event
-/// seen when none does in time.
-fn wait_for(
-    events: &StatusEvents,
-    server: &str,
-    accept: impl Fn(&ServerStatus) -> bool,
-) -> ServerStatus {
-    let deadline = Instant::now() + BOUND;
-    let mut seen = Vec::new();
-    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
-    {
-        if event.server == server && accept(&event.status) {
-            return event.status;
-        }
-        seen.push(format!("{}: {}", event.server, event.status));
-    }
-    panic!("no matching status for `{server}`; saw {seen:#?}");
 }
 
 fn needs_authorization(status: &ServerStatus) -> bool {

@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StatusEvents};
+use status::wait_for;
+use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus};
 
 mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
@@ -18,6 +19,8 @@ mod common;
 mod demo;
 #[path = "common/log_capture.rs"]
 mod log_capture;
+#[path = "common/status.rs"]
+mod status;
 
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.
 const BOUND: Duration = Duration::from_secs(30);
@@ -35,24 +38,6 @@ fn options(interval: Duration, timeout: Duration) -> ManagerOptions {
         .with_reconnect_delay(Duration::from_millis(50), Duration::from_millis(500))
         .with_close_timeout(Duration::from_secs(10))
         .with_health_check(interval, timeout)
-}
-
-/// Waits for a status of `server` that satisfies `accept`, failing with every status seen.
-fn wait_for(
-    events: &StatusEvents,
-    server: &str,
-    accept: impl Fn(&ServerStatus) -> bool,
-) -> ServerStatus {
-    let deadline = Instant::now() + BOUND;
-    let mut seen = Vec::new();
-    while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
-    {
-        if event.server == server && accept(&event.status) {
-            return event.status;
-        }
-        seen.push(format!("{}: {}", event.server, event.status));
-    }
-    panic!("no matching status for `{server}`; saw {seen:#?}");
 }
 
 fn pid(manager: &Manager, server: &str) -> u32 {
@@ -122,16 +107,23 @@ fn a_quiet_server_is_pinged_in_either_era_and_left_alone() {
     manager.close();
 }
 
-#[test]
-fn a_frozen_server_is_taken_as_hung_stopped_and_started_again() {
+/// A manager checking one demo server, `name`, every 200 ms with `timeout`, connected and
+/// then frozen (SIGSTOP); with its status events and the frozen process's id.
+fn frozen(name: &str, timeout: Duration) -> (Manager, umcp::StatusEvents, u32) {
     let manager = Manager::start(
-        vec![demo_server("frozen", &[])],
-        options(Duration::from_millis(200), Duration::from_millis(500)),
+        vec![demo_server(name, &[])],
+        options(Duration::from_millis(200), timeout),
     );
     let events = manager.status_events();
-    wait_for(&events, "frozen", ServerStatus::is_connected);
-    let first = pid(&manager, "frozen");
-    assert!(signal(first, "-STOP"));
+    wait_for(&events, name, ServerStatus::is_connected);
+    let pid = pid(&manager, name);
+    assert!(signal(pid, "-STOP"));
+    (manager, events, pid)
+}
+
+#[test]
+fn a_frozen_server_is_taken_as_hung_stopped_and_started_again() {
+    let (manager, events, first) = frozen("frozen", Duration::from_millis(500));
     let failed = wait_for(&events, "frozen", |s| {
         matches!(s, ServerStatus::Failed { .. })
     });
@@ -157,14 +149,7 @@ fn a_frozen_server_is_taken_as_hung_stopped_and_started_again() {
 #[test]
 fn a_restart_does_not_wait_for_a_ping_under_way() {
     // The ping's own timeout is far beyond the bound below: only cancelling it ends it early.
-    let manager = Manager::start(
-        vec![demo_server("slow", &[])],
-        options(Duration::from_millis(100), Duration::from_secs(600)),
-    );
-    let events = manager.status_events();
-    wait_for(&events, "slow", ServerStatus::is_connected);
-    let first = pid(&manager, "slow");
-    assert!(signal(first, "-STOP"));
+    let (manager, events, first) = frozen("slow", Duration::from_secs(600));
     // Let the check start its ping at the frozen server.
     std::thread::sleep(Duration::from_millis(500));
     let restarted = Instant::now();
