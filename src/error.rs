@@ -216,6 +216,12 @@ impl Error {
         }
     }
 
+    /// An HTTP 400, 404 or 405: how a server refuses a transport it does not speak (legacy SSE
+    /// where Streamable HTTP was tried, or the other way round), so another may be tried.
+    pub(crate) fn refuses_transport(&self) -> bool {
+        matches!(self.http_status(), Some(400 | 404 | 405))
+    }
+
     /// True for [`Error::Unauthorized`] and [`Error::Forbidden`]: the server wants (other)
     /// credentials, so retrying as is will not help.
     ///

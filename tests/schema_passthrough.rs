@@ -11,6 +11,9 @@ mod memory;
 #[cfg(feature = "http")]
 #[path = "common/http_server.rs"]
 mod http_server;
+#[cfg(unix)]
+#[path = "common/python.rs"]
+mod python;
 
 use std::sync::{Arc, Mutex};
 
@@ -117,20 +120,10 @@ for line in sys.stdin:
     sys.stdout.flush()
 "#;
 
-/// The system's Python, which runs the stdio server above.
-#[cfg(unix)]
-fn python() -> &'static str {
-    if std::path::Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    }
-}
-
 #[cfg(unix)]
 #[test]
 fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
-    let program = python();
+    let program = python::system_python();
     let config = umcp::StdioConfig::new(program).args(["-c", STDIO_SERVER, &tools_list_result()]);
     let client = Client::connect(config).expect("the Python schema server starts");
     let focal = list_and_check(&client);
@@ -143,7 +136,7 @@ fn over_stdio_schemas_come_back_as_the_server_wrote_them() {
 #[cfg(unix)]
 #[test]
 fn in_the_stateless_era_schemas_come_back_as_the_server_wrote_them() {
-    let program = python();
+    let program = python::system_python();
     let bad = r#"{"name":"bad","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}}"#;
     for listed in [
         tools_list_result(),

@@ -4,6 +4,8 @@
 
 #[path = "common/memory.rs"]
 mod memory;
+#[path = "common/python.rs"]
+mod python;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -464,13 +466,7 @@ for line in sys.stdin:
     else:
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no"}})
 "#;
-    // The system interpreter directly, so that no version-manager shim needs its environment.
-    let program = if std::path::Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
-    umcp::StdioConfig::new(program).args(["-c", SCRIPT, version])
+    umcp::StdioConfig::new(python::system_python()).args(["-c", SCRIPT, version])
 }
 
 /// Calls `echo` twice at once with `options`, giving both outcomes.

@@ -2,7 +2,9 @@
 //! test has raised the peak before.
 #![cfg(target_os = "linux")]
 
-use std::path::Path;
+#[path = "common/python.rs"]
+mod python;
+
 use std::time::Duration;
 
 use serde_json::json;
@@ -40,12 +42,7 @@ out.write(b'{"jsonrpc":"2.0","method":"after","params":{"fits":true}}\n')
 out.flush()
 sys.stdin.read()
 "#;
-    let program = if Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
-    let config = StdioConfig::new(program)
+    let config = StdioConfig::new(python::system_python())
         .args(["-c", script])
         .max_message_size(LIMIT);
     let before = peak_rss_kb();

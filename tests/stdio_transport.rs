@@ -1,6 +1,9 @@
 //! Tests for the stdio transport, against real child processes (`cat`, `sh`, `python3`).
 #![cfg(unix)]
 
+#[path = "common/python.rs"]
+mod python;
+
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,13 +36,7 @@ fn sh(script: &str) -> StdioConfig {
 }
 
 fn python(script: &str) -> StdioConfig {
-    // The system interpreter directly, so that no version-manager shim needs its environment.
-    let program = if Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
-    StdioConfig::new(program).args(["-c", script])
+    StdioConfig::new(python::system_python()).args(["-c", script])
 }
 
 fn connect(config: &StdioConfig) -> (Box<dyn Transport>, Receiver<Inbound>) {

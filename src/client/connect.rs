@@ -99,7 +99,11 @@ impl Client {
             if first.is_some() {
                 return Err(after_fallback(first, err));
             }
-            match refused(&err).then(|| connector.fallback()).flatten() {
+            match err
+                .refuses_transport()
+                .then(|| connector.fallback())
+                .flatten()
+            {
                 Some(next) => {
                     log::debug!(
                         "{} answered {err}; falling back to {}",
@@ -134,18 +138,13 @@ impl Client {
     }
 }
 
-/// Whether a transport refused the very first request in a way its fallback may not.
-fn refused(err: &Error) -> bool {
-    matches!(err.http_status(), Some(400 | 404 | 405))
-}
-
 /// The error to report once a fallback failed too: the first refusal (a 400 with the server's
 /// reason, say) when the fallback was refused just as plainly (a 405 to its GET), since it
 /// says more; the fallback's own error when that got further (it timed out, or needs
 /// authorization), since that is the one to act on.
 fn after_fallback(first: Option<Error>, err: Error) -> Error {
     match first {
-        Some(first) if refused(&err) => {
+        Some(first) if err.refuses_transport() => {
             log::debug!("the fallback was refused too ({err}); reporting {first}");
             first
         }

@@ -186,7 +186,7 @@ fn after_silence(shared: &Shared, server: &str, version: String) -> Result<Estab
 fn contradicts_handshake(error: &Error) -> bool {
     match error {
         Error::Rpc(_) | Error::Protocol(_) | Error::Unsupported(_) => true,
-        Error::Http(http) => matches!(http.status, 400 | 404 | 405),
+        Error::Http(_) => error.refuses_transport(),
         Error::Closed(closed) => !closed.is_client_close(),
         _ => false,
     }

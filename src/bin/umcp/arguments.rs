@@ -67,42 +67,38 @@ impl Arguments {
     /// A tool's arguments, a `KEY=VALUE` read by the type `schema` (the tool's input schema,
     /// when known) gives the property.
     pub fn for_tool(self, schema: Option<&Value>) -> Result<Value, String> {
-        let pairs = match self {
-            Arguments::Json(value) => return Ok(value),
-            Arguments::Pairs(pairs) => pairs,
-        };
-        let mut object = Map::new();
-        for (key, pair) in pairs {
-            let value = match pair {
-                Pair::Json(value) => value,
-                Pair::Text(text) => match wanted_type(schema, &key) {
-                    Some(kind) => serde_json::from_str(&text).map_err(|_| {
-                        format!(
-                            "`{key}={text}`: the tool wants {kind} there (KEY:=JSON gives JSON)"
-                        )
-                    })?,
-                    None => Value::String(text),
-                },
-            };
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
+        self.object(|key, pair| match pair {
+            Pair::Json(value) => Ok(value),
+            Pair::Text(text) => match wanted_type(schema, key) {
+                Some(kind) => serde_json::from_str(&text).map_err(|_| {
+                    format!("`{key}={text}`: the tool wants {kind} there (KEY:=JSON gives JSON)")
+                }),
+                None => Ok(Value::String(text)),
+            },
+        })
     }
 
     /// A prompt's arguments, which are all text.
     pub fn for_prompt(self) -> Result<Value, String> {
+        self.object(|key, pair| match pair {
+            Pair::Text(text) | Pair::Json(Value::String(text)) => Ok(Value::String(text)),
+            Pair::Json(_) => Err(format!("`{key}`: prompt arguments are text")),
+        })
+    }
+
+    /// The JSON object given, or the object of the pairs, each value made by `value`.
+    fn object(
+        self,
+        mut value: impl FnMut(&str, Pair) -> Result<Value, String>,
+    ) -> Result<Value, String> {
         let pairs = match self {
-            Arguments::Json(value) => return Ok(value),
+            Arguments::Json(json) => return Ok(json),
             Arguments::Pairs(pairs) => pairs,
         };
         let mut object = Map::new();
         for (key, pair) in pairs {
-            let text = match pair {
-                Pair::Text(text) => text,
-                Pair::Json(Value::String(text)) => text,
-                Pair::Json(_) => return Err(format!("`{key}`: prompt arguments are text")),
-            };
-            object.insert(key, Value::String(text));
+            let value = value(&key, pair)?;
+            object.insert(key, value);
         }
         Ok(Value::Object(object))
     }

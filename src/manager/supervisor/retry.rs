@@ -67,14 +67,10 @@ impl Supervisor {
     }
 }
 
-/// The instant `after` from now. A caller's "no limit" (`Duration::MAX`) overflows an
-/// `Instant`, so an overflowing sum gives a point a century away instead: never, in practice.
+/// The instant `after` from now; a caller's "no limit" (`Duration::MAX`) gives a point far
+/// away instead of overflowing.
 pub(crate) fn deadline_after(after: Duration) -> Instant {
-    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
-    let now = Instant::now();
-    now.checked_add(after)
-        .or_else(|| now.checked_add(CENTURY))
-        .unwrap_or(now)
+    crate::transport::deadline_after(Instant::now(), after)
 }
 
 /// Errors that another attempt would only repeat: a program that cannot be started, a

@@ -34,7 +34,7 @@ impl Connect for HttpConfig {
             }
             _ if auto && is_sse(&self.url) => {
                 match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone()) {
-                    Err(e) if matches!(e.http_status(), Some(400 | 404 | 405)) => {
+                    Err(e) if e.refuses_transport() => {
                         forget(&self.url);
                         Ok(Box::new(streamable::StreamableHttp::new(wire, inbox)))
                     }
