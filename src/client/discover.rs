@@ -16,8 +16,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::error::{Error, Result, Unsupported};
-use crate::jsonrpc::decode_value;
-use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::jsonrpc::{decode_value, ErrorCode, ErrorObject};
 use crate::transport::SessionEvent;
 use crate::types::{
     is_supported_protocol_version, DiscoverResult, Implementation, InitializeResult,

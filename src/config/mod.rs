@@ -6,7 +6,6 @@
 //! read a whole file with [`ConfigFile::load`], which understands the `mcpServers` files of
 //! Claude Desktop, Cursor and `.mcp.json`, and the `servers` files of VS Code.
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -18,10 +17,12 @@ mod entry;
 mod env_file;
 mod oauth;
 mod parse;
+mod transport;
 mod vars;
 
 pub use oauth::OAuthSettings;
 pub use parse::{ConfigFile, ServerConfigError};
+pub use transport::{HttpKind, ServerTransport};
 
 /// One configured server: its name, how to reach it, and its timeouts.
 ///
@@ -74,95 +75,6 @@ pub struct ServerConfig {
     /// default [`ProtocolMode::Auto`]). The `protocol` key of a configuration file: `auto`,
     /// `legacy`, `modern` or a stateless-era version such as `2026-07-28`.
     pub protocol: Option<ProtocolMode>,
-}
-
-/// How a server is reached.
-///
-/// See the example on [`ServerConfig`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ServerTransport {
-    /// A child process speaking newline-delimited JSON on stdin and stdout.
-    #[non_exhaustive]
-    Stdio {
-        /// The program, found through `PATH` when it has no path separator.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Variables set in its environment, on top of what [`env_policy`](Self::Stdio::env_policy)
-        /// passes from the parent's.
-        env: Vec<(String, String)>,
-        /// Its working directory (`None`: the parent's).
-        cwd: Option<PathBuf>,
-        /// Which of the parent's environment variables it sees.
-        env_policy: EnvPolicy,
-    },
-    /// An HTTP endpoint (Streamable HTTP or legacy HTTP+SSE).
-    #[non_exhaustive]
-    Http {
-        /// The endpoint URL (for [`HttpKind::Sse`], the SSE endpoint).
-        url: String,
-        /// Headers sent with every request, e.g. `Authorization`.
-        headers: Vec<(String, String)>,
-        /// Which HTTP transport to speak.
-        kind: HttpKind,
-        /// OAuth 2.1 authorization, applied by the [`Manager`](crate::Manager) (feature
-        /// `oauth`); `None` when the server needs none or gets its credentials from a header.
-        oauth: Option<OAuthSettings>,
-    },
-}
-
-/// Which HTTP transport a configured server speaks.
-///
-/// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
-/// configuration files read the same with and without the `http` feature.
-///
-/// See the example on [`ServerConfig`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum HttpKind {
-    /// Streamable HTTP, falling back to legacy SSE when the server rejects the first request
-    /// with 400, 404 or 405.
-    #[default]
-    Auto,
-    /// Streamable HTTP only.
-    StreamableHttp,
-    /// Legacy HTTP+SSE only.
-    Sse,
-}
-
-impl HttpKind {
-    /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpKind::Auto => "auto",
-            HttpKind::StreamableHttp => "streamable-http",
-            HttpKind::Sse => "sse",
-        }
-    }
-
-    /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
-    /// `sse`; `None` for anything else.
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn parse(name: &str) -> Option<HttpKind> {
-        match name {
-            "auto" | "http" => Some(HttpKind::Auto),
-            "streamable-http" | "streamableHttp" | "streamable_http" => {
-                Some(HttpKind::StreamableHttp)
-            }
-            "sse" => Some(HttpKind::Sse),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for HttpKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl ServerConfig {

@@ -26,6 +26,9 @@ pub(crate) struct Slot {
     state: Mutex<State>,
     changed: Condvar,
     stopping: AtomicBool,
+    /// A restart is queued for the supervisor and not yet taken: more restarts add nothing,
+    /// which keeps the command queue within its bound however often `restart` is called.
+    pub(crate) restart_queued: AtomicBool,
     hub: Arc<Hub>,
     /// Subscriptions opened through the manager, re-opened on every connection.
     pub(crate) subscriptions: Mutex<Vec<Arc<super::refresh::ManagedSub>>>,
@@ -69,6 +72,7 @@ impl Slot {
             startup_timeout,
             tracker: Arc::new(Tracker::default()),
             ping: PingSlot::default(),
+            restart_queued: AtomicBool::new(false),
             state: Mutex::new(State {
                 status,
                 client: None,

@@ -37,6 +37,10 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(100);
 /// How often a thread waiting for a command re-checks the stop flag.
 const IDLE_CHECK: Duration = Duration::from_secs(1);
 
+/// The bound of a supervisor's command queue: one restart (later ones are coalesced with it
+/// until the supervisor takes it, see `Slot::restart_queued`) and the one stop.
+pub(crate) const COMMANDS: usize = 2;
+
 /// What the manager asks of a supervisor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -59,7 +63,7 @@ pub(crate) struct Handle {
 pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
     for handle in &handles {
         handle.slot.stop();
-        let _ = handle.commands.send(Command::Stop);
+        let _ = handle.commands.try_send(Command::Stop);
     }
     for handle in handles {
         match handle.thread {
@@ -318,7 +322,7 @@ impl Supervisor {
         // Hook: ping a server that went silent (`health.rs`).
         let mut health = self.options.health.map(|check| Watch::new(check, client));
         loop {
-            match self.commands.recv_timeout(WATCH_INTERVAL) {
+            match self.next_command(WATCH_INTERVAL) {
                 Ok(command) => return Ok(command),
                 Err(RecvTimeoutError::Disconnected) => return Ok(Command::Stop),
                 Err(RecvTimeoutError::Timeout) => {}

@@ -6,6 +6,7 @@ use std::time::Duration;
 use umcp::types::{LoggingLevel, SubscriptionFilter};
 use umcp::ProtocolMode;
 
+use crate::help;
 use crate::oauth;
 use crate::spec::{self, Cmd};
 use crate::Exit;
@@ -80,8 +81,8 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
         return Err(Exit(
             0,
             match topic.and_then(|t| spec::command(t)) {
-                Some(cmd) => spec::command_help(cmd),
-                None => spec::help(),
+                Some(cmd) => help::command_help(cmd),
+                None => help::help(),
             },
         ));
     }
@@ -185,7 +186,7 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
 
 /// A usage error: exit code 2 with the short usage.
 pub fn usage(message: impl Into<String>) -> Exit {
-    Exit(2, format!("{}\n{}", message.into(), spec::usage()))
+    Exit(2, format!("{}\n{}", message.into(), help::usage()))
 }
 
 fn bad(error: lexopt::Error) -> Exit {

@@ -23,6 +23,7 @@ mod args;
 mod arguments;
 mod commands;
 mod completions;
+mod help;
 mod interact;
 mod logs;
 mod man;

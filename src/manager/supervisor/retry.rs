@@ -3,7 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::RecvTimeoutError;
+use std::sync::atomic::Ordering;
+
+use crossbeam_channel::{RecvTimeoutError, TryRecvError};
 
 use crate::error::Error;
 
@@ -21,7 +23,7 @@ impl Supervisor {
     /// Reports a failure and waits for the next attempt, a restart or a stop.
     pub(super) fn after_failure(&self, error: Error, failures: u32) -> Next {
         // An attempt interrupted by a restart or stop is not worth reporting.
-        match self.commands.try_recv() {
+        match self.next_command(Duration::ZERO) {
             Ok(Command::Restart) => return Next::Restart,
             Ok(Command::Stop) => return Next::Stop,
             Err(_) if self.slot.is_stopping() => return Next::Stop,
@@ -52,7 +54,7 @@ impl Supervisor {
             let wait = next_attempt.map_or(IDLE_CHECK, |at| {
                 at.saturating_duration_since(Instant::now()).min(IDLE_CHECK)
             });
-            match self.commands.recv_timeout(wait) {
+            match self.next_command(wait) {
                 Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => return Next::Stop,
                 Ok(Command::Restart) => return Next::Restart,
                 Err(RecvTimeoutError::Timeout) => {}
@@ -64,6 +66,25 @@ impl Supervisor {
                 return Next::Retry;
             }
         }
+    }
+}
+
+impl Supervisor {
+    /// The next command, waiting up to `wait` for it. Taking a restart lets the next
+    /// `Manager::restart` queue one again.
+    pub(super) fn next_command(&self, wait: Duration) -> Result<Command, RecvTimeoutError> {
+        let command = if wait.is_zero() {
+            self.commands.try_recv().map_err(|e| match e {
+                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            })
+        } else {
+            self.commands.recv_timeout(wait)
+        };
+        if command == Ok(Command::Restart) {
+            self.slot.restart_queued.store(false, Ordering::SeqCst);
+        }
+        command
     }
 }
 
