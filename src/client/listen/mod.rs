@@ -3,7 +3,8 @@
 //! In the stateless era (2026-07-28) a [`Subscription`] is a `subscriptions/listen` request
 //! that stays open: the router hands it every notification tagged with its id (over stdio the
 //! tag is the only way to tell subscriptions apart; over HTTP the request's own response
-//! stream carries them), the acknowledgement, and the response that ends it. Closing the
+//! stream carries them), the acknowledgement, and the response that ends it. An untagged
+//! notification is none of its business, whatever its filter: it goes to the shared queue. Closing the
 //! handle abandons the request: over HTTP that closes its stream, elsewhere it sends
 //! `notifications/cancelled`. A broken HTTP stream is opened again by the handle, which
 //! reports the gap as [`SubscriptionEvent::Resubscribed`].

@@ -18,7 +18,7 @@ use super::{SubscriptionEnd, SubscriptionEvent};
 
 /// Takes what belongs to a subscription; returns the notification when it is for the shared
 /// queue too (untagged list changes and resource updates are both: the handshake era has no
-/// tags, and a subscription wanting them gets a copy).
+/// tags, and a handshake-era subscription wanting them gets a copy).
 pub(crate) fn route(
     registry: &Registry,
     cache: &Cache,
@@ -71,7 +71,10 @@ pub(crate) fn route(
             .and_then(|p| p.get("uri"))
             .and_then(Value::as_str);
         let mut copy = None;
-        for sub in subs {
+        // A stateless-era subscription takes only what carries its id: every notification of
+        // its stream does, and on stdio the id is how it is told from the others (the spec's
+        // MUST). Untagged ones are the handshake era's subscriptions'.
+        for sub in subs.into_iter().filter(|sub| !sub.modern) {
             if sub.effective().wants(&notification.method, uri) {
                 let note = copy.get_or_insert_with(|| {
                     ServerNotification::from_notification(notification.clone())
