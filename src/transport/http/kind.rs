@@ -49,7 +49,8 @@ pub struct ReconnectPolicy {
     pub max_attempts: u32,
     /// The first delay when the server sent no `retry`.
     pub initial_delay: Duration,
-    /// The largest delay between attempts.
+    /// The largest delay between attempts, unless the server's `retry` asks for more: no
+    /// attempt waits less than that.
     pub max_delay: Duration,
 }
 

@@ -247,9 +247,10 @@ fn read_events(
 
 /// The delay before reconnection attempt `attempt` (1-based).
 ///
-/// The first attempt waits exactly the server's `retry` when it sent one (servers measure
-/// it); later attempts double the base up to the policy's maximum, with jitter so that many
-/// clients do not reconnect in step.
+/// The server's `retry`, when it sent one, is what every attempt waits at least (the spec's
+/// "MUST respect"; servers measure it), and the first waits exactly that. Later attempts
+/// double the base up to the policy's maximum, with jitter so that many clients do not
+/// reconnect in step; the jitter never takes a delay below `retry`.
 pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt: u32) -> Duration {
     if let (Some(retry), 1) = (retry, attempt) {
         return retry;
@@ -259,8 +260,9 @@ pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt
     let capped = doubled.min(policy.max_delay.max(base));
     // Between 75 % and 100 % of the capped delay (a float near `Duration::MAX` may round
     // above it, hence the checked conversion).
-    Duration::try_from_secs_f64(capped.as_secs_f64() * (0.75 + 0.25 * jitter()))
-        .map_or(capped, |delay| delay.min(capped))
+    let jittered = Duration::try_from_secs_f64(capped.as_secs_f64() * (0.75 + 0.25 * jitter()))
+        .map_or(capped, |delay| delay.min(capped));
+    jittered.max(retry.unwrap_or_default())
 }
 
 /// A number in `[0, 1)` that differs between calls and threads, without a random crate.
@@ -291,6 +293,22 @@ mod tests {
         assert_eq!(backoff(&policy, retry, 1), Duration::from_millis(500));
         let second = backoff(&policy, retry, 2);
         assert!(second >= Duration::from_millis(750) && second <= Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn no_attempt_waits_less_than_retry() {
+        // A `retry` at the policy's cap or above it: doubling stops there, and jitter must
+        // not take any attempt below what the server asked for.
+        let policy = ReconnectPolicy::new(10, Duration::from_millis(100), Duration::from_secs(1));
+        for retry in [Duration::from_secs(1), Duration::from_secs(45)] {
+            for attempt in 1..=12 {
+                for _ in 0..50 {
+                    let delay = backoff(&policy, Some(retry), attempt);
+                    assert!(delay >= retry, "attempt {attempt}: {delay:?} < {retry:?}");
+                    assert!(delay <= retry.max(policy.max_delay), "{delay:?}");
+                }
+            }
+        }
     }
 
     #[test]
