@@ -122,7 +122,8 @@ pub enum Error {
     Auth(Box<AuthError>),
     /// The stream that was to carry a response ended before the response and cannot be
     /// resumed: the request is lost, and the server may or may not have acted on it. Requests
-    /// that are safe to repeat are re-issued by the client; a `tools/call` is not.
+    /// that are safe to repeat are re-issued by the client; a `tools/call` is only when the
+    /// tool was listed as read-only or idempotent.
     ResponseLost(String),
 }
 

@@ -101,13 +101,15 @@ fn auto_initializes_a_handshake_era_http_server() {
 }
 
 #[test]
-fn a_lost_response_is_re_issued_unless_it_is_a_tool_call() {
+fn a_lost_response_is_re_issued_unless_it_is_a_tool_call_that_may_change_things() {
     let server = HttpDemo::start(&["--modern", "--behaviour", "lose-first-response"]);
     let client = server.connect(Options::default());
     let readme = client
         .read_resource("demo://text/readme")
         .expect("re-issued under a new id");
     assert!(!readme.contents.is_empty());
+    // Listed, and without annotations: it may change things, so it is not sent twice.
+    assert!(client.list_all_tools().expect("tools/list").len() > 1);
     match client.call_tool("echo", json!({"message": "once"})) {
         Err(Error::ResponseLost(_)) => {}
         other => panic!("a tool call must not be repeated: {other:?}"),
@@ -116,6 +118,21 @@ fn a_lost_response_is_re_issued_unless_it_is_a_tool_call() {
         .call_tool("echo", json!({"message": "twice"}))
         .expect("echo");
     assert_eq!(echo.text(), "twice");
+}
+
+#[test]
+fn a_lost_call_of_a_tool_listed_as_read_only_is_re_issued() {
+    let server = HttpDemo::start(&["--modern", "--behaviour", "lose-first-response"]);
+    let client = server.connect(Options::default());
+    let tools = client.list_all_tools().expect("tools/list");
+    let add = tools.iter().find(|t| t.name == "add").expect("add");
+    let hints = add.annotations.as_ref().expect("annotated");
+    assert_eq!(hints.read_only_hint, Some(true));
+    // The first tools/call response is lost; `add` changes nothing, so it is sent again.
+    let sum = client
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .expect("re-issued under a new id");
+    assert_eq!(sum.structured_content, Some(json!({"sum": 5})));
 }
 
 #[test]

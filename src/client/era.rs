@@ -20,7 +20,7 @@
 //! `notifications/cancelled` (stdio) ends it; the manager opens its subscriptions again after
 //! a restart.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
@@ -225,6 +225,9 @@ pub(crate) struct EraState {
     pub(crate) http: bool,
     /// Tool name → (argument path, header name) pairs from `x-mcp-header` annotations.
     pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    /// The tools whose last listing marked them read-only or idempotent: a call to one whose
+    /// response stream broke is sent again.
+    pub(crate) repeatable_tools: Mutex<HashSet<String>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
     /// The log level the client asked for ([`Options::with_log_level`] or
@@ -242,6 +245,7 @@ impl EraState {
             phase: RwLock::new(Phase::Legacy),
             http,
             tool_headers: Mutex::new(HashMap::new()),
+            repeatable_tools: Mutex::new(HashSet::new()),
             identity: Identity::new(options),
             log_level: RwLock::new(options.era.log_level),
             verdict_key: OnceLock::new(),

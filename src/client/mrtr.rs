@@ -18,7 +18,7 @@ use crate::jsonrpc::ErrorCode;
 use crate::types::{InputRequiredResult, ResultType};
 
 use super::discover::modern_error;
-use super::options::RequestOptions;
+use super::options::{lock, RequestOptions};
 use super::pending::Answer;
 use super::session::{CallSpec, Shared};
 
@@ -133,9 +133,10 @@ fn call_round(
         handshake: spec.handshake,
     };
     match shared.call_once(&round) {
-        // Without resumption a broken stream loses the request; repeating it is harmless
-        // except for a tool call, whose effects would happen twice.
-        Err(Error::ResponseLost(why)) if may_relist && spec.method != "tools/call" => {
+        // Without resumption a broken stream loses the request, and the spec has it sent
+        // again. That is harmless except for a tool call, whose effects would happen twice:
+        // one is repeated only when the tool's listing said it is read-only or idempotent.
+        Err(Error::ResponseLost(why)) if may_relist && repeatable(shared, spec) => {
             log::debug!(
                 "`{}` lost its response ({why}); sending it again",
                 spec.method
@@ -158,6 +159,17 @@ fn call_round(
         }
         other => other,
     }
+}
+
+/// Whether a request may be sent again after its response was lost: any but a `tools/call`,
+/// and a call of a tool last listed as read-only or idempotent.
+fn repeatable(shared: &Shared, spec: &CallSpec<'_>) -> bool {
+    if spec.method != "tools/call" {
+        return true;
+    }
+    let name = spec.params.as_ref().and_then(|p| p.get("name"));
+    name.and_then(Value::as_str)
+        .is_some_and(|name| lock(&shared.era.repeatable_tools).contains(name))
 }
 
 /// The caller's options for one more round: the maximum total time is what is left of it

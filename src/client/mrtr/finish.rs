@@ -1,6 +1,7 @@
 //! What the stateless era does with a complete result before the caller decodes it, without
 //! turning the server's text into a `Value`: the server's self-description is kept, and
-//! `tools/list` loses the tools whose `x-mcp-header` annotations are invalid.
+//! `tools/list` loses the tools whose `x-mcp-header` annotations are invalid, and tells which
+//! tools may be called again when a response is lost.
 
 use std::collections::BTreeMap;
 
@@ -20,7 +21,8 @@ use super::super::session::{CallSpec, Shared};
 /// A re-listing after a header mismatch stops after this many pages.
 const MAX_RELIST_PAGES: usize = 1_000;
 
-/// The most tools whose `Mcp-Param-*` headers are remembered per connection.
+/// The most tools whose `Mcp-Param-*` headers are remembered per connection (and the most
+/// remembered as safe to repeat).
 const MAX_TOOL_HEADER_ENTRIES: usize = 10_000;
 
 /// The fields of a result the era's bookkeeping reads; the rest stays as the server wrote it.
@@ -48,13 +50,32 @@ impl Head {
     }
 }
 
-/// A tool as far as its headers go.
+/// A tool as far as its headers, and whether a lost call may be repeated, go.
 #[derive(Deserialize)]
 struct ToolHeaders {
     #[serde(default)]
     name: String,
     #[serde(rename = "inputSchema", default)]
     input_schema: Value,
+    #[serde(default)]
+    annotations: Option<Repeatable>,
+}
+
+/// The annotations that make a tool call safe to send twice.
+#[derive(Deserialize)]
+struct Repeatable {
+    #[serde(rename = "readOnlyHint", default)]
+    read_only: Option<bool>,
+    #[serde(rename = "idempotentHint", default)]
+    idempotent: Option<bool>,
+}
+
+impl ToolHeaders {
+    fn repeatable(&self) -> bool {
+        self.annotations
+            .as_ref()
+            .is_some_and(|a| a.read_only == Some(true) || a.idempotent == Some(true))
+    }
 }
 
 #[derive(Deserialize)]
@@ -100,6 +121,15 @@ pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) 
         })
         .collect();
     drop(table);
+    let mut repeatable = lock(&shared.era.repeatable_tools);
+    for tool in &page.tools {
+        if !tool.repeatable() {
+            repeatable.remove(tool.name.as_str());
+        } else if repeatable.len() < MAX_TOOL_HEADER_ENTRIES {
+            repeatable.insert(tool.name.clone());
+        }
+    }
+    drop(repeatable);
     if keep.iter().all(|&k| k) {
         return answer;
     }
