@@ -38,9 +38,9 @@ impl Client {
     /// The init timeout ([`Options::with_init_timeout`]) bounds the whole connect: the
     /// `server/discover` probe, `initialize`, and any new start or fallback in between (time
     /// spent obtaining credentials aside). A connection that fails is then closed, within the
-    /// transport's own bounds (for stdio,
-    /// [`StdioConfig::close_grace`](crate::StdioConfig::close_grace) and
-    /// [`kill_grace`](crate::StdioConfig::kill_grace) at most when the server does not exit).
+    /// transport's own bounds; a server that did not answer in time gets no close grace (a
+    /// stdio server is sent SIGTERM at once, and SIGKILL after
+    /// [`kill_grace`](crate::StdioConfig::kill_grace) if it is still running).
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -94,7 +94,13 @@ impl Client {
                 Err(err) => err,
             };
             let elapsed = started.elapsed();
-            client.close();
+            // A server that did not answer in time gets no grace to exit on its own: the
+            // caller's deadline has passed already.
+            if matches!(err, Error::Timeout { .. }) {
+                client.abort();
+            } else {
+                client.close();
+            }
             let err = timed_out_connect(err, elapsed, &client);
             if first.is_some() {
                 return Err(after_fallback(first, err));

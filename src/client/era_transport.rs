@@ -86,6 +86,10 @@ impl Transport for EraTransport {
         self.inner.close();
     }
 
+    fn abort(&self) {
+        self.inner.abort();
+    }
+
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }

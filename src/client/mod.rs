@@ -217,11 +217,26 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn close(&self) {
+        self.shut_down(false);
+    }
+
+    /// Closes a client whose server failed its handshake: see [`Transport::abort`].
+    ///
+    /// [`Transport::abort`]: crate::transport::Transport::abort
+    pub(crate) fn abort(&self) {
+        self.shut_down(true);
+    }
+
+    fn shut_down(&self, abort: bool) {
         self.shared
             .core
             .closing
             .store(true, std::sync::atomic::Ordering::Release);
-        self.shared.transport.close();
+        if abort {
+            self.shared.transport.abort();
+        } else {
+            self.shared.transport.close();
+        }
         // The transport reports the close, which fails what is pending and stops the router;
         // this covers a transport that does not.
         self.shared.core.close_all(Arc::new(Closed {

@@ -10,7 +10,7 @@ use super::OAuthSettings;
 
 /// How a server is reached.
 ///
-/// See the example on [`ServerConfig`].
+/// See the example on [`ServerConfig`](super::ServerConfig).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerTransport {
@@ -49,7 +49,7 @@ pub enum ServerTransport {
 /// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
 /// configuration files read the same with and without the `http` feature.
 ///
-/// See the example on [`ServerConfig`].
+/// See the example on [`ServerConfig`](super::ServerConfig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum HttpKind {
@@ -66,7 +66,7 @@ pub enum HttpKind {
 impl HttpKind {
     /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
     ///
-    /// See the example on [`ServerConfig`].
+    /// See the example on [`ServerConfig`](super::ServerConfig).
     pub fn as_str(self) -> &'static str {
         match self {
             HttpKind::Auto => "auto",
@@ -78,7 +78,7 @@ impl HttpKind {
     /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
     /// `sse`; `None` for anything else.
     ///
-    /// See the example on [`ServerConfig`].
+    /// See the example on [`ServerConfig`](super::ServerConfig).
     pub fn parse(name: &str) -> Option<HttpKind> {
         match name {
             "auto" | "http" => Some(HttpKind::Auto),

@@ -149,6 +149,10 @@ impl Transport for SharedTransport {
         self.0.close();
     }
 
+    fn abort(&self) {
+        self.0.abort();
+    }
+
     fn kind(&self) -> &'static str {
         self.0.kind()
     }

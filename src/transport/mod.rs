@@ -95,12 +95,14 @@ use std::time::{Duration, Instant};
 use crate::error::Result;
 use crate::jsonrpc::{Message, RequestId};
 
+mod closing;
 #[cfg(feature = "http")]
 pub mod http;
 mod inbox;
 pub mod sse;
 pub mod stdio;
 
+pub(crate) use closing::Closing;
 pub use inbox::{Inbound, Inbox};
 pub use stdio::{EnvPolicy, StdioConfig};
 
@@ -172,6 +174,15 @@ pub trait Transport: Send + Sync {
     ///
     /// See the example in the [`transport`](crate::transport) module.
     fn close(&self);
+
+    /// Closes a connection that failed (a server that did not answer its handshake in
+    /// time) without the grace a healthy server gets to exit on its own: a stdio server is
+    /// sent SIGTERM at once rather than after its close grace. The default is [`close`].
+    ///
+    /// [`close`]: Transport::close
+    fn abort(&self) {
+        self.close();
+    }
 
     /// The transport's kind, e.g. `"stdio"`, `"streamable-http"` or `"sse"`.
     ///

@@ -21,7 +21,7 @@ use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{delivery, get_stream, post_stream};
 use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, RequestId};
-use crate::transport::{Inbox, SessionEvent, Transport};
+use crate::transport::{Closing, Inbox, SessionEvent, Transport};
 
 /// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
 /// that ends the session, headers and body, must be done by then.
@@ -32,6 +32,8 @@ pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// A Streamable HTTP connection.
 pub(crate) struct StreamableHttp {
     shared: Arc<Shared>,
+    /// A second `close` waits for the first one's `DELETE`.
+    close_once: Closing,
 }
 
 /// The state every thread of one connection shares.
@@ -162,6 +164,7 @@ impl StreamableHttp {
                 get_stream: Mutex::new(None),
                 stateless: AtomicBool::new(false),
             }),
+            close_once: Closing::default(),
         }
     }
 
@@ -333,7 +336,16 @@ impl Transport for StreamableHttp {
     /// Returns within [`CLOSE_TIMEOUT`] whatever the server does, and leaves no stream, thread
     /// or connection behind (reader threads end as their sockets are shut down).
     fn close(&self) {
+        // The slack covers the shutting down after the `DELETE`.
+        if !self
+            .close_once
+            .start(CLOSE_TIMEOUT.saturating_add(Duration::from_secs(1)))
+        {
+            return;
+        }
         if self.shared.closed.swap(true, Ordering::SeqCst) {
+            // The transport ended the connection itself (the server is gone): nothing to send.
+            self.close_once.finish();
             return;
         }
         self.shared.stop_get_stream();
@@ -370,6 +382,7 @@ impl Transport for StreamableHttp {
             reason: "closed by client".into(),
             ..Closed::default()
         });
+        self.close_once.finish();
     }
 
     fn kind(&self) -> &'static str {

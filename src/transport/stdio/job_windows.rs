@@ -132,6 +132,11 @@ impl<T: Transport> Transport for Contained<T> {
         drop(job);
     }
 
+    fn abort(&self) {
+        self.transport.abort();
+        self.close(); // The transport is closed by now; this ends the job.
+    }
+
     fn kind(&self) -> &'static str {
         self.transport.kind()
     }

@@ -118,12 +118,16 @@ impl Monitor {
     /// The grace period is the server's own: once it has exited, whatever it left in its
     /// group is an orphan with nobody to stop it, so that is terminated at once.
     fn shut_down(&mut self) {
-        self.wait_exit(self.close_grace);
+        let grace = if self.shared.is_aborting() {
+            Duration::ZERO
+        } else {
+            self.close_grace
+        };
+        self.wait_exit(grace);
         if self.alive() {
             log::debug!(
-                "{}: still running after {:?}; terminating",
-                self.shared.label,
-                self.close_grace
+                "{}: still running after {grace:?}; terminating",
+                self.shared.label
             );
             self.signal_terminate();
             if !self.wait_gone(self.kill_grace) {

@@ -16,7 +16,7 @@ use super::stdin::{Refused, Stdin};
 use super::{reader, StdioConfig};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
-use crate::transport::{Inbox, Transport};
+use crate::transport::{Closing, Inbox, Transport};
 
 /// How long the reader and stderr threads get to finish once the server is gone, before they
 /// are left to end on their own (a process outside the group may hold the pipes open).
@@ -36,6 +36,8 @@ pub(super) struct StdioTransport {
     close_monitor: Mutex<Option<Sender<()>>>,
     workers: Mutex<Vec<Worker>>,
     close_bound: Duration,
+    /// A second `close` waits for the first to end the process.
+    close_once: Closing,
 }
 
 /// What the transport and its threads share.
@@ -54,6 +56,8 @@ pub(super) struct Shared {
     gate: RwLock<()>,
     reported: Condvar,
     closing: AtomicBool,
+    /// The close is an abort: the server gets no grace to exit on the end of its input.
+    aborting: AtomicBool,
 }
 
 /// A named thread and a way to wait for it with a deadline.
@@ -95,6 +99,7 @@ impl StdioTransport {
             gate: RwLock::new(()),
             reported: Condvar::new(),
             closing: AtomicBool::new(false),
+            aborting: AtomicBool::new(false),
         });
         let stdin = Arc::new(Stdin::new(stdin, &label));
         let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
@@ -165,6 +170,7 @@ impl StdioTransport {
                 .saturating_add(config.kill_grace)
                 .saturating_add(monitor::SHUTDOWN_EXTRA)
                 .saturating_add(CLOSE_SLACK),
+            close_once: Closing::default(),
         };
         // A monitor that cannot start is dropped with the child, which its drop kills and reaps;
         // the transport's own drop then stops the other threads.
@@ -214,9 +220,13 @@ impl Transport for StdioTransport {
     }
 
     fn close(&self) {
-        if self.shared.closing.swap(true, Ordering::AcqRel) {
+        if !self
+            .close_once
+            .start(self.close_bound.saturating_add(JOIN_WAIT))
+        {
             return;
         }
+        self.shared.closing.store(true, Ordering::Release);
         log::debug!("{}: closing", self.shared.label);
         self.stdin.close();
         drop(lock(&self.close_monitor).take());
@@ -233,7 +243,13 @@ impl Transport for StdioTransport {
             exit_status: None,
             stderr_tail: Some(tail),
         });
+        self.close_once.finish();
         log::debug!("{}: closed", self.shared.label);
+    }
+
+    fn abort(&self) {
+        self.shared.aborting.store(true, Ordering::Release);
+        self.close();
     }
 
     fn kind(&self) -> &'static str {
@@ -272,6 +288,11 @@ impl Shared {
     /// Whether the transport is being closed (so an exit now is the one close asked for).
     pub(super) fn is_closing(&self) -> bool {
         self.closing.load(Ordering::Acquire)
+    }
+
+    /// Whether the close is an abort (see [`Transport::abort`]).
+    pub(super) fn is_aborting(&self) -> bool {
+        self.aborting.load(Ordering::Acquire)
     }
 
     /// Whether the end was reported.

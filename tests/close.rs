@@ -1,0 +1,94 @@
+//! `close` returns once the server process has ended, even when another thread (or the
+//! manager stopping the server) started closing first: a host that exits right after must not
+//! leave behind a server that ignores the end of its input.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use umcp::{Client, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig, StdioConfig};
+
+#[path = "common/python.rs"]
+mod python;
+
+/// A handshake-era server that names its process id in `serverInfo.name` and, once its input
+/// ends, sleeps on: only a signal ends it.
+const STUBBORN: &str = r#"
+import json, os, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {},
+            "serverInfo": {"name": str(os.getpid()), "version": "1"}}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+        sys.stdout.flush()
+time.sleep(300)
+"#;
+
+/// Whether process `pid` still exists (a zombie counts: it was not reaped).
+fn alive(pid: &str) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+fn legacy() -> Options {
+    Options::default().with_protocol_mode(ProtocolMode::Legacy)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_second_close_waits_for_the_first_to_end_the_server() {
+    let config = StdioConfig::new(python::system_python())
+        .args(["-c", STUBBORN])
+        .close_grace(Duration::from_millis(500));
+    let client = Arc::new(Client::connect_with(config, legacy()).expect("connect"));
+    let pid = client.server_info().name;
+    assert!(alive(&pid), "server {pid} runs");
+    let first = Arc::clone(&client);
+    let closer = std::thread::spawn(move || first.close());
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    client.close();
+    let waited = started.elapsed();
+    assert!(
+        !alive(&pid),
+        "close returned after {waited:?} with server {pid} still running"
+    );
+    closer.join().expect("the first close");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn manager_close_returns_after_its_servers_ended() {
+    let server = ServerConfig::stdio("stubborn", python::system_python())
+        .with_args(["-c", STUBBORN])
+        .with_protocol(ProtocolMode::Legacy);
+    let manager = Manager::start(vec![server], ManagerOptions::default().without_cache());
+    assert!(manager.wait_ready(Duration::from_secs(30)));
+    let pid = manager
+        .client("stubborn")
+        .expect("connected")
+        .server_info()
+        .name;
+    assert!(alive(&pid), "server {pid} runs");
+    let started = Instant::now();
+    manager.close();
+    let waited = started.elapsed();
+    assert!(
+        !alive(&pid),
+        "close returned after {waited:?} with server {pid} still running"
+    );
+}
+
+/// A server that never answers its handshake gets no grace to exit on its own once the
+/// caller's start-up deadline has passed: `connect` returns then, not a close grace later.
+#[cfg(unix)]
+#[test]
+fn a_connect_that_timed_out_returns_without_the_close_grace() {
+    let grace = Duration::from_secs(20);
+    let config = StdioConfig::new("sleep").arg("100").close_grace(grace);
+    let options = legacy().with_init_timeout(Duration::from_millis(500));
+    let started = Instant::now();
+    let err = Client::connect_with(config, options).expect_err("no handshake");
+    let took = started.elapsed();
+    assert!(matches!(err, umcp::Error::Timeout { .. }), "{err}");
+    assert!(took < grace / 4, "connect took {took:?}");
+}
