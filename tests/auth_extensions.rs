@@ -6,7 +6,7 @@
 #[path = "common/http_server.rs"]
 mod http_server;
 
-#[path = "common/auth_server.rs"]
+#[path = "common/auth_server/mod.rs"]
 mod auth_server;
 
 #[path = "common/log_capture.rs"]

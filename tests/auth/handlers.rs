@@ -1,0 +1,137 @@
+//! The loopback and headless authorization handlers, and the client-credentials grant with a secret
+//! or a private key JWT.
+
+use std::time::{Duration, Instant};
+
+use umcp::auth::{LoopbackHandler, OAuthConfig};
+use umcp::AuthStep;
+
+use crate::auth_server;
+use crate::auth_server::{params, Setup};
+use crate::oauth_client::{auth_error, headless, provider, start, use_server};
+
+#[test]
+fn the_loopback_handler_takes_the_browser_redirect() {
+    let fixture = start(Setup::default());
+    // The "browser" visits the authorization URL and follows the redirect to the listener,
+    // after a stray request that must be ignored.
+    let browser = |url: &str| -> std::io::Result<()> {
+        let url = url.to_owned();
+        std::thread::spawn(move || {
+            let query = params(url.split_once('?').map(|(_, q)| q).unwrap_or_default());
+            let redirect = &query["redirect_uri"];
+            let stray = ureq::get(&format!("{redirect}?code=forged&state=wrong")).call();
+            assert!(stray.is_err(), "a wrong state gets an error page");
+            let page = ureq::get(&url)
+                .call()
+                .expect("the browser lands on the page")
+                .into_body()
+                .read_to_string()
+                .unwrap();
+            assert!(page.contains("Authorization complete"), "{page}");
+        });
+        Ok(())
+    };
+    let handler = LoopbackHandler::new(browser).timeout(Duration::from_secs(10));
+    let oauth = provider(&fixture, OAuthConfig::new(handler));
+    let started = Instant::now();
+    use_server(&fixture, &oauth).expect("authorized through the browser");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let redirect_uri = &fixture.authorizations()[0]["redirect_uri"];
+    assert!(
+        redirect_uri.starts_with("http://127.0.0.1:") && redirect_uri.ends_with("/callback"),
+        "{redirect_uri}"
+    );
+    assert_eq!(
+        &fixture.token_requests()[0].form["redirect_uri"],
+        redirect_uri
+    );
+}
+
+#[test]
+fn the_loopback_handler_gives_up_at_its_deadline() {
+    let fixture = start(Setup::default());
+    let handler = LoopbackHandler::new(|_: &str| Ok(())).timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let error = auth_error(provider(&fixture, OAuthConfig::new(handler)).authorize());
+    assert_eq!(error.step, AuthStep::Authorization);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let failing = LoopbackHandler::new(|_: &str| Err(std::io::Error::other("no browser")));
+    let error = auth_error(provider(&fixture, OAuthConfig::new(failing)).authorize());
+    assert!(error.message.contains("no browser"), "{}", error.message);
+}
+
+#[test]
+fn the_headless_handler_needs_a_redirect() {
+    let fixture = start(Setup {
+        authorization_endpoint: Some(format!("{}/nowhere", "http://127.0.0.1:1")),
+        ..Setup::default()
+    });
+    let error = auth_error(provider(&fixture, headless()).authorize());
+    assert_eq!(error.step, AuthStep::Authorization);
+    // A page instead of a redirect.
+    let fixture = start(Setup::default());
+    let endpoint = format!("{}/mcp", fixture.base());
+    fixture.update(|s| s.authorization_endpoint = Some(endpoint));
+    let error = auth_error(provider(&fixture, headless()).authorize());
+    assert!(
+        error.message.contains("did not redirect"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn client_credentials_with_a_secret() {
+    let fixture = start(Setup {
+        auth_methods: vec!["client_secret_basic".into()],
+        grant_types: vec!["client_credentials".into()],
+        ..Setup::default()
+    });
+    fixture.preregister("machine", Some("m-SECRET"), "client_secret_basic");
+    let config = OAuthConfig::client_credentials("machine")
+        .client_secret("m-SECRET")
+        .scopes(["jobs"]);
+    use_server(&fixture, &provider(&fixture, config)).expect("authorized");
+    let token = &fixture.token_requests()[0];
+    assert_eq!(
+        (token.grant_type.as_str(), token.auth_method.as_str()),
+        ("client_credentials", "client_secret_basic")
+    );
+    assert_eq!(token.form["scope"], "jobs");
+    assert_eq!(token.form["resource"], fixture.mcp_url());
+    assert_eq!(fixture.count("GET", "/authorize"), 0);
+}
+
+#[cfg(feature = "oauth-jwt")]
+#[test]
+fn client_credentials_with_a_private_key_jwt() {
+    use p256::pkcs8::{EncodePrivateKey, LineEnding};
+    let fixture = start(Setup {
+        auth_methods: vec!["private_key_jwt".into()],
+        grant_types: vec!["client_credentials".into()],
+        ..Setup::default()
+    });
+    fixture.preregister("machine", None, "private_key_jwt");
+    let key = p256::ecdsa::SigningKey::from_bytes(&[9u8; 32].into()).unwrap();
+    let pem = key.to_pkcs8_pem(LineEnding::LF).unwrap();
+    let config = OAuthConfig::client_credentials("machine").private_key_pem(pem.as_str());
+    use_server(&fixture, &provider(&fixture, config)).expect("authorized");
+    let token = &fixture.token_requests()[0];
+    assert_eq!(
+        token.form["client_assertion_type"],
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    );
+    let claims = token.form["client_assertion"]
+        .split('.')
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    let claims: serde_json::Value =
+        serde_json::from_slice(&auth_server::decode_base64(&claims)).unwrap();
+    assert_eq!(
+        (claims["iss"].as_str(), claims["sub"].as_str()),
+        (Some("machine"), Some("machine"))
+    );
+    assert_eq!(claims["aud"], fixture.issuer());
+}

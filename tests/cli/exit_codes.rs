@@ -1,0 +1,98 @@
+//! The exit codes of the `umcp` binary: usage errors, connection failures, hung start-ups and tool
+//! errors.
+
+use crate::umcp;
+use crate::umcp::{cli, demo, stderr, stdout};
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["tools"][..],
+        &["--stdio", "x", "--url", "http://h/mcp", "tools"][..],
+        &["--stdio", "'unterminated", "tools"][..],
+        &[
+            "--url",
+            "http://h/mcp",
+            "--transport",
+            "carrier-pigeon",
+            "tools",
+        ][..],
+        &["--stdio", "x", "frobnicate"][..],
+        &["--stdio", "x", "call", "echo", "{not json"][..],
+        &["--stdio", "x", "call", "echo", "[1, 2]"][..],
+        &["--stdio", "x", "--bogus", "tools"][..],
+    ] {
+        let out = cli(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("usage: umcp"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn connection_failures_exit_3() {
+    let out = cli(&["--stdio", "/nonexistent/umcp-server --flag", "tools"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("failed to start `/nonexistent/umcp-server`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cli(&["--stdio", "sleep 1000", "--timeout", "0.5", "tools"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("timeout"), "{}", stderr(&out));
+}
+
+/// `--timeout` bounds start-up: a server that never answers fails about then, and what it
+/// wrote on stderr says why.
+#[test]
+fn a_server_that_hangs_at_start_up_fails_within_the_timeout_with_its_stderr() {
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    // It writes `demo server: starting in … ms` to stderr, then sleeps past the test.
+    let server = format!("{} --start-delay 600000", umcp::demo_stdio());
+    let mut command = umcp::umcp_in(&umcp::empty_home());
+    command
+        .args(["--stdio", &server, "--timeout", "2", "tools"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let child = command.spawn().expect("run umcp");
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait_with_output());
+    });
+    let out = done
+        .recv_timeout(Duration::from_secs(60))
+        .expect("umcp ends")
+        .expect("umcp's output");
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    // The timeout, then the server's close: stdin closed, 2 s of grace, SIGTERM.
+    assert!(elapsed < Duration::from_secs(9), "{elapsed:?}");
+    let shown = stderr(&out);
+    assert!(shown.contains("timeout"), "{shown}");
+    assert!(
+        shown.contains("stderr: demo server: starting in 600000 ms"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn tool_errors_exit_4_and_other_errors_1() {
+    let out = demo(&["call", "fail", r#"{"message": "boom"}"#], 4);
+    assert_eq!(stdout(&out), "boom\n");
+    let out = demo(&["call", "no_such_tool"], 1);
+    assert!(
+        stderr(&out).contains("unknown tool `no_such_tool`"),
+        "{}",
+        stderr(&out)
+    );
+    demo(&["read", "demo://nothing/here"], 1);
+}

@@ -1,0 +1,178 @@
+//! HTTP servers from the `umcp` binary: the OAuth browser flow and token store, its refusals, and
+//! custom headers.
+
+#[cfg(feature = "oauth")]
+use crate::auth_server;
+use crate::umcp::{cli, stderr, stdout};
+use crate::{http_server, umcp};
+
+/// The browser flow end to end: the cli prints the authorization URL, the test plays the
+/// browser (the fixture redirects at once to the cli's loopback listener), and the tokens
+/// saved in `--token-store` serve the next runs, including a `--config` entry of that name.
+#[cfg(feature = "oauth")]
+#[test]
+fn oauth_browser_flow_then_the_token_store() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const BOUND: Duration = Duration::from_secs(60);
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let dir = std::env::temp_dir().join(format!("umcp-cli-oauth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = dir.join("tokens.json").to_string_lossy().into_owned();
+    let url = fixture.mcp_url();
+    let args = ["--url", &url, "--oauth", "--token-store", &store];
+
+    let mut child = umcp::umcp_in(&umcp::empty_home())
+        .args(args)
+        .args(["call", "echo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run umcp");
+    let (lines_tx, lines) = mpsc::channel();
+    let child_stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(child_stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let page = loop {
+        let line = lines
+            .recv_timeout(BOUND)
+            .expect("the cli asks for authorization");
+        if let Some(page) = line.strip_prefix("Open this page to authorize: ") {
+            break page.to_owned();
+        }
+    };
+    // The "browser" opens the page and follows the redirect to the cli's listener.
+    let landed = ureq::get(&page)
+        .call()
+        .expect("the browser lands on the callback")
+        .into_body()
+        .read_to_string()
+        .unwrap();
+    assert!(landed.contains("Authorization complete"), "{landed}");
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait_with_output());
+    });
+    let out = done.recv_timeout(BOUND).expect("the cli finishes").unwrap();
+    let rest: Vec<String> = lines.try_iter().collect();
+    assert_eq!(out.status.code(), Some(0), "stderr: {rest:#?}");
+    assert_eq!(stdout(&out), "ok\n");
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+
+    // The saved tokens: no browser this time.
+    let again = cli(&[&args[..], &["call", "echo"]].concat());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), "ok\n");
+    assert!(
+        !stderr(&again).contains("Open this page"),
+        "{}",
+        stderr(&again)
+    );
+    let config = serde_json::json!({ "mcpServers": { "server": { "url": url, "auth": "oauth" } } });
+    let file = dir.join("mcp.json");
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let listed = cli(&["--config", &file, "--token-store", &store, "tools"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    assert!(stdout(&listed).starts_with("echo  "), "{}", stdout(&listed));
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without `--oauth` the protected server cannot be used: exit 3 with the server's hints.
+/// The OAuth options belong to `--url` servers.
+#[cfg(feature = "oauth")]
+#[test]
+fn oauth_refusals_exit_3_and_misplaced_options_exit_2() {
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let out = cli(&["--url", &fixture.mcp_url(), "tools"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs authorization: HTTP 401"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        &["--stdio", "x", "--oauth", "tools"][..],
+        &["--config", "x.json", "--oauth-client-id", "a", "tools"][..],
+    ] {
+        let out = cli(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--url servers"), "{}", stderr(&out));
+    }
+}
+
+/// `--header` reaches every request to a `--url` server, `${VAR}` expanded from umcp's
+/// environment.
+#[cfg(feature = "http")]
+#[test]
+fn headers_for_http_servers() {
+    let server = http_server::serve(|seen, reply| {
+        let id = seen.rpc_id();
+        match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+            ("POST", Some("initialize")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "headers", "version": "1"}}})
+                .to_string(),
+            ),
+            ("POST", Some("tools/list")) => reply.json(
+                200,
+                &[],
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                    {"name": "hello", "inputSchema": {"type": "object"}}]}})
+                .to_string(),
+            ),
+            ("POST", _) => reply.status(202, &[]),
+            ("DELETE", _) => reply.status(200, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    // The key comes from umcp's environment, not from its command line.
+    let out = umcp::umcp_in(&umcp::empty_home())
+        .env("UMCP_CLI_API_KEY", "s3cret")
+        .args([
+            "--url",
+            &server.url("/mcp"),
+            "--transport",
+            "streamable-http",
+        ])
+        .args(["--header", "X-Api-Key: ${UMCP_CLI_API_KEY}", "tools"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello  \n");
+    let mut posts = 0;
+    while let Some(seen) = server.next_within(std::time::Duration::from_millis(500)) {
+        if seen.method == "POST" {
+            posts += 1;
+            assert_eq!(seen.header("x-api-key"), Some("s3cret"), "{seen:?}");
+        }
+    }
+    assert!(posts >= 2, "{posts}");
+    // An unset variable is a usage error naming it; nothing is sent.
+    let out = cli(&[
+        "--url",
+        &server.url("/mcp"),
+        "--header",
+        "X-Api-Key: ${UMCP_CLI_UNSET_KEY}",
+        "tools",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("UMCP_CLI_UNSET_KEY"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(server
+        .next_within(std::time::Duration::from_millis(300))
+        .is_none());
+}

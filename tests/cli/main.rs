@@ -1,0 +1,26 @@
+//! Tests for the `umcp` binary: the commands, exit codes and OAuth, installed with `cargo install --path . --features cli`
+//! and run from the `PATH` as a user would, end to end against the bundled demo server.
+
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "../common/demo.rs"]
+mod demo;
+
+#[path = "../common/umcp.rs"]
+mod umcp;
+
+#[allow(dead_code)] // Only server-everything is used here.
+#[path = "../common/peers/mod.rs"]
+mod peers;
+
+#[cfg(feature = "http")]
+#[path = "../common/http_server.rs"]
+mod http_server;
+
+#[cfg(feature = "oauth")]
+#[path = "../common/auth_server/mod.rs"]
+mod auth_server;
+
+mod commands;
+mod exit_codes;
+#[cfg(feature = "http")]
+mod http;

@@ -1,0 +1,17 @@
+//! Tests for the client layer over an in-memory transport: handshake, pipelining, deadlines,
+//! cancellation, progress, notifications and server requests.
+
+#[path = "../common/memory.rs"]
+mod memory;
+
+use memory::FakeServer;
+use umcp::Client;
+
+mod calls;
+mod deadlines;
+mod handshake;
+mod server_messages;
+
+fn connect(server: &FakeServer) -> Client {
+    Client::connect(server.clone()).expect("connect")
+}

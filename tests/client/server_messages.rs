@@ -1,0 +1,273 @@
+//! What the server sends unasked: notifications, server requests and their handlers, panics in
+//! them, and server cancels.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use umcp::jsonrpc::ErrorCode;
+use umcp::types::{
+    ContentBlock, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, Root,
+    ServerNotification,
+};
+use umcp::{CancelHandle, Client, Error, Options, RequestOptions};
+
+use crate::connect;
+use crate::memory::FakeServer;
+
+#[test]
+fn notifications_reach_the_handle_and_callback() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "hello"}),
+        );
+        peer.notify("notifications/tools/list_changed", json!({}));
+        peer.notify("vendor/custom", json!({"x": 1}));
+        Some(json!({"content": []}))
+    });
+    let counted = Arc::new(AtomicUsize::new(0));
+    let counter = counted.clone();
+    let options = Options::default().with_notification_callback(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let notes = client.notifications();
+    client.call_tool("x", Value::Null).unwrap();
+    let mut got = Vec::new();
+    while let Some(n) = notes.recv_timeout(Duration::from_secs(2)) {
+        got.push(n);
+        if got.len() == 3 {
+            break;
+        }
+    }
+    assert!(matches!(got[0], ServerNotification::LoggingMessage(_)));
+    assert!(matches!(got[1], ServerNotification::ToolListChanged));
+    assert!(
+        matches!(&got[2], ServerNotification::Other { method, .. } if method == "vendor/custom")
+    );
+    assert_eq!(counted.load(Ordering::SeqCst), 3);
+    assert!(notes.try_recv().is_none());
+}
+
+#[test]
+fn server_requests_are_answered_by_handlers_or_method_not_found() {
+    let server = FakeServer::new();
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    let sink = answers.clone();
+    server.on("tools/call", move |peer, _| {
+        for method in ["roots/list", "sampling/createMessage", "elicitation/create", "bogus/x"] {
+            let params = match method {
+                "sampling/createMessage" => json!({"messages": [], "maxTokens": 5}),
+                "elicitation/create" => json!({"message": "name?", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string", "default": "Ann"}}}}),
+                _ => json!({}),
+            };
+            sink.lock().unwrap().push(peer.request(method, params));
+        }
+        Some(json!({"content": []}))
+    });
+    let options = Options::default()
+        .with_roots(vec![Root::new("file:///work")])
+        .with_sampling_handler(|_| Ok(CreateMessageResult::new("m", ContentBlock::text("hi"))))
+        .with_elicitation_handler(|params| match params {
+            ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+            _ => Ok(ElicitResult::new(ElicitAction::Decline)),
+        });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let answers = answers.lock().unwrap();
+    assert_eq!(
+        answers[0].result.as_ref().unwrap()["roots"][0]["uri"],
+        "file:///work"
+    );
+    assert_eq!(answers[1].result.as_ref().unwrap()["content"]["text"], "hi");
+    assert_eq!(answers[2].result.as_ref().unwrap()["action"], "accept");
+    assert_eq!(
+        answers[2].result.as_ref().unwrap()["content"]["name"],
+        "Ann"
+    );
+    assert_eq!(
+        answers[3].result.as_ref().unwrap_err().code,
+        ErrorCode::METHOD_NOT_FOUND
+    );
+}
+
+#[test]
+fn a_panicking_handler_still_gets_an_error_reply() {
+    let server = FakeServer::new();
+    let answer = Arc::new(Mutex::new(None));
+    let sink = answer.clone();
+    server.on("tools/call", move |peer, _| {
+        *sink.lock().unwrap() = Some(peer.request("roots/list", json!({})));
+        Some(json!({"content": []}))
+    });
+    let options = Options::default().with_roots_handler(|| panic!("handler bug"));
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let reply = answer.lock().unwrap().take().unwrap();
+    assert_eq!(reply.result.unwrap_err().code, ErrorCode::INTERNAL_ERROR);
+}
+
+#[test]
+fn late_responses_reach_the_handler_and_a_panicking_one_harms_nothing() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, request| {
+        std::thread::sleep(Duration::from_millis(300));
+        let text = request.params.as_ref().unwrap()["arguments"]["text"].clone();
+        if text == "fail" {
+            let error = umcp::jsonrpc::ErrorObject::new(ErrorCode(-32000), "it failed late");
+            peer.send(umcp::jsonrpc::Response::err(request.id.clone(), error).into());
+            return None;
+        }
+        Some(json!({"content": [{"type": "text", "text": text}]}))
+    });
+    let (tx, late) = crossbeam_channel::unbounded();
+    let options = Options::default().with_late_response_handler(move |response| {
+        let panics = response
+            .result
+            .as_ref()
+            .is_ok_and(|r| r["content"][0]["text"] == "panic");
+        let _ = tx.send(response);
+        if panics {
+            panic!("a handler may panic");
+        }
+    });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let quick = RequestOptions::default().with_timeout(Duration::from_millis(50));
+    for text in ["panic", "done late"] {
+        let err = client
+            .call_tool_with("x", json!({"text": text}), &quick)
+            .unwrap_err();
+        assert!(err.is_timeout(), "{err:?}");
+        let response = late.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(response.method, "tools/call");
+        assert_eq!(response.reason, "timed out");
+        assert_eq!(response.result.unwrap()["content"][0]["text"], text);
+    }
+    let cancel = CancelHandle::new();
+    let cancelled = quick
+        .clone()
+        .with_cancel(cancel.clone())
+        .with_timeout(Duration::from_secs(5));
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        cancel.cancel();
+    });
+    let err = client
+        .call_tool_with("x", json!({"text": "fail"}), &cancelled)
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+    canceller.join().unwrap();
+    let response = late.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(response.reason, "cancelled by the client");
+    match response.result {
+        Err(Error::Rpc(error)) => assert_eq!(error.message, "it failed late"),
+        other => panic!("{other:?}"),
+    }
+    // The panic above harmed nothing.
+    client.ping().unwrap();
+    assert!(client.closed().is_none());
+}
+
+#[test]
+fn the_notification_queue_ends_when_the_connection_closes() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "last words"}),
+        );
+        peer.close("server exited");
+        None
+    });
+    let client = connect(&server);
+    let notes = client.notifications();
+    assert!(client.call_tool("x", Value::Null).is_err());
+    // What was queued before the close is still delivered, then the queue ends.
+    let queued: Vec<_> = notes.iter().collect();
+    assert_eq!(queued.len(), 1);
+    assert!(notes.recv().is_none());
+}
+
+#[test]
+fn a_panicking_notification_callback_leaves_the_client_working() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.notify(
+            "notifications/message",
+            json!({"level": "info", "data": "boom"}),
+        );
+        Some(json!({"content": []}))
+    });
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(5))
+        .with_notification_callback(|_| panic!("a bug in the callback"));
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let notes = client.notifications();
+    for _ in 0..3 {
+        client.call_tool("x", Value::Null).unwrap();
+    }
+    // Every notification still passes the callback's panic into the queue.
+    for _ in 0..3 {
+        assert!(notes.recv_timeout(Duration::from_secs(5)).is_some());
+    }
+    client.ping().unwrap();
+    assert!(client.closed().is_none());
+}
+
+#[test]
+fn the_notification_callback_may_call_the_client() {
+    let server = FakeServer::new();
+    server.on("tools/list", |_, _| {
+        Some(json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+    });
+    server.on("tools/call", |peer, _| {
+        peer.notify("notifications/tools/list_changed", json!({}));
+        Some(json!({"content": []}))
+    });
+    let cell: Arc<std::sync::OnceLock<std::sync::Weak<Client>>> = Arc::default();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (from_callback, sink) = (cell.clone(), seen.clone());
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(2))
+        .with_notification_callback(move |note| {
+            if !matches!(note, ServerNotification::ToolListChanged) {
+                return;
+            }
+            if let Some(client) = from_callback.get().and_then(std::sync::Weak::upgrade) {
+                let listed = client.list_tools(None).map(|page| page.tools.len());
+                sink.lock().unwrap().push(listed.map_err(|e| e.to_string()));
+            }
+        });
+    let client = Arc::new(Client::connect_with(server.clone(), options).unwrap());
+    cell.set(Arc::downgrade(&client)).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the callback never finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(*seen.lock().unwrap(), vec![Ok(1)]);
+}
+
+#[test]
+fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        // The server's next request will be `srv-1`; a cancellation naming it before it exists
+        // (or after it was answered, before ids restart) must not silence it.
+        peer.notify(
+            "notifications/cancelled",
+            json!({"requestId": "srv-1", "reason": "stale"}),
+        );
+        let answer = peer.request("roots/list", json!({}));
+        Some(json!({"content": [], "structuredContent": {"ok": answer.result.is_ok()}}))
+    });
+    let options = Options::default().with_roots(vec![Root::new("file:///tmp")]);
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let result = client.call_tool("x", Value::Null).unwrap();
+    assert_eq!(result.structured_content.unwrap()["ok"], true);
+}

@@ -1,0 +1,187 @@
+//! Every common configuration file format read as written, and every way an entry or a whole file
+//! can be wrong.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use umcp::{ConfigFile, EnvPolicy, HttpKind};
+
+use crate::{http, pair, server, stdio, vars};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/config")
+        .join(name)
+}
+
+fn parse(name: &str) -> ConfigFile {
+    let text = std::fs::read_to_string(fixture(name)).expect("fixture");
+    ConfigFile::parse_with(&text, &vars).expect("parses")
+}
+
+#[test]
+fn smoke_claude_desktop() {
+    let file = parse("claude_desktop.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["filesystem", "github"]);
+    let filesystem = stdio(server(&file, "filesystem"));
+    assert_eq!(filesystem.command, "npx");
+    assert_eq!(
+        filesystem.args[2..],
+        ["/home/ada/Desktop", "/home/ada/Downloads"]
+    );
+    assert_eq!(filesystem.policy, EnvPolicy::AllowList);
+    assert_eq!(
+        stdio(server(&file, "github")).env,
+        [pair("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_test")]
+    );
+}
+
+#[test]
+fn cursor_url_without_type_is_http_auto() {
+    let file = parse("cursor.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let time = stdio(server(&file, "time"));
+    assert_eq!(
+        time.args,
+        ["mcp-server-time", "--local-timezone=Europe/Paris"]
+    );
+    assert_eq!(time.env, [pair("LOG_LEVEL", "debug")]);
+    let (url, headers, kind) = http(server(&file, "remote"));
+    assert_eq!(url, "https://mcp.example.com/mcp");
+    assert_eq!(headers, [pair("Authorization", "Bearer tok-123")]);
+    assert_eq!(kind, HttpKind::Auto);
+}
+
+#[test]
+fn mcp_json_types_cwd_defaults_and_umcp_keys() {
+    let file = parse("mcp_json.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let local = stdio(server(&file, "local"));
+    assert_eq!(local.command, "/src/project/bin/server");
+    assert_eq!(local.args, ["--verbose"]);
+    assert_eq!(local.cwd, Some(Path::new("/src/project")));
+    assert_eq!(
+        local.env,
+        [pair("CACHE", "/tmp/cache")],
+        "the default applies to unset variables"
+    );
+    assert_eq!(http(server(&file, "api")).2, HttpKind::Auto);
+    assert_eq!(http(server(&file, "api")).1, [pair("X-Api-Key", "key-456")]);
+    assert_eq!(http(server(&file, "streaming")).2, HttpKind::StreamableHttp);
+    assert_eq!(http(server(&file, "legacy")).2, HttpKind::Sse);
+    let tuned = server(&file, "tuned");
+    assert_eq!(stdio(tuned).policy, EnvPolicy::InheritAll);
+    assert_eq!(tuned.startup_timeout, Some(Duration::from_millis(2500)));
+    assert_eq!(tuned.request_timeout, Some(Duration::from_secs(60)));
+    assert_eq!(server(&file, "local").startup_timeout, None);
+}
+
+#[test]
+fn vscode_servers_and_unsupported_input_variables() {
+    let file = parse("vscode.json");
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["events", "fetch"]);
+    assert_eq!(stdio(server(&file, "fetch")).args, ["mcp-server-fetch"]);
+    assert_eq!(http(server(&file, "events")).2, HttpKind::Sse);
+    assert_eq!(file.errors.len(), 1);
+    let error = &file.errors[0];
+    assert_eq!(error.server, "remote");
+    assert_eq!(error.field.as_deref(), Some("headers.Authorization"));
+    assert_eq!(
+        error.to_string(),
+        "server `remote`, field `headers.Authorization`: unsupported variable `${input:token}`"
+    );
+}
+
+#[test]
+fn each_bad_entry_fails_alone_with_a_clear_message() {
+    let file = parse("errors.json");
+    let good: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(good, ["good", "off", "off-too"]);
+    let expect = [
+        ("args-item", "server `args-item`, field `args[1]`: must be a string, not a number"),
+        ("args-not-array", "server `args-not-array`, field `args`: must be an array of strings, not a string"),
+        ("bad-type", "server `bad-type`, field `type`: unknown type `websocket` (expected stdio, http, streamable-http or sse)"),
+        ("both", "server `both`: has both `command` and `url`; add `type` to say which"),
+        ("disabled-string", "server `disabled-string`, field `disabled`: must be true or false, not a string"),
+        ("empty-command", "server `empty-command`, field `command`: is empty"),
+        ("env-value", "server `env-value`, field `env.PORT`: must be a string, not a number"),
+        ("headers-not-object", "server `headers-not-object`, field `headers`: must be an object of strings, not an array"),
+        ("missing-var", "server `missing-var`, field `env.KEY`: environment variable `NOT_SET_ANYWHERE` is not set"),
+        ("negative-timeout", "server `negative-timeout`, field `startupTimeoutMs`: must be a whole number of milliseconds, not a number"),
+        ("neither", "server `neither`: needs `command` (a stdio server) or `url` (an HTTP server)"),
+        ("no-command", "server `no-command`, field `command`: is missing (a stdio server needs one)"),
+        ("no-url", "server `no-url`, field `url`: is missing (a `sse` server needs one)"),
+        ("not-object", "server `not-object`: must be an object, not a string"),
+        ("unterminated", "server `unterminated`, field `args[0]`: `${` without a closing `}`"),
+    ];
+    let mut errors: Vec<(String, String)> = file
+        .errors
+        .iter()
+        .map(|e| (e.server.clone(), e.to_string()))
+        .collect();
+    errors.sort();
+    let expect: Vec<(String, String)> = expect.iter().map(|(s, m)| pair(s, m)).collect();
+    assert_eq!(errors, expect);
+}
+
+#[test]
+fn disabled_servers_are_kept_with_their_strings_as_written() {
+    let file = parse("errors.json");
+    let off = server(&file, "off");
+    assert!(off.disabled);
+    assert_eq!(stdio(off).env, [pair("KEY", "${NOT_SET_ANYWHERE}")]);
+    assert!(
+        server(&file, "off-too").disabled,
+        "`enabled: false` disables too"
+    );
+    assert!(!server(&file, "good").disabled);
+}
+
+#[test]
+fn whole_file_errors() {
+    let err = |text: &str| ConfigFile::parse_with(text, &vars).unwrap_err().to_string();
+    assert!(
+        err("{ not json").starts_with("config: invalid JSON"),
+        "{}",
+        err("{ not json")
+    );
+    assert_eq!(err("[]"), "config: the top level must be a JSON object");
+    assert_eq!(
+        err(r#"{"other": {}}"#),
+        "config: no `mcpServers` or `servers` object"
+    );
+    assert_eq!(
+        err(r#"{"mcpServers": []}"#),
+        "config: `mcpServers` must be an object of servers"
+    );
+    let missing = ConfigFile::load(&fixture("does-not-exist.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("does-not-exist.json"), "{missing}");
+}
+
+#[test]
+fn vscode_settings_nesting_and_duplicates_across_sections() {
+    let text = r#"{
+        "mcpServers": { "a": { "command": "one" } },
+        "mcp": { "servers": { "a": { "command": "two" }, "b": { "url": "http://h/mcp" } } }
+    }"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(stdio(&file.servers[0]).command, "one");
+    assert_eq!(
+        file.errors[0].to_string(),
+        "server `a`: defined again in `mcp.servers`"
+    );
+}
+
+#[test]
+fn load_reads_a_file_from_disk() {
+    // No variables in this fixture, so the real environment does not matter.
+    let file = ConfigFile::load(&fixture("vscode.json")).unwrap();
+    assert_eq!(file.servers.len(), 2);
+}

@@ -1,0 +1,256 @@
+//! GET and POST event streams: refusal, reconnection and resumption by event ID, readiness and idle
+//! timeouts.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use umcp::jsonrpc::Message;
+use umcp::transport::http::{HttpConfig, ReconnectPolicy};
+use umcp::transport::{Inbound, SessionEvent};
+use umcp::{Error, TimeoutKind};
+
+use crate::http_server::serve;
+use crate::{
+    connect, expect_failed, expect_response, next, next_message, request, result, soon, WAIT,
+};
+
+fn fast_reconnect() -> ReconnectPolicy {
+    ReconnectPolicy::new(3, Duration::from_millis(20), Duration::from_millis(100))
+}
+
+#[test]
+fn get_stream_refused_with_405_is_quiet() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&gets);
+    let server = serve(move |seen, reply| match seen.method.as_str() {
+        "GET" => {
+            counter.fetch_add(1, Ordering::SeqCst);
+            reply.status(405, &[]);
+        }
+        _ => {
+            let id = seen.rpc_id().as_i64().unwrap_or(0);
+            reply.json(200, &[], &result(id));
+        }
+    });
+    let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
+    let (transport, rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    let get = server.next_with_method("GET");
+    assert_eq!(get.header("accept"), Some("text/event-stream"));
+    transport.send(&request(1, "ping"), soon()).unwrap();
+    expect_response(&rx, 1);
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "no error is delivered"
+    );
+    assert_eq!(
+        gets.load(Ordering::SeqCst),
+        1,
+        "a refused stream is not retried"
+    );
+}
+
+#[test]
+fn get_stream_reconnects_with_its_last_event_id() {
+    let server = serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        match seen.header("last-event-id") {
+            None => {
+                let _ = sse.send("retry: 50\n\n");
+                let _ = sse.send(
+                    "id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"first\"}\n\n",
+                );
+                sse.end();
+            }
+            Some(id) => {
+                let method = format!("second-after-{id}");
+                let _ = sse.message(&format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#));
+                std::thread::sleep(WAIT);
+            }
+        }
+    });
+    let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
+    let (transport, rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    transport.session_event(SessionEvent::Ready); // a second Ready opens no second stream
+                                                  // Between the two streams, the gap is reported: the server may not have replayed.
+    let delivered: Vec<String> = (0..3)
+        .map(|_| match next(&rx) {
+            Inbound::Message(Message::Notification(n)) => n.method,
+            Inbound::Gap(reason) => {
+                assert!(reason.contains("resumed after event g-1"), "{reason}");
+                "gap".to_owned()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(delivered, ["first", "gap", "second-after-g-1"]);
+    let first = server.next_with_method("GET");
+    assert_eq!(first.header("last-event-id"), None);
+    let second = server.next_with_method("GET");
+    assert_eq!(second.header("last-event-id"), Some("g-1"));
+    assert!(
+        server.next_within(Duration::from_millis(200)).is_none(),
+        "only two GETs"
+    );
+}
+
+#[test]
+fn post_stream_is_resumed_after_the_servers_retry() {
+    let (closed_tx, closed_rx) = crossbeam_channel::bounded::<Instant>(1);
+    let server =
+        serve(
+            move |seen, reply| match (seen.method.as_str(), seen.rpc_method().as_deref()) {
+                ("POST", Some("initialize")) => {
+                    reply.json(200, &[("mcp-session-id", "s-9")], &result(1))
+                }
+                ("POST", Some("tools/call")) => {
+                    let mut sse = reply.sse(&[]);
+                    let _ = sse.send("id: p-1\nretry: 300\ndata:\n\n");
+                    let _ = sse.message(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
+                    let _ = sse.send("id: p-2\ndata:\n\n");
+                    // Taken before the end, so the client's wait can only look longer.
+                    let closing = Instant::now();
+                    sse.end();
+                    let _ = closed_tx.send(closing);
+                }
+                ("GET", _) if seen.header("last-event-id") == Some("p-2") => {
+                    let mut sse = reply.sse(&[]);
+                    let _ = sse.send("id: p-3\ndata:\n\n");
+                    let _ = sse.message(&result(2));
+                    std::thread::sleep(WAIT);
+                }
+                _ => reply.status(405, &[]),
+            },
+        );
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).get_stream(false));
+    transport.send(&request(1, "initialize"), soon()).unwrap();
+    expect_response(&rx, 1);
+    transport.session_event(SessionEvent::Negotiated {
+        protocol_version: "2025-11-25",
+    });
+    transport.send(&request(2, "tools/call"), soon()).unwrap();
+    match next_message(&rx) {
+        Message::Notification(n) => assert_eq!(n.method, "notifications/progress"),
+        other => panic!("{other:?}"),
+    }
+    expect_response(&rx, 2);
+    let closed_at = closed_rx.recv_timeout(WAIT).unwrap();
+    let get = server.next_with_method("GET");
+    let waited = get.at.duration_since(closed_at);
+    assert!(
+        waited >= Duration::from_millis(300),
+        "reconnected after {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_secs(3),
+        "reconnected after {waited:?}"
+    );
+    assert_eq!(get.header("last-event-id"), Some("p-2"));
+    assert_eq!(get.header("mcp-session-id"), Some("s-9"));
+    assert_eq!(get.header("mcp-protocol-version"), Some("2025-11-25"));
+}
+
+#[test]
+fn a_stream_without_event_ids_that_ends_early_fails_the_request() {
+    let server = serve(|_seen, reply| {
+        let mut sse = reply.sse(&[]);
+        // Cut in the middle of the event: no blank line, no line ending.
+        let _ = sse.send("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"res");
+        sse.end();
+    });
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.send(&request(1, "tools/call"), soon()).unwrap();
+    match expect_failed(&rx, 1) {
+        Error::ResponseLost(msg) => assert!(msg.contains("ended before"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ready_returns_once_the_get_stream_is_answered() {
+    let server = serve(|seen, reply| {
+        if seen.method == "GET" {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send(": open\n\n");
+            std::thread::sleep(WAIT);
+        } else {
+            reply.status(202, &[]);
+        }
+    });
+    let (transport, _rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.session_event(SessionEvent::Ready);
+    // Server messages that belong to no request go to the GET stream only if it is open, so
+    // it must be open before the next request is sent.
+    let first = server
+        .next_within(Duration::from_millis(1))
+        .expect("the GET was sent");
+    assert_eq!(first.method, "GET");
+    transport.close();
+}
+
+#[test]
+fn a_silent_get_stream_is_reopened_after_the_idle_timeout() {
+    let server = serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        let _ = sse.send("id: quiet-1\ndata:\n\n");
+        std::thread::sleep(WAIT);
+    });
+    let config = HttpConfig::new(server.url("/mcp"))
+        .idle_timeout(Duration::from_millis(200))
+        .reconnect(fast_reconnect());
+    let (transport, _rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    assert_eq!(server.next_with_method("GET").header("last-event-id"), None);
+    let again = server.next_with_method("GET");
+    assert_eq!(again.header("last-event-id"), Some("quiet-1"));
+    transport.close();
+}
+
+#[test]
+fn a_silent_post_stream_without_event_ids_fails_with_an_idle_timeout() {
+    let server = serve(|_seen, reply| {
+        let mut sse = reply.sse(&[]);
+        let _ = sse.send(": working\n\n");
+        std::thread::sleep(WAIT);
+    });
+    let config = HttpConfig::new(server.url("/mcp")).idle_timeout(Duration::from_millis(200));
+    let (transport, rx) = connect(&config);
+    transport.send(&request(1, "tools/call"), soon()).unwrap();
+    match expect_failed(&rx, 1) {
+        Error::Timeout { kind, .. } => assert_eq!(kind, TimeoutKind::Idle),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_response_on_the_get_stream_completes_the_request() {
+    let (pending_tx, pending_rx) = crossbeam_channel::unbounded::<i64>();
+    let server = serve(move |seen, reply| match seen.method.as_str() {
+        "GET" => {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send(": open\n\n");
+            if let Ok(id) = pending_rx.recv_timeout(WAIT) {
+                let _ = sse.message(&result(id));
+            }
+            std::thread::sleep(WAIT);
+        }
+        _ => {
+            // Answer "later, elsewhere": 202 for the request, the response on the GET stream.
+            let _ = pending_tx.send(seen.rpc_id().as_i64().unwrap_or(0));
+            reply.status(202, &[]);
+        }
+    });
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.session_event(SessionEvent::Ready);
+    transport.send(&request(9, "tools/call"), soon()).unwrap();
+    expect_response(&rx, 9);
+    transport.close();
+}

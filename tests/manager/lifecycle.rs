@@ -1,0 +1,289 @@
+//! A manager's servers over their lifetime: one bad server never fails the group, run-time changes,
+//! restarts, limits, closing, and a server's own protocol setting.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use umcp::{Era, Error, Manager, Options, ProtocolMode, ServerConfig, ServerStatus};
+
+use crate::status::wait_for;
+use crate::{demo, demo_server, options, stuck_server, text, BOUND};
+
+#[test]
+fn smoke_one_bad_server_never_fails_the_group() {
+    // No retries after failures, so every status below is final; a connection that lived
+    // longer than the largest delay (10 ms) was healthy, and its loss is still retried.
+    let manager = Manager::start(
+        vec![
+            demo_server("crashy"),
+            demo_server("good"),
+            ServerConfig::stdio("missing", "/nonexistent/umcp-no-such-server"),
+            stuck_server("stuck", Duration::from_millis(500)),
+        ],
+        options()
+            .with_reconnect_attempts(0)
+            .with_reconnect_delay(Duration::from_millis(10), Duration::from_millis(10)),
+    );
+    let events = manager.status_events();
+    // A call to a server that is still starting waits for its start-up deadline, then fails.
+    let started = Instant::now();
+    let err = manager.client("stuck").unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert!(started.elapsed() < BOUND);
+
+    assert!(manager.wait_ready(BOUND));
+    let statuses = manager.statuses();
+    let names: Vec<&str> = statuses.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["crashy", "good", "missing", "stuck"]);
+    let statuses = &statuses[1..];
+    assert!(
+        matches!(
+            statuses[0].1,
+            ServerStatus::Connected {
+                transport: "stdio",
+                reconnects: 0
+            }
+        ),
+        "{}",
+        statuses[0].1
+    );
+    match &statuses[1].1 {
+        ServerStatus::Failed {
+            error: Error::Spawn { command, .. },
+            next_attempt: None,
+            ..
+        } => {
+            assert!(command.contains("umcp-no-such-server"));
+        }
+        other => panic!("missing: {other}"),
+    }
+    match &statuses[2].1 {
+        ServerStatus::Failed {
+            error,
+            next_attempt: None,
+            ..
+        } => assert!(error.is_timeout(), "{error}"),
+        other => panic!("stuck: {other}"),
+    }
+
+    // The good servers work, and only their tools are offered.
+    let result = manager
+        .call_tool("good__echo", json!({"message": "hi"}))
+        .unwrap();
+    assert_eq!(text(&result), "hi");
+    let tools = manager.tools();
+    assert!(tools
+        .iter()
+        .all(|e| ["crashy", "good"].contains(&e.server.as_str()) && !e.stale));
+    let err = manager.call_tool("missing__echo", json!({})).unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+    let err = manager.client("missing").unwrap_err();
+    assert!(matches!(err, Error::Spawn { .. }), "{err}");
+
+    // A server that crashes: the call in flight fails with the closed error and is not
+    // replayed; the server is reconnected and its tools listed again.
+    let err = manager.call_tool("crashy__crash", json!({})).unwrap_err();
+    assert!(matches!(err, Error::Closed(_)), "{err}");
+    let failed = wait_for(&events, "crashy", |s| {
+        matches!(s, ServerStatus::Failed { .. })
+    });
+    let message = failed.to_string();
+    assert!(
+        message.contains("crash requested"),
+        "the stderr tail explains: {message}"
+    );
+    let status = wait_for(&events, "crashy", ServerStatus::is_connected);
+    assert!(
+        matches!(status, ServerStatus::Connected { reconnects: 1, .. }),
+        "{status}"
+    );
+    assert!(manager
+        .tools()
+        .iter()
+        .any(|e| e.name == "crashy__crash" && !e.stale));
+    let result = manager
+        .call_tool("crashy__echo", json!({"message": "back"}))
+        .unwrap();
+    assert_eq!(text(&result), "back");
+    let result = manager
+        .call_tool("good__echo", json!({"message": "still"}))
+        .unwrap();
+    assert_eq!(text(&result), "still");
+}
+
+fn pid(manager: &Manager, tool: &str) -> u64 {
+    let result = manager.call_tool(tool, json!({})).unwrap();
+    result
+        .structured_content
+        .as_ref()
+        .and_then(|v| v["pid"].as_u64())
+        .expect("pid")
+}
+
+#[test]
+fn servers_are_added_restarted_and_removed_at_run_time() {
+    let manager = Manager::start(Vec::new(), options());
+    let events = manager.status_events();
+    manager.add(demo_server("x")).unwrap();
+    let err = manager.add(demo_server("x")).unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+    wait_for(&events, "x", ServerStatus::is_connected);
+    let first = pid(&manager, "x__process");
+
+    manager.restart("x").unwrap();
+    wait_for(&events, "x", |s| {
+        matches!(s, ServerStatus::Connecting { .. })
+    });
+    wait_for(&events, "x", ServerStatus::is_connected);
+    let second = pid(&manager, "x__process");
+    assert_ne!(first, second, "a restart starts a new process");
+
+    manager.remove("x").unwrap();
+    wait_for(&events, "x", |s| matches!(s, ServerStatus::Stopped));
+    assert!(manager.server_names().is_empty());
+    let err = manager.call_tool("x__echo", json!({})).unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+    assert!(manager.remove("x").is_err());
+
+    manager.add(demo_server("off").with_disabled(true)).unwrap();
+    assert!(matches!(
+        manager.status("off"),
+        Some(ServerStatus::Disabled)
+    ));
+    assert!(manager.restart("off").is_err());
+    let err = manager.client("off").unwrap_err();
+    assert_eq!(err.to_string(), "config: server `off` is disabled");
+}
+
+#[test]
+fn options_without_limits_never_overflow() {
+    // "No limit" everywhere the manager adds a user's duration to the clock or sizes a
+    // queue; the servers' own start-up timeouts stay finite (the client's concern).
+    let options = options()
+        .with_reconnect_attempts(2)
+        .with_reconnect_delay(Duration::MAX, Duration::MAX)
+        .with_close_timeout(Duration::MAX)
+        .with_queue_capacity(usize::MAX);
+    let flaky = ServerConfig::stdio("flaky", "sh")
+        .with_args(["-c", "exit 3"])
+        .with_startup_timeout(BOUND);
+    let manager = Manager::start(vec![flaky], options);
+    let deadline = Instant::now() + BOUND;
+    loop {
+        match manager.status("flaky") {
+            Some(ServerStatus::Failed {
+                next_attempt: Some(at),
+                ..
+            }) => {
+                // The retry is scheduled, in a future nobody will see.
+                assert!(at > Instant::now() + Duration::from_secs(3600 * 24 * 365));
+                break;
+            }
+            other => assert!(Instant::now() < deadline, "{other:?}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(manager.wait_ready(Duration::MAX));
+    let err = manager.client("flaky").unwrap_err();
+    assert!(matches!(err, Error::Closed(_)), "{err}");
+    manager.close();
+    assert!(matches!(
+        manager.status("flaky"),
+        Some(ServerStatus::Stopped)
+    ));
+}
+
+#[test]
+fn close_is_bounded_and_ends_the_queues() {
+    // Servers that ignore the end of their input take a grace period each to stop: they
+    // must be stopped side by side, not one after the other.
+    let mut servers = vec![demo_server("good")];
+    servers.extend((0..6).map(|i| stuck_server(&format!("stuck{i}"), BOUND)));
+    let manager = Manager::start(servers, options());
+    let events = manager.status_events();
+    wait_for(&events, "good", ServerStatus::is_connected);
+    let notifications = manager.notifications();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let drain = std::thread::spawn(move || {
+        let count = notifications.iter().count();
+        let _ = done_tx.send(count);
+    });
+
+    let started = Instant::now();
+    manager.close();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    for (name, status) in manager.statuses() {
+        assert!(matches!(status, ServerStatus::Stopped), "{name}: {status}");
+    }
+    assert!(
+        done_rx.recv_timeout(BOUND).is_ok(),
+        "the notification queue ends"
+    );
+    drain.join().unwrap();
+    let err = manager
+        .call_tool("good__echo", json!({"message": "late"}))
+        .unwrap_err();
+    assert!(matches!(err, Error::Config(_) | Error::Closed(_)), "{err}");
+    assert!(matches!(
+        manager.add(demo_server("new")),
+        Err(Error::Closed(_))
+    ));
+}
+
+#[test]
+fn restart_interrupts_a_start_that_hangs() {
+    let manager = Manager::start(
+        vec![stuck_server("stuck", Duration::from_secs(120))],
+        options(),
+    );
+    let events = manager.status_events();
+    wait_for(&events, "stuck", |s| {
+        matches!(s, ServerStatus::Connecting { .. })
+    });
+    manager.restart("stuck").unwrap();
+    // The next event is the new attempt, long before the old one's deadline, and the
+    // interrupted attempt is not reported as a failure.
+    let next = wait_for(&events, "stuck", |_| true);
+    assert!(
+        matches!(next, ServerStatus::Connecting { attempt: 1 }),
+        "{next}"
+    );
+    let started = Instant::now();
+    manager.close();
+    assert!(started.elapsed() < BOUND);
+}
+
+/// A server's own `protocol` setting wins over the manager's client options: with the
+/// manager set to the stateless era, a handshake-only server pinned to `legacy` connects, the
+/// same server without the setting does not, and a stateless-only server speaks its era.
+#[test]
+fn a_servers_protocol_setting_wins_over_the_managers() {
+    let modern_demo = {
+        let binary = demo::demo_binary().to_string_lossy().into_owned();
+        ServerConfig::stdio("modern", binary).with_args(["--server", "--modern"])
+    };
+    let manager = Manager::start(
+        vec![
+            demo_server("pinned").with_protocol(ProtocolMode::Legacy),
+            demo_server("unpinned"),
+            modern_demo,
+        ],
+        options()
+            .with_reconnect_attempts(0)
+            .with_client_options(Options::default().with_protocol_mode(ProtocolMode::modern())),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(manager.client("pinned").unwrap().era(), Era::Legacy);
+    assert_eq!(manager.client("modern").unwrap().era(), Era::Modern);
+    // Spoken to in the stateless era, the handshake-only server does not connect.
+    let unpinned = manager.status("unpinned");
+    assert!(
+        matches!(unpinned, Some(ServerStatus::Failed { .. })),
+        "{unpinned:?}"
+    );
+    manager.close();
+}

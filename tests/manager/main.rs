@@ -1,0 +1,46 @@
+//! Tests for the multi-server manager against real server processes: the bundled demo
+//! server, a command that does not exist, and a command that never answers.
+
+use std::time::Duration;
+
+use umcp::{ManagerOptions, ServerConfig};
+
+#[path = "../common/mod.rs"]
+mod common;
+#[allow(dead_code)] // Only the binary's path is used here.
+#[path = "../common/demo.rs"]
+mod demo;
+#[path = "../common/status.rs"]
+mod status;
+
+#[cfg(feature = "http")]
+mod http;
+mod lifecycle;
+mod listings;
+mod tools;
+
+/// Generous bound for anything that should be quick: proves "does not hang", not speed.
+const BOUND: Duration = Duration::from_secs(30);
+
+fn demo_server(name: &str) -> ServerConfig {
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    ServerConfig::stdio(name, binary).with_args(["--server"])
+}
+
+/// A server that never answers `initialize`.
+fn stuck_server(name: &str, startup: Duration) -> ServerConfig {
+    ServerConfig::stdio(name, "sleep")
+        .with_args(["1000"])
+        .with_startup_timeout(startup)
+}
+
+fn options() -> ManagerOptions {
+    ManagerOptions::default()
+        .without_cache()
+        .with_reconnect_attempts(3)
+        .with_reconnect_delay(Duration::from_millis(50), Duration::from_millis(500))
+}
+
+fn text(result: &umcp::types::CallToolResult) -> String {
+    result.text()
+}
