@@ -287,3 +287,27 @@ fn a_servers_protocol_setting_wins_over_the_managers() {
     );
     manager.close();
 }
+
+/// A restart asked for again before the supervisor took the first adds nothing: a caller
+/// restarting in a loop costs a reconnection or two, not one per call.
+#[test]
+fn restarts_asked_in_a_burst_are_coalesced() {
+    let manager = Manager::start(vec![demo_server("x")], options());
+    let events = manager.status_events();
+    wait_for(&events, "x", ServerStatus::is_connected);
+    for _ in 0..1_000 {
+        manager.restart("x").unwrap();
+    }
+    // Count the reconnections until the server has stayed up for a second.
+    let mut connecting = 0;
+    let deadline = Instant::now() + BOUND;
+    while let Some(event) = events.recv_timeout(Duration::from_secs(1)) {
+        if matches!(event.status, ServerStatus::Connecting { .. }) {
+            connecting += 1;
+        }
+        assert!(connecting <= 3, "{connecting} reconnections and counting");
+        assert!(Instant::now() < deadline, "the server never settled");
+    }
+    assert!(connecting >= 1, "the restart was lost");
+    assert!(manager.status("x").is_some_and(|s| s.is_connected()));
+}
