@@ -1,6 +1,7 @@
 //! The authorization extensions against the loopback fixture: DPoP-bound tokens (proofs on
 //! both servers, nonce challenges on both, the key kept across a store reload, nothing
-//! secret in the log) and workload identity federation.
+//! secret in the log) and workload identity federation; and the credentials a `DELETE` on
+//! close carries, Bearer or DPoP-bound (the token at hand, never refreshed).
 #![cfg(feature = "oauth-jwt")]
 
 #[path = "common/http_server.rs"]
@@ -28,7 +29,7 @@ use umcp::{CredentialProvider, Error};
 
 use auth_server::{AuthServer, Proof, Setup, AS_NONCE, RS_NONCE};
 use log_capture::umcp_lines;
-use oauth_client::{headless, provider, start, use_server};
+use oauth_client::{bearer, headless, provider, start, use_server};
 
 fn dpop_setup() -> Setup {
     Setup {
@@ -124,6 +125,56 @@ fn a_bound_token_is_refreshed_with_a_proof_of_its_key() {
     let headers = presented(&oauth, &fixture);
     let token = headers[0].1.strip_prefix("DPoP ").expect("still bound");
     assert_eq!(fixture.bound_key(token), Some(token_proofs[0].thumbprint()));
+}
+
+#[test]
+fn the_headers_for_closing_present_the_token_at_hand_without_refreshing() {
+    // Tokens expire within the refresh margin at once: every ordinary request refreshes.
+    let fixture = start(Setup {
+        expires_in: 10,
+        ..Setup::default()
+    });
+    let oauth = provider(&fixture, headless());
+    oauth.authorize().expect("authorized");
+    let held = bearer(&oauth, &fixture).expect("a token");
+    let refreshes = fixture.token_requests().len();
+    let url = fixture.mcp_url();
+    let cached = oauth.cached_headers("DELETE", &url).expect("headers");
+    assert_eq!(cached, [("Authorization".to_owned(), held.clone())]);
+    assert_eq!(
+        fixture.token_requests().len(),
+        refreshes,
+        "no refresh for the headers at hand"
+    );
+    // Another origin gets no token, as with every request.
+    let elsewhere = url.replace("127.0.0.1", "localhost");
+    assert!(oauth.cached_headers("GET", &elsewhere).unwrap().is_empty());
+    // The ordinary headers refresh the same token: the difference is the point.
+    let fresh = oauth.request_headers("POST", &url).expect("headers");
+    assert_eq!(fixture.token_requests().len(), refreshes + 1);
+    assert_ne!(fresh[0].1, held);
+    // Without any token, there is nothing to send and nothing is obtained.
+    let none = provider(&fixture, headless()).cached_headers("DELETE", &url);
+    assert!(none.unwrap().is_empty());
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+}
+
+#[test]
+fn the_headers_for_closing_prove_a_delete_with_the_bound_key() {
+    let fixture = start(dpop_setup());
+    let oauth = provider(&fixture, headless());
+    oauth.authorize().expect("authorized");
+    let held = presented(&oauth, &fixture);
+    let cached = oauth
+        .cached_headers("DELETE", &fixture.mcp_url())
+        .expect("headers");
+    assert_eq!(cached[0], held[0], "the same bound token");
+    assert_eq!(cached[1].0, "DPoP");
+    let proof = Proof::decode("mcp", &cached[1].1);
+    assert_signed(&proof);
+    assert_eq!(proof.claims["htm"], "DELETE");
+    let token = held[0].1.strip_prefix("DPoP ").expect("the DPoP scheme");
+    assert_eq!(fixture.bound_key(token), Some(proof.thumbprint()));
 }
 
 #[test]

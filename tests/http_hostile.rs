@@ -212,6 +212,7 @@ fn an_oversized_body_is_refused() {
 #[derive(Default)]
 struct Counting {
     headers: AtomicUsize,
+    cached: AtomicUsize,
     challenges: AtomicUsize,
 }
 
@@ -219,6 +220,12 @@ impl CredentialProvider for Counting {
     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
         self.headers.fetch_add(1, Ordering::SeqCst);
         Ok(vec![("Authorization".into(), "Bearer t".into())])
+    }
+
+    fn cached_headers(&self, method: &str, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+        assert_eq!(method, "DELETE");
+        self.cached.fetch_add(1, Ordering::SeqCst);
+        Ok(vec![("Authorization".into(), "Bearer cached".into())])
     }
 
     fn on_unauthorized(&self, _error: &HttpError) -> umcp::Result<bool> {
@@ -298,15 +305,20 @@ fn close_never_authorizes_nor_repeats_delete_on_401_or_403() {
         assert_eq!(deletes[0].header("mcp-session-id"), Some("s-1"));
         assert_eq!(
             deletes[0].header("authorization"),
-            None,
-            "close never asks the provider"
+            Some("Bearer cached"),
+            "the DELETE is authorized with the credentials at hand"
         );
         assert_eq!(
             provider.challenges.load(Ordering::SeqCst),
             0,
-            "HTTP {status}"
+            "HTTP {status}: the provider hears of no refusal"
         );
-        assert_eq!(provider.headers.load(Ordering::SeqCst), asked_before_close);
+        assert_eq!(provider.cached.load(Ordering::SeqCst), 1, "HTTP {status}");
+        assert_eq!(
+            provider.headers.load(Ordering::SeqCst),
+            asked_before_close,
+            "close never asks for headers that may be refreshed"
+        );
         leaves_nothing(&server, before);
     }
 }

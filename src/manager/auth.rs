@@ -293,6 +293,14 @@ impl CredentialProvider for Managed {
         self.0.headers(url)
     }
 
+    fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
+        self.0.request_headers(method, url)
+    }
+
+    fn cached_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
+        self.0.cached_headers(method, url)
+    }
+
     fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
         Managed::or_refusal(self.0.on_unauthorized(error))
     }

@@ -3,7 +3,7 @@
 
 use super::{lock, state_token, OAuth};
 use crate::auth::dpop::USE_DPOP_NONCE;
-use crate::auth::state;
+use crate::auth::state::{self, State};
 use crate::auth::store::TokenSet;
 use crate::error::{AuthError, AuthStep, HttpError, Result};
 use crate::transport::http::url;
@@ -22,14 +22,18 @@ impl CredentialProvider for OAuth {
         self.refresh_if_expiring()?;
         let state = self.loaded_state()?;
         state::remember_sent(self.id, state.generation);
-        match state
-            .credentials
-            .as_ref()
-            .and_then(|c| Some((c, c.token.as_ref()?)))
-        {
-            Some((credentials, token)) => self.presentation(credentials, token, method, url),
-            None => Ok(Vec::new()),
+        self.present_current(&state, method, url)
+    }
+
+    /// The token held now, even one about to expire: refreshing could take as long as the
+    /// authorization server likes, and the request this is for (the `DELETE` on close) must
+    /// not wait. The server's answer, whatever it is, leads to nothing.
+    fn cached_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
+        if url::origin(url) != url::origin(&self.server) {
+            return Ok(Vec::new());
         }
+        let state = self.loaded_state()?;
+        self.present_current(&state, method, url)
     }
 
     fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
@@ -116,5 +120,24 @@ impl CredentialProvider for OAuth {
         );
         self.obtain(Some(challenge), scope)?;
         Ok(true)
+    }
+}
+
+impl OAuth {
+    /// The headers presenting the current token of `state`, none without one.
+    fn present_current(
+        &self,
+        state: &State,
+        method: &str,
+        url: &str,
+    ) -> Result<Vec<(String, String)>> {
+        match state
+            .credentials
+            .as_ref()
+            .and_then(|c| Some((c, c.token.as_ref()?)))
+        {
+            Some((credentials, token)) => self.presentation(credentials, token, method, url),
+            None => Ok(Vec::new()),
+        }
     }
 }

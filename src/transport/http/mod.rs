@@ -46,8 +46,9 @@ use kind::AUTO_CANDIDATES;
 
 /// Supplies credentials for every HTTP request, and hears about 401 and 403 answers.
 ///
-/// The transport asks [`headers`](CredentialProvider::headers) before each request (POST,
-/// GET and DELETE), so a provider can refresh a token whenever it likes. On a 401 it calls
+/// The transport asks [`headers`](CredentialProvider::headers) before each request (POST
+/// and GET), so a provider can refresh a token whenever it likes; the `DELETE` on close asks
+/// [`cached_headers`](CredentialProvider::cached_headers). On a 401 it calls
 /// [`on_unauthorized`](CredentialProvider::on_unauthorized) and, when that returns `true`,
 /// repeats the request once with fresh headers. On a 403 it calls
 /// [`on_forbidden`](CredentialProvider::on_forbidden) and repeats the request while that
@@ -104,6 +105,19 @@ pub trait CredentialProvider: Send + Sync {
     fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
         let _ = method;
         self.headers(url)
+    }
+
+    /// The headers for a `method` request to `url` that must not wait: the credentials at
+    /// hand, neither refreshed nor obtained. Asked for the `DELETE` ending a session on close,
+    /// which is authorized like every request but bounded by [`CLOSE_TIMEOUT`] and never
+    /// repeated. By default [`request_headers`](Self::request_headers): override it when
+    /// that may refresh or wait.
+    ///
+    /// # Errors
+    ///
+    /// An error means the `DELETE` is not sent.
+    fn cached_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
+        self.request_headers(method, url)
     }
 
     /// Called when the server answered 401; return `true` to have the request repeated once.

@@ -331,8 +331,9 @@ impl Transport for StreamableHttp {
         }
     }
 
-    /// Sends at most one `DELETE` for the session, with the configured headers only: never
-    /// the credential provider, never a retry, so closing cannot start an authorization.
+    /// Sends at most one `DELETE` for the session. Authorization belongs on every request
+    /// of a session, so it carries the credentials the provider holds already; but never a
+    /// refresh and never a retry, so closing cannot start an authorization or wait for one.
     /// Returns within [`CLOSE_TIMEOUT`] whatever the server does, and leaves no stream, thread
     /// or connection behind (reader threads end as their sockets are shut down).
     fn close(&self) {
@@ -369,7 +370,7 @@ impl Transport for StreamableHttp {
                 deadline,
                 what: "DELETE session",
             };
-            match self.shared.wire.perform_plain(&call) {
+            match self.shared.wire.perform_cached(&call) {
                 Ok(response) => {
                     log::debug!("DELETE session: HTTP {}", response.status().as_u16());
                     wire::drain(response, deadline);

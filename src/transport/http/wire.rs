@@ -144,7 +144,7 @@ impl Wire {
     /// or [`Error::Unauthorized`] / [`Error::Forbidden`] when the provider declined to retry.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
         let Some(provider) = &self.config.credentials else {
-            return self.perform_once(call, call.deadline, false);
+            return self.perform_once(call, call.deadline, Credentials::Current);
         };
         // Obtaining credentials may take long (a user in a browser): a repeated request gets
         // the budget the first one had, counted from when the provider is done.
@@ -155,7 +155,7 @@ impl Wire {
         let mut nonce_retried = false;
         let mut retries = 0;
         loop {
-            let response = self.perform_once(call, deadline, true)?;
+            let response = self.perform_once(call, deadline, Credentials::Current)?;
             let status = response.status().as_u16();
             let nonce_challenge = status == 401 && !nonce_retried && asks_dpop_nonce(&response);
             let repeatable = match status {
@@ -192,29 +192,36 @@ impl Wire {
         }
     }
 
-    /// Performs `call` once, without asking the credential provider for anything: the
-    /// configured headers only, and no repetition whatever the status. For requests that
-    /// must never become interactive (`DELETE` on close).
-    pub fn perform_plain(&self, call: &Call<'_>) -> Result<HttpResponse> {
-        self.perform_once(call, call.deadline, false)
+    /// Performs `call` once with the credentials the provider holds already
+    /// ([`CredentialProvider::cached_headers`]), and no repetition whatever the status: the
+    /// provider hears of no 401 or 403. For requests that must never become interactive
+    /// (`DELETE` on close), yet are authorized like every other request.
+    ///
+    /// [`CredentialProvider::cached_headers`]: super::CredentialProvider::cached_headers
+    pub fn perform_cached(&self, call: &Call<'_>) -> Result<HttpResponse> {
+        self.perform_once(call, call.deadline, Credentials::Cached)
     }
 
     fn perform_once(
         &self,
         call: &Call<'_>,
         deadline: Instant,
-        with_credentials: bool,
+        credentials: Credentials,
     ) -> Result<HttpResponse> {
         let started = Instant::now();
-        let provided = match (&self.config.credentials, with_credentials) {
-            (Some(provider), true) => {
-                let headers = provider.request_headers(call.method.as_str(), call.url)?;
+        let provided = match &self.config.credentials {
+            Some(provider) => {
+                let (method, url) = (call.method.as_str(), call.url);
+                let headers = match credentials {
+                    Credentials::Current => provider.request_headers(method, url)?,
+                    Credentials::Cached => provider.cached_headers(method, url)?,
+                };
                 for (name, value) in &headers {
                     check_header(name, value)?;
                 }
                 headers
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         let headers = call
             .headers
@@ -251,6 +258,16 @@ impl Wire {
             other => other,
         })
     }
+}
+
+/// Which of the credential provider's headers a request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Credentials {
+    /// [`request_headers`](super::CredentialProvider::request_headers): the provider may
+    /// refresh first.
+    Current,
+    /// [`cached_headers`](super::CredentialProvider::cached_headers): what it holds now.
+    Cached,
 }
 
 /// Adds `Accept` and the other headers to a request.
