@@ -74,6 +74,14 @@ fn the_2025_03_26_metadata_must_name_the_servers_origin_as_issuer() {
     provider(&fixture, headless())
         .authorize()
         .expect("authorized");
+    // The metadata URL was built from the server's origin, not from an issuer the server
+    // named: the two are compared as URLs. The issuer recorded for the `iss` check is the
+    // metadata's, slash and all.
+    let named = format!("{}/", fixture.base());
+    fixture.update(|s| s.metadata_issuer = Some(named.clone()));
+    provider(&fixture, OAuthConfig::new(WithIss(named)))
+        .authorize()
+        .expect("authorized");
 }
 
 #[test]
@@ -292,4 +300,69 @@ fn a_refused_refresh_rereads_the_store_before_deciding() {
     );
     let kept = store.inner.load(&resource, None).unwrap().unwrap();
     assert_eq!(kept.token, Some(token), "the rotation is left as it was");
+}
+
+#[test]
+fn an_issuer_differing_only_by_a_trailing_slash_is_refused() {
+    let fixture = start(Setup {
+        issuer_path: "/tenant1".into(),
+        ..Setup::default()
+    });
+    let named = format!("{}/", fixture.issuer());
+    fixture.update(|s| s.metadata_issuer = Some(named.clone()));
+    let error = auth_error(provider(&fixture, headless()).authorize());
+    assert_eq!(error.step, AuthStep::Discovery);
+    assert!(error.message.contains(&named), "{}", error.message);
+    assert!(
+        error.message.contains("trailing slash"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        error.url,
+        Some(fixture.base() + "/.well-known/oauth-authorization-server/tenant1")
+    );
+    assert_eq!(
+        fixture.count("GET", "/tenant1/authorize"),
+        0,
+        "metadata unused"
+    );
+    assert!(fixture.token_requests().is_empty());
+}
+
+/// A user's browser whose redirect carries `iss` (RFC 9207), as the fixture's authorization
+/// endpoint does not add one.
+struct WithIss(String);
+
+impl AuthorizationHandler for WithIss {
+    fn redirect_uri(&self) -> umcp::Result<String> {
+        AuthorizationHandler::redirect_uri(&HeadlessHandler::new())
+    }
+
+    fn authorize(&self, url: &str) -> umcp::Result<String> {
+        let redirect = AuthorizationHandler::authorize(&HeadlessHandler::new(), url)?;
+        let iss = self.0.replace(':', "%3A").replace('/', "%2F");
+        Ok(format!("{redirect}&iss={iss}"))
+    }
+}
+
+#[test]
+fn the_iss_of_the_authorization_response_must_be_the_metadata_issuer_exactly() {
+    let fixture = start(Setup {
+        issuer_path: "/tenant1".into(),
+        ..Setup::default()
+    });
+    let issuer = fixture.issuer();
+    let accepted = provider(&fixture, OAuthConfig::new(WithIss(issuer.clone())));
+    accepted
+        .authorize()
+        .expect("the metadata's issuer is accepted");
+    assert_eq!(fixture.token_requests().len(), 1);
+    for other in [format!("{issuer}/"), issuer.replace("http:", "HTTP:")] {
+        let oauth = provider(&fixture, OAuthConfig::new(WithIss(other.clone())));
+        let error = auth_error(oauth.authorize());
+        assert_eq!(error.step, AuthStep::Authorization, "{other}");
+        assert!(error.message.contains(&other), "{}", error.message);
+    }
+    assert_eq!(fixture.token_requests().len(), 1, "no code was exchanged");
 }

@@ -8,7 +8,8 @@
 //! - the path-based, then the root well-known protected resource metadata URL on the
 //!   server's own origin;
 //! - the first authorization server the metadata names, under the same scheme rule, and its
-//!   well-known metadata URLs; the metadata's `issuer` must be that server;
+//!   well-known metadata URLs; the metadata's `issuer` must be identical to that server's
+//!   identifier, and is the issuer recorded;
 //! - for servers of the 2025-03-26 revision (no resource metadata), the metadata at the
 //!   server's own origin, whose `issuer` must be that origin, else the default endpoints
 //!   there.
@@ -30,7 +31,9 @@ pub(crate) struct Discovered {
     pub resource: String,
     /// The protected resource metadata, absent for servers of the 2025-03-26 revision.
     pub resource_metadata: Option<ProtectedResourceMetadata>,
-    /// The authorization server's issuer; credentials are bound to it.
+    /// The authorization server's issuer as its validated metadata names it (the origin for
+    /// the default endpoints); an `iss` in the authorization response is compared with it
+    /// exactly, and credentials are bound to it.
     pub issuer: String,
     /// The authorization server metadata, or the default endpoints when none is published.
     pub metadata: AuthorizationServerMetadata,
@@ -126,18 +129,7 @@ pub(crate) fn discover(
             ),
         ));
     };
-    if metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
-        return Err(AuthError {
-            url: Some(metadata_url),
-            ..AuthError::new(
-                AuthStep::Discovery,
-                format!(
-                    "the metadata names the issuer `{}`, not `{issuer}`",
-                    metadata.issuer
-                ),
-            )
-        });
-    }
+    let issuer = validated_issuer(&issuer, &metadata, &metadata_url)?;
     log::debug!(
         "oauth: {} is protected by {}",
         redact::url(server_url),
@@ -180,7 +172,9 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
         }
     };
     // RFC 8414 §3.3: the metadata is for the issuer whose well-known URL served it.
-    // (A document without `issuer` stands for the origin it was served from.)
+    // (A document without `issuer` stands for the origin it was served from.) The URL was
+    // built from the MCP server's origin, not from an issuer identifier the server named, so
+    // the two are compared as URLs; the exact issuer is still what the `iss` check uses.
     let published_issuer = published && !metadata.issuer.is_empty();
     if published_issuer
         && urls::canonical_resource(&metadata.issuer) != urls::canonical_resource(&base)
@@ -206,6 +200,36 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
         issuer,
         metadata,
         published,
+    })
+}
+
+/// The issuer to record for the `iss` check of the authorization response (RFC 9207): the
+/// `issuer` of the metadata fetched for `expected`, which must be identical to it, compared
+/// as strings with no normalisation, not even of a trailing slash (RFC 8414 §3.3, OpenID
+/// Connect Discovery §4.3). Metadata naming another issuer is not used at all.
+fn validated_issuer(
+    expected: &str,
+    metadata: &AuthorizationServerMetadata,
+    metadata_url: &str,
+) -> Result<String, AuthError> {
+    if metadata.issuer == expected {
+        return Ok(metadata.issuer.clone());
+    }
+    let slash_only = metadata.issuer.trim_end_matches('/') == expected.trim_end_matches('/');
+    Err(AuthError {
+        url: Some(metadata_url.to_owned()),
+        ..AuthError::new(
+            AuthStep::Discovery,
+            format!(
+                "the metadata names the issuer `{}`, not `{expected}`{}",
+                metadata.issuer,
+                if slash_only {
+                    " (issuers must be identical, a trailing slash included)"
+                } else {
+                    ""
+                }
+            ),
+        )
     })
 }
 
@@ -243,4 +267,49 @@ fn first_document<T: DeserializeOwned>(
 fn parse<T: DeserializeOwned>(answer: &Answer, what: &str) -> Result<T, AuthError> {
     serde_json::from_str(&answer.body)
         .map_err(|e| answer.error(AuthStep::Discovery, format!("invalid {what}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metadata(issuer: &str) -> AuthorizationServerMetadata {
+        AuthorizationServerMetadata {
+            issuer: issuer.into(),
+            ..AuthorizationServerMetadata::default()
+        }
+    }
+
+    #[test]
+    fn the_metadata_issuer_must_be_identical_and_is_the_one_recorded() {
+        let url = "https://as.example/.well-known/oauth-authorization-server/t";
+        for issuer in ["https://as.example/t", "https://as.example/t/"] {
+            assert_eq!(
+                validated_issuer(issuer, &metadata(issuer), url).unwrap(),
+                issuer
+            );
+        }
+        for (expected, published) in [
+            ("https://as.example/t", "https://as.example/t/"),
+            ("https://as.example/t/", "https://as.example/t"),
+        ] {
+            let error = validated_issuer(expected, &metadata(published), url).unwrap_err();
+            assert_eq!(error.step, AuthStep::Discovery);
+            assert_eq!(error.url.as_deref(), Some(url));
+            assert!(
+                error.message.contains("trailing slash"),
+                "{}",
+                error.message
+            );
+        }
+        for published in ["https://AS.example/t", "https://as.example:443/t", ""] {
+            let error =
+                validated_issuer("https://as.example/t", &metadata(published), url).unwrap_err();
+            assert!(
+                !error.message.contains("trailing slash"),
+                "{}",
+                error.message
+            );
+        }
+    }
 }
