@@ -22,7 +22,7 @@ use umcp::auth::{
     AuthorizationHandler, FileStore, HeadlessHandler, LoopbackHandler, MemoryStore, OAuthConfig,
     StoredCredentials, TokenSet, TokenStore,
 };
-use umcp::{AuthStep, CredentialProvider};
+use umcp::{AuthStep, Client, CredentialProvider, HttpConfig, Options, ProtocolMode};
 
 use auth_server::{Prm, Setup};
 use oauth_client::{auth_error, bearer, headless, provider, start, unauthorized, use_server};
@@ -365,4 +365,30 @@ fn the_iss_of_the_authorization_response_must_be_the_metadata_issuer_exactly() {
         assert!(error.message.contains(&other), "{}", error.message);
     }
     assert_eq!(fixture.token_requests().len(), 1, "no code was exchanged");
+}
+
+#[test]
+fn the_2025_03_26_metadata_request_names_the_sessions_protocol_version() {
+    let fixture = start(Setup {
+        prm: Prm::Absent,
+        ..Setup::default()
+    });
+    let metadata = "/.well-known/oauth-authorization-server";
+    let oauth = provider(&fixture, headless());
+    let config = HttpConfig::new(fixture.mcp_url())
+        .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
+        .get_stream(false);
+    let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+    let client = Client::connect_with(config, options).expect("authorized at the first 401");
+    // That 401 answered `initialize`: no version was agreed on yet.
+    let first = fixture.requests_to(metadata);
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].header("mcp-protocol-version"), None);
+    // Mid-session every token is gone: the 401 is met with a new discovery.
+    fixture.revoke_everything();
+    client.list_all_tools().expect("authorized again");
+    let again = fixture.requests_to(metadata);
+    assert_eq!(again.len(), 2);
+    assert_eq!(again[1].header("mcp-protocol-version"), Some("2025-11-25"));
+    client.close();
 }

@@ -41,7 +41,8 @@ pub(crate) struct Discovered {
     pub published: bool,
 }
 
-/// Finds the authorization server of the MCP server at `server_url`.
+/// Finds the authorization server of the MCP server at `server_url`. `protocol_version` is
+/// the MCP version of the refused request, when known.
 ///
 /// # Errors
 ///
@@ -52,6 +53,7 @@ pub(crate) fn discover(
     server_url: &str,
     resource: &str,
     challenge: Option<&WwwAuthenticate>,
+    protocol_version: Option<&str>,
 ) -> Result<Discovered, AuthError> {
     let mut candidates = Vec::new();
     if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
@@ -74,13 +76,14 @@ pub(crate) fn discover(
         http,
         &candidates,
         "protected resource metadata",
+        &[],
     )?;
     let Some((prm_url, prm)) = found else {
         log::debug!(
             "oauth: {} publishes no protected resource metadata; using the 2025-03-26 discovery",
             redact::url(server_url)
         );
-        return legacy(http, server_url, resource);
+        return legacy(http, server_url, resource, protocol_version);
     };
     let Some(declared) = prm.resource.as_deref() else {
         return Err(AuthError {
@@ -119,6 +122,7 @@ pub(crate) fn discover(
         http,
         &metadata_urls,
         "authorization server metadata",
+        &[],
     )?
     else {
         return Err(AuthError::new(
@@ -146,8 +150,14 @@ pub(crate) fn discover(
 }
 
 /// The discovery of the 2025-03-26 revision: RFC 8414 metadata at the server's origin, else
-/// the default endpoints there.
-fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, AuthError> {
+/// the default endpoints there. The metadata request names the MCP protocol version when it
+/// is known, as that revision asks, so the server can answer for it.
+fn legacy(
+    http: &Http,
+    server_url: &str,
+    resource: &str,
+    protocol_version: Option<&str>,
+) -> Result<Discovered, AuthError> {
     let Some(base) = urls::base_url(server_url) else {
         return Err(AuthError::new(
             AuthStep::Discovery,
@@ -155,10 +165,15 @@ fn legacy(http: &Http, server_url: &str, resource: &str) -> Result<Discovered, A
         ));
     };
     let url = format!("{base}/.well-known/oauth-authorization-server");
+    let headers: Vec<(&str, &str)> = protocol_version
+        .map(|version| ("mcp-protocol-version", version))
+        .into_iter()
+        .collect();
     let found = first_document::<AuthorizationServerMetadata>(
         http,
         &[url],
         "authorization server metadata",
+        &headers,
     )?;
     let (metadata, published) = match found {
         Some((_, metadata)) => (metadata, true),
@@ -241,16 +256,17 @@ fn followable(server_url: &str, url: &str) -> bool {
     !downgrade && urls::check_endpoint(AuthStep::Discovery, "metadata", url).is_ok()
 }
 
-/// Fetches `urls` in order and returns the first document that exists. A 4xx or 5xx answer
-/// moves on to the next URL; a document that does not parse is an error.
+/// Fetches `urls` in order, with `headers`, and returns the first document that exists. A
+/// 4xx or 5xx answer moves on to the next URL; a document that does not parse is an error.
 fn first_document<T: DeserializeOwned>(
     http: &Http,
     urls: &[String],
     what: &str,
+    headers: &[(&str, &str)],
 ) -> Result<Option<(String, T)>, AuthError> {
     for url in urls {
         log::debug!("oauth: fetching {what} from {}", redact::url(url));
-        let answer = http.get(AuthStep::Discovery, url)?;
+        let answer = http.get_with(AuthStep::Discovery, url, headers)?;
         if !answer.is_success() {
             log::debug!(
                 "oauth: {} answered HTTP {}",

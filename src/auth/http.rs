@@ -86,11 +86,27 @@ impl Http {
     ///
     /// When the server cannot be reached in time.
     pub fn get(&self, step: AuthStep, url: &str) -> Result<Answer, AuthError> {
+        self.get_with(step, url, &[])
+    }
+
+    /// `GET url` expecting JSON, with `headers` besides `Accept`.
+    ///
+    /// # Errors
+    ///
+    /// When the server cannot be reached in time.
+    pub fn get_with(
+        &self,
+        step: AuthStep,
+        url: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<Answer, AuthError> {
         log::trace!("oauth > GET {}", redact_url(url));
-        let result = self
-            .agent
-            .get(url)
-            .header("accept", "application/json")
+        let request = self.agent.get(url).header("accept", "application/json");
+        let result = headers
+            .iter()
+            .fold(request, |request, (name, value)| {
+                request.header(*name, *value)
+            })
             .config()
             .timeout_global(Some(self.timeout))
             .build()

@@ -17,7 +17,7 @@ use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
 use super::workload;
-use crate::error::{AuthError, AuthStep, Error, Result, WwwAuthenticate};
+use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
 use crate::transport::http::url;
 
 mod credentials;
@@ -132,7 +132,7 @@ impl OAuth {
     /// [`Error::Auth`] naming the step that failed, or the handler's or store's error.
     pub fn authorize(&self) -> Result<()> {
         let _flow = self.flow()?;
-        self.obtain(None, None)
+        self.obtain(None, None, None)
     }
 
     /// True when an access token is at hand (from this session or the store).
@@ -208,9 +208,17 @@ impl OAuth {
     }
 
     /// Discovery, client identity and the configured grant; installs and saves the result.
-    /// `scope` overrides the scope selection (for step-ups).
-    fn obtain(&self, challenge: Option<&WwwAuthenticate>, scope: Option<String>) -> Result<()> {
-        let discovered = discovery::discover(&self.http, &self.server, &self.resource, challenge)?;
+    /// `scope` overrides the scope selection (for step-ups); `refused` is the answer that
+    /// asked for it, when there was one.
+    fn obtain(
+        &self,
+        challenge: Option<&WwwAuthenticate>,
+        scope: Option<String>,
+        refused: Option<&HttpError>,
+    ) -> Result<()> {
+        let version = refused.and_then(|e| e.protocol_version.as_deref());
+        let discovered =
+            discovery::discover(&self.http, &self.server, &self.resource, challenge, version)?;
         let current = lock(&self.state).credentials.clone();
         let mut credentials = match current {
             Some(c) if c.issuer == discovered.issuer => c,

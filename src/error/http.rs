@@ -110,6 +110,9 @@ pub struct HttpError {
     pub mcp_auth_server: Option<String>,
     /// The `DPoP-Nonce` header (RFC 9449 §9), when the server provided a nonce.
     pub dpop_nonce: Option<String>,
+    /// The `MCP-Protocol-Version` the refused request carried, when it carried one: OAuth
+    /// discovery at a 2025-03-26 server names it too.
+    pub protocol_version: Option<String>,
 }
 
 /// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).

@@ -73,7 +73,7 @@ impl CredentialProvider for OAuth {
             "oauth: {} answered 401; authorizing",
             crate::redact::url(&error.url)
         );
-        self.obtain(error.www_authenticate.as_ref(), None)?;
+        self.obtain(error.www_authenticate.as_ref(), None, Some(error))?;
         Ok(true)
     }
 
@@ -118,7 +118,7 @@ impl CredentialProvider for OAuth {
             "oauth: {} answered 403 insufficient_scope; stepping up to {scope:?}",
             crate::redact::url(&error.url)
         );
-        self.obtain(Some(challenge), scope)?;
+        self.obtain(Some(challenge), scope, Some(error))?;
         Ok(true)
     }
 }

@@ -152,6 +152,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         www_authenticate,
         mcp_auth_server,
         dpop_nonce,
+        protocol_version: None,
     }
 }
 

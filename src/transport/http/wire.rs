@@ -67,6 +67,24 @@ pub(crate) struct Call<'a> {
     pub what: &'a str,
 }
 
+impl Call<'_> {
+    /// The `MCP-Protocol-Version` header this request carries, from the session or from the
+    /// layer above.
+    pub fn protocol_version(&self) -> Option<&str> {
+        let named = |name: &str| name.eq_ignore_ascii_case("mcp-protocol-version");
+        self.headers
+            .iter()
+            .find(|(n, _)| named(n))
+            .map(|(_, v)| v.as_str())
+            .or_else(|| {
+                self.extra
+                    .iter()
+                    .find(|(n, _)| named(n))
+                    .map(|(_, v)| v.as_str())
+            })
+    }
+}
+
 /// The HTTP client (a ureq `Agent` with its connection pool) and configuration of one
 /// transport.
 pub(crate) struct Wire {
@@ -166,7 +184,8 @@ impl Wire {
             if !repeatable || retries >= MAX_CREDENTIAL_RETRIES {
                 return Ok(response);
             }
-            let error = http_error(response, call.url, deadline);
+            let mut error = http_error(response, call.url, deadline);
+            error.protocol_version = call.protocol_version().map(str::to_owned);
             let retry = if status == 401 {
                 if told_unauthorized {
                     nonce_retried = true;
