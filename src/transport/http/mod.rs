@@ -22,11 +22,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{HttpError, Result};
-
 mod auth_header;
 mod body;
 mod connect;
+mod credentials;
 mod delivery;
 mod get_stream;
 mod kind;
@@ -39,117 +38,11 @@ mod streams;
 pub(crate) mod url;
 mod wire;
 
+pub use credentials::{CredentialProvider, MAX_CREDENTIAL_RETRIES};
 pub use kind::{HttpTransportKind, ReconnectPolicy};
 pub use streamable::CLOSE_TIMEOUT;
 
 use kind::AUTO_CANDIDATES;
-
-/// Supplies credentials for every HTTP request, and hears about 401 and 403 answers.
-///
-/// The transport asks [`headers`](CredentialProvider::headers) before each request (POST
-/// and GET), so a provider can refresh a token whenever it likes; the `DELETE` on close asks
-/// [`cached_headers`](CredentialProvider::cached_headers). On a 401 it calls
-/// [`on_unauthorized`](CredentialProvider::on_unauthorized) and, when that returns `true`,
-/// repeats the request once with fresh headers. On a 403 it calls
-/// [`on_forbidden`](CredentialProvider::on_forbidden) and repeats the request while that
-/// returns `true`, at most [`MAX_CREDENTIAL_RETRIES`] times in all. A repeated request gets
-/// the time budget it started with, counted from the moment the provider returned.
-///
-/// [`OAuth`](crate::auth::OAuth) (feature `oauth`) is the provider for the MCP
-/// authorization spec. A provider of your own, for a bearer token that another process keeps
-/// fresh in a file:
-///
-/// ```no_run
-/// use std::path::PathBuf;
-/// use std::sync::Arc;
-/// use umcp::{Client, CredentialProvider, HttpConfig, HttpError};
-///
-/// struct TokenFile(PathBuf);
-///
-/// impl CredentialProvider for TokenFile {
-///     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
-///         let token = std::fs::read_to_string(&self.0).map_err(umcp::Error::io)?;
-///         Ok(vec![("Authorization".into(), format!("Bearer {}", token.trim()))])
-///     }
-///
-///     fn on_unauthorized(&self, _error: &HttpError) -> umcp::Result<bool> {
-///         Ok(true) // the file may have been rotated since: read it again, once
-///     }
-/// }
-///
-/// let provider = Arc::new(TokenFile("/run/secrets/mcp-token".into()));
-/// let server = HttpConfig::new("https://mcp.example.com/mcp").credentials(provider);
-/// let client = Client::connect(server)?;
-/// # let _ = client;
-/// # Ok::<(), umcp::Error>(())
-/// ```
-pub trait CredentialProvider: Send + Sync {
-    /// The headers to add to a request for `url`, e.g. `("Authorization", "Bearer …")`.
-    ///
-    /// See the example on [`CredentialProvider`].
-    ///
-    /// # Errors
-    ///
-    /// An error fails the request before anything is sent.
-    fn headers(&self, url: &str) -> Result<Vec<(String, String)>>;
-
-    /// The headers to add to a `method` request (`GET`, `POST`, `DELETE`) for `url`; by
-    /// default [`headers`](Self::headers). Providers whose headers sign the request override
-    /// it (a DPoP proof names the method and URL, RFC 9449).
-    ///
-    /// See the example on [`CredentialProvider`].
-    ///
-    /// # Errors
-    ///
-    /// An error fails the request before anything is sent.
-    fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
-        let _ = method;
-        self.headers(url)
-    }
-
-    /// The headers for a `method` request to `url` that must not wait: the credentials at
-    /// hand, neither refreshed nor obtained. Asked for the `DELETE` ending a session on close,
-    /// which is authorized like every request but bounded by [`CLOSE_TIMEOUT`] and never
-    /// repeated. By default [`request_headers`](Self::request_headers): override it when
-    /// that may refresh or wait.
-    ///
-    /// # Errors
-    ///
-    /// An error means the `DELETE` is not sent.
-    fn cached_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
-        self.request_headers(method, url)
-    }
-
-    /// Called when the server answered 401; return `true` to have the request repeated once.
-    ///
-    /// See the example on [`CredentialProvider`].
-    ///
-    /// # Errors
-    ///
-    /// An error is returned to the caller instead of the 401.
-    fn on_unauthorized(&self, _error: &HttpError) -> Result<bool> {
-        Ok(false)
-    }
-
-    /// Called when the server answered 403 (for example `insufficient_scope`, asking for a
-    /// step-up authorization); return `true` to have the request repeated. `retries` is how
-    /// many times this request was already repeated for credentials (after a 401 or a 403),
-    /// so a provider can bound its attempts per request.
-    ///
-    /// See the example on [`CredentialProvider`].
-    ///
-    /// # Errors
-    ///
-    /// An error is returned to the caller instead of the 403.
-    fn on_forbidden(&self, _error: &HttpError, _retries: u32) -> Result<bool> {
-        Ok(false)
-    }
-}
-
-/// The most times one request is repeated for credentials, whatever the provider says.
-///
-/// See the example on [`CredentialProvider`].
-pub const MAX_CREDENTIAL_RETRIES: u32 = 8;
 
 /// Configuration of an HTTP server connection; implements [`Connect`](crate::transport::Connect).
 ///
