@@ -244,6 +244,16 @@ impl Client {
             ..Closed::default()
         }));
         self.shared.stop_senders();
+        // Closed from one of the client's own threads (a callback or a handler): that thread
+        // cannot end while it waits here, so waiting would only cost the whole timeout. Every
+        // thread ends once the callback returns.
+        let me = std::thread::current().id();
+        if lock(&self.shared.threads)
+            .iter()
+            .any(|handle| handle.thread().id() == me)
+        {
+            return;
+        }
         // Threads that do not finish in time (a handler waiting for a user) are left to end
         // on their own.
         match self.threads_done.recv_timeout(ROUTER_JOIN_TIMEOUT) {
@@ -253,9 +263,7 @@ impl Client {
             _ => {
                 let threads = std::mem::take(&mut *lock(&self.shared.threads));
                 for handle in threads {
-                    if handle.thread().id() != std::thread::current().id() {
-                        let _ = handle.join();
-                    }
+                    let _ = handle.join();
                 }
             }
         }

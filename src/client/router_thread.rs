@@ -2,6 +2,7 @@
 //! responses, off the thread that read them, so that user code never holds up the reading of
 //! the server's output.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use crossbeam_channel::{select, Sender};
@@ -69,8 +70,12 @@ fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
     }
 }
 
-/// Runs the notification callback with panics caught, then queues the notification.
+/// Runs the notification callback with panics caught, then queues the notification. Once the
+/// client is closed neither happens: a callback must not run after `close` returned.
 fn callback(shared: &Shared, note: ServerNotification) {
+    if shared.core.closing.load(Ordering::Acquire) {
+        return;
+    }
     let callback = lock(&shared.core.callback).clone();
     if let Some(callback) = callback {
         let call = std::panic::AssertUnwindSafe(|| callback(&note));

@@ -254,6 +254,54 @@ fn the_notification_callback_may_call_the_client() {
 }
 
 #[test]
+fn the_notification_callback_may_close_the_client() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        for n in 0..20 {
+            peer.notify("notifications/message", json!({"level": "info", "data": n}));
+        }
+        Some(json!({"content": []}))
+    });
+    let cell: Arc<std::sync::OnceLock<std::sync::Weak<Client>>> = Arc::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let closing = Arc::new(Mutex::new(None));
+    let (from_callback, counted, took) = (cell.clone(), calls.clone(), closing.clone());
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(5))
+        .with_notification_callback(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            if let Some(client) = from_callback.get().and_then(std::sync::Weak::upgrade) {
+                let started = Instant::now();
+                client.close();
+                *took.lock().unwrap() = Some(started.elapsed());
+            }
+        });
+    let client = Arc::new(Client::connect_with(server.clone(), options).unwrap());
+    cell.set(Arc::downgrade(&client)).unwrap();
+    let _ = client.call_tool("x", Value::Null); // Closed from the callback meanwhile.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while closing.lock().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the callback's close never returned"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The router cannot end while it runs the callback: a close from there must not wait for
+    // it (that was the whole join timeout, 2 s, for every notification still queued).
+    let took = closing.lock().unwrap().unwrap();
+    assert!(
+        took < Duration::from_secs(1),
+        "close from the callback took {took:?}"
+    );
+    let started = Instant::now();
+    client.close();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert!(client.closed().is_some());
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "no callback after close");
+}
+
+#[test]
 fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
     let server = FakeServer::new();
     server.on("tools/call", |peer, _| {
