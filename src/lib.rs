@@ -35,9 +35,9 @@ mod fuzz_engine;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{
-    CancelHandle, Client, Era, FreshTools, LateResponse, Notifications, Options, ProtocolMode,
-    RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS,
-    DEFAULT_PROBE_TIMEOUT,
+    CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, Notifications, Options,
+    ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent,
+    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,

@@ -33,7 +33,10 @@ pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
         capabilities.insert("sampling".into(), sampling);
     }
     if options.elicitation.is_some() {
-        capabilities.insert("elicitation".into(), json!({ "form": {}, "url": {} }));
+        // The same object in every version: those before 2025-11-25 know no modes and read
+        // any `elicitation` as form mode.
+        let modes = options.elicitation_modes.capability();
+        capabilities.insert("elicitation".into(), modes);
     }
     if let Some(experimental) = &options.experimental {
         capabilities.insert("experimental".into(), Value::Object(experimental.clone()));

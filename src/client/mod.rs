@@ -14,6 +14,7 @@ mod cache;
 mod cancel;
 mod connect;
 mod discover;
+mod elicitation;
 mod era;
 mod era_transport;
 mod errors;
@@ -38,6 +39,7 @@ mod server_requests;
 mod session;
 
 pub use cancel::CancelHandle;
+pub use elicitation::ElicitationModes;
 pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
 pub use late::LateResponse;
 pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};

@@ -61,6 +61,8 @@ pub struct Options {
     /// Whether `sampling.tools` is declared; builder in `sampling.rs`.
     pub(crate) sampling_tools: bool,
     pub(crate) elicitation: Option<ElicitationHandler>,
+    /// The modes declared with the elicitation handler; builder in `elicitation.rs`.
+    pub(crate) elicitation_modes: super::elicitation::ElicitationModes,
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) on_notification: Option<NotificationCallback>,
     pub(crate) experimental: Option<Map<String, Value>>,
@@ -84,6 +86,7 @@ impl Default for Options {
             sampling: None,
             sampling_tools: false,
             elicitation: None,
+            elicitation_modes: super::elicitation::ElicitationModes::ALL,
             roots: None,
             on_notification: None,
             experimental: None,
@@ -183,8 +186,9 @@ impl Options {
         self
     }
 
-    /// Answers `elicitation/create` (form and URL mode), and declares the `elicitation`
-    /// capability with both modes. See [`ElicitResult::accept_defaults`] for a form helper.
+    /// Answers `elicitation/create`, and declares the `elicitation` capability with the modes
+    /// of [`Options::with_elicitation_modes`] (by default form and URL mode). See
+    /// [`ElicitResult::accept_defaults`] for a form helper.
     ///
     /// ```
     /// use umcp::types::{ElicitRequestParams, ElicitResult};
@@ -310,6 +314,7 @@ impl fmt::Debug for Options {
             .field("sampling", &self.sampling.is_some())
             .field("sampling_tools", &self.sampling_tools)
             .field("elicitation", &self.elicitation.is_some())
+            .field("elicitation_modes", &self.elicitation_modes)
             .field("roots", &self.roots.is_some())
             .finish_non_exhaustive()
     }

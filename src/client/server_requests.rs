@@ -159,7 +159,10 @@ fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
             None => Err(not_found(&request.method)),
         },
         "elicitation/create" => match &options.elicitation {
-            Some(handler) => encode(handler(decode(request.params)?)?),
+            Some(handler) => {
+                super::elicitation::refuse_undeclared_mode(options, request.params.as_ref())?;
+                encode(handler(decode(request.params)?)?)
+            }
             None => Err(not_found(&request.method)),
         },
         _ => Err(not_found(&request.method)),

@@ -1,0 +1,206 @@
+//! Elicitation modes (protocol 2025-11-25): the option that says which modes the handler takes,
+//! the capability it declares, and the check that refuses a request of an undeclared mode.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Unsupported};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+
+use super::options::Options;
+
+/// The elicitation modes a client's handler takes: form mode, URL mode, or both (the default).
+///
+/// Declared in the `elicitation` capability; a request of a mode not declared is refused
+/// before the handler sees it. See [`Options::with_elicitation_modes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ElicitationModes {
+    form: bool,
+    url: bool,
+}
+
+impl ElicitationModes {
+    /// Form and URL mode (the default).
+    pub const ALL: ElicitationModes = ElicitationModes {
+        form: true,
+        url: true,
+    };
+    /// Form mode only: the handler fills in forms and never sends the user to a URL.
+    pub const FORM: ElicitationModes = ElicitationModes {
+        form: true,
+        url: false,
+    };
+    /// URL mode only: the handler sends the user to pages and takes no form.
+    pub const URL: ElicitationModes = ElicitationModes {
+        form: false,
+        url: true,
+    };
+
+    /// Whether form mode is declared.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
+    pub fn form(self) -> bool {
+        self.form
+    }
+
+    /// Whether URL mode is declared.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
+    pub fn url(self) -> bool {
+        self.url
+    }
+
+    /// The `elicitation` capability object: one empty member per declared mode. Never `{}`,
+    /// which the spec reads as form mode only.
+    pub(crate) fn capability(self) -> Value {
+        let mut modes = Map::new();
+        if self.form {
+            modes.insert("form".into(), json!({}));
+        }
+        if self.url {
+            modes.insert("url".into(), json!({}));
+        }
+        Value::Object(modes)
+    }
+}
+
+impl Default for ElicitationModes {
+    fn default() -> ElicitationModes {
+        ElicitationModes::ALL
+    }
+}
+
+impl Options {
+    /// Which elicitation modes the elicitation handler takes (default
+    /// [`ElicitationModes::ALL`]). Only these are declared in the `elicitation` capability,
+    /// and a server must send no other: an `elicitation/create` of a mode not declared is
+    /// answered with a `-32602` error (in a stateless input round, the call fails with
+    /// [`Error::Unsupported`]), and the handler is not called.
+    ///
+    /// A request without a `mode` is form mode, as the spec says. Servers of protocol versions
+    /// before 2025-11-25 know no modes and read the capability as form mode, so a URL-only
+    /// client may still get their form requests; those are refused the same way.
+    ///
+    /// ```
+    /// use umcp::types::{ElicitRequestParams, ElicitResult};
+    /// use umcp::{ElicitationModes, Options};
+    ///
+    /// let options = Options::default()
+    ///     .with_elicitation_handler(|request| match request {
+    ///         ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+    ///         // Never reached: URL mode is not declared, so it is refused before the handler.
+    ///         ElicitRequestParams::Url(_) => Ok(ElicitResult::decline()),
+    ///     })
+    ///     .with_elicitation_modes(ElicitationModes::FORM);
+    /// assert!(options.elicitation_modes().form() && !options.elicitation_modes().url());
+    /// ```
+    pub fn with_elicitation_modes(mut self, modes: ElicitationModes) -> Options {
+        self.elicitation_modes = modes;
+        self
+    }
+
+    /// The elicitation modes declared when an elicitation handler is set.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
+    pub fn elicitation_modes(&self) -> ElicitationModes {
+        self.elicitation_modes
+    }
+}
+
+/// Refuses the params of an `elicitation/create` whose mode the client did not declare: the
+/// spec has the client answer `-32602` for one. A mode neither form nor URL is left to the
+/// decoder, which refuses it the same way.
+pub(crate) fn refuse_undeclared_mode(
+    options: &Options,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    let modes = options.elicitation_modes;
+    let mode = match params.and_then(|p| p.get("mode")) {
+        None | Some(Value::Null) => "form",
+        Some(Value::String(mode)) => mode.as_str(),
+        Some(_) => return Ok(()),
+    };
+    let declared = match mode {
+        "form" => modes.form,
+        "url" => modes.url,
+        _ => return Ok(()),
+    };
+    if declared {
+        return Ok(());
+    }
+    log::debug!("refusing a {mode}-mode elicitation: the mode was not declared");
+    Err(ErrorObject::new(
+        ErrorCode::INVALID_PARAMS,
+        format!(
+            "the client did not declare the elicitation mode `{mode}`, so it takes no \
+             elicitation request of that mode"
+        ),
+    ))
+}
+
+/// [`refuse_undeclared_mode`] for a stateless input request of any `method`, where there is no
+/// request to answer with an error: the call fails instead. A client without an elicitation
+/// handler is left to say that.
+pub(crate) fn refuse_undeclared_mode_input(
+    options: &Options,
+    method: &str,
+    params: &Value,
+) -> crate::Result<()> {
+    if method != "elicitation/create" || options.elicitation.is_none() {
+        return Ok(());
+    }
+    refuse_undeclared_mode(options, Some(params)).map_err(|error| {
+        Error::Unsupported(Unsupported::Feature(format!(
+            "the server asked for `{method}` input, but {} (Options::with_elicitation_modes)",
+            error.message
+        )))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ElicitResult;
+
+    #[test]
+    fn the_capability_names_the_declared_modes() {
+        assert_eq!(
+            ElicitationModes::default().capability(),
+            json!({"form": {}, "url": {}})
+        );
+        assert_eq!(ElicitationModes::FORM.capability(), json!({"form": {}}));
+        assert_eq!(ElicitationModes::URL.capability(), json!({"url": {}}));
+    }
+
+    #[test]
+    fn only_undeclared_modes_are_refused() {
+        let url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"});
+        let form = json!({"mode": "form", "message": "m", "requestedSchema": {}});
+        let bare = json!({"message": "m", "requestedSchema": {}});
+        let odd = json!({"mode": "voice", "message": "m"});
+        let form_only = Options::default().with_elicitation_modes(ElicitationModes::FORM);
+        let url_only = Options::default().with_elicitation_modes(ElicitationModes::URL);
+        let refused = refuse_undeclared_mode(&form_only, Some(&url)).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
+        assert!(refused.message.contains("`url`"), "{}", refused.message);
+        for params in [&form, &bare, &odd] {
+            assert!(refuse_undeclared_mode(&form_only, Some(params)).is_ok());
+        }
+        for params in [&form, &bare] {
+            assert!(refuse_undeclared_mode(&url_only, Some(params)).is_err());
+        }
+        assert!(
+            refuse_undeclared_mode(&url_only, None).is_err(),
+            "no params: form"
+        );
+        for params in [&url, &form, &bare] {
+            assert!(refuse_undeclared_mode(&Options::default(), Some(params)).is_ok());
+        }
+        // Input rounds: other methods, and a client without a handler, are not its business.
+        assert!(refuse_undeclared_mode_input(&form_only, "roots/list", &url).is_ok());
+        assert!(refuse_undeclared_mode_input(&form_only, "elicitation/create", &url).is_ok());
+        let handled = form_only.with_elicitation_handler(|_| Ok(ElicitResult::decline()));
+        let refused = refuse_undeclared_mode_input(&handled, "elicitation/create", &url);
+        assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
+        assert!(refuse_undeclared_mode_input(&handled, "elicitation/create", &form).is_ok());
+    }
+}
