@@ -1,6 +1,6 @@
 //! The checks the client makes on a server's request before a handler sees it: elicitation
-//! modes the client did not declare are refused with -32602 (in a stateless input round, the
-//! call fails).
+//! modes the client did not declare, and sampling conversations whose tool uses and results
+//! do not balance, both refused with -32602 (in a stateless input round, the call fails).
 
 #[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "common/memory.rs"]
@@ -12,7 +12,9 @@ use std::sync::Arc;
 use memory::FakeServer;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Response};
-use umcp::types::{ElicitAction, ElicitResult, META_CLIENT_CAPABILITIES};
+use umcp::types::{
+    ContentBlock, CreateMessageResult, ElicitAction, ElicitResult, META_CLIENT_CAPABILITIES,
+};
 use umcp::{Client, ElicitationModes, Error, Options, ProtocolMode, Unsupported};
 
 /// The capabilities the client declared in `initialize`.
@@ -172,4 +174,48 @@ fn a_stateless_input_round_of_an_undeclared_mode_fails_the_call() {
         meta[META_CLIENT_CAPABILITIES]["elicitation"],
         json!({"form": {}})
     );
+}
+
+/// Tool-enabled sampling options whose handler counts its calls.
+fn counting_sampler(calls: &Arc<AtomicUsize>) -> Options {
+    let calls = Arc::clone(calls);
+    Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_sampling_tools(true)
+        .with_sampling_handler(move |_| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Ok(CreateMessageResult::new("m", ContentBlock::text("18°C")))
+        })
+}
+
+fn sampling(messages: Value) -> Value {
+    json!({"messages": messages, "maxTokens": 50,
+           "tools": [{"name": "weather", "inputSchema": {"type": "object"}}]})
+}
+
+#[test]
+fn sampling_with_unbalanced_tool_results_is_refused_before_the_handler() {
+    let server = asking_server("sampling/createMessage");
+    let calls = Arc::new(AtomicUsize::new(0));
+    let client = Client::connect_with(server, counting_sampler(&calls)).unwrap();
+    let question = json!({"role": "user", "content": {"type": "text", "text": "weather?"}});
+    let uses = json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "p", "name": "weather", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "l", "name": "weather", "input": {"city": "London"}}]});
+    let result = |id: &str| json!({"type": "tool_result", "toolUseId": id, "content": []});
+    let missing = json!({"role": "user", "content": [result("p")]});
+    let mixed = json!({"role": "user", "content": [
+        {"type": "text", "text": "Here are the results:"}, result("p"), result("l")]});
+    for (broken, why) in [(missing, "`l`"), (mixed, "mixes tool results")] {
+        let params = sampling(json!([question, uses, broken]));
+        let answer = ask(&client, params);
+        assert_eq!(answer["code"], ErrorCode::INVALID_PARAMS.0, "{answer}");
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.contains(why), "{message}");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the handler must not run");
+    let balanced = json!({"role": "user", "content": [result("l"), result("p")]});
+    let answer = ask(&client, sampling(json!([question, uses, balanced])));
+    assert_eq!(answer["ok"]["content"]["text"], "18°C", "{answer}");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

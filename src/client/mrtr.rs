@@ -207,6 +207,7 @@ fn fulfil(shared: &Shared, input: &InputRequiredResult) -> Result<Map<String, Va
         let params = request.get("params").cloned().unwrap_or(Value::Null);
         let options = &shared.options;
         super::sampling::refuse_undeclared_tools_input(options, method, &params)?;
+        super::sampling::refuse_unbalanced_tools_input(method, &params)?;
         super::elicitation::refuse_undeclared_mode_input(options, method, &params)?;
         let answer = match method {
             "elicitation/create" => match &options.elicitation {

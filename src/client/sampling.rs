@@ -1,5 +1,6 @@
 //! Tool-enabled sampling (protocol 2025-11-25): the option that declares `sampling.tools`, and
-//! the check that refuses a request using tools when it was not declared.
+//! the checks that refuse a request using tools when it was not declared, or whose tool uses
+//! and results do not balance (in `balance`).
 
 use serde_json::Value;
 
@@ -7,6 +8,10 @@ use crate::error::{Error, Unsupported};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 
 use super::options::Options;
+
+mod balance;
+
+pub(crate) use balance::{refuse_unbalanced_tools, refuse_unbalanced_tools_input};
 
 /// Why a tool-enabled sampling request is refused.
 const UNDECLARED: &str = "the client did not declare the sampling.tools capability, so it takes \

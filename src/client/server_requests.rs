@@ -154,6 +154,7 @@ fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
         "sampling/createMessage" => match &options.sampling {
             Some(handler) => {
                 super::sampling::refuse_undeclared_tools(options, request.params.as_ref())?;
+                super::sampling::refuse_unbalanced_tools(request.params.as_ref())?;
                 encode(handler(decode(request.params)?)?)
             }
             None => Err(not_found(&request.method)),
