@@ -196,7 +196,7 @@ fn questions_are_declined_without_a_terminal_and_asked_on_one() {
     let out = demo(&["call", "ask_user", r#"{"question": "Ready?"}"#], 0);
     assert_eq!(stdout(&out), "declined\n");
     assert!(
-        stderr(&out).contains("the server asks: Ready?"),
+        stderr(&out).contains("umcp: server `demo --server` asks: Ready?"),
         "{}",
         stderr(&out)
     );
@@ -211,7 +211,10 @@ fn questions_are_declined_without_a_terminal_and_asked_on_one() {
     ];
     // Yes to answering; a required answer; an invalid boolean, asked again; then no.
     let screen = on_a_terminal(&args, "y\nfine\nperhaps\nn\n");
-    assert!(screen.contains("The server asks: Ready?"), "{screen}");
+    assert!(
+        screen.contains("Server `demo --server` asks: Ready?"),
+        "{screen}"
+    );
     assert!(screen.contains("`perhaps` is not yes or no"), "{screen}");
     assert!(
         screen.contains(r#"accepted: {"answer":"fine","sure":false}"#),

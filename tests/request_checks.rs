@@ -1,21 +1,31 @@
 //! The checks the client makes on a server's request before a handler sees it: elicitation
 //! modes the client did not declare, and sampling conversations whose tool uses and results
 //! do not balance, both refused with -32602 (in a stateless input round, the call fails).
+//! Also the manager's elicitation handler, told which server asks.
 
 #[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "common/memory.rs"]
 mod memory;
 
+#[allow(dead_code)] // Only the demo binary is used here.
+#[path = "common/demo.rs"]
+mod demo;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use memory::FakeServer;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Response};
 use umcp::types::{
-    ContentBlock, CreateMessageResult, ElicitAction, ElicitResult, META_CLIENT_CAPABILITIES,
+    ContentBlock, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
+    META_CLIENT_CAPABILITIES,
 };
-use umcp::{Client, ElicitationModes, Error, Options, ProtocolMode, Unsupported};
+use umcp::{
+    Client, ElicitationModes, Error, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig,
+    Unsupported,
+};
 
 /// The capabilities the client declared in `initialize`.
 fn initialize_capabilities(server: &FakeServer) -> Value {
@@ -218,4 +228,39 @@ fn sampling_with_unbalanced_tool_results_is_refused_before_the_handler() {
     let answer = ask(&client, sampling(json!([question, uses, balanced])));
     assert_eq!(answer["ok"]["content"]["text"], "18°C", "{answer}");
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn the_manager_handler_is_told_which_server_asks() {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let options = ManagerOptions::default()
+        .without_cache()
+        .with_client_options(Options::default().with_elicitation_modes(ElicitationModes::FORM))
+        .with_elicitation_handler(move |server, request| {
+            seen.lock()
+                .unwrap()
+                .push(format!("{server}: {}", request.message()));
+            match request {
+                ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+                ElicitRequestParams::Url(_) => Ok(ElicitResult::decline()),
+            }
+        });
+    let server = |name: &str| {
+        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy()).with_args(["--server"])
+    };
+    let manager = Manager::start(vec![server("alpha"), server("beta")], options);
+    assert!(manager.wait_ready(Duration::from_secs(30)));
+    for name in ["beta", "alpha"] {
+        let question = json!({"question": format!("Ready, {name}?")});
+        let result = manager
+            .call_tool(&format!("{name}__ask_user"), question)
+            .unwrap();
+        assert_eq!(result.structured_content.unwrap()["action"], "accept");
+    }
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["beta: Ready, beta?", "alpha: Ready, alpha?"]
+    );
+    manager.close();
 }

@@ -19,6 +19,7 @@ use crate::error::{Closed, Error, Result};
 #[cfg(feature = "oauth")]
 mod auth;
 mod cache;
+mod elicitation;
 mod health;
 mod lists;
 mod membership;

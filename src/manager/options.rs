@@ -49,6 +49,8 @@ pub struct ManagerOptions {
     pub(crate) close_timeout: Duration,
     pub(crate) queue_capacity: usize,
     pub(crate) health: Option<HealthCheck>,
+    /// The handler told which server asks; builder in `elicitation.rs`.
+    pub(crate) elicitation: Option<super::elicitation::ServerElicitation>,
     #[cfg(feature = "oauth")]
     pub(crate) auth: AuthOptions,
 }
@@ -67,6 +69,7 @@ impl Default for ManagerOptions {
             close_timeout: Duration::from_secs(5),
             queue_capacity: 1024,
             health: None,
+            elicitation: None,
             #[cfg(feature = "oauth")]
             auth: AuthOptions::default(),
         }

@@ -263,6 +263,10 @@ impl Supervisor {
             Some(mode) => options.with_protocol_mode(mode),
             None => options,
         };
+        let options = match &self.options.elicitation {
+            Some(handler) => handler.install(options, &server),
+            None => options,
+        };
         options
             .with_init_timeout(self.slot.startup_timeout)
             .with_request_timeout(

@@ -13,6 +13,7 @@ use crate::args::usage;
 use crate::arguments::Arguments;
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn, Output};
+use crate::shown;
 use crate::Exit;
 
 /// One tool of `tools --json`: a struct, not a `Value`, so the tool's schemas are printed in
@@ -272,7 +273,8 @@ impl Target<'_> {
         if let Some(pages) = error.url_elicitations_required().filter(|p| !p.is_empty()) {
             let mut message = String::from("the server needs you to open a page first:");
             for page in pages {
-                message.push_str(&format!("\n  {}\n  {}", page.message, page.url));
+                let (text, url) = (shown::block(&page.message), shown::line(&page.url));
+                message.push_str(&format!("\n  {text}\n  {url}"));
             }
             message.push_str("\nthen run the command again");
             return Exit(1, message);

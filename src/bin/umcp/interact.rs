@@ -1,18 +1,24 @@
 //! The terminal side of a call: progress on stderr while a tool runs, and the server's
 //! questions (elicitation) asked on the terminal, or declined when stdin is not one.
 
+use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use umcp::jsonrpc::{ErrorCode, ErrorObject};
 use umcp::types::{ElicitForm, ElicitRequestParams, ElicitResult, FieldKind, FormField};
-use umcp::RequestOptions;
+use umcp::{RequestOptions, ServerConfig, ServerTransport};
 
 use crate::output::warn;
+use crate::shown;
 
 /// How many times a field is asked again after an invalid answer, before giving up.
 const ATTEMPTS: usize = 5;
+
+/// How much of a `--stdio` command line names its server in a question.
+const LABEL_CHARS: usize = 60;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -56,13 +62,57 @@ impl Progress {
     }
 }
 
-/// Answers the server's `elicitation/create`: on a terminal, asks the user; otherwise
-/// declines, saying so on stderr.
-pub fn elicit(params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
+/// The elicitation handler for `servers`, naming the server that asks in every question.
+/// `from_command_line`: the one server of `--stdio` or `--url`, which umcp names `server`.
+pub fn handler(
+    servers: &[ServerConfig],
+    from_command_line: bool,
+) -> impl Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync + 'static
+{
+    let labels: HashMap<String, String> = servers
+        .iter()
+        .map(|s| (s.name.clone(), label(s, from_command_line)))
+        .collect();
+    move |server, params| {
+        let label = labels
+            .get(server)
+            .cloned()
+            .unwrap_or_else(|| format!("`{}`", shown::line(server)));
+        elicit(&label, params)
+    }
+}
+
+/// How the user knows a server: its name in the configuration file, or for a server given on
+/// the command line, its command or its URL's host. Quoted, and safe to print.
+fn label(server: &ServerConfig, from_command_line: bool) -> String {
+    let known = match &server.transport {
+        _ if !from_command_line => server.name.clone(),
+        ServerTransport::Stdio { command, args, .. } => {
+            let program = Path::new(command).file_name().map_or_else(
+                || command.clone(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            let line = std::iter::once(program).chain(args.iter().cloned());
+            let line = line.collect::<Vec<_>>().join(" ");
+            match line.char_indices().nth(LABEL_CHARS) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line,
+            }
+        }
+        ServerTransport::Http { url, .. } => shown::host(url).unwrap_or(url).to_owned(),
+        _ => server.name.clone(),
+    };
+    format!("`{}`", shown::line(&known))
+}
+
+/// Answers the server's `elicitation/create`, naming the server (`label`): on a terminal,
+/// asks the user; otherwise declines, saying so on stderr. Every text the server wrote is
+/// escaped before it is shown.
+fn elicit(label: &str, params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
     if !std::io::stdin().is_terminal() {
         warn(&format!(
-            "umcp: the server asks: {}\numcp: declined (stdin is not a terminal)",
-            params.message()
+            "umcp: server {label} asks: {}\numcp: declined (stdin is not a terminal)",
+            shown::block(params.message())
         ));
         return Ok(ElicitResult::decline());
     }
@@ -71,13 +121,10 @@ pub fn elicit(params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> 
         ElicitRequestParams::Form(request) => {
             let form = ElicitForm::new(&request)
                 .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, e.to_string()))?;
-            Ok(ask_form(form, &mut input))
+            Ok(ask_form(label, form, &mut input))
         }
         ElicitRequestParams::Url(request) => {
-            warn(&format!(
-                "The server asks: {}\nIt wants you to open: {}",
-                request.message, request.url
-            ));
+            warn(&page(label, &request.message, &request.url));
             Ok(
                 match ask(&mut input, "Open it yourself and continue? [y/N] ") {
                     Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
@@ -91,9 +138,29 @@ pub fn elicit(params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> 
     }
 }
 
+/// What a URL-mode request is shown as: who asks and why, the host the page is on, on a line
+/// of its own, and then the whole URL (the spec asks for both, so the host cannot hide in a
+/// long URL).
+fn page(label: &str, message: &str, url: &str) -> String {
+    let mut text = format!("Server {label} asks: {}\n", shown::block(message));
+    match shown::host(url) {
+        Some(host) => {
+            text += &format!("It wants you to open a page on {}:\n", shown::line(host));
+            if let Some(warning) = shown::host_warning(host) {
+                text += &format!("  (that host is {warning})\n");
+            }
+        }
+        None => text += "It wants you to open this, which names no web host:\n",
+    }
+    text + "  " + &shown::line(url)
+}
+
 /// Asks each field of `form`, checking every answer; end of input cancels.
-fn ask_form(mut form: ElicitForm, input: &mut impl BufRead) -> ElicitResult {
-    warn(&format!("The server asks: {}", form.message()));
+fn ask_form(label: &str, mut form: ElicitForm, input: &mut impl BufRead) -> ElicitResult {
+    warn(&format!(
+        "Server {label} asks: {}",
+        shown::block(form.message())
+    ));
     match ask(input, "Answer? [Y]es, [n]o to decline, [c]ancel: ").as_deref() {
         None | Some("c" | "C" | "cancel") => return ElicitResult::cancel(),
         Some("n" | "N" | "no") => return ElicitResult::decline(),
@@ -113,7 +180,7 @@ fn ask_form(mut form: ElicitForm, input: &mut impl BufRead) -> ElicitResult {
                 true => Ok(()),
                 false => form
                     .set_text(&field.name, &answer)
-                    .map_err(|e| e.to_string()),
+                    .map_err(|e| shown::line(&e.to_string())),
             };
             match result {
                 Ok(()) => break,
@@ -131,17 +198,18 @@ fn ask_form(mut form: ElicitForm, input: &mut impl BufRead) -> ElicitResult {
     match form.accept() {
         Ok(result) => result,
         Err(e) => {
-            warn(&format!("umcp: {e}; cancelled"));
+            warn(&format!("umcp: {}; cancelled", shown::line(&e.to_string())));
             ElicitResult::cancel()
         }
     }
 }
 
-/// The prompt for one field: its label, what it takes, and its current value.
+/// The prompt for one field: its label, what it takes, and its current value, each on the
+/// one line (the server's words escaped).
 fn question(field: &FormField, current: Option<&serde_json::Value>) -> String {
-    let mut text = format!("  {}", field.label());
+    let mut text = format!("  {}", shown::line(field.label()));
     if let Some(description) = &field.description {
-        text += &format!(" ({description})");
+        text += &format!(" ({})", shown::line(description));
     }
     let choices = match &field.kind {
         FieldKind::Choice(c) => Some(c),
@@ -153,7 +221,10 @@ fn question(field: &FormField, current: Option<&serde_json::Value>) -> String {
             let listed: Vec<String> = choices
                 .iter()
                 .enumerate()
-                .map(|(i, c)| format!("{}={}", i + 1, c.title.as_deref().unwrap_or(&c.value)))
+                .map(|(i, c)| {
+                    let title = c.title.as_deref().unwrap_or(&c.value);
+                    format!("{}={}", i + 1, shown::line(title))
+                })
                 .collect();
             text += &format!(" [{}]", listed.join(", "));
         }
@@ -163,7 +234,7 @@ fn question(field: &FormField, current: Option<&serde_json::Value>) -> String {
         text += " (required)";
     }
     if let Some(value) = current {
-        text += &format!(" <{value}>");
+        text += &format!(" <{}>", shown::line(&value.to_string()));
     }
     text + ": "
 }
@@ -200,7 +271,7 @@ mod tests {
     }
 
     fn answer(typed: &str) -> ElicitResult {
-        ask_form(form(), &mut typed.as_bytes())
+        ask_form("`demo`", form(), &mut typed.as_bytes())
     }
 
     #[test]
@@ -210,6 +281,52 @@ mod tests {
         assert_eq!(
             serde_json::Value::Object(result.content.unwrap()),
             json!({"name": "Ada", "age": 7, "color": "blue"})
+        );
+    }
+
+    #[test]
+    fn a_page_names_the_server_and_the_host_and_escapes_the_rest() {
+        let text = page(
+            "`demo`",
+            "Sign in\n\x1b[2Kumcp: all fine",
+            "https://bank.com@evil.com/\u{202e}x",
+        );
+        assert_eq!(
+            text,
+            "Server `demo` asks: Sign in\n  \\u{1b}[2Kumcp: all fine\n\
+             It wants you to open a page on evil.com:\n  https://bank.com@evil.com/\\u{202e}x"
+        );
+        let text = page("`demo`", "m", "https://xn--pple-43d.com/");
+        assert!(
+            text.contains("on xn--pple-43d.com:\n  (that host is an intern"),
+            "{text}"
+        );
+        assert!(page("`demo`", "m", "javascript:alert(1)").contains("names no web host"));
+    }
+
+    #[test]
+    fn servers_are_named_as_the_user_knows_them() {
+        let file = ServerConfig::stdio("files", "/usr/bin/npx").with_args(["-y", "fs\x1b"]);
+        assert_eq!(label(&file, false), "`files`");
+        assert_eq!(label(&file, true), "`npx -y fs\\u{1b}`");
+        let remote = ServerConfig::http("server", "https://user@mcp.example.com:8443/mcp");
+        assert_eq!(label(&remote, true), "`mcp.example.com`");
+        let long = ServerConfig::stdio("server", "x").with_args(["a".repeat(100)]);
+        assert_eq!(label(&long, true).chars().count(), LABEL_CHARS + 3);
+    }
+
+    #[test]
+    fn field_questions_escape_the_server_text() {
+        let request = ElicitRequestFormParams::new(
+            "m",
+            json!({"type": "object", "properties": {"pick": {"type": "string",
+                "title": "Pick\u{1b}[31m", "description": "one\nline",
+                "oneOf": [{"const": "a", "title": "A\u{202e}"}]}}}),
+        );
+        let form = ElicitForm::new(&request).unwrap();
+        assert_eq!(
+            question(&form.fields()[0], Some(&json!("\u{9b}"))),
+            "  Pick\\u{1b}[31m (one\\u{a}line) [1=A\\u{202e}] <\"\\u{9b}\">: "
         );
     }
 

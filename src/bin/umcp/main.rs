@@ -30,6 +30,7 @@ mod man;
 mod oauth;
 mod output;
 mod servers;
+mod shown;
 mod spec;
 mod watch;
 
@@ -95,8 +96,7 @@ fn run() -> Result<(), Exit> {
     let timeout = args.timeout;
     let mut client_options = Options::default()
         .with_request_timeout(timeout)
-        .with_protocol_mode(args.protocol.clone())
-        .with_elicitation_handler(interact::elicit);
+        .with_protocol_mode(args.protocol.clone());
     if let Some(level) = args.log {
         client_options = client_options.with_log_level(level);
     }
@@ -104,7 +104,8 @@ fn run() -> Result<(), Exit> {
         .without_cache()
         .with_reconnect_attempts(0)
         .with_startup_timeout(timeout)
-        .with_client_options(client_options);
+        .with_client_options(client_options)
+        .with_elicitation_handler(interact::handler(&servers, args.config.is_none()));
     let options = oauth::configure(options, &args.oauth).map_err(usage)?;
     // The manager's start-up timeout bounds each connect (probe and `initialize` together);
     // a user in a browser gets the authorization flow's own time on top.
