@@ -245,13 +245,19 @@ fn read_events(
     }
 }
 
+/// The least delay before a stream is opened again, whatever `retry` the server asks for.
+pub(crate) const MIN_RETRY: Duration = Duration::from_millis(100);
+
 /// The delay before reconnection attempt `attempt` (1-based).
 ///
-/// The server's `retry`, when it sent one, is what every attempt waits at least (the spec's
+/// The server's `retry` (at least [`MIN_RETRY`]), when it sent one, is what every attempt waits at least (the spec's
 /// "MUST respect"; servers measure it), and the first waits exactly that. Later attempts
 /// double the base up to the policy's maximum, with jitter so that many clients do not
 /// reconnect in step; the jitter never takes a delay below `retry`.
 pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt: u32) -> Duration {
+    // A server asking for less (`retry: 0` on a stream it closes at once) would have the
+    // client reconnect in a tight loop, thousands of times a second.
+    let retry = retry.map(|retry| retry.max(MIN_RETRY));
     if let (Some(retry), 1) = (retry, attempt) {
         return retry;
     }
@@ -293,6 +299,14 @@ mod tests {
         assert_eq!(backoff(&policy, retry, 1), Duration::from_millis(500));
         let second = backoff(&policy, retry, 2);
         assert!(second >= Duration::from_millis(750) && second <= Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn a_retry_of_zero_is_no_tight_loop() {
+        let policy = ReconnectPolicy::default();
+        for attempt in [1, 2, 3] {
+            assert!(backoff(&policy, Some(Duration::ZERO), attempt) >= MIN_RETRY);
+        }
     }
 
     #[test]
