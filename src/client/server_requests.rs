@@ -1,6 +1,7 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
-//! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
-//! handlers on a bounded pool of threads. In the stateless era, which has no server requests,
+//! `elicitation/create`): `ping` on the router thread at once (over stdio without ever waiting
+//! to write, see [`router_deadline`]), the others with the caller's handlers on a bounded pool
+//! of threads. In the stateless era, which has no server requests,
 //! they are dropped unanswered.
 //!
 //! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
@@ -69,7 +70,7 @@ impl Pool {
                 // Ends when the router drops the pool with the connection.
                 for (weak, request) in queue.iter() {
                     if let Some(shared) = weak.upgrade() {
-                        answer(&shared, request);
+                        answer(&shared, request, Instant::now() + REPLY_DEADLINE);
                     }
                 }
             });
@@ -99,7 +100,7 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
         return;
     }
     if request.method == "ping" {
-        answer(shared, request);
+        answer(shared, request, router_deadline(shared));
         return;
     }
     if let Err(request) = pool.submit(shared, request) {
@@ -113,11 +114,28 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
             ErrorCode::INTERNAL_ERROR,
             "the client is busy with other requests from this server",
         );
-        reply(shared, Response::err(request.id, error));
+        reply(
+            shared,
+            Response::err(request.id, error),
+            router_deadline(shared),
+        );
     }
 }
 
-fn answer(shared: &Shared, request: Request) {
+/// How long the router thread may wait to hand over a reply. A stdio write waits only for
+/// room in the transport's queue, and the router must not wait for it at all: a server that
+/// floods requests without reading its stdin would stall the router (and with it the reading
+/// of the server's output) for the whole reply deadline, per request, for good. Such a reply is
+/// dropped instead. A transport whose send is the exchange itself (HTTP) gets the deadline.
+fn router_deadline(shared: &Shared) -> Instant {
+    if shared.transport.send_waits_for_peer() {
+        Instant::now() + REPLY_DEADLINE
+    } else {
+        Instant::now()
+    }
+}
+
+fn answer(shared: &Shared, request: Request, deadline: Instant) {
     let id = request.id.clone();
     let method = request.method.clone();
     let outcome =
@@ -140,7 +158,7 @@ fn answer(shared: &Shared, request: Request) {
         Ok(result) => Response::ok(id, result),
         Err(error) => Response::err(id, error),
     };
-    reply(shared, response);
+    reply(shared, response, deadline);
 }
 
 fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
@@ -170,12 +188,9 @@ fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
     }
 }
 
-fn reply(shared: &Shared, response: Response) {
+fn reply(shared: &Shared, response: Response, deadline: Instant) {
     let message = Message::Response(response);
-    if let Err(err) = shared
-        .transport
-        .send(&message, Instant::now() + REPLY_DEADLINE)
-    {
+    if let Err(err) = shared.transport.send(&message, deadline) {
         log::debug!("could not answer a server request: {err}");
     }
 }

@@ -285,3 +285,43 @@ fn rss_kb() -> u64 {
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
+
+/// A server that sends a burst of requests before it reads its input again: the client's
+/// replies fill the pipe, and whatever does not fit any more is dropped rather than waited
+/// for on the router thread, which must go on reading (or both sides wait on each other).
+#[test]
+fn a_burst_of_server_requests_before_it_reads_does_not_wedge_the_connection() {
+    let _serial = serial();
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    rid = msg["id"]
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "burst", "version": "1"}}
+    elif msg["method"] == "tools/call":
+        if msg["params"]["name"] == "burst":
+            for i in range(5000):
+                sys.stdout.write('{"jsonrpc":"2.0","id":"p%d","method":"ping"}\n' % i)
+        result = {"content": [{"type": "text", "text": msg["params"]["name"]}]}
+    else:
+        result = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+    let config = python(script).close_grace(ms(200)).kill_grace(ms(200));
+    let options = umcp::Options::default()
+        .with_request_timeout(Duration::from_secs(20))
+        .with_protocol_mode(umcp::ProtocolMode::Legacy);
+    let client = umcp::Client::connect_with(config, options).expect("connect");
+    let burst = client
+        .call_tool("burst", json!({}))
+        .expect("the burst's own reply");
+    assert_eq!(burst.text(), "burst");
+    let after = client.call_tool("after", json!({})).expect("still talking");
+    assert_eq!(after.text(), "after");
+    client.close();
+}
