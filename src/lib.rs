@@ -37,7 +37,7 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, Notifications, Options,
     ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent,
-    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
+    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,

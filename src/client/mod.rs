@@ -29,6 +29,7 @@ mod notifications;
 mod one_shot;
 mod options;
 mod pending;
+mod queued;
 mod request_options;
 mod requests;
 mod router;
@@ -47,6 +48,7 @@ pub use notifications::Notifications;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub use queued::NOTIFICATION_BYTES;
 pub use request_options::RequestOptions;
 
 use options::lock;
@@ -179,8 +181,8 @@ impl Client {
         Notifications::new(self.shared.core.notify_rx.clone())
     }
 
-    /// How many notifications were dropped because the queue was full (the oldest unread one
-    /// goes; see [`Options::with_notification_capacity`]).
+    /// How many notifications were dropped because the queue was full, by count or by bytes
+    /// (the oldest unread one goes; see [`Options::with_notification_capacity`]).
     ///
     /// See the example on [`Client::notifications`].
     pub fn notifications_dropped(&self) -> u64 {

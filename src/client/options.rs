@@ -130,7 +130,9 @@ impl Options {
 
     /// How many unread notifications are kept (default 1024, `usize::MAX` for no limit); past
     /// that the oldest are dropped and counted
-    /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)).
+    /// ([`Client::notifications_dropped`](crate::Client::notifications_dropped)). They also
+    /// hold at most [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES) (16 MiB as JSON) together,
+    /// whatever the count: past that the oldest are dropped the same way.
     ///
     /// See the example on [`Options`].
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {

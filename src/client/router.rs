@@ -45,6 +45,8 @@ pub(crate) struct Core {
     pub(super) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
+    /// The bytes the unread notifications hold.
+    queued: Mutex<super::queued::Queued>,
     /// Messages the server sent (responses, notifications, requests): the manager's health
     /// check tells a silent server from a busy one by it.
     pub(crate) received: AtomicU64,
@@ -98,6 +100,7 @@ impl Core {
             notify_tx: Mutex::new(Some(notify_tx)),
             notify_rx,
             dropped: AtomicU64::new(0),
+            queued: Mutex::default(),
             received: AtomicU64::new(0),
             capacity: options.notification_capacity.max(1),
             has_callback: options.on_notification.is_some(),
@@ -308,16 +311,23 @@ impl Core {
         let Some(tx) = lock(&self.notify_tx).clone() else {
             return;
         };
-        while tx.len() >= self.capacity {
+        let size = super::queued::size(&note);
+        let mut queued = lock(&self.queued);
+        queued.sync(tx.len());
+        while tx.len() >= self.capacity || !queued.fits(size) {
             match self.notify_rx.try_recv() {
                 Ok(old) => {
+                    queued.pop();
                     self.dropped.fetch_add(1, Ordering::Relaxed);
                     log::debug!("notification queue full; dropped {}", old.method());
                 }
                 Err(_) => break,
             }
+            queued.sync(tx.len());
         }
-        let _ = tx.send(note);
+        if tx.send(note).is_ok() {
+            queued.push(size);
+        }
     }
 
     /// Fails every pending request with `closed` and stops the router.

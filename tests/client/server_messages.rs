@@ -301,6 +301,31 @@ fn the_notification_callback_may_close_the_client() {
     assert_eq!(calls.load(Ordering::SeqCst), 1, "no callback after close");
 }
 
+/// Large notifications nobody reads are bounded by their bytes, not only by their count.
+#[test]
+fn unread_notifications_hold_a_bounded_number_of_bytes() {
+    let server = FakeServer::new();
+    let big = "x".repeat(1 << 20);
+    server.on("tools/call", move |peer, _| {
+        for _ in 0..40 {
+            peer.notify(
+                "notifications/message",
+                json!({"level": "info", "data": big}),
+            );
+        }
+        Some(json!({"content": []}))
+    });
+    let client = connect(&server);
+    let notes = client.notifications();
+    client.call_tool("x", Value::Null).unwrap();
+    client.ping().unwrap(); // By now every notification was queued.
+    let kept = std::iter::from_fn(|| notes.try_recv()).count();
+    let budget = umcp::NOTIFICATION_BYTES / (1 << 20);
+    assert!(kept <= budget, "{kept} notifications of 1 MiB kept");
+    assert!(kept >= budget / 2, "only {kept} kept");
+    assert_eq!(client.notifications_dropped(), 40 - kept as u64);
+}
+
 #[test]
 fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
     let server = FakeServer::new();
