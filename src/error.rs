@@ -161,7 +161,10 @@ pub struct Closed {
     pub reason: String,
     /// The server's exit status, for stdio servers that have exited.
     pub exit_status: Option<ExitStatus>,
-    /// The last lines the server wrote to stderr, for stdio servers.
+    /// The last lines the server wrote to stderr, for stdio servers. The first three lines it
+    /// wrote to stdout that were not JSON-RPC (a banner, logs) are among them, marked
+    /// `[stdout, not JSON-RPC]`: that mistake otherwise shows only as a server that never
+    /// answers.
     pub stderr_tail: Option<String>,
 }
 

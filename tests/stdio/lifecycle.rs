@@ -148,3 +148,23 @@ fn an_oversized_message_is_a_clear_error_and_the_connection_survives() {
         .unwrap();
     assert_eq!(echo.text(), "still here");
 }
+
+/// A server that writes its banner (or its logs) on stdout, where only JSON-RPC belongs, and
+/// so never seems to answer: the error shows what it wrote there.
+#[cfg(unix)]
+#[test]
+fn text_on_stdout_shows_in_the_error_it_causes() {
+    let config = umcp::StdioConfig::new("sh")
+        .args(["-c", "echo 'Server listening on stdio'; exec sleep 30"])
+        .kill_grace(Duration::from_millis(200));
+    let options = umcp::Options::default()
+        .with_protocol_mode(umcp::ProtocolMode::Legacy)
+        .with_init_timeout(Duration::from_millis(500));
+    let err = Client::connect_with(config, options).expect_err("no handshake");
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    let shown = err.to_string();
+    assert!(
+        shown.contains("[stdout, not JSON-RPC] Server listening on stdio"),
+        "{shown}"
+    );
+}

@@ -265,8 +265,8 @@ impl StdioConfig {
     }
 
     /// How many of the server's last stderr lines are kept for
-    /// [`Closed::stderr_tail`](crate::Closed::stderr_tail); 20 by default, and never more than
-    /// 8 KiB in all. Lines longer than 4 KiB are cut there (for the log and the callback too).
+    /// [`Closed::stderr_tail`](crate::Closed::stderr_tail) (with the first three lines on stdout
+    /// that were not JSON-RPC); 20 by default, and never more than 8 KiB in all. Lines longer than 4 KiB are cut there (for the log and the callback too).
     ///
     /// See the example on [`StdioConfig`].
     pub fn stderr_tail_lines(mut self, lines: usize) -> StdioConfig {

@@ -1,9 +1,10 @@
 //! The stdout reader: newline-delimited JSON-RPC from the server into the inbox.
 
 use std::io::{BufReader, Read};
+use std::sync::atomic::Ordering;
 
 use super::lines::{Line, LineReader};
-use super::transport::Shared;
+use super::transport::{lock, Shared};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
 
@@ -63,6 +64,10 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
             "{label}: skipped a line that is not UTF-8 ({} bytes)",
             bytes.len()
         );
+        noise(
+            shared,
+            &format!("a line that is not UTF-8 ({} bytes)", bytes.len()),
+        );
         return true;
     };
     let text = text.trim();
@@ -77,9 +82,22 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
                 "{label}: skipped a line that is not a message ({e}): {}",
                 preview(text)
             );
+            noise(shared, preview(text));
             true
         }
     })
+}
+
+/// How many of the lines on stdout that are not JSON-RPC go into the stderr tail.
+const NOISE_IN_TAIL: u64 = 3;
+
+/// Notes a line on stdout that is not JSON-RPC. The first few join the stderr tail that
+/// errors carry, marked: a server printing a banner or its logs on stdout (a common mistake)
+/// then shows it in the timeout or the closed connection it causes, not only in debug logs.
+fn noise(shared: &Shared, line: &str) {
+    if shared.stdout_noise.fetch_add(1, Ordering::Relaxed) < NOISE_IN_TAIL {
+        lock(&shared.tail).push(&format!("[stdout, not JSON-RPC] {line}"));
+    }
 }
 
 /// The start of `text`, for logs.

@@ -1,7 +1,7 @@
 //! The running stdio connection: sending (see [`super::stdin`]), and close.
 
 use std::process::Child;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -46,6 +46,8 @@ pub(super) struct Shared {
     /// `program[pid]`, for logs.
     pub(super) label: String,
     pub(super) tail: Mutex<Tail>,
+    /// Lines on stdout that were not JSON-RPC; the first few go into `tail` too.
+    pub(super) stdout_noise: AtomicU64,
     pub(super) stdout_activity: Activity,
     pub(super) stderr_activity: Activity,
     closed: Mutex<Option<Arc<Closed>>>,
@@ -93,6 +95,7 @@ impl StdioTransport {
             inbox,
             label: label.clone(),
             tail: Mutex::new(Tail::new(config.stderr_tail_lines)),
+            stdout_noise: AtomicU64::new(0),
             stdout_activity: Activity::default(),
             stderr_activity: Activity::default(),
             closed: Mutex::new(None),
