@@ -26,6 +26,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// [`Error::Closed`], authorize after [`Error::Unauthorized`], show the server's message after
 /// [`Error::Rpc`]. New variants may be added in minor releases.
 ///
+/// Its `Display` is the whole story, the cause included (`failed to start `x`: No such file
+/// or directory`), so [`source`](std::error::Error::source) is `None`: a reporter that prints
+/// the chain of causes (`anyhow`'s `{:#}`, say) shows each cause once. The underlying error
+/// is in the variant ([`Error::Io`], [`Error::Spawn`], [`Error::Rpc`]).
+///
 /// ```
 /// use serde_json::json;
 /// use umcp::jsonrpc::{ErrorCode, ErrorObject};
@@ -288,16 +293,8 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io(e) => Some(e.as_ref()),
-            Error::Spawn { source, .. } => Some(source.as_ref()),
-            Error::Rpc(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+// No `source`: `Display` includes the cause already (see [`Error`]).
+impl std::error::Error for Error {}
 
 impl From<io::Error> for Error {
     fn from(err: io::Error) -> Error {

@@ -90,3 +90,33 @@ fn timeout_display_carries_the_stderr_tail_when_there_is_one() {
         "timeout: request `initialize` after 30.0s"
     );
 }
+
+#[test]
+fn a_chain_of_causes_shows_each_cause_once() {
+    let missing = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
+    let errors = [
+        Error::Spawn {
+            command: "no-such-bin".into(),
+            source: Arc::new(missing),
+        },
+        Error::io(io::Error::other("connection refused")),
+        Error::Rpc(ErrorObject::new(
+            crate::jsonrpc::ErrorCode::INVALID_PARAMS,
+            "unknown prompt",
+        )),
+    ];
+    for error in errors {
+        // What a reporter prints: the error, then every source in turn.
+        let mut chain = vec![error.to_string()];
+        let mut cause = std::error::Error::source(&error);
+        while let Some(next) = cause {
+            chain.push(next.to_string());
+            cause = next.source();
+        }
+        let shown = chain.join(": ");
+        for part in ["No such file", "connection refused", "unknown prompt"] {
+            assert!(shown.matches(part).count() <= 1, "{shown}");
+        }
+        assert_eq!(chain.len(), 1, "{shown}");
+    }
+}
