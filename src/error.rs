@@ -148,6 +148,10 @@ pub enum TimeoutKind {
     Idle,
     /// Handing a message to the transport (a server that stopped reading its input).
     Write,
+    /// The start-up deadline: connecting, the protocol probe and the handshake together
+    /// ([`Options::with_init_timeout`](crate::Options::with_init_timeout), or a managed
+    /// server's start-up timeout).
+    Startup,
 }
 
 /// The [`Closed::reason`] of a connection the client closed itself, on every transport.
@@ -272,6 +276,7 @@ impl fmt::Display for Error {
                     TimeoutKind::Connect => "connect",
                     TimeoutKind::Idle => "idle stream",
                     TimeoutKind::Write => "write",
+                    TimeoutKind::Startup => "start-up",
                 };
                 write!(f, "timeout: {what} `{method}` after {elapsed:.1?}")?;
                 write_stderr(f, stderr_tail.as_deref().map(String::as_str))

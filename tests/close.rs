@@ -89,6 +89,16 @@ fn a_connect_that_timed_out_returns_without_the_close_grace() {
     let started = Instant::now();
     let err = Client::connect_with(config, options).expect_err("no handshake");
     let took = started.elapsed();
-    assert!(matches!(err, umcp::Error::Timeout { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            umcp::Error::Timeout {
+                kind: umcp::TimeoutKind::Startup,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().starts_with("timeout: start-up"), "{err}");
     assert!(took < grace / 4, "connect took {took:?}");
 }

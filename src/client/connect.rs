@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TimeoutKind};
 use crate::transport::Connect;
 
 use super::options::{lock, Options};
@@ -174,7 +174,11 @@ fn timed_out_connect(err: Error, elapsed: Duration, client: &Client) -> Error {
         } => Error::Timeout {
             method,
             elapsed,
-            kind,
+            // The request's own deadline during connect is the start-up deadline.
+            kind: match kind {
+                TimeoutKind::Request => TimeoutKind::Startup,
+                other => other,
+            },
             stderr_tail: stderr_tail.or_else(|| {
                 let closed = client.closed()?;
                 let tail = closed.stderr_tail.as_deref()?;

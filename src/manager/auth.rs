@@ -224,7 +224,7 @@ impl Manager {
     /// [`Error::Config`] for an unknown, disabled or stopped server or one without OAuth
     /// settings; [`Error::Auth`] (naming the step) or the handler's or store's error when
     /// authorization fails; then the error the server's next connection ended with
-    /// ([`Error::Unauthorized`] if it still refuses, a [`Connect`](crate::TimeoutKind::Connect)
+    /// ([`Error::Unauthorized`] if it still refuses, a [`Startup`](crate::TimeoutKind::Startup)
     /// timeout if it has not settled in time).
     pub fn authorize(&self, name: &str, handler: Arc<dyn AuthorizationHandler>) -> Result<()> {
         let slot = self.slot(name)?;

@@ -193,7 +193,7 @@ impl Slot {
             (None, ServerStatus::Connecting { .. }) => Err(Error::Timeout {
                 method: format!("initialize of {}", self.name()),
                 elapsed: started.elapsed(),
-                kind: TimeoutKind::Connect,
+                kind: TimeoutKind::Startup,
                 stderr_tail: None,
             }),
             (None, ServerStatus::Failed { error, .. }) => Err(error.clone()),

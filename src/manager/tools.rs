@@ -72,7 +72,7 @@ impl Manager {
     /// # Errors
     ///
     /// [`Error::Config`] for a name never given; when the server is still starting, a
-    /// [`Error::Timeout`] of kind [`Connect`](crate::TimeoutKind::Connect) once its start-up
+    /// [`Error::Timeout`] of kind [`Startup`](crate::TimeoutKind::Startup) once its start-up
     /// timeout has passed; when it failed, the error it failed with; then any error of
     /// [`Client::call_tool`](crate::Client::call_tool).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
