@@ -325,3 +325,51 @@ for line in sys.stdin:
     assert_eq!(after.text(), "after");
     client.close();
 }
+
+/// A response the client cannot read, but which names its request (an `id`, no `method`),
+/// fails that request at once with a protocol error rather than at its deadline.
+#[test]
+fn an_unreadable_response_fails_its_request_at_once() {
+    let _serial = serial();
+    let script = r#"
+import json, sys
+out = sys.stdout.buffer
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    rid = json.dumps(msg["id"]).encode()
+    name = msg.get("params", {}).get("name")
+    if msg["method"] == "initialize":
+        body = b'"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},' \
+            b'"serverInfo":{"name":"bad","version":"1"}}'
+    elif name == "neither":
+        body = b'"note":"neither a result nor an error"'
+    elif name == "latin1":
+        body = b'"result":{"content":[{"type":"text","text":"caf\xe9"}]}'
+    else:
+        body = b'"result":{"content":[]}'
+    out.write(b'{"jsonrpc":"2.0","id":' + rid + b',' + body + b'}\n')
+    out.flush()
+"#;
+    let config = python(script).close_grace(ms(200)).kill_grace(ms(200));
+    let options = umcp::Options::default()
+        .with_request_timeout(Duration::from_secs(30))
+        .with_protocol_mode(umcp::ProtocolMode::Legacy);
+    let client = umcp::Client::connect_with(config, options).expect("connect");
+    for (tool, why) in [("neither", "neither"), ("latin1", "UTF-8")] {
+        let started = Instant::now();
+        match client.call_tool(tool, json!({})) {
+            Err(umcp::Error::Protocol(message)) => {
+                assert!(message.contains("unreadable"), "{message}");
+                assert!(message.contains(why), "{message}");
+            }
+            other => panic!("{tool}: expected a protocol error, got {other:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{tool} waited");
+    }
+    client
+        .call_tool("fine", json!({}))
+        .expect("the connection goes on");
+    client.close();
+}

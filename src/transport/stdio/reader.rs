@@ -64,11 +64,13 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
             "{label}: skipped a line that is not UTF-8 ({} bytes)",
             bytes.len()
         );
-        noise(
-            shared,
-            &format!("a line that is not UTF-8 ({} bytes)", bytes.len()),
-        );
-        return true;
+        return unreadable(bytes, "it is not UTF-8", shared).unwrap_or_else(|| {
+            noise(
+                shared,
+                &format!("a line that is not UTF-8 ({} bytes)", bytes.len()),
+            );
+            true
+        });
     };
     let text = text.trim();
     if text.is_empty() {
@@ -82,10 +84,21 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
                 "{label}: skipped a line that is not a message ({e}): {}",
                 preview(text)
             );
-            noise(shared, preview(text));
-            true
+            unreadable(text.as_bytes(), &e.to_string(), shared).unwrap_or_else(|| {
+                noise(shared, preview(text));
+                true
+            })
         }
     })
+}
+
+/// Fails the request that an unreadable line answers, when the line names it (an object
+/// with an `id` and no `method`, which only a response is): its caller learns at once what
+/// went wrong instead of waiting for its deadline. `None` when the line names no request.
+fn unreadable(bytes: &[u8], why: &str, shared: &Shared) -> Option<bool> {
+    let id = scan_head(bytes).and_then(|head| head.id.filter(|_| !head.request))?;
+    let error = Error::Protocol(format!("the response to request {id} is unreadable: {why}"));
+    Some(shared.deliver(|inbox| inbox.fail(id, error)))
 }
 
 /// How many of the lines on stdout that are not JSON-RPC go into the stderr tail.
@@ -113,6 +126,21 @@ fn preview(text: &str) -> &str {
 /// Only members of the top-level object count, and only when a `result` or `error` member shows
 /// it is a response (a server's request has an id too, but from the server's own sequence).
 fn response_id(head: &[u8]) -> Option<RequestId> {
+    let head = scan_head(head)?;
+    head.id.filter(|_| head.response && !head.request)
+}
+
+/// What the top-level members of a JSON object tell of the message it is.
+struct Head {
+    id: Option<RequestId>,
+    /// A `result` or `error` member.
+    response: bool,
+    /// A `method` member.
+    request: bool,
+}
+
+/// Reads the top-level members of the (possibly truncated) JSON object `head` begins with.
+fn scan_head(head: &[u8]) -> Option<Head> {
     let mut scan = Scanner { text: head, pos: 0 };
     scan.skip_ws();
     if !scan.eat(b'{') {
@@ -147,7 +175,11 @@ fn response_id(head: &[u8]) -> Option<RequestId> {
             }
         }
     })();
-    id.filter(|_| response && !request)
+    Some(Head {
+        id,
+        response,
+        request,
+    })
 }
 
 /// A cursor over the bytes of a possibly truncated JSON text. Each method returns `None` when
