@@ -204,7 +204,9 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for an unknown name, then as [`Manager::read_resource`].
+    /// [`Error::Config`] for an unknown name (naming the server and why it is down when the
+    /// name begins as the names of a server that is not connected, as for
+    /// [`Manager::call_tool`]), then as [`Manager::read_resource`].
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         self.get_prompt_with(name, arguments, &RequestOptions::default())
     }
@@ -233,8 +235,7 @@ impl Manager {
             Some(found) => found,
             None => {
                 self.list_prompts_with(options);
-                let unknown = || Error::Config(lock(&self.prompt_names).unknown("prompt", name));
-                find().ok_or_else(unknown)?
+                find().ok_or_else(|| self.unknown("prompt", name, &self.prompt_names))?
             }
         };
         self.client_for(&server)?

@@ -57,6 +57,17 @@ impl Shape {
         format!("{}{hash}", &clean[..max.saturating_sub(hash.len())])
     }
 
+    /// How the plain names of `server`'s items begin (`server__`), or `None` when a portable
+    /// name that long would be shortened past it.
+    pub(crate) fn prefix(&self, server: &str) -> Option<String> {
+        let prefix = self.plain(server, "");
+        match self.portable {
+            // A shortened name keeps `max` less its hash (`_` and eight digits) of its start.
+            Some(max) if prefix.len() > max.saturating_sub(9) => None,
+            _ => Some(prefix),
+        }
+    }
+
     /// The `n`th alternative to `plain`, within the bound.
     fn suffixed(&self, plain: &str, n: u64) -> String {
         let suffix = format!("_{n}");
@@ -167,6 +178,23 @@ mod tests {
 
     fn assign(entries: &[(&str, &str)], separator: &str) -> Vec<String> {
         Names::default().assign(entries, &verbatim(separator))
+    }
+
+    /// A server's prefix is how every plain name of its items begins, even a shortened one;
+    /// a server whose prefix a shortened name would lose has none.
+    #[test]
+    fn a_prefix_begins_every_plain_name_of_the_server() {
+        let portable = Shape {
+            separator: "__".into(),
+            portable: Some(20),
+        };
+        let prefix = portable.prefix("my.server").expect("short enough");
+        assert_eq!(prefix, "my_server__");
+        assert!(portable
+            .plain("my.server", &"t".repeat(40))
+            .starts_with(&prefix));
+        assert_eq!(portable.prefix("a-much-longer-name"), None);
+        assert_eq!(verbatim(".").prefix("s.t").as_deref(), Some("s.t."));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Tools across servers: one namespaced list, and calls routed to the server that owns the
 //! name.
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 use crate::client::RequestOptions;
@@ -8,7 +10,8 @@ use crate::error::{Error, Result};
 use crate::types::CallToolResult;
 
 use super::names::Names;
-use super::status::ToolEntry;
+use super::slot::Slot;
+use super::status::{ServerStatus, ToolEntry};
 use super::{lock, Manager};
 
 impl Manager {
@@ -71,9 +74,13 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a name never given; when the server is still starting, a
-    /// [`Error::Timeout`] of kind [`Startup`](crate::TimeoutKind::Startup) once its start-up
-    /// timeout has passed; when it failed, the error it failed with; then any error of
+    /// [`Error::Config`] for a name never given. A name that begins as the names of a server
+    /// still starting (`s__` for server `s`) is looked up again once that server is up; one
+    /// of a server that is not connected gets a message that says so and why, e.g.
+    /// ``no tool named `missing__x`: server `missing` is not connected (failed: …)``. For a
+    /// name given before: when its server is still starting, a [`Error::Timeout`] of kind
+    /// [`Startup`](crate::TimeoutKind::Startup) once its start-up timeout has passed; when it
+    /// failed, the error it failed with. Then any error of
     /// [`Client::call_tool`](crate::Client::call_tool).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, &RequestOptions::default())
@@ -116,9 +123,49 @@ impl Manager {
             self.tools();
             bound(&lock(&self.tool_names))
         });
-        let (server, tool) =
-            found.ok_or_else(|| Error::Config(lock(&self.tool_names).unknown("tool", name)))?;
+        // A server still starting has listed nothing yet: its tools are named once it is up.
+        let found = found.or_else(|| {
+            let starting = self.owner(name).filter(|s| !s.status().is_settled())?;
+            starting.client().ok()?;
+            self.tools();
+            bound(&lock(&self.tool_names))
+        });
+        let (server, tool) = found.ok_or_else(|| self.unknown("tool", name, &self.tool_names))?;
         self.client_for(&server)?
             .call_tool_with(&tool, arguments, options)
+    }
+
+    /// The error for a name bound to nothing. A name that begins as the names of a server
+    /// that is not connected may well be one of its items: the message says that server is
+    /// down and why, rather than leave the caller hunting for a typo.
+    pub(super) fn unknown(&self, kind: &str, name: &str, names: &Mutex<Names>) -> Error {
+        let down = self.owner(name).and_then(|slot| {
+            let status = slot.status();
+            let why = match &status {
+                ServerStatus::Connected { .. } => return None,
+                ServerStatus::Connecting { .. } => "still connecting".to_owned(),
+                ServerStatus::Failed { error, .. } => format!("failed: {error}"),
+                other => other.to_string(),
+            };
+            Some(format!("server `{}` is not connected ({why})", slot.name()))
+        });
+        Error::Config(match down {
+            Some(down) => format!("no {kind} named `{name}`: {down}"),
+            None => lock(names).unknown(kind, name),
+        })
+    }
+
+    /// The server whose items' names `name` begins as: the longest such prefix, so that a
+    /// server `a__b` owns `a__b__c` rather than a server `a`.
+    fn owner(&self, name: &str) -> Option<Arc<Slot>> {
+        let shape = self.options.name_shape();
+        self.slots()
+            .into_iter()
+            .filter_map(|slot| {
+                let prefix = shape.prefix(slot.name())?;
+                name.starts_with(&prefix).then_some((prefix.len(), slot))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, slot)| slot)
     }
 }

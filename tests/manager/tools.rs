@@ -206,3 +206,52 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     drop(manager);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A name of a server that failed to start says that server is down and why, not just that
+/// the name is unknown; a name of no configured server stays a plain unknown name.
+#[test]
+fn a_name_of_a_server_that_is_down_says_so() {
+    let manager = Manager::start(
+        vec![
+            demo_server("up"),
+            ServerConfig::stdio("missing", "/nonexistent/umcp-no-such-server"),
+        ],
+        options().with_reconnect_attempts(0),
+    );
+    assert!(manager.wait_ready(BOUND));
+    let err = manager.call_tool("missing__echo", json!({})).unwrap_err();
+    let shown = err.to_string();
+    assert!(matches!(err, umcp::Error::Config(_)), "{err:?}");
+    assert!(
+        shown.starts_with(
+            "config: no tool named `missing__echo`: server `missing` is not connected \
+             (failed: failed to start `/nonexistent/umcp-no-such-server`"
+        ),
+        "{shown}"
+    );
+    let err = manager
+        .get_prompt("missing__greet", Value::Null)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("config: no prompt named `missing__greet`: server `missing` is not"),
+        "{err}"
+    );
+    // A connected server's unknown tool, and a server nobody configured: no such hint.
+    let err = manager.call_tool("up__nothing", json!({})).unwrap_err();
+    assert_eq!(err.to_string(), "config: no tool named `up__nothing`");
+    let err = manager.call_tool("nope__echo", json!({})).unwrap_err();
+    assert_eq!(err.to_string(), "config: no tool named `nope__echo`");
+}
+
+/// A call made while its server is still starting waits for it, as for a name from the
+/// cache, rather than fail because nothing is listed yet.
+#[test]
+fn a_call_to_a_server_still_starting_waits_for_its_tools() {
+    let slow = demo_server("slow").with_args(["--start-delay", "500"]);
+    let manager = Manager::start(vec![slow], options());
+    let started = Instant::now();
+    let result = manager.call_tool("slow__echo", json!({"message": "hi"}));
+    assert_eq!(text(&result.expect("the call waits")), "hi");
+    assert!(started.elapsed() >= Duration::from_millis(400));
+}
