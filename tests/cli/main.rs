@@ -24,3 +24,4 @@ mod commands;
 mod exit_codes;
 #[cfg(feature = "http")]
 mod http;
+mod messages;

@@ -9,6 +9,7 @@ use umcp::ProtocolMode;
 use crate::help;
 use crate::oauth;
 use crate::spec::{self, Cmd};
+use crate::suggest;
 use crate::Exit;
 
 /// The parsed command line.
@@ -50,8 +51,11 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
         match arg {
             Long(name) => {
                 let name = name.to_owned();
-                let flag = spec::flag_named(&name)
-                    .ok_or_else(|| usage(format!("unknown option --{name}")))?;
+                let flag = spec::flag_named(&name).ok_or_else(|| {
+                    let longs = spec::FLAGS.iter().map(|f| f.long);
+                    let hint = suggest::closest(&name, longs).map(|f| format!("--{f}"));
+                    usage(format!("unknown option --{name}{}", did_you_mean(hint)))
+                })?;
                 let value = match flag.value {
                     Some(_) => Some(parser.value().map_err(bad)?.string().map_err(bad)?),
                     None => None,
@@ -172,7 +176,13 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         .command
         .split_first()
         .ok_or_else(|| usage("no command"))?;
-    let cmd = spec::command(name).ok_or_else(|| usage(format!("unknown command {name}")))?;
+    let cmd = spec::command(name).ok_or_else(|| {
+        let hint = suggest::closest(name, spec::COMMANDS.iter().map(|c| c.name));
+        usage(format!(
+            "unknown command {name}{}",
+            did_you_mean(hint.map(str::to_owned))
+        ))
+    })?;
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     let (least, most) = cmd.arity;
     if rest.len() < least || rest.len() > most {
@@ -182,6 +192,12 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         )));
     }
     Ok((cmd, rest))
+}
+
+/// ` (did you mean WORD?)`, or nothing without a word to offer.
+fn did_you_mean(word: Option<String>) -> String {
+    word.map(|w| format!(" (did you mean {w}?)"))
+        .unwrap_or_default()
 }
 
 /// A usage error: exit code 2 with the short usage.

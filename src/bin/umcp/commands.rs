@@ -213,13 +213,26 @@ impl Target<'_> {
         }
     }
 
-    /// Pings each server; fails when one does not answer.
+    /// Pings each server, with a row for each one that never connected too; fails (exit code
+    /// 3) when one did not connect, or as its error says when one did not answer.
     fn ping(&self) -> Result<(), Exit> {
         let mut rows = Vec::new();
-        let mut failed = None;
-        for (name, client) in self.clients() {
+        let mut code = 0;
+        for (name, status) in self.manager.statuses() {
+            if !status.is_connected() {
+                let why = crate::servers::why_down(&status);
+                rows.push((
+                    json!({"server": name, "ok": false, "ms": null, "error": why}),
+                    format!("{name}  failed  {why}"),
+                ));
+                code = 3;
+                continue;
+            }
             let started = Instant::now();
-            let outcome = client.ping_with(&self.options);
+            let outcome = self
+                .manager
+                .client(&name)
+                .and_then(|c| c.ping_with(&self.options));
             let millis = started.elapsed().as_secs_f64() * 1000.0;
             let line = match &outcome {
                 Ok(()) => format!("{name}  ok  {millis:.1} ms"),
@@ -231,13 +244,13 @@ impl Target<'_> {
                 line,
             ));
             if let Err(e) = outcome {
-                failed = Some(e);
+                code = code.max(self.failed(e).0);
             }
         }
         self.out.list(rows.into_iter());
-        match failed {
-            Some(e) => Err(Exit(self.failed(e).0, String::new())),
-            None => Ok(()),
+        match code {
+            0 => Ok(()),
+            code => Err(Exit(code, String::new())),
         }
     }
 

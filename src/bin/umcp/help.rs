@@ -2,17 +2,20 @@
 
 use crate::spec::{Cmd, ABOUT, COMMANDS, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER};
 
-/// The short usage shown after a usage error.
+/// The usage line of the full help.
+const USAGE: &str = "usage: umcp [OPTIONS] COMMAND [ARGS]";
+
+/// The short usage shown after a usage error: the usage line and where to read more (which
+/// the full help itself leaves out).
 pub fn usage() -> String {
-    "usage: umcp [OPTIONS] COMMAND [ARGS]   (umcp --help for more)".to_owned()
+    format!("{USAGE}   (umcp --help for more)")
 }
 
 /// The full help.
 pub fn help() -> String {
     let mut text = format!(
-        "umcp {}: {ABOUT}\n\n{}\n\nCOMMANDS:\n",
+        "umcp {}: {ABOUT}\n\n{USAGE}\n\nCOMMANDS:\n",
         env!("CARGO_PKG_VERSION"),
-        usage()
     );
     for cmd in COMMANDS {
         let head = format!("{} {}", cmd.name, cmd.args);

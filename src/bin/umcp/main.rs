@@ -32,6 +32,7 @@ mod output;
 mod servers;
 mod shown;
 mod spec;
+mod suggest;
 mod watch;
 
 use args::usage;
@@ -120,17 +121,17 @@ fn run() -> Result<(), Exit> {
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
             all_connected = false;
+            let why = servers::why_down(&status);
             match status {
                 ServerStatus::Connecting { .. } => {
-                    warn(&format!(
-                        "umcp: server `{name}`: still connecting after {wait:.0?}"
-                    ));
+                    warn(&format!("umcp: server `{name}`: {why} after {wait:.0?}"));
                 }
-                status => warn(&format!("umcp: server `{name}`: {status}")),
+                _ => warn(&format!("umcp: server `{name}`: {why}")),
             }
         }
     }
-    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) {
+    // `ping` reports every server, those that never connected too.
+    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) && cmd.name != "ping" {
         return Err(Exit(3, String::new()));
     }
     let logs = args.log.is_some().then(|| logs::Printer::start(&manager));

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use umcp::{ConfigFile, HttpKind, ServerConfig, StdioConfig};
+use umcp::{ConfigFile, HttpKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::{usage, Args};
 use crate::output::warn;
@@ -85,6 +85,22 @@ fn from_file(path: &Path, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit>
     let shown = path.display();
     let file = ConfigFile::load(path).map_err(|e| usage(e.to_string()))?;
     let wanted = |name: &str| only.unwrap_or(name) == name;
+    if let Some(only) = only {
+        let mut names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+        names.extend(file.errors.iter().map(|e| e.server.as_str()));
+        if !names.contains(&only) {
+            names.sort_unstable();
+            names.dedup();
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            let listed = match names.as_slice() {
+                [] => "it has none".to_owned(),
+                _ => format!("its servers: {}", names.join(", ")),
+            };
+            return Err(usage(format!(
+                "no server named `{only}` in {shown} ({listed})"
+            )));
+        }
+    }
     for error in file.errors.iter().filter(|e| wanted(&e.server)) {
         warn(&format!("umcp: skipping {error}"));
     }
@@ -103,6 +119,17 @@ fn from_file(path: &Path, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit>
         return Err(usage(format!("no usable server in {shown}")));
     }
     Ok(servers)
+}
+
+/// Why a server is not connected, as a one-shot run puts it: the reason alone. The status's
+/// own `Display` adds the manager's retry bookkeeping (`(not retrying)`, `after 2 attempts`),
+/// which means nothing to a run that never retries.
+pub fn why_down(status: &ServerStatus) -> String {
+    match status {
+        ServerStatus::Failed { error, .. } => error.to_string(),
+        ServerStatus::Connecting { .. } => "still connecting".to_owned(),
+        other => other.to_string(),
+    }
 }
 
 /// The configuration files looked for when none is given, in the documented order (see

@@ -253,7 +253,8 @@ pub const COMMANDS: &[Cmd] = &[
         args: "",
         arity: (0, 0),
         help: "check that each server answers, and how fast",
-        details: "",
+        details: "Every server gets a row, one that did not connect too (failed, and why). \
+                  The exit code is 3 when a server did not connect, 1 when one did not answer.",
         one_server: false,
     },
     Cmd {
