@@ -228,6 +228,8 @@ pub(crate) struct EraState {
     /// The tools whose last listing marked them read-only or idempotent: a call to one whose
     /// response stream broke is sent again.
     pub(crate) repeatable_tools: Mutex<HashSet<String>>,
+    /// The tools whose last listing requires a task (2025-11-25 `execution.taskSupport`).
+    pub(crate) task_tools: Mutex<HashSet<String>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
     /// The log level the client asked for ([`Options::with_log_level`] or
@@ -246,6 +248,7 @@ impl EraState {
             http,
             tool_headers: Mutex::new(HashMap::new()),
             repeatable_tools: Mutex::new(HashSet::new()),
+            task_tools: Mutex::new(HashSet::new()),
             identity: Identity::new(options),
             log_level: RwLock::new(options.era.log_level),
             verdict_key: OnceLock::new(),

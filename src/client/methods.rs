@@ -16,6 +16,7 @@ use super::{Client, RequestOptions};
 mod lists;
 mod logging;
 mod subscriptions;
+mod tasks;
 
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
@@ -58,6 +59,11 @@ impl Client {
     /// Calls a tool with JSON arguments (an object, or `Value::Null` for none).
     ///
     /// A tool that fails reports it in the result (`is_error`), not as an `Err`.
+    ///
+    /// A tool whose last listing requires a task (2025-11-25, `execution.taskSupport:
+    /// "required"`, on a server offering task-augmented tool calls) is called as one, and its
+    /// result fetched with `tasks/result` under the same options; a call given up on asks the
+    /// server to cancel the task. List the tools first: an unlisted tool is called plainly.
     ///
     /// See the example on [`Client`].
     ///
@@ -102,6 +108,9 @@ impl Client {
         let mut params = json!({ "name": name });
         if !arguments.is_null() {
             params["arguments"] = arguments;
+        }
+        if self.needs_task(name) {
+            return self.call_tool_as_task(params, options);
         }
         self.request_as("tools/call", Some(params), options)
     }

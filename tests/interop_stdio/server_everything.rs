@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use umcp::types::{
     ElicitAction, ElicitRequestParams, ElicitResult, LoggingLevel, Root, ServerNotification,
 };
-use umcp::{Client, Era, Options, StdioConfig};
+use umcp::{Client, Era, Options, RequestOptions, StdioConfig};
 
 use crate::common::interop::{
     assert_progress, call_text, handler_error, next_notification, options, prompt_texts,
@@ -331,4 +331,32 @@ fn everything_logging() {
         "close took {:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn everything_task_tool() {
+    if peers::skip_interop() {
+        return;
+    }
+    let client = everything(Options::default());
+    let tools = client.list_all_tools().expect("tools/list");
+    let research = tools
+        .iter()
+        .find(|tool| tool.name == "simulate-research-query")
+        .expect("server-everything lists its task tool");
+    let execution = research.execution.as_ref().expect("execution");
+    assert_eq!(execution["taskSupport"], "required");
+    // Four stages of about a second each, then the report.
+    let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
+    let arguments = json!({"topic": "blocking clients"});
+    let report = client
+        .call_tool_with("simulate-research-query", arguments, &options)
+        .expect("the task's result");
+    assert!(!report.is_error(), "{}", report.text());
+    assert!(
+        report.text().contains("Research Report: blocking clients"),
+        "{}",
+        report.text()
+    );
+    client.close();
 }

@@ -85,7 +85,9 @@ impl Client {
         cursor: Option<&str>,
         options: &RequestOptions,
     ) -> Result<ListToolsResult> {
-        self.page("tools/list", "tools", cursor, options)
+        let page: ListToolsResult = self.page("tools/list", "tools", cursor, options)?;
+        super::tasks::note_listed(&self.shared, &page.tools);
+        Ok(page)
     }
 
     /// Lists every tool, following cursors across pages.
@@ -112,7 +114,9 @@ impl Client {
     ///
     /// As [`Client::list_all_tools`], plus [`Error::Cancelled`].
     pub fn list_all_tools_with(&self, options: &RequestOptions) -> Result<Vec<Tool>> {
-        self.all("tools/list", "tools", "tools", options)
+        let tools: Vec<Tool> = self.all("tools/list", "tools", "tools", options)?;
+        super::tasks::note_listed(&self.shared, &tools);
+        Ok(tools)
     }
 
     /// Lists one page of resources.

@@ -1,0 +1,116 @@
+//! Tools that must run as tasks (2025-11-25, `execution.taskSupport: "required"`): the call is
+//! sent task-augmented, and its result is fetched with `tasks/result`, which the server
+//! answers once the task has ended, so a caller of `call_tool` sees an ordinary result.
+//!
+//! The spec lets a client poll `tasks/get` instead; a blocking client has nothing else to do
+//! meanwhile, so it waits on `tasks/result` under the caller's own deadline, progress and
+//! cancel handle. A call that gives up (timeout, cancel) asks the server to cancel the task
+//! when it offers `tasks/cancel`. Tools whose support is `optional` run as ordinary calls.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::types::{CallToolResult, Tool};
+
+use super::super::options::{lock, RequestOptions};
+use super::super::session::Shared;
+use super::super::Client;
+
+/// The most tool names remembered as needing a task, per connection.
+const MAX_TASK_TOOLS: usize = 10_000;
+
+/// How long the request to cancel an abandoned task may take.
+const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Remembers which of `tools` (a listing) must run as tasks.
+pub(crate) fn note_listed(shared: &Shared, tools: &[Tool]) {
+    let mut needing = lock(&shared.era.task_tools);
+    for tool in tools {
+        let support = tool.execution.as_ref().and_then(|e| e.get("taskSupport"));
+        if support.and_then(Value::as_str) != Some("required") {
+            needing.remove(&tool.name);
+        } else if needing.len() < MAX_TASK_TOOLS {
+            needing.insert(tool.name.clone());
+        }
+    }
+}
+
+/// What a task-augmented request answers at once.
+#[derive(Deserialize)]
+struct CreateTaskResult {
+    task: TaskHead,
+}
+
+#[derive(Deserialize)]
+struct TaskHead {
+    #[serde(rename = "taskId")]
+    task_id: String,
+}
+
+impl Client {
+    /// Whether `tool` must be called as a task: its last listing says so, and the server
+    /// offers task-augmented tool calls (without that the spec forbids trying). Only in the
+    /// handshake era, whose tasks these are.
+    pub(crate) fn needs_task(&self, tool: &str) -> bool {
+        if self.shared.era.modern_version().is_some() {
+            return false;
+        }
+        let offered = self
+            .shared
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pointer("/tasks/requests/tools/call")
+            .is_some_and(|call| !call.is_null());
+        offered && lock(&self.shared.era.task_tools).contains(tool)
+    }
+
+    /// Calls a tool as a task and waits for its result.
+    pub(crate) fn call_tool_as_task(
+        &self,
+        mut params: Value,
+        options: &RequestOptions,
+    ) -> Result<CallToolResult> {
+        params["task"] = json!({});
+        let created: Value = self.request_as("tools/call", Some(params), options)?;
+        let task_id = match crate::jsonrpc::decode_value::<CreateTaskResult>(&created) {
+            Ok(created) => created.task.task_id,
+            // A server that ran it at once anyway: its answer is the result.
+            Err(_) => {
+                return crate::jsonrpc::decode_value(&created).map_err(|e| {
+                    Error::Protocol(format!(
+                        "invalid result of a task-augmented tools/call: {e}"
+                    ))
+                })
+            }
+        };
+        log::debug!("tool call runs as task {task_id}");
+        let asked = json!({ "taskId": task_id });
+        let result = self.request_as("tasks/result", Some(asked.clone()), options);
+        if let Err(Error::Timeout { .. } | Error::Cancelled { .. }) = &result {
+            self.cancel_task(asked);
+        }
+        result
+    }
+
+    /// Asks the server to cancel a task nobody waits for any more, if it offers that.
+    fn cancel_task(&self, task: Value) {
+        let offered = self
+            .shared
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pointer("/tasks/cancel")
+            .is_some_and(|cancel| !cancel.is_null());
+        if !offered {
+            return;
+        }
+        let quick = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
+        if let Err(err) = self.request_as::<Value>("tasks/cancel", Some(task), &quick) {
+            log::debug!("cancelling an abandoned task failed: {err}");
+        }
+    }
+}

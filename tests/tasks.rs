@@ -1,0 +1,118 @@
+//! Tools that must run as tasks (2025-11-25 `execution.taskSupport: "required"`): `call_tool`
+//! sends them task-augmented and returns the result `tasks/result` brings, so callers write
+//! the same code as for any tool.
+
+#[path = "common/memory.rs"]
+mod memory;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use memory::FakeServer;
+use serde_json::{json, Value};
+use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Response};
+use umcp::{Client, Error, RequestOptions};
+
+/// A server offering task-augmented tool calls, whose `research` tool requires them. Its
+/// `tasks/result` answers unless `answer` is false; the params of every `tasks/*` request
+/// are kept in `seen`.
+fn task_server(answer: bool) -> (FakeServer, Arc<Mutex<Vec<(String, Value)>>>) {
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["capabilities"]["tasks"] =
+        json!({"requests": {"tools": {"call": {}}}, "cancel": {}});
+    server.on("tools/list", |_, _| {
+        Some(json!({"tools": [
+            {"name": "research", "inputSchema": {"type": "object"},
+             "execution": {"taskSupport": "required"}},
+            {"name": "echo", "inputSchema": {"type": "object"},
+             "execution": {"taskSupport": "optional"}},
+        ]}))
+    });
+    server.on("tools/call", |peer, request| {
+        let params = request.params.clone().unwrap_or_default();
+        match (params["name"].as_str(), params.get("task")) {
+            (Some("research"), Some(_)) => Some(json!({"task": {
+                "taskId": "t-1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+                "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 100}})),
+            (Some("research"), None) => {
+                let error = ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "run it as a task");
+                peer.send(Message::Response(Response::err(request.id.clone(), error)));
+                None
+            }
+            (_, Some(_)) => panic!("an optional tool was made a task"),
+            _ => Some(json!({"content": [{"type": "text", "text": "echoed"}]})),
+        }
+    });
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    for method in ["tasks/result", "tasks/cancel", "tasks/get"] {
+        let seen = seen.clone();
+        server.on(method, move |_, request| {
+            let params = request.params.clone().unwrap_or_default();
+            seen.lock().unwrap().push((method.to_owned(), params));
+            match method {
+                "tasks/result" if answer => Some(json!({
+                    "content": [{"type": "text", "text": "the findings"}],
+                    "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}})),
+                "tasks/result" => None,
+                _ => Some(json!({})),
+            }
+        });
+    }
+    (server, seen)
+}
+
+#[test]
+fn a_tool_that_requires_a_task_is_called_as_one() {
+    let (server, seen) = task_server(true);
+    let client = Client::connect(server.clone()).expect("connect");
+    client.list_all_tools().expect("tools/list");
+    let result = client
+        .call_tool("research", json!({"topic": "rust"}))
+        .expect("the task's result");
+    assert_eq!(result.text(), "the findings");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![("tasks/result".to_owned(), json!({"taskId": "t-1"}))]
+    );
+    // An optional one is an ordinary call.
+    assert_eq!(
+        client.call_tool("echo", json!({})).unwrap().text(),
+        "echoed"
+    );
+}
+
+#[test]
+fn an_abandoned_task_is_cancelled() {
+    let (server, seen) = task_server(false);
+    let client = Client::connect(server.clone()).expect("connect");
+    client.list_all_tools().expect("tools/list");
+    let quick = RequestOptions::default().with_timeout(Duration::from_millis(300));
+    let err = client
+        .call_tool_with("research", json!({}), &quick)
+        .expect_err("no result");
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    let methods: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(m, _)| m.clone())
+        .collect();
+    assert_eq!(methods, ["tasks/result", "tasks/cancel"]);
+}
+
+#[test]
+fn without_the_servers_capability_no_task_is_tried() {
+    let (server, seen) = task_server(true);
+    server.init_result.lock().unwrap()["capabilities"]
+        .as_object_mut()
+        .unwrap()
+        .remove("tasks");
+    let client = Client::connect(server.clone()).expect("connect");
+    client.list_all_tools().expect("tools/list");
+    // The spec forbids a task then; the server refuses the plain call, as it says it would.
+    let err = client
+        .call_tool("research", json!({}))
+        .expect_err("refused");
+    assert!(matches!(err, Error::Rpc(_)), "{err}");
+    assert!(seen.lock().unwrap().is_empty());
+}
