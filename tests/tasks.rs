@@ -2,6 +2,7 @@
 //! sends them task-augmented and returns the result `tasks/result` brings, so callers write
 //! the same code as for any tool.
 
+#[allow(dead_code)] // Only the fake server and its handlers are used here.
 #[path = "common/memory.rs"]
 mod memory;
 
@@ -13,10 +14,13 @@ use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Response};
 use umcp::{Client, Error, RequestOptions};
 
+/// The `tasks/*` requests a fake server saw, with their params.
+type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+
 /// A server offering task-augmented tool calls, whose `research` tool requires them. Its
 /// `tasks/result` answers unless `answer` is false; the params of every `tasks/*` request
 /// are kept in `seen`.
-fn task_server(answer: bool) -> (FakeServer, Arc<Mutex<Vec<(String, Value)>>>) {
+fn task_server(answer: bool) -> (FakeServer, Seen) {
     let server = FakeServer::new();
     server.init_result.lock().unwrap()["capabilities"]["tasks"] =
         json!({"requests": {"tools": {"call": {}}}, "cancel": {}});

@@ -11,7 +11,9 @@ use super::options::Options;
 /// The elicitation modes a client's handler takes: form mode, URL mode, or both (the default).
 ///
 /// Declared in the `elicitation` capability; a request of a mode not declared is refused
-/// before the handler sees it. See [`Options::with_elicitation_modes`].
+/// before the handler sees it.
+///
+/// See the example on [`Options::with_elicitation_modes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ElicitationModes {
     form: bool,
@@ -20,16 +22,22 @@ pub struct ElicitationModes {
 
 impl ElicitationModes {
     /// Form and URL mode (the default).
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
     pub const ALL: ElicitationModes = ElicitationModes {
         form: true,
         url: true,
     };
     /// Form mode only: the handler fills in forms and never sends the user to a URL.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
     pub const FORM: ElicitationModes = ElicitationModes {
         form: true,
         url: false,
     };
     /// URL mode only: the handler sends the user to pages and takes no form.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
     pub const URL: ElicitationModes = ElicitationModes {
         form: false,
         url: true,

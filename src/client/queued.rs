@@ -9,6 +9,8 @@ use crate::types::ServerNotification;
 
 /// The most bytes (their size as JSON) the unread notifications may hold before the oldest
 /// are dropped, as past the count. The newest is always kept, whatever its size.
+///
+/// See the example on [`Client::notifications`](crate::Client::notifications).
 pub const NOTIFICATION_BYTES: usize = 16 << 20;
 
 /// The sizes of the notifications in the queue, oldest first.

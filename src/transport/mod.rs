@@ -80,6 +80,10 @@
 //!         self.0.close()
 //!     }
 //!
+//!     fn abort(&self) {
+//!         self.0.abort()
+//!     }
+//!
 //!     fn kind(&self) -> &'static str {
 //!         self.0.kind()
 //!     }
@@ -178,6 +182,8 @@ pub trait Transport: Send + Sync {
     /// Closes a connection that failed (a server that did not answer its handshake in
     /// time) without the grace a healthy server gets to exit on its own: a stdio server is
     /// sent SIGTERM at once rather than after its close grace. The default is [`close`].
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
     ///
     /// [`close`]: Transport::close
     fn abort(&self) {

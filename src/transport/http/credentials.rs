@@ -78,6 +78,8 @@ pub trait CredentialProvider: Send + Sync {
     /// asks a user: a provider whose credentials are at hand should return them here (umcp's
     /// OAuth provider returns the token it holds).
     ///
+    /// See the example on [`CredentialProvider`].
+    ///
     /// # Errors
     ///
     /// An error means the `DELETE` is not sent.
