@@ -55,17 +55,26 @@ impl Client {
     /// offers task-augmented tool calls (without that the spec forbids trying). Only in the
     /// handshake era, whose tasks these are.
     pub(crate) fn needs_task(&self, tool: &str) -> bool {
-        if self.shared.era.modern_version().is_some() {
+        // On every call: the cheap test first, and no allocation on the way.
+        if !lock(&self.shared.era.task_tools).contains(tool) {
             return false;
         }
-        let offered = self
+        self.shared.era.modern_version().is_none()
+            && self.offers_task(&["requests", "tools", "call"])
+    }
+
+    /// Whether the server's `tasks` capability holds `path`.
+    fn offers_task(&self, path: &[&str]) -> bool {
+        let caps = self
             .shared
             .capabilities
             .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pointer("/tasks/requests/tools/call")
-            .is_some_and(|call| !call.is_null());
-        offered && lock(&self.shared.era.task_tools).contains(tool)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut node = caps.get("tasks");
+        for part in path {
+            node = node.and_then(|n| n.get(part));
+        }
+        node.is_some_and(|n| !n.is_null())
     }
 
     /// Calls a tool as a task and waits for its result.
@@ -98,14 +107,7 @@ impl Client {
 
     /// Asks the server to cancel a task nobody waits for any more, if it offers that.
     fn cancel_task(&self, task: Value) {
-        let offered = self
-            .shared
-            .capabilities
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pointer("/tasks/cancel")
-            .is_some_and(|cancel| !cancel.is_null());
-        if !offered {
+        if !self.offers_task(&["cancel"]) {
             return;
         }
         let quick = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
