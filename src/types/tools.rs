@@ -318,6 +318,45 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
+
+    /// The structured result read as a `T` of the caller's.
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// use serde_json::json;
+    /// use umcp::types::CallToolResult;
+    ///
+    /// #[derive(Debug, Deserialize)]
+    /// struct Sum {
+    ///     sum: f64,
+    /// }
+    ///
+    /// let result = CallToolResult::new(Vec::new()).with_structured_content(json!({"sum": 5}));
+    /// assert_eq!(result.structured::<Sum>()?.sum, 5.0);
+    /// let failed = CallToolResult::error("division by zero");
+    /// assert!(failed.structured::<Sum>().unwrap_err().to_string().contains("division by zero"));
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Protocol`](crate::Error::Protocol) when the tool reported a failure (the
+    /// message carries its text), when there is no structured result, or when it does not
+    /// fit `T`.
+    pub fn structured<T: serde::de::DeserializeOwned>(&self) -> crate::Result<T> {
+        if self.is_error() {
+            return Err(crate::Error::Protocol(format!(
+                "the tool reported a failure: {}",
+                self.text()
+            )));
+        }
+        let value = self.structured_content.as_ref().ok_or_else(|| {
+            crate::Error::Protocol("the tool's result has no structured content".into())
+        })?;
+        crate::jsonrpc::decode_value(value).map_err(|e| {
+            crate::Error::Protocol(format!("the tool's structured content does not fit: {e}"))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -124,3 +124,19 @@ fn call_result_errors_and_old_shapes() {
     let missing: CallToolResult = serde_json::from_value(json!({})).unwrap();
     assert!(missing.content.is_empty());
 }
+
+#[test]
+fn structured_results_read_into_a_type_or_say_why_not() {
+    #[derive(Debug, serde::Deserialize)]
+    struct Count {
+        count: u32,
+    }
+    let plain = CallToolResult::new(vec![ContentBlock::text("3")]);
+    let err = plain.structured::<Count>().unwrap_err().to_string();
+    assert!(err.contains("no structured content"), "{err}");
+    let wrong = CallToolResult::new(Vec::new()).with_structured_content(json!({"count": "3"}));
+    let err = wrong.structured::<Count>().unwrap_err().to_string();
+    assert!(err.contains("does not fit"), "{err}");
+    let right = CallToolResult::new(Vec::new()).with_structured_content(json!({"count": 3}));
+    assert_eq!(right.structured::<Count>().unwrap().count, 3);
+}
