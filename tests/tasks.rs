@@ -120,3 +120,28 @@ fn without_the_servers_capability_no_task_is_tried() {
     assert!(matches!(err, Error::Rpc(_)), "{err}");
     assert!(seen.lock().unwrap().is_empty());
 }
+
+#[test]
+fn a_caller_need_not_list_the_tools_first() {
+    let (server, seen) = task_server(true);
+    let client = Client::connect(server.clone()).expect("connect");
+    for _ in 0..2 {
+        let result = client
+            .call_tool("research", json!({}))
+            .expect("the task's result");
+        assert_eq!(result.text(), "the findings");
+    }
+    assert_eq!(
+        client.call_tool("echo", json!({})).unwrap().text(),
+        "echoed"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 2, "two tasks/result");
+    let listings = server
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/list"))
+        .count();
+    assert_eq!(listings, 1, "listed once, to learn which tools need a task");
+}

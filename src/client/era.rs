@@ -229,7 +229,7 @@ pub(crate) struct EraState {
     /// response stream broke is sent again.
     pub(crate) repeatable_tools: Mutex<HashSet<String>>,
     /// The tools whose last listing requires a task (2025-11-25 `execution.taskSupport`).
-    pub(crate) task_tools: Mutex<HashSet<String>>,
+    pub(crate) task_tools: Mutex<super::methods::TaskTools>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
     /// The log level the client asked for ([`Options::with_log_level`] or
@@ -248,7 +248,7 @@ impl EraState {
             http,
             tool_headers: Mutex::new(HashMap::new()),
             repeatable_tools: Mutex::new(HashSet::new()),
-            task_tools: Mutex::new(HashSet::new()),
+            task_tools: Mutex::default(),
             identity: Identity::new(options),
             log_level: RwLock::new(options.era.log_level),
             verdict_key: OnceLock::new(),

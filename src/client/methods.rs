@@ -18,6 +18,8 @@ mod logging;
 mod subscriptions;
 mod tasks;
 
+pub(crate) use tasks::TaskTools;
+
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
     /// which has no `ping`, a `server/discover` request (whose answer is dropped), so the same
@@ -63,7 +65,9 @@ impl Client {
     /// A tool whose last listing requires a task (2025-11-25, `execution.taskSupport:
     /// "required"`, on a server offering task-augmented tool calls) is called as one, and its
     /// result fetched with `tasks/result` under the same options; a call given up on asks the
-    /// server to cancel the task. List the tools first: an unlisted tool is called plainly.
+    /// server to cancel the task. To learn which tools need one, a client whose server offers
+    /// task-augmented tool calls lists the tools once, before its first call, unless the
+    /// caller listed them already.
     ///
     /// See the example on [`Client`].
     ///
@@ -109,7 +113,7 @@ impl Client {
         if !arguments.is_null() {
             params["arguments"] = arguments;
         }
-        if self.needs_task(name) {
+        if self.needs_task(name, options) {
             return self.call_tool_as_task(params, options);
         }
         self.request_as("tools/call", Some(params), options)

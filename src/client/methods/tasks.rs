@@ -7,6 +7,7 @@
 //! cancel handle. A call that gives up (timeout, cancel) asks the server to cancel the task
 //! when it offers `tasks/cancel`. Tools whose support is `optional` run as ordinary calls.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -25,15 +26,24 @@ const MAX_TASK_TOOLS: usize = 10_000;
 /// How long the request to cancel an abandoned task may take.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The tools of a connection that must run as tasks, as far as its listings told.
+#[derive(Debug, Default)]
+pub(crate) struct TaskTools {
+    /// Whether the tools were listed on this connection at all.
+    listed: bool,
+    names: HashSet<String>,
+}
+
 /// Remembers which of `tools` (a listing) must run as tasks.
 pub(crate) fn note_listed(shared: &Shared, tools: &[Tool]) {
-    let mut needing = lock(&shared.era.task_tools);
+    let mut known = lock(&shared.era.task_tools);
+    known.listed = true;
     for tool in tools {
         let support = tool.execution.as_ref().and_then(|e| e.get("taskSupport"));
         if support.and_then(Value::as_str) != Some("required") {
-            needing.remove(&tool.name);
-        } else if needing.len() < MAX_TASK_TOOLS {
-            needing.insert(tool.name.clone());
+            known.names.remove(&tool.name);
+        } else if known.names.len() < MAX_TASK_TOOLS {
+            known.names.insert(tool.name.clone());
         }
     }
 }
@@ -54,13 +64,30 @@ impl Client {
     /// Whether `tool` must be called as a task: its last listing says so, and the server
     /// offers task-augmented tool calls (without that the spec forbids trying). Only in the
     /// handshake era, whose tasks these are.
-    pub(crate) fn needs_task(&self, tool: &str) -> bool {
-        // On every call: the cheap test first, and no allocation on the way.
-        if !lock(&self.shared.era.task_tools).contains(tool) {
+    ///
+    /// A server offering them whose tools were never listed on this connection has them
+    /// listed once, with the call's options, to find out: a caller need not list first.
+    pub(crate) fn needs_task(&self, tool: &str, options: &RequestOptions) -> bool {
+        // On every call: the cheap tests first, and no allocation on the way.
+        let (listed, needed) = {
+            let known = lock(&self.shared.era.task_tools);
+            (known.listed, known.names.contains(tool))
+        };
+        if listed && !needed {
             return false;
         }
-        self.shared.era.modern_version().is_none()
-            && self.offers_task(&["requests", "tools", "call"])
+        if self.shared.era.modern_version().is_some()
+            || !self.offers_task(&["requests", "tools", "call"])
+        {
+            return false;
+        }
+        if !listed {
+            if let Err(err) = self.list_all_tools_with(options) {
+                log::debug!("listing the tools to see which need a task failed: {err}");
+                return false;
+            }
+        }
+        lock(&self.shared.era.task_tools).names.contains(tool)
     }
 
     /// Whether the server's `tasks` capability holds `path`.
