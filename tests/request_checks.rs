@@ -264,3 +264,36 @@ fn the_manager_handler_is_told_which_server_asks() {
     );
     manager.close();
 }
+
+#[test]
+fn the_managers_sampling_handler_is_told_which_server_asks() {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let options = ManagerOptions::default()
+        .without_cache()
+        .with_sampling_handler(move |server, request| {
+            let prompt = request.messages[0].content.text();
+            seen.lock().unwrap().push(format!("{server}: {prompt}"));
+            Ok(CreateMessageResult::new(
+                "m",
+                ContentBlock::text(format!("hi {server}")),
+            ))
+        });
+    let server = |name: &str| {
+        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy()).with_args(["--server"])
+    };
+    let manager = Manager::start(vec![server("alpha"), server("beta")], options);
+    assert!(manager.wait_ready(Duration::from_secs(30)));
+    for name in ["beta", "alpha"] {
+        let prompt = json!({"prompt": format!("Hello from {name}")});
+        let result = manager
+            .call_tool(&format!("{name}__ask_llm"), prompt)
+            .unwrap();
+        assert_eq!(result.text(), format!("hi {name}"));
+    }
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["beta: Hello from beta", "alpha: Hello from alpha"]
+    );
+    manager.close();
+}

@@ -16,10 +16,10 @@ use crate::client::Client;
 use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result};
 
+mod asking;
 #[cfg(feature = "oauth")]
 mod auth;
 mod cache;
-mod elicitation;
 mod health;
 mod lists;
 mod membership;

@@ -49,8 +49,9 @@ pub struct ManagerOptions {
     pub(crate) close_timeout: Duration,
     pub(crate) queue_capacity: usize,
     pub(crate) health: Option<HealthCheck>,
-    /// The handler told which server asks; builder in `elicitation.rs`.
-    pub(crate) elicitation: Option<super::elicitation::ServerElicitation>,
+    /// The handlers told which server asks; builders in `asking.rs`.
+    pub(crate) elicitation: Option<super::asking::ServerElicitation>,
+    pub(crate) sampling: Option<super::asking::ServerSampling>,
     #[cfg(feature = "oauth")]
     pub(crate) auth: AuthOptions,
 }
@@ -70,6 +71,7 @@ impl Default for ManagerOptions {
             queue_capacity: 1024,
             health: None,
             elicitation: None,
+            sampling: None,
             #[cfg(feature = "oauth")]
             auth: AuthOptions::default(),
         }

@@ -267,6 +267,10 @@ impl Supervisor {
             Some(handler) => handler.install(options, &server),
             None => options,
         };
+        let options = match &self.options.sampling {
+            Some(handler) => handler.install(options, &server),
+            None => options,
+        };
         options
             .with_init_timeout(self.slot.startup_timeout)
             .with_request_timeout(
