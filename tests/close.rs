@@ -76,6 +76,13 @@ fn manager_close_returns_after_its_servers_ended() {
         !alive(&pid),
         "close returned after {waited:?} with server {pid} still running"
     );
+    // The thread that closed the server's transport was joined, not left to end on its own.
+    let threads: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("umcp-manager"))
+        .collect();
+    assert!(threads.is_empty(), "{threads:?}");
 }
 
 /// A server that never answers its handshake gets no grace to exit on its own once the

@@ -145,3 +145,29 @@ fn a_caller_need_not_list_the_tools_first() {
         .count();
     assert_eq!(listings, 1, "listed once, to learn which tools need a task");
 }
+
+#[test]
+fn a_listing_that_fails_is_not_repeated_with_every_call() {
+    let (server, _) = task_server(true);
+    server.on("tools/list", |peer, request| {
+        let error = ErrorObject::new(ErrorCode::INTERNAL_ERROR, "cannot list now");
+        peer.send(Message::Response(Response::err(request.id.clone(), error)));
+        None
+    });
+    let client = Client::connect(server.clone()).expect("connect");
+    for _ in 0..3 {
+        // Not known to need a task: sent plainly, and refused as the server says it would.
+        let err = client
+            .call_tool("research", json!({}))
+            .expect_err("refused");
+        assert!(matches!(err, Error::Rpc(_)), "{err}");
+    }
+    let listings = server
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/list"))
+        .count();
+    assert_eq!(listings, 1);
+}

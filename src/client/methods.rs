@@ -330,7 +330,8 @@ impl Client {
 
 impl Shared {
     /// Whether the server advertised `capability`: a name such as `logging`, or a dotted path
-    /// such as `resources.subscribe`, whose last part must then be `true`.
+    /// such as `resources.subscribe` (a flag, which must then be `true`) or
+    /// `tasks.requests.tools.call` (an object, which must then be there).
     pub(crate) fn offers(&self, capability: &str) -> bool {
         let caps = self
             .capabilities
@@ -343,7 +344,7 @@ impl Shared {
             let present = if parts.peek().is_some() || !capability.contains('.') {
                 !node.is_null()
             } else {
-                node.as_bool() == Some(true)
+                node.as_bool() == Some(true) || node.is_object()
             };
             if !present {
                 return false;

@@ -77,6 +77,7 @@ pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
             },
             None => handle.slot.set_status(ServerStatus::Stopped),
         }
+        handle.slot.tracker.join_stoppers(deadline);
     }
 }
 

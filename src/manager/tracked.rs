@@ -3,7 +3,10 @@
 //! until its start-up deadline).
 
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Instant;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 
 use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, RequestId};
@@ -23,6 +26,10 @@ struct TrackState {
     /// Between [`Tracker::reset`] and [`Tracker::finished`]: an attempt is under way.
     connecting: bool,
     transport: Option<Arc<dyn Transport>>,
+    /// The `umcp-manager-stop` threads still closing a transport, each with a receiver that
+    /// disconnects when it ends. Finished ones are joined at the next interrupt, the rest by
+    /// [`Tracker::join_stoppers`]; each ends within its transport's close bound.
+    stoppers: Vec<(JoinHandle<()>, Receiver<()>)>,
 }
 
 impl Tracker {
@@ -55,20 +62,51 @@ impl Tracker {
     /// the end of its input is signalled only after a grace period), so it runs on its own
     /// thread, `umcp-manager-stop`, and many servers stop in parallel.
     pub(crate) fn interrupt(&self) {
-        let transport = {
+        let (transport, finished) = {
             let mut state = lock(&self.state);
             state.interrupted = true;
-            state.transport.clone()
+            let (finished, running) = std::mem::take(&mut state.stoppers)
+                .into_iter()
+                .partition(|(_, done)| done.try_recv() == Err(TryRecvError::Disconnected));
+            state.stoppers = running;
+            (state.transport.clone(), finished)
         };
+        join_all(finished);
         if let Some(transport) = transport {
             let closing = Arc::clone(&transport);
+            let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
             let spawned = std::thread::Builder::new()
                 .name("umcp-manager-stop".into())
-                .spawn(move || closing.close());
-            if spawned.is_err() {
-                transport.close();
+                .spawn(move || {
+                    closing.close();
+                    drop(done_tx);
+                });
+            match spawned {
+                Ok(handle) => lock(&self.state).stoppers.push((handle, done)),
+                Err(_) => transport.close(),
             }
         }
+    }
+
+    /// Joins the stopping threads that end by `deadline`; one still closing then (bounded
+    /// by its transport's close) is left to end on its own.
+    pub(crate) fn join_stoppers(&self, deadline: Instant) {
+        let stoppers = std::mem::take(&mut lock(&self.state).stoppers);
+        let mut ended = Vec::new();
+        for (handle, done) in stoppers {
+            match done.recv_deadline(deadline) {
+                Err(RecvTimeoutError::Timeout) => log::debug!("a transport did not close in time"),
+                _ => ended.push((handle, done)),
+            }
+        }
+        join_all(ended);
+    }
+}
+
+/// Joins threads that have ended (their `done` receivers disconnected).
+fn join_all(ended: Vec<(JoinHandle<()>, Receiver<()>)>) {
+    for (handle, _) in ended {
+        let _ = handle.join();
     }
 }
 

@@ -29,7 +29,7 @@ const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 /// The tools of a connection that must run as tasks, as far as its listings told.
 #[derive(Debug, Default)]
 pub(crate) struct TaskTools {
-    /// Whether the tools were listed on this connection at all.
+    /// Whether the tools were listed on this connection at all (or that was tried).
     listed: bool,
     names: HashSet<String>,
 }
@@ -66,7 +66,8 @@ impl Client {
     /// handshake era, whose tasks these are.
     ///
     /// A server offering them whose tools were never listed on this connection has them
-    /// listed once, with the call's options, to find out: a caller need not list first.
+    /// listed once, with the call's options, to find out: a caller need not list first. If
+    /// that listing fails, only a listing by the caller tells later.
     pub(crate) fn needs_task(&self, tool: &str, options: &RequestOptions) -> bool {
         // On every call: the cheap tests first, and no allocation on the way.
         let (listed, needed) = {
@@ -77,31 +78,19 @@ impl Client {
             return false;
         }
         if self.shared.era.modern_version().is_some()
-            || !self.offers_task(&["requests", "tools", "call"])
+            || !self.shared.offers("tasks.requests.tools.call")
         {
             return false;
         }
         if !listed {
             if let Err(err) = self.list_all_tools_with(options) {
+                // Once per connection: a listing that fails is not sent again with every call.
                 log::debug!("listing the tools to see which need a task failed: {err}");
+                lock(&self.shared.era.task_tools).listed = true;
                 return false;
             }
         }
         lock(&self.shared.era.task_tools).names.contains(tool)
-    }
-
-    /// Whether the server's `tasks` capability holds `path`.
-    fn offers_task(&self, path: &[&str]) -> bool {
-        let caps = self
-            .shared
-            .capabilities
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut node = caps.get("tasks");
-        for part in path {
-            node = node.and_then(|n| n.get(part));
-        }
-        node.is_some_and(|n| !n.is_null())
     }
 
     /// Calls a tool as a task and waits for its result.
@@ -134,7 +123,7 @@ impl Client {
 
     /// Asks the server to cancel a task nobody waits for any more, if it offers that.
     fn cancel_task(&self, task: Value) {
-        if !self.offers_task(&["cancel"]) {
+        if !self.shared.offers("tasks.cancel") {
             return;
         }
         let quick = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
