@@ -15,9 +15,11 @@
 //! calling threads included, from `/proc/*/task/*/status`), allocations (counting global
 //! allocators) and CPU time (every thread of client and server, from `/proc/*/task/*/schedstat`)
 //! are per call, as is the time `close` takes for a server that exits when its stdin closes.
-//! Beside the 8-thread modes' scaling stands how busy the whole machine was (`/proc/stat`). Peak RSS is measured in child processes that run
-//! only one client's sequential calls (build with `--no-default-features` for the stdio-only
-//! figure), split into what is mapped from files (code) and private memory.
+//! Beside the 8-thread modes' scaling stands how busy the whole machine was (`/proc/stat`).
+//! Peak RSS is measured in child processes that run only one client's sequential calls (build
+//! with `--no-default-features` for the stdio-only figure), split into what is mapped from
+//! files (code) and private memory; when `UMCP_BENCH_SMALL` names this program built with the
+//! `small` profile and linked statically (as `.ci/bench` does), its peak RSS too.
 //!
 //! `--only TEXT` runs only the modes whose name contains TEXT (to profile one).
 //!
@@ -170,16 +172,29 @@ fn main() -> BoxResult<()> {
         median(all(0).map(|s| s.close.as_secs_f64() * 1e3))
     );
     let exe = std::env::current_exe()?;
-    let peak = |which: &str| -> BoxResult<String> {
-        let out = Command::new(&exe).args(["--rss", which]).output()?;
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    };
     println!(
         "peak RSS of sequential calls alone: umcp {}; bare {}",
-        peak("umcp")?,
-        peak("bare")?
+        peak_rss(&exe, "umcp")?,
+        peak_rss(&exe, "bare")?
     );
+    // The same program built for size and linked statically (`.ci/bench` builds it).
+    if let Some(small) = std::env::var_os("UMCP_BENCH_SMALL").filter(|s| !s.is_empty()) {
+        println!(
+            "the same, built for size and linked statically: umcp {}; bare {}",
+            peak_rss(Path::new(&small), "umcp")?,
+            peak_rss(Path::new(&small), "bare")?
+        );
+    }
     Ok(())
+}
+
+/// Runs `exe --rss which` (sequential calls of one client alone) and returns what it printed.
+fn peak_rss(exe: &Path, which: &str) -> BoxResult<String> {
+    let out = Command::new(exe).args(["--rss", which]).output()?;
+    if !out.status.success() {
+        return Err(format!("{} --rss {which}: {}", exe.display(), out.status).into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 /// One measured run.
