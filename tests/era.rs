@@ -315,3 +315,9 @@ fn a_server_that_changes_era_between_connections_is_followed() {
     let _ = std::fs::remove_file(&starts);
     let _ = std::fs::remove_file(&mode);
 }
+
+#[test]
+fn a_tool_the_server_runs_as_a_task_over_stdio() {
+    let client = Client::connect(modern_demo()).expect("connect");
+    demo::check_report_task(&client);
+}

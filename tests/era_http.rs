@@ -297,3 +297,10 @@ fn a_url_whose_server_changes_era_is_followed() {
         "the remembered stateless verdict fell back as Auto does"
     );
 }
+
+/// The demo refuses a `tasks/*` POST whose `Mcp-Name` is not the task id.
+#[test]
+fn a_tool_the_server_runs_as_a_task_over_streamable_http() {
+    let server = HttpDemo::start(&["--modern"]);
+    demo::check_report_task(&server.connect(Options::default()));
+}

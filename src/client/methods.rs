@@ -69,6 +69,15 @@ impl Client {
     /// task-augmented tool calls lists the tools once, before its first call, unless the
     /// caller listed them already.
     ///
+    /// In the stateless era a server runs a call as a task only for a client that declares
+    /// the tasks extension (`io.modelcontextprotocol/tasks`). A call the server refuses for
+    /// want of it (-32021) is sent again declaring it; when the server then answers with a
+    /// task, the client polls `tasks/get` at the server's interval, answers its input
+    /// requests through the handlers in [`Options`](crate::Options) with `tasks/update`, and
+    /// returns the task's result (a failed task is its [`Error::Rpc`](crate::Error::Rpc)).
+    /// The call's timeout covers the whole task (each poll counts as progress when the
+    /// timeout resets on progress); a call given up on sends `tasks/cancel`.
+    ///
     /// See the example on [`Client`].
     ///
     /// # Errors

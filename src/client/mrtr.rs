@@ -23,6 +23,7 @@ use super::pending::Answer;
 use super::session::{CallSpec, Shared};
 
 mod finish;
+mod task;
 
 use finish::{finish, relist_tools, Head};
 
@@ -46,10 +47,28 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
         .max_total(shared.options.request_timeout)
         .and_then(|max| started.checked_add(max));
     let mut round = 0u32;
+    // What each round starts from: the caller's params, declaring the tasks extension once a
+    // server asked for it.
+    let mut base = spec.params.clone();
+    let mut declared = false;
     let mut params = spec.params.clone();
     loop {
         let options = remaining(spec, started, total)?;
-        let answer = call_round(shared, spec, params.clone(), &options, true)?;
+        let answer = match call_round(shared, spec, params.clone(), &options, true) {
+            // Refused before it ran: sending it again declaring the extension is safe.
+            Err(error)
+                if !declared
+                    && task::TASK_METHODS.contains(&spec.method)
+                    && task::requires_tasks(&error) =>
+            {
+                log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
+                declared = true;
+                base = task::declare(shared, base);
+                params = task::declare(shared, params);
+                continue;
+            }
+            other => other?,
+        };
         let head = Head::of(&answer);
         let input = match head.kind() {
             Some(ResultType::InputRequired) if MULTI_ROUND.contains(&spec.method) => {
@@ -61,6 +80,9 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                     spec.method,
                     head.result_type.unwrap_or(Value::Null)
                 )))
+            }
+            Some(ResultType::Task) if declared && task::TASK_METHODS.contains(&spec.method) => {
+                return task::follow(shared, spec, &answer, started, total)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
             Some(ResultType::Complete) => return Ok(finish(shared, spec.method, answer, head)),
@@ -74,7 +96,7 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
             )));
         }
         log::debug!("`{}` needs input (round {round})", spec.method);
-        let responses = fulfil(shared, &input)?;
+        let responses = fulfil(shared, input.input_requests.iter().flatten())?;
         if spec
             .options
             .cancel
@@ -85,11 +107,7 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                 method: spec.method.to_owned(),
             });
         }
-        params = Some(retry_params(
-            spec.params.clone(),
-            responses,
-            input.request_state,
-        ));
+        params = Some(retry_params(base.clone(), responses, input.request_state));
     }
 }
 
@@ -196,9 +214,11 @@ fn remaining(
 }
 
 /// Answers each input request with the client's handlers, keyed as the server keyed them.
-fn fulfil(shared: &Shared, input: &InputRequiredResult) -> Result<Map<String, Value>> {
+fn fulfil<'a>(
+    shared: &Shared,
+    requests: impl IntoIterator<Item = (&'a String, &'a Value)>,
+) -> Result<Map<String, Value>> {
     let mut responses = Map::new();
-    let requests = input.input_requests.iter().flatten();
     for (key, request) in requests {
         let method = request
             .get("method")
@@ -256,8 +276,8 @@ fn retry_params(
     Value::Object(object)
 }
 
-/// A `resultType` of `task`: this client neither speaks nor advertises the tasks extension,
-/// and the spec makes every value outside the core and the advertised extensions invalid.
+/// A `resultType` of `task` where the client did not declare the tasks extension (or for a
+/// method the extension does not cover): the spec makes it an invalid response.
 fn unadvertised(method: &str) -> Error {
     Error::Protocol(format!(
         "`{method}` answered with resultType \"task\", an extension this client did not \

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use umcp::StdioConfig;
+use umcp::{Client, Era, Error, RequestOptions, StdioConfig};
 
 /// The demo example binary, built by `cargo test` alongside the tests.
 pub fn demo_binary() -> PathBuf {
@@ -47,4 +47,24 @@ pub fn demo(behaviour: &str) -> StdioConfig {
         "--behaviour",
         behaviour,
     ])
+}
+
+/// Calls the `report` tool of the demo's `--modern` mode, which runs as a task (the tasks
+/// extension), then one given up on, which must be cancelled on the server.
+pub fn check_report_task(client: &Client) {
+    use serde_json::json;
+    assert_eq!(client.era(), Era::Modern);
+    let result = client
+        .call_tool("report", json!({"topic": "the weather", "ms": 200}))
+        .expect("report");
+    assert_eq!(result.text(), "report on the weather: all quiet");
+    let options = RequestOptions::default().with_timeout(std::time::Duration::from_millis(100));
+    let outcome = client.call_tool_with("report", json!({"ms": 60000}), &options);
+    assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
+    // The demo numbers its tasks from 1.
+    let asked = json!({"taskId": "task-2"});
+    let task = client
+        .request_raw("tasks/get", Some(asked), &RequestOptions::default())
+        .expect("tasks/get");
+    assert_eq!(task["status"], "cancelled");
 }

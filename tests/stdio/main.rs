@@ -1,6 +1,7 @@
 //! Tests for the client over real child processes: the bundled demo server and its scripted
 //! misbehaviours (crashes, garbage, floods, a server that stops reading, process trees).
 
+#[allow(dead_code)] // The stateless era's checks are used elsewhere.
 #[path = "../common/demo.rs"]
 mod demo;
 

@@ -14,6 +14,8 @@ use umcp::jsonrpc::{ErrorCode, ErrorObject, Request, RequestId};
 
 use super::{asks, catalog, lock, tools, Reply, Server};
 
+mod tasks;
+
 /// The one version this mode speaks.
 pub const VERSION: &str = "2026-07-28";
 
@@ -69,6 +71,7 @@ pub fn check_headers(
     let name = match method {
         "tools/call" | "prompts/get" => params.get("name"),
         "resources/read" => params.get("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
         _ => None,
     };
     if let Some(name) = name.and_then(Value::as_str) {
@@ -120,9 +123,10 @@ fn base64_decode(text: &str) -> Vec<u8> {
 }
 
 /// The tools only this mode lists: one whose argument is mirrored into a header, one whose
-/// annotation is invalid (a `number`), which clients must leave out, and the ones that test
-/// the stateless rules (a URL-mode input round, a `task` result, a request to the client and
-/// subscriptions the server cancels).
+/// annotation is invalid (a `number`), which clients must leave out, one that runs as a task
+/// (the tasks extension), and the ones that test the stateless rules (a URL-mode input round,
+/// a `task` result nobody asked for, a request to the client and subscriptions the server
+/// cancels).
 pub fn extra_tools() -> Vec<Value> {
     let region = json!({"type": "string", "x-mcp-header": "Region"});
     let broken = json!({"type": "number", "x-mcp-header": "Ratio"});
@@ -160,6 +164,7 @@ pub fn extra_tools() -> Vec<Value> {
             json!({ "region": region }),
             &["region"],
         ),
+        tasks::tool(),
         tools::tool(
             "bad_header",
             "Has an invalid x-mcp-header annotation; clients drop it from the list.",
@@ -204,6 +209,7 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                     }
                     // Resources change only through `touch`, which notifies subscribers.
                     "resources/read" => catalog::read(&params).map(|r| cacheable(r, "private")),
+                    "tools/call" if params["name"] == "report" => tasks::start(&params),
                     "tools/call" => {
                         if on_connection(server, request, &params) {
                             return true;
@@ -213,7 +219,10 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                             None => return false,
                         }
                     }
-                    _ => return false,
+                    _ => match tasks::on_request(method, &params) {
+                        Some(reply) => reply,
+                        None => return false,
+                    },
                 }
             }
         }
@@ -241,6 +250,7 @@ fn discover() -> Value {
             "resources": {"subscribe": true, "listChanged": true},
             "prompts": {"listChanged": true},
             "completions": {},
+            "extensions": {tasks::EXTENSION: {}},
         },
         "instructions": "A demo server: try the echo, add and slow tools.",
         "ttlMs": 0,

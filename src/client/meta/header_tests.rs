@@ -1,5 +1,6 @@
-//! Tests of the `x-mcp-header` edge cases: an annotation on the schema root, and integer
-//! arguments outside the range a header may carry or written as whole floats.
+//! Tests of the `x-mcp-header` edge cases (an annotation on the schema root, and integer
+//! arguments outside the range a header may carry or written as whole floats) and of the
+//! `Mcp-Name` of the tasks extension's requests.
 
 use std::collections::HashMap;
 
@@ -68,4 +69,14 @@ fn a_whole_float_is_an_integer_and_is_sent_in_decimal() {
     // Not an integer at all: no header, as for any other value a header cannot carry.
     assert_eq!(count_header(json!(42.5)), Ok(None));
     assert_eq!(count_header(Value::Null), Ok(None));
+}
+
+#[test]
+fn a_tasks_request_names_its_task() {
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let params = json!({"taskId": "t-7"});
+        let headers = headers(method, Some(&params), &HashMap::new()).unwrap();
+        assert!(headers.contains(&("Mcp-Name".to_owned(), "t-7".to_owned())));
+        assert!(headers.contains(&("Mcp-Method".to_owned(), method.to_owned())));
+    }
 }
