@@ -74,7 +74,7 @@ impl Client {
     /// want of it (-32021) is sent again declaring it; when the server then answers with a
     /// task, the client polls `tasks/get` at the server's interval, answers its input
     /// requests through the handlers in [`Options`](crate::Options) with `tasks/update`, and
-    /// returns the task's result (a failed task is its [`Error::Rpc`](crate::Error::Rpc)).
+    /// returns the task's result (a failed task is its [`Error::Rpc`]).
     /// The call's timeout covers the whole task (each poll counts as progress when the
     /// timeout resets on progress); a call given up on sends `tasks/cancel`.
     ///
