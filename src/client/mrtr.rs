@@ -213,11 +213,22 @@ fn remaining(
     Ok(options)
 }
 
+/// The most input requests one round may carry: each may be a paid model call or a question
+/// to the user, so a round asking for more fails before any handler runs.
+const MAX_INPUT_REQUESTS: usize = 64;
+
 /// Answers each input request with the client's handlers, keyed as the server keyed them.
 fn fulfil<'a>(
     shared: &Shared,
     requests: impl IntoIterator<Item = (&'a String, &'a Value)>,
 ) -> Result<Map<String, Value>> {
+    let requests: Vec<(&String, &Value)> = requests.into_iter().collect();
+    if requests.len() > MAX_INPUT_REQUESTS {
+        return Err(Error::Protocol(format!(
+            "the server asked for {} inputs at once, more than {MAX_INPUT_REQUESTS}",
+            requests.len()
+        )));
+    }
     let mut responses = Map::new();
     for (key, request) in requests {
         let method = request
