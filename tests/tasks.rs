@@ -65,6 +65,15 @@ fn task_server(answer: bool) -> (FakeServer, Seen) {
     (server, seen)
 }
 
+/// How many `tools/list` requests the server received.
+fn listings(server: &FakeServer) -> usize {
+    let received = server.received.lock().unwrap();
+    received
+        .iter()
+        .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/list"))
+        .count()
+}
+
 #[test]
 fn a_tool_that_requires_a_task_is_called_as_one() {
     let (server, seen) = task_server(true);
@@ -136,13 +145,7 @@ fn a_caller_need_not_list_the_tools_first() {
         "echoed"
     );
     assert_eq!(seen.lock().unwrap().len(), 2, "two tasks/result");
-    let listings = server
-        .received
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/list"))
-        .count();
+    let listings = listings(&server);
     assert_eq!(listings, 1, "listed once, to learn which tools need a task");
 }
 
@@ -162,12 +165,6 @@ fn a_listing_that_fails_is_not_repeated_with_every_call() {
             .expect_err("refused");
         assert!(matches!(err, Error::Rpc(_)), "{err}");
     }
-    let listings = server
-        .received
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|m| matches!(m, Message::Request(r) if r.method == "tools/list"))
-        .count();
+    let listings = listings(&server);
     assert_eq!(listings, 1);
 }

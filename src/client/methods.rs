@@ -18,7 +18,7 @@ mod logging;
 mod subscriptions;
 mod tasks;
 
-pub(crate) use tasks::TaskTools;
+pub(crate) use tasks::{TaskTools, CANCEL_TIMEOUT};
 
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,

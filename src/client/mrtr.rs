@@ -47,23 +47,21 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
         .max_total(shared.options.request_timeout)
         .and_then(|max| started.checked_add(max));
     let mut round = 0u32;
-    // What each round starts from: the caller's params, declaring the tasks extension once a
-    // server asked for it.
-    let mut base = spec.params.clone();
-    let mut declared = false;
+    // What each round starts from once a server asked for the tasks extension: the caller's
+    // params declaring it (`None`: the caller's params, not copied on every call).
+    let mut declared: Option<Option<Value>> = None;
     let mut params = spec.params.clone();
     loop {
         let options = remaining(spec, started, total)?;
         let answer = match call_round(shared, spec, params.clone(), &options, true) {
             // Refused before it ran: sending it again declaring the extension is safe.
             Err(error)
-                if !declared
+                if declared.is_none()
                     && task::TASK_METHODS.contains(&spec.method)
                     && task::requires_tasks(&error) =>
             {
                 log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
-                declared = true;
-                base = task::declare(shared, base);
+                declared = Some(task::declare(shared, spec.params.clone()));
                 params = task::declare(shared, params);
                 continue;
             }
@@ -81,7 +79,9 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                     head.result_type.unwrap_or(Value::Null)
                 )))
             }
-            Some(ResultType::Task) if declared && task::TASK_METHODS.contains(&spec.method) => {
+            Some(ResultType::Task)
+                if declared.is_some() && task::TASK_METHODS.contains(&spec.method) =>
+            {
                 return task::follow(shared, spec, &answer, started, total)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
@@ -107,7 +107,11 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                 method: spec.method.to_owned(),
             });
         }
-        params = Some(retry_params(base.clone(), responses, input.request_state));
+        params = Some(retry_params(
+            declared.clone().unwrap_or_else(|| spec.params.clone()),
+            responses,
+            input.request_state,
+        ));
     }
 }
 

@@ -23,8 +23,8 @@ use super::super::Client;
 /// The most tool names remembered as needing a task, per connection.
 const MAX_TASK_TOOLS: usize = 10_000;
 
-/// How long the request to cancel an abandoned task may take.
-const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the request to cancel an abandoned task may take (in either era).
+pub(crate) const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The tools of a connection that must run as tasks, as far as its listings told.
 #[derive(Debug, Default)]

@@ -27,6 +27,7 @@ use crate::error::{Error, Result, TimeoutKind};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::types::META_CLIENT_CAPABILITIES;
 
+use super::super::methods::CANCEL_TIMEOUT;
 use super::super::options::RequestOptions;
 use super::super::pending::{Answer, Reply, Slot};
 use super::super::session::{CallSpec, Shared};
@@ -45,9 +46,6 @@ const DEFAULT_POLL: Duration = Duration::from_millis(500);
 
 /// The longest a wait between polls goes without checking whether the client was closed.
 const CLOSE_CHECK: Duration = Duration::from_millis(100);
-
-/// How long the request to cancel an abandoned task may take.
-const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The most input request keys one task may ask for; beyond it the call fails.
 const MAX_INPUT_KEYS: usize = 1_024;
@@ -154,7 +152,7 @@ pub(super) fn follow(
             .timeout
             .unwrap_or(shared.options.request_timeout),
         total,
-        deadline: started,
+        deadline: started, // Set just below, once the timeout is known.
         started,
         answered: HashSet::new(),
         ended: false,
