@@ -365,29 +365,3 @@ fn a_task_result_the_client_did_not_ask_for_is_invalid() {
     }
     assert!(sent(&server, "tasks/get").is_empty());
 }
-
-/// Not a task, but the same handlers: a round asking for more inputs than the client takes at
-/// once fails before any handler runs (each may be a paid model call or a question to a user).
-#[test]
-fn an_input_round_asking_for_too_many_inputs_fails_before_any_handler_runs() {
-    let server = task_server("tasks-modern-many-inputs", |_, _| report_done());
-    server.on("tools/call", |_, _| {
-        let ask = json!({"method": "elicitation/create", "params": {
-            "mode": "form", "message": "?", "requestedSchema": {"type": "object"}}});
-        let requests: serde_json::Map<String, Value> =
-            (0..5_000).map(|k| (format!("k{k}"), ask.clone())).collect();
-        Some(json!({"resultType": "input_required", "inputRequests": requests}))
-    });
-    let asked = Arc::new(AtomicUsize::new(0));
-    let counter = asked.clone();
-    let options = Options::default().with_elicitation_handler(move |_| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        Ok(ElicitResult::decline())
-    });
-    let client = Client::connect_with(server, options).expect("connect");
-    match client.call_tool("report", json!({})) {
-        Err(Error::Protocol(why)) => assert!(why.contains("5000 inputs"), "{why}"),
-        other => panic!("expected a protocol error, got {other:?}"),
-    }
-    assert_eq!(asked.load(Ordering::SeqCst), 0);
-}

@@ -4,16 +4,14 @@
 //! Every public method reaches the server through [`call`], so a `tools/call` that comes
 //! back `input_required` runs the client's handlers and is retried with `inputResponses`
 //! and the echoed `requestState` under a new id, whichever method started it. Each round is
-//! an ordinary request (progress and cancel work as usual); the caller's maximum total time
-//! spans all rounds.
-
-use std::time::Instant;
+//! an ordinary request (progress and cancel work as usual); the call's timeout and maximum
+//! total time span all rounds and the handlers between them (see [`clock`]).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result, TimeoutKind, Unsupported};
+use crate::error::{Error, Result, Unsupported};
 use crate::jsonrpc::ErrorCode;
 use crate::types::{InputRequiredResult, ResultType};
 
@@ -22,9 +20,11 @@ use super::options::{lock, RequestOptions};
 use super::pending::Answer;
 use super::session::{CallSpec, Shared};
 
+mod clock;
 mod finish;
 mod task;
 
+use clock::Clock;
 use finish::{finish, relist_tools, Head};
 
 /// Methods of the handshake era that the stateless era removed.
@@ -40,19 +40,14 @@ const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 /// Sends a request in the stateless era, driving input rounds to the final result.
 pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
-    let started = Instant::now();
-    // A total too large for the clock is no limit at all.
-    let total = spec
-        .options
-        .max_total(shared.options.request_timeout)
-        .and_then(|max| started.checked_add(max));
+    let mut clock = Clock::start(shared, spec);
     let mut round = 0u32;
     // What each round starts from once a server asked for the tasks extension: the caller's
     // params declaring it (`None`: the caller's params, not copied on every call).
     let mut declared: Option<Option<Value>> = None;
     let mut params = spec.params.clone();
     loop {
-        let options = remaining(spec, started, total)?;
+        let options = clock.round()?;
         let answer = match call_round(shared, spec, params.clone(), &options, true) {
             // Refused before it ran: sending it again declaring the extension is safe.
             Err(error)
@@ -65,8 +60,9 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                 params = task::declare(shared, params);
                 continue;
             }
-            other => other?,
+            other => other.map_err(|error| clock.own(error))?,
         };
+        clock.progress();
         let head = Head::of(&answer);
         let input = match head.kind() {
             Some(ResultType::InputRequired) if MULTI_ROUND.contains(&spec.method) => {
@@ -82,7 +78,7 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
             Some(ResultType::Task)
                 if declared.is_some() && task::TASK_METHODS.contains(&spec.method) =>
             {
-                return task::follow(shared, spec, &answer, started, total)
+                return task::follow(shared, &mut clock, &answer)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
             Some(ResultType::Complete) => return Ok(finish(shared, spec.method, answer, head)),
@@ -96,17 +92,8 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
             )));
         }
         log::debug!("`{}` needs input (round {round})", spec.method);
-        let responses = fulfil(shared, input.input_requests.iter().flatten())?;
-        if spec
-            .options
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.is_cancelled())
-        {
-            return Err(Error::Cancelled {
-                method: spec.method.to_owned(),
-            });
-        }
+        let responses = fulfil(shared, &clock, input.input_requests.iter().flatten())?;
+        clock.check(shared)?;
         params = Some(retry_params(
             declared.clone().unwrap_or_else(|| spec.params.clone()),
             responses,
@@ -194,36 +181,16 @@ fn repeatable(shared: &Shared, spec: &CallSpec<'_>) -> bool {
         .is_some_and(|name| lock(&shared.era.repeatable_tools).contains(name))
 }
 
-/// The caller's options for one more round: the maximum total time is what is left of it
-/// since the first round started.
-fn remaining(
-    spec: &CallSpec<'_>,
-    started: Instant,
-    total: Option<Instant>,
-) -> Result<RequestOptions> {
-    let mut options = spec.options.clone();
-    if let Some(total) = total {
-        let left = total.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Error::Timeout {
-                method: spec.method.to_owned(),
-                elapsed: started.elapsed(),
-                kind: TimeoutKind::Total,
-                stderr_tail: None,
-            });
-        }
-        options.max_total = Some(left);
-    }
-    Ok(options)
-}
-
 /// The most input requests one round may carry: each may be a paid model call or a question
 /// to the user, so a round asking for more fails before any handler runs.
 const MAX_INPUT_REQUESTS: usize = 64;
 
 /// Answers each input request with the client's handlers, keyed as the server keyed them.
+/// A handler cannot be interrupted, so the call's deadline, its cancel handle and the
+/// client's closing are checked before each one.
 fn fulfil<'a>(
     shared: &Shared,
+    clock: &Clock<'_>,
     requests: impl IntoIterator<Item = (&'a String, &'a Value)>,
 ) -> Result<Map<String, Value>> {
     let requests: Vec<(&String, &Value)> = requests.into_iter().collect();
@@ -235,6 +202,7 @@ fn fulfil<'a>(
     }
     let mut responses = Map::new();
     for (key, request) in requests {
+        clock.check(shared)?;
         let method = request
             .get("method")
             .and_then(Value::as_str)

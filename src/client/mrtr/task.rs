@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, Result, TimeoutKind};
+use crate::error::{Error, Result};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::types::META_CLIENT_CAPABILITIES;
 
@@ -31,6 +31,7 @@ use super::super::methods::CANCEL_TIMEOUT;
 use super::super::options::RequestOptions;
 use super::super::pending::{Answer, Reply, Slot};
 use super::super::session::{CallSpec, Shared};
+use super::clock::Clock;
 
 /// The extension's identifier, as declared in `capabilities.extensions`.
 pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -133,31 +134,19 @@ pub(super) fn declare(shared: &Shared, params: Option<Value>) -> Option<Value> {
 }
 
 /// Follows the task `created` announced to its end; its result is the call's.
-pub(super) fn follow(
-    shared: &Shared,
-    spec: &CallSpec<'_>,
-    created: &Answer,
-    started: Instant,
-    total: Option<Instant>,
-) -> Result<Answer> {
+pub(super) fn follow(shared: &Shared, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
+    let spec = clock.spec();
     let task = Task::read(created, spec.method)?;
     let id = task.task_id.clone();
     log::debug!("`{}` runs as task {id}", spec.method);
     let mut poll = Poll {
         shared,
         spec,
+        clock,
         id: &id,
-        timeout: spec
-            .options
-            .timeout
-            .unwrap_or(shared.options.request_timeout),
-        total,
-        deadline: started, // Set just below, once the timeout is known.
-        started,
         answered: HashSet::new(),
         ended: false,
     };
-    poll.deadline = poll.after(started);
     let outcome = poll.run(task);
     if let Err(error) = &outcome {
         // The caller gets no result: the work is not worth finishing. A task that ended
@@ -170,22 +159,19 @@ pub(super) fn follow(
 }
 
 /// One task being followed.
-struct Poll<'a> {
+struct Poll<'a, 'c> {
     shared: &'a Shared,
     spec: &'a CallSpec<'a>,
+    /// The call's deadlines (moved on by polls when the timeout resets on progress).
+    clock: &'a mut Clock<'c>,
     id: &'a str,
-    timeout: Duration,
-    total: Option<Instant>,
-    /// When the call times out (moved on by polls when the timeout resets on progress).
-    deadline: Instant,
-    started: Instant,
     /// The input request keys already answered.
     answered: HashSet<String>,
     /// Whether the task reached a terminal status.
     ended: bool,
 }
 
-impl Poll<'_> {
+impl Poll<'_, '_> {
     fn run(&mut self, mut task: Task) -> Result<Answer> {
         loop {
             let mut poll_now = false;
@@ -220,21 +206,7 @@ impl Poll<'_> {
                 self.wait(task.interval())?;
             }
             task = self.get()?;
-            if self.spec.options.reset_on_progress {
-                self.deadline = self.after(Instant::now());
-            }
-        }
-    }
-
-    /// The deadline a timeout starting at `start` gives, within the maximum total time.
-    fn after(&self, start: Instant) -> Instant {
-        // A timeout too large for the clock is no limit but the total.
-        let deadline = start.checked_add(self.timeout);
-        match (deadline, self.total) {
-            (Some(deadline), Some(total)) => deadline.min(total),
-            (Some(deadline), None) => deadline,
-            (None, Some(total)) => total,
-            (None, None) => start + Duration::from_secs(100 * 365 * 86_400),
+            self.clock.progress();
         }
     }
 
@@ -255,7 +227,7 @@ impl Poll<'_> {
                 self.id
             )));
         }
-        let responses = super::fulfil(self.shared, fresh.iter().copied())?;
+        let responses = super::fulfil(self.shared, self.clock, fresh.iter().copied())?;
         self.answered
             .extend(fresh.iter().map(|(key, _)| (*key).clone()));
         let params = json!({ "taskId": self.id, "inputResponses": responses });
@@ -268,7 +240,7 @@ impl Poll<'_> {
     fn wait(&self, interval: Duration) -> Result<()> {
         let wake = Instant::now()
             .checked_add(interval)
-            .map_or(self.deadline, |w| w.min(self.deadline));
+            .map_or(self.clock.deadline(), |w| w.min(self.clock.deadline()));
         // The cancel handle wakes this slot; the id is one no request has.
         let slot = Arc::new(Slot::default());
         let cancel = self.spec.options.cancel.as_ref();
@@ -280,7 +252,7 @@ impl Poll<'_> {
             self.check()?;
             let now = Instant::now();
             if now >= wake {
-                return if now >= self.deadline {
+                return if now >= self.clock.deadline() {
                     Err(self.timed_out())
                 } else {
                     Ok(())
@@ -310,10 +282,7 @@ impl Poll<'_> {
     /// handle.
     fn request(&self, method: &str, params: Value) -> Result<Answer> {
         self.check()?;
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(self.timed_out());
-        }
+        let left = self.clock.left()?;
         let mut options = RequestOptions::default().with_timeout(left);
         options.cancel = self.spec.options.cancel.clone();
         let spec = CallSpec {
@@ -332,19 +301,7 @@ impl Poll<'_> {
 
     /// Fails when the caller cancelled or the client closed.
     fn check(&self) -> Result<()> {
-        if let Some(closed) = self.shared.closed() {
-            return Err(Error::Closed(closed));
-        }
-        if self
-            .spec
-            .options
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.is_cancelled())
-        {
-            return Err(self.cancelled());
-        }
-        Ok(())
+        self.clock.check(self.shared)
     }
 
     /// Asks the server to cancel the task; failures only logged.
@@ -378,21 +335,10 @@ impl Poll<'_> {
     }
 
     fn timed_out(&self) -> Error {
-        let kind = match self.total {
-            Some(total) if total <= self.deadline => TimeoutKind::Total,
-            _ => TimeoutKind::Request,
-        };
-        Error::Timeout {
-            method: self.spec.method.to_owned(),
-            elapsed: self.started.elapsed(),
-            kind,
-            stderr_tail: None,
-        }
+        self.clock.timed_out()
     }
 
     fn cancelled(&self) -> Error {
-        Error::Cancelled {
-            method: self.spec.method.to_owned(),
-        }
+        self.clock.cancelled()
     }
 }
