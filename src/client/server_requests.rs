@@ -1,13 +1,20 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
-//! `elicitation/create`): `ping` on the router thread at once (over stdio without ever waiting
-//! to write, see [`router_deadline`]), the others with the caller's handlers on a bounded pool
-//! of threads. In the stateless era, which has no server requests,
+//! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
+//! handlers on a bounded pool of threads. In the stateless era, which has no server requests,
 //! they are dropped unanswered.
 //!
 //! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
 //! threads, started as they are first needed and kept for the connection's life; as many
 //! requests again may wait for one. Beyond that the server gets a JSON-RPC error at once, so
 //! a server flooding requests can neither grow the client's threads nor its memory.
+//!
+//! The router never waits to hand over the replies it gives itself (`ping`, and the error for
+//! a saturated pool): a server that stops reading would otherwise stall the reading of its
+//! own output, and with it every response, notification and request behind the reply. Over
+//! stdio such a reply goes into the transport's queue or is dropped when the queue is full.
+//! Over HTTP a reply is a POST the server has to answer, so these replies go through one
+//! thread of their own (see [`Lane`]), [`LANE_BOUND`] at a time, and beyond that are dropped:
+//! a server that never acknowledges its ping replies costs one thread, not the router.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
@@ -26,6 +33,9 @@ use super::session::Shared;
 /// How long the reply to a server request may take to hand to the transport.
 const REPLY_DEADLINE: Duration = Duration::from_secs(10);
 
+/// How many of the router's own replies may wait for the HTTP reply thread.
+const LANE_BOUND: usize = 4;
+
 /// The handler threads of one connection.
 pub(crate) struct Pool {
     jobs: Sender<(Weak<Shared>, Request)>,
@@ -34,6 +44,13 @@ pub(crate) struct Pool {
     started: usize,
     /// Held by every handler thread, so `close` can wait for them.
     done: Sender<()>,
+    /// The thread sending the router's own replies over HTTP, once started.
+    lane: Option<Lane>,
+}
+
+/// The thread that sends the router's own replies where sending waits for the server (HTTP).
+struct Lane {
+    replies: Sender<(Weak<Shared>, Response)>,
 }
 
 impl Pool {
@@ -45,6 +62,58 @@ impl Pool {
             size: size.max(1),
             started: 0,
             done,
+            lane: None,
+        }
+    }
+
+    /// Hands over a reply the router gives itself, never waiting for the server: over stdio
+    /// into the transport's queue (dropped when it is full), over HTTP to the reply thread
+    /// (dropped when [`LANE_BOUND`] replies already wait for it).
+    fn send_from_router(&mut self, shared: &Arc<Shared>, response: Response) {
+        if !shared.transport.send_waits_for_peer() {
+            reply(shared, response, Instant::now());
+            return;
+        }
+        if self.lane.is_none() {
+            self.lane = self.start_lane(shared);
+        }
+        let Some(lane) = &self.lane else {
+            log::debug!("no thread to send reply {:?}; dropped", response.id);
+            return;
+        };
+        if let Err(err) = lane.replies.try_send((Arc::downgrade(shared), response)) {
+            let (_, response) = err.into_inner();
+            log::debug!(
+                "the server has not taken the client's last {LANE_BOUND} replies; reply {:?} \
+                 dropped",
+                response.id
+            );
+        }
+    }
+
+    fn start_lane(&self, shared: &Arc<Shared>) -> Option<Lane> {
+        let (replies, queue) = crossbeam_channel::bounded::<(Weak<Shared>, Response)>(LANE_BOUND);
+        let done = self.done.clone();
+        let spawned = std::thread::Builder::new()
+            .name("umcp-reply".into())
+            .spawn(move || {
+                let _done = done;
+                // Ends when the router drops the pool with the connection.
+                for (weak, response) in queue.iter() {
+                    if let Some(shared) = weak.upgrade() {
+                        reply(&shared, response, Instant::now() + REPLY_DEADLINE);
+                    }
+                }
+            });
+        match spawned {
+            Ok(handle) => {
+                lock(&shared.threads).push(handle);
+                Some(Lane { replies })
+            }
+            Err(err) => {
+                log::debug!("could not start the reply thread: {err}");
+                None
+            }
         }
     }
 
@@ -100,7 +169,9 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
         return;
     }
     if request.method == "ping" {
-        answer(shared, request, router_deadline(shared));
+        if let Some(response) = respond(shared, request) {
+            pool.send_from_router(shared, response);
+        }
         return;
     }
     if let Err(request) = pool.submit(shared, request) {
@@ -114,28 +185,18 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
             ErrorCode::INTERNAL_ERROR,
             "the client is busy with other requests from this server",
         );
-        reply(
-            shared,
-            Response::err(request.id, error),
-            router_deadline(shared),
-        );
-    }
-}
-
-/// How long the router thread may wait to hand over a reply. A stdio write waits only for
-/// room in the transport's queue, and the router must not wait for it at all: a server that
-/// floods requests without reading its stdin would stall the router (and with it the reading
-/// of the server's output) for the whole reply deadline, per request, for good. Such a reply is
-/// dropped instead. A transport whose send is the exchange itself (HTTP) gets the deadline.
-fn router_deadline(shared: &Shared) -> Instant {
-    if shared.transport.send_waits_for_peer() {
-        Instant::now() + REPLY_DEADLINE
-    } else {
-        Instant::now()
+        pool.send_from_router(shared, Response::err(request.id, error));
     }
 }
 
 fn answer(shared: &Shared, request: Request, deadline: Instant) {
+    if let Some(response) = respond(shared, request) {
+        reply(shared, response, deadline);
+    }
+}
+
+/// The reply to one server request; `None` when the server cancelled it meanwhile.
+fn respond(shared: &Shared, request: Request) -> Option<Response> {
     let id = request.id.clone();
     let method = request.method.clone();
     let outcome =
@@ -152,13 +213,12 @@ fn answer(shared: &Shared, request: Request, deadline: Instant) {
     if cancelled {
         // The server withdrew the request; the spec says not to answer it.
         log::debug!("server cancelled its `{method}` request {id}; not replying");
-        return;
+        return None;
     }
-    let response = match outcome {
+    Some(match outcome {
         Ok(result) => Response::ok(id, result),
         Err(error) => Response::err(id, error),
-    };
-    reply(shared, response, deadline);
+    })
 }
 
 fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
