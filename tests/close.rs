@@ -109,3 +109,34 @@ fn a_connect_that_timed_out_returns_without_the_close_grace() {
     assert!(err.to_string().starts_with("timeout: start-up"), "{err}");
     assert!(took < grace / 4, "connect took {took:?}");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn close_releases_a_call_in_flight_before_the_server_has_ended() {
+    // The server never answers `tools/call`, and takes the whole close grace to end.
+    let grace = Duration::from_secs(3);
+    let config = StdioConfig::new(python::system_python())
+        .args(["-c", STUBBORN])
+        .close_grace(grace);
+    let client = Arc::new(Client::connect_with(config, legacy()).expect("connect"));
+    let caller = Arc::clone(&client);
+    let call = std::thread::spawn(move || {
+        let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(60));
+        let outcome = caller.request_raw("tools/call", None, &options);
+        (outcome, Instant::now())
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    client.close();
+    assert!(started.elapsed() >= grace, "the server ends only by signal");
+    let (outcome, returned) = call.join().expect("the caller");
+    match outcome {
+        Err(umcp::Error::Closed(closed)) => assert_eq!(closed.reason, "closed by client"),
+        other => panic!("expected the call to fail as closed, got {other:?}"),
+    }
+    let released = returned.duration_since(started);
+    assert!(
+        released < grace / 2,
+        "the call was released after {released:?}"
+    );
+}

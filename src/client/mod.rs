@@ -7,7 +7,7 @@ use crossbeam_channel::Receiver;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{Closed, Error, Result};
+use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 mod cache;
@@ -236,6 +236,13 @@ impl Client {
             .core
             .closing
             .store(true, std::sync::atomic::Ordering::Release);
+        let by_client = Arc::new(Closed {
+            reason: CLOSED_BY_CLIENT.into(),
+            ..Closed::default()
+        });
+        // Callers waiting on the server are released now, not once the server has exited
+        // (which may take the close grace and the kill).
+        self.shared.core.release_pending(&by_client);
         if abort {
             self.shared.transport.abort();
         } else {
@@ -243,10 +250,7 @@ impl Client {
         }
         // The transport reports the close, which fails what is pending and stops the router;
         // this covers a transport that does not.
-        self.shared.core.close_all(Arc::new(Closed {
-            reason: "closed by client".into(),
-            ..Closed::default()
-        }));
+        self.shared.core.close_all(by_client);
         self.shared.stop_senders();
         // Closed from one of the client's own threads (a callback or a handler): that thread
         // cannot end while it waits here, so waiting would only cost the whole timeout. Every

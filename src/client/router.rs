@@ -29,7 +29,7 @@ use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
 
 use super::options::{lock, NotificationCallback, Options};
-use super::pending::{Answer, Pending, Reply};
+use super::pending::{Answer, Pending, Reply, Slot};
 
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
@@ -351,9 +351,23 @@ impl Core {
             closed.reason,
             entries.len()
         );
-        for (id, slot) in entries {
-            slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
-        }
+        fail(entries, &closed);
+    }
+
+    /// Fails the requests pending now with `closed`, leaving the connection's own closing
+    /// (and the reason [`Client::closed`] gives) to the transport's report: a client closing
+    /// releases its callers before it waits for the server to exit.
+    ///
+    /// [`Client::closed`]: crate::Client::closed
+    pub(crate) fn release_pending(&self, closed: &Arc<Closed>) {
+        let entries = std::mem::take(&mut lock(&self.pending).entries);
+        fail(entries, closed);
+    }
+}
+
+fn fail(entries: impl IntoIterator<Item = (i64, Arc<Slot>)>, closed: &Arc<Closed>) {
+    for (id, slot) in entries {
+        slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
     }
 }
 
