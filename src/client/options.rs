@@ -247,8 +247,11 @@ impl Options {
     /// It runs on the client's router thread, one notification after the other, with panics
     /// caught and logged. It may call the client (responses do not pass through the router),
     /// but keep it short: while it runs, later notifications and server requests wait (up to
-    /// 64 of them, then the reading of the server's output waits too), and a response may
-    /// overtake a notification still waiting for the callback.
+    /// 64 of them; then a server request waits for room, slowing the reading of the server's
+    /// output, and a notification waits at most a second and is then dropped and counted in
+    /// [`Client::notifications_dropped`](crate::Client::notifications_dropped), so that a
+    /// callback that blocks never holds up responses), and a response may overtake a
+    /// notification still waiting for the callback.
     ///
     /// ```
     /// use umcp::types::ServerNotification;

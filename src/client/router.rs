@@ -12,11 +12,15 @@
 //!   responses; when it is full the transport's reader waits for room, which slows the reading
 //!   of the server's output (backpressure to the server). The router itself never waits on
 //!   user code for long except in the notification callback and the late-response handler, so
-//!   only one of those that blocks can fill it.
+//!   only one of those that blocks can fill it. A notification waits at most
+//!   [`CALLBACK_PATIENCE`] for room and is then dropped and counted like one the queue had no
+//!   room for: a callback that blocks loses notifications, but never stops the responses
+//!   behind them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
 use serde::Deserialize;
@@ -29,13 +33,18 @@ use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
 
 use super::options::{lock, NotificationCallback, Options};
-use super::pending::{Answer, Pending, Reply, Slot};
+use super::pending::{Answer, Pending, Reply};
+
+mod closing;
 
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
 
 /// How often a reader waiting for room in the router's queue checks whether the client closes.
-const ROUTER_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+const ROUTER_WAIT: Duration = Duration::from_millis(50);
+
+/// How long a notification waits for room in the router's queue before it is dropped.
+const CALLBACK_PATIENCE: Duration = Duration::from_secs(1);
 
 /// The part of a connection's state the transport's reading threads use.
 pub(crate) struct Core {
@@ -45,6 +54,8 @@ pub(crate) struct Core {
     pub(super) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
     pub(crate) notify_rx: Receiver<ServerNotification>,
     pub(crate) dropped: AtomicU64,
+    /// Whether the last notification for the callback was dropped for want of room.
+    stalled: AtomicBool,
     /// The bytes the unread notifications hold.
     queued: Mutex<super::queued::Queued>,
     /// Messages the server sent (responses, notifications, requests): the manager's health
@@ -100,6 +111,7 @@ impl Core {
             notify_tx: Mutex::new(Some(notify_tx)),
             notify_rx,
             dropped: AtomicU64::new(0),
+            stalled: AtomicBool::new(false),
             queued: Mutex::default(),
             received: AtomicU64::new(0),
             capacity: options.notification_capacity.max(1),
@@ -273,16 +285,47 @@ impl Core {
 
     /// Queues work for the router, waiting for room: backpressure to the server (see the
     /// module docs). Gives up once the client is closing, so a router stuck in a callback
-    /// cannot hold up close.
+    /// cannot hold up close, and drops a notification that waited [`CALLBACK_PATIENCE`].
     fn to_router(&self, work: Work) {
         let mut work = work;
+        // Once one notification gave up, the next ones do not wait until one gets through.
+        let patience = match self.stalled.load(Ordering::Relaxed) {
+            true => Instant::now(),
+            false => Instant::now() + CALLBACK_PATIENCE,
+        };
         loop {
-            match self.work_tx.send_timeout(work, ROUTER_WAIT) {
-                Ok(()) | Err(SendTimeoutError::Disconnected(_)) => return,
+            let wait = match &work {
+                Work::Notification(_) => {
+                    ROUTER_WAIT.min(patience.saturating_duration_since(Instant::now()))
+                }
+                _ => ROUTER_WAIT,
+            };
+            match self.work_tx.send_timeout(work, wait) {
+                Ok(()) => {
+                    self.stalled.store(false, Ordering::Relaxed);
+                    return;
+                }
+                Err(SendTimeoutError::Disconnected(_)) => return,
                 Err(SendTimeoutError::Timeout(back)) => {
                     if self.closing.load(Ordering::Acquire) || self.closed().is_some() {
                         log::debug!("the router is not keeping up with a closing client");
                         return;
+                    }
+                    if let Work::Notification(note) = &back {
+                        if Instant::now() >= patience {
+                            self.dropped.fetch_add(1, Ordering::Relaxed);
+                            let level = match self.stalled.swap(true, Ordering::Relaxed) {
+                                false => log::Level::Warn,
+                                true => log::Level::Debug,
+                            };
+                            log::log!(
+                                level,
+                                "the notification callback has not kept up for \
+                                 {CALLBACK_PATIENCE:?}; dropping notifications ({})",
+                                note.method()
+                            );
+                            return;
+                        }
                     }
                     work = back;
                 }
@@ -328,46 +371,6 @@ impl Core {
         if tx.send(note).is_ok() {
             queued.push(size);
         }
-    }
-
-    /// Fails every pending request with `closed` and stops the router.
-    pub(crate) fn close_all(&self, closed: Arc<Closed>) {
-        let entries = {
-            let mut pending = lock(&self.pending);
-            if pending.closed.is_none() {
-                pending.closed = Some(closed.clone());
-            }
-            std::mem::take(&mut pending.entries)
-        };
-        if !self.has_callback {
-            // With a callback the router ends the queue, after what it still has to pass on.
-            lock(&self.notify_tx).take();
-        }
-        let _ = self.stop_tx.try_send(());
-        // Hook: a closed connection ends every subscription.
-        super::listen::route::close_all(&self.listens, &closed);
-        log::debug!(
-            "connection closed ({}); failing {} pending",
-            closed.reason,
-            entries.len()
-        );
-        fail(entries, &closed);
-    }
-
-    /// Fails the requests pending now with `closed`, leaving the connection's own closing
-    /// (and the reason [`Client::closed`] gives) to the transport's report: a client closing
-    /// releases its callers before it waits for the server to exit.
-    ///
-    /// [`Client::closed`]: crate::Client::closed
-    pub(crate) fn release_pending(&self, closed: &Arc<Closed>) {
-        let entries = std::mem::take(&mut lock(&self.pending).entries);
-        fail(entries, closed);
-    }
-}
-
-fn fail(entries: impl IntoIterator<Item = (i64, Arc<Slot>)>, closed: &Arc<Closed>) {
-    for (id, slot) in entries {
-        slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
     }
 }
 

@@ -219,6 +219,32 @@ fn a_panicking_notification_callback_leaves_the_client_working() {
 }
 
 #[test]
+fn a_blocked_notification_callback_loses_notifications_not_responses() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        // More than the router's queue holds, sent before the response.
+        for k in 0..100 {
+            peer.notify("notifications/message", json!({"level": "info", "data": k}));
+        }
+        Some(json!({"content": []}))
+    });
+    let (release, blocked) = crossbeam_channel::bounded::<()>(0);
+    let options = Options::default()
+        .with_request_timeout(Duration::from_secs(30))
+        .with_notification_callback(move |_| {
+            // A callback stuck on something else for a long time (until the test ends).
+            let _ = blocked.recv_timeout(Duration::from_secs(30));
+        });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    let started = Instant::now();
+    client.call_tool("x", Value::Null).unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(15), "the call took {took:?}");
+    assert!(client.notifications_dropped() > 0);
+    drop(release);
+}
+
+#[test]
 fn the_notification_callback_may_call_the_client() {
     let server = FakeServer::new();
     server.on("tools/list", |_, _| {
