@@ -62,15 +62,25 @@ fn methods_the_stateless_era_removed_fail_before_anything_is_sent() {
     let client = Client::connect(modern_demo()).expect("connect");
     // `client.ping()` sends `server/discover` there; a raw `ping` is refused.
     client.ping().expect("ping as server/discover");
-    for outcome in [
-        client
-            .request_raw("ping", None, &umcp::RequestOptions::default())
-            .map(drop),
-        client.subscribe_resource("demo://text/readme"),
-        client.unsubscribe_resource("demo://text/readme"),
+    for (outcome, instead) in [
+        (
+            client
+                .request_raw("ping", None, &umcp::RequestOptions::default())
+                .map(drop),
+            "Client::ping",
+        ),
+        (
+            client.subscribe_resource("demo://text/readme"),
+            "Client::listen",
+        ),
+        (
+            client.unsubscribe_resource("demo://text/readme"),
+            "Client::listen",
+        ),
     ] {
+        // The error names what does the same in this era.
         match outcome {
-            Err(Error::Unsupported(_)) => {}
+            Err(Error::Unsupported(why)) => assert!(why.to_string().contains(instead), "{why}"),
             other => panic!("expected Unsupported, got {other:?}"),
         }
     }

@@ -82,7 +82,8 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::list_tools`].
+    /// As [`Client::list_tools`], plus [`Error::Config`] for arguments that are neither an
+    /// object nor `Null` (nothing is sent).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, &RequestOptions::default())
     }
@@ -118,10 +119,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<CallToolResult> {
         self.require("tools/call", "tools")?;
-        let mut params = json!({ "name": name });
-        if !arguments.is_null() {
-            params["arguments"] = arguments;
-        }
+        let params = named("tool", name, arguments)?;
         if self.needs_task(name, options) {
             return self.call_tool_as_task(params, options);
         }
@@ -219,7 +217,8 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::list_prompts`].
+    /// As [`Client::list_prompts`], plus [`Error::Config`] for arguments that are neither an
+    /// object nor `Null` (nothing is sent).
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         self.get_prompt_with(name, arguments, &RequestOptions::default())
     }
@@ -238,10 +237,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<GetPromptResult> {
         self.require("prompts/get", "prompts")?;
-        let mut params = json!({ "name": name });
-        if !arguments.is_null() {
-            params["arguments"] = arguments;
-        }
+        let params = named("prompt", name, arguments)?;
         self.request_as("prompts/get", Some(params), options)
     }
 
@@ -361,4 +357,27 @@ impl Shared {
         }
         true
     }
+}
+
+/// The params of a call to a named tool or prompt: its arguments must be an object (the spec
+/// has no other shape for them), or `Null` for none.
+fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
+    let mut params = json!({ "name": name });
+    match arguments {
+        Value::Null => {}
+        Value::Object(_) => params["arguments"] = arguments,
+        other => {
+            let kind = match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                _ => "an array",
+            };
+            return Err(Error::Config(format!(
+                "the arguments of {what} `{name}` must be a JSON object (or null for none), \
+                 not {kind}"
+            )));
+        }
+    }
+    Ok(params)
 }

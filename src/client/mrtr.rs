@@ -130,8 +130,16 @@ fn call_round(
     may_relist: bool,
 ) -> Result<Answer> {
     if REMOVED.contains(&spec.method) {
+        let instead = match spec.method {
+            "resources/subscribe" | "resources/unsubscribe" => {
+                "; `Client::listen` with a resource subscription does the same"
+            }
+            "ping" => "; `Client::ping` sends `server/discover` instead",
+            "logging/setLevel" => "; the log level goes into every request's `_meta` instead",
+            _ => "",
+        };
         return Err(Error::Unsupported(Unsupported::Feature(format!(
-            "`{}` does not exist in the stateless protocol era",
+            "`{}` does not exist in the stateless protocol era{instead}",
             spec.method
         ))));
     }

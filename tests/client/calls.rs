@@ -51,6 +51,34 @@ fn missing_capability_fails_without_sending() {
 }
 
 #[test]
+fn arguments_that_are_not_an_object_fail_without_sending() {
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["capabilities"] = json!({"tools": {}, "prompts": {}});
+    server.on("tools/call", |_, _| Some(json!({"content": []})));
+    let client = connect(&server);
+    server
+        .wait_notification("notifications/initialized", Duration::from_secs(5))
+        .unwrap();
+    let before = server.received.lock().unwrap().len();
+    for arguments in [json!("city=Paris"), json!(["Paris"]), json!(3), json!(true)] {
+        match client.call_tool("weather", arguments.clone()) {
+            Err(Error::Config(why)) => assert!(why.contains("`weather`"), "{why}"),
+            other => panic!("{arguments}: {other:?}"),
+        }
+        match client.get_prompt("greet", arguments.clone()) {
+            Err(Error::Config(why)) => assert!(why.contains("JSON object"), "{why}"),
+            other => panic!("{arguments}: {other:?}"),
+        }
+    }
+    assert_eq!(server.received.lock().unwrap().len(), before);
+    // An object, or nothing at all, goes through.
+    client
+        .call_tool("weather", json!({"city": "Paris"}))
+        .unwrap();
+    client.call_tool("weather", Value::Null).unwrap();
+}
+
+#[test]
 fn concurrent_callers_get_their_own_responses() {
     let server = FakeServer::new();
     server.on("tools/call", |_, req| {
