@@ -161,6 +161,14 @@ pub(crate) fn valid_session_id(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
+/// Whether `value` can be sent as an HTTP header value as it is: no control byte but
+/// horizontal tab, and no DEL (RFC 9110 §5.5; bytes above 0x7F pass as `obs-text`).
+pub(crate) fn valid_header_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+}
+
 /// A short, single-line excerpt of a body for error messages.
 pub(crate) fn snippet(text: &str) -> String {
     let mut s: String = text.chars().take(200).collect();

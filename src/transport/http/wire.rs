@@ -16,7 +16,8 @@ use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Error, Result, TimeoutKind};
 
 pub(crate) use super::body::{
-    drain, header, is_empty_body, media_type, read_text, snippet, status_error, valid_session_id,
+    drain, header, is_empty_body, media_type, read_text, snippet, status_error, valid_header_value,
+    valid_session_id,
 };
 
 /// `Accept` for POSTs: servers may answer with either.
