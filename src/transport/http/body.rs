@@ -95,9 +95,12 @@ pub(crate) fn status_error(
     request: Option<&RequestId>,
     deadline: Instant,
 ) -> Error {
-    let status = response.status().as_u16();
-    let error = http_error(response, url, deadline);
-    match status {
+    error_of(http_error(response, url, deadline), request)
+}
+
+/// The error for the details of a failed exchange, as [`status_error`] gives it.
+pub(crate) fn error_of(error: HttpError, request: Option<&RequestId>) -> Error {
+    match error.status {
         401 => return Error::Unauthorized(Box::new(error)),
         403 => return Error::Forbidden(Box::new(error)),
         _ => {}
