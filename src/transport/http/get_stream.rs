@@ -55,8 +55,8 @@ enum Opened {
 /// own: a server that never gave a stream (it refused the GET, or failed every attempt)
 /// offers none, which is not an error; a session the server forgot (404, or a 400 saying so)
 /// is left for the next request to find expired and re-initialize (which reopens the
-/// stream); a stream that was open and cannot be reopened (the attempts of the reconnection policy spent, a refusal)
-/// means the server is gone, and the connection is reported closed.
+/// stream); a stream that was open and cannot be reopened (the attempts of the reconnection
+/// policy spent, a refusal) means the server is gone, and the connection is reported closed.
 fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
