@@ -118,7 +118,9 @@ pub enum Error {
     Unauthorized(Box<HttpError>),
     /// HTTP 403: the credentials are not enough (for example `insufficient_scope`).
     Forbidden(Box<HttpError>),
-    /// The HTTP session ended on the server (a 404 on a request that carried a session id).
+    /// The HTTP session ended on the server: a request that carried a session id was answered
+    /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
+    /// answer an unknown session id).
     SessionExpired,
     /// The configuration or an argument is invalid; nothing was sent.
     Config(String),

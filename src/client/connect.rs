@@ -37,7 +37,10 @@ impl Client {
     ///
     /// The init timeout ([`Options::with_init_timeout`]) bounds the whole connect: the
     /// `server/discover` probe, `initialize`, and any new start or fallback in between (time
-    /// spent obtaining credentials aside). A connection that fails is then closed, within the
+    /// spent obtaining credentials aside), the transport's own start included: it gets the
+    /// deadline through [`Connect::connect_by`], so a legacy SSE server that never sends its
+    /// `endpoint` event fails the connect with [`TimeoutKind::Startup`] when the connect
+    /// timeout is later. A connection that fails is then closed, within the
     /// transport's own bounds; a server that did not answer in time gets no close grace (a
     /// stdio server is sent SIGTERM at once, and SIGKILL after
     /// [`kill_grace`](crate::StdioConfig::kill_grace) if it is still running).
@@ -69,9 +72,12 @@ impl Client {
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
         let mut first: Option<Error> = None;
         loop {
-            let client = match Client::start(connector.as_ref(), options.clone()) {
+            let client = match Client::start(connector.as_ref(), options.clone(), deadline) {
                 Ok(client) => client,
-                Err(err) => return Err(after_fallback(first, err)),
+                Err(err) => {
+                    let err = timed_out_connect(err, started.elapsed(), None);
+                    return Err(after_fallback(first, err));
+                }
             };
             // One deadline for every attempt; credentials obtained meanwhile push it back.
             *lock(&client.shared.handshake_deadline) = deadline;
@@ -101,7 +107,7 @@ impl Client {
             } else {
                 client.close();
             }
-            let err = timed_out_connect(err, elapsed, &client);
+            let err = timed_out_connect(err, elapsed, Some(&client));
             if first.is_some() {
                 return Err(after_fallback(first, err));
             }
@@ -124,9 +130,11 @@ impl Client {
         }
     }
 
-    fn start(connector: &dyn Connect, options: Options) -> Result<Client> {
+    /// Starts the transport and the router thread; a start that waits on the server (legacy
+    /// SSE's `endpoint` event) ends by `deadline`, the start-up deadline.
+    fn start(connector: &dyn Connect, options: Options, deadline: Instant) -> Result<Client> {
         let (core, channels) = router::Core::new(&options);
-        let transport = connector.connect(core.inbox())?;
+        let transport = connector.connect_by(core.inbox(), deadline)?;
         log::debug!(
             "connected to {} over {}",
             connector.describe(),
@@ -163,8 +171,9 @@ fn after_fallback(first: Option<Error>, err: Error) -> Error {
 }
 
 /// A connect that timed out says how long it took in all and, like a server that exits, what
-/// the server wrote on stderr (read once the connection is closed, so that nothing is missed).
-fn timed_out_connect(err: Error, elapsed: Duration, client: &Client) -> Error {
+/// the server wrote on stderr (read once the connection is closed, so that nothing is missed;
+/// there is no `client` when the transport did not even start).
+fn timed_out_connect(err: Error, elapsed: Duration, client: Option<&Client>) -> Error {
     match err {
         Error::Timeout {
             method,
@@ -180,7 +189,7 @@ fn timed_out_connect(err: Error, elapsed: Duration, client: &Client) -> Error {
                 other => other,
             },
             stderr_tail: stderr_tail.or_else(|| {
-                let closed = client.closed()?;
+                let closed = client?.closed()?;
                 let tail = closed.stderr_tail.as_deref()?;
                 (!tail.trim().is_empty()).then(|| Arc::new(tail.to_owned()))
             }),

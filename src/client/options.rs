@@ -115,7 +115,8 @@ impl Options {
     }
 
     /// How long connecting may take in all (default 30 s): one deadline for the
-    /// `server/discover` probe, `initialize`, and any new start of the server in between
+    /// `server/discover` probe, `initialize`, and any new start of the server or fallback in
+    /// between, a legacy SSE server's `endpoint` event included
     /// ([`Client::connect_with`](crate::Client::connect_with)); also how long `initialize` may
     /// take when a session is started again after it expired. As for any request, time a
     /// transport spends obtaining credentials (a user authorizing in a browser) does not

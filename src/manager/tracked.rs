@@ -118,7 +118,31 @@ pub(crate) struct Tracked {
 
 impl Connect for Tracked {
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
-        let transport: Arc<dyn Transport> = Arc::from(self.inner.connect(inbox)?);
+        self.track(self.inner.connect(inbox)?)
+    }
+
+    fn connect_by(&self, inbox: Inbox, deadline: Instant) -> Result<Box<dyn Transport>> {
+        self.track(self.inner.connect_by(inbox, deadline)?)
+    }
+
+    fn fallback(&self) -> Option<Box<dyn Connect>> {
+        let inner = self.inner.fallback()?;
+        Some(Box::new(Tracked {
+            inner,
+            tracker: Arc::clone(&self.tracker),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+impl Tracked {
+    /// Records a started transport, or closes it when the manager stopped the attempt
+    /// meanwhile.
+    fn track(&self, transport: Box<dyn Transport>) -> Result<Box<dyn Transport>> {
+        let transport: Arc<dyn Transport> = Arc::from(transport);
         let interrupted = {
             let mut state = lock(&self.tracker.state);
             if !state.interrupted {
@@ -136,18 +160,6 @@ impl Connect for Tracked {
             })));
         }
         Ok(Box::new(SharedTransport(transport)))
-    }
-
-    fn fallback(&self) -> Option<Box<dyn Connect>> {
-        let inner = self.inner.fallback()?;
-        Some(Box::new(Tracked {
-            inner,
-            tracker: Arc::clone(&self.tracker),
-        }))
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
     }
 }
 

@@ -36,6 +36,10 @@
 //!         Ok(Box::new(LoggedTransport(self.0.connect(inbox)?)))
 //!     }
 //!
+//!     fn connect_by(&self, inbox: Inbox, deadline: Instant) -> umcp::Result<Box<dyn Transport>> {
+//!         Ok(Box::new(LoggedTransport(self.0.connect_by(inbox, deadline)?)))
+//!     }
+//!
 //!     fn fallback(&self) -> Option<Box<dyn Connect>> {
 //!         let next = self.0.fallback()?;
 //!         Some(Box::new(Logged(next)))
@@ -247,6 +251,26 @@ pub trait Connect: Send + Sync {
     /// does not answer).
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>>;
 
+    /// Starts the transport as [`connect`](Connect::connect) does, giving up by `deadline`:
+    /// the caller's start-up deadline (the client passes the end of its init timeout).
+    ///
+    /// A start that waits on the server (legacy SSE waits for its `endpoint` event) ends by
+    /// this deadline or its own limit, whichever comes first, with
+    /// [`Error::Timeout`](crate::Error::Timeout) of kind
+    /// [`TimeoutKind::Startup`](crate::TimeoutKind::Startup) when it was this one. The
+    /// default ignores the deadline and calls `connect`, which suits a start that does not
+    /// wait (spawning a process); a connector wrapping another forwards it.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
+    ///
+    /// # Errors
+    ///
+    /// As [`Connect::connect`].
+    fn connect_by(&self, inbox: Inbox, deadline: Instant) -> Result<Box<dyn Transport>> {
+        let _ = deadline;
+        self.connect(inbox)
+    }
+
     /// The transport to try next when the server rejects the very first request with a
     /// status that means "not this transport" (HTTP 400, 404 or 405). `None` disables fallback.
     ///
@@ -267,6 +291,10 @@ pub trait Connect: Send + Sync {
 impl Connect for Box<dyn Connect> {
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
         (**self).connect(inbox)
+    }
+
+    fn connect_by(&self, inbox: Inbox, deadline: Instant) -> Result<Box<dyn Transport>> {
+        (**self).connect_by(inbox, deadline)
     }
 
     fn fallback(&self) -> Option<Box<dyn Connect>> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use umcp::transport::http::{HttpConfig, HttpTransportKind};
 use umcp::transport::{Connect, Inbound, Inbox};
-use umcp::{Error, TimeoutKind};
+use umcp::{Client, Error, Options, TimeoutKind};
 
 use crate::http_server::{serve, Seen, Server};
 use crate::{connect, expect_response, next, request, result, soon, WAIT};
@@ -214,4 +214,62 @@ fn legacy_stream_end_closes_the_connection() {
         rx.recv_timeout(Duration::from_millis(200)).is_err(),
         "Closed is reported once"
     );
+}
+
+/// An event stream of keep-alive comments that never announces its endpoint; POSTs are
+/// refused with 405, as by a legacy server.
+fn keep_alive_only_server() -> Server {
+    serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(405, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        let until = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < until && sse.send(": keep-alive\n\n").is_ok() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    })
+}
+
+/// Connects with a connect timeout far beyond the init timeout; the wait for the endpoint
+/// must end with the init timeout, as a start-up timeout.
+fn connect_ends_by_the_init_timeout(config: HttpConfig) {
+    let config = config.connect_timeout(Duration::from_secs(30));
+    let options = Options::default().with_init_timeout(Duration::from_secs(1));
+    let started = Instant::now();
+    match Client::connect_with(config, options) {
+        Err(Error::Timeout { kind, elapsed, .. }) => {
+            assert_eq!(kind, TimeoutKind::Startup);
+            assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");
+        }
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("connected without an endpoint"),
+    }
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn legacy_endpoint_wait_ends_by_the_init_timeout() {
+    let server = keep_alive_only_server();
+    connect_ends_by_the_init_timeout(
+        HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse),
+    );
+}
+
+#[test]
+fn auto_fallback_to_legacy_ends_by_the_init_timeout() {
+    let server = keep_alive_only_server();
+    connect_ends_by_the_init_timeout(HttpConfig::new(server.url("/sse")));
+    // The fallback was taken: Streamable HTTP's POST, then the event stream's GET.
+    let mut methods = Vec::new();
+    while let Some(seen) = server.next_within(Duration::from_millis(200)) {
+        methods.push(seen.method);
+    }
+    assert_eq!(
+        methods.first().map(String::as_str),
+        Some("POST"),
+        "{methods:?}"
+    );
+    assert!(methods.iter().any(|m| m == "GET"), "{methods:?}");
 }

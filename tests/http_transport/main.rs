@@ -19,6 +19,7 @@ mod errors;
 mod exchange;
 mod legacy;
 mod limits;
+mod sessions;
 mod streams;
 
 const WAIT: Duration = Duration::from_secs(5);

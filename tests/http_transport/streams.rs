@@ -254,3 +254,80 @@ fn a_response_on_the_get_stream_completes_the_request() {
     expect_response(&rx, 9);
     transport.close();
 }
+
+/// An event id with a control byte is legal SSE but no valid header value: the stream
+/// resumes from the id before it, as if it had never been sent, instead of failing the
+/// reconnection inside the HTTP client.
+const UNSENDABLE_ID: &str = "id: bad\u{1}id\n";
+
+#[test]
+fn get_stream_reconnects_past_an_event_id_it_cannot_send() {
+    let server = serve(|seen, reply| {
+        if seen.method != "GET" {
+            return reply.status(202, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        match seen.header("last-event-id") {
+            None => {
+                let _ = sse.send("retry: 50\n\n");
+                let _ = sse.send(
+                    "id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"first\"}\n\n",
+                );
+                let _ = sse.send(&format!(
+                    "{UNSENDABLE_ID}data: {{\"jsonrpc\":\"2.0\",\"method\":\"second\"}}\n\n"
+                ));
+                sse.end();
+            }
+            Some(id) => {
+                let method = format!("third-after-{id}");
+                let _ = sse.message(&format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#));
+                std::thread::sleep(WAIT);
+            }
+        }
+    });
+    let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
+    let (transport, rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    let delivered: Vec<String> = (0..4)
+        .map(|_| match next(&rx) {
+            Inbound::Message(Message::Notification(n)) => n.method,
+            Inbound::Gap(reason) => {
+                assert!(reason.contains("resumed after event g-1"), "{reason}");
+                "gap".to_owned()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(delivered, ["first", "second", "gap", "third-after-g-1"]);
+    assert_eq!(server.next_with_method("GET").header("last-event-id"), None);
+    let second = server.next_with_method("GET");
+    assert_eq!(second.header("last-event-id"), Some("g-1"));
+    transport.close();
+}
+
+#[test]
+fn post_stream_resumes_past_an_event_id_it_cannot_send() {
+    let server = serve(|seen, reply| match seen.method.as_str() {
+        "POST" => {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send("id: p-1\nretry: 20\ndata:\n\n");
+            let _ = sse.send(&format!("{UNSENDABLE_ID}data:\n\n"));
+            sse.end();
+        }
+        "GET" if seen.header("last-event-id") == Some("p-1") => {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.message(&result(2));
+            std::thread::sleep(WAIT);
+        }
+        _ => reply.status(405, &[]),
+    });
+    let config = HttpConfig::new(server.url("/mcp"))
+        .get_stream(false)
+        .reconnect(fast_reconnect());
+    let (transport, rx) = connect(&config);
+    transport.send(&request(2, "tools/call"), soon()).unwrap();
+    expect_response(&rx, 2);
+    let get = server.next_with_method("GET");
+    assert_eq!(get.header("last-event-id"), Some("p-1"));
+    transport.close();
+}

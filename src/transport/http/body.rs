@@ -95,9 +95,12 @@ pub(crate) fn status_error(
     request: Option<&RequestId>,
     deadline: Instant,
 ) -> Error {
-    let status = response.status().as_u16();
-    let error = http_error(response, url, deadline);
-    match status {
+    error_of(http_error(response, url, deadline), request)
+}
+
+/// The error for the details of a failed exchange, as [`status_error`] gives it.
+pub(crate) fn error_of(error: HttpError, request: Option<&RequestId>) -> Error {
+    match error.status {
         401 => return Error::Unauthorized(Box::new(error)),
         403 => return Error::Forbidden(Box::new(error)),
         _ => {}
@@ -159,6 +162,14 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
 /// A session id is usable only when it is visible ASCII (0x21–0x7E).
 pub(crate) fn valid_session_id(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// Whether `value` can be sent as an HTTP header value as it is: no control byte but
+/// horizontal tab, and no DEL (RFC 9110 §5.5; bytes above 0x7F pass as `obs-text`).
+pub(crate) fn valid_header_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
 }
 
 /// A short, single-line excerpt of a body for error messages.

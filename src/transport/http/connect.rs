@@ -9,10 +9,11 @@
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use super::{legacy, streamable, wire, HttpConfig, HttpTransportKind, AUTO_CANDIDATES};
 use crate::error::Result;
-use crate::transport::{Connect, Inbox, Transport};
+use crate::transport::{deadline_after, Connect, Inbox, Transport};
 
 impl Connect for HttpConfig {
     /// Streamable HTTP connects without network traffic (the first POST is the first
@@ -22,18 +23,24 @@ impl Connect for HttpConfig {
     /// tried over SSE first, skipping the Streamable HTTP request it refused then; if SSE is
     /// refused now, the URL is forgotten and Streamable HTTP is used.
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
+        self.connect_by(inbox, deadline_after(Instant::now(), Duration::MAX))
+    }
+
+    /// As `connect`; waiting for the legacy SSE `endpoint` event ends by `deadline` at the
+    /// latest, even when the connect timeout is later.
+    fn connect_by(&self, inbox: Inbox, deadline: Instant) -> Result<Box<dyn Transport>> {
         let wire = wire::Wire::new(self.clone())?;
         let auto = self.kind == HttpTransportKind::Auto;
         match self.effective_kind() {
             HttpTransportKind::Sse => {
-                let transport = legacy::connect(wire, inbox)?;
+                let transport = legacy::connect(wire, inbox, deadline)?;
                 if auto {
                     remember_sse(&self.url);
                 }
                 Ok(transport)
             }
             _ if auto && is_sse(&self.url) => {
-                match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone()) {
+                match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone(), deadline) {
                     Err(e) if e.refuses_transport() => {
                         forget(&self.url);
                         Ok(Box::new(streamable::StreamableHttp::new(wire, inbox)))

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::delivery::deliver_event;
+use super::session::{self, Refusal};
 use super::socket;
-use super::streamable::{sent_session, Shared};
+use super::streamable::Shared;
 use super::streams::{self, backoff, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
@@ -44,7 +45,7 @@ enum Opened {
     Stream(HttpResponse),
     /// The server offers no stream (405 and the like).
     Refused(String),
-    /// The server no longer knows the session (404).
+    /// The server no longer knows the session (404, or a 400 saying so).
     Expired,
     /// Worth another attempt.
     Failed(Error),
@@ -52,10 +53,10 @@ enum Opened {
 
 /// Keeps the stream open until it is stopped, and reports why it ended when it ends on its
 /// own: a server that never gave a stream (it refused the GET, or failed every attempt)
-/// offers none, which is not an error; a session the server forgot (404) is left for the next
-/// request to find expired and re-initialize (which reopens the stream); a stream that was
-/// open and cannot be reopened (the attempts of the reconnection policy spent, a refusal)
-/// means the server is gone, and the connection is reported closed.
+/// offers none, which is not an error; a session the server forgot (404, or a 400 saying so)
+/// is left for the next request to find expired and re-initialize (which reopens the
+/// stream); a stream that was open and cannot be reopened (the attempts of the reconnection
+/// policy spent, a refusal) means the server is gone, and the connection is reported closed.
 fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
@@ -161,7 +162,6 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
     if let Some(id) = &state.last_event_id {
         headers.push(("last-event-id", id.clone()));
     }
-    let has_session = sent_session(&headers).is_some();
     let call = Call {
         method: Method::Get,
         url: &config.url,
@@ -185,16 +185,15 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
         stop.attach(socket::take_last());
         return Opened::Stream(response);
     }
-    if status == 404 && has_session {
-        wire::drain(response, call.deadline);
-        return Opened::Expired;
-    }
     let retry = status >= 500 || status == 429;
     let why = if (200..300).contains(&status) {
         wire::drain(response, call.deadline);
         format!("HTTP {status} with `{media_type}`")
     } else {
-        wire::status_error(response, &config.url, None, call.deadline).to_string()
+        match session::refusal(response, &config.url, &call.headers, None, call.deadline) {
+            Refusal::Expired => return Opened::Expired,
+            Refusal::Error(error) => error.to_string(),
+        }
     };
     if retry {
         Opened::Failed(Error::Protocol(why))

@@ -50,15 +50,23 @@ impl Shared {
     }
 }
 
-/// Opens the event stream and waits, up to the connect timeout, for the `endpoint` event.
+/// Opens the event stream and waits for the `endpoint` event until the connect timeout or
+/// the caller's start-up deadline `startup`, whichever comes first: a server that sends
+/// only keep-alives must not hold a connect past the caller's bound.
 ///
 /// # Errors
 ///
-/// The failure of the GET, [`Error::Timeout`] with [`TimeoutKind::Connect`] when no endpoint
-/// arrives in time, or [`Error::Protocol`] for an endpoint on another origin.
-pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
+/// The failure of the GET, [`Error::Timeout`] when no endpoint arrives in time (of kind
+/// [`TimeoutKind::Startup`] when `startup` came first, [`TimeoutKind::Connect`] otherwise),
+/// or [`Error::Protocol`] for an endpoint on another origin.
+pub(crate) fn connect(wire: Wire, inbox: Inbox, startup: Instant) -> Result<Box<dyn Transport>> {
     let started = Instant::now();
-    let deadline = socket::deadline_after(started, wire.config.connect_timeout);
+    let own = socket::deadline_after(started, wire.config.connect_timeout);
+    let (deadline, kind) = if startup < own {
+        (startup, TimeoutKind::Startup)
+    } else {
+        (own, TimeoutKind::Connect)
+    };
     let config = &wire.config;
     let call = Call {
         method: Method::Get,
@@ -76,7 +84,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
         } => Error::Timeout {
             method,
             elapsed,
-            kind: TimeoutKind::Connect,
+            kind,
             stderr_tail: None,
         },
         e => e,
@@ -119,7 +127,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox) -> Result<Box<dyn Transport>> {
             return Err(Error::Timeout {
                 method: "endpoint event".into(),
                 elapsed: started.elapsed(),
-                kind: TimeoutKind::Connect,
+                kind,
                 stderr_tail: None,
             });
         }

@@ -138,9 +138,10 @@ fn read(
 
 /// Opens the GET that continues a stream after `last_event_id`.
 ///
-/// A 404 here fails the request with [`Error::Http`], never [`Error::SessionExpired`]: the
-/// request reached the server with its POST and may have run, so it must not be sent again
-/// on a new session. The session itself is left for the next POST to find expired.
+/// A 404 (or a 400 about the session) here fails the request with [`Error::Http`], never
+/// [`Error::SessionExpired`]: the request reached the server with its POST and may have run,
+/// so it must not be sent again on a new session. The session itself is left for the next
+/// POST to find expired.
 fn resume(
     shared: &Shared,
     last_event_id: &str,

@@ -9,6 +9,9 @@
 //! send from the re-initializing thread, the deadline of its last send passing (a handshake
 //! the server answered with an error sends nothing more), or the end of the connection ends
 //! the wait too.
+//!
+//! A session has expired when the server answers a request that carried it with 404, or with
+//! a 400 whose body names the session (see [`refusal`]).
 
 use std::sync::{Condvar, Mutex};
 use std::thread::ThreadId;
@@ -17,6 +20,7 @@ use std::time::Instant;
 use super::streams::lock;
 use super::wire::{self, HttpResponse};
 use crate::error::{Error, Result, TimeoutKind};
+use crate::jsonrpc::RequestId;
 
 /// Session headers: `Mcp-Session-Id` and `MCP-Protocol-Version`, when known.
 pub(crate) type Headers = Vec<(&'static str, String)>;
@@ -134,8 +138,8 @@ impl Session {
         }
     }
 
-    /// Forgets the session if it is still `sent` (the server answered 404 to it); returns
-    /// whether it was.
+    /// Forgets the session if it is still `sent` (the server no longer knows it, see
+    /// [`refusal`]); returns whether it was.
     pub fn expire(&self, sent: &str) -> bool {
         let mut state = lock(&self.state);
         if state.id.as_deref() != Some(sent) {
@@ -162,6 +166,49 @@ impl Session {
             log::debug!("the server started a session");
             state.id = Some(id.to_owned());
         }
+    }
+}
+
+/// What the refusal of a request (a status outside 2xx) says.
+pub(crate) enum Refusal {
+    /// The server no longer knows the session the request carried.
+    Expired,
+    /// Anything else, as the error to report.
+    Error(Error),
+}
+
+/// Reads the refusal of a request that carried `headers`, its body by `deadline`.
+///
+/// The spec has a server answer an unknown session id with 404. The TypeScript SDK's
+/// servers (server-everything among them) answer 400 instead, with a JSON-RPC error saying
+/// "Bad Request: No valid session ID provided" (others say "Session not found" or "Invalid
+/// or missing session ID"); after such a server restarts, only re-initializing helps. So a
+/// 400 counts as expiry too when the request carried a session and the body (the bounded
+/// part read for errors) mentions the session. A 400 without a session sent, or about
+/// anything else, stays an HTTP error.
+pub(crate) fn refusal(
+    response: HttpResponse,
+    url: &str,
+    headers: &[(&'static str, String)],
+    request: Option<&RequestId>,
+    deadline: Instant,
+) -> Refusal {
+    let sent = sent_session(headers).is_some();
+    match response.status().as_u16() {
+        404 if sent => {
+            wire::drain(response, deadline);
+            Refusal::Expired
+        }
+        400 if sent => {
+            let error = wire::http_error(response, url, deadline);
+            if error.body.to_ascii_lowercase().contains("session") {
+                log::debug!("HTTP 400 about the session: {}", wire::snippet(&error.body));
+                Refusal::Expired
+            } else {
+                Refusal::Error(wire::error_of(error, request))
+            }
+        }
+        _ => Refusal::Error(wire::status_error(response, url, request, deadline)),
     }
 }
 

@@ -13,8 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub(crate) use super::session::sent_session;
-use super::session::{Headers, Session};
+use super::session::{self, sent_session, Headers, Refusal, Session};
 use super::socket::{self, Socket};
 use super::streams::{lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
@@ -93,16 +92,12 @@ impl Shared {
 }
 
 impl Shared {
-    /// Forgets the session if it is still the one `headers` carried: the server answered
-    /// 404. Returns whether a session was sent.
-    pub fn expire_session(&self, headers: &[(&'static str, String)]) -> bool {
-        let Some(sent) = sent_session(headers) else {
-            return false;
-        };
-        if self.session.expire(sent) {
+    /// Forgets the session if it is still the one `headers` carried: the server no longer
+    /// knows it (see [`session::refusal`]).
+    pub fn expire_session(&self, headers: &[(&'static str, String)]) {
+        if sent_session(headers).is_some_and(|sent| self.session.expire(sent)) {
             self.stop_get_stream();
         }
-        true
     }
 
     pub fn is_closed(&self) -> bool {
@@ -242,16 +237,16 @@ impl StreamableHttp {
             _ => None,
         };
         if !(200..300).contains(&status) {
-            if status == 404 && self.shared.expire_session(&call.headers) {
-                wire::drain(response, deadline);
-                return Err(Error::SessionExpired);
-            }
-            return Err(wire::status_error(
-                response,
-                &config.url,
-                request_id.as_ref(),
-                deadline,
-            ));
+            let id = request_id.as_ref();
+            return Err(
+                match session::refusal(response, &config.url, &call.headers, id, deadline) {
+                    Refusal::Expired => {
+                        self.shared.expire_session(&call.headers);
+                        Error::SessionExpired
+                    }
+                    Refusal::Error(error) => error,
+                },
+            );
         }
         if !self.shared.is_stateless() {
             self.shared.session.remember(&response);

@@ -157,6 +157,24 @@ pub(crate) struct StreamState {
     pub events: u64,
 }
 
+impl StreamState {
+    /// Records the `id` of an event as the one to resume from; an empty id forgets it.
+    ///
+    /// An id that cannot be sent as the `Last-Event-ID` header is not recorded: SSE allows
+    /// control bytes in an id, an HTTP field value does not (RFC 9110 §5.5), and sending it
+    /// would fail the reconnection before it reaches the server. The previous id stays, so
+    /// the stream resumes as if this id had never been sent.
+    fn record_event_id(&mut self, id: &str, what: &str) {
+        if id.is_empty() {
+            self.last_event_id = None;
+        } else if wire::valid_header_value(id) {
+            self.last_event_id = Some(id.to_owned());
+        } else {
+            log::debug!("{what}: ignoring event id {id:?}, which cannot be sent as Last-Event-ID");
+        }
+    }
+}
+
 /// Why [`pump`] returned.
 #[derive(Debug)]
 pub(crate) enum End {
@@ -229,7 +247,7 @@ fn read_events(
         };
         state.events += 1;
         if let Some(id) = &event.id {
-            state.last_event_id = Some(id.clone()).filter(|id| !id.is_empty());
+            state.record_event_id(id, what);
         }
         if event.retry.is_some() {
             state.retry = event.retry;
@@ -348,6 +366,21 @@ mod tests {
             Duration::MAX,
             "the server's retry, exactly"
         );
+    }
+
+    #[test]
+    fn only_ids_that_can_be_sent_as_a_header_are_recorded() {
+        let mut state = StreamState::default();
+        for id in ["a\tb", "é-1"] {
+            state.record_event_id(id, "test");
+            assert_eq!(state.last_event_id.as_deref(), Some(id));
+        }
+        for id in ["x\u{1}", "x\u{7f}", "x\u{1b}[0m"] {
+            state.record_event_id(id, "test");
+            assert_eq!(state.last_event_id.as_deref(), Some("é-1"), "{id:?}");
+        }
+        state.record_event_id("", "test");
+        assert_eq!(state.last_event_id, None);
     }
 
     #[test]

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use ureq::http::Response;
 use ureq::{Agent, Body};
 
-use super::body::http_error;
 use super::socket::{self, deadline_after, ureq_timeout};
 use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Error, Result, TimeoutKind};
 
 pub(crate) use super::body::{
-    drain, header, is_empty_body, media_type, read_text, snippet, status_error, valid_session_id,
+    drain, error_of, header, http_error, is_empty_body, media_type, read_text, snippet,
+    status_error, valid_header_value, valid_session_id,
 };
 
 /// `Accept` for POSTs: servers may answer with either.
