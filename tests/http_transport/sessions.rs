@@ -188,3 +188,35 @@ fn a_plain_client_reinitializes_after_a_restart_answered_with_400() {
     assert_eq!(state.sessions.load(Ordering::SeqCst), 2);
     client.close();
 }
+
+#[test]
+fn waiting_for_a_silent_get_stream_ends_by_the_init_timeout() {
+    // The GET that opens the stream is accepted and never answered.
+    let server = serve(|seen, reply| match seen.rpc_method().as_deref() {
+        Some("initialize") => {
+            let id = seen.rpc_id();
+            let body = json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "serverInfo": {"name": "silent-get", "version": "0"}}});
+            reply.json(200, &[("mcp-session-id", "s")], &body.to_string())
+        }
+        _ if seen.method == "GET" => {
+            std::thread::sleep(Duration::from_secs(30));
+            reply.status(405, &[]);
+        }
+        _ => reply.status(202, &[]),
+    });
+    let config = HttpConfig::new(server.url("/mcp"))
+        .transport(HttpTransportKind::StreamableHttp)
+        .connect_timeout(Duration::from_secs(30));
+    let options = umcp::Options::default()
+        .with_protocol_mode(umcp::ProtocolMode::Legacy)
+        .with_init_timeout(Duration::from_secs(2));
+    let started = std::time::Instant::now();
+    let client = Client::connect_with(config, options);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "connecting took {took:?}");
+    // The handshake itself was done: the client works without the stream.
+    let client = client.expect("connected without the GET stream");
+    assert_eq!(client.server_info().name, "silent-get");
+}

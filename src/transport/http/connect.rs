@@ -43,12 +43,16 @@ impl Connect for HttpConfig {
                 match legacy::connect(wire::Wire::new(self.clone())?, inbox.clone(), deadline) {
                     Err(e) if e.refuses_transport() => {
                         forget(&self.url);
-                        Ok(Box::new(streamable::StreamableHttp::new(wire, inbox)))
+                        Ok(Box::new(streamable::StreamableHttp::new(
+                            wire, inbox, deadline,
+                        )))
                     }
                     connected => connected,
                 }
             }
-            _ => Ok(Box::new(streamable::StreamableHttp::new(wire, inbox))),
+            _ => Ok(Box::new(streamable::StreamableHttp::new(
+                wire, inbox, deadline,
+            ))),
         }
     }
 

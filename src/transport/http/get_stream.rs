@@ -2,6 +2,7 @@
 //! `Last-Event-ID` when it drops.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::delivery::deliver_event;
 use super::session::{self, Refusal};
@@ -14,7 +15,8 @@ use crate::error::Error;
 const WHAT: &str = "GET stream";
 
 /// Opens the GET stream on its own thread, unless one is already running, and waits (at most
-/// the connect timeout) until the server has answered the first GET.
+/// the connect timeout, and not past the client's start-up deadline while it starts) until
+/// the server has answered the first GET.
 ///
 /// The wait matters: servers route messages that belong to no request to the GET stream
 /// only while it is open, and drop or misroute them otherwise, so the stream must be there
@@ -31,12 +33,22 @@ pub(crate) fn start(shared: &Arc<Shared>) {
     });
     match spawned {
         Ok(()) => {
-            let _ = opened_rx.recv_timeout(shared.wire.config.connect_timeout);
+            let _ = opened_rx.recv_timeout(wait(shared));
         }
         Err(e) => {
             log::debug!("could not start the GET stream: {e}");
             stop.stop();
         }
+    }
+}
+
+/// How long to wait for the server to answer the GET that opens the stream: the connect
+/// timeout, and no later than the start-up deadline while the client is still starting.
+fn wait(shared: &Shared) -> Duration {
+    let timeout = shared.wire.config.connect_timeout;
+    match shared.startup.checked_duration_since(Instant::now()) {
+        Some(left) if !left.is_zero() => timeout.min(left),
+        _ => timeout,
     }
 }
 

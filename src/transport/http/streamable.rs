@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     get_stream: Mutex<Option<Arc<Stop>>>,
     /// Set by [`SessionEvent::Stateless`]: no session, no GET stream, no resumption.
     stateless: AtomicBool,
+    /// The caller's start-up deadline: the first GET stream is waited for until then at most.
+    pub startup: Instant,
 }
 
 impl Shared {
@@ -146,7 +148,7 @@ pub(crate) fn describe(message: &Message) -> &str {
 
 impl StreamableHttp {
     /// A connection to `wire`'s URL. Nothing is sent until the first message.
-    pub fn new(wire: Wire, inbox: Inbox) -> StreamableHttp {
+    pub fn new(wire: Wire, inbox: Inbox, startup: Instant) -> StreamableHttp {
         StreamableHttp {
             shared: Arc::new(Shared {
                 wire,
@@ -158,6 +160,7 @@ impl StreamableHttp {
                 ended: Mutex::new(None),
                 get_stream: Mutex::new(None),
                 stateless: AtomicBool::new(false),
+                startup,
             }),
             close_once: Closing::default(),
         }
