@@ -92,29 +92,10 @@ impl Pool {
     }
 
     fn start_lane(&self, shared: &Arc<Shared>) -> Option<Lane> {
-        let (replies, queue) = crossbeam_channel::bounded::<(Weak<Shared>, Response)>(LANE_BOUND);
-        let done = self.done.clone();
-        let spawned = std::thread::Builder::new()
-            .name("umcp-reply".into())
-            .spawn(move || {
-                let _done = done;
-                // Ends when the router drops the pool with the connection.
-                for (weak, response) in queue.iter() {
-                    if let Some(shared) = weak.upgrade() {
-                        reply(&shared, response, Instant::now() + REPLY_DEADLINE);
-                    }
-                }
-            });
-        match spawned {
-            Ok(handle) => {
-                lock(&shared.threads).push(handle);
-                Some(Lane { replies })
-            }
-            Err(err) => {
-                log::debug!("could not start the reply thread: {err}");
-                None
-            }
-        }
+        let (replies, queue) = crossbeam_channel::bounded(LANE_BOUND);
+        let send = |shared: &Shared, response| reply(shared, response, deadline());
+        spawn_worker(shared, "umcp-reply", queue, self.done.clone(), send)
+            .then_some(Lane { replies })
     }
 
     /// Queues `request` for a handler thread; gives it back when the pool is saturated.
@@ -131,24 +112,52 @@ impl Pool {
     }
 
     fn start(&mut self, shared: &Arc<Shared>) {
-        let (queue, done) = (self.queue.clone(), self.done.clone());
-        let spawned = std::thread::Builder::new()
-            .name("umcp-handler".into())
-            .spawn(move || {
-                let _done = done;
-                // Ends when the router drops the pool with the connection.
-                for (weak, request) in queue.iter() {
-                    if let Some(shared) = weak.upgrade() {
-                        answer(&shared, request, Instant::now() + REPLY_DEADLINE);
-                    }
+        let run = |shared: &Shared, request| answer(shared, request, deadline());
+        if spawn_worker(
+            shared,
+            "umcp-handler",
+            self.queue.clone(),
+            self.done.clone(),
+            run,
+        ) {
+            self.started += 1;
+        }
+    }
+}
+
+/// The deadline of a reply handed over by a pool thread.
+fn deadline() -> Instant {
+    Instant::now() + REPLY_DEADLINE
+}
+
+/// Starts a thread of the pool that runs `work` on what `queue` brings, until the router drops
+/// the pool with the connection; it holds `done`, so `close` can wait for it. Whether it
+/// started.
+fn spawn_worker<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    name: &str,
+    queue: Receiver<(Weak<Shared>, T)>,
+    done: Sender<()>,
+    work: fn(&Shared, T),
+) -> bool {
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let _done = done;
+            for (weak, item) in queue.iter() {
+                if let Some(shared) = weak.upgrade() {
+                    work(&shared, item);
                 }
-            });
-        match spawned {
-            Ok(handle) => {
-                self.started += 1;
-                lock(&shared.threads).push(handle);
             }
-            Err(err) => log::debug!("could not start a handler thread: {err}"),
+        });
+    match spawned {
+        Ok(handle) => {
+            lock(&shared.threads).push(handle);
+            true
+        }
+        Err(err) => {
+            log::debug!("could not start a {name} thread: {err}");
+            false
         }
     }
 }

@@ -5,12 +5,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::Receiver;
 use umcp::jsonrpc::Message;
 use umcp::transport::http::{HttpConfig, ReconnectPolicy};
 use umcp::transport::{Inbound, SessionEvent};
 use umcp::{Error, TimeoutKind};
 
-use crate::http_server::serve;
+use crate::http_server::{serve, Server};
 use crate::{
     connect, expect_failed, expect_response, next, next_message, request, result, soon, WAIT,
 };
@@ -51,9 +52,15 @@ fn get_stream_refused_with_405_is_quiet() {
     );
 }
 
-#[test]
-fn get_stream_reconnects_with_its_last_event_id() {
-    let server = serve(|seen, reply| {
+/// An event id with a control byte is legal SSE but no valid header value: the stream
+/// resumes from the id before it, as if it had never been sent, instead of failing the
+/// reconnection inside the HTTP client.
+const UNSENDABLE_ID: &str = "id: bad\u{1}id\n";
+
+/// A GET stream that sends event g-1 (then, with `unsendable`, an event "second" whose id is
+/// no valid header value) and ends; the stream resumed after it sends "<next>-after-<id>".
+fn resuming_get_server(unsendable: bool) -> Server {
+    serve(move |seen, reply| {
         if seen.method != "GET" {
             return reply.status(202, &[]);
         }
@@ -64,22 +71,27 @@ fn get_stream_reconnects_with_its_last_event_id() {
                 let _ = sse.send(
                     "id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"first\"}\n\n",
                 );
+                if unsendable {
+                    let _ = sse.send(&format!(
+                        "{UNSENDABLE_ID}data: {{\"jsonrpc\":\"2.0\",\"method\":\"second\"}}\n\n"
+                    ));
+                }
                 sse.end();
             }
             Some(id) => {
-                let method = format!("second-after-{id}");
+                let next = if unsendable { "third" } else { "second" };
+                let method = format!("{next}-after-{id}");
                 let _ = sse.message(&format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#));
                 std::thread::sleep(WAIT);
             }
         }
-    });
-    let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
-    let (transport, rx) = connect(&config);
-    transport.session_event(SessionEvent::Ready);
-    transport.session_event(SessionEvent::Ready); // a second Ready opens no second stream
-                                                  // Between the two streams, the gap is reported: the server may not have replayed.
-    let delivered: Vec<String> = (0..3)
-        .map(|_| match next(&rx) {
+    })
+}
+
+/// The methods of the next `count` notifications, "gap" for the gap reported after g-1.
+fn delivered(rx: &Receiver<Inbound>, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|_| match next(rx) {
             Inbound::Message(Message::Notification(n)) => n.method,
             Inbound::Gap(reason) => {
                 assert!(reason.contains("resumed after event g-1"), "{reason}");
@@ -87,8 +99,19 @@ fn get_stream_reconnects_with_its_last_event_id() {
             }
             other => panic!("{other:?}"),
         })
-        .collect();
-    assert_eq!(delivered, ["first", "gap", "second-after-g-1"]);
+        .collect()
+}
+
+#[test]
+fn get_stream_reconnects_with_its_last_event_id() {
+    let server = resuming_get_server(false);
+    let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
+    let (transport, rx) = connect(&config);
+    transport.session_event(SessionEvent::Ready);
+    // A second Ready opens no second stream.
+    transport.session_event(SessionEvent::Ready);
+    // Between the two streams, the gap is reported: the server may not have replayed.
+    assert_eq!(delivered(&rx, 3), ["first", "gap", "second-after-g-1"]);
     let first = server.next_with_method("GET");
     assert_eq!(first.header("last-event-id"), None);
     let second = server.next_with_method("GET");
@@ -255,50 +278,16 @@ fn a_response_on_the_get_stream_completes_the_request() {
     transport.close();
 }
 
-/// An event id with a control byte is legal SSE but no valid header value: the stream
-/// resumes from the id before it, as if it had never been sent, instead of failing the
-/// reconnection inside the HTTP client.
-const UNSENDABLE_ID: &str = "id: bad\u{1}id\n";
-
 #[test]
 fn get_stream_reconnects_past_an_event_id_it_cannot_send() {
-    let server = serve(|seen, reply| {
-        if seen.method != "GET" {
-            return reply.status(202, &[]);
-        }
-        let mut sse = reply.sse(&[]);
-        match seen.header("last-event-id") {
-            None => {
-                let _ = sse.send("retry: 50\n\n");
-                let _ = sse.send(
-                    "id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"first\"}\n\n",
-                );
-                let _ = sse.send(&format!(
-                    "{UNSENDABLE_ID}data: {{\"jsonrpc\":\"2.0\",\"method\":\"second\"}}\n\n"
-                ));
-                sse.end();
-            }
-            Some(id) => {
-                let method = format!("third-after-{id}");
-                let _ = sse.message(&format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#));
-                std::thread::sleep(WAIT);
-            }
-        }
-    });
+    let server = resuming_get_server(true);
     let config = HttpConfig::new(server.url("/mcp")).reconnect(fast_reconnect());
     let (transport, rx) = connect(&config);
     transport.session_event(SessionEvent::Ready);
-    let delivered: Vec<String> = (0..4)
-        .map(|_| match next(&rx) {
-            Inbound::Message(Message::Notification(n)) => n.method,
-            Inbound::Gap(reason) => {
-                assert!(reason.contains("resumed after event g-1"), "{reason}");
-                "gap".to_owned()
-            }
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(delivered, ["first", "second", "gap", "third-after-g-1"]);
+    assert_eq!(
+        delivered(&rx, 4),
+        ["first", "second", "gap", "third-after-g-1"]
+    );
     assert_eq!(server.next_with_method("GET").header("last-event-id"), None);
     let second = server.next_with_method("GET");
     assert_eq!(second.header("last-event-id"), Some("g-1"));
