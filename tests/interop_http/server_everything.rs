@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use umcp::types::{LoggingLevel, Root, ServerNotification};
-use umcp::{Client, Era, HttpTransportKind, Notifications};
+use umcp::{Client, Era, HttpTransportKind, Notifications, Options};
 use HttpTransportKind::{Auto, Sse, StreamableHttp};
 
 use crate::common::interop::{
@@ -230,4 +230,27 @@ fn everything_sse_explicit() {
         return;
     }
     everything_over_http("sse", "/sse", Sse, "sse");
+}
+
+/// server-everything answers a session id it does not know with 400 "No valid session ID
+/// provided" (not the spec's 404): after it restarts, a plain client takes that for an expired
+/// session, initializes again and carries on.
+#[test]
+fn everything_restarted_under_a_session_is_initialized_again() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = peers::server_everything_http("streamableHttp");
+    let port = server.port();
+    let client = connect(&server, "/mcp", StreamableHttp, Options::default());
+    let before = tool_names(&client);
+    assert!(before.contains("echo"), "{before:?}");
+    drop(server);
+    let _server = peers::server_everything_http_on("streamableHttp", Some(port));
+    assert_eq!(tool_names(&client), before);
+    assert_eq!(
+        call_text(&client, "echo", json!({"message": "again"})),
+        "Echo: again"
+    );
+    assert!(client.closed().is_none());
 }

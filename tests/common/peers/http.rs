@@ -66,6 +66,30 @@ impl HttpPeer {
         panic!("{last_failure} (gave up after {HTTP_START_ATTEMPTS} ports)")
     }
 
+    /// As [`HttpPeer::start`], on `port` (a server started again where another one ran).
+    ///
+    /// # Panics
+    ///
+    /// As [`HttpPeer::start`], and when the port stays taken.
+    pub fn start_on(
+        port: u16,
+        name: &str,
+        ready_text: &str,
+        command: impl Fn(u16) -> Command,
+    ) -> HttpPeer {
+        let mut last_failure = String::new();
+        for _ in 0..HTTP_START_ATTEMPTS {
+            match HttpPeer::try_start(name, port, ready_text, command(port)) {
+                Ok(peer) => return peer,
+                Err((failure, true)) => last_failure = failure,
+                Err((failure, false)) => panic!("{failure}"),
+            }
+            // The old server's socket may linger a moment after it was killed.
+            thread::sleep(Duration::from_millis(200));
+        }
+        panic!("{last_failure} (gave up on port {port})")
+    }
+
     /// One attempt; the error says what happened and whether another port may help.
     fn try_start(
         name: &str,
@@ -284,16 +308,27 @@ fn free_port() -> u16 {
 /// Starts server-everything serving HTTP: `mode` is `streamableHttp` (endpoint `/mcp`) or
 /// `sse` (event stream at `/sse`).
 pub fn server_everything_http(mode: &str) -> HttpPeer {
+    server_everything_http_on(mode, None)
+}
+
+/// As [`server_everything_http`], on `port` when given (a server started again on the port
+/// another one listened on).
+pub fn server_everything_http_on(mode: &str, port: Option<u16>) -> HttpPeer {
     let entry = server_everything();
     let ready = match mode {
         "sse" => "Server is running on port",
         _ => "listening on port",
     };
-    HttpPeer::start(&format!("server-everything {mode}"), ready, |port| {
+    let name = format!("server-everything {mode}");
+    let command = |port: u16| {
         let mut command = Command::new(node());
         command.arg(&entry).arg(mode).env("PORT", port.to_string());
         command
-    })
+    };
+    match port {
+        Some(port) => HttpPeer::start_on(port, &name, ready, command),
+        None => HttpPeer::start(&name, ready, command),
+    }
 }
 
 /// Starts the Python SDK server serving HTTP: `args` is `["streamable-http"]` (endpoint

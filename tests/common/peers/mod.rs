@@ -29,7 +29,9 @@ use install::{ensure_installed, install_npm, install_py, npm_help, python_help};
 
 // Re-exported at their old paths; each test binary uses a different part of them.
 #[allow(unused_imports)]
-pub use http::{python_http, server_everything_http, ts_v2_http, HttpPeer};
+pub use http::{
+    python_http, server_everything_http, server_everything_http_on, ts_v2_http, HttpPeer,
+};
 
 /// The pinned version of `@modelcontextprotocol/server-everything` (see `tests/peers/package.json`).
 pub const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";
