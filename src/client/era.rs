@@ -181,7 +181,8 @@ impl Options {
     }
 
     /// How many times one stateless request may come back asking for input before it fails
-    /// (default 8).
+    /// (default 8). Whatever the number, the request's timeout spans all its rounds and the
+    /// handlers that answer them (restarted by each round when it resets on progress).
     ///
     /// See the example on [`Options::with_protocol_mode`].
     pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {

@@ -145,7 +145,8 @@ impl Options {
     /// `elicitation/create`) are answered at once, each on a thread of its own (default 4, at
     /// least 1). The threads start when first needed and last as long as the connection. As
     /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
-    /// error at once. `ping` needs no thread: it is answered as it arrives.
+    /// error at once. `ping` needs no handler thread: it is answered as it arrives (over HTTP,
+    /// where the reply is a POST, by one more thread that sends such replies one at a time).
     ///
     /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
