@@ -321,6 +321,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     (2, "usage error"),
     (3, "connection or authorization failure"),
     (4, "the tool reported an error"),
+    (
+        130,
+        "interrupted (Ctrl-C; 143 for SIGTERM, 129 for SIGHUP), once the servers are stopped",
+    ),
 ];
 
 /// Command lines that show the common uses, each with what it does.
