@@ -161,10 +161,25 @@ fn ask_form(label: &str, mut form: ElicitForm, input: &mut impl BufRead) -> Elic
         "Server {label} asks: {}",
         shown::block(form.message())
     ));
-    match ask(input, "Answer? [Y]es, [n]o to decline, [c]ancel: ").as_deref() {
-        None | Some("c" | "C" | "cancel") => return ElicitResult::cancel(),
-        Some("n" | "N" | "no") => return ElicitResult::decline(),
-        Some(_) => {}
+    let mut attempts = 0;
+    loop {
+        let Some(answer) = ask(input, "Answer? [Y]es, [n]o to decline, [c]ancel: ") else {
+            return ElicitResult::cancel();
+        };
+        match Intent::read(&answer) {
+            Some(Intent::Accept) => break,
+            Some(Intent::Decline) => return ElicitResult::decline(),
+            Some(Intent::Cancel) => return ElicitResult::cancel(),
+            // Anything else is asked again rather than taken for a yes: "nope" is no consent.
+            None if attempts + 1 < ATTEMPTS => {
+                attempts += 1;
+                warn("  answer y (yes), n (no, decline) or c (cancel)");
+            }
+            None => {
+                warn("  no answer understood; cancelled");
+                return ElicitResult::cancel();
+            }
+        }
     }
     form.fill_defaults();
     for field in form.fields().to_vec() {
@@ -173,16 +188,7 @@ fn ask_form(label: &str, mut form: ElicitForm, input: &mut impl BufRead) -> Elic
             let Some(answer) = ask(input, &question(&field, form.values().get(&field.name))) else {
                 return ElicitResult::cancel();
             };
-            // An empty answer keeps the default, if there is one.
-            let result = match answer.is_empty() {
-                true if form.values().contains_key(&field.name) => Ok(()),
-                true if field.required => Err("is required".to_owned()),
-                true => Ok(()),
-                false => form
-                    .set_text(&field.name, &answer)
-                    .map_err(|e| shown::line(&e.to_string())),
-            };
-            match result {
+            match take(&mut form, &field, &answer) {
                 Ok(()) => break,
                 Err(e) if attempts + 1 < ATTEMPTS => {
                     attempts += 1;
@@ -202,6 +208,84 @@ fn ask_form(label: &str, mut form: ElicitForm, input: &mut impl BufRead) -> Elic
             ElicitResult::cancel()
         }
     }
+}
+
+/// Sets `field` from `answer`, or says what is wrong with it. An empty answer keeps the
+/// default, if there is one.
+fn take(form: &mut ElicitForm, field: &FormField, answer: &str) -> Result<(), String> {
+    match answer.is_empty() {
+        true if form.values().contains_key(&field.name) => Ok(()),
+        true if field.required => Err(format!("`{}` is required", shown::line(field.label()))),
+        true => Ok(()),
+        false => form
+            .set_text(&field.name, answer)
+            .map_err(|e| shown::line(&e.to_string())),
+    }
+}
+
+/// What the user answered to taking a form at all.
+#[derive(Debug, PartialEq, Eq)]
+enum Intent {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl Intent {
+    /// The answer's meaning, in any case: empty (the default) or yes, no or decline, cancel;
+    /// `None` for anything else.
+    fn read(answer: &str) -> Option<Intent> {
+        match answer.to_ascii_lowercase().as_str() {
+            "" | "y" | "yes" | "accept" => Some(Intent::Accept),
+            "n" | "no" | "decline" => Some(Intent::Decline),
+            "c" | "cancel" => Some(Intent::Cancel),
+            _ => None,
+        }
+    }
+}
+
+/// What a field takes, with the schema's limits, in words: `a string, at most 20
+/// characters, an email address`.
+fn hint(kind: &FieldKind) -> String {
+    let mut parts = vec![match kind {
+        // Typed as yes or no, as the answer is read (`true` and `false` work too).
+        FieldKind::Boolean => "yes or no".to_owned(),
+        other => other.describe().to_owned(),
+    }];
+    match kind {
+        FieldKind::Text {
+            min_length,
+            max_length,
+            format,
+        } => {
+            parts.extend(min_length.map(|n| format!("at least {n} characters")));
+            parts.extend(max_length.map(|n| format!("at most {n} characters")));
+            parts.extend(format.as_deref().map(|f| match f {
+                "email" => "an email address".to_owned(),
+                "uri" => "a URI".to_owned(),
+                "date" => "a date (YYYY-MM-DD)".to_owned(),
+                "date-time" => "a date and time (RFC 3339)".to_owned(),
+                other => format!("format {}", shown::line(other)),
+            }));
+        }
+        FieldKind::Number {
+            minimum, maximum, ..
+        } => {
+            parts.extend(minimum.map(|n| format!("at least {n}")));
+            parts.extend(maximum.map(|n| format!("at most {n}")));
+        }
+        FieldKind::MultiChoice {
+            min_items,
+            max_items,
+            ..
+        } => {
+            parts.push("separated by commas".to_owned());
+            parts.extend(min_items.map(|n| format!("at least {n}")));
+            parts.extend(max_items.map(|n| format!("at most {n}")));
+        }
+        _ => {}
+    }
+    parts.join(", ")
 }
 
 /// The prompt for one field: its label, what it takes, and its current value, each on the
@@ -227,8 +311,11 @@ fn question(field: &FormField, current: Option<&serde_json::Value>) -> String {
                 })
                 .collect();
             text += &format!(" [{}]", listed.join(", "));
+            if let FieldKind::MultiChoice { .. } = field.kind {
+                text += &format!(" ({})", hint(&field.kind));
+            }
         }
-        None => text += &format!(" [{}]", field.kind.describe()),
+        None => text += &format!(" [{}]", hint(&field.kind)),
     }
     if field.required {
         text += " (required)";
@@ -328,6 +415,66 @@ mod tests {
             question(&form.fields()[0], Some(&json!("\u{9b}"))),
             "  Pick\\u{1b}[31m (one\\u{a}line) [1=A\\u{202e}] <\"\\u{9b}\">: "
         );
+    }
+
+    #[test]
+    fn the_first_answer_is_read_in_any_case_and_never_guessed() {
+        for typed in ["n", "N", "no", "No", "NO", "decline", "Decline", "DECLINE"] {
+            let result = answer(&format!("{typed}\n"));
+            assert_eq!(result.action, ElicitAction::Decline, "{typed}");
+        }
+        for typed in ["c", "C", "cancel", "Cancel", "CANCEL"] {
+            let result = answer(&format!("{typed}\n"));
+            assert_eq!(result.action, ElicitAction::Cancel, "{typed}");
+        }
+        for typed in ["y", "Y", "Yes", "YES", "accept", ""] {
+            let result = answer(&format!("{typed}\n\n\nAda\n"));
+            assert_eq!(result.action, ElicitAction::Accept, "{typed:?}");
+        }
+        // Not understood: asked again, and after a few tries cancelled, never taken as yes.
+        let result = answer("nope\nmaybe\nNo\n");
+        assert_eq!(result.action, ElicitAction::Decline);
+        let result = answer("nope\nnah\nsure?\nok\nyess\nAda\n\n\n");
+        assert_eq!(result.action, ElicitAction::Cancel);
+    }
+
+    #[test]
+    fn hints_give_the_limits_and_an_empty_required_answer_names_the_field() {
+        let request = ElicitRequestFormParams::new(
+            "m",
+            json!({"type": "object", "properties": {
+                "email": {"type": "string", "title": "E-mail", "format": "email",
+                          "minLength": 3, "maxLength": 40},
+                "age": {"type": "integer", "minimum": 0, "maximum": 150},
+                "ratio": {"type": "number", "minimum": 0.5},
+                "ok": {"type": "boolean"},
+                "tags": {"type": "array", "minItems": 1, "maxItems": 2,
+                         "items": {"type": "string", "enum": ["a", "b", "c"]}}
+            }, "required": ["email"]}),
+        );
+        let mut form = ElicitForm::new(&request).unwrap();
+        let questions: Vec<String> = form.fields().iter().map(|f| question(f, None)).collect();
+        assert_eq!(
+            questions,
+            [
+                "  age [an integer, at least 0, at most 150]: ",
+                "  E-mail [a string, at least 3 characters, at most 40 characters, \
+                 an email address] (required): ",
+                "  ok [yes or no]: ",
+                "  ratio [a number, at least 0.5]: ",
+                "  tags [1=a, 2=b, 3=c] (a list of choices, separated by commas, at least 1, \
+                 at most 2): ",
+            ]
+        );
+        let email = form.fields()[1].clone();
+        assert_eq!(
+            take(&mut form, &email, ""),
+            Err("`E-mail` is required".into())
+        );
+        let ok = form.fields()[2].clone();
+        let wrong = take(&mut form, &ok, "maybe").unwrap_err();
+        assert!(wrong.contains("yes or no"), "{wrong}");
+        assert_eq!(take(&mut form, &ok, "Yes"), Ok(()));
     }
 
     #[test]
