@@ -63,7 +63,7 @@ impl Progress {
 }
 
 /// The elicitation handler for `servers`, naming the server that asks in every question.
-/// `from_command_line`: the one server of `--stdio` or `--url`, which umcp names `server`.
+/// `from_command_line`: the one server of `--stdio` or `--url`, named after its program or host.
 pub fn handler(
     servers: &[ServerConfig],
     from_command_line: bool,

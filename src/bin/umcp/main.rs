@@ -124,10 +124,8 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     let single = servers.len() == 1;
     let manager = shutdown.start(|| Manager::start(servers, options));
     manager.wait_ready(wait);
-    let mut all_connected = true;
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
-            all_connected = false;
             let why = servers::why_down(&status);
             match status {
                 ServerStatus::Connecting { .. } => {
@@ -145,7 +143,6 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     let target = Target {
         manager: &manager,
         single: single.then(|| manager.server_names().remove(0)),
-        all_connected,
         out: Output { json: args.json },
         options: RequestOptions::default().with_timeout(timeout),
         watch: (args.watch.clone(), args.watch_for),
