@@ -124,6 +124,11 @@ pub enum Error {
     SessionExpired,
     /// The configuration or an argument is invalid; nothing was sent.
     Config(String),
+    /// What the caller asked for does not exist or does not fit, and nothing was sent: a tool
+    /// or prompt name the [`Manager`](crate::Manager) never gave, or a form answer outside its
+    /// field's schema ([`ElicitForm`](crate::types::ElicitForm)). Its `Display` is the message
+    /// alone (``no tool named `x`; did you mean `a__x`?``).
+    Invalid(String),
     /// Obtaining credentials failed: OAuth discovery, client registration, the user's
     /// authorization or the token request. The details name the step and the server's answer.
     Auth(Box<AuthError>),
@@ -295,6 +300,7 @@ impl fmt::Display for Error {
             Error::SessionExpired => f.write_str("session expired: the server ended the session"),
             Error::ResponseLost(why) => write!(f, "response lost: {why}"),
             Error::Config(msg) => write!(f, "config: {msg}"),
+            Error::Invalid(msg) => f.write_str(msg),
             Error::Auth(e) => fmt::Display::fmt(e, f),
         }
     }

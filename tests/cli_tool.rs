@@ -83,7 +83,7 @@ fn info_ping_and_complete() {
 
     let out = stdout(&demo(&["ping"], 0));
     assert!(
-        out.starts_with("server  ok  ") && out.ends_with(" ms\n"),
+        out.starts_with("demo  ok  ") && out.ends_with(" ms\n"),
         "{out}"
     );
     let ping: Value = serde_json::from_str(&stdout(&demo(&["ping", "--json"], 0))).unwrap();

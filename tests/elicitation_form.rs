@@ -35,7 +35,7 @@ fn request() -> ElicitRequestFormParams {
 
 fn message(result: Result<(), Error>) -> String {
     match result {
-        Err(Error::Config(message)) => message,
+        Err(Error::Invalid(message)) => message,
         other => panic!("{other:?}"),
     }
 }
@@ -208,7 +208,7 @@ fn accept_needs_the_required_fields_and_defaults_fill_in() {
     assert_eq!(form.values()["agree"], false);
     assert_eq!(
         form.accept().unwrap_err().to_string(),
-        "config: form field `name` is required"
+        "form field `name` is required"
     );
     form.set("name", json!("Ada")).unwrap();
     form.set("tags", json!(["b"])).unwrap();
@@ -229,7 +229,7 @@ fn schemas_outside_the_restricted_subset_are_named() {
     );
     assert_eq!(
         ElicitForm::new(&nested).unwrap_err().to_string(),
-        "config: form field `address` has the unsupported type `object`"
+        "protocol: form field `address` has the unsupported type `object`"
     );
     let untyped = ElicitRequestFormParams::new("m", json!({"properties": {"x": {}}}));
     assert!(ElicitForm::new(&untyped).is_err());

@@ -15,6 +15,7 @@ use crate::transport::EnvPolicy;
 mod connect;
 mod entry;
 mod env_file;
+mod jsonc;
 mod oauth;
 mod parse;
 mod transport;

@@ -20,6 +20,8 @@ use crate::transport::EnvPolicy;
 /// * `{"servers": {"name": {…}}}`: VS Code's `mcp.json` (and `{"mcp": {"servers": …}}` in
 ///   its `settings.json`).
 ///
+/// Comments (`//`, `/* */`) and trailing commas are accepted, as VS Code writes them (JSONC).
+///
 /// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
 /// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
 /// without it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
@@ -37,7 +39,11 @@ use crate::transport::EnvPolicy;
 /// `${VAR}`, `${env:VAR}` and `${VAR:-default}` in `command`, `args`, `env` values, `envFile`,
 /// `cwd`, `url`, header values and the `oauth` strings are replaced by environment variables;
 /// a missing variable is an error for that server (unless it is disabled, whose strings are
-/// then kept as written).
+/// then kept as written). Of VS Code's own variables, `${userHome}` is the home directory
+/// (`HOME`, or `USERPROFILE` on Windows), and `${workspaceFolder}` (and
+/// `${workspaceFolderBasename}`) the folder that holds `.vscode` when [`ConfigFile::load`]
+/// reads a file in a `.vscode` folder (`<folder>/.vscode/mcp.json`); anywhere else it is an
+/// error that says so. An environment variable of the same name wins.
 ///
 /// ```
 /// let file = umcp::ConfigFile::parse(r#"{
@@ -87,7 +93,21 @@ impl ConfigFile {
     pub fn load(path: &Path) -> Result<ConfigFile> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
-        ConfigFile::parse(&text).map_err(|err| match err {
+        let workspace = workspace_folder(path);
+        let lookup = |name: &str| {
+            std::env::var(name).ok().or_else(|| match name {
+                "workspaceFolder" => Some(workspace.as_ref()?.display().to_string()),
+                "workspaceFolderBasename" => Some(
+                    workspace
+                        .as_ref()?
+                        .file_name()?
+                        .to_string_lossy()
+                        .into_owned(),
+                ),
+                _ => None,
+            })
+        };
+        ConfigFile::parse_with(&text, &lookup).map_err(|err| match err {
             Error::Config(msg) => Error::Config(format!("{}: {msg}", path.display())),
             other => other,
         })
@@ -148,8 +168,10 @@ impl ConfigFile {
     ///
     /// As [`ConfigFile::load`].
     pub fn parse_with(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ConfigFile> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| Error::Config(format!("invalid JSON: {e}")))?;
+        // VS Code writes JSONC; its comments and trailing commas become spaces, so the line and
+        // column of an error still point into the text as written.
+        let value: Value = serde_json::from_str(&super::jsonc::strip(text))
+            .map_err(|e| Error::Config(format!("invalid JSON: {e}")))?;
         ConfigFile::from_value(&value, lookup)
     }
 
@@ -201,6 +223,14 @@ impl ConfigFile {
         file.servers.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(file)
     }
+}
+
+/// The folder VS Code calls `${workspaceFolder}` for the file at `path`: the one holding the
+/// `.vscode` folder the file is in, or `None` for a file elsewhere.
+fn workspace_folder(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    let folder = path.parent()?;
+    (folder.file_name()? == ".vscode").then(|| folder.parent().map(Path::to_path_buf))?
 }
 
 impl fmt::Display for ServerConfigError {

@@ -41,6 +41,12 @@ impl std::fmt::Display for VarError {
             VarError::Missing(name) => write!(f, "environment variable `{name}` is not set"),
             VarError::Unterminated => f.write_str("`${` without a closing `}`"),
             VarError::Unsupported(var) => write!(f, "unsupported variable `${{{var}}}`"),
+            VarError::Editor(var) if var.starts_with("workspaceFolder") => write!(
+                f,
+                "`${{{var}}}` is a VS Code variable, known here only in a file of a \
+                 workspace's `.vscode` folder (`<folder>/.vscode/mcp.json`); write the path \
+                 itself here"
+            ),
             VarError::Editor(var) => write!(
                 f,
                 "`${{{var}}}` is a VS Code variable that only the editor resolves; \
@@ -94,6 +100,10 @@ fn resolve(var: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String,
     }
     match (lookup(name), default) {
         (Some(value), _) => Ok(value),
+        // VS Code's `${userHome}` is the home directory, which the environment knows.
+        (None, None) if var == "userHome" => lookup("HOME")
+            .or_else(|| lookup("USERPROFILE"))
+            .ok_or_else(editor),
         (None, Some(default)) => Ok(default.to_owned()),
         (None, None) if EDITOR_VARIABLES.contains(&var) => Err(editor()),
         (None, None) => Err(VarError::Missing(name.to_owned())),
@@ -150,5 +160,19 @@ mod tests {
         // Set in the environment, it is an environment variable like any other.
         let set = |name: &str| (name == "userHome").then(|| "/u".to_owned());
         assert_eq!(expand("${userHome}", &set).unwrap(), "/u");
+        let folder = expand("${workspaceFolder}", &vars).unwrap_err().to_string();
+        assert!(folder.contains(".vscode/mcp.json"), "{folder}");
+    }
+
+    #[test]
+    fn user_home_is_the_home_directory() {
+        assert_eq!(expand("${userHome}/bin", &vars).unwrap(), "/home/me/bin");
+        let windows = |name: &str| (name == "USERPROFILE").then(|| r"C:\Users\me".to_owned());
+        assert_eq!(expand("${userHome}", &windows).unwrap(), r"C:\Users\me");
+        let none = |_: &str| None;
+        assert_eq!(
+            expand("${userHome}", &none),
+            Err(VarError::Editor("userHome".into()))
+        );
     }
 }

@@ -204,7 +204,7 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for an unknown name (naming the server and why it is down when the
+    /// [`Error::Invalid`] for an unknown name (naming the server and why it is down when the
     /// name begins as the names of a server that is not connected, as for
     /// [`Manager::call_tool`]), then as [`Manager::read_resource`].
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {

@@ -128,7 +128,7 @@ impl fmt::Display for ServerStatus {
                 match next_attempt {
                     Some(at) => {
                         let wait = at.saturating_duration_since(Instant::now());
-                        write!(f, " (retrying in {:.1?})", round(wait))
+                        write!(f, " (retrying {})", when(wait))
                     }
                     None => f.write_str(" (not retrying)"),
                 }
@@ -140,8 +140,15 @@ impl fmt::Display for ServerStatus {
     }
 }
 
-fn round(d: Duration) -> Duration {
-    Duration::from_millis(d.as_millis().min(u128::from(u64::MAX)) as u64 / 100 * 100)
+/// When a wait of `d` ends, for people: `now`, `in 250 ms`, `in 1.5 s`, `in 2 min 5 s`.
+pub(super) fn when(d: Duration) -> String {
+    let millis = d.as_millis();
+    match millis {
+        0 => "now".to_owned(),
+        1..=999 => format!("in {millis} ms"),
+        1000..=59_999 => format!("in {:.1} s", d.as_secs_f64()),
+        _ => format!("in {} min {} s", d.as_secs() / 60, d.as_secs() % 60),
+    }
 }
 
 /// A server notification, tagged with the server that sent it.

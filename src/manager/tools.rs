@@ -74,7 +74,7 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for a name never given. A name that begins as the names of a server
+    /// [`Error::Invalid`] for a name never given. A name that begins as the names of a server
     /// still starting (`s__` for server `s`) is looked up again once that server is up; one
     /// of a server that is not connected gets a message that says so and why, e.g.
     /// ``no tool named `missing__x`: server `missing` is not connected (failed: …)``. For a
@@ -149,7 +149,7 @@ impl Manager {
             };
             Some(format!("server `{}` is not connected ({why})", slot.name()))
         });
-        Error::Config(match down {
+        Error::Invalid(match down {
             Some(down) => format!("no {kind} named `{name}`: {down}"),
             None => lock(names).unknown(kind, name),
         })

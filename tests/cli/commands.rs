@@ -149,7 +149,7 @@ fn resource_templates() {
     let out = demo(&["--json", "templates"], 0);
     let listed: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
     assert_eq!(listed[0]["template"]["uriTemplate"], "demo://note/{name}");
-    assert_eq!(listed[0]["server"], "server");
+    assert_eq!(listed[0]["server"], "demo");
 }
 
 /// `--log LEVEL` asks the servers for their log messages from LEVEL up and prints them on
@@ -162,7 +162,7 @@ fn log_messages_from_a_level_up() {
     assert!(
         stderr(&out)
             .lines()
-            .any(|l| l == "server: error: demo: disk on fire"),
+            .any(|l| l == "demo: error: demo: disk on fire"),
         "{}",
         stderr(&out)
     );

@@ -88,11 +88,20 @@ fn a_server_that_hangs_at_start_up_fails_within_the_timeout_with_its_stderr() {
 fn tool_errors_exit_4_and_other_errors_1() {
     let out = demo(&["call", "fail", r#"{"message": "boom"}"#], 4);
     assert_eq!(stdout(&out), "boom\n");
-    let out = demo(&["call", "no_such_tool"], 1);
+    // A name the server does not list is a usage error.
+    let out = demo(&["call", "no_such_tool"], 2);
     assert!(
         stderr(&out).contains("unknown tool `no_such_tool`"),
         "{}",
         stderr(&out)
     );
     demo(&["read", "demo://nothing/here"], 1);
+}
+
+/// A server that dies during the call is a server failure, exit code 3, not "other errors".
+#[test]
+fn a_server_crashing_mid_call_exits_3() {
+    let server = format!("{} --behaviour crash-mid-call", umcp::demo_stdio());
+    let out = cli(&["--stdio", &server, "call", "slow"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 }

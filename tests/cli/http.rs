@@ -74,7 +74,18 @@ fn oauth_browser_flow_then_the_token_store() {
         "{}",
         stderr(&again)
     );
-    let config = serde_json::json!({ "mcpServers": { "server": { "url": url, "auth": "oauth" } } });
+    // Tokens are kept by server name and URL: a `--url` server is named after its host.
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split([':', '/']).next())
+        .expect("the fixture's host");
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        host.into(),
+        serde_json::json!({ "url": url, "auth": "oauth" }),
+    );
+    let config = serde_json::json!({ "mcpServers": servers });
     let file = dir.join("mcp.json");
     std::fs::write(&file, config.to_string()).unwrap();
     let file = file.to_string_lossy().into_owned();

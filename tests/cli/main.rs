@@ -25,3 +25,5 @@ mod exit_codes;
 #[cfg(feature = "http")]
 mod http;
 mod messages;
+#[cfg(unix)]
+mod signals;

@@ -98,6 +98,30 @@ fn a_tool_of_a_server_that_did_not_start_says_so() {
     );
 }
 
+/// A mistyped tool or prompt name is a usage error (exit code 2), also when another server
+/// of the file did not start, and its message is not dressed as a configuration problem.
+#[test]
+fn a_mistyped_name_is_a_usage_error_even_when_another_server_is_down() {
+    let config = HalfUp::new("typo");
+    for (args, said) in [
+        (&["call", "up__ecko"][..], "no tool named `up__ecko`"),
+        (&["call", "ecko"][..], "no tool named `ecko`"),
+        (
+            &["prompt", "up__greeet"][..],
+            "no prompt named `up__greeet`",
+        ),
+    ] {
+        let out = cli(&[&["--config", &config.path()][..], args].concat());
+        let shown = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+        assert!(
+            shown.contains(&format!("umcp: {said}")),
+            "{args:?}: {shown}"
+        );
+        assert!(!shown.contains("config:"), "{args:?}: {shown}");
+    }
+}
+
 #[test]
 fn a_server_name_that_is_not_configured_lists_the_names() {
     let config = HalfUp::new("names");

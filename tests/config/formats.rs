@@ -185,3 +185,71 @@ fn load_reads_a_file_from_disk() {
     let file = ConfigFile::load(&fixture("vscode.json")).unwrap();
     assert_eq!(file.servers.len(), 2);
 }
+
+/// VS Code's files are JSONC: comments and trailing commas are read, and a JSON error still
+/// points at the line and column of the file as written.
+#[test]
+fn vscode_comments_and_trailing_commas() {
+    let text = r#"{
+    // Servers for this workspace.
+    "servers": {
+        /* A stdio server,
+           with a block comment */
+        "fetch": {
+            "command": "uvx", // the runner
+            "args": ["mcp-server-fetch", "https://x.example/a//b",],
+        },
+        "events": { "type": "sse", "url": "http://localhost:8080/sse", },
+    },
+}"#;
+    let file = ConfigFile::parse_with(text, &vars).expect("JSONC parses");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["events", "fetch"]);
+    assert_eq!(
+        stdio(server(&file, "fetch")).args,
+        ["mcp-server-fetch", "https://x.example/a//b"]
+    );
+    let broken = "{\n  /* two\n     lines */ \"servers\": {\n    \"a\": ?\n  }\n}";
+    let err = ConfigFile::parse_with(broken, &vars)
+        .unwrap_err()
+        .to_string();
+    assert!(err.ends_with("at line 4 column 10"), "{err}");
+}
+
+#[test]
+fn user_home_and_the_workspace_folder_of_a_vscode_file() {
+    let text = r#"{ "servers": { "local": {
+        "command": "${userHome}/bin/server",
+        "args": ["${workspaceFolder}/data", "${workspaceFolderBasename}"]
+    } } }"#;
+    let dir = std::env::temp_dir().join(format!("umcp-config-ws-{}", std::process::id()));
+    let workspace = dir.join("project");
+    std::fs::create_dir_all(workspace.join(".vscode")).unwrap();
+    let in_vscode = workspace.join(".vscode/mcp.json");
+    std::fs::write(&in_vscode, text).unwrap();
+    let elsewhere = workspace.join("mcp.json");
+    std::fs::write(&elsewhere, text).unwrap();
+
+    let file = ConfigFile::load(&in_vscode).unwrap();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let local = stdio(server(&file, "local"));
+    let home = std::env::var("HOME")
+        .or_else(|_| std::env::var("USERPROFILE"))
+        .expect("a home directory");
+    assert_eq!(local.command, format!("{home}/bin/server"));
+    let expected = format!("{}/data", workspace.display());
+    assert_eq!(local.args, [expected.as_str(), "project"]);
+
+    // Outside a `.vscode` folder, and in parsed text, there is no workspace folder.
+    let file = ConfigFile::load(&elsewhere).unwrap();
+    assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
+    let error = file.errors[0].to_string();
+    assert!(
+        error.contains("`${workspaceFolder}`") && error.contains(".vscode/mcp.json"),
+        "{error}"
+    );
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
+    let _ = std::fs::remove_dir_all(&dir);
+}

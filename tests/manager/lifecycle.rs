@@ -76,7 +76,7 @@ fn smoke_one_bad_server_never_fails_the_group() {
         .iter()
         .all(|e| ["crashy", "good"].contains(&e.server.as_str()) && !e.stale));
     let err = manager.call_tool("missing__echo", json!({})).unwrap_err();
-    assert!(matches!(err, Error::Config(_)), "{err}");
+    assert!(matches!(err, Error::Invalid(_)), "{err}");
     let err = manager.client("missing").unwrap_err();
     assert!(matches!(err, Error::Spawn { .. }), "{err}");
 
@@ -227,7 +227,7 @@ fn close_is_bounded_and_ends_the_queues() {
     let err = manager
         .call_tool("good__echo", json!({"message": "late"}))
         .unwrap_err();
-    assert!(matches!(err, Error::Config(_) | Error::Closed(_)), "{err}");
+    assert!(matches!(err, Error::Invalid(_) | Error::Closed(_)), "{err}");
     assert!(matches!(
         manager.add(demo_server("new")),
         Err(Error::Closed(_))

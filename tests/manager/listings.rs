@@ -95,5 +95,5 @@ fn resources_and_prompts_are_listed_across_servers() {
         "Say hello to Ada in a casual way."
     );
     let err = manager.get_prompt("c__greet", Value::Null).unwrap_err();
-    assert_eq!(err.to_string(), "config: no prompt named `c__greet`");
+    assert_eq!(err.to_string(), "no prompt named `c__greet`");
 }

@@ -49,7 +49,7 @@ fn tools_are_namespaced_and_routed_to_their_server() {
     let err = manager.call_tool("echo", json!({})).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "config: no tool named `echo`; did you mean `one__echo` or `one__two__echo`?"
+        "no tool named `echo`; did you mean `one__echo` or `one__two__echo`?"
     );
 
     let dotted = Manager::start(vec![demo_server("d")], options().with_separator("."));
@@ -221,10 +221,10 @@ fn a_name_of_a_server_that_is_down_says_so() {
     assert!(manager.wait_ready(BOUND));
     let err = manager.call_tool("missing__echo", json!({})).unwrap_err();
     let shown = err.to_string();
-    assert!(matches!(err, umcp::Error::Config(_)), "{err:?}");
+    assert!(matches!(err, umcp::Error::Invalid(_)), "{err:?}");
     assert!(
         shown.starts_with(
-            "config: no tool named `missing__echo`: server `missing` is not connected \
+            "no tool named `missing__echo`: server `missing` is not connected \
              (failed: failed to start `/nonexistent/umcp-no-such-server`"
         ),
         "{shown}"
@@ -234,14 +234,14 @@ fn a_name_of_a_server_that_is_down_says_so() {
         .unwrap_err();
     assert!(
         err.to_string()
-            .starts_with("config: no prompt named `missing__greet`: server `missing` is not"),
+            .starts_with("no prompt named `missing__greet`: server `missing` is not"),
         "{err}"
     );
     // A connected server's unknown tool, and a server nobody configured: no such hint.
     let err = manager.call_tool("up__nothing", json!({})).unwrap_err();
-    assert_eq!(err.to_string(), "config: no tool named `up__nothing`");
+    assert_eq!(err.to_string(), "no tool named `up__nothing`");
     let err = manager.call_tool("nope__echo", json!({})).unwrap_err();
-    assert_eq!(err.to_string(), "config: no tool named `nope__echo`");
+    assert_eq!(err.to_string(), "no tool named `nope__echo`");
 }
 
 /// A call made while its server is still starting waits for it, as for a name from the

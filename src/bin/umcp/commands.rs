@@ -30,7 +30,6 @@ pub struct Target<'a> {
     pub manager: &'a Manager,
     /// The server's name when there is only one: names are then used as the server gives them.
     pub single: Option<String>,
-    pub all_connected: bool,
     pub out: Output,
     /// The options of every request: the `--timeout`.
     pub options: RequestOptions,
@@ -102,10 +101,13 @@ impl Target<'_> {
                 let result = match &self.single {
                     Some(_) => self
                         .client()?
-                        .get_prompt_with(name, arguments, &self.options),
-                    None => manager.get_prompt_with(name, arguments, &self.options),
+                        .get_prompt_with(name, arguments, &self.options)
+                        .map_err(|e| self.failed(e)),
+                    None => manager
+                        .get_prompt_with(name, arguments, &self.options)
+                        .map_err(|e| self.unknown(name, e)),
                 };
-                let result = result.map_err(|e| self.failed(e))?;
+                let result = result?;
                 if let (Some(description), false) = (&result.description, out.json) {
                     say(&format!("# {description}"));
                 }
@@ -153,15 +155,22 @@ impl Target<'_> {
             .map(|e| e.tool.input_schema.into_value());
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
         let (options, progress) = Progress::attach(self.options.clone());
+        let listed = schema.is_some();
         let result = match &self.single {
             Some(_) => self.client().and_then(|c| {
                 c.call_tool_with(tool, arguments, &options)
-                    .map_err(|e| self.failed(e))
+                    .map_err(|e| match e {
+                        // The server refused a tool it does not list: a mistyped name.
+                        umcp::Error::Rpc(_) if !listed => {
+                            Exit(2, format!("{e} (the server lists no tool `{tool}`)"))
+                        }
+                        e => self.failed(e),
+                    })
             }),
             None => self
                 .manager
                 .call_tool_with(tool, arguments, &options)
-                .map_err(|e| self.failed(e)),
+                .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
         let result = result?;
@@ -270,7 +279,6 @@ impl Target<'_> {
             .collect()
     }
 
-    /// An unknown name may belong to a server that did not connect: that is exit code 3.
     /// `server: ` before a listed item, when items of several servers are listed: a resource
     /// is read from one server (`--server NAME`), so its line says which.
     fn whose(&self, server: &str) -> String {
@@ -293,8 +301,22 @@ impl Target<'_> {
             return Exit(1, message);
         }
         match error {
-            umcp::Error::Config(_) if !self.all_connected => Exit(3, error.to_string()),
+            // The connection went while the request was out: the server crashed or quit.
+            umcp::Error::Closed(_) => Exit(3, error.to_string()),
             other => Exit(1, other.to_string()),
         }
+    }
+
+    /// A name the manager does not know is a usage error (a typo, which the message may
+    /// correct), unless it begins as the names of a server that did not connect
+    /// (`server__tool`): that server's failure is then the reason, exit code 3.
+    fn unknown(&self, name: &str, error: umcp::Error) -> Exit {
+        let umcp::Error::Invalid(_) = error else {
+            return self.failed(error);
+        };
+        let down = self.manager.statuses().into_iter().any(|(server, status)| {
+            !status.is_connected() && name.starts_with(&format!("{server}__"))
+        });
+        Exit(if down { 3 } else { 2 }, error.to_string())
     }
 }

@@ -28,7 +28,7 @@ pub fn help() -> String {
     }
     text += &format!("\nFILES ({FILES_WHEN}):\n{FILES}\n\nEXIT CODES:\n");
     for (code, meaning) in EXIT_CODES {
-        text += &format!("  {code}  {meaning}\n");
+        text += &format!("  {code:<3}  {meaning}\n");
     }
     text
 }

@@ -8,14 +8,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use umcp::jsonrpc::{ErrorCode, ErrorObject};
-use umcp::types::{ElicitForm, ElicitRequestParams, ElicitResult, FieldKind, FormField};
+use umcp::types::{ElicitForm, ElicitRequestParams, ElicitResult};
 use umcp::{RequestOptions, ServerConfig, ServerTransport};
 
 use crate::output::warn;
 use crate::shown;
 
-/// How many times a field is asked again after an invalid answer, before giving up.
-const ATTEMPTS: usize = 5;
+mod form;
+
+use form::ask_form;
 
 /// How much of a `--stdio` command line names its server in a question.
 const LABEL_CHARS: usize = 60;
@@ -63,7 +64,7 @@ impl Progress {
 }
 
 /// The elicitation handler for `servers`, naming the server that asks in every question.
-/// `from_command_line`: the one server of `--stdio` or `--url`, which umcp names `server`.
+/// `from_command_line`: the one server of `--stdio` or `--url`, named after its program or host.
 pub fn handler(
     servers: &[ServerConfig],
     from_command_line: bool,
@@ -155,90 +156,6 @@ fn page(label: &str, message: &str, url: &str) -> String {
     text + "  " + &shown::line(url)
 }
 
-/// Asks each field of `form`, checking every answer; end of input cancels.
-fn ask_form(label: &str, mut form: ElicitForm, input: &mut impl BufRead) -> ElicitResult {
-    warn(&format!(
-        "Server {label} asks: {}",
-        shown::block(form.message())
-    ));
-    match ask(input, "Answer? [Y]es, [n]o to decline, [c]ancel: ").as_deref() {
-        None | Some("c" | "C" | "cancel") => return ElicitResult::cancel(),
-        Some("n" | "N" | "no") => return ElicitResult::decline(),
-        Some(_) => {}
-    }
-    form.fill_defaults();
-    for field in form.fields().to_vec() {
-        let mut attempts = 0;
-        loop {
-            let Some(answer) = ask(input, &question(&field, form.values().get(&field.name))) else {
-                return ElicitResult::cancel();
-            };
-            // An empty answer keeps the default, if there is one.
-            let result = match answer.is_empty() {
-                true if form.values().contains_key(&field.name) => Ok(()),
-                true if field.required => Err("is required".to_owned()),
-                true => Ok(()),
-                false => form
-                    .set_text(&field.name, &answer)
-                    .map_err(|e| shown::line(&e.to_string())),
-            };
-            match result {
-                Ok(()) => break,
-                Err(e) if attempts + 1 < ATTEMPTS => {
-                    attempts += 1;
-                    warn(&format!("  {e}"));
-                }
-                Err(e) => {
-                    warn(&format!("  {e}; giving up"));
-                    return ElicitResult::cancel();
-                }
-            }
-        }
-    }
-    match form.accept() {
-        Ok(result) => result,
-        Err(e) => {
-            warn(&format!("umcp: {}; cancelled", shown::line(&e.to_string())));
-            ElicitResult::cancel()
-        }
-    }
-}
-
-/// The prompt for one field: its label, what it takes, and its current value, each on the
-/// one line (the server's words escaped).
-fn question(field: &FormField, current: Option<&serde_json::Value>) -> String {
-    let mut text = format!("  {}", shown::line(field.label()));
-    if let Some(description) = &field.description {
-        text += &format!(" ({})", shown::line(description));
-    }
-    let choices = match &field.kind {
-        FieldKind::Choice(c) => Some(c),
-        FieldKind::MultiChoice { choices, .. } => Some(choices),
-        _ => None,
-    };
-    match choices {
-        Some(choices) => {
-            let listed: Vec<String> = choices
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let title = c.title.as_deref().unwrap_or(&c.value);
-                    format!("{}={}", i + 1, shown::line(title))
-                })
-                .collect();
-            text += &format!(" [{}]", listed.join(", "));
-        }
-        None => text += &format!(" [{}]", field.kind.describe()),
-    }
-    if field.required {
-        text += " (required)";
-    }
-    if let Some(value) = current {
-        text += &format!(" <{}>", shown::line(&value.to_string()));
-    }
-    text + ": "
-}
-
 /// Shows `prompt` on stderr and reads one line; `None` at the end of input.
 fn ask(input: &mut impl BufRead, prompt: &str) -> Option<String> {
     let mut err = std::io::stderr().lock();
@@ -255,34 +172,6 @@ fn ask(input: &mut impl BufRead, prompt: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-    use umcp::types::{ElicitAction, ElicitRequestFormParams};
-
-    fn form() -> ElicitForm {
-        ElicitForm::new(&ElicitRequestFormParams::new(
-            "Who?",
-            json!({"type": "object", "properties": {
-                "name": {"type": "string", "minLength": 2},
-                "age": {"type": "integer", "default": 7},
-                "color": {"type": "string", "enum": ["red", "blue"]}
-            }, "required": ["name"]}),
-        ))
-        .unwrap()
-    }
-
-    fn answer(typed: &str) -> ElicitResult {
-        ask_form("`demo`", form(), &mut typed.as_bytes())
-    }
-
-    #[test]
-    fn invalid_answers_are_asked_again_and_empty_keeps_the_default() {
-        let result = answer("y\nold\n\n2\nA\nAda\n");
-        assert_eq!(result.action, ElicitAction::Accept);
-        assert_eq!(
-            serde_json::Value::Object(result.content.unwrap()),
-            json!({"name": "Ada", "age": 7, "color": "blue"})
-        );
-    }
 
     #[test]
     fn a_page_names_the_server_and_the_host_and_escapes_the_rest() {
@@ -313,28 +202,5 @@ mod tests {
         assert_eq!(label(&remote, true), "`mcp.example.com`");
         let long = ServerConfig::stdio("server", "x").with_args(["a".repeat(100)]);
         assert_eq!(label(&long, true).chars().count(), LABEL_CHARS + 3);
-    }
-
-    #[test]
-    fn field_questions_escape_the_server_text() {
-        let request = ElicitRequestFormParams::new(
-            "m",
-            json!({"type": "object", "properties": {"pick": {"type": "string",
-                "title": "Pick\u{1b}[31m", "description": "one\nline",
-                "oneOf": [{"const": "a", "title": "A\u{202e}"}]}}}),
-        );
-        let form = ElicitForm::new(&request).unwrap();
-        assert_eq!(
-            question(&form.fields()[0], Some(&json!("\u{9b}"))),
-            "  Pick\\u{1b}[31m (one\\u{a}line) [1=A\\u{202e}] <\"\\u{9b}\">: "
-        );
-    }
-
-    #[test]
-    fn no_declines_and_the_end_of_input_cancels() {
-        assert_eq!(answer("n\n").action, ElicitAction::Decline);
-        assert_eq!(answer("").action, ElicitAction::Cancel);
-        assert_eq!(answer("y\nAda\n").action, ElicitAction::Cancel);
-        assert_eq!(answer("y\n\n\n\n\n\n").action, ElicitAction::Cancel);
     }
 }

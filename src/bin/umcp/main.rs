@@ -12,6 +12,9 @@
 //! `lexopt` (no dependencies of its own); the options, commands and help live in one table,
 //! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
 //! generated.
+//!
+//! The only unsafe code is the signal handler, in [`signals`] (Unix only).
+#![deny(unsafe_code)]
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -31,6 +34,7 @@ mod oauth;
 mod output;
 mod servers;
 mod shown;
+mod signals;
 mod spec;
 mod suggest;
 mod watch;
@@ -49,7 +53,10 @@ const CLOSE_MARGIN: Duration = Duration::from_secs(10);
 pub struct Exit(pub u8, pub String);
 
 fn main() -> ExitCode {
-    match run() {
+    let shutdown = signals::Shutdown::install();
+    let result = run(&shutdown);
+    shutdown.finish();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Exit(0, message)) => {
             say(message.trim_end());
@@ -64,7 +71,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<(), Exit> {
+fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     let args = args::parse(std::env::args_os().skip(1).collect())?;
     let (cmd, rest) = args::command(&args)?;
     if cmd.name == "completions" {
@@ -115,12 +122,10 @@ fn run() -> Result<(), Exit> {
         wait = wait.saturating_add(oauth::USER_WAIT);
     }
     let single = servers.len() == 1;
-    let manager = Manager::start(servers, options);
+    let manager = shutdown.start(|| Manager::start(servers, options));
     manager.wait_ready(wait);
-    let mut all_connected = true;
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
-            all_connected = false;
             let why = servers::why_down(&status);
             match status {
                 ServerStatus::Connecting { .. } => {
@@ -138,7 +143,6 @@ fn run() -> Result<(), Exit> {
     let target = Target {
         manager: &manager,
         single: single.then(|| manager.server_names().remove(0)),
-        all_connected,
         out: Output { json: args.json },
         options: RequestOptions::default().with_timeout(timeout),
         watch: (args.watch.clone(), args.watch_for),

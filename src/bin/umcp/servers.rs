@@ -33,7 +33,8 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     if let Some(line) = &args.stdio {
         // The library's own splitter, so a line means here what it means in code.
         let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
-        let config = ServerConfig::stdio("server", stdio.get_command())
+        let name = named(program_name(stdio.get_command()));
+        let config = ServerConfig::stdio(name, stdio.get_command())
             .with_args(stdio.get_args().iter().cloned());
         let config = args
             .env
@@ -51,7 +52,8 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
             ConfigFile::expand(text).map_err(|e| usage(format!("{what}: {e}")))
         };
         let url = expand("--url", url)?;
-        let mut config = ServerConfig::http("server", url).with_http_kind(kind);
+        let name = named(crate::shown::host(&url).unwrap_or_default().to_owned());
+        let mut config = ServerConfig::http(name, url).with_http_kind(kind);
         for (name, value) in &args.headers {
             config = config.with_header(name, expand(&format!("--header {name}"), value)?);
         }
@@ -77,6 +79,31 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         }
     };
     from_file(&path, args.server.as_deref())
+}
+
+/// The program a command runs, as a server's name: its file name, less a Windows `.exe`,
+/// `.cmd` or `.bat` (`/usr/bin/npx` and `npx.cmd` are both `npx`).
+fn program_name(command: &str) -> String {
+    let file = Path::new(command)
+        .file_name()
+        .map_or_else(|| command.to_owned(), |f| f.to_string_lossy().into_owned());
+    let lower = file.to_ascii_lowercase();
+    match [".exe", ".cmd", ".bat"]
+        .iter()
+        .find(|ext| lower.ends_with(*ext))
+    {
+        Some(ext) => file[..file.len() - ext.len()].to_owned(),
+        None => file,
+    }
+}
+
+/// The name of the server given on the command line: `wanted` (its program or its URL's
+/// host), or `server` when that is empty. There is one such server, so no name to avoid.
+fn named(wanted: String) -> String {
+    match wanted.trim() {
+        "" => "server".to_owned(),
+        name => name.to_owned(),
+    }
 }
 
 /// The servers of a configuration file, less the disabled ones and those `--server` leaves
@@ -161,4 +188,22 @@ pub fn config_candidates() -> Vec<PathBuf> {
     candidates.extend(home.as_ref().map(|h| h.join(".cursor/mcp.json")));
     candidates.extend(user_dir("Code").map(|d| d.join("User/mcp.json")));
     candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_given_on_the_command_line_are_named_by_program_or_host() {
+        assert_eq!(
+            program_name("/usr/local/bin/mcp-server-time"),
+            "mcp-server-time"
+        );
+        assert_eq!(program_name("npx.cmd"), "npx");
+        assert_eq!(program_name("Server.EXE"), "Server");
+        assert_eq!(program_name("server.py"), "server.py");
+        assert_eq!(named("npx".into()), "npx");
+        assert_eq!(named(String::new()), "server");
+    }
 }

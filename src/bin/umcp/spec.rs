@@ -254,7 +254,8 @@ pub const COMMANDS: &[Cmd] = &[
         arity: (0, 0),
         help: "check that each server answers, and how fast",
         details: "Every server gets a row, one that did not connect too (failed, and why). \
-                  The exit code is 3 when a server did not connect, 1 when one did not answer.",
+                  The exit code is 3 when a server did not connect or its connection was lost, 1 when \
+                  one did not answer.",
         one_server: false,
     },
     Cmd {
@@ -318,9 +319,16 @@ pub const FILES: &str = "  ./.mcp.json                      (Claude Code, per pr
 pub const EXIT_CODES: &[(u8, &str)] = &[
     (0, "ok"),
     (1, "other errors"),
-    (2, "usage error"),
-    (3, "connection or authorization failure"),
+    (2, "usage error (an unknown tool or prompt name too)"),
+    (
+        3,
+        "connection or authorization failure (a server lost during a request too)",
+    ),
     (4, "the tool reported an error"),
+    (
+        130,
+        "interrupted (Ctrl-C; 143 for SIGTERM, 129 for SIGHUP), once the servers are stopped",
+    ),
 ];
 
 /// Command lines that show the common uses, each with what it does.

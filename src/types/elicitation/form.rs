@@ -119,12 +119,14 @@ impl ElicitForm {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the property whose schema is outside the restricted subset
+    /// [`Error::Protocol`] naming the property whose schema is outside the restricted subset
     /// MCP allows (nested objects, arrays of non-strings, unknown types).
     pub fn new(request: &ElicitRequestFormParams) -> Result<ElicitForm> {
         let mut fields = Vec::new();
         for (name, schema) in request.properties().into_iter().flatten() {
-            let kind = field_kind(schema).map_err(|e| field_error(name, &e))?;
+            // The server's schema, not the caller's answer, is at fault here.
+            let kind = field_kind(schema)
+                .map_err(|e| Error::Protocol(format!("form field `{name}` {e}")))?;
             let text = |key: &str| schema.get(key).and_then(Value::as_str).map(str::to_owned);
             fields.push(FormField {
                 name: name.clone(),
@@ -169,7 +171,7 @@ impl ElicitForm {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the field, when there is no such field or the value does not
+    /// [`Error::Invalid`] naming the field, when there is no such field or the value does not
     /// fit it; the form is then unchanged.
     pub fn set(&mut self, name: &str, value: Value) -> Result<()> {
         let field = self.field(name)?;
@@ -222,7 +224,7 @@ impl ElicitForm {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the first required field without a value.
+    /// [`Error::Invalid`] naming the first required field without a value.
     pub fn accept(&self) -> Result<ElicitResult> {
         if let Some(missing) = self
             .fields
@@ -392,6 +394,7 @@ impl FieldKind {
     }
 }
 
+/// A value of the caller's that does not fit the field `name`.
 fn field_error(name: &str, problem: &str) -> Error {
-    Error::Config(format!("form field `{name}` {problem}"))
+    Error::Invalid(format!("form field `{name}` {problem}"))
 }
