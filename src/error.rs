@@ -125,8 +125,9 @@ pub enum Error {
     /// The configuration or an argument is invalid; nothing was sent.
     Config(String),
     /// What the caller asked for does not exist or does not fit, and nothing was sent: a tool
-    /// or prompt name the [`Manager`](crate::Manager) never gave, or a form answer outside its
-    /// field's schema ([`ElicitForm`](crate::types::ElicitForm)). Its `Display` is the message
+    /// or prompt name the [`Manager`](crate::Manager) never gave, tool or prompt arguments
+    /// that are not a JSON object, or a form answer outside its field's schema
+    /// ([`ElicitForm`](crate::types::ElicitForm)). Its `Display` is the message
     /// alone (``no tool named `x`; did you mean `a__x`?``).
     Invalid(String),
     /// Obtaining credentials failed: OAuth discovery, client registration, the user's

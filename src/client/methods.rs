@@ -82,7 +82,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::list_tools`], plus [`Error::Config`] for arguments that are neither an
+    /// As [`Client::list_tools`], plus [`Error::Invalid`] for arguments that are neither an
     /// object nor `Null` (nothing is sent).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, &RequestOptions::default())
@@ -217,7 +217,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::list_prompts`], plus [`Error::Config`] for arguments that are neither an
+    /// As [`Client::list_prompts`], plus [`Error::Invalid`] for arguments that are neither an
     /// object nor `Null` (nothing is sent).
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         self.get_prompt_with(name, arguments, &RequestOptions::default())
@@ -373,7 +373,7 @@ fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
                 Value::String(_) => "a string",
                 _ => "an array",
             };
-            return Err(Error::Config(format!(
+            return Err(Error::Invalid(format!(
                 "the arguments of {what} `{name}` must be a JSON object (or null for none), \
                  not {kind}"
             )));

@@ -62,11 +62,11 @@ fn arguments_that_are_not_an_object_fail_without_sending() {
     let before = server.received.lock().unwrap().len();
     for arguments in [json!("city=Paris"), json!(["Paris"]), json!(3), json!(true)] {
         match client.call_tool("weather", arguments.clone()) {
-            Err(Error::Config(why)) => assert!(why.contains("`weather`"), "{why}"),
+            Err(Error::Invalid(why)) => assert!(why.contains("`weather`"), "{why}"),
             other => panic!("{arguments}: {other:?}"),
         }
         match client.get_prompt("greet", arguments.clone()) {
-            Err(Error::Config(why)) => assert!(why.contains("JSON object"), "{why}"),
+            Err(Error::Invalid(why)) => assert!(why.contains("JSON object"), "{why}"),
             other => panic!("{arguments}: {other:?}"),
         }
     }
