@@ -24,6 +24,9 @@ pub fn install() -> io::Result<UnixStream> {
     // A socket pair rather than a pipe: std creates it close-on-exec, so no server inherits
     // it, without another system call here.
     let (reader, writer) = UnixStream::pair()?;
+    // A handler must never block: with the buffer full (nobody sends that many signals), the
+    // byte is dropped rather than the interrupted thread stopped.
+    writer.set_nonblocking(true)?;
     let previous = WRITE_END.swap(writer.into_raw_fd(), Ordering::SeqCst);
     debug_assert_eq!(previous, -1, "installed twice");
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
