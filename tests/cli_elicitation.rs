@@ -9,6 +9,9 @@ mod demo;
 #[path = "common/umcp.rs"]
 mod umcp;
 
+#[path = "common/python.rs"]
+mod python;
+
 use umcp::{demo, demo_stdio, empty_home, on_a_terminal, stderr, stdout, umcp_in};
 
 /// A configuration file of two demo servers, `alpha` and `beta`, in a directory of its own.
@@ -60,4 +63,52 @@ fn what_the_server_wrote_cannot_drive_the_terminal() {
     let screen = on_a_terminal(&args, "n\n");
     assert!(!screen.contains("\u{1b}[2J"), "{screen:?}");
     assert!(screen.contains("Ready?\\u{1b}[2J"), "{screen}");
+}
+
+/// A handshake-era stdio server whose `order` tool asks for a form of three fields listed out
+/// of alphabetical order, and answers with what it got.
+const FORM_SERVER: &str = r#"
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+call = None
+for line in sys.stdin:
+    message = json.loads(line)
+    method = message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "form", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [
+            {"name": "order", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call":
+        call = message["id"]
+        send({"jsonrpc": "2.0", "id": "form", "method": "elicitation/create", "params": {
+            "mode": "form", "message": "Who?", "requestedSchema": {"type": "object",
+            "properties": {"zeta": {"type": "string", "title": "Zeta first"},
+                           "mid": {"type": "string", "title": "Mid second"},
+                           "alpha": {"type": "string", "title": "Alpha last"}},
+            "required": ["zeta", "mid", "alpha"]}}})
+    elif "result" in message and message.get("id") == "form":
+        content = message["result"].get("content", {})
+        text = " ".join(f"{k}={content.get(k)}" for k in ("zeta", "mid", "alpha"))
+        send({"jsonrpc": "2.0", "id": call, "result": {
+            "content": [{"type": "text", "text": text}]}})
+"#;
+
+#[test]
+fn form_fields_are_asked_in_the_order_the_server_lists_them() {
+    let server = format!("{} -c '{}'", python::system_python(), FORM_SERVER);
+    let args = ["--stdio", &server, "call", "order", "{}"];
+    let screen = on_a_terminal(&args, "y\nz\nm\na\n");
+    assert!(screen.contains("zeta=z mid=m alpha=a"), "{screen}");
+    let at = |label: &str| {
+        screen
+            .find(label)
+            .unwrap_or_else(|| panic!("no `{label}` in {screen}"))
+    };
+    assert!(at("Zeta first") < at("Mid second"), "{screen}");
+    assert!(at("Mid second") < at("Alpha last"), "{screen}");
 }

@@ -51,6 +51,9 @@ impl Senders {
     }
 
     /// Hands `job` to a sending thread; gives it back when none can take it.
+    // The job comes back by value to be sent on the caller's thread; boxing it would cost an
+    // allocation per send. (Its size grows with serde_json's `preserve_order`.)
+    #[allow(clippy::result_large_err)]
     pub(crate) fn submit(&mut self, job: Job) -> Result<Option<JoinHandle<()>>, Job> {
         let Some(jobs) = &self.jobs else {
             return Err(job);

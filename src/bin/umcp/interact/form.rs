@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn invalid_answers_are_asked_again_and_empty_keeps_the_default() {
-        let result = answer("y\nold\n\n2\nA\nAda\n");
+        let result = answer("y\nA\nAda\nold\n\n2\n");
         assert_eq!(result.action, ElicitAction::Accept);
         assert_eq!(
             serde_json::Value::Object(result.content.unwrap()),
@@ -246,7 +246,7 @@ mod tests {
             assert_eq!(result.action, ElicitAction::Cancel, "{typed}");
         }
         for typed in ["y", "Y", "Yes", "YES", "accept", ""] {
-            let result = answer(&format!("{typed}\n\n\nAda\n"));
+            let result = answer(&format!("{typed}\nAda\n\n\n"));
             assert_eq!(result.action, ElicitAction::Accept, "{typed:?}");
         }
         // Not understood: asked again, and after a few tries cancelled, never taken as yes.
@@ -275,21 +275,21 @@ mod tests {
         assert_eq!(
             questions,
             [
-                "  age [an integer, at least 0, at most 150]: ",
                 "  E-mail [a string, at least 3 characters, at most 40 characters, \
                  an email address] (required): ",
-                "  ok [yes or no]: ",
+                "  age [an integer, at least 0, at most 150]: ",
                 "  ratio [a number, at least 0.5]: ",
+                "  ok [yes or no]: ",
                 "  tags [1=a, 2=b, 3=c] (a list of choices, separated by commas, at least 1, \
                  at most 2): ",
             ]
         );
-        let email = form.fields()[1].clone();
+        let email = form.fields()[0].clone();
         assert_eq!(
             take(&mut form, &email, ""),
             Err("`E-mail` is required".into())
         );
-        let ok = form.fields()[2].clone();
+        let ok = form.fields()[3].clone();
         let wrong = take(&mut form, &ok, "maybe").unwrap_err();
         assert!(wrong.contains("yes or no"), "{wrong}");
         assert_eq!(take(&mut form, &ok, "Yes"), Ok(()));
