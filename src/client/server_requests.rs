@@ -208,6 +208,12 @@ fn answer(shared: &Shared, request: Request, deadline: Instant) {
 fn respond(shared: &Shared, request: Request) -> Option<Response> {
     let id = request.id.clone();
     let method = request.method.clone();
+    // Withdrawn while it waited for a thread: no handler runs (and no user is asked).
+    if lock(&shared.core.server_requests).get(&id) == Some(&true) {
+        lock(&shared.core.server_requests).remove(&id);
+        log::debug!("server cancelled its `{method}` request {id} before it ran; not running it");
+        return None;
+    }
     let outcome =
         catch_unwind(AssertUnwindSafe(|| dispatch(shared, request))).unwrap_or_else(|_| {
             log::error!("the client's `{method}` handler panicked");

@@ -1,5 +1,5 @@
 //! Tests for the client layer over an in-memory transport: handshake, pipelining, deadlines,
-//! cancellation, progress, notifications and server requests.
+//! cancellation, progress, notifications, server requests and their cancellation.
 
 #[path = "../common/memory.rs"]
 mod memory;
@@ -10,6 +10,7 @@ use umcp::Client;
 mod calls;
 mod deadlines;
 mod handshake;
+mod server_cancels;
 mod server_messages;
 
 fn connect(server: &FakeServer) -> Client {

@@ -351,22 +351,3 @@ fn unread_notifications_hold_a_bounded_number_of_bytes() {
     assert!(kept >= budget / 2, "only {kept} kept");
     assert_eq!(client.notifications_dropped(), 40 - kept as u64);
 }
-
-#[test]
-fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
-    let server = FakeServer::new();
-    server.on("tools/call", |peer, _| {
-        // The server's next request will be `srv-1`; a cancellation naming it before it exists
-        // (or after it was answered, before ids restart) must not silence it.
-        peer.notify(
-            "notifications/cancelled",
-            json!({"requestId": "srv-1", "reason": "stale"}),
-        );
-        let answer = peer.request("roots/list", json!({}));
-        Some(json!({"content": [], "structuredContent": {"ok": answer.result.is_ok()}}))
-    });
-    let options = Options::default().with_roots(vec![Root::new("file:///tmp")]);
-    let client = Client::connect_with(server.clone(), options).unwrap();
-    let result = client.call_tool("x", Value::Null).unwrap();
-    assert_eq!(result.structured_content.unwrap()["ok"], true);
-}
