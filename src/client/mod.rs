@@ -29,7 +29,7 @@ mod notifications;
 mod one_shot;
 mod options;
 mod pending;
-mod queued;
+pub(crate) mod queued;
 mod request_options;
 mod requests;
 mod router;

@@ -4,6 +4,11 @@
 
 use std::collections::VecDeque;
 use std::io;
+use std::sync::Mutex;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+
+use super::options::lock;
 
 use crate::types::ServerNotification;
 
@@ -48,6 +53,55 @@ impl Queued {
     pub(crate) fn push(&mut self, size: usize) {
         self.sizes.push_back(size);
         self.bytes += size;
+    }
+}
+
+/// A queue bounded by a count and by [`NOTIFICATION_BYTES`] that drops its oldest unread
+/// item to make room for a new one. Writers take turns (the sizes must follow the queue's
+/// order); readers take from [`Lossy::receiver`] at will.
+pub(crate) struct Lossy<T> {
+    tx: Sender<T>,
+    rx: Receiver<T>,
+    queued: Mutex<Queued>,
+}
+
+impl<T> Lossy<T> {
+    pub(crate) fn new(capacity: usize) -> Lossy<T> {
+        let (tx, rx) = crossbeam_channel::bounded(capacity.max(1));
+        Lossy {
+            tx,
+            rx,
+            queued: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn receiver(&self) -> &Receiver<T> {
+        &self.rx
+    }
+
+    /// Queues `item` of `size` bytes; how many older ones were dropped for it.
+    pub(crate) fn push(&self, item: T, size: usize) -> usize {
+        let mut queued = lock(&self.queued);
+        queued.sync(self.tx.len());
+        let mut item = item;
+        let mut dropped = 0;
+        loop {
+            if queued.fits(size) {
+                match self.tx.try_send(item) {
+                    Ok(()) => {
+                        queued.push(size);
+                        return dropped;
+                    }
+                    Err(TrySendError::Full(back)) => item = back,
+                    Err(TrySendError::Disconnected(_)) => return dropped,
+                }
+            }
+            if self.rx.try_recv().is_ok() {
+                queued.pop();
+                dropped += 1;
+            }
+            queued.sync(self.tx.len());
+        }
     }
 }
 

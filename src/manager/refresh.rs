@@ -15,8 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
-
+use crate::client::queued::{self, Lossy};
 use crate::client::{Client, Era, Subscription, SubscriptionEvent};
 use crate::error::Result;
 use crate::types::{ServerNotification, SubscriptionFilter};
@@ -130,9 +129,8 @@ pub(crate) struct ManagedSub {
     filter: SubscriptionFilter,
     /// The subscription on the current connection.
     current: Mutex<Option<Subscription>>,
-    /// Events for the handle; bounded, the oldest unread dropped when full.
-    tx: Sender<SubscriptionEvent>,
-    rx: Receiver<SubscriptionEvent>,
+    /// Events for the handle; bounded by count and bytes, the oldest unread dropped when full.
+    events: Lossy<SubscriptionEvent>,
     closed: AtomicBool,
 }
 
@@ -179,16 +177,12 @@ impl ManagedSub {
     }
 
     fn push(&self, event: SubscriptionEvent) {
-        let mut event = event;
-        loop {
-            match self.tx.try_send(event) {
-                Ok(()) => return,
-                Err(TrySendError::Full(back)) => {
-                    let _ = self.rx.try_recv();
-                    event = back;
-                }
-                Err(TrySendError::Disconnected(_)) => return,
-            }
+        let size = match &event {
+            SubscriptionEvent::Notification(note) => queued::size(note),
+            _ => 0,
+        };
+        if self.events.push(event, size) > 0 {
+            log::debug!("managed subscription queue full; dropped its oldest event");
         }
     }
 }
@@ -230,12 +224,10 @@ impl Manager {
     /// An unknown server name.
     pub fn listen(&self, server: &str, filter: SubscriptionFilter) -> Result<ManagedSubscription> {
         let slot = self.slot(server)?;
-        let (tx, rx) = crossbeam_channel::bounded(MANAGED_CAPACITY);
         let sub = Arc::new(ManagedSub {
             filter,
             current: Mutex::new(None),
-            tx,
-            rx,
+            events: Lossy::new(MANAGED_CAPACITY),
             closed: AtomicBool::new(false),
         });
         // Opened here when connected, so the caller misses nothing from now on; otherwise
@@ -291,7 +283,7 @@ impl ManagedSubscription {
     /// See the example on [`Manager::listen`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.sub.rx.recv_deadline(deadline).ok(),
+            Some(deadline) => self.sub.events.receiver().recv_deadline(deadline).ok(),
             None => self.recv(),
         }
     }
@@ -300,7 +292,7 @@ impl ManagedSubscription {
     ///
     /// See the example on [`Manager::listen`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
-        self.sub.rx.try_recv().ok()
+        self.sub.events.receiver().try_recv().ok()
     }
 
     /// The events until the handle is closed.

@@ -1,6 +1,7 @@
 //! Tests for the client layer over an in-memory transport: handshake, pipelining, deadlines,
 //! cancellation, progress, notifications, server requests and their cancellation.
 
+#[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "../common/memory.rs"]
 mod memory;
 

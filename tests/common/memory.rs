@@ -46,6 +46,12 @@ impl Peer {
             .expect("client answered")
     }
 
+    /// Fails request `id` on the client's side, as a transport does when the stream that was
+    /// to carry its response broke.
+    pub fn fail(&self, id: &RequestId, error: umcp::Error) {
+        self.inbox.fail(id.clone(), error);
+    }
+
     pub fn close(&self, reason: &str) {
         self.inbox.closed(Closed {
             reason: reason.into(),

@@ -2,6 +2,7 @@
 //! cursors, tool-enabled sampling, roots, progress resets, batches, cancellation and the
 //! `completions` capability.
 
+#[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "../common/memory.rs"]
 mod memory;
 #[path = "../common/python.rs"]

@@ -7,7 +7,8 @@
 //! notification is none of its business, whatever its filter: it goes to the shared queue. Closing the
 //! handle abandons the request: over HTTP that closes its stream, elsewhere it sends
 //! `notifications/cancelled`. A broken HTTP stream is opened again by the handle, which
-//! reports the gap as [`SubscriptionEvent::Resubscribed`].
+//! reports the gap as [`SubscriptionEvent::Resubscribed`], after a pause when streams keep
+//! breaking as soon as they open (see [`reopen`]).
 //!
 //! In the handshake era the same handle is served by what that era has: list changes arrive
 //! untagged (stdio, the HTTP GET stream) and are copied to every subscription that wants
@@ -26,12 +27,14 @@ use super::{Client, Era};
 
 mod fresh;
 mod open;
+mod reopen;
 pub(crate) mod route;
 pub(crate) mod state;
 mod watch;
 
 pub use fresh::FreshTools;
 use open::{cancel, legacy_call, open_legacy, open_modern};
+use reopen::Reopening;
 use state::{Item, Sub};
 
 /// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
@@ -115,12 +118,15 @@ pub enum SubscriptionEnd {
 pub struct Subscription {
     shared: Weak<Shared>,
     sub: Arc<Sub>,
+    reopening: std::sync::Mutex<Reopening>,
 }
 
 impl Client {
     /// Subscribes to the notifications `filter` names, in either protocol era, and returns
     /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
-    /// it honours).
+    /// it honours). In the handshake era each resource URI is subscribed with
+    /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
+    /// not confirm in time is left out of the acknowledgement.
     ///
     /// ```no_run
     /// use umcp::types::{ServerNotification, SubscriptionFilter};
@@ -168,6 +174,7 @@ pub(crate) fn open(shared: &Arc<Shared>, filter: SubscriptionFilter) -> Result<S
     Ok(Subscription {
         shared: Arc::downgrade(shared),
         sub,
+        reopening: std::sync::Mutex::new(Reopening::new()),
     })
 }
 
@@ -257,7 +264,9 @@ impl Subscription {
             }
             return;
         }
-        // Unsubscribe what no other subscription of this connection still follows.
+        // Unsubscribe what no other subscription of this connection still follows, all within
+        // one close deadline: this runs on drop.
+        let deadline = Instant::now() + CLOSE_DEADLINE;
         let others = shared.listens.snapshot();
         for uri in self.acknowledged().resource_subscriptions {
             let held = others
@@ -267,7 +276,7 @@ impl Subscription {
                 continue;
             }
             lock(&shared.subscriptions).retain(|s| s != &uri);
-            if let Err(err) = legacy_call(&shared, "resources/unsubscribe", &uri) {
+            if let Err(err) = legacy_call(&shared, "resources/unsubscribe", &uri, deadline) {
                 log::debug!(
                     "resources/unsubscribe {} failed: {err}",
                     crate::redact::url(&uri)
@@ -281,14 +290,40 @@ impl Subscription {
             if self.sub.is_ended() && self.sub.rx.is_empty() {
                 return None;
             }
-            let item = match deadline {
-                Some(deadline) => self.sub.rx.recv_deadline(deadline).ok()?,
-                None => self.sub.rx.recv().ok()?,
+            // A reopen waiting out its pause: wait for it, the caller's deadline, or the end.
+            let waiting = lock(&self.reopening).waiting.clone();
+            let until = match (&waiting, deadline) {
+                (Some((_, at)), Some(deadline)) => Some(deadline.min(*at)),
+                (Some((_, at)), None) => Some(*at),
+                (None, deadline) => deadline,
+            };
+            let item = match until {
+                Some(until) => self.sub.rx.recv_deadline(until).ok(),
+                None => self.sub.rx.recv().ok(),
+            };
+            let item = match (item, waiting) {
+                (Some(item), _) => item,
+                (None, Some((reason, at))) if Instant::now() >= at => {
+                    if self.reopen(&reason) {
+                        return Some(SubscriptionEvent::Resubscribed { reason });
+                    }
+                    continue;
+                }
+                (None, _) => return None,
             };
             match item {
-                Item::Event(event) => return Some(event),
+                Item::Event(event) => {
+                    lock(&self.reopening).delivered();
+                    return Some(event);
+                }
                 Item::End => return None,
                 Item::Broken(reason) => {
+                    let at = lock(&self.reopening).broke();
+                    if at > Instant::now() {
+                        log::debug!("subscription broke soon after it opened: reopening later");
+                        lock(&self.reopening).waiting = Some((reason, at));
+                        continue;
+                    }
                     if self.reopen(&reason) {
                         return Some(SubscriptionEvent::Resubscribed { reason });
                     }
@@ -309,7 +344,10 @@ impl Subscription {
             return false;
         };
         match open_modern(&shared, &self.sub) {
-            Ok(()) => true,
+            Ok(()) => {
+                lock(&self.reopening).opened();
+                true
+            }
             Err(err) => {
                 shared.listens.remove(&self.sub);
                 self.sub.end(SubscriptionEnd::Failed {

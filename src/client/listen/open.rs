@@ -74,8 +74,10 @@ pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
     };
     let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
     if can_subscribe {
+        // One request timeout for all of them: a server that never answers costs it once.
+        let deadline = Instant::now() + shared.options.request_timeout;
         for uri in &wanted.resource_subscriptions {
-            match legacy_call(shared, "resources/subscribe", uri) {
+            match legacy_call(shared, "resources/subscribe", uri, deadline) {
                 Ok(()) => {
                     let mut uris = lock(&shared.subscriptions);
                     if !uris.contains(uri) {
@@ -94,8 +96,23 @@ pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
     shared.listens.insert(sub);
 }
 
-pub(super) fn legacy_call(shared: &Shared, method: &str, uri: &str) -> Result<()> {
-    let options = RequestOptions::default().with_timeout(CLOSE_DEADLINE);
+/// Sends `method` for `uri` and waits for its answer until `deadline`.
+pub(super) fn legacy_call(
+    shared: &Shared,
+    method: &str,
+    uri: &str,
+    deadline: Instant,
+) -> Result<()> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(Error::Timeout {
+            method: method.to_owned(),
+            elapsed: std::time::Duration::ZERO,
+            kind: TimeoutKind::Request,
+            stderr_tail: None,
+        });
+    }
+    let options = RequestOptions::default().with_timeout(left);
     shared
         .call(CallSpec {
             method,

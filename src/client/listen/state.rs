@@ -3,12 +3,13 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::Receiver;
 
 use crate::error::Error;
 use crate::types::{ServerNotification, SubscriptionFilter};
 
 use super::super::options::lock;
+use super::super::queued::{self, Lossy};
 use super::{SubscriptionEnd, SubscriptionEvent};
 
 /// What the router hands to a subscription's handle.
@@ -44,22 +45,23 @@ pub(crate) struct Sub {
     pub(crate) status: Mutex<Status>,
     /// Signalled when `status` changes (acknowledged, refused, ended).
     pub(crate) changed: Condvar,
-    /// The events for the handle. Bounded by the connection's notification capacity; when
-    /// full, the oldest unread event is dropped to make room (the newest matter most to a
-    /// caller that re-lists anyway).
-    tx: Sender<Item>,
+    /// The events for the handle. Bounded by the connection's notification capacity and by
+    /// [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full, the oldest unread event
+    /// is dropped to make room (the newest matter most to a caller that re-lists anyway).
+    events: Lossy<Item>,
     pub(crate) rx: Receiver<Item>,
 }
 
 impl Sub {
     pub(crate) fn new(requested: SubscriptionFilter, modern: bool, capacity: usize) -> Arc<Sub> {
-        let (tx, rx) = crossbeam_channel::bounded(capacity.max(2));
+        let events = Lossy::new(capacity.max(2));
+        let rx = events.receiver().clone();
         Arc::new(Sub {
             requested,
             modern,
             status: Mutex::new(Status::default()),
             changed: Condvar::new(),
-            tx,
+            events,
             rx,
         })
     }
@@ -83,18 +85,12 @@ impl Sub {
     }
 
     pub(crate) fn push(&self, item: Item) {
-        let mut item = item;
-        loop {
-            match self.tx.try_send(item) {
-                Ok(()) => return,
-                Err(TrySendError::Full(back)) => {
-                    if self.rx.try_recv().is_ok() {
-                        log::debug!("subscription queue full; dropped its oldest event");
-                    }
-                    item = back;
-                }
-                Err(TrySendError::Disconnected(_)) => return,
-            }
+        let size = match &item {
+            Item::Event(SubscriptionEvent::Notification(note)) => queued::size(note),
+            _ => 0,
+        };
+        if self.events.push(item, size) > 0 {
+            log::debug!("subscription queue full; dropped its oldest event");
         }
     }
 

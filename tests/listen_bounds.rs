@@ -1,0 +1,157 @@
+//! Subscriptions against servers that do not play along: subscribe and unsubscribe requests
+//! never answered (handshake era), streams acknowledged and dropped at once, and large
+//! notifications nobody reads (stateless era). Each costs the client a bounded time, number
+//! of requests and memory.
+
+#[allow(dead_code)] // Only the fake server is used here.
+#[path = "common/memory.rs"]
+mod memory;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use memory::FakeServer;
+use serde_json::{json, Value};
+use umcp::types::{ServerNotification, SubscriptionFilter};
+use umcp::{Client, Error, Options, ProtocolMode, SubscriptionEvent, NOTIFICATION_BYTES};
+
+const URIS: [&str; 4] = ["x://a", "x://b", "x://c", "x://d"];
+
+/// A handshake-era server offering resource subscriptions, answering `resources/subscribe`
+/// when `answers_subscribe`, and never `resources/unsubscribe`.
+fn legacy_server(answers_subscribe: bool) -> FakeServer {
+    let server = FakeServer::new();
+    server.init_result.lock().unwrap()["capabilities"] = json!({"resources": {"subscribe": true}});
+    server.on("resources/subscribe", move |_, _| {
+        answers_subscribe.then(|| json!({}))
+    });
+    server.on("resources/unsubscribe", |_, _| None);
+    server
+}
+
+fn filter() -> SubscriptionFilter {
+    URIS.iter().fold(SubscriptionFilter::new(), |filter, uri| {
+        filter.resource(*uri)
+    })
+}
+
+#[test]
+fn unanswered_subscribes_cost_one_request_timeout_together() {
+    let server = legacy_server(false);
+    let options = Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_request_timeout(Duration::from_secs(1));
+    let client = Client::connect_with(server, options).expect("connect");
+    let started = Instant::now();
+    let sub = client.listen(filter()).expect("listen");
+    let took = started.elapsed();
+    // Each used to wait 5 s on its own: 20 s for four.
+    assert!(took < Duration::from_secs(4), "listen took {took:?}");
+    assert!(sub.acknowledged().resource_subscriptions.is_empty());
+}
+
+#[test]
+fn unanswered_unsubscribes_cost_one_close_deadline_together() {
+    let server = legacy_server(true);
+    let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client.listen(filter()).expect("listen");
+    assert_eq!(sub.acknowledged().resource_subscriptions.len(), URIS.len());
+    let started = Instant::now();
+    drop(sub);
+    let took = started.elapsed();
+    // 5 s for all of them (it was 5 s each).
+    assert!(took < Duration::from_secs(9), "closing took {took:?}");
+}
+
+/// A stateless server that acknowledges every `subscriptions/listen` and, unless `keep`, drops
+/// its stream at once; it counts the listen requests, and sends `updates` tagged
+/// `resources/updated` of `padding` bytes each on `tools/call`.
+fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc<AtomicUsize>) {
+    let server = FakeServer::new();
+    server.on("server/discover", |_, _| {
+        Some(json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "resources": {"subscribe": true}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
+        }))
+    });
+    let listens = Arc::new(AtomicUsize::new(0));
+    let counter = listens.clone();
+    let last = Arc::new(std::sync::Mutex::new(Value::Null));
+    let tag = last.clone();
+    server.on("subscriptions/listen", move |peer, request| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let id = serde_json::to_value(&request.id).unwrap();
+        *tag.lock().unwrap() = id.clone();
+        peer.notify(
+            "notifications/subscriptions/acknowledged",
+            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
+                   "notifications": {"resourceSubscriptions": ["x://a"]}}),
+        );
+        if !keep {
+            let lost = Error::ResponseLost("the stream ended before the response".into());
+            peer.fail(&request.id, lost);
+        }
+        None
+    });
+    server.on("tools/call", move |peer, _| {
+        let id = last.lock().unwrap().clone();
+        let pad = "x".repeat(padding);
+        for _ in 0..updates {
+            peer.notify(
+                "notifications/resources/updated",
+                json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id, "pad": pad},
+                       "uri": "x://a"}),
+            );
+        }
+        Some(json!({"resultType": "complete", "content": []}))
+    });
+    (server, listens)
+}
+
+#[test]
+fn a_stream_dropped_as_soon_as_it_opens_is_reopened_after_growing_pauses() {
+    let (server, listens) = modern_server(false, 0, 0);
+    let client = Client::connect(server).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    let started = Instant::now();
+    let mut resubscribed = 0;
+    while started.elapsed() < Duration::from_secs(2) {
+        if let Some(SubscriptionEvent::Resubscribed { .. }) =
+            sub.recv_timeout(Duration::from_millis(50))
+        {
+            resubscribed += 1;
+        }
+    }
+    // Pauses of 0.1, 0.2, 0.4, 0.8 s: a handful of reopens in 2 s, not hundreds.
+    let opened = listens.load(Ordering::SeqCst);
+    assert!((2..=8).contains(&opened), "{opened} listen requests in 2 s");
+    assert!(resubscribed >= 1 && resubscribed < opened, "{resubscribed}");
+    assert!(sub.ended().is_none(), "{:?}", sub.ended());
+}
+
+#[test]
+fn unread_subscription_events_are_bounded_by_bytes() {
+    let (server, _) = modern_server(true, 40, 1 << 20);
+    let client = Client::connect(server).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping"); // By then every update was routed.
+    let mut kept = 0;
+    while let Some(event) = sub.try_recv() {
+        assert!(matches!(
+            event,
+            SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(_))
+        ));
+        kept += 1;
+    }
+    let budget = NOTIFICATION_BYTES / (1 << 20);
+    assert!(kept <= budget, "{kept} events of 1 MiB kept");
+    assert!(kept >= budget / 2, "only {kept} kept");
+}
