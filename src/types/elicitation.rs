@@ -160,9 +160,27 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
                 )));
             }
         }
-        ElicitRequestFormParams::deserialize(value)
-            .map(ElicitRequestParams::Form)
-            .map_err(D::Error::custom)
+        let form = ElicitRequestFormParams::deserialize(value).map_err(D::Error::custom)?;
+        // A form is an object schema; anything else reaches no handler. Lenient where a
+        // member is only missing: `type` and `properties` are read when present.
+        let schema = &form.requested_schema;
+        let object = schema.is_object()
+            && schema.get("type").is_none_or(|t| t == "object")
+            && schema.get("properties").is_none_or(Value::is_object);
+        if !object {
+            let kind = match schema {
+                Value::Object(_) => "an object schema with another type or properties",
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                Value::Null => "null",
+            };
+            return Err(D::Error::custom(format!(
+                "requestedSchema must be an object schema, not {kind}"
+            )));
+        }
+        Ok(ElicitRequestParams::Form(form))
     }
 }
 

@@ -132,3 +132,28 @@ fn results_and_completion() {
         serde_json::from_value(json!({"elicitationId": "e-1"})).unwrap();
     assert_eq!(n, ElicitationCompleteNotificationParams::new("e-1"));
 }
+
+#[test]
+fn a_form_whose_schema_is_not_an_object_schema_is_refused() {
+    for schema in [
+        json!(7),
+        json!("form"),
+        json!([{"type": "string"}]),
+        json!(null),
+        json!({"type": "string"}),
+        json!({"type": "object", "properties": ["name"]}),
+    ] {
+        let params = json!({"message": "?", "requestedSchema": schema});
+        let decoded = serde_json::from_value::<ElicitRequestParams>(params);
+        let err = decoded.expect_err(&schema.to_string()).to_string();
+        assert!(
+            err.contains("requestedSchema must be an object schema"),
+            "{err}"
+        );
+    }
+    // Lenient where a member is only missing.
+    let bare = json!({"message": "?", "requestedSchema": {"properties": {}}});
+    assert!(form(bare).properties().is_some_and(Map::is_empty));
+    let empty = json!({"message": "?", "requestedSchema": {}});
+    assert!(form(empty).properties().is_none());
+}
