@@ -392,3 +392,38 @@ fn the_2025_03_26_metadata_request_names_the_sessions_protocol_version() {
     assert_eq!(again[1].header("mcp-protocol-version"), Some("2025-11-25"));
     client.close();
 }
+
+/// The OAuth requests made for a call (or a connect) end by its deadline, however long the
+/// provider's own timeout: a token endpoint that hangs costs the call its timeout, not 30 s.
+#[test]
+fn oauth_requests_made_for_a_call_end_by_its_deadline() {
+    let fixture = start(Setup::default());
+    let config = headless().timeout(Duration::from_secs(30));
+    let oauth = provider(&fixture, config);
+    let client = oauth_client::connect(&fixture, &oauth).expect("connect");
+    client.list_all_tools().expect("authorized");
+    // The token is revoked and the token endpoint hangs: the call meets a 401, the provider
+    // asks for a new token.
+    fixture.update(|setup| setup.token_delay = Duration::from_secs(8));
+    fixture.revoke_everything();
+    let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(1));
+    let started = Instant::now();
+    let outcome = client.call_tool_with("echo", serde_json::json!({}), &options);
+    let took = started.elapsed();
+    assert!(outcome.is_err(), "{outcome:?}");
+    assert!(took < Duration::from_secs(5), "the call took {took:?}");
+
+    // Connecting: the start-up deadline bounds the token request as well.
+    let oauth = provider(&fixture, headless().timeout(Duration::from_secs(30)));
+    let config = HttpConfig::new(fixture.mcp_url())
+        .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
+        .get_stream(false);
+    let options = Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_init_timeout(Duration::from_secs(1));
+    let started = Instant::now();
+    let outcome = Client::connect_with(config, options);
+    let took = started.elapsed();
+    assert!(outcome.is_err(), "{:?}", outcome.map(|_| ()));
+    assert!(took < Duration::from_secs(5), "connecting took {took:?}");
+}

@@ -268,7 +268,10 @@ impl OAuthConfig {
         self
     }
 
-    /// The timeout of each request to an authorization server (default 30 s).
+    /// The timeout of each request to an authorization server (default 30 s). A request made
+    /// for a call (a refresh, or discovery and a grant after a 401) also ends by that call's
+    /// deadline, or the start-up deadline while connecting; the token request that follows a
+    /// user's answer gets the call's budget afresh, counted from the answer.
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn timeout(mut self, timeout: Duration) -> OAuthConfig {

@@ -10,6 +10,7 @@ use super::store::TokenSet;
 use super::tokens::{self, ClientAuth};
 use super::urls;
 use crate::error::{AuthError, AuthStep, Error, Result};
+use crate::transport::http::provider_deadline;
 
 /// Runs the authorization code flow for `scope` and returns the tokens.
 ///
@@ -83,13 +84,10 @@ pub(crate) fn authorization_code(
         ("code_verifier", pkce.verifier.as_str()),
         ("resource", discovered.resource.as_str()),
     ];
-    Ok(tokens::request(
-        http,
-        token_endpoint,
-        params,
-        Some(client),
-        scope,
-    )?)
+    // The user took the time they took: the exchange gets the call's budget afresh.
+    Ok(provider_deadline::after_user(|| {
+        tokens::request(http, token_endpoint, params, Some(client), scope)
+    })?)
 }
 
 /// Checks the authorization response and returns its code. The issuer is checked first

@@ -1,4 +1,5 @@
-//! The HTTP requests of the flow (metadata, registration, token), with timeouts, no redirect
+//! The HTTP requests of the flow (metadata, registration, token), with timeouts (cut to the
+//! deadline of the call they serve, see [`provider_deadline`]), no redirect
 //! following, bounded bodies and redacted trace lines.
 
 use std::time::Duration;
@@ -8,6 +9,7 @@ use ureq::Agent;
 
 use super::encoding::{form, redact_form, redact_json, redact_url};
 use crate::error::{AuthError, AuthStep};
+use crate::transport::http::provider_deadline;
 
 /// The largest response body read from an authorization server.
 const BODY_LIMIT: u64 = 1024 * 1024;
@@ -108,7 +110,7 @@ impl Http {
                 request.header(*name, *value)
             })
             .config()
-            .timeout_global(Some(self.timeout))
+            .timeout_global(Some(provider_deadline::capped(self.timeout)))
             .build()
             .call();
         self.answer(step, url, result)
@@ -156,7 +158,7 @@ impl Http {
         }
         let result = request
             .config()
-            .timeout_global(Some(self.timeout))
+            .timeout_global(Some(provider_deadline::capped(self.timeout)))
             .build()
             .send(form(params));
         self.answer(step, url, result)
@@ -175,7 +177,7 @@ impl Http {
             .header("accept", "application/json")
             .header("content-type", "application/json")
             .config()
-            .timeout_global(Some(self.timeout))
+            .timeout_global(Some(provider_deadline::capped(self.timeout)))
             .build()
             .send(body.to_string());
         self.answer(step, url, result)

@@ -18,7 +18,7 @@ use super::tokens::AuthMethod;
 use super::urls;
 use super::workload;
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
-use crate::transport::http::url;
+use crate::transport::http::{provider_deadline, url};
 
 mod credentials;
 mod proofs;
@@ -168,7 +168,8 @@ impl OAuth {
     /// Takes the flow lock, waiting at most the configured time behind another thread's
     /// authorization (which may be waiting for a user).
     fn flow(&self) -> Result<FlowGuard<'_>> {
-        let wait = self.config.authorization_wait;
+        // Within the deadline of the call waiting, when there is one.
+        let wait = provider_deadline::capped(self.config.authorization_wait);
         self.flow.acquire(wait).ok_or_else(|| {
             AuthError::new(
                 AuthStep::Authorization,

@@ -187,3 +187,28 @@ fn a_json_batch_is_delivered_as_a_batch() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_post_cut_short_by_close_fails_as_closed_by_the_client() {
+    // The server takes its time answering.
+    let server = serve(|seen, reply| {
+        if seen.method == "POST" {
+            std::thread::sleep(std::time::Duration::from_secs(10));
+        }
+        reply.status(405, &[]);
+    });
+    let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
+    let (transport, _rx) = connect(&config);
+    let transport = std::sync::Arc::new(transport);
+    let sender = std::sync::Arc::clone(&transport);
+    let call = std::thread::spawn(move || sender.send(&request(1, "tools/call"), soon()));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    transport.close();
+    let outcome = call.join().expect("the sender");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    match outcome {
+        Err(Error::Closed(closed)) => assert_eq!(closed.reason, "closed by client"),
+        other => panic!("expected the POST to fail as closed by the client, got {other:?}"),
+    }
+}

@@ -31,6 +31,7 @@ mod get_stream;
 mod kind;
 mod legacy;
 mod post_stream;
+pub(crate) mod provider_deadline;
 mod session;
 mod socket;
 mod streamable;

@@ -281,6 +281,10 @@ impl Transport for StreamableHttp {
             return Err(self.shared.closed_error());
         }
         let sent = self.post(message, deadline, extra);
+        // Closing cut the exchange: that is why it failed, whatever the socket said.
+        if sent.is_err() && self.shared.is_closed() {
+            return Err(self.shared.closed_error());
+        }
         if let Err(error) = &sent {
             // A re-initialization that failed to send ends here: the held messages go out.
             self.shared

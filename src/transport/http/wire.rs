@@ -11,7 +11,7 @@ use ureq::http::Response;
 use ureq::{Agent, Body};
 
 use super::socket::{self, deadline_after, ureq_timeout};
-use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
+use super::{provider_deadline, url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Error, Result, TimeoutKind};
 
 pub(crate) use super::body::{
@@ -191,9 +191,9 @@ impl Wire {
                     nonce_retried = true;
                 }
                 told_unauthorized = true;
-                provider.on_unauthorized(&error)?
+                provider_deadline::within(deadline, || provider.on_unauthorized(&error))?
             } else {
-                provider.on_forbidden(&error, retries)?
+                provider_deadline::within(deadline, || provider.on_forbidden(&error, retries))?
             };
             if !retry {
                 return Err(if status == 401 {
@@ -232,7 +232,9 @@ impl Wire {
             Some(provider) => {
                 let (method, url) = (call.method.as_str(), call.url);
                 let headers = match credentials {
-                    Credentials::Current => provider.request_headers(method, url)?,
+                    Credentials::Current => provider_deadline::within(deadline, || {
+                        provider.request_headers(method, url)
+                    })?,
                     Credentials::Cached => provider.cached_headers(method, url)?,
                 };
                 for (name, value) in &headers {

@@ -12,9 +12,15 @@ use super::token::token;
 use super::{Code, Inner, Metadata, Prm, Proof, RegisteredClient, Setup, RS_NONCE};
 
 pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
-    let delay = inner.lock().unwrap().setup.mcp_delay;
+    let (delay, token_delay) = {
+        let setup = &inner.lock().unwrap().setup;
+        (setup.mcp_delay, setup.token_delay)
+    };
     if seen.path == "/mcp" {
         std::thread::sleep(delay);
+    }
+    if seen.path.ends_with("/token") {
+        std::thread::sleep(token_delay);
     }
     let mut inner = inner.lock().unwrap();
     inner.requests.push(seen.clone());

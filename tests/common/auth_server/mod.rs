@@ -83,6 +83,8 @@ pub struct Setup {
     pub authorization_endpoint: Option<String>,
     /// How long the MCP endpoint takes to answer.
     pub mcp_delay: Duration,
+    /// How long the token endpoint takes to answer.
+    pub token_delay: Duration,
     /// Advertise ES256 DPoP proofs and bind tokens to the proof's key (RFC 9449).
     pub dpop: bool,
     /// Both servers demand their DPoP nonce (`AS_NONCE`, `RS_NONCE`).
@@ -161,6 +163,7 @@ impl Default for Setup {
             call_scope: None,
             authorization_endpoint: None,
             mcp_delay: Duration::ZERO,
+            token_delay: Duration::ZERO,
             dpop: false,
             dpop_nonce: false,
             dpop_nonce_never: false,
