@@ -113,6 +113,9 @@ pub struct HttpError {
     /// The `MCP-Protocol-Version` the refused request carried, when it carried one: OAuth
     /// discovery at a 2025-03-26 server names it too.
     pub protocol_version: Option<String>,
+    /// The `Location` of a redirect (3xx), which umcp never follows: where the server says
+    /// it moved.
+    pub location: Option<String>,
 }
 
 /// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
@@ -185,6 +188,13 @@ impl fmt::Display for HttpError {
         }
         if let Some(server) = &self.mcp_auth_server {
             write!(f, " (Mcp-Auth-Server: {server})")?;
+        }
+        if let Some(location) = &self.location {
+            write!(
+                f,
+                " (moved to {}; redirects are not followed)",
+                crate::redact::url(location)
+            )?;
         }
         Ok(())
     }

@@ -141,3 +141,37 @@ fn malformed_json_is_a_protocol_error() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_redirect_is_not_followed_but_says_where_the_server_moved() {
+    let server = serve(|_seen, reply| {
+        reply.status(
+            308,
+            &[("Location", "https://new.example/mcp?api_key=SECRET308")],
+        )
+    });
+    let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
+    let (transport, _rx) = connect(&config);
+    let err = transport
+        .send(&request(1, "tools/list"), soon())
+        .unwrap_err();
+    let Error::Http(http) = &err else {
+        panic!("expected an HTTP error, got {err:?}");
+    };
+    assert_eq!(http.status, 308);
+    assert_eq!(
+        http.location.as_deref(),
+        Some("https://new.example/mcp?api_key=SECRET308")
+    );
+    let shown = err.to_string();
+    assert!(
+        shown.contains("moved to https://new.example/mcp"),
+        "{shown}"
+    );
+    assert!(!shown.contains("SECRET308"), "{shown}");
+    // Exactly one request: the redirect was not followed.
+    assert_eq!(server.next().method, "POST");
+    assert!(server
+        .next_within(std::time::Duration::from_millis(200))
+        .is_none());
+}

@@ -130,6 +130,10 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
     let www_authenticate = auth_header::parse(&challenges.join(", "));
     let mcp_auth_server = header(&response, "mcp-auth-server").map(str::to_owned);
     let dpop_nonce = header(&response, "dpop-nonce").map(str::to_owned);
+    let location = (300..400)
+        .contains(&status)
+        .then(|| header(&response, "location").map(str::to_owned))
+        .flatten();
     let mut bytes = Vec::new();
     let mut reader = response.into_body().into_reader().take(ERROR_BODY_READ);
     // Read in pieces so that whatever arrived before a timeout is kept.
@@ -156,6 +160,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         mcp_auth_server,
         dpop_nonce,
         protocol_version: None,
+        location,
     }
 }
 
