@@ -10,6 +10,7 @@ use super::sections::{entries, of_value, read_sections};
 use super::{HttpKind, ServerConfig, ServerTransport};
 use crate::client::ProtocolMode;
 use crate::error::{Error, Result};
+use crate::redact::clip;
 use crate::transport::EnvPolicy;
 
 /// The servers of a configuration file: the ones that are valid, and an error for each one
@@ -232,9 +233,10 @@ fn workspace_folder(path: &Path) -> Option<PathBuf> {
 
 impl fmt::Display for ServerConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server `{}`", self.server)?;
+        // Names and keys are the user's text, quoted only in part when huge.
+        write!(f, "server `{}`", clip(&self.server))?;
         if let Some(field) = &self.field {
-            write!(f, ", field `{field}`")?;
+            write!(f, ", field `{}`", clip(field))?;
         }
         write!(f, ": {}", self.message)
     }
@@ -267,7 +269,8 @@ pub(super) fn parse_server(
             Some(kind) => http(&entry, kind)?,
             None => {
                 let message = format!(
-                    "unknown type `{other}` (expected stdio, http, streamable-http or sse)"
+                    "unknown type `{}` (expected stdio, http, streamable-http or sse)",
+                    clip(other)
                 );
                 return Err(entry.error("type", message));
             }
@@ -304,7 +307,10 @@ fn protocol(entry: &Entry<'_>) -> Result<Option<ProtocolMode>, ServerConfigError
         Some(mode) => Ok(Some(mode)),
         None => Err(entry.error(
             "protocol",
-            format!("`{text}` is not auto, legacy, modern or a stateless-era protocol version"),
+            format!(
+                "`{}` is not auto, legacy, modern or a stateless-era protocol version",
+                clip(&text)
+            ),
         )),
     }
 }

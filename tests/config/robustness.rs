@@ -91,3 +91,34 @@ fn many_servers_load_in_linear_time() {
     // Checking each name against every earlier one took about 20 s here in a debug build.
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
+
+#[test]
+fn env_of_an_editor_variable_points_at_the_editor_form() {
+    let text = r#"{"servers": {"a": {"command": "x", "args": ["${env:userHome}"]}}}"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let message = file.errors[0].to_string();
+    assert!(message.contains("`${userHome}`"), "{message}");
+    let text = r#"{"servers": {"a": {"command": "x", "args": ["${env:workspaceFolder}"]}}}"#;
+    let message = ConfigFile::parse_with(text, &vars).unwrap().errors[0].to_string();
+    assert!(message.contains("`${workspaceFolder}`"), "{message}");
+}
+
+#[test]
+fn huge_user_text_is_quoted_only_in_part() {
+    let long = "A".repeat(100_000);
+    let cases = [
+        format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["${{{long}}}"]}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"command": "x", "args": ["${{{long}-}}"]}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"type": "{long}", "url": "http://h"}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"command": "x", "protocol": "{long}"}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"url": "http://h", "auth": "{long}"}}}}}}"#),
+        format!(r#"{{"servers": {{"{long}": {{"command": 5}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": 5}}}}}}}}"#),
+    ];
+    for text in cases {
+        let file = ConfigFile::parse_with(&text, &vars).unwrap();
+        let message = file.errors[0].to_string();
+        assert!(message.len() < 400, "{}", &message[..400]);
+        assert!(message.contains('…'), "{message}");
+    }
+}
