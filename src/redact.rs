@@ -20,6 +20,16 @@ pub(crate) fn clip(text: &str) -> String {
     }
 }
 
+/// Name–value pairs (headers, environment variables) with every value replaced by
+/// `<redacted>`, for `Debug` output: which names are set is useful to see, and any value may
+/// be a key.
+pub(crate) fn values(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs
+        .iter()
+        .map(|(name, _)| (name.as_str(), REDACTED))
+        .collect()
+}
+
 /// `url` with the password of its user info, every query value and its fragment replaced
 /// by `<redacted>` (names are kept: `?api_key=<redacted>&page=<redacted>`). Text that is not
 /// a URL comes back unchanged.
