@@ -66,7 +66,7 @@ use crate::transport::EnvPolicy;
 pub struct ConfigFile {
     /// The valid servers, sorted by name.
     pub servers: Vec<ServerConfig>,
-    /// One error per entry that could not be read.
+    /// One error per entry that could not be read, sorted by server name.
     pub errors: Vec<ServerConfigError>,
 }
 

@@ -202,6 +202,9 @@ pub(super) fn read_sections(
         return Err(Error::Config("no `mcpServers` or `servers` object".into()));
     }
     file.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    // Sorted (stably) as well, so their order does not depend on whether serde_json keeps
+    // objects in file order (`preserve_order`, which the `cli` feature turns on).
+    file.errors.sort_by(|a, b| a.server.cmp(&b.server));
     Ok(file)
 }
 
