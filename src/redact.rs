@@ -8,6 +8,28 @@
 /// What replaces a secret.
 pub(crate) const REDACTED: &str = "<redacted>";
 
+/// How many characters of a user's text a message quotes.
+const CLIP_CHARS: usize = 80;
+
+/// `text` cut to its first 80 characters, with `…` when cut: for quoting what a user wrote
+/// (a variable name, a URL, a value) in a message, which a huge input must not make huge.
+pub(crate) fn clip(text: &str) -> String {
+    match text.char_indices().nth(CLIP_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// Name–value pairs (headers, environment variables) with every value replaced by
+/// `<redacted>`, for `Debug` output: which names are set is useful to see, and any value may
+/// be a key.
+pub(crate) fn values(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs
+        .iter()
+        .map(|(name, _)| (name.as_str(), REDACTED))
+        .collect()
+}
+
 /// `url` with the password of its user info, every query value and its fragment replaced
 /// by `<redacted>` (names are kept: `?api_key=<redacted>&page=<redacted>`). Text that is not
 /// a URL comes back unchanged.
@@ -185,6 +207,14 @@ mod tests {
         );
         assert_eq!(url("https://h/x?sk-1"), "https://h/x?<redacted>");
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_on_a_character() {
+        assert_eq!(clip("short"), "short");
+        let long = "é".repeat(100);
+        assert_eq!(clip(&long), format!("{}…", "é".repeat(80)));
+        assert_eq!(clip(&"a".repeat(80)), "a".repeat(80));
     }
 
     #[test]

@@ -193,3 +193,68 @@ fn a_foreign_sse_endpoint_is_refused_without_showing_its_secrets() {
         assert!(!error.contains(secret), "{error}");
     }
 }
+
+#[cfg(feature = "http")]
+#[test]
+fn http_config_debug_hides_the_password_query_and_header_values() {
+    let config = umcp::HttpConfig::new("http://u:SECRET_PW@127.0.0.1:1/mcp?api_key=SECRET_Q")
+        .header("Authorization", "Bearer SECRET_H");
+    let shown = format!("{config:?}");
+    for secret in ["SECRET_PW", "SECRET_Q", "SECRET_H"] {
+        assert!(!shown.contains(secret), "{shown}");
+    }
+    assert!(shown.contains("api_key=<redacted>"), "{shown}");
+    assert!(shown.contains("Authorization"), "{shown}");
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn a_url_without_its_scheme_is_refused_without_its_key() {
+    let url = "mcp.example.com/mcp?api_key=SECRET_NOSCHEME";
+    let error = umcp::Client::connect(umcp::HttpConfig::new(url)).expect_err("no scheme");
+    let shown = error.to_string();
+    assert!(!shown.contains("SECRET_NOSCHEME"), "{shown}");
+    assert!(
+        shown.contains("not an http(s) URL: `mcp.example.com/mcp?api_key=<redacted>`"),
+        "{shown}"
+    );
+    // The manager reports the same error as the server's status.
+    let servers = vec![umcp::ServerConfig::http("f", url)];
+    let manager = umcp::Manager::start(servers, umcp::ManagerOptions::default());
+    manager.wait_ready(std::time::Duration::from_secs(5));
+    for (name, status) in manager.statuses() {
+        let status = status.to_string();
+        assert!(!status.contains("SECRET_NOSCHEME"), "{name}: {status}");
+    }
+}
+
+#[test]
+fn server_config_debug_hides_expanded_values() {
+    let vars = |name: &str| (name == "TOKEN").then(|| "SECRET_TOK".to_owned());
+    let file = umcp::ConfigFile::parse_with(
+        r#"{"mcpServers": {
+            "h": {"url": "http://x:${TOKEN}@127.0.0.1:1/mcp?key=${TOKEN}",
+                  "headers": {"Authorization": "Bearer ${TOKEN}", "X-Trace": "on"}},
+            "s": {"command": "srv", "args": ["--token", "${TOKEN}", "--port", "80"],
+                  "env": {"API_TOKEN": "${TOKEN}", "LEVEL": "debug"}}
+        }}"#,
+        &vars,
+    )
+    .unwrap();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let shown = format!("{:?}", file.servers);
+    assert!(!shown.contains("SECRET_TOK"), "{shown}");
+    // The structure stays visible: names, the host, the arguments that are not secret.
+    for kept in [
+        "Authorization",
+        "X-Trace",
+        "127.0.0.1:1/mcp",
+        "API_TOKEN",
+        "LEVEL",
+        "--port",
+        "\"80\"",
+        "srv",
+    ] {
+        assert!(shown.contains(kept), "{kept} in {shown}");
+    }
+}

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::entry::{kind, Entry};
 use super::ServerConfigError;
+use crate::redact::clip;
 
 /// How a configured HTTP server is authorized with OAuth 2.1, as far as a configuration file
 /// can say: the client's identity, the scopes and the loopback redirect port.
@@ -242,7 +243,7 @@ pub(super) fn parse(entry: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerCo
         Some(other) => {
             return Err(entry.error(
                 "auth",
-                format!("unknown value `{other}` (expected `oauth`)"),
+                format!("unknown value `{}` (expected `oauth`)", clip(other)),
             ))
         }
     };
@@ -376,7 +377,7 @@ fn port(oauth: &Entry<'_>) -> Result<Option<u16>, ServerConfigError> {
                 Ok(port) => Ok(Some(port)),
                 // A disabled entry keeps `${PORT}` as written; it is never used.
                 Err(_) if oauth.lenient => Ok(None),
-                Err(_) => Err(invalid(&format!("`{text}`"))),
+                Err(_) => Err(invalid(&format!("`{}`", clip(&text)))),
             }
         }
         Some(other) => Err(invalid(kind(other))),

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::entry::{entry_error, kind, Entry};
+use super::sections::{entries, of_value, read_sections};
 use super::{HttpKind, ServerConfig, ServerTransport};
 use crate::client::ProtocolMode;
 use crate::error::{Error, Result};
+use crate::redact::clip;
 use crate::transport::EnvPolicy;
 
 /// The servers of a configuration file: the ones that are valid, and an error for each one
@@ -21,6 +23,8 @@ use crate::transport::EnvPolicy;
 ///   its `settings.json`).
 ///
 /// Comments (`//`, `/* */`) and trailing commas are accepted, as VS Code writes them (JSONC).
+/// A leading byte order mark is skipped. A name used twice, in one section or across them, is
+/// an error for the second entry; a repeated section key fails the whole file.
 ///
 /// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
 /// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
@@ -62,7 +66,7 @@ use crate::transport::EnvPolicy;
 pub struct ConfigFile {
     /// The valid servers, sorted by name.
     pub servers: Vec<ServerConfig>,
-    /// One error per entry that could not be read.
+    /// One error per entry that could not be read, sorted by server name.
     pub errors: Vec<ServerConfigError>,
 }
 
@@ -87,8 +91,8 @@ impl ConfigFile {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the file cannot be read, is not JSON, or holds no
-    /// `mcpServers` or `servers` object. Errors of single entries are in
+    /// [`Error::Config`] when the file cannot be read, is not JSON, holds no `mcpServers` or
+    /// `servers` object, or repeats one of these keys. Errors of single entries are in
     /// [`errors`](ConfigFile::errors) instead.
     pub fn load(path: &Path) -> Result<ConfigFile> {
         let text = std::fs::read_to_string(path)
@@ -168,11 +172,27 @@ impl ConfigFile {
     ///
     /// As [`ConfigFile::load`].
     pub fn parse_with(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ConfigFile> {
+        // Windows editors may start the file with a byte order mark, which is not JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // VS Code writes JSONC; its comments and trailing commas become spaces, so the line and
         // column of an error still point into the text as written.
-        let value: Value = serde_json::from_str(&super::jsonc::strip(text))
-            .map_err(|e| Error::Config(format!("invalid JSON: {e}")))?;
-        ConfigFile::from_value(&value, lookup)
+        let root = super::sections::parse(&super::jsonc::strip(text)).map_err(|e| {
+            if e.classify() == serde_json::error::Category::Data {
+                // A repeated section: the message (and its line) is the sections reader's.
+                Error::Config(e.to_string())
+            } else {
+                Error::Config(format!("invalid JSON: {e}"))
+            }
+        })?;
+        let root = root.ok_or_else(not_an_object)?;
+        read_sections(
+            [
+                ("mcpServers", entries(&root.mcp_servers)),
+                ("servers", entries(&root.servers)),
+                ("mcp.servers", entries(&root.nested)),
+            ],
+            lookup,
+        )
     }
 
     /// Reads already parsed JSON.
@@ -186,43 +206,21 @@ impl ConfigFile {
         value: &Value,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ConfigFile> {
-        let root = value
-            .as_object()
-            .ok_or_else(|| Error::Config("the top level must be a JSON object".into()))?;
+        let root = value.as_object().ok_or_else(not_an_object)?;
         let nested = root.get("mcp").and_then(|mcp| mcp.get("servers"));
-        let sections = [
-            ("mcpServers", root.get("mcpServers")),
-            ("servers", root.get("servers")),
-            ("mcp.servers", nested),
-        ];
-        let mut file = ConfigFile::default();
-        let mut found = false;
-        for (key, section) in sections {
-            let Some(section) = section else { continue };
-            let entries = section
-                .as_object()
-                .ok_or_else(|| Error::Config(format!("`{key}` must be an object of servers")))?;
-            found = true;
-            for (name, entry) in entries {
-                let taken = file.servers.iter().any(|s| &s.name == name)
-                    || file.errors.iter().any(|e| &e.server == name);
-                let parsed = if taken {
-                    Err(entry_error(name, None, format!("defined again in `{key}`")))
-                } else {
-                    parse_server(name, entry, lookup)
-                };
-                match parsed {
-                    Ok(server) => file.servers.push(server),
-                    Err(err) => file.errors.push(err),
-                }
-            }
-        }
-        if !found {
-            return Err(Error::Config("no `mcpServers` or `servers` object".into()));
-        }
-        file.servers.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(file)
+        read_sections(
+            [
+                ("mcpServers", of_value(root.get("mcpServers"))),
+                ("servers", of_value(root.get("servers"))),
+                ("mcp.servers", of_value(nested)),
+            ],
+            lookup,
+        )
     }
+}
+
+fn not_an_object() -> Error {
+    Error::Config("the top level must be a JSON object".into())
 }
 
 /// The folder VS Code calls `${workspaceFolder}` for the file at `path`: the one holding the
@@ -235,9 +233,10 @@ fn workspace_folder(path: &Path) -> Option<PathBuf> {
 
 impl fmt::Display for ServerConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server `{}`", self.server)?;
+        // Names and keys are the user's text, quoted only in part when huge.
+        write!(f, "server `{}`", clip(&self.server))?;
         if let Some(field) = &self.field {
-            write!(f, ", field `{field}`")?;
+            write!(f, ", field `{}`", clip(field))?;
         }
         write!(f, ": {}", self.message)
     }
@@ -245,7 +244,7 @@ impl fmt::Display for ServerConfigError {
 
 impl std::error::Error for ServerConfigError {}
 
-fn parse_server(
+pub(super) fn parse_server(
     name: &str,
     value: &Value,
     lookup: &dyn Fn(&str) -> Option<String>,
@@ -270,7 +269,8 @@ fn parse_server(
             Some(kind) => http(&entry, kind)?,
             None => {
                 let message = format!(
-                    "unknown type `{other}` (expected stdio, http, streamable-http or sse)"
+                    "unknown type `{}` (expected stdio, http, streamable-http or sse)",
+                    clip(other)
                 );
                 return Err(entry.error("type", message));
             }
@@ -307,7 +307,10 @@ fn protocol(entry: &Entry<'_>) -> Result<Option<ProtocolMode>, ServerConfigError
         Some(mode) => Ok(Some(mode)),
         None => Err(entry.error(
             "protocol",
-            format!("`{text}` is not auto, legacy, modern or a stateless-era protocol version"),
+            format!(
+                "`{}` is not auto, legacy, modern or a stateless-era protocol version",
+                clip(&text)
+            ),
         )),
     }
 }

@@ -4,14 +4,18 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::redact;
 use crate::transport::EnvPolicy;
 
 use super::OAuthSettings;
 
 /// How a server is reached.
 ///
+/// `Debug` hides what may be a secret: the values of `env` and `headers`, secret-looking
+/// arguments, and the password and query values of the URL.
+///
 /// See the example on [`ServerConfig`](super::ServerConfig).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ServerTransport {
     /// A child process speaking newline-delimited JSON on stdin and stdout.
@@ -42,6 +46,40 @@ pub enum ServerTransport {
         /// `oauth`); `None` when the server needs none or gets its credentials from a header.
         oauth: Option<OAuthSettings>,
     },
+}
+
+impl fmt::Debug for ServerTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Expanded from `${VAR}`s, these values are where configured keys end up.
+        match self {
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                env_policy,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", &redact::args(args))
+                .field("env", &redact::values(env))
+                .field("cwd", cwd)
+                .field("env_policy", env_policy)
+                .finish(),
+            ServerTransport::Http {
+                url,
+                headers,
+                kind,
+                oauth,
+            } => f
+                .debug_struct("Http")
+                .field("url", &redact::url(url))
+                .field("headers", &redact::values(headers))
+                .field("kind", kind)
+                .field("oauth", oauth)
+                .finish(),
+        }
+    }
 }
 
 /// Which HTTP transport a configured server speaks.

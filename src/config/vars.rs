@@ -5,6 +5,8 @@
 //! string, so a forgotten API key is reported instead of sent as an empty header. A `$` that
 //! does not start `${` is kept as is, and `$${` writes a literal `${`.
 
+use crate::redact::clip;
+
 /// Why a string could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum VarError {
@@ -37,10 +39,18 @@ const EDITOR_VARIABLES: &[&str] = &[
 
 impl std::fmt::Display for VarError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A name can be as long as the file; a message quotes only its start.
         match self {
-            VarError::Missing(name) => write!(f, "environment variable `{name}` is not set"),
+            VarError::Missing(name) if EDITOR_HINTED.contains(&name.as_str()) => write!(
+                f,
+                "environment variable `{name}` is not set (`${{env:{name}}}` reads only the \
+                 environment; `${{{name}}}` is the VS Code variable)"
+            ),
+            VarError::Missing(name) => {
+                write!(f, "environment variable `{}` is not set", clip(name))
+            }
             VarError::Unterminated => f.write_str("`${` without a closing `}`"),
-            VarError::Unsupported(var) => write!(f, "unsupported variable `${{{var}}}`"),
+            VarError::Unsupported(var) => write!(f, "unsupported variable `${{{}}}`", clip(var)),
             VarError::Editor(var) if var.starts_with("workspaceFolder") => write!(
                 f,
                 "`${{{var}}}` is a VS Code variable, known here only in a file of a \
@@ -55,6 +65,10 @@ impl std::fmt::Display for VarError {
         }
     }
 }
+
+/// The editor variables umcp resolves itself when written `${name}`: `${env:name}` of one of
+/// them reads only the environment, and a message saying just "not set" would hide why.
+const EDITOR_HINTED: &[&str] = &["userHome", "workspaceFolder", "workspaceFolderBasename"];
 
 /// Expands every variable in `text`, looking values up with `lookup`.
 pub(crate) fn expand(

@@ -7,6 +7,7 @@ use umcp::{ConfigFile, EnvPolicy, HttpKind, ServerConfig, ServerTransport};
 
 mod formats;
 mod oauth;
+mod robustness;
 mod settings;
 
 /// A fixed environment, so the tests do not depend on the machine's.

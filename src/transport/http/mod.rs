@@ -283,11 +283,12 @@ impl HttpConfig {
 }
 
 impl fmt::Debug for HttpConfig {
-    /// Header values are not shown: they often hold credentials.
+    /// Header values, and the password and query values of the URL, are not shown: they
+    /// often hold credentials.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let header_names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
         f.debug_struct("HttpConfig")
-            .field("url", &self.url)
+            .field("url", &crate::redact::url(&self.url))
             .field("headers", &header_names)
             .field("kind", &self.effective_kind())
             .field("connect_timeout", &self.connect_timeout)

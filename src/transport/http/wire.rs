@@ -13,6 +13,7 @@ use ureq::{Agent, Body};
 use super::socket::{self, deadline_after, ureq_timeout};
 use super::{provider_deadline, url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Error, Result, TimeoutKind};
+use crate::redact;
 
 pub(crate) use super::body::{
     drain, error_of, header, http_error, is_empty_body, media_type, read_text, snippet,
@@ -101,9 +102,10 @@ impl Wire {
     /// configuration of its own.
     pub fn new(config: HttpConfig) -> Result<Wire> {
         if !url::is_http(&config.url) {
+            // Without a scheme a URL is still likely to carry its key in the query.
             return Err(Error::Config(format!(
                 "not an http(s) URL: `{}`",
-                config.url
+                redact::clip(&redact::url(&config.url))
             )));
         }
         for (name, value) in &config.headers {

@@ -1,0 +1,227 @@
+//! Reading the server sections of a configuration file straight from its text, so that a key
+//! written twice is seen rather than lost.
+//!
+//! serde_json's `Value` keeps only the last of repeated object keys, so a server defined twice
+//! in one section, or a second `mcpServers` object, would silently replace the first. These
+//! visitors keep every entry of a section, in the file's order (with or without serde_json's
+//! `preserve_order`), and refuse a repeated section key with the line it is on.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::entry::entry_error;
+use super::parse::parse_server;
+use super::ConfigFile;
+use crate::error::{Error, Result};
+
+/// The entries of one section, in the file's order, repeated names included.
+pub(super) type Entries = Vec<(String, Value)>;
+
+/// One section as found: `None` when absent, `Some(None)` when it is not an object.
+pub(super) type Section = Option<Option<Entries>>;
+
+/// The sections of a file whose top level is an object, in the order they are read:
+/// `mcpServers`, `servers`, `mcp.servers`.
+#[derive(Default)]
+pub(super) struct Root {
+    pub(super) mcp_servers: Section,
+    pub(super) servers: Section,
+    pub(super) nested: Section,
+}
+
+/// Parses `text` (JSON, comments already stripped): `None` when the top level is not an
+/// object.
+pub(super) fn parse(text: &str) -> serde_json::Result<Option<Root>> {
+    serde_json::from_str::<ObjectOr<Root>>(text).map(|o| o.0)
+}
+
+/// What a type read from the entries of a JSON object implements.
+trait FromEntries<'de>: Sized {
+    fn read<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+/// `Some` when the value is an object, `None` for any other JSON value (which is skipped).
+struct ObjectOr<T>(Option<T>);
+
+impl<'de, T: FromEntries<'de>> Deserialize<'de> for ObjectOr<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(ObjectOrVisitor(PhantomData))
+            .map(ObjectOr)
+    }
+}
+
+struct ObjectOrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: FromEntries<'de>> Visitor<'de> for ObjectOrVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::read(map).map(Some)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// Reads `section`, refusing it if it was already read. serde_json adds the line and column
+/// of the repeated key to the error.
+fn read_once<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    section: &mut Section,
+    name: &str,
+) -> Result<(), A::Error> {
+    if section.is_some() {
+        return Err(de::Error::custom(format_args!("`{name}` defined again")));
+    }
+    *section = Some(map.next_value::<ObjectOr<Servers>>()?.0.map(|s| s.0));
+    Ok(())
+}
+
+impl<'de> FromEntries<'de> for Root {
+    fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut root = Root::default();
+        let mut mcp_seen = false;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "mcpServers" => read_once(&mut map, &mut root.mcp_servers, "mcpServers")?,
+                "servers" => read_once(&mut map, &mut root.servers, "servers")?,
+                "mcp" => {
+                    if std::mem::replace(&mut mcp_seen, true) {
+                        return Err(de::Error::custom("`mcp` defined again"));
+                    }
+                    if let Some(mcp) = map.next_value::<ObjectOr<Mcp>>()?.0 {
+                        root.nested = mcp.0;
+                    }
+                }
+                // Other keys (a VS Code `settings.json` has many) are not umcp's business.
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(root)
+    }
+}
+
+/// VS Code's `settings.json` object `mcp`, of which only `servers` matters.
+struct Mcp(Section);
+
+impl<'de> FromEntries<'de> for Mcp {
+    fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut servers = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "servers" {
+                read_once(&mut map, &mut servers, "mcp.servers")?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Mcp(servers))
+    }
+}
+
+/// The entries of a servers section, every one kept.
+struct Servers(Entries);
+
+impl<'de> FromEntries<'de> for Servers {
+    fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some((name, value)) = map.next_entry::<String, Value>()? {
+            entries.push((name, value));
+        }
+        Ok(Servers(entries))
+    }
+}
+
+/// A section's entries by reference: `None` when absent, `Some(None)` when not an object.
+pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, &'a Value)>>>;
+
+/// Reads the servers of the sections, named by their keys, in order: a name already taken,
+/// in the same section or an earlier one, is an error for that entry.
+pub(super) fn read_sections(
+    sections: [(&str, Borrowed<'_>); 3],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ConfigFile> {
+    let mut file = ConfigFile::default();
+    // Names seen so far, valid or not: a set, so a file of many servers loads in linear time.
+    let mut taken = HashSet::new();
+    let mut found = false;
+    for (key, section) in sections {
+        let Some(section) = section else { continue };
+        let entries = section
+            .ok_or_else(|| Error::Config(format!("`{key}` must be an object of servers")))?;
+        found = true;
+        for (name, entry) in entries {
+            let parsed = if !taken.insert(name) {
+                Err(entry_error(name, None, format!("defined again in `{key}`")))
+            } else {
+                parse_server(name, entry, lookup)
+            };
+            match parsed {
+                Ok(server) => file.servers.push(server),
+                Err(err) => file.errors.push(err),
+            }
+        }
+    }
+    if !found {
+        return Err(Error::Config("no `mcpServers` or `servers` object".into()));
+    }
+    file.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    // Sorted (stably) as well, so their order does not depend on whether serde_json keeps
+    // objects in file order (`preserve_order`, which the `cli` feature turns on).
+    file.errors.sort_by(|a, b| a.server.cmp(&b.server));
+    Ok(file)
+}
+
+/// A section read by [`parse`], by reference.
+pub(super) fn entries(section: &Section) -> Borrowed<'_> {
+    section.as_ref().map(|entries| {
+        entries
+            .as_ref()
+            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v)).collect())
+    })
+}
+
+/// A section of already parsed JSON, by reference.
+pub(super) fn of_value(section: Option<&Value>) -> Borrowed<'_> {
+    section.map(|value| {
+        value
+            .as_object()
+            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v)).collect())
+    })
+}
