@@ -155,3 +155,16 @@ fn unread_subscription_events_are_bounded_by_bytes() {
     assert!(kept <= budget, "{kept} events of 1 MiB kept");
     assert!(kept >= budget / 2, "only {kept} kept");
 }
+
+#[test]
+fn a_subscription_under_an_unlimited_notification_capacity_allocates_nothing_up_front() {
+    let (server, _) = modern_server(true, 3, 10);
+    let options = Options::default().with_notification_capacity(usize::MAX);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping");
+    assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 3);
+}

@@ -178,7 +178,7 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.shared.core.notify_rx.clone())
+        Notifications::new(self.shared.core.notes.receiver().clone())
     }
 
     /// How many notifications were dropped because the queue was full, by count or by bytes

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::sync::Mutex;
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Sender};
 
 use super::options::lock;
 
@@ -57,21 +57,26 @@ impl Queued {
 }
 
 /// A queue bounded by a count and by [`NOTIFICATION_BYTES`] that drops its oldest unread
-/// item to make room for a new one. Writers take turns (the sizes must follow the queue's
-/// order); readers take from [`Lossy::receiver`] at will.
+/// item to make room for a new one: the client's notification queue and every
+/// subscription's. Writers take turns (the sizes must follow the queue's order); readers take
+/// from [`Lossy::receiver`] at will, and see the end of the queue once it is closed and read.
+///
+/// The channel underneath is unbounded and the count checked here: a bounded one would
+/// allocate all of its capacity up front (and `usize::MAX` would not fit at all).
 pub(crate) struct Lossy<T> {
-    tx: Sender<T>,
     rx: Receiver<T>,
-    queued: Mutex<Queued>,
+    capacity: usize,
+    /// The sending side (gone once closed) and the bytes queued.
+    writer: Mutex<(Option<Sender<T>>, Queued)>,
 }
 
 impl<T> Lossy<T> {
     pub(crate) fn new(capacity: usize) -> Lossy<T> {
-        let (tx, rx) = crossbeam_channel::bounded(capacity.max(1));
+        let (tx, rx) = crossbeam_channel::unbounded();
         Lossy {
-            tx,
             rx,
-            queued: Mutex::default(),
+            capacity: capacity.max(1),
+            writer: Mutex::new((Some(tx), Queued::default())),
         }
     }
 
@@ -79,29 +84,34 @@ impl<T> Lossy<T> {
         &self.rx
     }
 
-    /// Queues `item` of `size` bytes; how many older ones were dropped for it.
+    /// Queues `item` of `size` bytes; how many older ones were dropped for it (none once
+    /// closed: the item is dropped instead).
     pub(crate) fn push(&self, item: T, size: usize) -> usize {
-        let mut queued = lock(&self.queued);
-        queued.sync(self.tx.len());
-        let mut item = item;
+        let mut writer = lock(&self.writer);
+        let (Some(tx), queued) = &mut *writer else {
+            return 0;
+        };
+        queued.sync(tx.len());
         let mut dropped = 0;
-        loop {
-            if queued.fits(size) {
-                match self.tx.try_send(item) {
-                    Ok(()) => {
-                        queued.push(size);
-                        return dropped;
-                    }
-                    Err(TrySendError::Full(back)) => item = back,
-                    Err(TrySendError::Disconnected(_)) => return dropped,
+        while tx.len() >= self.capacity || !queued.fits(size) {
+            match self.rx.try_recv() {
+                Ok(_) => {
+                    queued.pop();
+                    dropped += 1;
                 }
+                Err(_) => break,
             }
-            if self.rx.try_recv().is_ok() {
-                queued.pop();
-                dropped += 1;
-            }
-            queued.sync(self.tx.len());
+            queued.sync(tx.len());
         }
+        if tx.send(item).is_ok() {
+            queued.push(size);
+        }
+        dropped
+    }
+
+    /// Ends the queue: readers get what is left, then its end.
+    pub(crate) fn close(&self) {
+        lock(&self.writer).0.take();
     }
 }
 

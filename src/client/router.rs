@@ -34,6 +34,7 @@ use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS
 
 use super::options::{lock, NotificationCallback, Options};
 use super::pending::{Answer, Pending, Reply};
+use super::queued::Lossy;
 
 mod closing;
 
@@ -49,19 +50,15 @@ const CALLBACK_PATIENCE: Duration = Duration::from_secs(1);
 /// The part of a connection's state the transport's reading threads use.
 pub(crate) struct Core {
     pub(crate) pending: Mutex<Pending>,
-    /// The sending side is dropped when the connection closes, so readers of the queue see
-    /// its end once they have read what is left.
-    pub(super) notify_tx: Mutex<Option<Sender<ServerNotification>>>,
-    pub(crate) notify_rx: Receiver<ServerNotification>,
+    /// The notifications for [`Client::notifications`](crate::Client::notifications), closed
+    /// when the connection closes, so readers see its end once they have read what is left.
+    pub(crate) notes: Lossy<ServerNotification>,
     pub(crate) dropped: AtomicU64,
     /// Whether the last notification for the callback was dropped for want of room.
     stalled: AtomicBool,
-    /// The bytes the unread notifications hold.
-    queued: Mutex<super::queued::Queued>,
     /// Messages the server sent (responses, notifications, requests): the manager's health
     /// check tells a silent server from a busy one by it.
     pub(crate) received: AtomicU64,
-    capacity: usize,
     /// Whether notifications go through the router for the callback.
     has_callback: bool,
     /// Taken by the router when it ends: the transport's threads may outlive the client a
@@ -101,20 +98,14 @@ pub(crate) struct RouterChannels {
 
 impl Core {
     pub(crate) fn new(options: &Options) -> (Arc<Core>, RouterChannels) {
-        // Unbounded underneath, bounded by `queue`: a bounded channel would allocate all of its
-        // capacity up front (and `usize::MAX` would not fit at all).
-        let (notify_tx, notify_rx) = crossbeam_channel::unbounded();
         let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
         let (stop_tx, stop) = crossbeam_channel::bounded(1);
         let core = Core {
             pending: Mutex::new(Pending::default()),
-            notify_tx: Mutex::new(Some(notify_tx)),
-            notify_rx,
+            notes: Lossy::new(options.notification_capacity),
             dropped: AtomicU64::new(0),
             stalled: AtomicBool::new(false),
-            queued: Mutex::default(),
             received: AtomicU64::new(0),
-            capacity: options.notification_capacity.max(1),
             has_callback: options.on_notification.is_some(),
             callback: Mutex::new(options.on_notification.clone()),
             work_tx,
@@ -346,30 +337,14 @@ impl Core {
         }
     }
 
-    /// Queues a notification, dropping the oldest unread one when the queue is full.
-    ///
-    /// Only one thread queues (the reader, or the router when there is a callback), so the
-    /// length checked here only shrinks before the send.
+    /// Queues a notification, dropping the oldest unread ones (counted) when the queue is
+    /// full by count or by bytes.
     pub(crate) fn queue(&self, note: ServerNotification) {
-        let Some(tx) = lock(&self.notify_tx).clone() else {
-            return;
-        };
         let size = super::queued::size(&note);
-        let mut queued = lock(&self.queued);
-        queued.sync(tx.len());
-        while tx.len() >= self.capacity || !queued.fits(size) {
-            match self.notify_rx.try_recv() {
-                Ok(old) => {
-                    queued.pop();
-                    self.dropped.fetch_add(1, Ordering::Relaxed);
-                    log::debug!("notification queue full; dropped {}", old.method());
-                }
-                Err(_) => break,
-            }
-            queued.sync(tx.len());
-        }
-        if tx.send(note).is_ok() {
-            queued.push(size);
+        let dropped = self.notes.push(note, size);
+        if dropped > 0 {
+            self.dropped.fetch_add(dropped as u64, Ordering::Relaxed);
+            log::debug!("notification queue full; dropped the oldest {dropped}");
         }
     }
 }

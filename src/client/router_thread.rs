@@ -33,7 +33,7 @@ pub(crate) fn spawn(
         .spawn(move || {
             run(&weak, &channels, pool);
             // The end of the queue, and of the user's callback.
-            lock(&core.notify_tx).take();
+            core.notes.close();
             lock(&core.callback).take();
             drop(done);
         })?;

@@ -20,7 +20,7 @@ impl Core {
         };
         if !self.has_callback {
             // With a callback the router ends the queue, after what it still has to pass on.
-            lock(&self.notify_tx).take();
+            self.notes.close();
         }
         let _ = self.stop_tx.try_send(());
         // Hook: a closed connection ends every subscription.

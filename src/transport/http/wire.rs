@@ -366,10 +366,7 @@ fn check_header(name: &str, value: &str) -> Result<()> {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-    let value_ok = value
-        .bytes()
-        .all(|b| b == b'\t' || (0x20..0x7f).contains(&b));
-    if name_ok && value_ok {
+    if name_ok && valid_header_value(value) {
         Ok(())
     } else {
         Err(Error::Config(format!("invalid HTTP header `{name}`")))
