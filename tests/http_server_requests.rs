@@ -1,6 +1,7 @@
 //! Server requests over Streamable HTTP from a server that never acknowledges the client's
 //! replies: each reply is a POST, and one the server holds open must not stall the reading of
-//! the stream it came on, nor the requests and notifications behind it.
+//! the stream it came on, nor the requests and notifications behind it. Requests with ids of
+//! a forbidden type get `-32600 Invalid Request` through the same bounded path.
 #![cfg(all(feature = "http", target_os = "linux"))]
 
 #[path = "common/hostile.rs"]
@@ -124,4 +125,113 @@ fn unacknowledged_ping_replies_delay_neither_requests_nor_notifications() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(ping_replies.load(Ordering::SeqCst) >= 1);
+}
+
+/// The ids of a forbidden type a server sends in `bad_ids_server`.
+const FORBIDDEN: [&str; 5] = ["1.5", r#"{"n":1}"#, "[1]", "true", "null"];
+
+/// A handshake-era server whose `tools/call` answers on an event stream: a `roots/list` request
+/// with each id of a forbidden type, `flood` more of them, then the result. Every reply the
+/// client POSTs goes into `replies`; with `hold` the server holds each open for a minute.
+fn bad_ids_server(replies: Arc<Mutex<Vec<Value>>>, flood: usize, hold: bool) -> Hostile {
+    hostile(move |req, conn: &mut Conn| {
+        let body = req.json();
+        match (req.method.as_str(), req.rpc_method().as_str()) {
+            ("POST", "initialize") => conn.result(
+                req,
+                &[("mcp-session-id", "s-1")],
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "bad-ids", "version": "0"}
+                }),
+            ),
+            ("POST", method) if method.starts_with("notifications/") => {
+                conn.reply(202, &[], "text/plain", "")
+            }
+            ("POST", "tools/call") => {
+                conn.head(200, "text/event-stream", None);
+                for id in FORBIDDEN.iter().cycle().take(FORBIDDEN.len() + flood) {
+                    let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#);
+                    conn.raw(format!("event: message\ndata: {request}\n\n").as_bytes());
+                }
+                conn.raw(&event(json!({"jsonrpc": "2.0", "id": req.rpc_id(),
+                    "result": {"content": [{"type": "text", "text": "done"}]}})));
+            }
+            ("POST", "") => {
+                replies.lock().unwrap().push(body);
+                match hold {
+                    true => conn.hold(Duration::from_secs(60)),
+                    false => conn.reply(202, &[], "text/plain", ""),
+                }
+            }
+            ("GET", _) => conn.reply(405, &[], "text/plain", ""),
+            _ => conn.reply(200, &[], "text/plain", ""),
+        }
+    })
+}
+
+/// A client of `server` whose roots handler counts its calls in `asked`.
+fn bad_ids_client(server: &Hostile, asked: &Arc<AtomicUsize>) -> Client {
+    let asked = asked.clone();
+    let options = Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_request_timeout(Duration::from_secs(40))
+        .with_roots_handler(move || {
+            asked.fetch_add(1, Ordering::SeqCst);
+            Ok(umcp::types::ListRootsResult::new(Vec::new()))
+        });
+    let config = HttpConfig::new(&server.url).transport(HttpTransportKind::StreamableHttp);
+    Client::connect_with(config, options).expect("connect")
+}
+
+/// The replies the server got, once there are at least `count` (or the wait ran out).
+fn replies_seen(replies: &Mutex<Vec<Value>>, count: usize) -> Vec<Value> {
+    let until = Instant::now() + Duration::from_secs(10);
+    while replies.lock().unwrap().len() < count && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    replies.lock().unwrap().clone()
+}
+
+fn assert_invalid_request(reply: &Value) {
+    assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(reply["error"]["message"], "Invalid Request", "{reply}");
+}
+
+#[test]
+fn requests_with_ids_of_forbidden_types_are_answered_invalid_request() {
+    let replies = Arc::new(Mutex::new(Vec::new()));
+    let server = bad_ids_server(replies.clone(), 0, false);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = bad_ids_client(&server, &asked);
+    let result = client.call_tool("x", json!({})).expect("the call's result");
+    assert_eq!(result.text(), "done");
+    let replies = replies_seen(&replies, FORBIDDEN.len());
+    assert_eq!(replies.len(), FORBIDDEN.len(), "{replies:?}");
+    replies.iter().for_each(assert_invalid_request);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+}
+
+#[test]
+fn a_flood_of_invalid_requests_whose_replies_the_server_holds_leaves_calls_working() {
+    const FLOOD: usize = 2_000;
+    let replies = Arc::new(Mutex::new(Vec::new()));
+    let server = bad_ids_server(replies.clone(), FLOOD, true);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = bad_ids_client(&server, &asked);
+    let started = Instant::now();
+    let result = client.call_tool("x", json!({})).expect("the call's result");
+    assert_eq!(result.text(), "done");
+    // Had the replies waited on the reading of the stream, each held one would have stalled
+    // it for the reply deadline (10 s).
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(8), "the call took {took:?}");
+    let replies = replies_seen(&replies, 1);
+    assert!(!replies.is_empty(), "no reply to the flood");
+    // One reply thread, its queue bounded: the rest are dropped, not queued or threaded.
+    assert!(replies.len() < FLOOD, "{} replies", replies.len());
+    replies.iter().for_each(assert_invalid_request);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
 }

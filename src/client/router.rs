@@ -8,14 +8,14 @@
 //! * the notification queue holds [`Options::with_notification_capacity`] entries; when it is
 //!   full the oldest unread one is dropped and counted
 //!   ([`Client::notifications_dropped`](crate::Client::notifications_dropped));
-//! * the router's queue holds [`ROUTER_QUEUE`] server requests, callback notifications and late
-//!   responses; when it is full the transport's reader waits for room, which slows the reading
-//!   of the server's output (backpressure to the server). The router itself never waits on
-//!   user code for long except in the notification callback and the late-response handler, so
-//!   only one of those that blocks can fill it. A notification waits at most
-//!   [`CALLBACK_PATIENCE`] for room and is then dropped and counted like one the queue had no
-//!   room for: a callback that blocks loses notifications, but never stops the responses
-//!   behind them.
+//! * the router's queue holds [`ROUTER_QUEUE`] server requests (those JSON-RPC rejects for
+//!   their id too), callback notifications and late responses; when it is full the
+//!   transport's reader waits for room, which slows the reading of the server's output
+//!   (backpressure to the server). The router itself never waits on user code for long
+//!   except in the notification callback and the late-response handler, so only one of those
+//!   that blocks can fill it. A notification waits at most [`CALLBACK_PATIENCE`] for room and
+//!   is then dropped and counted like one the queue had no room for: a callback that blocks
+//!   loses notifications, but never stops the responses behind them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,7 +28,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{Closed, Error};
 use crate::jsonrpc::decode_value;
-use crate::jsonrpc::{Message, Notification, Request, RequestId, Response};
+use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, Response};
 use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
 
@@ -86,6 +86,8 @@ pub(crate) enum Work {
     Notification(ServerNotification),
     /// Answer a server request.
     Request(Request),
+    /// Answer a request JSON-RPC rejects for its id with the error it prescribes.
+    Invalid(InvalidRequest),
     /// Pass a response that came after its request was given up to the handler.
     Late(super::late::LateResponse),
 }
@@ -183,6 +185,12 @@ impl Core {
                 } else {
                     log::debug!("dropping a batch of {} messages", messages.len());
                 }
+            }
+            Inbound::Invalid(invalid) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
+                // Answered by the router like a ping: never by a handler, and never by
+                // waiting for the server here.
+                self.to_router(Work::Invalid(invalid));
             }
             Inbound::Failed(id, error) => {
                 if let Some(n) = id.as_i64() {

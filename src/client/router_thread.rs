@@ -66,6 +66,7 @@ fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
     match work {
         Work::Notification(note) => callback(shared, note),
         Work::Request(request) => server_requests::serve(shared, pool, request),
+        Work::Invalid(invalid) => server_requests::refuse_invalid(shared, pool, &invalid),
         Work::Late(late) => super::late::deliver(shared, late),
     }
 }

@@ -1,7 +1,8 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
 //! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
-//! handlers on a bounded pool of threads. In the stateless era, which has no server requests,
-//! they are dropped unanswered.
+//! handlers on a bounded pool of threads. A request whose id has a type JSON-RPC forbids gets
+//! `-32600 Invalid Request` from the router, like a ping, and no handler. In the stateless era,
+//! which has no server requests, they are dropped unanswered.
 //!
 //! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
 //! threads, started as they are first needed and kept for the connection's life; as many
@@ -25,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Request, Response};
+use crate::jsonrpc::{ErrorCode, ErrorObject, InvalidRequest, Message, Request, Response};
 
 use super::options::lock;
 use super::session::Shared;
@@ -78,15 +79,14 @@ impl Pool {
             self.lane = self.start_lane(shared);
         }
         let Some(lane) = &self.lane else {
-            log::debug!("no thread to send reply {:?}; dropped", response.id);
+            log::debug!("no thread to send {}; dropped", reply_to(&response));
             return;
         };
         if let Err(err) = lane.replies.try_send((Arc::downgrade(shared), response)) {
             let (_, response) = err.into_inner();
             log::debug!(
-                "the server has not taken the client's last {LANE_BOUND} replies; reply {:?} \
-                 dropped",
-                response.id
+                "the server has not taken the client's last {LANE_BOUND} replies; {} dropped",
+                reply_to(&response)
             );
         }
     }
@@ -122,6 +122,14 @@ impl Pool {
         ) {
             self.started += 1;
         }
+    }
+}
+
+/// What `response` answers, for logs.
+fn reply_to(response: &Response) -> String {
+    match &response.id {
+        Some(id) => format!("the reply to request {id}"),
+        None => "the reply to an invalid request".into(),
     }
 }
 
@@ -196,6 +204,27 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
         );
         pool.send_from_router(shared, Response::err(request.id, error));
     }
+}
+
+/// Answers a request JSON-RPC rejects for its id with the error it prescribes, from the
+/// router thread as it answers a ping: no handler runs, nothing waits for the server, and a
+/// flood of them costs what a flood of pings does. Logged at debug only, so a flood does not
+/// flood the log.
+pub(crate) fn refuse_invalid(shared: &Arc<Shared>, pool: &mut Pool, invalid: &InvalidRequest) {
+    if shared.era.modern_version().is_some() {
+        log::debug!(
+            "dropping `{}` with an id that is {}: servers send no requests in the stateless era",
+            invalid.method(),
+            invalid.id_type()
+        );
+        return;
+    }
+    log::debug!(
+        "answering `{}` Invalid Request: its id is {}",
+        invalid.method(),
+        invalid.id_type()
+    );
+    pool.send_from_router(shared, invalid.reply());
 }
 
 fn answer(shared: &Shared, request: Request, deadline: Instant) {

@@ -26,9 +26,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod decode;
 mod error;
 mod wire;
 
+pub use decode::{DecodeError, InvalidRequest};
 pub use error::{ErrorCode, ErrorObject};
 
 pub(crate) use wire::decode_value;
@@ -244,20 +246,6 @@ impl From<Notification> for Message {
     }
 }
 
-/// Why a text is not a JSON-RPC message.
-///
-/// See the example in the [`jsonrpc`](crate::jsonrpc) module.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError(String);
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DecodeError {}
-
 impl Message {
     /// Encodes the message as one compact line of JSON, without the trailing newline.
     ///
@@ -276,51 +264,6 @@ impl Message {
     pub fn to_value(&self) -> Value {
         serde_json::to_value(Wire::from(self)).unwrap_or_default()
     }
-
-    /// Reads one message from a JSON value, ignoring unknown members.
-    ///
-    /// See the example in the [`jsonrpc`](crate::jsonrpc) module.
-    ///
-    /// # Errors
-    ///
-    /// Fails when the value is not an object shaped like a request, response or notification.
-    pub fn from_value(value: Value) -> Result<Message, DecodeError> {
-        let Value::Object(mut obj) = value else {
-            return Err(DecodeError("not a JSON object".into()));
-        };
-        let id = match obj.remove("id") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                serde_json::from_value::<RequestId>(v)
-                    .map_err(|_| DecodeError("`id` is neither an integer nor a string".into()))?,
-            ),
-        };
-        let params = obj.remove("params").filter(|p| !p.is_null());
-        if let Some(method) = obj.remove("method") {
-            let Value::String(method) = method else {
-                return Err(DecodeError("`method` is not a string".into()));
-            };
-            return Ok(match id {
-                Some(id) => Message::Request(Request { id, method, params }),
-                None => Message::Notification(Notification { method, params }),
-            });
-        }
-        if let Some(error) = obj.remove("error") {
-            let error = serde_json::from_value::<ErrorObject>(error)
-                .map_err(|e| DecodeError(format!("malformed `error` member: {e}")))?;
-            return Ok(Message::Response(Response {
-                id,
-                result: Err(error),
-            }));
-        }
-        match (obj.remove("result"), id) {
-            (Some(result), Some(id)) => Ok(Message::Response(Response::ok(id, result))),
-            (Some(_), None) => Err(DecodeError("a result without an `id`".into())),
-            (None, _) => Err(DecodeError(
-                "neither `method`, `result` nor `error` is present".into(),
-            )),
-        }
-    }
 }
 
 /// What one line (or one HTTP body or SSE event) decodes to.
@@ -330,8 +273,9 @@ impl Message {
 pub enum Payload {
     /// A single message.
     Single(Message),
-    /// A JSON array batch (legal only under protocol 2025-03-26). Malformed elements are
-    /// dropped; the count of dropped elements is kept so callers can log it.
+    /// A JSON array batch (legal only under protocol 2025-03-26). Malformed elements (requests
+    /// with an id of a forbidden type among them) are dropped; the count of dropped elements
+    /// is kept so callers can log it.
     Batch(Vec<Message>, usize),
 }
 
@@ -342,12 +286,14 @@ impl Payload {
     ///
     /// # Errors
     ///
-    /// Fails when the text is not JSON, is an empty batch, or is not a JSON-RPC message.
+    /// Fails when the text is not JSON, is an empty batch, or is not a JSON-RPC message (a
+    /// request with an id of a forbidden type is not one: see [`InvalidRequest`]). Members of
+    /// a batch that are not messages are dropped and counted, without failing it.
     pub fn decode(text: &str) -> Result<Payload, DecodeError> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| DecodeError(format!("invalid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| DecodeError::new(format!("invalid JSON: {e}")))?;
         match value {
-            Value::Array(items) if items.is_empty() => Err(DecodeError("empty batch".into())),
+            Value::Array(items) if items.is_empty() => Err(DecodeError::new("empty batch")),
             Value::Array(items) => {
                 let total = items.len();
                 let messages: Vec<Message> = items

@@ -100,3 +100,56 @@ fn a_value_decodes_by_way_of_its_text_as_it_would_directly() {
     assert_eq!(via_text, serde_json::from_value::<Params>(value).unwrap());
     assert!(decode_value::<Params>(&json!({"big": -1})).is_err());
 }
+
+#[test]
+fn requests_with_ids_of_forbidden_types_are_invalid_requests_owed_a_reply() {
+    for (id, id_type) in [
+        ("1.5", "a number that is not an integer"),
+        ("1e3", "a number that is not an integer"),
+        (r#"{"n":1}"#, "an object"),
+        ("[1]", "an array"),
+        ("true", "a boolean"),
+        ("null", "null"),
+    ] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list","params":{{}}}}"#);
+        let error = Payload::decode(&text).unwrap_err();
+        let invalid = error.invalid_request().expect(&text);
+        assert_eq!(
+            (invalid.method(), invalid.id_type()),
+            ("roots/list", id_type)
+        );
+        assert_eq!(
+            Message::from(invalid.reply()).encode(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"Invalid Request","data":"a request id must be a string or an integer, not {id_type}"}}}}"#
+            )
+        );
+        assert!(error.to_string().contains(id_type), "{error}");
+    }
+}
+
+#[test]
+fn responses_and_notifications_are_not_invalid_requests() {
+    // A response with an id of a forbidden type answers nothing: an ordinary error.
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":true,"error":{"code":1,"message":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+    ] {
+        let error = Payload::decode(text).unwrap_err();
+        assert!(error.invalid_request().is_none(), "{text}");
+    }
+    // An error response about what could not be read still carries a null id.
+    let m = one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#);
+    assert!(matches!(m, Message::Response(Response { id: None, .. })));
+    // No `id` member: a notification, as before.
+    let m = one(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
+    assert!(matches!(m, Message::Notification(_)));
+    // An integer id beyond 64 bits is not of a forbidden type; it is merely unreadable here.
+    let error = Payload::decode(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#)
+        .unwrap_err();
+    assert!(error.invalid_request().is_none());
+    // In a batch such a request is a malformed member: dropped and counted.
+    let batch = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]"#;
+    assert!(matches!(Payload::decode(batch), Ok(Payload::Batch(items, 1)) if items.len() == 1));
+}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::error::{Closed, Error};
-use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
+use crate::jsonrpc::{DecodeError, InvalidRequest, Message, Payload, RequestId};
 
 /// What a transport delivers to the layer above.
 ///
@@ -18,6 +18,10 @@ pub enum Inbound {
     /// A JSON array batch from the server (legal only under protocol 2025-03-26; the layer
     /// above decides).
     Batch(Vec<Message>),
+    /// A request from the server that JSON-RPC rejects for its id (of a type no request id
+    /// may have). It is owed the error [`InvalidRequest::reply`], and nothing else: the layer
+    /// above sends it.
+    Invalid(InvalidRequest),
     /// A request the transport sent can never get its response (for example an HTTP stream
     /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
     Failed(RequestId, Error),
@@ -113,6 +117,9 @@ impl Inbox {
     ///
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     ///
+    /// A request with an id of a forbidden type is delivered as [`Inbound::Invalid`], for
+    /// the layer above to answer.
+    ///
     /// # Errors
     ///
     /// Fails when the text is not a JSON-RPC message or batch; nothing was delivered.
@@ -120,7 +127,14 @@ impl Inbox {
         if let Some(listening) = self.text.as_ref().and_then(|take| take(text)) {
             return Ok(listening);
         }
-        Ok(match Payload::decode(text)? {
+        let payload = match Payload::decode(text) {
+            Ok(payload) => payload,
+            Err(e) => match e.invalid_request() {
+                Some(invalid) => return Ok(self.deliver_invalid(invalid.clone())),
+                None => return Err(e),
+            },
+        };
+        Ok(match payload {
             Payload::Single(message) => self.deliver(message),
             Payload::Batch(messages, dropped) => {
                 if dropped > 0 {
@@ -144,6 +158,11 @@ impl Inbox {
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
         (self.sink)(Inbound::Batch(messages))
+    }
+
+    /// Delivers a request JSON-RPC rejects for its id (see [`Inbound::Invalid`]).
+    pub(crate) fn deliver_invalid(&self, request: InvalidRequest) -> bool {
+        (self.sink)(Inbound::Invalid(request))
     }
 
     /// Fails one request locally: its response will never arrive (see [`Inbound::Failed`]).

@@ -24,6 +24,12 @@ impl Peer {
         self.inbox.deliver(message);
     }
 
+    /// Sends a text as a transport reads it off the wire, for what no [`Message`] can hold (an
+    /// id of a type JSON-RPC forbids). Whether the inbox took it.
+    pub fn send_text(&self, text: &str) -> bool {
+        self.inbox.deliver_text(text).is_ok()
+    }
+
     pub fn respond(&self, id: &RequestId, result: Value) {
         self.send(Response::ok(id.clone(), result).into());
     }

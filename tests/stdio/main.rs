@@ -1,15 +1,19 @@
 //! Tests for the client over real child processes: the bundled demo server and its scripted
-//! misbehaviours (crashes, garbage, floods, a server that stops reading, process trees).
+//! misbehaviours (crashes, garbage, floods, a server that stops reading, process trees), and a
+//! scripted Python server sending requests with ids of a forbidden type.
 
 #[allow(dead_code)] // The stateless era's checks are used elsewhere.
 #[path = "../common/demo.rs"]
 mod demo;
+#[path = "../common/python.rs"]
+mod python;
 
 use demo::demo;
 use umcp::Client;
 
 mod calls;
 mod floods;
+mod invalid_ids;
 mod lifecycle;
 
 fn connect(behaviour: &str) -> Client {

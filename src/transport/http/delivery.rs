@@ -48,7 +48,8 @@ pub(crate) fn deliver_event(
 ///
 /// # Errors
 ///
-/// Fails when the text is not JSON-RPC; nothing was delivered.
+/// Fails when the text is not JSON-RPC; nothing was delivered. A request with an id of a
+/// forbidden type is JSON-RPC, delivered for the layer above to answer.
 pub(crate) fn deliver_text(
     inbox: &Inbox,
     streams: Option<&Streams>,
@@ -61,7 +62,18 @@ pub(crate) fn deliver_text(
     };
     // A batch, or not a message at all: decoded whole, which also names what is wrong.
     let Some(single) = peek else {
-        return Ok(match Payload::decode(text)? {
+        let payload = match Payload::decode(text) {
+            Ok(payload) => payload,
+            // A request with an id of a forbidden type: the layer above answers it.
+            Err(e) => match e.invalid_request() {
+                Some(invalid) => {
+                    inbox.deliver_invalid(invalid.clone());
+                    return Ok(false);
+                }
+                None => return Err(e),
+            },
+        };
+        return Ok(match payload {
             Payload::Single(message) => deliver(inbox, streams, vec![message], false, target),
             Payload::Batch(messages, dropped) => {
                 if dropped > 0 {

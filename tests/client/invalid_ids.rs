@@ -1,0 +1,199 @@
+//! Messages whose `id` has a type JSON-RPC and MCP forbid (a fraction, an object, an array, a
+//! boolean, null): a request gets `-32600 Invalid Request` with a null id and runs nothing; a
+//! response matches no request and is dropped.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use umcp::jsonrpc::{ErrorCode, Message, Response};
+use umcp::types::{ElicitResult, ServerNotification};
+use umcp::{Client, Options};
+
+use crate::memory::FakeServer;
+
+/// The ids of a forbidden type, as JSON text.
+const FORBIDDEN: [&str; 5] = ["1.5", r#"{"n":1}"#, "[1]", "true", "null"];
+
+/// Bound for anything that should happen at once.
+const SOON: Duration = Duration::from_secs(10);
+
+/// An `elicitation/create` request with `id` (JSON text), which a handler would answer.
+fn elicitation(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"elicitation/create","params":{{"mode":"form","message":"name?","requestedSchema":{{"type":"object","properties":{{}}}}}}}}"#
+    )
+}
+
+/// The responses the client sent, once there are `count` (or the wait ran out).
+fn replies(server: &FakeServer, count: usize) -> Vec<Response> {
+    let until = Instant::now() + SOON;
+    loop {
+        let replies: Vec<Response> = server
+            .received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|m| match m {
+                Message::Response(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        if replies.len() >= count || Instant::now() >= until {
+            return replies;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Options whose elicitation handler counts its calls in `asked`.
+fn counting(asked: &Arc<AtomicUsize>) -> Options {
+    let asked = asked.clone();
+    Options::default().with_elicitation_handler(move |_| {
+        asked.fetch_add(1, Ordering::SeqCst);
+        Ok(ElicitResult::decline())
+    })
+}
+
+fn assert_invalid_request(reply: &Response) {
+    assert_eq!(reply.id, None, "{reply:?}");
+    let error = reply.result.as_ref().expect_err("an error reply");
+    assert_eq!(error.code, ErrorCode::INVALID_REQUEST);
+    assert_eq!(error.message, "Invalid Request");
+    let wire = Message::Response(reply.clone()).encode();
+    let prefix = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request""#;
+    assert!(wire.starts_with(prefix), "{wire}");
+}
+
+#[test]
+fn requests_with_ids_of_forbidden_types_get_invalid_request_and_run_no_handler() {
+    // Over a transport whose sends wait for the server (HTTP) and one that queues them (stdio).
+    for queued in [false, true] {
+        let server = FakeServer::new();
+        server.queued_sends.store(queued, Ordering::SeqCst);
+        let seen = server.clone();
+        server.on("tools/call", move |peer, _| {
+            // One at a time: the router drops its own replies past a few waiting to be sent.
+            for (k, id) in FORBIDDEN.into_iter().enumerate() {
+                peer.send_text(&elicitation(id));
+                replies(&seen, k + 1);
+            }
+            Some(json!({"content": []}))
+        });
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        client.call_tool("x", Value::Null).unwrap();
+        let replies = replies(&server, FORBIDDEN.len());
+        assert_eq!(replies.len(), FORBIDDEN.len(), "queued sends: {queued}");
+        replies.iter().for_each(assert_invalid_request);
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "a handler ran");
+        // The client goes on as before.
+        client.call_tool("x", Value::Null).unwrap();
+    }
+}
+
+#[test]
+fn responses_with_such_ids_are_dropped_and_notifications_still_arrive() {
+    let server = FakeServer::new();
+    let took = Arc::new(AtomicBool::new(true));
+    let all_taken = took.clone();
+    server.on("tools/call", move |peer, _| {
+        // Responses naming no request this client could have sent: dropped, not answered, and
+        // the call in flight is not disturbed.
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1.5,"result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":{"n":1},"error":{"code":-32000,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":true,"result":{}}"#,
+        ] {
+            peer.send_text(text);
+        }
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
+        if !peer.send_text(note) {
+            all_taken.store(false, Ordering::SeqCst);
+        }
+        // The last: the only message here the client answers, so once its reply is in, any
+        // reply to the ones above would be too.
+        peer.send_text(&elicitation("2.5"));
+        Some(json!({"content": [{"type": "text", "text": "done"}]}))
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let notes = client.notifications();
+    assert_eq!(client.call_tool("x", Value::Null).unwrap().text(), "done");
+    assert!(took.load(Ordering::SeqCst), "the notification was refused");
+    let replies = replies(&server, 1);
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_invalid_request(&replies[0]);
+    match notes.recv_timeout(SOON) {
+        Some(ServerNotification::LoggingMessage(_)) => {}
+        other => panic!("expected the log notification, got {other:?}"),
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_flood_of_invalid_requests_leaves_calls_working() {
+    const FLOOD: usize = 5_000;
+    for queued in [false, true] {
+        let server = FakeServer::new();
+        server.queued_sends.store(queued, Ordering::SeqCst);
+        server.on("tools/call", |peer, request| {
+            let params = request.params.clone().unwrap_or_default();
+            if params["name"] == "flood" {
+                for k in 0..FLOOD {
+                    peer.send_text(&elicitation(FORBIDDEN[k % FORBIDDEN.len()]));
+                }
+            }
+            Some(json!({"content": [{"type": "text", "text": params["name"]}]}))
+        });
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        assert_eq!(
+            client.call_tool("flood", Value::Null).unwrap().text(),
+            "flood"
+        );
+        for i in 0..20 {
+            let name = format!("echo-{i}");
+            assert_eq!(client.call_tool(&name, Value::Null).unwrap().text(), name);
+        }
+        let replies = replies(&server, 1);
+        assert!(!replies.is_empty(), "no reply to the flood");
+        assert!(replies.len() <= FLOOD);
+        replies.iter().for_each(assert_invalid_request);
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "a handler ran");
+    }
+}
+
+#[test]
+fn the_stateless_era_answers_no_request_not_even_an_invalid_one() {
+    // Its stdio transport forbids the client to write responses, as for any server request.
+    let server = FakeServer::named("invalid-ids-stateless");
+    server.queued_sends.store(true, Ordering::SeqCst);
+    server.on("server/discover", |_, _| {
+        Some(json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "1"}},
+        }))
+    });
+    server.on("tools/list", |peer, _| {
+        peer.send_text(&elicitation("1.5"));
+        peer.send_text(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}"#);
+        Some(json!({"tools": []}))
+    });
+    // The router takes its work in order and sends its replies itself (the transport queues
+    // them), so once the callback saw the notification, a reply would have been sent.
+    let (noted, note) = crossbeam_channel::bounded(1);
+    let options = counting(&Arc::new(AtomicUsize::new(0)))
+        .with_protocol_mode(umcp::ProtocolMode::modern())
+        .with_notification_callback(move |_| {
+            let _ = noted.try_send(());
+        });
+    let client = Client::connect_with(server.clone(), options).unwrap();
+    client.list_tools(None).unwrap();
+    note.recv_timeout(SOON).expect("the notification");
+    client.close();
+    assert!(server.wait_ended(1, SOON));
+    assert!(replies(&server, 0).is_empty());
+}

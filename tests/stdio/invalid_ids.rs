@@ -1,0 +1,125 @@
+//! A stdio server sending requests whose `id` has a type JSON-RPC and MCP forbid: each gets
+//! `-32600 Invalid Request` with a null id on the server's stdin, no handler runs, and a
+//! flood of them from a server that does not read meanwhile leaves calls working.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use umcp::types::{ListRootsResult, Root};
+use umcp::{Client, Options, StdioConfig};
+
+use crate::python;
+
+/// Bound for anything that should happen at once.
+const SOON: Duration = Duration::from_secs(10);
+
+/// A handshake-era server with three tools: `ask` sends a `roots/list` request with each id
+/// of a forbidden type, `flood` sends `n` of them without reading its input meanwhile, and
+/// `replies` reports every response the server has read so far, as it read it.
+const SERVER: &str = r#"
+import json, sys
+FORBIDDEN = [1.5, {"n": 1}, [1], True, None]
+replies = []
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+def ask(rid):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "roots/list"}) + "\n")
+for line in sys.stdin:
+    message = json.loads(line)
+    if "method" not in message:
+        replies.append(message)
+        continue
+    if "id" not in message:
+        continue
+    method, rid = message["method"], message["id"]
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "bad-ids", "version": "1"}}})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        arguments = message["params"].get("arguments") or {}
+        if name == "ask":
+            for bad in FORBIDDEN:
+                ask(bad)
+        elif name == "flood":
+            for k in range(arguments["n"]):
+                ask(FORBIDDEN[k % len(FORBIDDEN)])
+        structured = {"replies": replies} if name == "replies" else {}
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": name}],
+              "structuredContent": structured}})
+    else:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})
+"#;
+
+/// A client of the server above whose roots handler counts its calls in `asked`.
+fn connect(asked: &Arc<AtomicUsize>) -> Client {
+    let asked = asked.clone();
+    let options = Options::default().with_roots_handler(move || {
+        asked.fetch_add(1, Ordering::SeqCst);
+        Ok(ListRootsResult::new(vec![Root::new("file:///tmp")]))
+    });
+    let config = StdioConfig::new(python::system_python()).args(["-c", SERVER]);
+    Client::connect_with(config, options).expect("the Python server starts")
+}
+
+/// The responses the server has read, once there are at least `count` (or the wait ran out).
+fn replies(client: &Client, count: usize) -> Vec<Value> {
+    let until = Instant::now() + SOON;
+    loop {
+        let result = client.call_tool("replies", json!({})).expect("replies");
+        let replies = result.structured_content.unwrap_or_default()["replies"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if replies.len() >= count || Instant::now() >= until {
+            return replies;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}`,
+/// perhaps with `data`.
+fn assert_invalid_request(reply: &Value) {
+    assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+    assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(reply["error"]["message"], "Invalid Request", "{reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+}
+
+#[test]
+fn requests_with_ids_of_forbidden_types_are_answered_invalid_request_on_stdin() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect(&asked);
+    assert_eq!(client.call_tool("ask", json!({})).unwrap().text(), "ask");
+    let replies = replies(&client, 5);
+    assert_eq!(replies.len(), 5, "{replies:?}");
+    replies.iter().for_each(assert_invalid_request);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+    client.close();
+}
+
+#[test]
+fn a_flood_of_invalid_requests_from_a_server_that_does_not_read_leaves_calls_working() {
+    const FLOOD: usize = 20_000;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect(&asked);
+    // The server reads nothing while it writes the flood: the replies fill the pipe, then the
+    // transport's queue, and the rest are dropped rather than held.
+    let result = client.call_tool("flood", json!({"n": FLOOD})).unwrap();
+    assert_eq!(result.text(), "flood");
+    for i in 0..20 {
+        let name = format!("echo-{i}");
+        assert_eq!(client.call_tool(&name, json!({})).unwrap().text(), name);
+    }
+    let replies = replies(&client, 1);
+    assert!(!replies.is_empty(), "no reply to the flood");
+    assert!(replies.len() <= FLOOD, "{} replies", replies.len());
+    replies.iter().for_each(assert_invalid_request);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+    client.close();
+}
