@@ -271,7 +271,9 @@ impl OAuthConfig {
     /// The timeout of each request to an authorization server (default 30 s). A request made
     /// for a call (a refresh, or discovery and a grant after a 401) also ends by that call's
     /// deadline, or the start-up deadline while connecting; the token request that follows a
-    /// user's answer gets the call's budget afresh, counted from the answer.
+    /// user's answer gets the call's budget afresh, counted from the answer. Closing the
+    /// client ends such requests at once, and the call fails with
+    /// [`Error::Closed`](crate::Error::Closed).
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn timeout(mut self, timeout: Duration) -> OAuthConfig {
@@ -290,6 +292,8 @@ impl OAuthConfig {
     /// How long a request that needs credentials waits while another thread of this provider
     /// is obtaining them (possibly waiting for the user), before failing with
     /// [`Error::Auth`](crate::Error::Auth) (default 5 minutes; `Duration::MAX`: no limit).
+    /// When the authorization it waited for fails, the request fails with the same error
+    /// rather than starting another; a request arriving after that tries again.
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {

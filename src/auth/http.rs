@@ -1,15 +1,21 @@
 //! The HTTP requests of the flow (metadata, registration, token), with timeouts (cut to the
 //! deadline of the call they serve, see [`provider_deadline`]), no redirect
 //! following, bounded bodies and redacted trace lines.
+//!
+//! Each request is made on an agent of its own, which the closing of the connection the
+//! request serves shuts down, cutting the request at once (see [`provider_deadline`]). The
+//! flow makes a handful of requests an hour at most, so the connection reuse a shared agent
+//! would offer is worth less than a request a closing client need not wait for.
 
 use std::time::Duration;
 
 use serde_json::Value;
+use ureq::config::Config;
 use ureq::Agent;
 
 use super::encoding::{form, redact_form, redact_json, redact_url};
 use crate::error::{AuthError, AuthStep};
-use crate::transport::http::provider_deadline;
+use crate::transport::http::provider_deadline::{self, OnClose};
 
 /// The largest response body read from an authorization server.
 const BODY_LIMIT: u64 = 1024 * 1024;
@@ -20,7 +26,7 @@ const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 /// An HTTP client for the flow's requests.
 #[derive(Clone)]
 pub(crate) struct Http {
-    agent: Agent,
+    config: Config,
     timeout: Duration,
 }
 
@@ -69,17 +75,32 @@ impl Http {
     /// A client whose requests each take at most `timeout` (`Duration::MAX`: no limit).
     pub fn new(timeout: Duration) -> Http {
         let timeout = timeout.min(NO_LIMIT);
-        let agent = Agent::new_with_config(
-            Agent::config_builder()
-                .http_status_as_error(false)
-                // Redirects are never followed: an authorization redirect is read, not
-                // visited, and credentials must not travel to another origin.
-                .max_redirects(0)
-                .max_redirects_will_error(false)
-                .user_agent(concat!("umcp/", env!("CARGO_PKG_VERSION")))
-                .build(),
-        );
-        Http { agent, timeout }
+        let config = Agent::config_builder()
+            .http_status_as_error(false)
+            // Redirects are never followed: an authorization redirect is read, not visited,
+            // and credentials must not travel to another origin.
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .user_agent(concat!("umcp/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Http { config, timeout }
+    }
+
+    /// The agent for one request to `url`, shut down if the connection the request serves
+    /// closes while the returned [`OnClose`] lives.
+    ///
+    /// # Errors
+    ///
+    /// When that connection has closed already.
+    fn agent(&self, step: AuthStep, url: &str) -> Result<(Agent, OnClose), AuthError> {
+        let agent = Agent::new_with_config(self.config.clone());
+        let cut = agent.clone();
+        let watch =
+            provider_deadline::on_close(move || cut.shutdown()).ok_or_else(|| AuthError {
+                url: Some(url.to_owned()),
+                ..AuthError::new(step, "the connection closed")
+            })?;
+        Ok((agent, watch))
     }
 
     /// `GET url` expecting JSON.
@@ -103,7 +124,8 @@ impl Http {
         headers: &[(&str, &str)],
     ) -> Result<Answer, AuthError> {
         log::trace!("oauth > GET {}", redact_url(url));
-        let request = self.agent.get(url).header("accept", "application/json");
+        let (agent, _watch) = self.agent(step, url)?;
+        let request = agent.get(url).header("accept", "application/json");
         let result = headers
             .iter()
             .fold(request, |request, (name, value)| {
@@ -145,8 +167,8 @@ impl Http {
                 ""
             }
         );
-        let mut request = self
-            .agent
+        let (agent, _watch) = self.agent(step, url)?;
+        let mut request = agent
             .post(url)
             .header("accept", "application/json")
             .header("content-type", "application/x-www-form-urlencoded");
@@ -171,8 +193,8 @@ impl Http {
     /// When the server cannot be reached in time.
     pub fn post_json(&self, step: AuthStep, url: &str, body: &Value) -> Result<Answer, AuthError> {
         log::trace!("oauth > POST {} {}", redact_url(url), redact_json(body));
-        let result = self
-            .agent
+        let (agent, _watch) = self.agent(step, url)?;
+        let result = agent
             .post(url)
             .header("accept", "application/json")
             .header("content-type", "application/json")

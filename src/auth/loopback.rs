@@ -12,6 +12,7 @@ use super::encoding::parse_query;
 use super::handler::AuthorizationHandler;
 use super::urls;
 use crate::error::{AuthError, AuthStep, Error, Result};
+use crate::transport::http::provider_deadline;
 
 /// How often a pending accept looks at its deadline.
 const POLL: Duration = Duration::from_millis(50);
@@ -272,6 +273,12 @@ impl AuthorizationHandler for LoopbackHandler {
                     "no redirect arrived within {:?} (the user did not finish)",
                     self.timeout
                 )));
+            }
+            // The connection this authorization is for closed: nobody waits for it any more.
+            if provider_deadline::closed() {
+                return Err(failed(
+                    "the connection closed before the redirect came".into(),
+                ));
             }
             if !progress {
                 std::thread::sleep(POLL);

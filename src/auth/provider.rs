@@ -9,7 +9,7 @@ use super::config::{Grant, OAuthConfig};
 use super::discovery;
 use super::dpop::{DpopKey, Nonces};
 use super::flow;
-use super::flow_lock::{FlowGuard, FlowLock};
+use super::flow_lock::{FlowGuard, FlowLock, Refused};
 use super::http::Http;
 use super::registration;
 use super::state::{self, State};
@@ -51,8 +51,8 @@ pub struct OAuth {
     http: Http,
     id: u64,
     state: Mutex<State>,
-    /// Held while credentials are being obtained, so concurrent 401s run one flow; waited
-    /// for at most `config.authorization_wait`.
+    /// Held while credentials are being obtained, so concurrent 401s run one flow (and share
+    /// its failure); waited for at most `config.authorization_wait`.
     flow: FlowLock,
     /// The DPoP nonces servers provided, per origin.
     nonces: Arc<Nonces>,
@@ -131,8 +131,8 @@ impl OAuth {
     ///
     /// [`Error::Auth`] naming the step that failed, or the handler's or store's error.
     pub fn authorize(&self) -> Result<()> {
-        let _flow = self.flow()?;
-        self.obtain(None, None, None)
+        let mut flow = self.flow()?;
+        flow.outcome(self.obtain(None, None, None))
     }
 
     /// True when an access token is at hand (from this session or the store).
@@ -167,18 +167,33 @@ impl OAuth {
 
     /// Takes the flow lock, waiting at most the configured time behind another thread's
     /// authorization (which may be waiting for a user).
+    ///
+    /// # Errors
+    ///
+    /// The error of the authorization waited for, when it failed (the flow is not run again
+    /// at once, see [`FlowLock`]); an [`AuthError`] when it is still running at the end of the
+    /// wait, or when the connection closed meanwhile.
     fn flow(&self) -> Result<FlowGuard<'_>> {
         // Within the deadline of the call waiting, when there is one.
         let wait = provider_deadline::capped(self.config.authorization_wait);
-        self.flow.acquire(wait).ok_or_else(|| {
-            AuthError::new(
+        self.flow.acquire(wait).map_err(|refused| match refused {
+            Refused::Failed(error) => {
+                log::debug!("oauth: the authorization waited for failed: {error}");
+                error
+            }
+            Refused::Busy => AuthError::new(
                 AuthStep::Authorization,
                 format!(
                     "another authorization of {} is still running after {wait:?}",
                     self.resource
                 ),
             )
-            .into()
+            .into(),
+            Refused::Closed => AuthError::new(
+                AuthStep::Authorization,
+                "the connection closed while waiting for another authorization",
+            )
+            .into(),
         })
     }
 

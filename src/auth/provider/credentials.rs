@@ -6,7 +6,7 @@ use crate::auth::dpop::USE_DPOP_NONCE;
 use crate::auth::state::{self, State};
 use crate::auth::store::TokenSet;
 use crate::error::{AuthError, AuthStep, HttpError, Result};
-use crate::transport::http::url;
+use crate::transport::http::{provider_deadline, url};
 use crate::CredentialProvider;
 
 impl CredentialProvider for OAuth {
@@ -53,7 +53,7 @@ impl CredentialProvider for OAuth {
                 return Ok(true);
             }
         }
-        let _flow = self.flow()?;
+        let mut flow = self.flow()?;
         let (replaced, can_refresh) = {
             let state = lock(&self.state);
             let can_refresh =
@@ -66,6 +66,8 @@ impl CredentialProvider for OAuth {
         if can_refresh {
             match self.refresh() {
                 Ok(()) => return Ok(true),
+                // The connection closed: nothing more is to be obtained for it.
+                Err(e) if provider_deadline::closed() => return Err(e),
                 Err(e) => log::debug!("oauth: refreshing after 401 failed: {e}"),
             }
         }
@@ -73,7 +75,7 @@ impl CredentialProvider for OAuth {
             "oauth: {} answered 401; authorizing",
             crate::redact::url(&error.url)
         );
-        self.obtain(error.www_authenticate.as_ref(), None, Some(error))?;
+        flow.outcome(self.obtain(error.www_authenticate.as_ref(), None, Some(error)))?;
         Ok(true)
     }
 
@@ -85,7 +87,7 @@ impl CredentialProvider for OAuth {
         else {
             return Ok(false);
         };
-        let _flow = self.flow()?;
+        let mut flow = self.flow()?;
         let (replaced, previous) = {
             let state = lock(&self.state);
             let previous = state
@@ -118,7 +120,7 @@ impl CredentialProvider for OAuth {
             "oauth: {} answered 403 insufficient_scope; stepping up to {scope:?}",
             crate::redact::url(&error.url)
         );
-        self.obtain(Some(challenge), scope, Some(error))?;
+        flow.outcome(self.obtain(Some(challenge), scope, Some(error)))?;
         Ok(true)
     }
 }

@@ -6,6 +6,7 @@ use crate::auth::state::State;
 use crate::auth::store::{ClientRegistration, StoredCredentials, TokenSet};
 use crate::auth::tokens::{self, AuthMethod, ClientAuth};
 use crate::error::{AuthError, AuthStep, Result};
+use crate::transport::http::provider_deadline;
 
 impl OAuth {
     /// Refreshes the current token; on success installs and saves it.
@@ -180,8 +181,11 @@ impl OAuth {
         if expiring(&lock(&self.state)) {
             if let Err(e) = self.refresh() {
                 log::debug!("oauth: refreshing the token before it expires failed: {e}");
-                let mut state = lock(&self.state);
-                state.refresh_failed = Some(state.generation);
+                // Cut short by the connection's closing, it may be tried again for another.
+                if !provider_deadline::closed() {
+                    let mut state = lock(&self.state);
+                    state.refresh_failed = Some(state.generation);
+                }
             }
         }
         Ok(())

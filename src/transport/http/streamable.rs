@@ -351,6 +351,9 @@ impl Transport for StreamableHttp {
             self.close_once.finish();
             return;
         }
+        // A call obtaining credentials (refreshing a token, waiting behind another thread's
+        // authorization) ends now, not once the `DELETE` is done.
+        self.shared.wire.end_credentials();
         self.shared.stop_get_stream();
         self.shared.streams.stop_all();
         self.shared.session.end_reset();

@@ -5,14 +5,16 @@
 //! the transports' readers.
 
 use std::io;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ureq::http::Response;
 use ureq::{Agent, Body};
 
+use super::provider_deadline::{self, CloseSignal};
 use super::socket::{self, deadline_after, ureq_timeout};
-use super::{provider_deadline, url, HttpConfig, MAX_CREDENTIAL_RETRIES};
-use crate::error::{Error, Result, TimeoutKind};
+use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
+use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::redact;
 
 pub(crate) use super::body::{
@@ -91,6 +93,8 @@ impl Call<'_> {
 pub(crate) struct Wire {
     agent: Agent,
     pub config: HttpConfig,
+    /// Ends what the credential provider does for this connection's requests when it closes.
+    closing: Arc<CloseSignal>,
 }
 
 impl Wire {
@@ -128,7 +132,11 @@ impl Wire {
                 .timeout_per_read(ureq_timeout(config.idle_timeout))
                 .build(),
         );
-        Ok(Wire { agent, config })
+        Ok(Wire {
+            agent,
+            config,
+            closing: Arc::default(),
+        })
     }
 
     /// A deadline for a request the transport makes on its own.
@@ -149,9 +157,36 @@ impl Wire {
     }
 
     /// Shuts every connection of this transport down, in use or idle, and refuses new ones:
-    /// every reader blocked on a socket returns at once.
+    /// every reader blocked on a socket returns at once. Ends the credential provider's work
+    /// too (see [`end_credentials`](Self::end_credentials)).
     pub fn shutdown(&self) {
+        self.end_credentials();
         self.agent.clone().shutdown();
+    }
+
+    /// Ends what the credential provider is doing for this connection's requests (a token
+    /// request, a wait behind another thread's authorization), and whatever it would start
+    /// for them: they fail with [`Error::Closed`]. For closing, before anything else it does.
+    pub fn end_credentials(&self) {
+        self.closing.close();
+    }
+
+    /// Runs `f`, a call to the credential provider for a request due by `deadline`, with the
+    /// deadline and this connection's closing known to it: [`Error::Closed`] once the
+    /// connection has closed, since the provider failed because of that, whatever it says.
+    fn provide<T>(&self, deadline: Instant, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let provided = provider_deadline::within(deadline, &self.closing, f);
+        if !self.closing.is_closed() {
+            return provided;
+        }
+        if let Err(error) = &provided {
+            log::debug!("credentials not obtained, the connection closed: {error}");
+        }
+        // Nothing is sent after the close either, whatever the provider obtained.
+        Err(Error::Closed(Arc::new(Closed {
+            reason: "the connection closed".into(),
+            ..Closed::default()
+        })))
     }
 
     /// Performs `call` up to the response headers, whatever the status. On a 401 or 403 the
@@ -193,9 +228,9 @@ impl Wire {
                     nonce_retried = true;
                 }
                 told_unauthorized = true;
-                provider_deadline::within(deadline, || provider.on_unauthorized(&error))?
+                self.provide(deadline, || provider.on_unauthorized(&error))?
             } else {
-                provider_deadline::within(deadline, || provider.on_forbidden(&error, retries))?
+                self.provide(deadline, || provider.on_forbidden(&error, retries))?
             };
             if !retry {
                 return Err(if status == 401 {
@@ -234,9 +269,9 @@ impl Wire {
             Some(provider) => {
                 let (method, url) = (call.method.as_str(), call.url);
                 let headers = match credentials {
-                    Credentials::Current => provider_deadline::within(deadline, || {
-                        provider.request_headers(method, url)
-                    })?,
+                    Credentials::Current => {
+                        self.provide(deadline, || provider.request_headers(method, url))?
+                    }
                     Credentials::Cached => provider.cached_headers(method, url)?,
                 };
                 for (name, value) in &headers {

@@ -13,8 +13,11 @@ use super::{Code, Inner, Metadata, Prm, Proof, RegisteredClient, Setup, RS_NONCE
 
 pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
     let (delay, token_delay) = {
-        let setup = &inner.lock().unwrap().setup;
-        (setup.mcp_delay, setup.token_delay)
+        let mut inner = inner.lock().unwrap();
+        if seen.path.ends_with("/token") {
+            inner.token_arrivals += 1;
+        }
+        (inner.setup.mcp_delay, inner.setup.token_delay)
     };
     if seen.path == "/mcp" {
         std::thread::sleep(delay);

@@ -209,6 +209,8 @@ struct Inner {
     refresh_tokens: HashMap<String, (String, Vec<String>)>,
     requests: Vec<Seen>,
     token_requests: Vec<TokenRequest>,
+    /// Requests that reached the token endpoint, answered or not (counted before its delay).
+    token_arrivals: usize,
     /// `(state, code_challenge)` of every authorization request.
     authorizations: Vec<HashMap<String, String>>,
     /// DPoP-bound access tokens and the thumbprint of their key.
@@ -324,6 +326,11 @@ impl AuthServer {
     /// The token requests so far.
     pub fn token_requests(&self) -> Vec<TokenRequest> {
         self.inner.lock().unwrap().token_requests.clone()
+    }
+
+    /// How many requests reached the token endpoint, including those it has not answered yet.
+    pub fn token_arrivals(&self) -> usize {
+        self.inner.lock().unwrap().token_arrivals
     }
 
     /// The query parameters of each authorization request.
