@@ -1,11 +1,12 @@
-//! A few reusable threads that send for a caller who must stay free to hear its cancel handle,
-//! on transports whose `send` may wait for the server (an HTTP POST waits for its status, and
-//! often for the whole reply).
+//! A few reusable threads that send for a caller who must stay free to hear its cancel handle
+//! (or, reopening a subscription, to keep its own deadline), on transports whose `send` may
+//! wait for the server (an HTTP POST waits for its status, and often for the whole reply).
 //!
 //! At most [`SEND_THREADS`] threads, started when first needed; as many jobs again may wait.
 //! When all are taken a request is sent on the caller's own thread (its cancel is then heard
-//! once the send returns), and a cancellation notice is dropped with a debug log (the server
-//! still gets the late response dropped by the client).
+//! once the send returns), a subscription's reopening is tried again shortly, and a
+//! cancellation notice is dropped with a debug log (the server still gets the late response
+//! dropped by the client).
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -16,6 +17,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use crate::jsonrpc::Message;
 use crate::transport::Transport;
 
+use super::listen::state::Sub;
 use super::pending::{Reply, Slot};
 
 /// How many sending threads a connection has at most.
@@ -25,8 +27,19 @@ pub(crate) const SEND_THREADS: usize = 4;
 pub(crate) struct Job {
     pub(crate) message: Message,
     pub(crate) deadline: Instant,
-    /// Who to tell how it went: the request id and the caller's slot (none for a notice).
-    pub(crate) report: Option<(i64, Arc<Slot>)>,
+    /// Who to tell how it went.
+    pub(crate) report: Report,
+}
+
+/// Who hears how a send went.
+pub(crate) enum Report {
+    /// Nobody: a notice, whose failure is only logged.
+    Nobody,
+    /// The caller waiting on its slot for request `id`: sent, or failed.
+    Caller(i64, Arc<Slot>),
+    /// The subscription whose `subscriptions/listen` request `id` it is, of a failure only:
+    /// success is the server's acknowledgement, which comes through the router.
+    Listen(i64, Arc<Sub>),
 }
 
 /// The sending threads of one connection.
@@ -101,9 +114,10 @@ impl Senders {
 fn run(transport: &dyn Transport, job: Job) {
     let outcome = transport.send(&job.message, job.deadline);
     match (job.report, outcome) {
-        (Some((id, slot)), Ok(())) => slot.put(id, Reply::Sent),
-        (Some((id, slot)), Err(err)) => slot.put(id, Reply::SendFailed(err)),
-        (None, Err(err)) => log::debug!("could not send a notice: {err}"),
-        (None, Ok(())) => {}
+        (Report::Caller(id, slot), Ok(())) => slot.put(id, Reply::Sent),
+        (Report::Caller(id, slot), Err(err)) => slot.put(id, Reply::SendFailed(err)),
+        (Report::Listen(id, sub), Err(err)) => sub.refuse(id, err),
+        (Report::Nobody, Err(err)) => log::debug!("could not send a notice: {err}"),
+        (Report::Listen(..) | Report::Nobody, Ok(())) => {}
     }
 }

@@ -21,7 +21,7 @@ use crate::types::InitializeResult;
 use super::options::{lock, Options, RequestOptions};
 use super::pending::{Answer, Reply, SlotGuard};
 use super::router::Core;
-use super::senders::{Job, Senders};
+use super::senders::{Job, Report, Senders};
 
 /// How long sending `notifications/cancelled` may take on a transport whose send waits for
 /// the server.
@@ -228,14 +228,10 @@ impl Shared {
             let job = Job {
                 message: message.clone(),
                 deadline: send_deadline,
-                report: Some((id, Arc::clone(slot))),
+                report: Report::Caller(id, Arc::clone(slot)),
             };
-            let submitted = lock(&self.senders).submit(job);
-            match submitted {
-                Ok(started) => {
-                    lock(&self.threads).extend(started);
-                    handed_over = false;
-                }
+            match self.send_later(job) {
+                Ok(()) => handed_over = false,
                 Err(job) => self
                     .send_now(&job.message, send_deadline, id)
                     .map_err(send_failed)?,
@@ -339,12 +335,17 @@ impl Shared {
             "request {id} `{}` {reason}; sending notifications/cancelled",
             call.method
         );
+        self.send_cancelled(id, reason);
+    }
+
+    /// Sends `notifications/cancelled` for request `id` without holding the caller, whose
+    /// deadline has passed already: a server that stopped reading must not hold it any
+    /// longer. A queued send (stdio) is tried at once and dropped when the queue is full; a
+    /// send that waits for the server goes to a sending thread.
+    pub(crate) fn send_cancelled(&self, id: i64, reason: &str) {
         let params = json!({ "requestId": id, "reason": reason });
         let message =
             Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-        // The caller's deadline has passed already: a server that stopped reading must not
-        // hold it any longer. A queued send (stdio) is tried at once and dropped when the
-        // queue is full; a send that waits for the server goes to a sending thread.
         if !self.transport.send_waits_for_peer() {
             if let Err(err) = self.transport.send(&message, Instant::now()) {
                 log::debug!("could not send notifications/cancelled for {id}: {err}");
@@ -354,13 +355,19 @@ impl Shared {
         let job = Job {
             message,
             deadline: far(Instant::now(), CANCEL_DEADLINE),
-            report: None,
+            report: Report::Nobody,
         };
-        let submitted = lock(&self.senders).submit(job);
-        match submitted {
-            Ok(started) => lock(&self.threads).extend(started),
-            Err(_) => log::debug!("no sending thread free to cancel {id}; notice dropped"),
+        if self.send_later(job).is_err() {
+            log::debug!("no sending thread free to cancel {id}; notice dropped");
         }
+    }
+
+    /// Hands `job` to a sending thread; gives it back when none can take it.
+    #[allow(clippy::result_large_err)] // As `Senders::submit`.
+    pub(crate) fn send_later(&self, job: Job) -> std::result::Result<(), Job> {
+        let started = lock(&self.senders).submit(job)?;
+        lock(&self.threads).extend(started);
+        Ok(())
     }
 
     /// Sends a notification.

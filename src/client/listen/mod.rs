@@ -6,9 +6,11 @@
 //! stream carries them), the acknowledgement, and the response that ends it. An untagged
 //! notification is none of its business, whatever its filter: it goes to the shared queue. Closing the
 //! handle abandons the request: over HTTP that closes its stream, elsewhere it sends
-//! `notifications/cancelled`. A broken HTTP stream is opened again by the handle, which
-//! reports the gap as [`SubscriptionEvent::Resubscribed`], after a pause when streams keep
-//! breaking as soon as they open (see [`reopen`]).
+//! `notifications/cancelled`. A broken HTTP stream is opened again by the handle's reading
+//! calls, each within its own deadline, which report the gap as
+//! [`SubscriptionEvent::Resubscribed`] once the server acknowledged the new request; after a
+//! pause when streams keep breaking as soon as they open, and tried again when the server
+//! does not acknowledge in time (see [`reopen`]).
 //!
 //! In the handshake era the same handle is served by what that era has: list changes arrive
 //! untagged (stdio, the HTTP GET stream) and are copied to every subscription that wants
@@ -17,6 +19,8 @@
 
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
+
+use crossbeam_channel::RecvTimeoutError;
 
 use crate::error::{Error, Result};
 use crate::types::{ServerNotification, SubscriptionFilter};
@@ -77,7 +81,8 @@ pub enum SubscriptionEnd {
         /// Why.
         reason: String,
     },
-    /// The server answered the listen request with an error, or it could not be re-opened.
+    /// The server answered the listen request with an error, or opening it again failed
+    /// other than by timing out (which is tried again).
     Failed {
         /// The error.
         reason: String,
@@ -224,8 +229,9 @@ impl Subscription {
     }
 
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
-    /// (tell the two apart with [`ended`](Subscription::ended)). When a broken HTTP stream is
-    /// opened again inside the call, that takes up to the client's request timeout more.
+    /// (tell the two apart with [`ended`](Subscription::ended)). Opening a broken stream
+    /// again never holds the call past `timeout`: a server slow to acknowledge the reopening
+    /// is waited for by the next calls.
     ///
     /// See the example on [`Subscription`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
@@ -287,73 +293,36 @@ impl Subscription {
 
     fn next(&self, deadline: Option<Instant>) -> Option<SubscriptionEvent> {
         loop {
+            // A reopen under way moves along without waiting for the server (see `reopen`).
+            if let Some(event) = self.reopen_step(deadline) {
+                return Some(event);
+            }
             if self.sub.is_ended() && self.sub.rx.is_empty() {
                 return None;
             }
-            // A reopen waiting out its pause: wait for it, the caller's deadline, or the end.
-            let waiting = lock(&self.reopening).waiting.clone();
-            let until = match (&waiting, deadline) {
-                (Some((_, at)), Some(deadline)) => Some(deadline.min(*at)),
-                (Some((_, at)), None) => Some(*at),
-                (None, deadline) => deadline,
+            // Wait for an item, the caller's deadline, or the reopen's next step.
+            let step = lock(&self.reopening).next_step();
+            let until = match (step, deadline) {
+                (Some(step), Some(deadline)) => Some(step.min(deadline)),
+                (step, deadline) => step.or(deadline),
             };
             let item = match until {
-                Some(until) => self.sub.rx.recv_deadline(until).ok(),
-                None => self.sub.rx.recv().ok(),
-            };
-            let item = match (item, waiting) {
-                (Some(item), _) => item,
-                (None, Some((reason, at))) if Instant::now() >= at => {
-                    if self.reopen(&reason) {
-                        return Some(SubscriptionEvent::Resubscribed { reason });
-                    }
-                    continue;
-                }
-                (None, _) => return None,
-            };
-            match item {
-                Item::Event(event) => {
-                    lock(&self.reopening).delivered();
-                    return Some(event);
-                }
-                Item::End => return None,
-                Item::Broken(reason) => {
-                    let at = lock(&self.reopening).broke();
-                    if at > Instant::now() {
-                        log::debug!("subscription broke soon after it opened: reopening later");
-                        lock(&self.reopening).waiting = Some((reason, at));
+                Some(until) => match self.sub.rx.recv_deadline(until) {
+                    Ok(item) => item,
+                    Err(RecvTimeoutError::Timeout)
+                        if deadline.is_none_or(|deadline| Instant::now() < deadline) =>
+                    {
                         continue;
                     }
-                    if self.reopen(&reason) {
-                        return Some(SubscriptionEvent::Resubscribed { reason });
-                    }
-                }
-            }
-        }
-    }
-
-    /// Opens a broken stateless-era subscription again under a new request id.
-    fn reopen(&self, reason: &str) -> bool {
-        if self.sub.is_ended() {
-            return false;
-        }
-        let Some(shared) = self.shared.upgrade() else {
-            self.sub.end(SubscriptionEnd::ConnectionLost {
-                reason: reason.to_owned(),
-            });
-            return false;
-        };
-        match open_modern(&shared, &self.sub) {
-            Ok(()) => {
-                lock(&self.reopening).opened();
-                true
-            }
-            Err(err) => {
-                shared.listens.remove(&self.sub);
-                self.sub.end(SubscriptionEnd::Failed {
-                    reason: format!("{reason}; re-opening failed: {err}"),
-                });
-                false
+                    Err(_) => return None,
+                },
+                None => self.sub.rx.recv().ok()?,
+            };
+            match item {
+                Item::Event(event) => return Some(self.event_arrived(event)),
+                Item::End => return None,
+                Item::Settled => {}
+                Item::Broken(reason) => self.stream_broke(reason),
             }
         }
     }

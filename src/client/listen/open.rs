@@ -11,6 +11,7 @@ use crate::jsonrpc::{Message, Notification, Request, RequestId};
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
 use super::super::options::{lock, RequestOptions};
+use super::super::senders::{Job, Report};
 use super::super::session::{CallSpec, Shared};
 use super::state::{Settled, Sub};
 use super::CLOSE_DEADLINE;
@@ -19,16 +20,7 @@ use super::CLOSE_DEADLINE;
 pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
     let started = Instant::now();
     let deadline = started + shared.options.request_timeout;
-    let id = shared.next_request_id();
-    {
-        let mut status = lock(&sub.status);
-        status.id = Some(id);
-        status.acknowledged = None;
-    }
-    // Registered before sending, so an early acknowledgement finds it.
-    shared.listens.insert(sub);
-    let params = json!({ "notifications": sub.requested });
-    let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
+    let (id, request) = listen_request(shared, sub);
     log::debug!("opening subscription {id}");
     if let Err(err) = shared.transport.send(&request, deadline) {
         shared.listens.remove(sub);
@@ -51,6 +43,67 @@ pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
             })
         }
     }
+}
+
+/// How sending a reopening `subscriptions/listen` went.
+pub(super) enum Sending {
+    /// Request `id` is on its way: its acknowledgement, its refusal or the failure to send it
+    /// reaches the subscription's state, announced by an `Item::Settled`.
+    Sent(i64),
+    /// Every sending thread is taken: nothing was sent.
+    Busy,
+    /// Request `id` could not be sent.
+    Failed(i64, Error),
+}
+
+/// Sends `subscriptions/listen` for `sub` again without waiting for the server: from a
+/// sending thread, by `deadline`, when the transport's send waits for the server (an HTTP
+/// POST waits for its status), else on the caller's thread by `send_by` at the latest.
+pub(super) fn reopen_modern(
+    shared: &Shared,
+    sub: &Arc<Sub>,
+    deadline: Instant,
+    send_by: Instant,
+) -> Sending {
+    let (id, request) = listen_request(shared, sub);
+    log::debug!("re-opening subscription as {id}");
+    if !shared.transport.send_waits_for_peer() {
+        return match shared.transport.send(&request, send_by.min(deadline)) {
+            Ok(()) => Sending::Sent(id),
+            Err(err) => {
+                shared.listens.remove(sub);
+                Sending::Failed(id, err)
+            }
+        };
+    }
+    let job = Job {
+        message: request,
+        deadline,
+        report: Report::Listen(id, Arc::clone(sub)),
+    };
+    match shared.send_later(job) {
+        Ok(()) => Sending::Sent(id),
+        Err(_) => {
+            shared.listens.remove(sub);
+            Sending::Busy
+        }
+    }
+}
+
+/// A new `subscriptions/listen` request for `sub`, whose id it now follows.
+fn listen_request(shared: &Shared, sub: &Arc<Sub>) -> (i64, Message) {
+    let id = shared.next_request_id();
+    {
+        let mut status = lock(&sub.status);
+        status.id = Some(id);
+        status.acknowledged = None;
+        status.refused = None;
+    }
+    // Registered before sending, so an early acknowledgement finds it.
+    shared.listens.insert(sub);
+    let params = json!({ "notifications": sub.requested });
+    let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
+    (id, request)
 }
 
 /// Serves a subscription with the handshake era's means.
@@ -137,5 +190,14 @@ pub(super) fn cancel(shared: &Shared, id: i64, reason: &str) {
         .send(&message, Instant::now() + CLOSE_DEADLINE)
     {
         log::debug!("could not cancel subscription {id}: {err}");
+    }
+}
+
+/// Ends listen request `id` on the server without holding the caller: as [`cancel`], with
+/// `notifications/cancelled` left to a sending thread (or dropped when none is free).
+pub(super) fn abandon(shared: &Shared, id: i64, reason: &str) {
+    shared.transport.abandon(&RequestId::from(id));
+    if shared.transport.kind() != "streamable-http" {
+        shared.send_cancelled(id, reason);
     }
 }

@@ -100,8 +100,7 @@ pub(crate) fn finish(registry: &Registry, id: i64, result: Result<Value>) -> Opt
         }
         Err(err @ Error::Rpc(_)) if !acknowledged => {
             registry.remove(&sub);
-            lock(&sub.status).refused = Some(err);
-            sub.changed.notify_all();
+            sub.refuse(id, err);
         }
         Err(err @ Error::Rpc(_)) => {
             registry.remove(&sub);
@@ -116,8 +115,7 @@ pub(crate) fn finish(registry: &Registry, id: i64, result: Result<Value>) -> Opt
         }
         Err(err) => {
             registry.remove(&sub);
-            lock(&sub.status).refused = Some(err);
-            sub.changed.notify_all();
+            sub.refuse(id, err);
         }
     }
     None

@@ -18,6 +18,9 @@ pub(crate) enum Item {
     Event(SubscriptionEvent),
     /// The stream broke without a result; the handle opens it again.
     Broken(String),
+    /// The current listen request was acknowledged or refused (stateless era): wakes a
+    /// handle waiting for its reopening, which reads the outcome from the state.
+    Settled,
     /// The subscription ended (the reason is in the state).
     End,
 }
@@ -99,11 +102,32 @@ impl Sub {
     }
 
     pub(crate) fn acknowledge(&self, filter: SubscriptionFilter) {
-        let mut status = lock(&self.status);
-        if status.acknowledged.is_none() {
+        {
+            let mut status = lock(&self.status);
+            if status.acknowledged.is_some() {
+                return;
+            }
             status.acknowledged = Some(filter);
             self.changed.notify_all();
         }
+        if self.modern {
+            self.push(Item::Settled);
+        }
+    }
+
+    /// Listen request `id` was refused, or could not be sent; ignored once another request
+    /// has taken its place.
+    pub(crate) fn refuse(&self, id: i64, err: Error) {
+        {
+            let mut status = lock(&self.status);
+            if status.id != Some(id) {
+                log::debug!("subscription: dropping the failure of listen request {id}: {err}");
+                return;
+            }
+            status.refused = Some(err);
+            self.changed.notify_all();
+        }
+        self.push(Item::Settled);
     }
 
     /// Records the end; `false` when it had ended already.
