@@ -64,11 +64,17 @@ pub(crate) fn url(url: &str) -> String {
     out
 }
 
-/// `scheme://user:password@host…` with the password redacted.
+/// `scheme://user:password@host…` with the password redacted, and as well without the
+/// scheme (`user:password@host…`, `//user:password@host…`): a URL written without it is
+/// refused, and the error quotes it.
 fn user_info(base: &str) -> String {
-    let Some((scheme, rest)) = base.split_once("://") else {
-        return base.to_owned();
+    // Where the authority starts: after `scheme://`, after a leading `//`, or at the start.
+    let start = match base.find("://") {
+        Some(colon) if is_scheme(&base[..colon]) => colon + 3,
+        _ if base.starts_with("//") => 2,
+        _ => 0,
     };
+    let (scheme, rest) = base.split_at(start);
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
     match authority.rsplit_once('@') {
@@ -79,10 +85,17 @@ fn user_info(base: &str) -> String {
             } else {
                 REDACTED.to_owned()
             };
-            format!("{scheme}://{shown}@{host}{path}")
+            format!("{scheme}{shown}@{host}{path}")
         }
         None => base.to_owned(),
     }
+}
+
+/// True for a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-` and `.`).
+fn is_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
 /// Command-line arguments with secrets redacted: the value of a secret-looking option
@@ -207,6 +220,22 @@ mod tests {
         );
         assert_eq!(url("https://h/x?sk-1"), "https://h/x?<redacted>");
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn urls_without_a_scheme_hide_their_credentials_too() {
+        assert_eq!(
+            url("me:pw@mcp.example/mcp?key=1"),
+            "me:<redacted>@mcp.example/mcp?key=<redacted>"
+        );
+        assert_eq!(url("//me:pw@h/x"), "//me:<redacted>@h/x");
+        assert_eq!(url("tok@h"), "<redacted>@h");
+        // A `://` further on is not the scheme's.
+        assert_eq!(url("me:pw@h/a/http://x"), "me:<redacted>@h/a/http://x");
+        // An `@` in the path is not user info.
+        assert_eq!(url("h/users/@me"), "h/users/@me");
+        assert_eq!(url("mcp.example.com/mcp"), "mcp.example.com/mcp");
+        assert_eq!(url("/messages?id=1"), "/messages?id=<redacted>");
     }
 
     #[test]

@@ -258,3 +258,54 @@ fn server_config_debug_hides_expanded_values() {
         assert!(shown.contains(kept), "{kept} in {shown}");
     }
 }
+
+/// A URL written without its scheme still has its password and query values redacted: in the
+/// error of connecting, the manager's status and the configurations' `Debug`.
+#[cfg(feature = "http")]
+#[test]
+fn a_url_without_its_scheme_is_refused_without_its_password() {
+    let urls = [
+        "me:SECRET_PW1@mcp.example.com/mcp?api_key=SECRET_Q1",
+        "//me:SECRET_PW2@mcp.example.com/x",
+        "tok-SECRET_USER3@mcp.example.com",
+        "me:SECRET_PW4@mcp.example.com/a/http://elsewhere.example",
+    ];
+    let secrets = ["SECRET_PW", "SECRET_Q", "SECRET_USER"];
+    for url in urls {
+        let error = umcp::Client::connect(umcp::HttpConfig::new(url)).expect_err("no scheme");
+        let shown = error.to_string();
+        assert!(shown.contains("mcp.example.com"), "{shown}");
+        for secret in secrets {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        let debug = format!(
+            "{:?} {:?}",
+            umcp::HttpConfig::new(url),
+            umcp::ServerConfig::http("f", url)
+        );
+        assert!(debug.contains("@mcp.example.com"), "{debug}");
+        for secret in secrets {
+            assert!(!debug.contains(secret), "{debug}");
+        }
+    }
+    let error = umcp::Client::connect(umcp::HttpConfig::new(urls[0])).expect_err("no scheme");
+    assert!(
+        error
+            .to_string()
+            .contains("not an http(s) URL: `me:<redacted>@mcp.example.com/mcp?api_key=<redacted>`"),
+        "{error}"
+    );
+    let servers: Vec<umcp::ServerConfig> = urls
+        .iter()
+        .enumerate()
+        .map(|(i, url)| umcp::ServerConfig::http(format!("s{i}"), *url))
+        .collect();
+    let manager = umcp::Manager::start(servers, umcp::ManagerOptions::default());
+    manager.wait_ready(std::time::Duration::from_secs(5));
+    for (name, status) in manager.statuses() {
+        let status = status.to_string();
+        for secret in secrets {
+            assert!(!status.contains(secret), "{name}: {status}");
+        }
+    }
+}

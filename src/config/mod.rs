@@ -18,6 +18,7 @@ mod env_file;
 mod jsonc;
 mod oauth;
 mod parse;
+mod repeated;
 mod sections;
 mod transport;
 mod vars;

@@ -24,7 +24,9 @@ use crate::transport::EnvPolicy;
 ///
 /// Comments (`//`, `/* */`) and trailing commas are accepted, as VS Code writes them (JSONC).
 /// A leading byte order mark is skipped. A name used twice, in one section or across them, is
-/// an error for the second entry; a repeated section key fails the whole file.
+/// an error for the second entry, and a key written twice inside an entry (`command`, or a
+/// variable of `env`) an error for that entry, naming the key and its line; a repeated section
+/// key fails the whole file.
 ///
 /// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
 /// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
@@ -176,20 +178,13 @@ impl ConfigFile {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // VS Code writes JSONC; its comments and trailing commas become spaces, so the line and
         // column of an error still point into the text as written.
-        let root = super::sections::parse(&super::jsonc::strip(text)).map_err(|e| {
-            if e.classify() == serde_json::error::Category::Data {
-                // A repeated section: the message (and its line) is the sections reader's.
-                Error::Config(e.to_string())
-            } else {
-                Error::Config(format!("invalid JSON: {e}"))
-            }
-        })?;
-        let root = root.ok_or_else(not_an_object)?;
+        let [mcp_servers, servers, nested] =
+            super::sections::parse(&super::jsonc::strip(text))?.ok_or_else(not_an_object)?;
         read_sections(
             [
-                ("mcpServers", entries(&root.mcp_servers)),
-                ("servers", entries(&root.servers)),
-                ("mcp.servers", entries(&root.nested)),
+                ("mcpServers", entries(&mcp_servers)),
+                ("servers", entries(&servers)),
+                ("mcp.servers", entries(&nested)),
             ],
             lookup,
         )
@@ -332,10 +327,8 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
         }
         _ => Vec::new(),
     };
-    for (key, value) in entry.map("env")? {
-        env.retain(|(known, _)| *known != key);
-        env.push((key, value));
-    }
+    env.extend(entry.map("env")?);
+    let env = super::env_file::last_wins(env);
     Ok(ServerTransport::Stdio {
         command,
         args: entry.list("args")?,

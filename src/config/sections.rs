@@ -4,39 +4,73 @@
 //! serde_json's `Value` keeps only the last of repeated object keys, so a server defined twice
 //! in one section, or a second `mcpServers` object, would silently replace the first. These
 //! visitors keep every entry of a section, in the file's order (with or without serde_json's
-//! `preserve_order`), and refuse a repeated section key with the line it is on.
+//! `preserve_order`), as its raw text, which [`repeated`](super::repeated) checks for keys
+//! repeated inside it; a repeated section key is refused with the line it is on.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::entry::entry_error;
 use super::parse::parse_server;
+use super::repeated::{check, Checked, Lines, Repeated};
 use super::ConfigFile;
 use crate::error::{Error, Result};
 
-/// The entries of one section, in the file's order, repeated names included.
-pub(super) type Entries = Vec<(String, Value)>;
+/// The entries of one section, in the file's order, repeated names included, as their text.
+type Entries<'a> = Vec<(String, &'a RawValue)>;
 
 /// One section as found: `None` when absent, `Some(None)` when it is not an object.
-pub(super) type Section = Option<Option<Entries>>;
+type Section<'a> = Option<Option<Entries<'a>>>;
 
 /// The sections of a file whose top level is an object, in the order they are read:
 /// `mcpServers`, `servers`, `mcp.servers`.
 #[derive(Default)]
-pub(super) struct Root {
-    pub(super) mcp_servers: Section,
-    pub(super) servers: Section,
-    pub(super) nested: Section,
+struct Root<'a> {
+    mcp_servers: Section<'a>,
+    servers: Section<'a>,
+    nested: Section<'a>,
 }
 
-/// Parses `text` (JSON, comments already stripped): `None` when the top level is not an
-/// object.
-pub(super) fn parse(text: &str) -> serde_json::Result<Option<Root>> {
-    serde_json::from_str::<ObjectOr<Root>>(text).map(|o| o.0)
+/// A section read from text: its entries checked for repeated keys.
+pub(super) type Read = Option<Option<Vec<(String, Checked)>>>;
+
+/// Parses `text` (JSON, comments already stripped) into its sections `mcpServers`,
+/// `servers` and `mcp.servers`: `None` when the top level is not an object.
+///
+/// # Errors
+///
+/// [`Error::Config`] for text that is not JSON, or that repeats a section.
+pub(super) fn parse(text: &str) -> Result<Option<[Read; 3]>> {
+    let root = serde_json::from_str::<ObjectOr<Root<'_>>>(text).map_err(|e| {
+        if e.classify() == serde_json::error::Category::Data {
+            // A repeated section: the message (and its line) is the sections reader's.
+            Error::Config(e.to_string())
+        } else {
+            Error::Config(format!("invalid JSON: {e}"))
+        }
+    })?;
+    let Some(root) = root.0 else {
+        return Ok(None);
+    };
+    let mut lines = Lines::new(text);
+    let mut read = |section: Section<'_>| -> Result<Read> {
+        let Some(Some(entries)) = section else {
+            return Ok(section.map(|_| None));
+        };
+        let checked = check(&entries, &mut lines)?;
+        let names = entries.into_iter().map(|(name, _)| name);
+        Ok(Some(Some(names.zip(checked).collect())))
+    };
+    Ok(Some([
+        read(root.mcp_servers)?,
+        read(root.servers)?,
+        read(root.nested)?,
+    ]))
 }
 
 /// What a type read from the entries of a JSON object implements.
@@ -102,7 +136,7 @@ impl<'de, T: FromEntries<'de>> Visitor<'de> for ObjectOrVisitor<T> {
 /// of the repeated key to the error.
 fn read_once<'de, A: MapAccess<'de>>(
     map: &mut A,
-    section: &mut Section,
+    section: &mut Section<'de>,
     name: &str,
 ) -> Result<(), A::Error> {
     if section.is_some() {
@@ -112,7 +146,7 @@ fn read_once<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
-impl<'de> FromEntries<'de> for Root {
+impl<'de> FromEntries<'de> for Root<'de> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut root = Root::default();
         let mut mcp_seen = false;
@@ -139,9 +173,9 @@ impl<'de> FromEntries<'de> for Root {
 }
 
 /// VS Code's `settings.json` object `mcp`, of which only `servers` matters.
-struct Mcp(Section);
+struct Mcp<'a>(Section<'a>);
 
-impl<'de> FromEntries<'de> for Mcp {
+impl<'de> FromEntries<'de> for Mcp<'de> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut servers = None;
         while let Some(key) = map.next_key::<String>()? {
@@ -156,20 +190,21 @@ impl<'de> FromEntries<'de> for Mcp {
 }
 
 /// The entries of a servers section, every one kept.
-struct Servers(Entries);
+struct Servers<'a>(Entries<'a>);
 
-impl<'de> FromEntries<'de> for Servers {
+impl<'de> FromEntries<'de> for Servers<'de> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
-        while let Some((name, value)) = map.next_entry::<String, Value>()? {
+        while let Some((name, value)) = map.next_entry::<String, &'de RawValue>()? {
             entries.push((name, value));
         }
         Ok(Servers(entries))
     }
 }
 
-/// A section's entries by reference: `None` when absent, `Some(None)` when not an object.
-pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, &'a Value)>>>;
+/// A section's entries by reference: `None` when absent, `Some(None)` when not an object;
+/// an entry read from text may instead be a key repeated in it.
+pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, Result<&'a Value, &'a Repeated>)>>>;
 
 /// Reads the servers of the sections, named by their keys, in order: a name already taken,
 /// in the same section or an earlier one, is an error for that entry.
@@ -190,7 +225,17 @@ pub(super) fn read_sections(
             let parsed = if !taken.insert(name) {
                 Err(entry_error(name, None, format!("defined again in `{key}`")))
             } else {
-                parse_server(name, entry, lookup)
+                match entry {
+                    Ok(entry) => parse_server(name, entry, lookup),
+                    Err(repeated) => Err(entry_error(
+                        name,
+                        Some(&repeated.field),
+                        format!(
+                            "defined again at line {} column {}",
+                            repeated.line, repeated.column
+                        ),
+                    )),
+                }
             };
             match parsed {
                 Ok(server) => file.servers.push(server),
@@ -209,11 +254,11 @@ pub(super) fn read_sections(
 }
 
 /// A section read by [`parse`], by reference.
-pub(super) fn entries(section: &Section) -> Borrowed<'_> {
+pub(super) fn entries(section: &Read) -> Borrowed<'_> {
     section.as_ref().map(|entries| {
         entries
             .as_ref()
-            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v)).collect())
+            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v.as_ref())).collect())
     })
 }
 
@@ -222,6 +267,6 @@ pub(super) fn of_value(section: Option<&Value>) -> Borrowed<'_> {
     section.map(|value| {
         value
             .as_object()
-            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v)).collect())
+            .map(|e| e.iter().map(|(n, v)| (n.as_str(), Ok(v))).collect())
     })
 }

@@ -63,6 +63,14 @@ fn the_shapes_other_than_objects_are_reported_as_before() {
         "config: no `mcpServers` or `servers` object"
     );
     assert!(err(r#"{"servers": {"a": }}"#).starts_with("config: invalid JSON: "));
+    // JSON that is only found wrong when an entry is read keeps the place in the file.
+    for text in [
+        "{\"servers\": {\"a\": {\"command\": \"x\", \"n\": 1e400}}}",
+        "{\"servers\": {\"z\": {},\n  \"a\": {\"command\": \"x\",\n \"n\": [1, 2e999]}}}",
+    ] {
+        let whole = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        assert_eq!(err(text), format!("config: invalid JSON: {whole}"));
+    }
 }
 
 #[test]
@@ -114,6 +122,10 @@ fn huge_user_text_is_quoted_only_in_part() {
         format!(r#"{{"servers": {{"a": {{"url": "http://h", "auth": "{long}"}}}}}}"#),
         format!(r#"{{"servers": {{"{long}": {{"command": 5}}}}}}"#),
         format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": 5}}}}}}}}"#),
+        format!(
+            r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": "1", "{long}": "2"}}}}}}}}"#
+        ),
+        format!(r#"{{"servers": {{"{long}": {{"command": "x", "command": "y"}}}}}}"#),
     ];
     for text in cases {
         let file = ConfigFile::parse_with(&text, &vars).unwrap();
@@ -121,4 +133,105 @@ fn huge_user_text_is_quoted_only_in_part() {
         assert!(message.len() < 400, "{}", &message[..400]);
         assert!(message.contains('…'), "{message}");
     }
+}
+
+#[test]
+fn a_key_repeated_in_a_server_entry_is_an_error_with_its_line() {
+    let text = r#"{"mcpServers": {
+    "a": { "command": "one",
+           "command": "two" },
+    "b": { "command": "x", "env": { "API_KEY": "1", "API_KEY": "2" } },
+    "c": { "url": "http://h/one", "url": "http://h/two" },
+    "d": { "url": "http://h/mcp", "headers": { "X-Key": "1", "X-Key": "2" } },
+    "e": { "command": "x", "env": { "A": "1" },
+           "env": { "B": "2" } },
+    "f": { "url": "http://h/mcp", "oauth": { "clientId": "one", "clientId": "two" } },
+    "ok": { "command": "x", "env": { "A": "1" }, "headers": { "A": "1" } }
+}}"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["ok"]);
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "server `a`, field `command`: defined again at line 3 column 20",
+            "server `b`, field `env.API_KEY`: defined again at line 4 column 61",
+            "server `c`, field `url`: defined again at line 5 column 39",
+            "server `d`, field `headers.X-Key`: defined again at line 6 column 68",
+            "server `e`, field `env`: defined again at line 8 column 16",
+            "server `f`, field `oauth.clientId`: defined again at line 9 column 74",
+        ]
+    );
+    assert_eq!(file.errors[1].field.as_deref(), Some("env.API_KEY"));
+    // Keys repeated outside the servers' entries are not umcp's business.
+    let other =
+        r#"{"editor.fontSize": 12, "editor.fontSize": 13, "servers": {"a": {"command": "x"}}}"#;
+    assert!(ConfigFile::parse_with(other, &vars)
+        .unwrap()
+        .errors
+        .is_empty());
+}
+
+#[test]
+fn a_repeated_key_is_found_in_every_section_whatever_their_order() {
+    // `servers` comes first in the file but is read second.
+    let text = "{\"servers\": {\"v\": {\"command\": \"x\", \"cwd\": \"/a\", \"cwd\": \"/b\"}},\n\
+                /* a comment */ \"mcpServers\": {\"m\": {\"url\": \"http://h\",\n\"type\": \"http\", \"type\": \"sse\"}},\n\
+                \"mcp\": {\"servers\": {\"n\": {\"command\": \"x\", \"args\": [{\"k\": 1, \"k\": 2}]}}}}";
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "server `m`, field `type`: defined again at line 3 column 22",
+            "server `n`, field `args[0].k`: defined again at line 4 column 63",
+            "server `v`, field `cwd`: defined again at line 1 column 53",
+        ]
+    );
+}
+
+#[test]
+fn many_repeated_keys_load_in_linear_time() {
+    let entries: Vec<String> = (0..40_000)
+        .map(|i| format!("\"s{i}\": {{\"command\": \"x\",\n\"command\": \"y\"}}"))
+        .collect();
+    let text = format!("{{\"mcpServers\": {{\n{}}}}}", entries.join(",\n"));
+    let keys: Vec<String> = (0..100_000).map(|i| format!("\"K{i}\": \"v\"")).collect();
+    let env = format!(
+        "{{\"servers\": {{\"a\": {{\"command\": \"x\", \"env\": {{{}, \"K0\": \"w\"}}}}}}}}",
+        keys.join(", ")
+    );
+    let start = Instant::now();
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    let one = ConfigFile::parse_with(&env, &vars).unwrap();
+    let took = start.elapsed();
+    assert_eq!(file.errors.len(), 40_000);
+    assert!(
+        file.errors[0].to_string().ends_with("at line 3 column 9"),
+        "{}",
+        file.errors[0]
+    );
+    assert_eq!(one.errors[0].field.as_deref(), Some("env.K0"));
+    // Counting the lines from the start of the file for each entry would be quadratic.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn a_large_env_loads_in_linear_time() {
+    let keys: Vec<String> = (0..100_000)
+        .map(|i| format!("\"K{i}\": \"v{i}\""))
+        .collect();
+    let text = format!(
+        "{{\"servers\": {{\"a\": {{\"command\": \"x\", \"env\": {{{}}}}}}}}}",
+        keys.join(", ")
+    );
+    let start = Instant::now();
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    let took = start.elapsed();
+    let env = stdio(&file.servers[0]).env;
+    assert_eq!(env.len(), 100_000);
+    assert!(env.contains(&pair("K99999", "v99999")));
+    // Looking each variable up among the earlier ones took minutes here in a debug build.
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }
