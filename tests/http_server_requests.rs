@@ -133,6 +133,7 @@ const FORBIDDEN: [&str; 5] = ["1.5", r#"{"n":1}"#, "[1]", "true", "null"];
 /// A handshake-era server whose `tools/call` answers on an event stream: a `roots/list` request
 /// with each id of a forbidden type, `flood` more of them, then the result. Every reply the
 /// client POSTs goes into `replies`; with `hold` the server holds each open for a minute.
+/// Without a flood each request waits for the reply to the one before.
 fn bad_ids_server(replies: Arc<Mutex<Vec<Value>>>, flood: usize, hold: bool) -> Hostile {
     hostile(move |req, conn: &mut Conn| {
         let body = req.json();
@@ -151,9 +152,19 @@ fn bad_ids_server(replies: Arc<Mutex<Vec<Value>>>, flood: usize, hold: bool) -> 
             }
             ("POST", "tools/call") => {
                 conn.head(200, "text/event-stream", None);
-                for id in FORBIDDEN.iter().cycle().take(FORBIDDEN.len() + flood) {
+                for (n, id) in FORBIDDEN
+                    .iter()
+                    .cycle()
+                    .take(FORBIDDEN.len() + flood)
+                    .enumerate()
+                {
                     let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#);
                     conn.raw(format!("event: message\ndata: {request}\n\n").as_bytes());
+                    if flood == 0 {
+                        // One at a time: the client's reply queue is short by design, and
+                        // this server wants every reply, not the flood's bounded share.
+                        replies_seen(&replies, n + 1);
+                    }
                 }
                 conn.raw(&event(json!({"jsonrpc": "2.0", "id": req.rpc_id(),
                     "result": {"content": [{"type": "text", "text": "done"}]}})));
