@@ -86,7 +86,7 @@ pub(crate) enum Work {
     Notification(ServerNotification),
     /// Answer a server request.
     Request(Request),
-    /// Answer a request JSON-RPC rejects for its id with the error it prescribes.
+    /// Answer a request JSON-RPC rejects with the error it prescribes.
     Invalid(InvalidRequest),
     /// Pass a response that came after its request was given up to the handler.
     Late(super::late::LateResponse),

@@ -1,8 +1,9 @@
 //! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
 //! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
-//! handlers on a bounded pool of threads. A request whose id has a type JSON-RPC forbids gets
-//! `-32600 Invalid Request` from the router, like a ping, and no handler. In the stateless era,
-//! which has no server requests, they are dropped unanswered.
+//! handlers on a bounded pool of threads. A request JSON-RPC rejects (an id of a type it
+//! forbids, a `method` that is not a string) gets `-32600 Invalid Request` from the router,
+//! like a ping, and no handler. In the stateless era, which has no server requests, they are
+//! dropped unanswered.
 //!
 //! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
 //! threads, started as they are first needed and kept for the connection's life; as many
@@ -206,24 +207,15 @@ pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
     }
 }
 
-/// Answers a request JSON-RPC rejects for its id with the error it prescribes, from the
-/// router thread as it answers a ping: no handler runs, nothing waits for the server, and a
-/// flood of them costs what a flood of pings does. Logged at debug only, so a flood does not
-/// flood the log.
+/// Answers a request JSON-RPC rejects with the error it prescribes, from the router thread as
+/// it answers a ping: no handler runs, nothing waits for the server, and a flood of them costs
+/// what a flood of pings does. Logged at debug only, so a flood does not flood the log.
 pub(crate) fn refuse_invalid(shared: &Arc<Shared>, pool: &mut Pool, invalid: &InvalidRequest) {
     if shared.era.modern_version().is_some() {
-        log::debug!(
-            "dropping `{}` with an id that is {}: servers send no requests in the stateless era",
-            invalid.method(),
-            invalid.id_type()
-        );
+        log::debug!("dropping an {invalid}: servers send no requests in the stateless era");
         return;
     }
-    log::debug!(
-        "answering `{}` Invalid Request: its id is {}",
-        invalid.method(),
-        invalid.id_type()
-    );
+    log::debug!("answering Invalid Request to an {invalid}");
     pool.send_from_router(shared, invalid.reply());
 }
 

@@ -25,8 +25,9 @@ impl DecodeError {
         }
     }
 
-    /// The request the text holds when it is one JSON-RPC rejects for its id, which is owed
-    /// the error response [`InvalidRequest::reply`]; `None` for any other text.
+    /// The request the text holds when it is one JSON-RPC rejects (for its id or its
+    /// `method`), which is owed the error response [`InvalidRequest::reply`]; `None` for any
+    /// other text.
     ///
     /// See the example on [`InvalidRequest`].
     pub fn invalid_request(&self) -> Option<&InvalidRequest> {
@@ -42,14 +43,16 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// A request whose `id` has a type no request id may have: null, a number that is not an
-/// integer, a boolean, an array or an object (MCP ids are strings or integers, never null).
+/// A request JSON-RPC rejects as invalid: its `id` has a type no request id may have (null, a
+/// number that is not an integer, a boolean, an array or an object: MCP ids are strings or
+/// integers, never null), or its `method` is not a string.
 ///
-/// JSON-RPC rejects it as an invalid request: nothing runs for it, and its answer is the error
-/// [`reply`](InvalidRequest::reply), `-32600 Invalid Request` with a null id, since its own id
-/// cannot be given back. Decoding it fails with a [`DecodeError`] that carries it; a
-/// [`Response`] with such an id is an ordinary [`DecodeError`] (it answers no request that
-/// could have been sent).
+/// Nothing runs for it, and its answer is the error [`reply`](InvalidRequest::reply),
+/// `-32600 Invalid Request`, with the request's id when that is a string or an integer and
+/// a null id when it cannot be given back. Decoding it fails with a [`DecodeError`] that
+/// carries it. A [`Response`] with such an id is an ordinary [`DecodeError`] (it answers no
+/// request that could have been sent), and so is a message with neither an `id` (a
+/// notification, which is never answered) nor a string `method`.
 ///
 /// ```
 /// use umcp::jsonrpc::{ErrorCode, Message, Payload};
@@ -57,11 +60,19 @@ impl std::error::Error for DecodeError {}
 /// let text = r#"{"jsonrpc":"2.0","id":1.5,"method":"roots/list"}"#;
 /// let error = Payload::decode(text).unwrap_err();
 /// let invalid = error.invalid_request().expect("a request with an id of a forbidden type");
-/// assert_eq!((invalid.method(), invalid.id_type()), ("roots/list", "a number that is not an integer"));
+/// assert_eq!(invalid.method(), Some("roots/list"));
+/// assert_eq!(invalid.id_type(), Some("a number that is not an integer"));
 /// let reply = Message::from(invalid.reply()).encode();
 /// assert!(reply.starts_with(
 ///     r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","#
 /// ));
+///
+/// // A method that is not a string: the reply carries the request's own id.
+/// let error = Payload::decode(r#"{"jsonrpc":"2.0","id":7,"method":42}"#).unwrap_err();
+/// let invalid = error.invalid_request().expect("a request whose method is a number");
+/// assert_eq!((invalid.method(), invalid.method_type()), (None, Some("a number")));
+/// let reply = Message::from(invalid.reply()).encode();
+/// assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"#));
 ///
 /// // A response with such an id, and a notification (no `id` at all), are no such thing.
 /// let response = Payload::decode(r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#).unwrap_err();
@@ -70,41 +81,84 @@ impl std::error::Error for DecodeError {}
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidRequest {
-    method: String,
-    id_type: &'static str,
+    /// The id, or what it is in words when no id may be of its type.
+    id: Result<RequestId, &'static str>,
+    /// The method, or what `method` is in words when it is not a string.
+    method: Result<String, &'static str>,
 }
 
 impl InvalidRequest {
-    /// The method the request names.
+    /// The request's id, when it is a string or an integer: the reply carries it.
     ///
     /// See the example on [`InvalidRequest`].
-    pub fn method(&self) -> &str {
-        &self.method
+    pub fn id(&self) -> Option<&RequestId> {
+        self.id.as_ref().ok()
     }
 
-    /// What its id is, in words: `"null"`, `"a boolean"`, `"an object"`, ….
+    /// What its id is, in words, when no id may be of its type: `"null"`, `"a boolean"`,
+    /// `"an object"`, …; `None` when the id is a string or an integer.
     ///
     /// See the example on [`InvalidRequest`].
-    pub fn id_type(&self) -> &'static str {
-        self.id_type
+    pub fn id_type(&self) -> Option<&'static str> {
+        self.id.as_ref().err().copied()
     }
 
-    /// The response JSON-RPC prescribes: `-32600 Invalid Request`, with a null id, and the
-    /// id's type in `data`.
+    /// The method the request names, when `method` is a string.
+    ///
+    /// See the example on [`InvalidRequest`].
+    pub fn method(&self) -> Option<&str> {
+        self.method.as_deref().ok()
+    }
+
+    /// What its `method` is, in words, when it is not a string: `"a number"`, `"null"`, …;
+    /// `None` when it is a string.
+    ///
+    /// See the example on [`InvalidRequest`].
+    pub fn method_type(&self) -> Option<&'static str> {
+        self.method.as_ref().err().copied()
+    }
+
+    /// What makes the request invalid, in words: the `data` of its reply.
+    pub(crate) fn faults(&self) -> String {
+        let id = self
+            .id_type()
+            .map(|t| format!("a request id must be a string or an integer, not {t}"));
+        let method = self
+            .method_type()
+            .map(|t| format!("a request method must be a string, not {t}"));
+        [id, method]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The response JSON-RPC prescribes: `-32600 Invalid Request`, with the request's id (null
+    /// when its type is what is wrong), and what is wrong in `data`.
     ///
     /// See the example on [`InvalidRequest`].
     pub fn reply(&self) -> Response {
-        let why = format!(
-            "a request id must be a string or an integer, not {}",
-            self.id_type
-        );
         Response {
-            id: None,
+            id: self.id().cloned(),
             result: Err(
                 ErrorObject::new(ErrorCode::INVALID_REQUEST, "Invalid Request")
-                    .with_data(why.into()),
+                    .with_data(self.faults().into()),
             ),
         }
+    }
+}
+
+impl fmt::Display for InvalidRequest {
+    /// The request, as far as it can be named, and what is wrong with it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid request")?;
+        if let Some(method) = self.method() {
+            write!(f, " `{method}`")?;
+        }
+        if let Some(id) = self.id() {
+            write!(f, " {id}")?;
+        }
+        write!(f, ": {}", self.faults())
     }
 }
 
@@ -114,8 +168,6 @@ enum Id {
     Null,
     /// Of a type no id may have: what it is, in words.
     Forbidden(&'static str),
-    /// An integer beyond what a [`RequestId`] holds.
-    TooLarge,
 }
 
 impl Id {
@@ -123,14 +175,25 @@ impl Id {
         match value {
             Value::Null => Id::Null,
             Value::String(s) => Id::Valid(RequestId::from(s)),
-            Value::Number(n) => match (n.as_i64(), n.is_u64()) {
+            // An integer beyond `u64` reads as a float: it cannot be given back as it came.
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
                 (Some(n), _) => Id::Valid(RequestId::from(n)),
-                (None, true) => Id::TooLarge,
-                (None, false) => Id::Forbidden("a number that is not an integer"),
+                (None, Some(n)) => Id::Valid(RequestId::from(n)),
+                (None, None) => Id::Forbidden("a number that is not an integer"),
             },
             Value::Bool(_) => Id::Forbidden("a boolean"),
             Value::Array(_) => Id::Forbidden("an array"),
             Value::Object(_) => Id::Forbidden("an object"),
+        }
+    }
+
+    /// The id of a request: an error naming the type when no request id may have it.
+    fn of_request(self) -> Result<RequestId, &'static str> {
+        match self {
+            Id::Valid(id) => Ok(id),
+            // An `"id": null` makes no notification of it: a notification has no `id`.
+            Id::Null => Err("null"),
+            Id::Forbidden(id_type) => Err(id_type),
         }
     }
 
@@ -140,13 +203,20 @@ impl Id {
             Id::Valid(id) => Ok(Some(id)),
             Id::Null => Ok(None),
             Id::Forbidden(_) => Err(DecodeError::new("`id` is neither an integer nor a string")),
-            Id::TooLarge => Err(too_large()),
         }
     }
 }
 
-fn too_large() -> DecodeError {
-    DecodeError::new("`id` is an integer beyond 64 bits")
+/// What a JSON value that is not a string is, in words.
+fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 impl Message {
@@ -157,26 +227,31 @@ impl Message {
     /// # Errors
     ///
     /// Fails when the value is not an object shaped like a request, response or notification;
-    /// for a request with an id of a forbidden type the error carries it
-    /// ([`DecodeError::invalid_request`]).
+    /// for a request JSON-RPC rejects (an id of a forbidden type, a `method` that is not a
+    /// string) the error carries it ([`DecodeError::invalid_request`]).
     pub fn from_value(value: Value) -> Result<Message, DecodeError> {
         let Value::Object(mut obj) = value else {
             return Err(DecodeError::new("not a JSON object"));
         };
         let id = obj.remove("id").map(Id::read);
         let params = obj.remove("params").filter(|p| !p.is_null());
-        if let Some(method) = obj.remove("method") {
-            let Value::String(method) = method else {
-                return Err(DecodeError::new("`method` is not a string"));
-            };
-            return match id {
-                None => Ok(Message::Notification(Notification { method, params })),
-                Some(Id::Valid(id)) => Ok(Message::Request(Request { id, method, params })),
-                // An `"id": null` makes no notification of it: a notification has no `id`.
-                Some(Id::Null) => Err(invalid(method, "null")),
-                Some(Id::Forbidden(id_type)) => Err(invalid(method, id_type)),
-                Some(Id::TooLarge) => Err(too_large()),
-            };
+        match obj.remove("method") {
+            Some(Value::String(method)) => {
+                return match id.map(Id::of_request) {
+                    None => Ok(Message::Notification(Notification { method, params })),
+                    Some(Ok(id)) => Ok(Message::Request(Request { id, method, params })),
+                    Some(Err(id_type)) => Err(invalid(Err(id_type), Ok(method))),
+                };
+            }
+            Some(method) => {
+                let is_response = obj.contains_key("result") || obj.contains_key("error");
+                return Err(match id {
+                    // A request that names no method: invalid, and owed its error all the same.
+                    Some(id) if !is_response => invalid(id.of_request(), Err(type_of(&method))),
+                    _ => DecodeError::new("`method` is not a string"),
+                });
+            }
+            None => {}
         }
         let id = id.map_or(Ok(None), Id::of_response)?;
         if let Some(error) = obj.remove("error") {
@@ -197,10 +272,14 @@ impl Message {
     }
 }
 
-/// The error for a request with an id of a forbidden type, carrying it.
-fn invalid(method: String, id_type: &'static str) -> DecodeError {
+/// The error for a request JSON-RPC rejects, carrying it.
+fn invalid(
+    id: Result<RequestId, &'static str>,
+    method: Result<String, &'static str>,
+) -> DecodeError {
+    let invalid = InvalidRequest { id, method };
     DecodeError {
-        message: format!("the `{method}` request's id is {id_type}, not a string or an integer"),
-        invalid: Some(InvalidRequest { method, id_type }),
+        message: invalid.to_string(),
+        invalid: Some(invalid),
     }
 }

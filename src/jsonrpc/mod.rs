@@ -43,8 +43,9 @@ pub const VERSION: &str = "2.0";
 
 /// A request id: an integer or a string, never null.
 ///
-/// umcp sends increasing integers; servers may use either form. `Display` quotes string ids so
-/// `7` and `"7"` never look alike in logs.
+/// umcp sends increasing integers; servers may use either form, and any integer from
+/// `i64::MIN` to `u64::MAX` (an id beyond `i64::MAX` is given back as the server sent it).
+/// `Display` quotes string ids so `7` and `"7"` never look alike in logs.
 ///
 /// ```
 /// use umcp::jsonrpc::RequestId;
@@ -54,25 +55,46 @@ pub const VERSION: &str = "2.0";
 /// assert_eq!((text.as_i64(), text.as_str()), (None, Some("7")));
 /// assert_eq!(text.to_value(), serde_json::json!("7"));
 /// assert_eq!(format!("{number} {text}"), r#"7 "7""#);
+///
+/// // Beyond `i64`: an integer all the same, with one form whichever way it was made.
+/// let big = RequestId::from(u64::MAX);
+/// assert_eq!((big.as_i64(), big.as_u64()), (None, Some(u64::MAX)));
+/// assert_eq!(big.to_value(), serde_json::json!(u64::MAX));
+/// assert_eq!(RequestId::from(7_u64), number);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct RequestId(IdRepr);
 
+/// The forms of an id. An integer is `Int` whenever it fits, so each id has one form (and
+/// equal ids compare equal); `Big` comes after `Int`, which keeps integers in order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(untagged)]
 enum IdRepr {
     Int(i64),
+    /// An integer beyond `i64::MAX`, which servers counting in unsigned 64 bits reach.
+    Big(u64),
     Str(String),
 }
 
 impl RequestId {
-    /// The integer value, if this id is an integer.
+    /// The integer value, if this id is an integer that fits an `i64`.
     ///
     /// See the example on [`RequestId`].
     pub fn as_i64(&self) -> Option<i64> {
         match &self.0 {
             IdRepr::Int(n) => Some(*n),
+            IdRepr::Big(_) | IdRepr::Str(_) => None,
+        }
+    }
+
+    /// The integer value, if this id is an integer that fits a `u64`.
+    ///
+    /// See the example on [`RequestId`].
+    pub fn as_u64(&self) -> Option<u64> {
+        match &self.0 {
+            IdRepr::Int(n) => u64::try_from(*n).ok(),
+            IdRepr::Big(n) => Some(*n),
             IdRepr::Str(_) => None,
         }
     }
@@ -82,7 +104,7 @@ impl RequestId {
     /// See the example on [`RequestId`].
     pub fn as_str(&self) -> Option<&str> {
         match &self.0 {
-            IdRepr::Int(_) => None,
+            IdRepr::Int(_) | IdRepr::Big(_) => None,
             IdRepr::Str(s) => Some(s),
         }
     }
@@ -93,6 +115,7 @@ impl RequestId {
     pub fn to_value(&self) -> Value {
         match &self.0 {
             IdRepr::Int(n) => Value::from(*n),
+            IdRepr::Big(n) => Value::from(*n),
             IdRepr::Str(s) => Value::from(s.as_str()),
         }
     }
@@ -101,6 +124,15 @@ impl RequestId {
 impl From<i64> for RequestId {
     fn from(n: i64) -> RequestId {
         RequestId(IdRepr::Int(n))
+    }
+}
+
+impl From<u64> for RequestId {
+    fn from(n: u64) -> RequestId {
+        match i64::try_from(n) {
+            Ok(n) => RequestId(IdRepr::Int(n)),
+            Err(_) => RequestId(IdRepr::Big(n)),
+        }
     }
 }
 
@@ -126,6 +158,7 @@ impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             IdRepr::Int(n) => write!(f, "{n}"),
+            IdRepr::Big(n) => write!(f, "{n}"),
             IdRepr::Str(s) => write!(f, "{s:?}"),
         }
     }
@@ -274,7 +307,7 @@ pub enum Payload {
     /// A single message.
     Single(Message),
     /// A JSON array batch (legal only under protocol 2025-03-26). Malformed elements (requests
-    /// with an id of a forbidden type among them) are dropped; the count of dropped elements
+    /// JSON-RPC rejects among them) are dropped; the count of dropped elements
     /// is kept so callers can log it.
     Batch(Vec<Message>, usize),
 }
@@ -287,7 +320,8 @@ impl Payload {
     /// # Errors
     ///
     /// Fails when the text is not JSON, is an empty batch, or is not a JSON-RPC message (a
-    /// request with an id of a forbidden type is not one: see [`InvalidRequest`]). Members of
+    /// request JSON-RPC rejects, for its id or its `method`, is not one: see
+    /// [`InvalidRequest`]). Members of
     /// a batch that are not messages are dropped and counted, without failing it.
     pub fn decode(text: &str) -> Result<Payload, DecodeError> {
         let value: Value = serde_json::from_str(text)

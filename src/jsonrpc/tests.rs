@@ -116,8 +116,9 @@ fn requests_with_ids_of_forbidden_types_are_invalid_requests_owed_a_reply() {
         let invalid = error.invalid_request().expect(&text);
         assert_eq!(
             (invalid.method(), invalid.id_type()),
-            ("roots/list", id_type)
+            (Some("roots/list"), Some(id_type))
         );
+        assert_eq!((invalid.id(), invalid.method_type()), (None, None));
         assert_eq!(
             Message::from(invalid.reply()).encode(),
             format!(
@@ -145,11 +146,109 @@ fn responses_and_notifications_are_not_invalid_requests() {
     // No `id` member: a notification, as before.
     let m = one(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
     assert!(matches!(m, Message::Notification(_)));
-    // An integer id beyond 64 bits is not of a forbidden type; it is merely unreadable here.
-    let error = Payload::decode(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#)
-        .unwrap_err();
-    assert!(error.invalid_request().is_none());
     // In a batch such a request is a malformed member: dropped and counted.
     let batch = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]"#;
     assert!(matches!(Payload::decode(batch), Ok(Payload::Batch(items, 1)) if items.len() == 1));
+}
+
+#[test]
+fn requests_whose_method_is_not_a_string_are_invalid_requests_answered_with_their_id() {
+    for (id, method, method_type) in [
+        ("7", "42", "a number"),
+        (r#""s-1""#, "null", "null"),
+        ("8", r#"{"name":"ping"}"#, "an object"),
+        ("9", r#"["ping"]"#, "an array"),
+        ("-1", "false", "a boolean"),
+        ("18446744073709551615", "1.5", "a number"),
+    ] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{{}}}}"#);
+        let error = Payload::decode(&text).unwrap_err();
+        let invalid = error.invalid_request().expect(&text);
+        let own_id: Value = serde_json::from_str(id).unwrap();
+        assert_eq!(invalid.id().map(RequestId::to_value), Some(own_id));
+        assert_eq!(
+            (invalid.method(), invalid.method_type(), invalid.id_type()),
+            (None, Some(method_type), None)
+        );
+        assert_eq!(
+            Message::from(invalid.reply()).encode(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request","data":"a request method must be a string, not {method_type}"}}}}"#
+            )
+        );
+        assert!(error.to_string().contains(method_type), "{error}");
+    }
+    // Its id cannot be given back either: a null id, and both faults in `data`.
+    let error = Payload::decode(r#"{"jsonrpc":"2.0","id":true,"method":5}"#).unwrap_err();
+    let invalid = error.invalid_request().expect("an invalid request");
+    let reply = Message::from(invalid.reply()).to_value();
+    assert_eq!(reply["id"], Value::Null);
+    assert_eq!(
+        reply["error"]["data"],
+        "a request id must be a string or an integer, not a boolean; \
+         a request method must be a string, not a number"
+    );
+    // Not requests, so owed nothing: a notification (no id), and responses.
+    for text in [
+        r#"{"jsonrpc":"2.0","method":5}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":null,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":5,"error":{"code":1,"message":"x"}}"#,
+    ] {
+        let error = Payload::decode(text).unwrap_err();
+        assert!(error.invalid_request().is_none(), "{text}");
+    }
+}
+
+#[test]
+fn integer_ids_beyond_i64_are_ids_like_any_other() {
+    let m = one(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
+    let Message::Request(request) = &m else {
+        panic!("{m:?}")
+    };
+    assert_eq!(request.id.to_value(), json!(u64::MAX));
+    assert_eq!(request.id.to_string(), "18446744073709551615");
+    assert_eq!(
+        Message::from(Response::ok(request.id.clone(), json!({}))).encode(),
+        r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#
+    );
+    // A response with such an id reads too (and matches none of this client's requests).
+    let m = one(r#"{"jsonrpc":"2.0","id":9223372036854775808,"result":{}}"#);
+    assert!(
+        matches!(&m, Message::Response(Response { id: Some(id), .. }) if id.to_value() == json!(1_u64 << 63)),
+        "{m:?}"
+    );
+    // Each id has one form: an integer that fits an `i64` is one however it was made.
+    assert_eq!(RequestId::from(7_u64), RequestId::from(7_i64));
+    assert_eq!(RequestId::from(7_u64).as_i64(), Some(7));
+    let big = RequestId::from(u64::MAX);
+    assert_eq!(
+        (big.as_i64(), big.as_u64(), big.as_str()),
+        (None, Some(u64::MAX), None)
+    );
+    assert_eq!(
+        serde_json::from_value::<RequestId>(json!(u64::MAX)).unwrap(),
+        big
+    );
+    assert_eq!(
+        serde_json::from_value::<RequestId>(json!(7)).unwrap(),
+        RequestId::from(7)
+    );
+    assert_eq!(RequestId::from(-1).as_u64(), None);
+    // Integers stay in order, below strings.
+    let mut ids = [
+        RequestId::from("a"),
+        big.clone(),
+        RequestId::from(-1),
+        RequestId::from(1),
+    ];
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            RequestId::from(-1),
+            RequestId::from(1),
+            big,
+            RequestId::from("a")
+        ]
+    );
 }

@@ -18,9 +18,9 @@ pub enum Inbound {
     /// A JSON array batch from the server (legal only under protocol 2025-03-26; the layer
     /// above decides).
     Batch(Vec<Message>),
-    /// A request from the server that JSON-RPC rejects for its id (of a type no request id
-    /// may have). It is owed the error [`InvalidRequest::reply`], and nothing else: the layer
-    /// above sends it.
+    /// A request from the server that JSON-RPC rejects, for its id (of a type no request id
+    /// may have) or its `method` (not a string). It is owed the error
+    /// [`InvalidRequest::reply`], and nothing else: the layer above sends it.
     Invalid(InvalidRequest),
     /// A request the transport sent can never get its response (for example an HTTP stream
     /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
@@ -117,8 +117,8 @@ impl Inbox {
     ///
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     ///
-    /// A request with an id of a forbidden type is delivered as [`Inbound::Invalid`], for
-    /// the layer above to answer.
+    /// A request JSON-RPC rejects is delivered as [`Inbound::Invalid`], for the layer above to
+    /// answer.
     ///
     /// # Errors
     ///
@@ -160,7 +160,7 @@ impl Inbox {
         (self.sink)(Inbound::Batch(messages))
     }
 
-    /// Delivers a request JSON-RPC rejects for its id (see [`Inbound::Invalid`]).
+    /// Delivers a request JSON-RPC rejects (see [`Inbound::Invalid`]).
     pub(crate) fn deliver_invalid(&self, request: InvalidRequest) -> bool {
         (self.sink)(Inbound::Invalid(request))
     }

@@ -1,13 +1,14 @@
 //! Messages whose `id` has a type JSON-RPC and MCP forbid (a fraction, an object, an array, a
 //! boolean, null): a request gets `-32600 Invalid Request` with a null id and runs nothing; a
-//! response matches no request and is dropped.
+//! response matches no request and is dropped. A request whose `method` is not a string gets
+//! the same error with its own id, and an integer id beyond `i64` is an id like any other.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use umcp::jsonrpc::{ErrorCode, Message, Response};
+use umcp::jsonrpc::{ErrorCode, Message, RequestId, Response};
 use umcp::types::{ElicitResult, ServerNotification};
 use umcp::{Client, Options};
 
@@ -196,4 +197,84 @@ fn the_stateless_era_answers_no_request_not_even_an_invalid_one() {
     client.close();
     assert!(server.wait_ended(1, SOON));
     assert!(replies(&server, 0).is_empty());
+}
+
+/// Requests with an id a reply can carry, and a `method` that is not a string: (id, method),
+/// as JSON text.
+const BAD_METHODS: [(&str, &str); 4] = [
+    ("7", "42"),
+    (r#""s-1""#, "null"),
+    ("8", r#"{"name":"ping"}"#),
+    ("9223372036854775808", "[]"),
+];
+
+#[test]
+fn requests_whose_method_is_not_a_string_get_invalid_request_with_their_own_id() {
+    for queued in [false, true] {
+        let server = FakeServer::new();
+        server.queued_sends.store(queued, Ordering::SeqCst);
+        let seen = server.clone();
+        server.on("tools/call", move |peer, _| {
+            for (k, (id, method)) in BAD_METHODS.into_iter().enumerate() {
+                let text =
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{{}}}}"#);
+                peer.send_text(&text);
+                replies(&seen, k + 1);
+            }
+            Some(json!({"content": []}))
+        });
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        client.call_tool("x", Value::Null).unwrap();
+        let replies = replies(&server, BAD_METHODS.len());
+        assert_eq!(replies.len(), BAD_METHODS.len(), "queued sends: {queued}");
+        for (reply, (id, _)) in replies.iter().zip(BAD_METHODS) {
+            let wire = Message::Response(reply.clone()).encode();
+            let prefix = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request""#
+            );
+            assert!(wire.starts_with(&prefix), "{wire}");
+        }
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "a handler ran");
+        client.call_tool("x", Value::Null).unwrap();
+    }
+}
+
+#[test]
+fn requests_with_integer_ids_beyond_i64_are_served_and_answered_with_those_ids() {
+    // MCP allows any integer id: a server counting in unsigned 64 bits gets its own back.
+    let server = FakeServer::new();
+    let seen = server.clone();
+    server.on("tools/call", move |peer, _| {
+        peer.send_text(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
+        replies(&seen, 1);
+        peer.send_text(&elicitation("9223372036854775808"));
+        replies(&seen, 2);
+        Some(json!({"content": []}))
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let replies = replies(&server, 2);
+    let wire: Vec<String> = replies
+        .iter()
+        .map(|r| Message::Response(r.clone()).encode())
+        .collect();
+    assert_eq!(
+        wire,
+        [
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"result":{"action":"decline"}}"#,
+        ]
+    );
+    let ids: Vec<Option<Value>> = replies
+        .iter()
+        .map(|r| r.id.as_ref().map(RequestId::to_value))
+        .collect();
+    assert_eq!(ids, [Some(json!(u64::MAX)), Some(json!(1_u64 << 63))]);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the handler did not run once"
+    );
 }

@@ -212,3 +212,28 @@ fn a_post_cut_short_by_close_fails_as_closed_by_the_client() {
         other => panic!("expected the POST to fail as closed by the client, got {other:?}"),
     }
 }
+
+#[test]
+fn a_request_whose_method_is_not_a_string_is_no_response_to_the_post_it_came_on() {
+    // The server's ids are its own: its request `1`, with `"method": null`, on the stream of
+    // the client's request `1` is answered as invalid and leaves that stream reading.
+    let server = serve(|seen, reply| {
+        if seen.method != "POST" {
+            return reply.status(405, &[]);
+        }
+        let mut sse = reply.sse(&[]);
+        let _ = sse.message(r#"{"jsonrpc":"2.0","id":1,"method":null}"#);
+        let _ = sse.message(&result(1));
+        sse.end();
+    });
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    transport.send(&request(1, "tools/list"), soon()).unwrap();
+    match next(&rx) {
+        Inbound::Invalid(invalid) => {
+            assert_eq!(invalid.id(), Some(&RequestId::from(1)));
+            assert_eq!(invalid.method_type(), Some("null"));
+        }
+        other => panic!("expected the invalid request, got {other:?}"),
+    }
+    expect_response(&rx, 1);
+}

@@ -273,3 +273,39 @@ fn auto_fallback_to_legacy_ends_by_the_init_timeout() {
     );
     assert!(methods.iter().any(|m| m == "GET"), "{methods:?}");
 }
+
+#[test]
+fn legacy_post_cut_short_by_close_fails_as_closed_by_the_client() {
+    // The endpoint takes its time answering POSTs: the one below is still waiting for its
+    // answer when the connection closes.
+    let (release, held) = crossbeam_channel::bounded::<()>(0);
+    let server = serve(move |seen, reply| {
+        if seen.method == "GET" {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send("event: endpoint\ndata: /messages\n\n");
+            let _ = held.recv_timeout(WAIT);
+            return;
+        }
+        let _ = held.recv_timeout(WAIT);
+        reply.status(202, &[]);
+    });
+    let config = HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse);
+    let (transport, rx) = connect(&config);
+    let transport = Arc::new(transport);
+    let sender = Arc::clone(&transport);
+    let call = std::thread::Builder::new()
+        .name("legacy-sender".into())
+        .spawn(move || sender.send(&request(1, "tools/call"), soon()))
+        .unwrap();
+    server.next_with_method("POST");
+    let started = Instant::now();
+    transport.close();
+    let outcome = call.join().expect("the sender");
+    assert!(started.elapsed() < WAIT, "took {:?}", started.elapsed());
+    match outcome {
+        Err(Error::Closed(closed)) => assert_eq!(closed.reason, "closed by client"),
+        other => panic!("expected the POST to fail as closed by the client, got {other:?}"),
+    }
+    assert!(matches!(next(&rx), Inbound::Closed(_)));
+    drop(release);
+}

@@ -1,6 +1,8 @@
 //! A stdio server sending requests whose `id` has a type JSON-RPC and MCP forbid: each gets
 //! `-32600 Invalid Request` with a null id on the server's stdin, no handler runs, and a
-//! flood of them from a server that does not read meanwhile leaves calls working.
+//! flood of them from a server that does not read meanwhile leaves calls working. A request
+//! whose `method` is not a string gets the same error with its own id, and one with an integer
+//! id beyond `i64` is served like any other.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,12 +17,15 @@ use crate::python;
 /// Bound for anything that should happen at once.
 const SOON: Duration = Duration::from_secs(10);
 
-/// A handshake-era server with three tools: `ask` sends a `roots/list` request with each id
-/// of a forbidden type, `flood` sends `n` of them without reading its input meanwhile, and
-/// `replies` reports every response the server has read so far, as it read it.
+/// A handshake-era server with five tools: `ask` sends a `roots/list` request with each id
+/// of a forbidden type, `flood` sends `n` of them without reading its input meanwhile,
+/// `bad-methods` sends requests whose `method` is not a string, `big-id` a `roots/list`
+/// request with the id 2^64 - 1, and `replies` reports every response the server has read so
+/// far, as it read it.
 const SERVER: &str = r#"
 import json, sys
 FORBIDDEN = [1.5, {"n": 1}, [1], True, None]
+BAD_METHODS = [[7, 42], ["s-1", None], [8, {"name": "roots/list"}]]
 replies = []
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
@@ -44,6 +49,11 @@ for line in sys.stdin:
         if name == "ask":
             for bad in FORBIDDEN:
                 ask(bad)
+        elif name == "bad-methods":
+            for bad, method in BAD_METHODS:
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": bad, "method": method}) + "\n")
+        elif name == "big-id":
+            ask(2**64 - 1)
         elif name == "flood":
             for k in range(arguments["n"]):
                 ask(FORBIDDEN[k % len(FORBIDDEN)])
@@ -121,5 +131,43 @@ fn a_flood_of_invalid_requests_from_a_server_that_does_not_read_leaves_calls_wor
     assert!(replies.len() <= FLOOD, "{} replies", replies.len());
     replies.iter().for_each(assert_invalid_request);
     assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+    client.close();
+}
+
+#[test]
+fn requests_whose_method_is_not_a_string_are_answered_invalid_request_with_their_id() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect(&asked);
+    let result = client.call_tool("bad-methods", json!({})).unwrap();
+    assert_eq!(result.text(), "bad-methods");
+    let replies = replies(&client, 3);
+    let ids: Vec<&Value> = replies.iter().map(|reply| &reply["id"]).collect();
+    assert_eq!(ids, [&json!(7), &json!("s-1"), &json!(8)], "{replies:?}");
+    for reply in &replies {
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert_eq!(reply["error"]["message"], "Invalid Request", "{reply}");
+        assert!(reply.get("result").is_none(), "{reply}");
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+    client.close();
+}
+
+#[test]
+fn a_request_with_an_integer_id_beyond_i64_is_served_and_answered_with_that_id() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect(&asked);
+    assert_eq!(
+        client.call_tool("big-id", json!({})).unwrap().text(),
+        "big-id"
+    );
+    let replies = replies(&client, 1);
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["id"], json!(u64::MAX), "{}", replies[0]);
+    assert_eq!(replies[0]["result"]["roots"][0]["uri"], "file:///tmp");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the roots handler did not run once"
+    );
     client.close();
 }

@@ -1,7 +1,7 @@
 //! Handing what the server sent to the inbox, and stopping the streams a response settles.
 
 use serde::de::IgnoredAny;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use super::streams::Streams;
 use super::wire;
@@ -13,7 +13,19 @@ use crate::transport::Inbox;
 #[derive(Deserialize)]
 struct Peek {
     id: Option<RequestId>,
-    method: Option<IgnoredAny>,
+    #[serde(default)]
+    method: Present,
+}
+
+/// Whether a member is there at all: `"method": null` makes a request, if an invalid one,
+/// and no response (an `Option` would take it for a missing member).
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Present, D::Error> {
+        IgnoredAny::deserialize(deserializer).map(|_| Present(true))
+    }
 }
 
 /// Decodes the data of a message event and delivers it. Returns whether it held the
@@ -48,8 +60,9 @@ pub(crate) fn deliver_event(
 ///
 /// # Errors
 ///
-/// Fails when the text is not JSON-RPC; nothing was delivered. A request with an id of a
-/// forbidden type is JSON-RPC, delivered for the layer above to answer.
+/// Fails when the text is not JSON-RPC; nothing was delivered. A request JSON-RPC rejects (see
+/// [`InvalidRequest`](crate::jsonrpc::InvalidRequest)) is delivered for the layer above to
+/// answer.
 pub(crate) fn deliver_text(
     inbox: &Inbox,
     streams: Option<&Streams>,
@@ -64,7 +77,7 @@ pub(crate) fn deliver_text(
     let Some(single) = peek else {
         let payload = match Payload::decode(text) {
             Ok(payload) => payload,
-            // A request with an id of a forbidden type: the layer above answers it.
+            // A request JSON-RPC rejects: the layer above answers it.
             Err(e) => match e.invalid_request() {
                 Some(invalid) => {
                     inbox.deliver_invalid(invalid.clone());
@@ -86,7 +99,7 @@ pub(crate) fn deliver_text(
     // Delivered first: a text that is JSON but not a message settles nothing.
     inbox.deliver_text(text)?;
     Ok(match (&single.id, single.method) {
-        (Some(id), None) => settle(streams, id, target),
+        (Some(id), Present(false)) => settle(streams, id, target),
         _ => false,
     })
 }

@@ -37,16 +37,32 @@ struct Shared {
 
 impl Shared {
     fn report_closed(&self, reason: String) {
-        let mut closed = lock(&self.closed);
-        if closed.is_none() {
-            log::debug!("SSE connection closed: {reason}");
-            let info = Closed {
-                reason,
-                ..Closed::default()
-            };
-            *closed = Some(info.clone());
+        if let Some(info) = self.mark_closed(reason) {
             self.inbox.closed(info);
         }
+    }
+
+    /// Records why the connection ended, unless it had already: what is then owed to the
+    /// inbox, once.
+    fn mark_closed(&self, reason: String) -> Option<Closed> {
+        let mut closed = lock(&self.closed);
+        if closed.is_some() {
+            return None;
+        }
+        log::debug!("SSE connection closed: {reason}");
+        let info = Closed {
+            reason,
+            ..Closed::default()
+        };
+        *closed = Some(info.clone());
+        Some(info)
+    }
+
+    /// The error for sending on this connection, once it has ended.
+    fn closed_error(&self) -> Option<Error> {
+        lock(&self.closed)
+            .clone()
+            .map(|closed| Error::Closed(Arc::new(closed)))
     }
 }
 
@@ -203,11 +219,9 @@ fn resolve_endpoint(sse_url: &str, data: &str) -> Result<String> {
     Ok(endpoint)
 }
 
-impl Transport for LegacySse {
-    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
-        if let Some(closed) = lock(&self.shared.closed).clone() {
-            return Err(Error::Closed(Arc::new(closed)));
-        }
+impl LegacySse {
+    /// One POST of `message` to the endpoint, answered by `deadline`.
+    fn post(&self, message: &Message, deadline: Instant) -> Result<()> {
         let body = message.encode();
         log::trace!("> {body}");
         let deadline = self.shared.wire.post_deadline(deadline);
@@ -237,6 +251,17 @@ impl Transport for LegacySse {
         };
         Err(wire::status_error(response, &self.endpoint, id, deadline))
     }
+}
+
+impl Transport for LegacySse {
+    fn send(&self, message: &Message, deadline: Instant) -> Result<()> {
+        if let Some(closed) = self.shared.closed_error() {
+            return Err(closed);
+        }
+        // Closing cut the exchange: that is why it failed, whatever the socket said.
+        self.post(message, deadline)
+            .map_err(|error| self.shared.closed_error().unwrap_or(error))
+    }
 
     fn session_event(&self, event: SessionEvent<'_>) {
         match event {
@@ -250,9 +275,14 @@ impl Transport for LegacySse {
 
     /// Stops the event stream and shuts its connection down: the reader thread ends at once.
     fn close(&self) {
+        // Closed before the sockets are cut, so a POST they cut fails as closed, not with
+        // the socket's error.
+        let owed = self.shared.mark_closed("closed by client".into());
         self.shared.stop.stop();
         self.shared.wire.shutdown();
-        self.shared.report_closed("closed by client".into());
+        if let Some(info) = owed {
+            self.shared.inbox.closed(info);
+        }
     }
 
     fn kind(&self) -> &'static str {

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 mod auth_header;
 mod body;
+mod call;
 mod connect;
 mod credentials;
 mod delivery;

@@ -21,6 +21,7 @@ pub(crate) use super::body::{
     drain, error_of, header, http_error, is_empty_body, media_type, read_text, snippet,
     status_error, valid_header_value, valid_session_id,
 };
+pub(crate) use super::call::{Call, Method};
 
 /// `Accept` for POSTs: servers may answer with either.
 pub(crate) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -31,62 +32,6 @@ pub(crate) const INTERNAL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A response with its body still unread.
 pub(crate) type HttpResponse = Response<Body>;
-
-/// The HTTP method of a [`Call`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Method {
-    Get,
-    Post,
-    Delete,
-}
-
-impl Method {
-    /// The method's name on the wire.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-            Method::Delete => "DELETE",
-        }
-    }
-}
-
-/// One HTTP request to make.
-pub(crate) struct Call<'a> {
-    pub method: Method,
-    pub url: &'a str,
-    /// The JSON body of a POST.
-    pub body: Option<&'a str>,
-    pub accept: &'static str,
-    /// Session, version and `Last-Event-ID` headers.
-    pub headers: Vec<(&'static str, String)>,
-    /// Per-message headers from the layer above (see [`Transport::send_with_headers`]).
-    ///
-    /// [`Transport::send_with_headers`]: crate::transport::Transport::send_with_headers
-    pub extra: &'a [(String, String)],
-    /// When the response headers must have arrived (connecting and sending included).
-    pub deadline: Instant,
-    /// What is waited for, for timeout errors: a JSON-RPC method or an HTTP step.
-    pub what: &'a str,
-}
-
-impl Call<'_> {
-    /// The `MCP-Protocol-Version` header this request carries, from the session or from the
-    /// layer above.
-    pub fn protocol_version(&self) -> Option<&str> {
-        let named = |name: &str| name.eq_ignore_ascii_case("mcp-protocol-version");
-        self.headers
-            .iter()
-            .find(|(n, _)| named(n))
-            .map(|(_, v)| v.as_str())
-            .or_else(|| {
-                self.extra
-                    .iter()
-                    .find(|(n, _)| named(n))
-                    .map(|(_, v)| v.as_str())
-            })
-    }
-}
 
 /// The HTTP client (a ureq `Agent` with its connection pool) and configuration of one
 /// transport.
