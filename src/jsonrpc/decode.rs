@@ -187,6 +187,10 @@ impl Id {
         }
     }
 
+    fn is_null(&self) -> bool {
+        matches!(self, Id::Null)
+    }
+
     /// The id of a request: an error naming the type when no request id may have it.
     fn of_request(self) -> Result<RequestId, &'static str> {
         match self {
@@ -237,6 +241,10 @@ impl Message {
         let params = obj.remove("params").filter(|p| !p.is_null());
         match obj.remove("method") {
             Some(Value::String(method)) => {
+                // Some servers write `"id": null` on their notifications; MCP names them all
+                // `notifications/…` and none is a request, so they are taken as meant rather
+                // than refused and lost.
+                let id = id.filter(|id| !(id.is_null() && method.starts_with("notifications/")));
                 return match id.map(Id::of_request) {
                     None => Ok(Message::Notification(Notification { method, params })),
                     Some(Ok(id)) => Ok(Message::Request(Request { id, method, params })),

@@ -146,6 +146,12 @@ fn responses_and_notifications_are_not_invalid_requests() {
     // No `id` member: a notification, as before.
     let m = one(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
     assert!(matches!(m, Message::Notification(_)));
+    // `"id": null` on what MCP names a notification: taken as one, not refused and lost.
+    let m = one(r#"{"jsonrpc":"2.0","id":null,"method":"notifications/message","params":{}}"#);
+    assert!(
+        matches!(&m, Message::Notification(n) if n.method == "notifications/message"),
+        "{m:?}"
+    );
     // In a batch such a request is a malformed member: dropped and counted.
     let batch = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]"#;
     assert!(matches!(Payload::decode(batch), Ok(Payload::Batch(items, 1)) if items.len() == 1));

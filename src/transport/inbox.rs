@@ -160,8 +160,11 @@ impl Inbox {
         (self.sink)(Inbound::Batch(messages))
     }
 
-    /// Delivers a request JSON-RPC rejects (see [`Inbound::Invalid`]).
-    pub(crate) fn deliver_invalid(&self, request: InvalidRequest) -> bool {
+    /// Delivers a request JSON-RPC rejects (see [`Inbound::Invalid`]), for the client to
+    /// answer `-32600 Invalid Request`: a transport that decodes its messages itself passes on
+    /// what [`DecodeError::invalid_request`](crate::jsonrpc::DecodeError::invalid_request)
+    /// carries.
+    pub fn deliver_invalid(&self, request: InvalidRequest) -> bool {
         (self.sink)(Inbound::Invalid(request))
     }
 
