@@ -8,7 +8,7 @@ use crossbeam_channel::RecvTimeoutError;
 
 use super::delivery::deliver_event;
 use super::socket;
-use super::streamable::describe;
+use super::streamable::{by_client, describe};
 use super::streams::{self, lock, End, Flow, Stop, StreamState};
 use super::url;
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH, ACCEPT_SSE};
@@ -251,8 +251,9 @@ impl Transport for LegacySse {
     /// Stops the event stream and shuts its connection down: the reader thread ends at once.
     fn close(&self) {
         self.shared.stop.stop();
-        self.shared.wire.shutdown();
-        self.shared.report_closed("closed by client".into());
+        let why = by_client();
+        self.shared.wire.shutdown(Arc::clone(&why));
+        self.shared.report_closed(why.reason.clone());
     }
 
     fn kind(&self) -> &'static str {
