@@ -1,6 +1,6 @@
 //! OAuth flows seen from concurrent calls: closing the client ends the calls inside a flow,
-//! and callers waiting behind a flow that fails share its failure instead of starting their
-//! own.
+//! and callers waiting behind a flow that fails share its failure when it is the
+//! authorization server's answer, and run their own flow when it is not.
 #![cfg(feature = "oauth")]
 
 #[path = "common/http_server.rs"]
@@ -34,7 +34,12 @@ fn wait_until(what: &str, ready: impl Fn() -> bool) {
 
 /// `tools/list`, uncached, with a timeout far longer than the test.
 fn list_tools(client: &Client) -> umcp::Result<serde_json::Value> {
-    let options = RequestOptions::default().with_timeout(Duration::from_secs(30));
+    list_tools_within(client, Duration::from_secs(30))
+}
+
+/// `tools/list`, uncached, with `timeout`.
+fn list_tools_within(client: &Client, timeout: Duration) -> umcp::Result<serde_json::Value> {
+    let options = RequestOptions::default().with_timeout(timeout);
     client.request_raw("tools/list", None, &options)
 }
 
@@ -128,5 +133,49 @@ fn callers_waiting_behind_a_failed_flow_share_its_failure() {
     let again = auth_error(list_tools(&client));
     assert_eq!(again.error.as_deref(), Some("invalid_client"));
     assert_eq!(fixture.token_requests().len(), 3);
+    client.close();
+}
+
+/// A flow that fails because the call it ran for ran out of time is that call's failure
+/// alone: a caller with time to spare that waited behind it runs a flow of its own.
+#[test]
+fn a_waiter_does_not_share_a_failure_cut_by_the_deadline_of_the_flow_holder() {
+    let fixture = start(Setup {
+        auth_methods: vec!["client_secret_basic".into()],
+        grant_types: vec!["client_credentials".into()],
+        ..Setup::default()
+    });
+    fixture.preregister("machine", Some("m-SECRET"), "client_secret_basic");
+    let config = OAuthConfig::client_credentials("machine")
+        .client_secret("m-SECRET")
+        .timeout(Duration::from_secs(10));
+    let oauth = provider(&fixture, config);
+    let client = connect(&fixture, &oauth).expect("connect");
+    list_tools(&client).expect("authorized");
+    fixture.revoke_access_tokens();
+    // Longer than the hurried caller's timeout, well within the patient one's.
+    fixture.update(|setup| setup.token_delay = Duration::from_millis(2500));
+    let posts = fixture.count("POST", "/mcp");
+    let (hurried, patient) = std::thread::scope(|scope| {
+        let hurried = scope.spawn(|| list_tools_within(&client, Duration::from_millis(1500)));
+        wait_until("the first flow's token request", || {
+            fixture.token_arrivals() == 2
+        });
+        let patient = scope.spawn(|| list_tools(&client));
+        wait_until("the second 401", || {
+            fixture.count("POST", "/mcp") == posts + 2
+        });
+        (hurried.join().unwrap(), patient.join().unwrap())
+    });
+    assert!(hurried.is_err(), "{hurried:?}");
+    assert!(
+        patient.is_ok(),
+        "the 30 s caller got the failure of the 1.5 s one: {patient:?}"
+    );
+    assert_eq!(
+        fixture.token_arrivals(),
+        3,
+        "the patient caller asked itself"
+    );
     client.close();
 }

@@ -272,8 +272,10 @@ impl OAuthConfig {
     /// for a call (a refresh, or discovery and a grant after a 401) also ends by that call's
     /// deadline, or the start-up deadline while connecting; the token request that follows a
     /// user's answer gets the call's budget afresh, counted from the answer. Closing the
-    /// client ends such requests at once, and the call fails with
-    /// [`Error::Closed`](crate::Error::Closed).
+    /// client cuts such a request at once, and the call fails with
+    /// [`Error::Closed`](crate::Error::Closed); but not one still resolving the server's name
+    /// or connecting, which ends when that is done, at the latest at this timeout (cut to the
+    /// call's deadline).
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn timeout(mut self, timeout: Duration) -> OAuthConfig {
@@ -292,8 +294,14 @@ impl OAuthConfig {
     /// How long a request that needs credentials waits while another thread of this provider
     /// is obtaining them (possibly waiting for the user), before failing with
     /// [`Error::Auth`](crate::Error::Auth) (default 5 minutes; `Duration::MAX`: no limit).
-    /// When the authorization it waited for fails, the request fails with the same error
-    /// rather than starting another; a request arriving after that tries again.
+    /// When the authorization it waited for fails with the authorization server's answer
+    /// (an [`AuthError`](crate::AuthError) with a `status`: an OAuth error such as
+    /// `invalid_client`, a refused registration, a document that does not parse), the request
+    /// fails with the same error rather than starting another; after any other failure (a
+    /// request that got no answer, which the deadline of the call running the authorization
+    /// may have cut, the user's step, a step-up after 403) it runs one of its own, within its
+    /// own deadline. A request arriving after the failure tries again. Closing the client
+    /// ends the wait at once.
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {

@@ -2,18 +2,37 @@
 //! a deadline (the thread holding it may be waiting for a user), and through which the
 //! threads that waited for a flow learn that it failed.
 //!
-//! A flow that fails is not run again by each thread that was waiting behind it: they get
-//! its error, the same one, since another flow at once would most likely fail the same way
-//! (a token endpoint that is down, a client the server no longer knows) and cost each of
-//! them their own discovery and grant. Only the threads that were waiting while the flow ran
-//! are told: a thread arriving after the failure was reported takes the lock and tries again.
-//! A wait also ends when the connection of the request it serves closes.
+//! A flow that fails with the authorization server's answer (an OAuth error such as
+//! `invalid_client`, a registration refused, a document that does not parse, a token endpoint
+//! answering 503) is not run again by each thread that was waiting behind it: they get its
+//! error, the same one, since another flow at once would get the same answer, at the cost of
+//! a discovery and a grant each. Any other failure belongs to the flow's own thread, and each
+//! waiter then runs a flow of its own within its own deadline: a request that got no answer
+//! (cut by the deadline of the call the flow ran for, or by the network), the user's step
+//! (a refusal, a redirect that never came), the connection closing. Every failure of a
+//! step-up after a 403, which asked for a scope of its own, is its own too. Only the threads
+//! that were waiting while the flow ran are told: a thread arriving after the failure was
+//! reported takes the lock and tries again. A wait also ends when the connection of the
+//! request it serves closes.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::error::Error;
+use crate::error::{AuthStep, Error};
 use crate::transport::http::provider_deadline;
+
+/// What the lock is taken for, which decides whether a failure is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Credentials after a 401, or asked for before connecting: every such flow is the
+    /// same, so its waiters take its failure when it is the authorization server's answer.
+    Authorize,
+    /// A step-up after a 403 `insufficient_scope`, for a scope of its own: it shares no
+    /// failure, and takes none.
+    StepUp,
+    /// Forgetting the credentials, which no failed flow stands in the way of.
+    Logout,
+}
 
 /// A lock whose waiters give up at a deadline, or on a failure of the flow they waited for.
 #[derive(Default)]
@@ -53,18 +72,21 @@ pub(crate) enum Refused {
 /// Holds a [`FlowLock`] until dropped.
 pub(crate) struct FlowGuard<'a> {
     lock: &'a FlowLock,
+    /// Whether a failure of the flow may be told to the waiters: of a [`Purpose::Authorize`].
+    shares: bool,
     /// The failure to tell the waiters about when the lock is released.
     failure: Option<Error>,
 }
 
 impl FlowLock {
-    /// Takes the lock, waiting at most `wait` (`Duration::MAX`: without limit).
+    /// Takes the lock for a flow for `purpose`, waiting at most `wait` (`Duration::MAX`:
+    /// without limit).
     ///
     /// # Errors
     ///
-    /// [`Refused`]: the lock stayed taken, a flow this thread waited for failed, or the
-    /// connection closed.
-    pub fn acquire(&self, wait: Duration) -> Result<FlowGuard<'_>, Refused> {
+    /// [`Refused`]: the lock stayed taken, a flow this thread waited for failed (when it
+    /// waited for the same `purpose`), or the connection closed.
+    pub fn acquire(&self, wait: Duration, purpose: Purpose) -> Result<FlowGuard<'_>, Refused> {
         let deadline = Instant::now().checked_add(wait);
         // Registered before the state is locked (the hook locks it), and dropped after.
         let inner = Arc::clone(&self.inner);
@@ -76,21 +98,25 @@ impl FlowLock {
         let mut state = self.inner.state();
         let arrived = state.ended;
         state.waiting += 1;
-        let result = self.wait(state, deadline, arrived);
+        // Only the failures of `Purpose::Authorize` flows are recorded.
+        let shares = purpose == Purpose::Authorize;
+        let result = self.wait(state, deadline, shares.then_some(arrived));
         self.inner.state().waiting -= 1;
         result?;
         Ok(FlowGuard {
             lock: self,
+            shares,
             failure: None,
         })
     }
 
-    /// Waits, counted among the waiters, until the lock is free and takes it.
+    /// Waits, counted among the waiters, until the lock is free and takes it; `arrived`, the
+    /// number of flows ended when this thread came, when it takes the failures of later ones.
     fn wait(
         &self,
         mut state: MutexGuard<'_, State>,
         deadline: Option<Instant>,
-        arrived: u64,
+        arrived: Option<u64>,
     ) -> Result<(), Refused> {
         while state.busy {
             // Checked under the state's lock, which the hook takes to wake: never missed.
@@ -115,7 +141,7 @@ impl FlowLock {
                         .0
                 }
             };
-            if let Some((flow, error)) = &state.failure {
+            if let (Some((flow, error)), Some(arrived)) = (&state.failure, arrived) {
                 if *flow > arrived {
                     return Err(Refused::Failed(error.clone()));
                 }
@@ -131,7 +157,7 @@ impl FlowLock {
         self.inner.state().waiting
     }
 
-    /// Takes the lock when it is free.
+    /// Takes the lock when it is free, for a flow whose failure is not shared (a refresh).
     pub fn try_acquire(&self) -> Option<FlowGuard<'_>> {
         let mut state = self.inner.state();
         if state.busy {
@@ -140,6 +166,7 @@ impl FlowLock {
         state.busy = true;
         Some(FlowGuard {
             lock: self,
+            shares: false,
             failure: None,
         })
     }
@@ -152,17 +179,27 @@ impl Inner {
 }
 
 impl FlowGuard<'_> {
-    /// Passes `result`, the outcome of the flow run under this guard, on; a failure is told
-    /// to the threads waiting for the lock when it is released. Not when the connection of
-    /// the request being served closed: that failure is not theirs, and they try themselves.
+    /// Passes `result`, the outcome of the flow run under this guard, on; a failure that is
+    /// the authorization server's answer, of a [`Purpose::Authorize`] flow, is told to the
+    /// threads waiting for the lock when it is released (see the module docs).
     pub fn outcome<T>(&mut self, result: Result<T, Error>) -> Result<T, Error> {
         if let Err(error) = &result {
-            if !provider_deadline::closed() {
+            if self.shares && is_answer(error) {
                 self.failure = Some(error.clone());
             }
         }
         result
     }
+}
+
+/// Whether `error` is the authorization server's answer, which another flow would get too:
+/// an [`AuthError`](crate::AuthError) with an HTTP status, of a step without the user.
+/// Not a request that got no answer (no status), which the deadline of the call the flow
+/// ran for may have cut, nor anything once the connection closed.
+fn is_answer(error: &Error) -> bool {
+    let answered = matches!(error, Error::Auth(e)
+        if e.status.is_some() && e.step != AuthStep::Authorization);
+    answered && !provider_deadline::closed()
 }
 
 impl Drop for FlowGuard<'_> {
@@ -184,17 +221,19 @@ mod tests {
     #[test]
     fn waiters_give_up_at_their_deadline_and_get_the_lock_when_freed() {
         let lock = Arc::new(FlowLock::default());
-        let held = lock.acquire(Duration::ZERO).expect("free");
+        let held = lock
+            .acquire(Duration::ZERO, Purpose::Authorize)
+            .expect("free");
         assert!(lock.try_acquire().is_none());
         let started = Instant::now();
         assert!(matches!(
-            lock.acquire(Duration::from_millis(50)),
+            lock.acquire(Duration::from_millis(50), Purpose::Authorize),
             Err(Refused::Busy)
         ));
         assert!(started.elapsed() >= Duration::from_millis(50));
         let waiter = {
             let lock = Arc::clone(&lock);
-            std::thread::spawn(move || lock.acquire(Duration::MAX).is_ok())
+            std::thread::spawn(move || lock.acquire(Duration::MAX, Purpose::Authorize).is_ok())
         };
         std::thread::sleep(Duration::from_millis(20));
         drop(held);
@@ -209,30 +248,87 @@ mod tests {
     fn the_waiters_of_a_failed_flow_get_its_error_and_later_arrivals_try_again() {
         const WAITERS: usize = 3;
         let lock = Arc::new(FlowLock::default());
-        let mut held = lock.acquire(Duration::ZERO).expect("free");
+        let mut held = lock
+            .acquire(Duration::ZERO, Purpose::Authorize)
+            .expect("free");
         let waiters: Vec<_> = (0..WAITERS)
             .map(|_| {
                 let lock = Arc::clone(&lock);
-                std::thread::spawn(move || match lock.acquire(Duration::from_secs(10)) {
-                    Err(Refused::Failed(Error::Auth(e))) => e.message,
-                    Err(other) => panic!("{other:?}"),
-                    Ok(_) => panic!("took the lock of a failed flow"),
+                std::thread::spawn(move || {
+                    match lock.acquire(Duration::from_secs(10), Purpose::Authorize) {
+                        Err(Refused::Failed(Error::Auth(e))) => e.message,
+                        Err(other) => panic!("{other:?}"),
+                        Ok(_) => panic!("took the lock of a failed flow"),
+                    }
                 })
             })
             .collect();
         while lock.waiting() < WAITERS {
             std::thread::yield_now();
         }
-        let failure = AuthError::new(AuthStep::Token, "the token endpoint is down");
+        let failure = AuthError {
+            status: Some(503),
+            ..AuthError::new(AuthStep::Token, "the token endpoint is down")
+        };
         assert!(held.outcome::<()>(Err(failure.into())).is_err());
         drop(held);
         for waiter in waiters {
             assert_eq!(waiter.join().unwrap(), "the token endpoint is down");
         }
         // Reported: the next one takes the lock, and a success tells nobody anything.
-        let mut again = lock.acquire(Duration::ZERO).expect("no sticky failure");
+        let mut again = lock
+            .acquire(Duration::ZERO, Purpose::Authorize)
+            .expect("no sticky failure");
         assert_eq!(again.outcome(Ok(7)).ok(), Some(7));
         drop(again);
-        assert!(lock.acquire(Duration::ZERO).is_ok());
+        assert!(lock.acquire(Duration::ZERO, Purpose::Authorize).is_ok());
+    }
+
+    #[test]
+    fn failures_other_than_the_servers_answer_to_the_same_flow_are_not_shared() {
+        use Purpose::{Authorize, Logout, StepUp};
+        let answer = |step| AuthError {
+            status: Some(401),
+            error: Some("invalid_client".into()),
+            ..AuthError::new(step, "refused")
+        };
+        let cases = [
+            // A request that got no answer: the holder's deadline may have cut it.
+            (
+                Authorize,
+                Authorize,
+                AuthError::new(AuthStep::Token, "timeout"),
+            ),
+            // The user's step.
+            (Authorize, Authorize, answer(AuthStep::Authorization)),
+            // A step-up asked for a scope of its own; a 401 waiter asks for none.
+            (StepUp, Authorize, answer(AuthStep::Token)),
+            (Authorize, StepUp, answer(AuthStep::Token)),
+            (StepUp, StepUp, answer(AuthStep::Token)),
+            // Forgetting the credentials needs no flow to succeed.
+            (Authorize, Logout, answer(AuthStep::Token)),
+        ];
+        for (holder, waiter, failure) in cases {
+            let lock = Arc::new(FlowLock::default());
+            let mut held = lock.acquire(Duration::ZERO, holder).expect("free");
+            let waiting = {
+                let lock = Arc::clone(&lock);
+                std::thread::spawn(move || {
+                    let taken = lock.acquire(Duration::from_secs(10), waiter);
+                    taken.map(drop).map_err(|refused| format!("{refused:?}"))
+                })
+            };
+            while lock.waiting() < 1 {
+                std::thread::yield_now();
+            }
+            let shown = failure.to_string();
+            assert!(held.outcome::<()>(Err(failure.into())).is_err());
+            drop(held);
+            assert_eq!(
+                waiting.join().unwrap(),
+                Ok(()),
+                "{holder:?} failing with `{shown}`, for a {waiter:?} waiter"
+            );
+        }
     }
 }

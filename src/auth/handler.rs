@@ -70,10 +70,18 @@ pub trait AuthorizationHandler: Send + Sync {
     /// The URL must be opened without a shell: pass it as one argument to the browser, never
     /// through `sh -c` or `cmd /c`.
     ///
+    /// Closing the client does not interrupt this call: the request that needed the
+    /// authorization fails with [`Error::Closed`](crate::Error::Closed) once it returns, so
+    /// bound the wait for the user (as the example does). [`LoopbackHandler`] gives up within
+    /// 50 ms of the close, and [`HeadlessHandler`]'s request is cut like the flow's own.
+    ///
     /// See the example on [`AuthorizationHandler`].
     ///
     /// # Errors
     ///
     /// When the user could not be sent there or did not come back in time.
+    ///
+    /// [`LoopbackHandler`]: super::LoopbackHandler
+    /// [`HeadlessHandler`]: super::HeadlessHandler
     fn authorize(&self, authorization_url: &str) -> Result<String>;
 }

@@ -3,7 +3,9 @@
 //! following, bounded bodies and redacted trace lines.
 //!
 //! Each request is made on an agent of its own, which the closing of the connection the
-//! request serves shuts down, cutting the request at once (see [`provider_deadline`]). The
+//! request serves shuts down, cutting the request at once (see [`provider_deadline`]); ureq
+//! does not interrupt a name resolution or a connect in progress, which the request's timeout
+//! bounds (the request fails when it is done, like a new one on a shut-down agent). The
 //! flow makes a handful of requests an hour at most, so the connection reuse a shared agent
 //! would offer is worth less than a request a closing client need not wait for.
 

@@ -37,7 +37,8 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// redirect URI stays the same for later authorizations. Each authorization waits for one
 /// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
 /// answers it with a short page, and gives up after the timeout (default 5 minutes;
-/// `Duration::MAX` waits without limit). Connections are read side by side, each given 10 s
+/// `Duration::MAX` waits without limit), or within 50 ms of the client closing the
+/// connection the authorization is for (the opener it calls first is not interrupted). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
 /// trickling bytes cannot hold the redirect back.
 ///

@@ -9,7 +9,7 @@ use super::config::{Grant, OAuthConfig};
 use super::discovery;
 use super::dpop::{DpopKey, Nonces};
 use super::flow;
-use super::flow_lock::{FlowGuard, FlowLock, Refused};
+use super::flow_lock::{FlowGuard, FlowLock, Purpose, Refused};
 use super::http::Http;
 use super::registration;
 use super::state::{self, State};
@@ -131,7 +131,7 @@ impl OAuth {
     ///
     /// [`Error::Auth`] naming the step that failed, or the handler's or store's error.
     pub fn authorize(&self) -> Result<()> {
-        let mut flow = self.flow()?;
+        let mut flow = self.flow(Purpose::Authorize)?;
         flow.outcome(self.obtain(None, None, None))
     }
 
@@ -155,7 +155,7 @@ impl OAuth {
     ///
     /// When the token store cannot be written.
     pub fn logout(&self) -> Result<()> {
-        let _flow = self.flow()?;
+        let _flow = self.flow(Purpose::Logout)?;
         let mut state = lock(&self.state);
         *state = State {
             loaded: true,
@@ -165,18 +165,20 @@ impl OAuth {
         self.config.store.remove(&self.resource, None)
     }
 
-    /// Takes the flow lock, waiting at most the configured time behind another thread's
-    /// authorization (which may be waiting for a user).
+    /// Takes the flow lock for a flow for `purpose`, waiting at most the configured time
+    /// behind another thread's authorization (which may be waiting for a user).
     ///
     /// # Errors
     ///
-    /// The error of the authorization waited for, when it failed (the flow is not run again
-    /// at once, see [`FlowLock`]); an [`AuthError`] when it is still running at the end of the
-    /// wait, or when the connection closed meanwhile.
-    fn flow(&self) -> Result<FlowGuard<'_>> {
+    /// The error of the authorization waited for, when it failed with the authorization
+    /// server's answer (the flow is not run again at once, see [`FlowLock`]); an
+    /// [`AuthError`] when it is still running at the end of the wait, or when the connection
+    /// closed meanwhile.
+    fn flow(&self, purpose: Purpose) -> Result<FlowGuard<'_>> {
         // Within the deadline of the call waiting, when there is one.
         let wait = provider_deadline::capped(self.config.authorization_wait);
-        self.flow.acquire(wait).map_err(|refused| match refused {
+        let acquired = self.flow.acquire(wait, purpose);
+        acquired.map_err(|refused| match refused {
             Refused::Failed(error) => {
                 log::debug!("oauth: the authorization waited for failed: {error}");
                 error

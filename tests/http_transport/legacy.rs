@@ -5,9 +5,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use umcp::transport::http::{HttpConfig, HttpTransportKind};
+use umcp::transport::http::{CredentialProvider, HttpConfig, HttpTransportKind};
 use umcp::transport::{Connect, Inbound, Inbox};
-use umcp::{Client, Error, Options, TimeoutKind};
+use umcp::{Client, Error, HttpError, Options, TimeoutKind};
 
 use crate::http_server::{serve, Seen, Server};
 use crate::{connect, expect_response, next, request, result, soon, WAIT};
@@ -308,4 +308,59 @@ fn legacy_post_cut_short_by_close_fails_as_closed_by_the_client() {
     }
     assert!(matches!(next(&rx), Inbound::Closed(_)));
     drop(release);
+}
+
+/// Asks for a retry after a 401 once the test lets it answer, telling it when it is asked.
+struct HeldAnswer {
+    asked: crossbeam_channel::Sender<()>,
+    answer: crossbeam_channel::Receiver<()>,
+}
+
+impl CredentialProvider for HeldAnswer {
+    fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+        Ok(Vec::new())
+    }
+
+    fn on_unauthorized(&self, _error: &HttpError) -> umcp::Result<bool> {
+        let _ = self.asked.send(());
+        let _ = self.answer.recv_timeout(WAIT);
+        Ok(true)
+    }
+}
+
+/// A send whose credentials were being obtained when the client closed fails with the
+/// connection's own reason.
+#[test]
+fn a_send_that_close_overtook_in_the_credential_provider_fails_with_the_close_reason() {
+    let server = serve(|seen: Seen, reply| match seen.method.as_str() {
+        "GET" => {
+            let mut sse = reply.sse(&[]);
+            let _ = sse.send("event: endpoint\ndata: /messages\n\n");
+            let until = Instant::now() + WAIT;
+            while Instant::now() < until && sse.send(": idle\n\n").is_ok() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        _ => reply.status(401, &[("WWW-Authenticate", "Bearer")]),
+    });
+    let (asked, was_asked) = crossbeam_channel::bounded(1);
+    let (let_answer, answer) = crossbeam_channel::bounded::<()>(0);
+    let provider = Arc::new(HeldAnswer { asked, answer });
+    let config = HttpConfig::new(server.url("/sse"))
+        .transport(HttpTransportKind::Sse)
+        .credentials(provider);
+    let (transport, _rx) = connect(&config);
+    let sent = std::thread::scope(|scope| {
+        let sending = scope.spawn(|| transport.send(&request(1, "initialize"), soon()));
+        was_asked
+            .recv_timeout(WAIT)
+            .expect("the 401 reached the provider");
+        transport.close();
+        drop(let_answer);
+        sending.join().unwrap()
+    });
+    match sent {
+        Err(Error::Closed(closed)) => assert_eq!(closed.reason, "closed by client"),
+        other => panic!("{other:?}"),
+    }
 }

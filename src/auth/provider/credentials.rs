@@ -3,6 +3,7 @@
 
 use super::{lock, state_token, OAuth};
 use crate::auth::dpop::USE_DPOP_NONCE;
+use crate::auth::flow_lock::Purpose;
 use crate::auth::state::{self, State};
 use crate::auth::store::TokenSet;
 use crate::error::{AuthError, AuthStep, HttpError, Result};
@@ -53,7 +54,7 @@ impl CredentialProvider for OAuth {
                 return Ok(true);
             }
         }
-        let mut flow = self.flow()?;
+        let mut flow = self.flow(Purpose::Authorize)?;
         let (replaced, can_refresh) = {
             let state = lock(&self.state);
             let can_refresh =
@@ -87,7 +88,7 @@ impl CredentialProvider for OAuth {
         else {
             return Ok(false);
         };
-        let mut flow = self.flow()?;
+        let mut flow = self.flow(Purpose::StepUp)?;
         let (replaced, previous) = {
             let state = lock(&self.state);
             let previous = state

@@ -14,6 +14,12 @@ use crate::error::{HttpError, Result};
 /// returns `true`, at most [`MAX_CREDENTIAL_RETRIES`] times in all. A repeated request gets
 /// the time budget it started with, counted from the moment the provider returned.
 ///
+/// Closing the connection does not interrupt a provider of your own: a request whose
+/// provider call is under way when the connection closes fails with
+/// [`Error::Closed`](crate::Error::Closed) once the call returns, whatever it returned.
+/// (umcp's [`OAuth`](crate::auth::OAuth) ends its own work at the close, see
+/// [`OAuthConfig::timeout`](crate::auth::OAuthConfig::timeout).)
+///
 /// [`OAuth`](crate::auth::OAuth) (feature `oauth`) is the provider for the MCP
 /// authorization spec. A provider of your own, for a bearer token that another process keeps
 /// fresh in a file:

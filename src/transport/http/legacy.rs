@@ -8,7 +8,7 @@ use crossbeam_channel::RecvTimeoutError;
 
 use super::delivery::deliver_event;
 use super::socket;
-use super::streamable::describe;
+use super::streamable::{by_client, describe};
 use super::streams::{self, lock, End, Flow, Stop, StreamState};
 use super::url;
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH, ACCEPT_SSE};
@@ -277,9 +277,10 @@ impl Transport for LegacySse {
     fn close(&self) {
         // Closed before the sockets are cut, so a POST they cut fails as closed, not with
         // the socket's error.
-        let owed = self.shared.mark_closed("closed by client".into());
+        let why = by_client();
+        let owed = self.shared.mark_closed(why.reason.clone());
         self.shared.stop.stop();
-        self.shared.wire.shutdown();
+        self.shared.wire.shutdown(why);
         if let Some(info) = owed {
             self.shared.inbox.closed(info);
         }

@@ -8,19 +8,25 @@
 //! provider was called, counted from the answer, since the user took the time they took; the
 //! transport likewise gives the repeated request a fresh budget once the provider is done.
 //!
-//! Closing the connection ends the provider's work for its calls at once, by a
-//! [`CloseSignal`] the transport owns and fires when it closes. Whatever the provider blocks
-//! on registers a hook with it for as long as it waits ([`on_close`]): the OAuth provider makes
-//! each HTTP request of its flow on an HTTP agent of the request's own, whose hook shuts that
-//! agent down (ureq's shutdown, the same that cuts the transport's own requests on close), and
-//! its waits for another thread's flow register a hook that wakes them. Hooks are connection
-//! scoped, not provider scoped: a provider shared by several connections keeps serving the
-//! others. No thread is added; the closing thread runs the hooks.
+//! Closing the connection ends the provider's work for its calls, by a [`CloseSignal`] the
+//! transport owns and fires when it closes, with the reason it closed for. Whatever the
+//! provider blocks on registers a hook with it for as long as it waits ([`on_close`]): the
+//! OAuth provider makes each HTTP request of its flow on an HTTP agent of the request's own,
+//! whose hook shuts that agent down (ureq's shutdown, the same that cuts the transport's own
+//! requests on close), and its waits for another thread's flow register a hook that wakes
+//! them; the loopback handler polls [`closed`]. What neither reaches runs on: a name
+//! resolution or a connect in progress (ureq's shutdown cuts connections, not those), until
+//! the request's timeout at the latest, and a provider or authorization handler of the
+//! caller's own. Hooks are connection scoped, not provider scoped: a provider shared by several
+//! connections keeps serving the others. No thread is added; the closing thread runs the
+//! hooks.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+use crate::error::{Closed, Error};
 
 /// The closing of one connection, as the work credential providers do for it sees it.
 #[derive(Default)]
@@ -34,14 +40,18 @@ pub(crate) struct CloseSignal {
 struct Hooks {
     next: u64,
     waiting: Vec<(u64, Box<dyn FnOnce() + Send>)>,
+    /// Why the connection closed, as the first [`CloseSignal::close`] said.
+    why: Option<Arc<Closed>>,
 }
 
 impl CloseSignal {
-    /// Marks the connection closed and runs the hooks registered, once. The hooks run under
-    /// the signal's lock, so that one whose [`OnClose`] is gone never runs: they must be
-    /// quick and must not register hooks themselves.
-    pub fn close(&self) {
+    /// Marks the connection closed, for the reason `why` (unless it was closed before), and
+    /// runs the hooks registered, once. The hooks run under the signal's lock, so that one
+    /// whose [`OnClose`] is gone never runs: they must be quick and must not register hooks
+    /// themselves.
+    pub fn close(&self, why: Arc<Closed>) {
         let mut hooks = self.hooks();
+        hooks.why.get_or_insert(why);
         self.closed.store(true, Ordering::SeqCst);
         for (_, hook) in hooks.waiting.drain(..) {
             hook();
@@ -51,6 +61,11 @@ impl CloseSignal {
     /// Whether [`close`](Self::close) was called.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+
+    /// [`Error::Closed`] with the reason the connection closed for.
+    pub fn closed_error(&self) -> Error {
+        Error::Closed(self.hooks().why.clone().unwrap_or_default())
     }
 
     fn hooks(&self) -> MutexGuard<'_, Hooks> {
@@ -203,6 +218,13 @@ mod tests {
         });
     }
 
+    fn why(reason: &str) -> Arc<Closed> {
+        Arc::new(Closed {
+            reason: reason.into(),
+            ..Closed::default()
+        })
+    }
+
     #[test]
     fn hooks_run_once_on_close_while_registered_and_are_refused_after() {
         let signal = Arc::new(CloseSignal::default());
@@ -223,11 +245,11 @@ mod tests {
             // After a user's answer the connection is the same.
             after_user(|| {
                 assert!(!closed());
-                signal.close();
+                signal.close(why("the server is gone"));
                 assert!(closed());
                 assert!(on_close(hook(&runs)).is_none(), "refused once closed");
             });
-            signal.close();
+            signal.close(why("closed by client"));
         });
         assert_eq!(
             runs.load(Ordering::SeqCst),
@@ -235,5 +257,9 @@ mod tests {
             "only the registered hook, once"
         );
         assert!(!closed(), "the scope ended");
+        match signal.closed_error() {
+            Error::Closed(closed) => assert_eq!(closed.reason, "the server is gone", "the first"),
+            other => panic!("{other:?}"),
+        }
     }
 }

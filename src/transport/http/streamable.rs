@@ -18,7 +18,7 @@ use super::socket::{self, Socket};
 use super::streams::{lock, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{delivery, get_stream, post_stream};
-use crate::error::{Closed, Error, Result};
+use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Closing, Inbox, SessionEvent, Transport};
 
@@ -67,13 +67,13 @@ impl Shared {
             return;
         }
         log::debug!("streamable HTTP connection closed: {reason}");
-        let closed = Closed {
+        let closed = Arc::new(Closed {
             reason,
             ..Closed::default()
-        };
-        *lock(&self.ended) = Some(Arc::new(closed.clone()));
-        self.shut_down();
-        self.inbox.closed(closed);
+        });
+        *lock(&self.ended) = Some(Arc::clone(&closed));
+        self.shut_down(Arc::clone(&closed));
+        self.inbox.closed(Closed::clone(&closed));
     }
 
     /// The error for sending on this connection once it has closed.
@@ -84,11 +84,12 @@ impl Shared {
         }
     }
 
-    /// Stops every stream and cuts every connection, waking every waiting thread.
-    fn shut_down(&self) {
+    /// Stops every stream and cuts every connection, waking every waiting thread; what the
+    /// credential provider does for a request ends with [`Error::Closed`] for `why`.
+    fn shut_down(&self, why: Arc<Closed>) {
         self.stop_get_stream();
         self.streams.stop_all();
-        self.wire.shutdown();
+        self.wire.shutdown(why);
         self.session.end_reset();
     }
 }
@@ -131,10 +132,15 @@ impl Shared {
 
 /// The error for sending on a closed connection.
 pub(crate) fn closed_by_client() -> Error {
-    Error::Closed(Arc::new(Closed {
-        reason: "closed by client".into(),
+    Error::Closed(by_client())
+}
+
+/// Why a connection the client closed is closed.
+pub(crate) fn by_client() -> Arc<Closed> {
+    Arc::new(Closed {
+        reason: CLOSED_BY_CLIENT.into(),
         ..Closed::default()
-    }))
+    })
 }
 
 /// What a POST is waited for, for timeout errors.
@@ -353,7 +359,7 @@ impl Transport for StreamableHttp {
         }
         // A call obtaining credentials (refreshing a token, waiting behind another thread's
         // authorization) ends now, not once the `DELETE` is done.
-        self.shared.wire.end_credentials();
+        self.shared.wire.end_credentials(by_client());
         self.shared.stop_get_stream();
         self.shared.streams.stop_all();
         self.shared.session.end_reset();
@@ -383,11 +389,9 @@ impl Transport for StreamableHttp {
                 Err(e) => log::debug!("DELETE session failed: {e}"),
             }
         }
-        self.shared.shut_down();
-        self.shared.inbox.closed(Closed {
-            reason: "closed by client".into(),
-            ..Closed::default()
-        });
+        let why = by_client();
+        self.shared.shut_down(Arc::clone(&why));
+        self.shared.inbox.closed(Closed::clone(&why));
         self.close_once.finish();
     }
 

@@ -103,17 +103,18 @@ impl Wire {
 
     /// Shuts every connection of this transport down, in use or idle, and refuses new ones:
     /// every reader blocked on a socket returns at once. Ends the credential provider's work
-    /// too (see [`end_credentials`](Self::end_credentials)).
-    pub fn shutdown(&self) {
-        self.end_credentials();
+    /// too, for the reason `why` (see [`end_credentials`](Self::end_credentials)).
+    pub fn shutdown(&self, why: Arc<Closed>) {
+        self.end_credentials(why);
         self.agent.clone().shutdown();
     }
 
     /// Ends what the credential provider is doing for this connection's requests (a token
     /// request, a wait behind another thread's authorization), and whatever it would start
-    /// for them: they fail with [`Error::Closed`]. For closing, before anything else it does.
-    pub fn end_credentials(&self) {
-        self.closing.close();
+    /// for them: they fail with [`Error::Closed`] for `why`. For closing, before anything
+    /// else it does.
+    pub fn end_credentials(&self, why: Arc<Closed>) {
+        self.closing.close(why);
     }
 
     /// Runs `f`, a call to the credential provider for a request due by `deadline`, with the
@@ -128,10 +129,7 @@ impl Wire {
             log::debug!("credentials not obtained, the connection closed: {error}");
         }
         // Nothing is sent after the close either, whatever the provider obtained.
-        Err(Error::Closed(Arc::new(Closed {
-            reason: "the connection closed".into(),
-            ..Closed::default()
-        })))
+        Err(self.closing.closed_error())
     }
 
     /// Performs `call` up to the response headers, whatever the status. On a 401 or 403 the
