@@ -17,6 +17,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError};
 use crate::jsonrpc::Message;
 use crate::transport::Transport;
 
+use super::listen::open::listen_sent;
 use super::listen::state::Sub;
 use super::pending::{Reply, Slot};
 
@@ -37,8 +38,9 @@ pub(crate) enum Report {
     Nobody,
     /// The caller waiting on its slot for request `id`: sent, or failed.
     Caller(i64, Arc<Slot>),
-    /// The subscription whose `subscriptions/listen` request `id` it is, of a failure only:
-    /// success is the server's acknowledgement, which comes through the router.
+    /// The subscription whose `subscriptions/listen` request `id` it is: of a failure, or,
+    /// when it let go of the request meanwhile, by ending the request on the server once
+    /// sent. Success is the server's acknowledgement, which comes through the router.
     Listen(i64, Arc<Sub>),
 }
 
@@ -116,8 +118,12 @@ fn run(transport: &dyn Transport, job: Job) {
     match (job.report, outcome) {
         (Report::Caller(id, slot), Ok(())) => slot.put(id, Reply::Sent),
         (Report::Caller(id, slot), Err(err)) => slot.put(id, Reply::SendFailed(err)),
-        (Report::Listen(id, sub), Err(err)) => sub.refuse(id, err),
+        (Report::Listen(id, sub), outcome) => {
+            if let Err(err) = listen_sent(transport, &sub, id, outcome) {
+                sub.refuse(id, err);
+            }
+        }
         (Report::Nobody, Err(err)) => log::debug!("could not send a notice: {err}"),
-        (Report::Listen(..) | Report::Nobody, Ok(())) => {}
+        (Report::Nobody, Ok(())) => {}
     }
 }

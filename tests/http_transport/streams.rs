@@ -320,3 +320,45 @@ fn post_stream_resumes_past_an_event_id_it_cannot_send() {
     assert_eq!(get.header("last-event-id"), Some("p-1"));
     transport.close();
 }
+
+/// A request abandoned while its POST has no answer yet: the event stream the server opens
+/// later is not read (nobody waits for it), and its connection is let go at once.
+#[test]
+fn a_request_abandoned_before_its_post_is_answered_leaves_no_stream_behind() {
+    use umcp::jsonrpc::RequestId;
+
+    let (arrived_tx, arrived) = crossbeam_channel::unbounded::<()>();
+    let (release_tx, release) = crossbeam_channel::unbounded::<()>();
+    let (hung_up_tx, hung_up) = crossbeam_channel::unbounded::<bool>();
+    let server = serve(move |_seen, reply| {
+        let _ = arrived_tx.send(());
+        if release.recv_timeout(WAIT).is_err() {
+            return;
+        }
+        let mut sse = reply.sse(&[]);
+        // Keep-alives until the client hangs up, or for as long as the test waits.
+        let until = Instant::now() + WAIT;
+        let mut gone = false;
+        while !gone && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(50));
+            gone = sse.send(": keep-alive\n\n").is_err();
+        }
+        let _ = hung_up_tx.send(gone);
+    });
+    let (transport, _rx) = connect(&HttpConfig::new(server.url("/mcp")));
+    std::thread::scope(|scope| {
+        let sending = scope.spawn(|| transport.send(&request(7, "tools/call"), soon()));
+        arrived.recv_timeout(WAIT).expect("the POST arrived");
+        transport.abandon(&RequestId::from(7));
+        release_tx.send(()).expect("the server waits");
+        sending
+            .join()
+            .expect("the sending thread")
+            .expect("the POST was answered");
+    });
+    let gone = hung_up
+        .recv_timeout(WAIT * 2)
+        .expect("the server ended its stream");
+    assert!(gone, "the client read the stream of an abandoned request");
+    transport.close();
+}

@@ -10,7 +10,7 @@
 //! calls, each within its own deadline, which report the gap as
 //! [`SubscriptionEvent::Resubscribed`] once the server acknowledged the new request; after a
 //! pause when streams keep breaking as soon as they open, and tried again when the server
-//! does not acknowledge in time (see [`reopen`]).
+//! does not acknowledge in time or the attempt fails short of a refusal (see [`reopen`]).
 //!
 //! In the handshake era the same handle is served by what that era has: list changes arrive
 //! untagged (stdio, the HTTP GET stream) and are copied to every subscription that wants
@@ -30,7 +30,7 @@ use super::session::Shared;
 use super::{Client, Era};
 
 mod fresh;
-mod open;
+pub(crate) mod open;
 mod reopen;
 pub(crate) mod route;
 pub(crate) mod state;
@@ -81,8 +81,8 @@ pub enum SubscriptionEnd {
         /// Why.
         reason: String,
     },
-    /// The server answered the listen request with an error, or opening it again failed
-    /// other than by timing out (which is tried again).
+    /// The server answered the listen request, or the one opening it again, with an error
+    /// (other failures to open it again are tried again after a pause).
     Failed {
         /// The error.
         reason: String,
@@ -257,15 +257,16 @@ impl Subscription {
     ///
     /// See the example on [`Subscription`].
     pub fn close(&self) {
-        if !self.sub.end(SubscriptionEnd::Closed) {
+        let Some(listening) = self.sub.close() else {
             return;
-        }
+        };
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
         shared.listens.remove(&self.sub);
         if self.sub.modern {
-            if let Some(id) = self.sub.id() {
+            // A listen request still being sent is ended by its sender, once sent.
+            if let Some(id) = listening {
                 cancel(&shared, id, "subscription closed");
             }
             return;

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::error::{Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Notification, Request, RequestId};
+use crate::transport::Transport;
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
 use super::super::options::{lock, RequestOptions};
@@ -20,9 +21,16 @@ use super::CLOSE_DEADLINE;
 pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
     let started = Instant::now();
     let deadline = started + shared.options.request_timeout;
-    let (id, request) = listen_request(shared, sub);
+    let Some((id, request)) = listen_request(shared, sub) else {
+        // Nobody holds the subscription yet: only the end of the connection ends it.
+        return Err(match shared.closed() {
+            Some(closed) => Error::Closed(closed),
+            None => Error::Protocol("the subscription ended before it was opened".into()),
+        });
+    };
     log::debug!("opening subscription {id}");
-    if let Err(err) = shared.transport.send(&request, deadline) {
+    let sent = shared.transport.send(&request, deadline);
+    if let Err(err) = listen_sent(shared.transport.as_ref(), sub, id, sent) {
         shared.listens.remove(sub);
         return Err(err);
     }
@@ -47,32 +55,34 @@ pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
 
 /// How sending a reopening `subscriptions/listen` went.
 pub(super) enum Sending {
-    /// Request `id` is on its way: its acknowledgement, its refusal or the failure to send it
+    /// The request is on its way: its acknowledgement, its refusal or the failure to send it
     /// reaches the subscription's state, announced by an `Item::Settled`.
-    Sent(i64),
+    Sent,
     /// Every sending thread is taken: nothing was sent.
     Busy,
-    /// Request `id` could not be sent.
-    Failed(i64, Error),
+    /// The request could not be sent.
+    Failed(Error),
 }
 
-/// Sends `subscriptions/listen` for `sub` again without waiting for the server: from a
-/// sending thread, by `deadline`, when the transport's send waits for the server (an HTTP
-/// POST waits for its status), else on the caller's thread by `send_by` at the latest.
-pub(super) fn reopen_modern(
+/// Sends listen request `id` (from [`listen_request`]) for `sub` again without waiting for
+/// the server: from a sending thread, by `deadline`, when the transport's send waits for the
+/// server (an HTTP POST waits for its status), else on the caller's thread by `send_by` at
+/// the latest.
+pub(super) fn send_listen(
     shared: &Shared,
     sub: &Arc<Sub>,
+    (id, request): (i64, Message),
     deadline: Instant,
     send_by: Instant,
 ) -> Sending {
-    let (id, request) = listen_request(shared, sub);
     log::debug!("re-opening subscription as {id}");
     if !shared.transport.send_waits_for_peer() {
-        return match shared.transport.send(&request, send_by.min(deadline)) {
-            Ok(()) => Sending::Sent(id),
+        let sent = shared.transport.send(&request, send_by.min(deadline));
+        return match listen_sent(shared.transport.as_ref(), sub, id, sent) {
+            Ok(()) => Sending::Sent,
             Err(err) => {
                 shared.listens.remove(sub);
-                Sending::Failed(id, err)
+                Sending::Failed(err)
             }
         };
     }
@@ -82,7 +92,7 @@ pub(super) fn reopen_modern(
         report: Report::Listen(id, Arc::clone(sub)),
     };
     match shared.send_later(job) {
-        Ok(()) => Sending::Sent(id),
+        Ok(()) => Sending::Sent,
         Err(_) => {
             shared.listens.remove(sub);
             Sending::Busy
@@ -90,20 +100,37 @@ pub(super) fn reopen_modern(
     }
 }
 
-/// A new `subscriptions/listen` request for `sub`, whose id it now follows.
-fn listen_request(shared: &Shared, sub: &Arc<Sub>) -> (i64, Message) {
+/// A new `subscriptions/listen` request for `sub`, whose id it now follows; `None` once the
+/// subscription has ended (closed by another thread), when nothing must be sent.
+pub(super) fn listen_request(shared: &Shared, sub: &Arc<Sub>) -> Option<(i64, Message)> {
     let id = shared.next_request_id();
-    {
-        let mut status = lock(&sub.status);
-        status.id = Some(id);
-        status.acknowledged = None;
-        status.refused = None;
+    if !shared.listens.follow(sub, id) {
+        return None;
     }
-    // Registered before sending, so an early acknowledgement finds it.
-    shared.listens.insert(sub);
     let params = json!({ "notifications": sub.requested });
     let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
-    (id, request)
+    Some((id, request))
+}
+
+/// Records that listen request `id` of `sub` was sent, or failed to be (`sent`). A request
+/// the subscription let go of while it was being sent (closed, given up on) is ended on the
+/// server now, after it and never before; the failure is returned only while the
+/// subscription still follows the request.
+pub(crate) fn listen_sent(
+    transport: &dyn Transport,
+    sub: &Sub,
+    id: i64,
+    sent: Result<()>,
+) -> Result<()> {
+    if sub.sent(id) {
+        return sent;
+    }
+    if let Err(err) = &sent {
+        log::debug!("listen request {id}, let go of, could not be sent: {err}");
+    }
+    let deadline = Instant::now() + CLOSE_DEADLINE;
+    end_request(transport, id, "subscription closed or reopened", deadline);
+    Ok(())
 }
 
 /// Serves a subscription with the handshake era's means.
@@ -179,16 +206,19 @@ pub(super) fn legacy_call(
 /// Ends listen request `id` on the server: over HTTP by closing its stream, elsewhere with
 /// `notifications/cancelled`.
 pub(super) fn cancel(shared: &Shared, id: i64, reason: &str) {
-    shared.transport.abandon(&RequestId::from(id));
-    if shared.transport.kind() == "streamable-http" {
+    let deadline = Instant::now() + CLOSE_DEADLINE;
+    end_request(shared.transport.as_ref(), id, reason, deadline);
+}
+
+/// As [`cancel`], on `transport`, sending by `deadline`.
+fn end_request(transport: &dyn Transport, id: i64, reason: &str, deadline: Instant) {
+    transport.abandon(&RequestId::from(id));
+    if transport.kind() == "streamable-http" {
         return;
     }
     let params = json!({ "requestId": id, "reason": reason });
     let message = Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-    if let Err(err) = shared
-        .transport
-        .send(&message, Instant::now() + CLOSE_DEADLINE)
-    {
+    if let Err(err) = transport.send(&message, deadline) {
         log::debug!("could not cancel subscription {id}: {err}");
     }
 }

@@ -5,18 +5,24 @@
 //!
 //! The reopening never holds a reader past its deadline: the handle's reading calls move it
 //! along a step at a time (send the request from a sending thread, look for its
-//! acknowledgement), and a reopen the server has not acknowledged within the request timeout
-//! is abandoned and tried again after a pause. Only a refusal or the end of the connection
-//! ends the subscription.
+//! acknowledgement), and a reopen the server has not acknowledged within the request timeout,
+//! or that failed on the way (its stream broke, a server or network error), is abandoned and
+//! tried again after a pause that grows with each failure in a row. Only a refusal or the end
+//! of the connection ends the subscription. A request abandoned while it is still being sent
+//! is ended on the server by its sender once sent, so none is left open there and no
+//! cancellation reaches the server before its request.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, TimeoutKind};
+use crate::jsonrpc::Message;
 use crate::transport::deadline_after;
 use crate::types::SUBSCRIPTIONS_LISTEN;
 
 use super::super::options::lock;
-use super::open::{abandon, reopen_modern, Sending};
+use super::super::session::Shared;
+use super::open::{abandon, listen_request, send_listen, Sending};
 use super::{Subscription, SubscriptionEnd, SubscriptionEvent};
 
 /// The first pause after a stream that broke soon after it opened.
@@ -147,11 +153,14 @@ impl Subscription {
             }
         }
         let due = matches!(&reopening.waiting, Some((_, at)) if *at <= Instant::now());
-        if due {
-            if let Some((reason, _)) = reopening.waiting.take() {
-                self.send_reopen(&mut reopening, reason, deadline);
-            }
-        }
+        let (reason, _) = reopening.waiting.take_if(|_| due)?;
+        // The request is made and recorded as pending under the lock, so that another reader
+        // of this subscription sees the reopening under way; it is sent without the lock, so
+        // that a send on this thread (a queued transport) holds no other reader past its
+        // own deadline.
+        let reopen = self.prepare_reopen(&mut reopening, reason, deadline)?;
+        drop(reopening);
+        self.send_reopen(reopen);
         None
     }
 
@@ -208,47 +217,106 @@ impl Subscription {
         })
     }
 
-    /// Sends `subscriptions/listen` again, without waiting for the server.
-    fn send_reopen(&self, reopening: &mut Reopening, reason: String, deadline: Option<Instant>) {
+    /// Makes a new `subscriptions/listen` request and records it as pending; `None` when
+    /// the subscription ended.
+    fn prepare_reopen(
+        &self,
+        reopening: &mut Reopening,
+        reason: String,
+        deadline: Option<Instant>,
+    ) -> Option<Reopen> {
         if self.sub.is_ended() {
-            return;
+            return None;
         }
         let Some(shared) = self.shared.upgrade() else {
             self.sub.end(SubscriptionEnd::ConnectionLost { reason });
-            return;
+            return None;
         };
+        let request = listen_request(&shared, &self.sub)?;
         let sent = Instant::now();
         let gives_up_at = deadline_after(sent, shared.options.request_timeout);
-        let send_by = deadline.map_or(gives_up_at, |d| d.min(gives_up_at));
-        match reopen_modern(&shared, &self.sub, gives_up_at, send_by) {
-            Sending::Sent(id) => {
-                reopening.pending = Some(Pending {
-                    reason,
-                    id,
-                    sent,
-                    gives_up_at,
-                });
-            }
-            Sending::Busy => {
+        reopening.pending = Some(Pending {
+            reason,
+            id: request.0,
+            sent,
+            gives_up_at,
+        });
+        Some(Reopen {
+            send_by: deadline.map_or(gives_up_at, |d| d.min(gives_up_at)),
+            shared,
+            request,
+            gives_up_at,
+        })
+    }
+
+    /// Sends a reopening's request, without waiting for the server.
+    fn send_reopen(&self, reopen: Reopen) {
+        let id = reopen.request.0;
+        let sending = send_listen(
+            &reopen.shared,
+            &self.sub,
+            reopen.request,
+            reopen.gives_up_at,
+            reopen.send_by,
+        );
+        let failed = match sending {
+            Sending::Sent => return,
+            Sending::Busy => None,
+            Sending::Failed(err) => Some(err),
+        };
+        let mut reopening = lock(&self.reopening);
+        // Unless another reader settled it meanwhile.
+        let Some(pending) = reopening.pending.take_if(|pending| pending.id == id) else {
+            return;
+        };
+        match failed {
+            None => {
                 log::debug!("no sending thread free to reopen a subscription; trying shortly");
-                reopening.waiting = Some((reason, sent + FIRST_PAUSE));
+                reopening.waiting = Some((pending.reason, Instant::now() + FIRST_PAUSE));
             }
-            Sending::Failed(id, err) => self.not_reopened(reopening, reason, id, err),
+            Some(err) => self.not_reopened(&mut reopening, pending.reason, id, err),
         }
     }
 
-    /// Listen request `id` did not reopen the subscription: a timeout (a server that hangs or
-    /// is slow) is abandoned and tried again after a pause; the end of the connection ends
-    /// the subscription as lost, and anything else (the server's refusal) as failed.
+    /// Listen request `id` did not reopen the subscription. The server's refusal ends it as
+    /// failed, and the end of the connection as lost; anything else (no acknowledgement in
+    /// time, a stream that broke before it, a server error, an I/O error, a credential flow
+    /// busy elsewhere) is abandoned and tried again after a pause, which grows with every
+    /// failure in a row up to [`LONGEST_PAUSE`]: a server failing for good costs a few
+    /// requests a minute.
     fn not_reopened(&self, reopening: &mut Reopening, reason: String, id: i64, err: Error) {
         let Some(shared) = self.shared.upgrade() else {
             self.sub.end(SubscriptionEnd::ConnectionLost { reason });
             return;
         };
         shared.listens.remove(&self.sub);
+        if let Some(closed) = shared.closed() {
+            self.sub.end(SubscriptionEnd::ConnectionLost {
+                reason: closed.reason.clone(),
+            });
+            return;
+        }
         match err {
-            Error::Timeout { .. } => {
-                abandon(&shared, id, "not acknowledged in time");
+            Error::Closed(closed) => {
+                self.sub.end(SubscriptionEnd::ConnectionLost {
+                    reason: closed.reason.clone(),
+                });
+            }
+            err @ Error::Rpc(_) => {
+                self.sub.end(SubscriptionEnd::Failed {
+                    reason: format!("{reason}; re-opening failed: {err}"),
+                });
+            }
+            err => {
+                // Ended on the server unless it is still being sent: then its sender does
+                // that once it was.
+                if self.sub.give_up(id) {
+                    let why = match err {
+                        Error::Timeout { .. } => "not acknowledged in time",
+                        _ => "re-opening failed",
+                    };
+                    abandon(&shared, id, why);
+                }
                 let at = reopening.retry();
                 log::debug!(
                     "re-opening subscription {id} failed ({err}); trying again in {:?}",
@@ -256,18 +324,18 @@ impl Subscription {
                 );
                 reopening.waiting = Some((reason, at));
             }
-            Error::Closed(closed) => {
-                self.sub.end(SubscriptionEnd::ConnectionLost {
-                    reason: closed.reason.clone(),
-                });
-            }
-            err => {
-                self.sub.end(SubscriptionEnd::Failed {
-                    reason: format!("{reason}; re-opening failed: {err}"),
-                });
-            }
         }
     }
+}
+
+/// A reopening's request, made and recorded, to be sent.
+struct Reopen {
+    shared: Arc<Shared>,
+    request: (i64, Message),
+    /// When it is abandoned unless acknowledged; the sending thread's deadline.
+    gives_up_at: Instant,
+    /// The deadline of a send on the caller's thread.
+    send_by: Instant,
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub(crate) fn route(
                 let params = notification.params.unwrap_or(Value::Null);
                 let ack: SubscriptionsAcknowledgedNotificationParams =
                     decode_value(&params).unwrap_or_default();
-                sub.acknowledge(ack.notifications);
+                sub.acknowledge_listen(id, ack.notifications);
             }
             Some(sub) => sub.deliver(ServerNotification::from_notification(notification)),
             None => log::debug!(

@@ -35,6 +35,10 @@ pub(crate) struct Status {
     pub(crate) acknowledged: Option<SubscriptionFilter>,
     /// The server's refusal of the current listen request, for the opener.
     pub(crate) refused: Option<Error>,
+    /// The listen request handed over for sending and not sent yet. Whoever lets go of it
+    /// meanwhile (a close, a reopening given up on) leaves ending it on the server to its
+    /// sender: a cancellation must not reach the server before its request.
+    pub(crate) unsent: Option<i64>,
     /// How it ended, once it did.
     pub(crate) ended: Option<SubscriptionEnd>,
 }
@@ -101,9 +105,24 @@ impl Sub {
         self.push(Item::Event(SubscriptionEvent::Notification(notification)));
     }
 
+    /// The handshake era's acknowledgement, from the server's capabilities.
     pub(crate) fn acknowledge(&self, filter: SubscriptionFilter) {
+        self.acknowledged(None, filter);
+    }
+
+    /// Listen request `id` was acknowledged; ignored once another request has taken its
+    /// place (an acknowledgement of one given up on arriving late).
+    pub(crate) fn acknowledge_listen(&self, id: i64, filter: SubscriptionFilter) {
+        self.acknowledged(Some(id), filter);
+    }
+
+    fn acknowledged(&self, id: Option<i64>, filter: SubscriptionFilter) {
         {
             let mut status = lock(&self.status);
+            if let Some(id) = id.filter(|id| status.id != Some(*id)) {
+                log::debug!("subscription: dropping the acknowledgement of listen request {id}");
+                return;
+            }
             if status.acknowledged.is_some() {
                 return;
             }
@@ -128,6 +147,47 @@ impl Sub {
             self.changed.notify_all();
         }
         self.push(Item::Settled);
+    }
+
+    /// Listen request `id` was handed to the transport, or failed to be: whether the
+    /// subscription still follows it. When it does not, it was let go of while it was being
+    /// sent (closed, given up on), and ending it on the server falls to the sender.
+    pub(crate) fn sent(&self, id: i64) -> bool {
+        let mut status = lock(&self.status);
+        if status.unsent == Some(id) {
+            status.unsent = None;
+        }
+        status.id == Some(id) && !matches!(status.ended, Some(SubscriptionEnd::Closed))
+    }
+
+    /// Lets go of listen request `id`, given up on: whether the caller must end it on the
+    /// server now. Not when the subscription ended meanwhile (its closer saw to it) or
+    /// follows another request, nor while the request is still being sent (its sender ends
+    /// it once sent).
+    pub(crate) fn give_up(&self, id: i64) -> bool {
+        let mut status = lock(&self.status);
+        if status.ended.is_some() || status.id != Some(id) {
+            return false;
+        }
+        status.id = None;
+        status.unsent != Some(id)
+    }
+
+    /// Ends the subscription as closed: `None` when it had ended already, else the listen
+    /// request the caller must end on the server now, if any (one still being sent is ended
+    /// by its sender once sent).
+    pub(crate) fn close(&self) -> Option<Option<i64>> {
+        let id = {
+            let mut status = lock(&self.status);
+            if status.ended.is_some() {
+                return None;
+            }
+            status.ended = Some(SubscriptionEnd::Closed);
+            self.changed.notify_all();
+            status.id.filter(|id| status.unsent != Some(*id))
+        };
+        self.push(Item::End);
+        Some(id)
     }
 
     /// Records the end; `false` when it had ended already.
@@ -194,6 +254,31 @@ impl Registry {
         }
     }
 
+    /// Makes listen request `id`, about to be sent, the one `sub` follows, and registers
+    /// `sub` for it; `false` once the subscription has ended (closed meanwhile by another
+    /// thread), which must then stay out of the registry.
+    pub(crate) fn follow(&self, sub: &Arc<Sub>, id: i64) -> bool {
+        {
+            let mut status = lock(&sub.status);
+            if status.ended.is_some() {
+                return false;
+            }
+            status.id = Some(id);
+            status.unsent = Some(id);
+            status.acknowledged = None;
+            status.refused = None;
+        }
+        // Registered before sending, so an early acknowledgement finds it.
+        self.insert(sub);
+        // A close since the check above removed it before this insert: take it out again
+        // (the close sets the end before it removes, so one of the two sees the other).
+        if sub.is_ended() {
+            self.remove(sub);
+            return false;
+        }
+        true
+    }
+
     pub(crate) fn remove(&self, sub: &Arc<Sub>) {
         lock(&self.subs).retain(|s| !Arc::ptr_eq(s, sub));
     }
@@ -225,5 +310,65 @@ impl Drop for Registry {
     fn drop(&mut self) {
         // A handle outliving its client must not wait for events that cannot come.
         self.end_all("the client was dropped");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modern_sub() -> Arc<Sub> {
+        Sub::new(SubscriptionFilter::new().tools(), true, 8)
+    }
+
+    #[test]
+    fn a_closed_subscription_is_not_registered_for_a_new_listen_request() {
+        let registry = Registry::default();
+        let sub = modern_sub();
+        assert!(registry.follow(&sub, 1));
+        assert!(sub.sent(1));
+        // Closed by another thread just before its reader sends a reopening.
+        registry.remove(&sub);
+        assert_eq!(sub.close(), Some(Some(1)));
+        assert!(
+            !registry.follow(&sub, 2),
+            "a closed subscription follows nothing new"
+        );
+        assert!(registry.snapshot().is_empty(), "nor is it registered again");
+        assert!(registry.by_id(2).is_none());
+    }
+
+    #[test]
+    fn an_acknowledgement_of_an_earlier_listen_request_is_ignored() {
+        let registry = Registry::default();
+        let sub = modern_sub();
+        assert!(registry.follow(&sub, 1));
+        assert!(registry.follow(&sub, 2));
+        sub.acknowledge_listen(1, SubscriptionFilter::new().tools());
+        assert!(lock(&sub.status).acknowledged.is_none());
+        sub.acknowledge_listen(2, SubscriptionFilter::new().tools());
+        assert!(lock(&sub.status).acknowledged.is_some());
+    }
+
+    #[test]
+    fn a_request_let_go_of_while_being_sent_is_ended_by_its_sender() {
+        let registry = Registry::default();
+        let closed = modern_sub();
+        assert!(registry.follow(&closed, 1));
+        assert_eq!(
+            closed.close(),
+            Some(None),
+            "not sent yet: not the closer's to end"
+        );
+        assert!(!closed.sent(1), "the sender's");
+
+        let given_up = modern_sub();
+        assert!(registry.follow(&given_up, 2));
+        assert!(!given_up.give_up(2));
+        assert!(!given_up.sent(2));
+        assert!(registry.follow(&given_up, 3));
+        assert!(given_up.sent(3));
+        assert!(given_up.give_up(3), "sent: the one giving up ends it");
+        assert_eq!(given_up.close(), Some(None), "given up on already");
     }
 }

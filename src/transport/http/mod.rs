@@ -35,6 +35,7 @@ mod post_stream;
 pub(crate) mod provider_deadline;
 mod session;
 mod socket;
+mod stop;
 mod streamable;
 mod streams;
 pub(crate) mod url;

@@ -6,14 +6,16 @@ use std::sync::Arc;
 use super::delivery::deliver_event;
 use super::socket::{self, Socket};
 use super::streamable::Shared;
-use super::streams::{self, backoff, End, Flow, Stop, StreamState};
+use super::streams::{self, backoff, Claim, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
 
 /// Reads the stream of the POST that sent request `id` on its own thread, delivering every
 /// message until the response to `id` has arrived. `socket` is the connection it arrives
-/// on, shut down when nobody waits for the response any more.
+/// on, shut down when nobody waits for the response any more; `claim` is the stream's place
+/// among the live ones, taken before the POST went out. A request abandoned meanwhile has
+/// its stream dropped unread.
 ///
 /// # Errors
 ///
@@ -23,8 +25,16 @@ pub(crate) fn start(
     id: RequestId,
     response: HttpResponse,
     socket: Option<Socket>,
+    claim: Claim<'_>,
 ) -> crate::Result<()> {
-    let (key, stop) = shared.streams.register(id.clone());
+    if claim.is_stopped() {
+        log::debug!("request {id} was abandoned before its event stream opened; dropping it");
+        if let Some(socket) = socket {
+            socket.shutdown();
+        }
+        return Ok(());
+    }
+    let (key, stop) = claim.keep();
     stop.attach(socket);
     let thread_shared = Arc::clone(shared);
     let spawned = streams::spawn("umcp-http-post", move || {

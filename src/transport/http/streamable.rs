@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::session::{self, sent_session, Headers, Refusal, Session};
 use super::socket::{self, Socket};
-use super::streams::{lock, Stop, Streams};
+use super::streams::{lock, Claim, Stop, Streams};
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use super::{delivery, get_stream, post_stream};
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
@@ -173,7 +173,7 @@ impl StreamableHttp {
     }
 
     /// Handles a 2xx answer to a request: the response arrives in the body (read by
-    /// `deadline`) or on a stream read from `socket`.
+    /// `deadline`) or on a stream read from `socket`, registered by `claim`.
     fn accept_reply(
         &self,
         id: RequestId,
@@ -181,6 +181,7 @@ impl StreamableHttp {
         what: &str,
         deadline: Instant,
         socket: Option<Socket>,
+        claim: Claim<'_>,
     ) -> Result<()> {
         if response.status().as_u16() == 202 || wire::is_empty_body(&response) {
             wire::drain(response, deadline);
@@ -188,7 +189,7 @@ impl StreamableHttp {
         }
         let media_type = wire::media_type(&response);
         if media_type == "text/event-stream" {
-            return post_stream::start(&self.shared, id, response, socket);
+            return post_stream::start(&self.shared, id, response, socket, claim);
         }
         let config = &self.shared.wire.config;
         let text = wire::read_text(response, config.max_event_size, what, deadline)?;
@@ -225,6 +226,13 @@ impl StreamableHttp {
         log::trace!("> {body}");
         let deadline = self.shared.wire.post_deadline(deadline);
         let shared = &self.shared;
+        let request_id = match message {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        };
+        // Before the POST: abandoning the request while it waits for its answer must stop
+        // the stream that answer opens.
+        let claim = request_id.clone().map(|id| shared.streams.claim(id));
         let headers = shared.session.headers_by(deadline, what, || {
             shared.is_closed().then(|| shared.closed_error())
         })?;
@@ -241,10 +249,6 @@ impl StreamableHttp {
         let response = self.shared.wire.perform(&call)?;
         let socket = socket::take_last();
         let status = response.status().as_u16();
-        let request_id = match message {
-            Message::Request(r) => Some(r.id.clone()),
-            _ => None,
-        };
         if !(200..300).contains(&status) {
             let id = request_id.as_ref();
             return Err(
@@ -260,8 +264,8 @@ impl StreamableHttp {
         if !self.shared.is_stateless() {
             self.shared.session.remember(&response);
         }
-        match request_id {
-            Some(id) => self.accept_reply(id, response, what, deadline, socket),
+        match request_id.zip(claim) {
+            Some((id, claim)) => self.accept_reply(id, response, what, deadline, socket, claim),
             None => {
                 // Notifications and responses get 202; some servers send a body anyway,
                 // which carries nothing for us.

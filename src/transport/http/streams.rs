@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::{self, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::socket::{deadline_after, Socket};
+pub(crate) use super::stop::Stop;
 use super::wire::{self, HttpResponse};
 use super::ReconnectPolicy;
 use crate::error::{Error, Result};
@@ -19,78 +19,6 @@ use crate::transport::sse::{Event, SseError, SseReader};
 /// Locks a mutex, ignoring poisoning: the data behind it stays consistent on every path.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A stop signal a reader thread checks on every read and waits on between attempts. Once
-/// the connection a stream is read from is attached, stopping also shuts that connection
-/// down, so a reader blocked on a silent (or trickling) server returns at once.
-#[derive(Debug, Default)]
-pub(crate) struct Stop {
-    state: Mutex<StopState>,
-    wake: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct StopState {
-    stopped: bool,
-    socket: Option<Socket>,
-}
-
-impl Stop {
-    pub fn new() -> Arc<Stop> {
-        Arc::new(Stop::default())
-    }
-
-    pub fn stop(&self) {
-        let mut state = lock(&self.state);
-        state.stopped = true;
-        // Shut down under the lock: once `detach` has returned, the connection may serve
-        // another request and must not be touched.
-        if let Some(socket) = state.socket.take() {
-            socket.shutdown();
-        }
-        drop(state);
-        self.wake.notify_all();
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        lock(&self.state).stopped
-    }
-
-    /// Ties the connection a stream is read from to this signal; a signal already raised
-    /// shuts it down at once.
-    pub fn attach(&self, socket: Option<Socket>) {
-        let Some(socket) = socket else { return };
-        let mut state = lock(&self.state);
-        if state.stopped {
-            socket.shutdown();
-        } else {
-            state.socket = Some(socket);
-        }
-    }
-
-    /// Unties the connection before its stream is dropped (it may go back to the pool).
-    pub fn detach(&self) {
-        lock(&self.state).socket = None;
-    }
-
-    /// Sleeps for `duration` unless stopped first; returns whether it was stopped.
-    pub fn sleep(&self, duration: Duration) -> bool {
-        let until = deadline_after(Instant::now(), duration);
-        let mut state = lock(&self.state);
-        while !state.stopped {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            state = self
-                .wake
-                .wait_timeout(state, left)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
-        state.stopped
-    }
 }
 
 /// A body reader that fails as soon as its stop signal is raised, so a stream of comments
@@ -119,11 +47,19 @@ pub(crate) struct Streams {
 }
 
 impl Streams {
-    pub fn register(&self, id: RequestId) -> (u64, Arc<Stop>) {
+    /// Registers the stream that will carry the response to `id`, before its POST goes out:
+    /// a request abandoned while the POST waits for its answer then finds its stop signal
+    /// raised, so the stream the server opens later is never read.
+    pub fn claim(&self, id: RequestId) -> Claim<'_> {
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         let stop = Stop::new();
         lock(&self.live).insert(key, (id, stop.clone()));
-        (key, stop)
+        Claim {
+            streams: self,
+            key,
+            stop,
+            kept: false,
+        }
     }
 
     pub fn unregister(&self, key: u64) {
@@ -142,6 +78,37 @@ impl Streams {
     pub fn stop_all(&self) {
         for (_, stop) in lock(&self.live).values() {
             stop.stop();
+        }
+    }
+}
+
+/// A stream's place in [`Streams`] while its POST is under way; given up on drop unless a
+/// reader thread took it over.
+pub(crate) struct Claim<'s> {
+    streams: &'s Streams,
+    key: u64,
+    stop: Arc<Stop>,
+    /// Taken over by a reader thread.
+    kept: bool,
+}
+
+impl Claim<'_> {
+    /// Whether the request was abandoned (or the connection closed) since the claim.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_stopped()
+    }
+
+    /// Hands the registration to a reader thread, which unregisters `key` when it ends.
+    pub fn keep(mut self) -> (u64, Arc<Stop>) {
+        self.kept = true;
+        (self.key, Arc::clone(&self.stop))
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.streams.unregister(self.key);
         }
     }
 }
@@ -381,15 +348,5 @@ mod tests {
         }
         state.record_event_id("", "test");
         assert_eq!(state.last_event_id, None);
-    }
-
-    #[test]
-    fn stop_wakes_a_sleeper() {
-        let stop = Stop::new();
-        let waker = stop.clone();
-        let t = std::thread::spawn(move || waker.sleep(Duration::from_secs(30)));
-        stop.stop();
-        assert!(t.join().unwrap());
-        assert!(stop.sleep(Duration::from_secs(30)), "stays stopped");
     }
 }

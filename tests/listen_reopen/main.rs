@@ -1,21 +1,27 @@
 //! Reopening a broken stateless-era subscription keeps the reader's deadline: a server that
 //! sits on the reopening `subscriptions/listen` (or never answers it) costs `recv_timeout`
 //! no more than its own timeout, the reopen goes on in the next calls, and one the server
-//! never acknowledges is tried again rather than ending the subscription.
+//! never acknowledges, or that fails on the way, is tried again rather than ending the
+//! subscription. A reopening given up on or closed is ended on the server once it was sent.
 
 #[cfg(feature = "http")]
-#[path = "common/http_server.rs"]
+#[path = "../common/http_server.rs"]
 mod http_server;
 #[allow(dead_code)] // Only the fake server is used here.
-#[path = "common/memory.rs"]
+#[path = "../common/memory.rs"]
 mod memory;
+
+mod abandon;
+#[cfg(feature = "http")]
+mod http;
+mod transient;
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use memory::{FakeServer, Peer};
 use serde_json::{json, Value};
-use umcp::jsonrpc::Request;
+use umcp::jsonrpc::{Message, Request};
 use umcp::types::{ServerNotification, SubscriptionFilter};
 use umcp::{Client, Error, Options, Subscription, SubscriptionEvent};
 
@@ -66,6 +72,18 @@ fn acknowledge(peer: &Peer, id: &Value) {
 fn stateless_server(
     answers: impl Fn(usize) -> bool + Send + Sync + 'static,
 ) -> (FakeServer, Listens) {
+    stateless_server_with(move |peer, request, n| {
+        if answers(n) {
+            acknowledge(peer, &serde_json::to_value(&request.id).unwrap());
+        }
+    })
+}
+
+/// As [`stateless_server`], with `on_listen(peer, request, n)` doing what it likes with the
+/// `n`-th listen request.
+fn stateless_server_with(
+    on_listen: impl Fn(&Peer, &Request, usize) + Send + Sync + 'static,
+) -> (FakeServer, Listens) {
     let server = FakeServer::new();
     server.on("server/discover", |_, _| {
         Some(json!({
@@ -83,9 +101,7 @@ fn stateless_server(
             seen.push(id.clone());
             seen.len()
         };
-        if answers(n) {
-            acknowledge(peer, &id);
-        }
+        on_listen(peer, request, n);
         None
     });
     let newest = Arc::clone(&listens);
@@ -211,101 +227,4 @@ fn a_reopening_listen_never_acknowledged_is_abandoned_and_tried_again() {
         ids[1]
     );
     expect_tools_changed(&client, &sub);
-}
-
-#[cfg(feature = "http")]
-mod http {
-    //! The same over Streamable HTTP, where the reopening POST itself waits for the server.
-
-    use super::*;
-    use umcp::HttpConfig;
-
-    #[test]
-    fn recv_timeout_keeps_its_deadline_while_the_reopening_post_goes_unanswered() {
-        let gate = Gate::default();
-        let held = gate.clone();
-        let broken = Gate::default();
-        let breaks = broken.clone();
-        let listens = Listens::default();
-        let seen = Arc::clone(&listens);
-        let server = http_server::serve(move |request, reply| {
-            let id = request.rpc_id();
-            let message = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-            match request.rpc_method().as_deref() {
-                Some("server/discover") => {
-                    let result = json!({"supportedVersions": ["2026-07-28"],
-                        "capabilities": {"tools": {"listChanged": true}},
-                        "resultType": "complete"});
-                    reply.json(200, &[], &message(result).to_string());
-                }
-                Some("subscriptions/listen") => {
-                    let n = {
-                        let mut seen = seen.lock().unwrap();
-                        seen.push(id.clone());
-                        seen.len()
-                    };
-                    // The reopening POST gets no status line until the gate opens.
-                    if n > 1 && !held.wait(WAIT) {
-                        return;
-                    }
-                    let tag = json!({"io.modelcontextprotocol/subscriptionId": id});
-                    let ack = json!({"jsonrpc": "2.0",
-                        "method": "notifications/subscriptions/acknowledged",
-                        "params": {"_meta": tag, "notifications": {"toolsListChanged": true}}});
-                    let change = json!({"jsonrpc": "2.0",
-                        "method": "notifications/tools/list_changed",
-                        "params": {"_meta": tag}});
-                    let mut sse = reply.sse(&[]);
-                    let _ = sse.message(&ack.to_string());
-                    let _ = sse.message(&change.to_string());
-                    // The first stream ends without a response when the test says so; the
-                    // second stays open.
-                    if n == 1 {
-                        breaks.wait(WAIT);
-                        sse.end();
-                    } else {
-                        std::thread::sleep(WAIT);
-                    }
-                }
-                _ => reply.status(202, &[]),
-            }
-        });
-        let options = Options::default().with_request_timeout(Duration::from_secs(5));
-        let client =
-            Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
-        let sub = client
-            .listen(SubscriptionFilter::new().tools())
-            .expect("listen");
-        assert!(matches!(
-            sub.recv_timeout(WAIT),
-            Some(SubscriptionEvent::Notification(
-                ServerNotification::ToolListChanged
-            ))
-        ));
-        broken.open();
-        let until = Instant::now() + WAIT;
-        while listens.lock().unwrap().len() < 2 {
-            assert!(Instant::now() < until, "never reopened");
-            let event = read(&sub);
-            assert!(event.is_none(), "{event:?}");
-        }
-        for _ in 0..3 {
-            let event = read(&sub);
-            assert!(event.is_none(), "{event:?}");
-        }
-        assert!(sub.ended().is_none(), "{:?}", sub.ended());
-
-        gate.open();
-        match sub.recv_timeout(WAIT) {
-            Some(SubscriptionEvent::Resubscribed { .. }) => {}
-            other => panic!("expected the reopening, got {other:?} ({:?})", sub.ended()),
-        }
-        assert!(matches!(
-            sub.recv_timeout(WAIT),
-            Some(SubscriptionEvent::Notification(
-                ServerNotification::ToolListChanged
-            ))
-        ));
-        client.close();
-    }
 }
