@@ -237,3 +237,35 @@ fn a_request_whose_method_is_not_a_string_is_no_response_to_the_post_it_came_on(
     }
     expect_response(&rx, 1);
 }
+
+#[test]
+fn a_response_written_with_a_null_method_answers_the_call() {
+    // Some JSON-RPC stacks write every member, absent ones as null.
+    let server = serve(|seen, reply| {
+        let id = seen.rpc_id();
+        match seen.rpc_method().as_deref() {
+            Some("initialize") => {
+                let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "nulls", "version": "0"}}});
+                reply.json(200, &[], &body.to_string())
+            }
+            Some(_) if !id.is_null() => {
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[]}},"method":null,"error":null}}"#
+                );
+                reply.json(200, &[], &body)
+            }
+            _ if seen.method == "POST" => reply.status(202, &[]),
+            _ => reply.status(405, &[]),
+        }
+    });
+    let options = umcp::Options::default().with_protocol_mode(umcp::ProtocolMode::Legacy);
+    let client =
+        umcp::Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let tools = client
+        .list_tools(None)
+        .expect("the response answers tools/list");
+    assert!(tools.tools.is_empty());
+    client.close();
+}

@@ -14,17 +14,45 @@ use crate::transport::Inbox;
 struct Peek {
     id: Option<RequestId>,
     #[serde(default)]
-    method: Present,
+    method: Member,
+    #[serde(default)]
+    result: Member,
+    #[serde(default)]
+    error: Member,
 }
 
-/// Whether a member is there at all: `"method": null` makes a request, if an invalid one,
-/// and no response (an `Option` would take it for a missing member).
-#[derive(Default)]
-struct Present(bool);
+impl Peek {
+    /// The id of the response this is, if it is one. A `method` of any value but null makes a
+    /// request, if an invalid one: the server's `"method": 42` with an id the client also uses
+    /// answers nothing. A null one next to `result` or `error` is taken as absent, as the
+    /// inbox's reader of responses does: some JSON-RPC stacks write every member.
+    fn response_id(&self) -> Option<&RequestId> {
+        let present = |member: &Member| !matches!(member, Member::Absent);
+        let is_response = match self.method {
+            Member::Absent => true,
+            Member::Null => present(&self.result) || present(&self.error),
+            Member::Value => false,
+        };
+        self.id.as_ref().filter(|_| is_response)
+    }
+}
 
-impl<'de> Deserialize<'de> for Present {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Present, D::Error> {
-        IgnoredAny::deserialize(deserializer).map(|_| Present(true))
+/// What a member holds, as far as telling a response needs: an `Option` would not tell a
+/// null member from a missing one.
+#[derive(Default)]
+enum Member {
+    #[default]
+    Absent,
+    Null,
+    Value,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Member, D::Error> {
+        Option::<IgnoredAny>::deserialize(deserializer).map(|value| match value {
+            Some(_) => Member::Value,
+            None => Member::Null,
+        })
     }
 }
 
@@ -98,10 +126,9 @@ pub(crate) fn deliver_text(
     };
     // Delivered first: a text that is JSON but not a message settles nothing.
     inbox.deliver_text(text)?;
-    Ok(match (&single.id, single.method) {
-        (Some(id), Present(false)) => settle(streams, id, target),
-        _ => false,
-    })
+    Ok(single
+        .response_id()
+        .is_some_and(|id| settle(streams, id, target)))
 }
 
 /// Stops the other streams waiting for the response to `id`; whether `id` is `target`.
