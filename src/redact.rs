@@ -34,16 +34,18 @@ pub(crate) fn values(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
 /// by `<redacted>` (names are kept: `?api_key=<redacted>&page=<redacted>`). Text that is not
 /// a URL comes back unchanged.
 pub(crate) fn url(url: &str) -> String {
-    let (rest, fragment) = match url.split_once('#') {
+    // The user info first: a password pasted unencoded may hold a `/`, `?` or `#`.
+    let (mut out, rest) = user_info(url);
+    let (rest, fragment) = match rest.split_once('#') {
         Some((rest, fragment)) if !fragment.is_empty() => (rest, Some(REDACTED)),
         Some((rest, _)) => (rest, None),
-        None => (url, None),
+        None => (rest, None),
     };
     let (base, query) = match rest.split_once('?') {
         Some((base, query)) => (base, Some(query)),
         None => (rest, None),
     };
-    let mut out = user_info(base);
+    out.push_str(base);
     if let Some(query) = query {
         out.push('?');
         let pairs: Vec<String> = query
@@ -64,38 +66,66 @@ pub(crate) fn url(url: &str) -> String {
     out
 }
 
-/// `scheme://user:password@host…` with the password redacted, and as well without the
-/// scheme (`user:password@host…`, `//user:password@host…`): a URL written without it is
-/// refused, and the error quotes it.
-fn user_info(base: &str) -> String {
-    // Where the authority starts: after `scheme://`, after a leading `//`, or at the start.
-    let start = match base.find("://") {
-        Some(colon) if is_scheme(&base[..colon]) => colon + 3,
-        _ if base.starts_with("//") => 2,
-        _ => 0,
+/// Splits `text` into what shows of its start up to its user info, redacted (`scheme://user:
+/// <redacted>@`), and the rest, from the host on; with no user info, into nothing and `text`.
+///
+/// After `://` (whatever precedes it: ` https://` pasted with a space is refused, and the error
+/// quotes it) or a leading `//`, the authority is known to start, and a user alone
+/// (`https://token@host`) is redacted too. Without either, only a `user:password@` form is:
+/// `bob@example.com` is no secret. Since a password pasted unencoded may hold any character,
+/// the user info ends at the last `@`, which hides too much rather than too little when a path
+/// or query holds one as well.
+fn user_info(text: &str) -> (String, &str) {
+    // A `://` after a `/` is in a path, and a scheme holds no `?#@:`: such text, as
+    // `me:p://w@h`, is read as having no scheme.
+    let scheme_end = text
+        .find("://")
+        .filter(|&colon| !text[..colon].contains(['/', '?', '#', '@', ':']))
+        .map(|colon| colon + 3);
+    let (start, authority) = match scheme_end {
+        Some(end) => (end, true),
+        None if text.starts_with("//") => (2, true),
+        None => (0, false),
     };
-    let (scheme, rest) = base.split_at(start);
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((info, host)) => {
-            let user = info.split_once(':').map_or(info, |(user, _)| user);
-            let shown = if info.contains(':') {
-                format!("{user}:{REDACTED}")
-            } else {
-                REDACTED.to_owned()
-            };
-            format!("{scheme}{shown}@{host}{path}")
-        }
-        None => base.to_owned(),
+    let (prefix, rest) = text.split_at(start);
+    let Some(at) = rest.rfind('@') else {
+        return (String::new(), text);
+    };
+    let head = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let has_user_info = match authority {
+        // Up to the first `/`, `?` or `#`: the whole authority, or a user and the start of a
+        // password. An empty one (`https:///me:pw@h`) tells nothing.
+        true if !head.is_empty() => head.contains('@') || password_colon(head),
+        // A path (`file:///C:/Users/me@corp`): file URIs carry no password.
+        true if prefix.eq_ignore_ascii_case("file://") => false,
+        // `:` anywhere before the `@`, a typo before it (`https//me:pw@h`) included.
+        _ => password_colon(&rest[..=at]),
+    };
+    if !has_user_info {
+        return (String::new(), text);
     }
+    let info = &rest[..at];
+    let shown = match info.split_once(':') {
+        Some((user, _)) if !user.contains(['/', '?', '#', '@']) => format!("{user}:{REDACTED}"),
+        // No user, or one that is not sure to be one (the password's start, a query).
+        _ => REDACTED.to_owned(),
+    };
+    (format!("{prefix}{shown}@"), &rest[at + 1..])
 }
 
-/// True for a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-` and `.`).
-fn is_scheme(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+/// True when `text`, read from the start of an authority, holds a `:` that starts no port:
+/// one not followed by digits and then a `/`, `?`, `#` or the end. The colons of an IPv6
+/// literal (`[::1]`) count for nothing.
+fn password_colon(text: &str) -> bool {
+    let text = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
+        Some((_, after)) => after,
+        None => text,
+    };
+    text.match_indices(':').any(|(colon, _)| {
+        let after = &text[colon + 1..];
+        let port = after.trim_start_matches(|c: char| c.is_ascii_digit());
+        port.len() == after.len() || !(port.is_empty() || port.starts_with(['/', '?', '#']))
+    })
 }
 
 /// Command-line arguments with secrets redacted: the value of a secret-looking option
@@ -229,13 +259,77 @@ mod tests {
             "me:<redacted>@mcp.example/mcp?key=<redacted>"
         );
         assert_eq!(url("//me:pw@h/x"), "//me:<redacted>@h/x");
-        assert_eq!(url("tok@h"), "<redacted>@h");
         // A `://` further on is not the scheme's.
         assert_eq!(url("me:pw@h/a/http://x"), "me:<redacted>@h/a/http://x");
         // An `@` in the path is not user info.
         assert_eq!(url("h/users/@me"), "h/users/@me");
         assert_eq!(url("mcp.example.com/mcp"), "mcp.example.com/mcp");
         assert_eq!(url("/messages?id=1"), "/messages?id=<redacted>");
+    }
+
+    #[test]
+    fn a_url_after_text_that_is_no_scheme_hides_its_password_too() {
+        for (given, shown) in [
+            (" https://me:hunter2@h/mcp", " https://me:<redacted>@h/mcp"),
+            ("\thttps://me:hunter2@h/", "\thttps://me:<redacted>@h/"),
+            ("<https://me:hunter2@h/>", "<https://me:<redacted>@h/>"),
+            ("my_scheme://me:hunter2@h", "my_scheme://me:<redacted>@h"),
+            (" https://tok@h", " https://<redacted>@h"),
+        ] {
+            assert_eq!(url(given), shown, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_password_holding_a_slash_question_mark_or_hash_is_hidden_whole() {
+        for (given, shown) in [
+            ("https://me:hun/ter2@h/mcp", "https://me:<redacted>@h/mcp"),
+            (
+                "https://me:hun?ter2@h/x?k=1",
+                "https://me:<redacted>@h/x?k=<redacted>",
+            ),
+            ("https://me:hun#ter2@h", "https://me:<redacted>@h"),
+            ("https://me:/pw@h", "https://me:<redacted>@h"),
+            ("https://me:p@ss/word@h/mcp", "https://me:<redacted>@h/mcp"),
+            ("me:hun/ter2@h/mcp", "me:<redacted>@h/mcp"),
+            // Typos of the scheme.
+            ("https:/me:pw@h", "https:<redacted>@h"),
+            ("https//me:pw@h/x", "<redacted>@h/x"),
+            ("https:///me:pw@h", "https://<redacted>@h"),
+            ("///me:pw@h", "//<redacted>@h"),
+            ("me:p://w@h/x", "me:<redacted>@h/x"),
+            // An `@` further on hides more, never less.
+            ("https://me:pw@h/x?e=a@b", "https://me:<redacted>@b"),
+            ("https://tok@h:8080/p?x=a@b", "https://<redacted>@b"),
+        ] {
+            assert_eq!(url(given), shown, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn urls_without_user_info_keep_their_host_port_and_at_signs() {
+        for (given, shown) in [
+            ("https://h:8080/p?x=a@b", "https://h:8080/p?x=<redacted>"),
+            ("https://h/p?email=a@b", "https://h/p?email=<redacted>"),
+            (
+                "https://[::1]:8080/p?x=a@b",
+                "https://[::1]:8080/p?x=<redacted>",
+            ),
+            ("https://h/users/@me", "https://h/users/@me"),
+            ("file:///C:/Users/me@corp/x", "file:///C:/Users/me@corp/x"),
+            ("h:8080/p@x", "h:8080/p@x"),
+        ] {
+            assert_eq!(url(given), shown, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn text_without_a_scheme_keeps_an_address_with_no_password() {
+        for kept in ["bob@example.com", "tok@h", "write to bob@example.com"] {
+            assert_eq!(url(kept), kept);
+        }
+        // After `//` an authority starts: a user alone is a token.
+        assert_eq!(url("//tok@h/x"), "//<redacted>@h/x");
     }
 
     #[test]

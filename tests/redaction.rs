@@ -267,7 +267,7 @@ fn a_url_without_its_scheme_is_refused_without_its_password() {
     let urls = [
         "me:SECRET_PW1@mcp.example.com/mcp?api_key=SECRET_Q1",
         "//me:SECRET_PW2@mcp.example.com/x",
-        "tok-SECRET_USER3@mcp.example.com",
+        "//tok-SECRET_USER3@mcp.example.com",
         "me:SECRET_PW4@mcp.example.com/a/http://elsewhere.example",
     ];
     let secrets = ["SECRET_PW", "SECRET_Q", "SECRET_USER"];
@@ -308,4 +308,63 @@ fn a_url_without_its_scheme_is_refused_without_its_password() {
             assert!(!status.contains(secret), "{name}: {status}");
         }
     }
+}
+
+/// Text around the scheme (a space pasted with the URL, angle brackets, a scheme that is not
+/// one) and typos of it do not let the password out; neither does a password holding `/`, `?`
+/// or `#`.
+#[cfg(feature = "http")]
+#[test]
+fn a_url_refused_for_its_scheme_hides_its_password() {
+    let refused = [
+        " https://me:SECRET_A@mcp.example.com/mcp",
+        "\thttps://me:SECRET_A@mcp.example.com/mcp",
+        "<https://me:SECRET_A@mcp.example.com/mcp>",
+        "my_scheme://me:SECRET_A@mcp.example.com/mcp",
+        "https:/me:SECRET_A@mcp.example.com/mcp",
+        "https//me:SECRET_A@mcp.example.com/mcp",
+        " https://me:SECRET_A/SECRET_B@mcp.example.com/mcp",
+        " https://me:SECRET_A?SECRET_B@mcp.example.com/mcp",
+        " https://me:SECRET_A#SECRET_B@mcp.example.com/mcp",
+    ];
+    let shown_by = |url: &str| -> String {
+        let error = umcp::Client::connect(umcp::HttpConfig::new(url)).expect_err("refused");
+        let debug = format!("{:?}", umcp::ServerConfig::http("f", url));
+        format!("{error} {debug}")
+    };
+    for url in refused {
+        let shown = shown_by(url);
+        assert!(shown.contains("not an http(s) URL"), "{shown}");
+        assert!(shown.contains("@mcp.example.com/mcp"), "{shown}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+    }
+    // A URL that is accepted shows the same way in its `Debug`.
+    for url in [
+        "https://me:SECRET_A/SECRET_B@127.0.0.1:1/mcp",
+        "https://me:SECRET_A?SECRET_B@127.0.0.1:1/mcp",
+        "https://me:SECRET_A#SECRET_B@127.0.0.1:1/mcp",
+    ] {
+        let debug = format!(
+            "{:?} {:?}",
+            umcp::HttpConfig::new(url),
+            umcp::ServerConfig::http("f", url)
+        );
+        assert!(debug.contains("me:<redacted>@127.0.0.1:1/mcp"), "{debug}");
+        assert!(!debug.contains("SECRET"), "{debug}");
+    }
+}
+
+/// Without a scheme, only `user:password@` is taken for credentials: an address is quoted as
+/// written.
+#[cfg(feature = "http")]
+#[test]
+fn a_url_without_its_scheme_keeps_a_user_without_a_password() {
+    let url = "bob@mcp.example.com/mcp";
+    let error = umcp::Client::connect(umcp::HttpConfig::new(url)).expect_err("no scheme");
+    assert!(
+        error
+            .to_string()
+            .contains("not an http(s) URL: `bob@mcp.example.com/mcp`"),
+        "{error}"
+    );
 }
