@@ -251,6 +251,8 @@ impl Message {
                     Some(Err(id_type)) => Err(invalid(Err(id_type), Ok(method))),
                 };
             }
+            // A response some servers write with `"method": null`: read as the response it is.
+            Some(Value::Null) if obj.contains_key("result") || obj.contains_key("error") => {}
             Some(method) => {
                 let is_response = obj.contains_key("result") || obj.contains_key("error");
                 return Err(match id {

@@ -143,6 +143,17 @@ fn responses_and_notifications_are_not_invalid_requests() {
     // An error response about what could not be read still carries a null id.
     let m = one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#);
     assert!(matches!(m, Message::Response(Response { id: None, .. })));
+    // A response written with `"method": null` is a response, a result or an error.
+    let m = one(r#"{"jsonrpc":"2.0","id":"a","method":null,"error":{"code":1,"message":"x"}}"#);
+    assert!(
+        matches!(&m, Message::Response(Response { id: Some(_), result: Err(e) }) if e.code.0 == 1),
+        "{m:?}"
+    );
+    let m = one(r#"{"jsonrpc":"2.0","id":3,"method":null,"result":{}}"#);
+    assert!(
+        matches!(&m, Message::Response(Response { result: Ok(_), .. })),
+        "{m:?}"
+    );
     // No `id` member: a notification, as before.
     let m = one(r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#);
     assert!(matches!(m, Message::Notification(_)));
@@ -197,7 +208,7 @@ fn requests_whose_method_is_not_a_string_are_invalid_requests_answered_with_thei
     // Not requests, so owed nothing: a notification (no id), and responses.
     for text in [
         r#"{"jsonrpc":"2.0","method":5}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":null,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":[],"result":{}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":5,"error":{"code":1,"message":"x"}}"#,
     ] {
         let error = Payload::decode(text).unwrap_err();
