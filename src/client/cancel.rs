@@ -9,9 +9,10 @@ use super::pending::{Reply, Slot};
 /// Cancels a request from another thread.
 ///
 /// The waiting call returns [`Error::Cancelled`](crate::Error::Cancelled) at once and the
-/// server is sent `notifications/cancelled`. Cancelling before the request starts makes it
-/// fail without being sent. Clones share the same state, and one handle given to several
-/// requests cancels all of them.
+/// server is sent `notifications/cancelled`, never before the request itself: over HTTP a
+/// request still on its way is cancelled right after it went out, and not at all if it never
+/// did. Cancelling before the request starts makes it fail without being sent. Clones share
+/// the same state, and one handle given to several requests cancels all of them.
 ///
 /// ```no_run
 /// use std::time::Duration;

@@ -18,6 +18,7 @@ mod elicitation;
 mod era;
 mod era_transport;
 mod errors;
+mod handover;
 mod late;
 mod lifecycle;
 mod listen;

@@ -11,21 +11,18 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Notification, Request, RequestId};
 use crate::transport::{deadline_after as far, Transport};
 use crate::types::InitializeResult;
 
+use super::handover::{cancellation, Handover};
 use super::options::{lock, Options, RequestOptions};
 use super::pending::{Answer, Reply, SlotGuard};
 use super::router::Core;
-use super::senders::{Job, Report, Senders};
-
-/// How long sending `notifications/cancelled` may take on a transport whose send waits for
-/// the server.
-const CANCEL_DEADLINE: Duration = Duration::from_secs(5);
+use super::senders::{cancel_later, Job, Report, Senders};
 
 /// State shared by the client handle, the router thread and handler threads.
 pub(crate) struct Shared {
@@ -42,7 +39,7 @@ pub(crate) struct Shared {
     pub(crate) subscriptions: Mutex<Vec<String>>,
     /// The router, handler and sending threads, joined on close.
     pub(crate) threads: Mutex<Vec<JoinHandle<()>>>,
-    senders: Mutex<Senders>,
+    senders: Arc<Senders>,
     /// The protocol era; the transport above is wrapped to stamp stateless requests.
     pub(crate) era: Arc<super::era::EraState>,
     /// The open subscriptions (`client.listen`), which the router feeds.
@@ -82,7 +79,7 @@ impl Shared {
         let (listens, cache) = (Arc::clone(&core.listens), Arc::clone(&core.cache));
         let handshake_deadline = Mutex::new(far(Instant::now(), options.init_timeout));
         Shared {
-            senders: Mutex::new(Senders::new(Arc::clone(&transport), done)),
+            senders: Senders::new(Arc::clone(&transport), done),
             transport,
             options,
             core,
@@ -110,9 +107,10 @@ impl Shared {
         self.core.closed()
     }
 
-    /// Stops the sending threads (they finish what they hold).
+    /// Stops the sending threads (they finish what they hold), to be joined with the others.
     pub(crate) fn stop_senders(&self) {
-        lock(&self.senders).close();
+        let threads = self.senders.close();
+        lock(&self.threads).extend(threads);
     }
 
     /// Sends a request and waits for its outcome, honouring timeouts, progress and cancel.
@@ -224,14 +222,19 @@ impl Shared {
         // A cancellable request on a transport whose send waits for the server goes out from a
         // sending thread, so that the caller hears its cancel handle meanwhile.
         let mut handed_over = true;
+        let mut sending = None;
         if cancellable.is_some() && self.transport.send_waits_for_peer() {
+            let handover = Handover::new();
             let job = Job {
                 message: message.clone(),
                 deadline: send_deadline,
-                report: Report::Caller(id, Arc::clone(slot)),
+                report: Report::Caller(id, Arc::clone(slot), Arc::clone(&handover)),
             };
             match self.send_later(job) {
-                Ok(()) => handed_over = false,
+                Ok(()) => {
+                    handed_over = false;
+                    sending = Some(handover);
+                }
                 Err(job) => self
                     .send_now(&job.message, send_deadline, id)
                     .map_err(send_failed)?,
@@ -282,7 +285,7 @@ impl Shared {
                     return Err(send_failed(err));
                 }
                 Some(Reply::Cancel) => {
-                    self.abandon(id, call, "cancelled by the client");
+                    self.abandon(id, call, "cancelled by the client", sending.as_deref());
                     return Err(call.cancelled());
                 }
                 None if !handed_over && kind == TimeoutKind::Request => {
@@ -292,7 +295,7 @@ impl Shared {
                     deadline = Instant::now().checked_add(timeout);
                 }
                 None => {
-                    self.abandon(id, call, "timed out");
+                    self.abandon(id, call, "timed out", sending.as_deref());
                     return Err(Error::Timeout {
                         method: call.method.to_owned(),
                         elapsed: started.elapsed(),
@@ -319,8 +322,10 @@ impl Shared {
     }
 
     /// Gives up on a request: forget it, let the transport stop reading for it, and ask the
-    /// server to stop working on it. A response arriving later is dropped.
-    fn abandon(&self, id: i64, call: &Call<'_>, reason: &str) {
+    /// server to stop working on it. A response arriving later is dropped. A request a
+    /// sending thread has not written out yet (`sending`) is left for that thread to cancel
+    /// once it has: a cancellation must not reach the server before its request.
+    fn abandon(&self, id: i64, call: &Call<'_>, reason: &'static str, sending: Option<&Handover>) {
         self.forget(id);
         // The client's own set-up requests (the probe, `initialize`) are not the caller's.
         if !call.handshake {
@@ -329,6 +334,13 @@ impl Shared {
         let request_id = RequestId::from(id);
         self.transport.abandon(&request_id);
         if call.handshake {
+            return;
+        }
+        if sending.is_some_and(|handover| !handover.let_go(reason)) {
+            log::debug!(
+                "request {id} `{}` {reason} while not sent; cancelled once it is, if ever",
+                call.method
+            );
             return;
         }
         log::debug!(
@@ -343,31 +355,21 @@ impl Shared {
     /// longer. A queued send (stdio) is tried at once and dropped when the queue is full; a
     /// send that waits for the server goes to a sending thread.
     pub(crate) fn send_cancelled(&self, id: i64, reason: &str) {
-        let params = json!({ "requestId": id, "reason": reason });
-        let message =
-            Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-        if !self.transport.send_waits_for_peer() {
-            if let Err(err) = self.transport.send(&message, Instant::now()) {
-                log::debug!("could not send notifications/cancelled for {id}: {err}");
-            }
-            return;
+        if self.transport.send_waits_for_peer() {
+            return cancel_later(&self.senders, id, reason);
         }
-        let job = Job {
-            message,
-            deadline: far(Instant::now(), CANCEL_DEADLINE),
-            report: Report::Nobody,
-        };
-        if self.send_later(job).is_err() {
-            log::debug!("no sending thread free to cancel {id}; notice dropped");
+        if let Err(err) = self
+            .transport
+            .send(&cancellation(id, reason), Instant::now())
+        {
+            log::debug!("could not send notifications/cancelled for {id}: {err}");
         }
     }
 
     /// Hands `job` to a sending thread; gives it back when none can take it.
     #[allow(clippy::result_large_err)] // As `Senders::submit`.
     pub(crate) fn send_later(&self, job: Job) -> std::result::Result<(), Job> {
-        let started = lock(&self.senders).submit(job)?;
-        lock(&self.threads).extend(started);
-        Ok(())
+        self.senders.submit(job)
     }
 
     /// Sends a notification.

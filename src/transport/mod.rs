@@ -109,6 +109,7 @@ pub mod http;
 mod inbox;
 pub mod sse;
 pub mod stdio;
+pub(crate) mod written;
 
 pub(crate) use closing::Closing;
 pub use inbox::{Inbound, Inbox};
@@ -159,7 +160,9 @@ pub trait Transport: Send + Sync {
     /// Whether `send` may wait for the server (an HTTP POST waits for its status, and often
     /// for the reply) rather than only queue the message. The client then sends cancellable
     /// requests and cancellation notices from a few threads of its own, so that a caller never
-    /// waits on a send it no longer wants. `true` unless a transport says otherwise.
+    /// waits on a send it no longer wants; a request cancelled while its `send` is under way
+    /// is cancelled on the server once that `send` succeeded, so that the notice never
+    /// overtakes it. `true` unless a transport says otherwise.
     ///
     /// See the example in the [`transport`](crate::transport) module.
     fn send_waits_for_peer(&self) -> bool {

@@ -15,6 +15,7 @@ use umcp::Error;
 
 use http_server::{serve, Server};
 
+mod cancel_order;
 mod errors;
 mod exchange;
 mod legacy;

@@ -7,10 +7,11 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::error::{Error, Result, TimeoutKind};
-use crate::jsonrpc::{Message, Notification, Request, RequestId};
+use crate::jsonrpc::{Message, Request, RequestId};
 use crate::transport::Transport;
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
+use super::super::handover::cancellation;
 use super::super::options::{lock, RequestOptions};
 use super::super::senders::{Job, Report};
 use super::super::session::{CallSpec, Shared};
@@ -216,9 +217,7 @@ fn end_request(transport: &dyn Transport, id: i64, reason: &str, deadline: Insta
     if transport.kind() == "streamable-http" {
         return;
     }
-    let params = json!({ "requestId": id, "reason": reason });
-    let message = Message::Notification(Notification::new("notifications/cancelled", Some(params)));
-    if let Err(err) = transport.send(&message, deadline) {
+    if let Err(err) = transport.send(&cancellation(id, reason), deadline) {
         log::debug!("could not cancel subscription {id}: {err}");
     }
 }

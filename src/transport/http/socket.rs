@@ -29,6 +29,9 @@ thread_local! {
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
     /// The connection the last request on this thread was written to.
     static LAST: RefCell<Option<Socket>> = const { RefCell::new(None) };
+    /// Whether the request being made on this thread carries a message whose writing out the
+    /// layer above hears of (see [`writing`]).
+    static WRITING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Durations at least this long mean "no limit": ureq adds its timeouts to an `Instant`
@@ -80,6 +83,25 @@ impl Drop for Restore {
 /// `deadline` (as [`ureq::Error::Timeout`]).
 pub(crate) fn with_deadline<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     let _restore = Restore(DEADLINE.with(|d| d.replace(Some(deadline))));
+    f()
+}
+
+/// Clears [`WRITING`] when a [`writing`] scope ends, even by unwinding.
+struct Written;
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        WRITING.with(|w| w.set(false));
+    }
+}
+
+/// Makes the request `f` makes on this thread carry the message being sent: once it has been
+/// written out whole (ureq waits for the answer only then), the layer above is told
+/// ([`crate::transport::written`]). Only this request: the credentials obtained before it,
+/// which may take requests of their own, are not the message.
+pub(crate) fn writing<T>(f: impl FnOnce() -> T) -> T {
+    WRITING.with(|w| w.set(true));
+    let _written = Written;
     f()
 }
 
@@ -264,6 +286,10 @@ impl Transport for Watched {
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        // The first wait for the answer: the request is out whole.
+        if WRITING.with(|w| w.replace(false)) {
+            crate::transport::written::report();
+        }
         self.inner.await_input(capped(timeout, Timeout::RecvBody)?)
     }
 

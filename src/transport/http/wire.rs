@@ -238,9 +238,11 @@ impl Wire {
             .chain(call.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         socket::forget_last();
         let result = socket::with_deadline(deadline, || match call.method {
-            Method::Post => with_headers(self.agent.post(call.url), call.accept, headers)
-                .header("content-type", "application/json")
-                .send(call.body.unwrap_or_default()),
+            Method::Post => socket::writing(|| {
+                with_headers(self.agent.post(call.url), call.accept, headers)
+                    .header("content-type", "application/json")
+                    .send(call.body.unwrap_or_default())
+            }),
             Method::Get => with_headers(self.agent.get(call.url), call.accept, headers).call(),
             Method::Delete => {
                 with_headers(self.agent.delete(call.url), call.accept, headers).call()
