@@ -164,6 +164,19 @@ impl Inbox {
     /// answer `-32600 Invalid Request`: a transport that decodes its messages itself passes on
     /// what [`DecodeError::invalid_request`](crate::jsonrpc::DecodeError::invalid_request)
     /// carries.
+    ///
+    /// ```
+    /// use umcp::jsonrpc::Message;
+    /// use umcp::transport::{Inbound, Inbox};
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let value = serde_json::json!({"jsonrpc": "2.0", "id": 1.5, "method": "roots/list"});
+    /// let error = Message::from_value(value).unwrap_err();
+    /// if let Some(invalid) = error.invalid_request() {
+    ///     inbox.deliver_invalid(invalid.clone());
+    /// }
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Invalid(_))));
+    /// ```
     pub fn deliver_invalid(&self, request: InvalidRequest) -> bool {
         (self.sink)(Inbound::Invalid(request))
     }
