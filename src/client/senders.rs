@@ -122,6 +122,10 @@ impl Senders {
                 }
             }
         }
+        // With no thread to run it, a queued job would wait for good: given back instead.
+        if state.started == 0 {
+            return Err(job);
+        }
         drop(state);
         match jobs.try_send(job) {
             Ok(()) => Ok(()),
