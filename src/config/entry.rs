@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::parse::ServerConfigError;
 use super::vars::{expand, VarError};
+pub(super) use crate::jsonrpc::value_kind as kind;
 
 pub(super) fn entry_error(server: &str, field: Option<&str>, message: String) -> ServerConfigError {
     ServerConfigError {
@@ -144,17 +145,5 @@ impl<'a> Entry<'a> {
             .iter()
             .map(|(name, value)| Ok((name.clone(), self.text(&format!("{key}.{name}"), value)?)))
             .collect()
-    }
-}
-
-/// How a JSON value is described in messages.
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

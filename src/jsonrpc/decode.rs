@@ -211,8 +211,8 @@ impl Id {
     }
 }
 
-/// What a JSON value that is not a string is, in words.
-fn type_of(value: &Value) -> &'static str {
+/// What kind of JSON value `value` is, in words, for messages ("a number", "null", …).
+pub(crate) fn value_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -257,7 +257,7 @@ impl Message {
                 let is_response = obj.contains_key("result") || obj.contains_key("error");
                 return Err(match id {
                     // A request that names no method: invalid, and owed its error all the same.
-                    Some(id) if !is_response => invalid(id.of_request(), Err(type_of(&method))),
+                    Some(id) if !is_response => invalid(id.of_request(), Err(value_kind(&method))),
                     _ => DecodeError::new("`method` is not a string"),
                 });
             }

@@ -33,6 +33,7 @@ mod wire;
 pub use decode::{DecodeError, InvalidRequest};
 pub use error::{ErrorCode, ErrorObject};
 
+pub(crate) use decode::value_kind;
 pub(crate) use wire::decode_value;
 use wire::Wire;
 
