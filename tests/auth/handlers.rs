@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use umcp::auth::{LoopbackHandler, OAuthConfig};
 use umcp::AuthStep;
 
+#[cfg(feature = "oauth-jwt")]
 use crate::auth_server;
 use crate::auth_server::{params, Setup};
 use crate::oauth_client::{auth_error, headless, provider, start, use_server};
