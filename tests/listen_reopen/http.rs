@@ -184,15 +184,7 @@ fn a_reopening_answered_with_a_server_error_is_tried_again() {
     });
     let (client, sub) = subscribe(&server, Duration::from_secs(5));
     broken.open();
-    let until = Instant::now() + WAIT;
-    loop {
-        assert!(Instant::now() < until, "never reopened");
-        match read(&sub) {
-            Some(SubscriptionEvent::Resubscribed { .. }) => break,
-            None => assert!(sub.ended().is_none(), "{:?}", sub.ended()),
-            Some(other) => panic!("expected the reopening, got {other:?}"),
-        }
-    }
+    await_reopening(&sub);
     assert_eq!(listens.lock().unwrap().len(), 3);
     assert!(matches!(
         sub.recv_timeout(WAIT),

@@ -145,6 +145,19 @@ fn expect_tools_changed(client: &Client, sub: &Subscription) {
     }
 }
 
+/// Reads `sub` until it reports being opened again, the subscription staying alive meanwhile.
+fn await_reopening(sub: &Subscription) {
+    let until = Instant::now() + WAIT;
+    loop {
+        assert!(Instant::now() < until, "never reopened");
+        match read(sub) {
+            Some(SubscriptionEvent::Resubscribed { .. }) => break,
+            None => assert!(sub.ended().is_none(), "{:?}", sub.ended()),
+            Some(other) => panic!("expected the reopening, got {other:?}"),
+        }
+    }
+}
+
 /// Reads with `recv_timeout(READ)`, which must keep its deadline whatever the server does.
 fn read(sub: &Subscription) -> Option<SubscriptionEvent> {
     let started = Instant::now();
@@ -199,15 +212,7 @@ fn a_reopening_listen_never_acknowledged_is_abandoned_and_tried_again() {
     let options = Options::default().with_request_timeout(Duration::from_secs(1));
     let client = Client::connect_with(server.clone(), options).expect("connect");
     let sub = broken_subscription(&client);
-    let until = Instant::now() + WAIT;
-    loop {
-        assert!(Instant::now() < until, "never reopened");
-        match read(&sub) {
-            Some(SubscriptionEvent::Resubscribed { .. }) => break,
-            None => assert!(sub.ended().is_none(), "{:?}", sub.ended()),
-            Some(other) => panic!("expected the reopening, got {other:?}"),
-        }
-    }
+    await_reopening(&sub);
     let ids = listens.lock().unwrap().clone();
     assert_eq!(ids.len(), 3, "{ids:?}");
     // The abandoned request was cancelled on the server.

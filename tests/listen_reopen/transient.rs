@@ -22,15 +22,7 @@ fn a_reopening_whose_stream_breaks_before_its_acknowledgement_is_tried_again() {
     let options = Options::default().with_request_timeout(Duration::from_secs(2));
     let client = Client::connect_with(server, options).expect("connect");
     let sub = broken_subscription(&client);
-    let until = Instant::now() + WAIT;
-    loop {
-        assert!(Instant::now() < until, "never reopened");
-        match read(&sub) {
-            Some(SubscriptionEvent::Resubscribed { .. }) => break,
-            None => assert!(sub.ended().is_none(), "{:?}", sub.ended()),
-            Some(other) => panic!("expected the reopening, got {other:?}"),
-        }
-    }
+    await_reopening(&sub);
     assert_eq!(listens.lock().unwrap().len(), 3);
     expect_tools_changed(&client, &sub);
 }
