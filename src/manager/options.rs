@@ -352,30 +352,6 @@ impl ManagerOptions {
     pub fn default_cache_dir() -> Option<PathBuf> {
         user_cache_base().map(|b| b.join("tools"))
     }
-
-    /// The delay before retry number `failures` (1 for the first retry).
-    pub(crate) fn backoff(&self, failures: u32) -> Duration {
-        let doublings = failures.saturating_sub(1).min(20);
-        self.reconnect_initial
-            .saturating_mul(1 << doublings)
-            .min(self.reconnect_max)
-    }
-
-    /// [`backoff`](Self::backoff) shortened by up to a quarter at random, so servers that
-    /// failed together (a network outage, a laptop waking up) do not all retry in step.
-    pub(crate) fn backoff_with_jitter(&self, failures: u32, server: &str) -> Duration {
-        use std::collections::hash_map::DefaultHasher;
-        use std::hash::{Hash, Hasher};
-        let mut hasher = DefaultHasher::new();
-        std::time::SystemTime::now().hash(&mut hasher);
-        server.hash(&mut hasher);
-        failures.hash(&mut hasher);
-        let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
-        // Scaling the whole delay by 0.75..1 overflows (a panic in `mul_f64`) when it is
-        // near `Duration::MAX`; scaling only the quarter that may be cut never does.
-        let delay = self.backoff(failures);
-        delay.saturating_sub((delay / 4).mul_f64(1.0 - unit))
-    }
 }
 
 /// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
@@ -397,5 +373,6 @@ fn user_cache_base() -> Option<PathBuf> {
     }
 }
 
+mod backoff;
 #[cfg(test)]
 mod tests;
