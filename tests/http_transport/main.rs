@@ -22,6 +22,7 @@ mod legacy;
 mod limits;
 mod sessions;
 mod streams;
+mod unanswered;
 
 const WAIT: Duration = Duration::from_secs(5);
 

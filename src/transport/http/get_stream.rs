@@ -1,6 +1,7 @@
 //! The standalone GET stream that carries server-initiated messages, reconnected with
 //! `Last-Event-ID` when it drops.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,22 @@ use crate::error::Error;
 
 const WHAT: &str = "GET stream";
 
+/// One run of the GET stream: its stop signal, and whether the stream is open.
+#[derive(Debug, Default)]
+pub(crate) struct GetStream {
+    pub stop: Stop,
+    /// The server gave a stream, and its reader has not ended since. A stream that dropped
+    /// and is being reopened counts as open: what the server sends meanwhile may be replayed.
+    open: AtomicBool,
+}
+
+impl GetStream {
+    /// Whether what the server sends on the GET stream may still arrive.
+    pub fn is_open(&self) -> bool {
+        self.open.load(Ordering::SeqCst) && !self.stop.is_stopped()
+    }
+}
+
 /// Opens the GET stream on its own thread, unless one is already running, and waits (at most
 /// the connect timeout, and not past the client's start-up deadline while it starts) until
 /// the server has answered the first GET.
@@ -22,14 +39,15 @@ const WHAT: &str = "GET stream";
 /// only while it is open, and drop or misroute them otherwise, so the stream must be there
 /// before the next request goes out.
 pub(crate) fn start(shared: &Arc<Shared>) {
-    let Some(stop) = shared.claim_get_stream() else {
+    let Some(stream) = shared.claim_get_stream() else {
         return;
     };
     let thread_shared = Arc::clone(shared);
-    let thread_stop = Arc::clone(&stop);
+    let thread_stream = Arc::clone(&stream);
     let (opened_tx, opened_rx) = crossbeam_channel::bounded(1);
     let spawned = streams::spawn("umcp-http-get", move || {
-        run(&thread_shared, &thread_stop, &opened_tx)
+        run(&thread_shared, &thread_stream, &opened_tx);
+        thread_stream.open.store(false, Ordering::SeqCst);
     });
     match spawned {
         Ok(()) => {
@@ -37,7 +55,7 @@ pub(crate) fn start(shared: &Arc<Shared>) {
         }
         Err(e) => {
             log::debug!("could not start the GET stream: {e}");
-            stop.stop();
+            stream.stop.stop();
         }
     }
 }
@@ -69,7 +87,8 @@ enum Opened {
 /// is left for the next request to find expired and re-initialize (which reopens the
 /// stream); a stream that was open and cannot be reopened (the attempts of the reconnection
 /// policy spent, a refusal) means the server is gone, and the connection is reported closed.
-fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
+fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<()>) {
+    let stop = &stream.stop;
     let policy = shared.wire.config.reconnect;
     let mut state = StreamState::default();
     let mut attempt = 0;
@@ -81,6 +100,10 @@ fn run(shared: &Shared, stop: &Stop, opened: &crossbeam_channel::Sender<()>) {
             return;
         }
         let attempt_result = open(shared, &state, stop);
+        if let Opened::Stream(_) = attempt_result {
+            // Before the waiting `start` hears of it: the next request may count on it.
+            stream.open.store(true, Ordering::SeqCst);
+        }
         let _ = opened.try_send(());
         let end = match attempt_result {
             Opened::Stream(response) => {

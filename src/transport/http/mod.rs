@@ -33,6 +33,7 @@ mod kind;
 mod legacy;
 mod post_stream;
 pub(crate) mod provider_deadline;
+mod reply;
 mod session;
 mod socket;
 mod stop;
@@ -171,6 +172,11 @@ impl HttpConfig {
     /// connect timeout, for the server to answer the GET, so that server messages sent after
     /// the next request find the stream open. A server that answers 405 (or anything but an
     /// event stream) offers no stream; that is not an error.
+    ///
+    /// A request the server accepts with `202 Accepted` or an empty `200` instead of its
+    /// response (against the rules) waits for the response on this stream while it is open,
+    /// within the request's deadline; with no stream open it fails at once with
+    /// [`Error::Protocol`](crate::Error::Protocol).
     ///
     /// See the example on [`HttpConfig`].
     pub fn get_stream(mut self, enabled: bool) -> HttpConfig {

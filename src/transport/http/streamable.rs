@@ -13,11 +13,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::get_stream::{self, GetStream};
+use super::reply;
 use super::session::{self, sent_session, Headers, Refusal, Session};
-use super::socket::{self, Socket};
-use super::streams::{lock, Claim, Stop, Streams};
-use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
-use super::{delivery, get_stream, post_stream};
+use super::socket;
+use super::streams::{lock, Streams};
+use super::wire::{self, Call, Method, Wire, ACCEPT_BOTH};
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Closing, Inbox, SessionEvent, Transport};
@@ -46,8 +47,8 @@ pub(crate) struct Shared {
     closed: AtomicBool,
     /// Why the transport itself ended the connection, when it did.
     ended: Mutex<Option<Arc<Closed>>>,
-    /// The stop signal of the running GET stream, if any.
-    get_stream: Mutex<Option<Arc<Stop>>>,
+    /// The running GET stream, if any.
+    get_stream: Mutex<Option<Arc<GetStream>>>,
     /// Set by [`SessionEvent::Stateless`]: no session, no GET stream, no resumption.
     stateless: AtomicBool,
     /// The caller's start-up deadline: the first GET stream is waited for until then at most.
@@ -112,20 +113,31 @@ impl Shared {
         self.stateless.load(Ordering::SeqCst)
     }
 
-    /// Registers a new GET stream unless one is running; returns its stop signal.
-    pub fn claim_get_stream(&self) -> Option<Arc<Stop>> {
+    /// Registers a new GET stream unless one is running; returns it.
+    pub fn claim_get_stream(&self) -> Option<Arc<GetStream>> {
         let mut slot = lock(&self.get_stream);
-        if slot.as_ref().is_some_and(|stop| !stop.is_stopped()) {
+        if slot
+            .as_ref()
+            .is_some_and(|stream| !stream.stop.is_stopped())
+        {
             return None;
         }
-        let stop = Stop::new();
-        *slot = Some(stop.clone());
-        Some(stop)
+        let stream = Arc::new(GetStream::default());
+        *slot = Some(Arc::clone(&stream));
+        Some(stream)
+    }
+
+    /// Whether a GET stream is open, or being reopened after it dropped: what the server
+    /// sends there may still arrive.
+    pub fn get_stream_open(&self) -> bool {
+        lock(&self.get_stream)
+            .as_ref()
+            .is_some_and(|stream| stream.is_open())
     }
 
     fn stop_get_stream(&self) {
-        if let Some(stop) = lock(&self.get_stream).take() {
-            stop.stop();
+        if let Some(stream) = lock(&self.get_stream).take() {
+            stream.stop.stop();
         }
     }
 }
@@ -169,51 +181,6 @@ impl StreamableHttp {
                 startup,
             }),
             close_once: Closing::default(),
-        }
-    }
-
-    /// Handles a 2xx answer to a request: the response arrives in the body (read by
-    /// `deadline`) or on a stream read from `socket`, registered by `claim`.
-    fn accept_reply(
-        &self,
-        id: RequestId,
-        response: HttpResponse,
-        what: &str,
-        deadline: Instant,
-        socket: Option<Socket>,
-        claim: Claim<'_>,
-    ) -> Result<()> {
-        if response.status().as_u16() == 202 || wire::is_empty_body(&response) {
-            wire::drain(response, deadline);
-            return Ok(());
-        }
-        let media_type = wire::media_type(&response);
-        if media_type == "text/event-stream" {
-            return post_stream::start(&self.shared, id, response, socket, claim);
-        }
-        let config = &self.shared.wire.config;
-        let text = wire::read_text(response, config.max_event_size, what, deadline)?;
-        if text.trim().is_empty() {
-            return Ok(());
-        }
-        if media_type != "application/json" {
-            return Err(Error::Protocol(format!(
-                "unexpected content type `{media_type}` in the reply to {what}: {}",
-                wire::snippet(&text)
-            )));
-        }
-        log::trace!("< {text}");
-        let streams = Some(&self.shared.streams);
-        match delivery::deliver_text(&self.shared.inbox, streams, &text, Some(&id)) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(Error::Protocol(format!(
-                "the JSON reply to {what} holds no response to request {id}: {}",
-                wire::snippet(&text)
-            ))),
-            Err(e) => Err(Error::Protocol(format!(
-                "invalid JSON reply to {what}: {e}: {}",
-                wire::snippet(&text)
-            ))),
         }
     }
 
@@ -265,7 +232,9 @@ impl StreamableHttp {
             self.shared.session.remember(&response);
         }
         match request_id.zip(claim) {
-            Some((id, claim)) => self.accept_reply(id, response, what, deadline, socket, claim),
+            Some((id, claim)) => {
+                reply::accept(&self.shared, id, response, what, deadline, socket, claim)
+            }
             None => {
                 // Notifications and responses get 202; some servers send a body anyway,
                 // which carries nothing for us.

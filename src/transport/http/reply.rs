@@ -1,0 +1,90 @@
+//! Reading the successful answer to the POST of a request over Streamable HTTP: the response
+//! in a JSON body, an event stream carrying it, or (against the rules) no response at all.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::socket::Socket;
+use super::streamable::Shared;
+use super::streams::Claim;
+use super::wire::{self, HttpResponse};
+use super::{delivery, post_stream};
+use crate::error::{Error, Result};
+use crate::jsonrpc::RequestId;
+
+/// Handles a 2xx answer to request `id` (`what` is its method): the response arrives in the
+/// body (read by `deadline`) or on a stream read from `socket`, registered by `claim`.
+///
+/// # Errors
+///
+/// [`Error::Protocol`] when the body is no JSON-RPC holding the response, or when the answer
+/// carries no response and no GET stream is open to bring it (see [`without_response`]);
+/// the errors of reading the body otherwise.
+pub(crate) fn accept(
+    shared: &Arc<Shared>,
+    id: RequestId,
+    response: HttpResponse,
+    what: &str,
+    deadline: Instant,
+    socket: Option<Socket>,
+    claim: Claim<'_>,
+) -> Result<()> {
+    let status = response.status().as_u16();
+    if status == 202 || wire::is_empty_body(&response) {
+        wire::drain(response, deadline);
+        return without_response(shared, &id, status, what);
+    }
+    let media_type = wire::media_type(&response);
+    if media_type == "text/event-stream" {
+        return post_stream::start(shared, id, response, socket, claim);
+    }
+    let config = &shared.wire.config;
+    let text = wire::read_text(response, config.max_event_size, what, deadline)?;
+    if text.trim().is_empty() {
+        return without_response(shared, &id, status, what);
+    }
+    if media_type != "application/json" {
+        return Err(Error::Protocol(format!(
+            "unexpected content type `{media_type}` in the reply to {what}: {}",
+            wire::snippet(&text)
+        )));
+    }
+    log::trace!("< {text}");
+    let streams = Some(&shared.streams);
+    match delivery::deliver_text(&shared.inbox, streams, &text, Some(&id)) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::Protocol(format!(
+            "the JSON reply to {what} holds no response to request {id}: {}",
+            wire::snippet(&text)
+        ))),
+        Err(e) => Err(Error::Protocol(format!(
+            "invalid JSON reply to {what}: {e}: {}",
+            wire::snippet(&text)
+        ))),
+    }
+}
+
+/// A request answered with `status` and no response: 202 Accepted or an empty body, which
+/// the rules keep for notifications and responses (a request is answered with JSON or an
+/// event stream). The only place the response could still come from is the GET stream, where
+/// some servers route it: while one is open the request waits for it there, as long as its
+/// deadline allows, like any other. Without one nothing will ever bring the response, so the
+/// request fails now rather than at its deadline.
+fn without_response(shared: &Shared, id: &RequestId, status: u16, what: &str) -> Result<()> {
+    let answer = match status {
+        202 => "HTTP 202 Accepted".to_owned(),
+        status => format!("HTTP {status} with an empty body"),
+    };
+    if shared.get_stream_open() {
+        log::debug!(
+            "request {id} `{what}` was answered with {answer}; waiting for its response on the \
+             GET stream"
+        );
+        return Ok(());
+    }
+    Err(Error::Protocol(format!(
+        "the server answered request {id} `{what}` with {answer} and no response (a request \
+         must be answered with JSON or an event stream), and no GET stream is open to carry \
+         the response"
+    )))
+}
