@@ -96,7 +96,8 @@ impl ConfigFile {
     /// [`Error::Config`] when the file cannot be read, is not JSON, holds no `mcpServers` or
     /// `servers` object, or repeats one of these keys. Errors of single entries are in
     /// [`errors`](ConfigFile::errors) instead.
-    pub fn load(path: &Path) -> Result<ConfigFile> {
+    pub fn load(path: impl AsRef<Path>) -> Result<ConfigFile> {
+        let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
         let workspace = workspace_folder(path);

@@ -73,7 +73,7 @@ use supervisor::{deadline_after, stop_all, Handle};
 /// use umcp::{ConfigFile, Manager, ManagerOptions};
 ///
 /// # fn main() -> umcp::Result<()> {
-/// let file = ConfigFile::load("mcp.json".as_ref())?;
+/// let file = ConfigFile::load("mcp.json")?;
 /// for error in &file.errors {
 ///     log::warn!("skipped {error}");
 /// }
@@ -157,9 +157,13 @@ impl Manager {
             .collect()
     }
 
-    /// Waits until no server is connecting any more (each is connected, failed, needs
-    /// authorization or is disabled), or until `timeout` passes. Returns whether they all
-    /// settled.
+    /// Waits until every server has settled (connected, failed, needs authorization or is
+    /// disabled), or until `timeout` passes. Returns whether they all settled.
+    ///
+    /// The servers are looked at one after the other, so `true` means each was seen settled
+    /// during the wait, not that all are at the same moment: a server that failed may be
+    /// connecting again by the time this returns (a retry after its back-off, see
+    /// [`ServerStatus::Failed`]), and [`statuses`](Self::statuses) then shows it connecting.
     ///
     /// See the example on [`Manager`].
     pub fn wait_ready(&self, timeout: Duration) -> bool {

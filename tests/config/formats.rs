@@ -157,7 +157,7 @@ fn whole_file_errors() {
         err(r#"{"mcpServers": []}"#),
         "config: `mcpServers` must be an object of servers"
     );
-    let missing = ConfigFile::load(&fixture("does-not-exist.json"))
+    let missing = ConfigFile::load(fixture("does-not-exist.json"))
         .unwrap_err()
         .to_string();
     assert!(missing.contains("does-not-exist.json"), "{missing}");
@@ -182,7 +182,13 @@ fn vscode_settings_nesting_and_duplicates_across_sections() {
 #[test]
 fn load_reads_a_file_from_disk() {
     // No variables in this fixture, so the real environment does not matter.
-    let file = ConfigFile::load(&fixture("vscode.json")).unwrap();
+    // Any path-like value will do: a `PathBuf`, a `&str`.
+    let file = ConfigFile::load(fixture("vscode.json")).unwrap();
+    let text = fixture("vscode.json").to_string_lossy().into_owned();
+    assert_eq!(
+        ConfigFile::load(text.as_str()).unwrap().servers.len(),
+        file.servers.len()
+    );
     assert_eq!(file.servers.len(), 2);
 }
 

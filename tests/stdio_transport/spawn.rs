@@ -59,6 +59,29 @@ fn spawn_failure_names_the_command() {
 }
 
 #[test]
+fn spawn_failure_says_what_is_missing() {
+    let _serial = serial();
+    let spawn_error = |config: StdioConfig| match config.connect(Inbox::new().0) {
+        Err(Error::Spawn { source, .. }) => {
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            source.to_string()
+        }
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("the server started"),
+    };
+    // The program exists; the directory does not, which the OS reports as a missing file.
+    let program = std::env::current_exe().unwrap();
+    let missing = std::env::temp_dir().join("umcp-no-such-dir").join("deeper");
+    let config = StdioConfig::new(program.to_string_lossy()).cwd(&missing);
+    let message = spawn_error(config);
+    assert!(message.contains("working directory"), "{message}");
+    assert!(message.contains(&*missing.to_string_lossy()), "{message}");
+    // A whole command line given as the program's name.
+    let message = spawn_error(StdioConfig::new("umcp-no-such-program --stdio x"));
+    assert!(message.contains("from_command_line"), "{message}");
+}
+
+#[test]
 fn environment_is_allow_listed_by_default() {
     let _serial = serial();
     std::env::set_var("UMCP_TEST_SECRET_TOKEN", "hunter2");

@@ -2,6 +2,7 @@
 //! that talks to it.
 
 use std::fmt;
+use std::io;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
@@ -47,6 +48,31 @@ impl StdioConfig {
         line
     }
 
+    /// A spawn failure, said more precisely when the usual mistakes explain it: the OS
+    /// reports a missing working directory as a missing program, and a whole command line
+    /// given as the program is looked up as one file name.
+    fn explain(&self, error: io::Error) -> io::Error {
+        if error.kind() != io::ErrorKind::NotFound {
+            return error;
+        }
+        if let Some(dir) = self.cwd.as_deref().filter(|dir| !dir.is_dir()) {
+            let message = format!(
+                "the working directory `{}` does not exist or is not a directory",
+                dir.display()
+            );
+            return io::Error::new(io::ErrorKind::NotFound, message);
+        }
+        if self.command.trim().contains(char::is_whitespace) {
+            let message = format!(
+                "{error}; the whole text is taken as the program's name: give its arguments \
+                 separately (`args`), or split a command line with \
+                 `StdioConfig::from_command_line`"
+            );
+            return io::Error::new(io::ErrorKind::NotFound, message);
+        }
+        error
+    }
+
     /// The command prepared for spawning: pipes, environment, directory and process group.
     fn command(&self) -> Command {
         let mut cmd = Command::new(self.program());
@@ -86,7 +112,7 @@ impl Connect for StdioConfig {
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>> {
         let child = self.command().spawn().map_err(|source| Error::Spawn {
             command: self.command.clone(),
-            source: Arc::new(source),
+            source: Arc::new(self.explain(source)),
         })?;
         log::debug!("spawned `{}` (pid {})", self.command_line(), child.id());
         #[cfg(windows)]
