@@ -30,7 +30,9 @@ pub struct LateResponse {
     pub id: i64,
     /// The request's method, such as `tools/call`.
     pub method: String,
-    /// Why the request was given up: `timed out` or `cancelled by the client`.
+    /// Why the request was given up: `timed out`, `cancelled by the client`, or `no response
+    /// can arrive` (an HTTP server accepted it without a response, with no stream open to
+    /// carry one).
     pub reason: String,
     /// The result as the server sent it, or its error.
     pub result: Result<Value>,

@@ -64,6 +64,9 @@ pub(crate) enum Reply {
     Progress(ProgressNotificationParams),
     /// The outcome.
     Done(Result<Answer>),
+    /// The error of a request the server accepted and may still be working on, but whose
+    /// response can never come: the caller cancels it on the server.
+    Unanswered(crate::Error),
     /// The caller's cancel handle fired.
     Cancel,
     /// A sending thread handed the request over (see `senders`).

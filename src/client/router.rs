@@ -197,6 +197,11 @@ impl Core {
                     self.finish(n, Err(error));
                 }
             }
+            Inbound::Unanswered(id, error) => {
+                if let Some(n) = id.as_i64() {
+                    self.unanswered(n, error);
+                }
+            }
             Inbound::Gap(reason) => {
                 log::debug!("notifications may have been lost: {reason}");
                 super::listen::route::gap(&self.listens, &self.cache, &reason);
@@ -246,6 +251,17 @@ impl Core {
                 Some(late) => self.to_router(Work::Late(late)),
                 None => log::debug!("dropping a late or unknown response for request {id}"),
             },
+        }
+    }
+
+    /// Hands the caller of request `id`, which the server accepted and cannot answer, its
+    /// error; the caller asks the server to stop working on it. A request nobody waits for
+    /// (a subscription's, one given up on) ends as on any other failure.
+    fn unanswered(&self, id: i64, error: Error) {
+        let slot = lock(&self.pending).entries.remove(&id);
+        match slot {
+            Some(slot) => slot.put(id, Reply::Unanswered(error)),
+            None => self.finish(id, Err(error)),
         }
     }
 

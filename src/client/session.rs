@@ -288,6 +288,10 @@ impl Shared {
                     self.abandon(id, call, "cancelled by the client", sending.as_deref());
                     return Err(call.cancelled());
                 }
+                Some(Reply::Unanswered(err)) => {
+                    self.abandon(id, call, "no response can arrive", sending.as_deref());
+                    return Err(err);
+                }
                 None if !handed_over && kind == TimeoutKind::Request => {
                     // Still in the sending thread, whose own deadline ends it with `Sent` or
                     // `SendFailed`: keep waiting for that rather than time out a request the

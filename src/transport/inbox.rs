@@ -25,6 +25,13 @@ pub enum Inbound {
     /// A request the transport sent can never get its response (for example an HTTP stream
     /// that ended before the response and cannot be resumed). The waiting caller gets `Error`.
     Failed(RequestId, Error),
+    /// A request the server accepted, and may still be working on, can never get its response
+    /// to the client (an HTTP server took it with `202 Accepted` and has no stream to send the
+    /// response on). The waiting caller gets `Error`, as with [`Inbound::Failed`]; unlike
+    /// there, the request reached the server and nothing says the server is done with it, so
+    /// the layer above asks the server to stop working on it (the client sends
+    /// `notifications/cancelled`).
+    Unanswered(RequestId, Error),
     /// Messages that belong to no request may have been lost, though the connection goes
     /// on: a stream of server-initiated messages broke and was opened again, and the server
     /// may not have replayed what it sent in between. The layer above should treat anything
@@ -186,6 +193,23 @@ impl Inbox {
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     pub fn fail(&self, id: RequestId, error: Error) -> bool {
         (self.sink)(Inbound::Failed(id, error))
+    }
+
+    /// Fails one request the server accepted and may still be working on, whose response
+    /// cannot reach the client (see [`Inbound::Unanswered`]).
+    ///
+    /// ```
+    /// use umcp::jsonrpc::RequestId;
+    /// use umcp::transport::{Inbound, Inbox};
+    /// use umcp::Error;
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let id = RequestId::from(7);
+    /// inbox.unanswered(id.clone(), Error::Protocol("accepted, never answered".into()));
+    /// assert!(matches!(inbound.try_recv(), Ok(Inbound::Unanswered(got, _)) if got == id));
+    /// ```
+    pub fn unanswered(&self, id: RequestId, error: Error) -> bool {
+        (self.sink)(Inbound::Unanswered(id, error))
     }
 
     /// Reports that messages belonging to no request may have been lost (see

@@ -1,16 +1,19 @@
 //! A request the server accepts without answering it (HTTP 202, or a 200 with an empty body),
 //! which a request must never get over Streamable HTTP: the call fails at once when no GET
-//! stream could carry the response, and waits for it there when one is open.
+//! stream could carry the response, and the server, which may still be working on it, is
+//! asked to stop; with the GET stream open the call waits for the response there.
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
 use serde_json::{json, Value};
 use umcp::types::CallToolResult;
-use umcp::{Client, Era, Error, HttpConfig, RequestOptions};
+use umcp::{CancelHandle, Client, Era, Error, HttpConfig, RequestOptions};
 
 use crate::http_server::{serve, Reply, Server};
 use crate::WAIT;
+
+mod get_stream;
 
 /// The calls' own timeout: a failure that waited for it would be no prompt failure.
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -31,7 +34,7 @@ enum Speaks {
 }
 
 /// A server that answers `tools/call` with `unanswered`, and everything else as it should;
-/// `calls` hears the id of every `tools/call`.
+/// `calls` hears the body of every `tools/call` and `notifications/cancelled`.
 fn server(speaks: Speaks, unanswered: Unanswered, calls: Sender<Value>) -> Server {
     serve(move |seen, reply| {
         let body = seen.json();
@@ -40,8 +43,12 @@ fn server(speaks: Speaks, unanswered: Unanswered, calls: Sender<Value>) -> Serve
         };
         match (seen.method.as_str(), body["method"].as_str(), speaks) {
             ("POST", Some("tools/call"), _) => {
-                let _ = calls.send(body["id"].clone());
+                let _ = calls.send(body.clone());
                 unanswered(reply);
+            }
+            ("POST", Some("notifications/cancelled"), _) => {
+                let _ = calls.send(body.clone());
+                reply.status(202, &[]);
             }
             ("POST", Some("server/discover"), Speaks::Stateless) => {
                 let result = json!({"supportedVersions": ["2026-07-28"],
@@ -71,10 +78,24 @@ fn server(speaks: Speaks, unanswered: Unanswered, calls: Sender<Value>) -> Serve
 
 /// Calls a tool with [`TIMEOUT`]; returns the outcome and how long it took.
 fn call(client: &Client) -> (umcp::Result<CallToolResult>, Duration) {
-    let options = RequestOptions::default().with_timeout(TIMEOUT);
+    call_with(client, RequestOptions::default())
+}
+
+/// Calls a tool with `options` and [`TIMEOUT`]; returns the outcome and how long it took.
+fn call_with(client: &Client, options: RequestOptions) -> (umcp::Result<CallToolResult>, Duration) {
+    let options = options.with_timeout(TIMEOUT);
     let started = Instant::now();
     let outcome = client.call_tool_with("work", json!({}), &options);
     (outcome, started.elapsed())
+}
+
+/// The id of the next `tools/call` the server saw.
+fn next_call(calls: &Receiver<Value>) -> Value {
+    let body = calls
+        .recv_timeout(WAIT)
+        .expect("the call reached the server");
+    assert_eq!(body["method"], "tools/call", "{body}");
+    body["id"].clone()
 }
 
 /// Asserts that `outcome` is the prompt protocol error for a request answered with `status`
@@ -112,9 +133,7 @@ fn a_call_accepted_with_202_fails_at_once_without_a_get_stream() {
     let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
     let (outcome, took) = call(&client);
-    let id = calls
-        .recv_timeout(WAIT)
-        .expect("the call reached the server");
+    let id = next_call(&calls);
     assert_fails_at_once(outcome, took, "HTTP 202", &id);
     // The connection is still usable.
     client.ping().expect("ping after the failed call");
@@ -134,9 +153,7 @@ fn a_call_answered_with_an_empty_200_fails_at_once_without_a_get_stream() {
         let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
         let client = Client::connect(config).expect("connect");
         let (outcome, took) = call(&client);
-        let id = calls
-            .recv_timeout(WAIT)
-            .expect("the call reached the server");
+        let id = next_call(&calls);
         assert_fails_at_once(outcome, took, "HTTP 200 with an empty body", &id);
         client.ping().expect("ping after the failed call");
         client.close();
@@ -150,62 +167,45 @@ fn a_stateless_call_accepted_with_202_fails_at_once() {
     let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     let (outcome, took) = call(&client);
-    let id = calls
-        .recv_timeout(WAIT)
-        .expect("the call reached the server");
+    let id = next_call(&calls);
     assert_fails_at_once(outcome, took, "HTTP 202", &id);
     client.ping().expect("ping after the failed call");
     client.close();
 }
 
 #[test]
-fn a_call_accepted_with_202_is_answered_on_the_open_get_stream() {
-    let (calls_tx, calls) = crossbeam_channel::unbounded::<Value>();
-    let server = serve(move |seen, reply| {
-        let body = seen.json();
-        let answer = |result: Value| {
-            json!({"jsonrpc": "2.0", "id": body["id"], "result": result}).to_string()
-        };
-        match (seen.method.as_str(), body["method"].as_str()) {
-            ("GET", _) => {
-                let mut sse = reply.sse(&[]);
-                let _ = sse.send(": open\n\n");
-                // The answer to the call goes here, after its POST was accepted with 202.
-                if let Ok(id) = calls.recv_timeout(WAIT) {
-                    let result =
-                        json!({"content": [{"type": "text", "text": "on the GET stream"}]});
-                    let message = json!({"jsonrpc": "2.0", "id": id, "result": result});
-                    let _ = sse.message(&message.to_string());
-                }
-                std::thread::sleep(WAIT);
+fn a_call_accepted_without_a_response_and_no_get_stream_is_cancelled_on_the_server() {
+    let answers: [(Unanswered, &str); 2] = [
+        (|reply| reply.status(202, &[]), "HTTP 202"),
+        (
+            |reply| reply.status(200, &[]),
+            "HTTP 200 with an empty body",
+        ),
+    ];
+    for (unanswered, status) in answers {
+        // Sent from the caller's thread, and (with a cancel handle) from a sending thread.
+        for cancellable in [false, true] {
+            let (calls_tx, calls) = crossbeam_channel::unbounded();
+            let server = server(Speaks::Handshake, unanswered, calls_tx);
+            let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+            let mut options = RequestOptions::default();
+            if cancellable {
+                options = options.with_cancel(CancelHandle::new());
             }
-            ("POST", Some("initialize")) => reply.json(
-                200,
-                &[("Mcp-Session-Id", "s-1")],
-                &answer(json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "elsewhere", "version": "1.0.0"}
-                })),
-            ),
-            ("POST", Some("tools/call")) => {
-                reply.status(202, &[]);
-                let _ = calls_tx.send(body["id"].clone());
-            }
-            ("POST", Some(_)) if !body["id"].is_null() => {
-                let error = json!({"code": -32601, "message": "Method not found"});
-                let message = json!({"jsonrpc": "2.0", "id": body["id"], "error": error});
-                reply.json(200, &[], &message.to_string());
-            }
-            ("POST", _) => reply.status(202, &[]),
-            _ => reply.status(405, &[]),
+            let (outcome, took) = call_with(&client, options);
+            let id = next_call(&calls);
+            assert_fails_at_once(outcome, took, status, &id);
+            // The server has the request and may be working on it: it is told to stop.
+            let cancel = calls
+                .recv_timeout(WAIT)
+                .expect("notifications/cancelled reached the server");
+            assert_eq!(cancel["method"], "notifications/cancelled", "{cancel}");
+            assert_eq!(cancel["params"]["requestId"], id, "{cancel}");
+            let reason = cancel["params"]["reason"].as_str().unwrap_or_default();
+            assert!(!reason.is_empty(), "a reason: {cancel}");
+            client.ping().expect("ping after the failed call");
+            client.close();
+            assert!(calls.try_recv().is_err(), "one cancellation");
         }
-    });
-    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
-    let (outcome, _) = call(&client);
-    assert_eq!(
-        outcome.expect("answered on the GET stream").text(),
-        "on the GET stream"
-    );
-    client.close();
+    }
 }

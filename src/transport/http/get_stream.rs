@@ -1,11 +1,11 @@
 //! The standalone GET stream that carries server-initiated messages, reconnected with
 //! `Last-Event-ID` when it drops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::delivery::deliver_event;
+use super::parked::Parked;
 use super::session::{self, Refusal};
 use super::socket;
 use super::streamable::Shared;
@@ -15,20 +15,12 @@ use crate::error::Error;
 
 const WHAT: &str = "GET stream";
 
-/// One run of the GET stream: its stop signal, and whether the stream is open.
+/// One run of the GET stream: its stop signal, whether the stream is open, and the requests
+/// waiting for their responses on it.
 #[derive(Debug, Default)]
 pub(crate) struct GetStream {
     pub stop: Stop,
-    /// The server gave a stream, and its reader has not ended since. A stream that dropped
-    /// and is being reopened counts as open: what the server sends meanwhile may be replayed.
-    open: AtomicBool,
-}
-
-impl GetStream {
-    /// Whether what the server sends on the GET stream may still arrive.
-    pub fn is_open(&self) -> bool {
-        self.open.load(Ordering::SeqCst) && !self.stop.is_stopped()
-    }
+    pub parked: Parked,
 }
 
 /// Opens the GET stream on its own thread, unless one is already running, and waits (at most
@@ -47,7 +39,7 @@ pub(crate) fn start(shared: &Arc<Shared>) {
     let (opened_tx, opened_rx) = crossbeam_channel::bounded(1);
     let spawned = streams::spawn("umcp-http-get", move || {
         run(&thread_shared, &thread_stream, &opened_tx);
-        thread_stream.open.store(false, Ordering::SeqCst);
+        thread_stream.parked.end(&thread_shared, "its reader ended");
     });
     match spawned {
         Ok(()) => {
@@ -102,7 +94,7 @@ fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<(
         let attempt_result = open(shared, &state, stop);
         if let Opened::Stream(_) = attempt_result {
             // Before the waiting `start` hears of it: the next request may count on it.
-            stream.open.store(true, Ordering::SeqCst);
+            stream.parked.opened();
         }
         let _ = opened.try_send(());
         let end = match attempt_result {
@@ -140,6 +132,7 @@ fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<(
             }
             Opened::Expired => {
                 log::debug!("GET stream: the session expired; the next request starts a new one");
+                stream.parked.end(shared, "the session expired");
                 return;
             }
             Opened::Failed(e) => {

@@ -31,6 +31,7 @@ mod delivery;
 mod get_stream;
 mod kind;
 mod legacy;
+mod parked;
 mod post_stream;
 pub(crate) mod provider_deadline;
 mod reply;
@@ -175,8 +176,11 @@ impl HttpConfig {
     ///
     /// A request the server accepts with `202 Accepted` or an empty `200` instead of its
     /// response (against the rules) waits for the response on this stream while it is open,
-    /// within the request's deadline; with no stream open it fails at once with
-    /// [`Error::Protocol`](crate::Error::Protocol).
+    /// within the request's deadline, and fails with
+    /// [`Error::ResponseLost`](crate::Error::ResponseLost) as soon as the stream ends for good
+    /// (its session gone); with no stream open it fails at once with
+    /// [`Error::Protocol`](crate::Error::Protocol), and the server is sent
+    /// `notifications/cancelled` for it.
     ///
     /// See the example on [`HttpConfig`].
     pub fn get_stream(mut self, enabled: bool) -> HttpConfig {

@@ -17,9 +17,9 @@ use crate::jsonrpc::RequestId;
 ///
 /// # Errors
 ///
-/// [`Error::Protocol`] when the body is no JSON-RPC holding the response, or when the answer
-/// carries no response and no GET stream is open to bring it (see [`without_response`]);
-/// the errors of reading the body otherwise.
+/// [`Error::Protocol`] when the body is no JSON-RPC holding the response; the errors of
+/// reading the body otherwise. An answer without a response is no error here: the request
+/// reached the server (see [`without_response`]).
 pub(crate) fn accept(
     shared: &Arc<Shared>,
     id: RequestId,
@@ -32,7 +32,8 @@ pub(crate) fn accept(
     let status = response.status().as_u16();
     if status == 202 || wire::is_empty_body(&response) {
         wire::drain(response, deadline);
-        return without_response(shared, &id, status, what);
+        without_response(shared, id, status, what, claim);
+        return Ok(());
     }
     let media_type = wire::media_type(&response);
     if media_type == "text/event-stream" {
@@ -41,7 +42,8 @@ pub(crate) fn accept(
     let config = &shared.wire.config;
     let text = wire::read_text(response, config.max_event_size, what, deadline)?;
     if text.trim().is_empty() {
-        return without_response(shared, &id, status, what);
+        without_response(shared, id, status, what, claim);
+        return Ok(());
     }
     if media_type != "application/json" {
         return Err(Error::Protocol(format!(
@@ -67,24 +69,37 @@ pub(crate) fn accept(
 /// A request answered with `status` and no response: 202 Accepted or an empty body, which
 /// the rules keep for notifications and responses (a request is answered with JSON or an
 /// event stream). The only place the response could still come from is the GET stream, where
-/// some servers route it: while one is open the request waits for it there, as long as its
-/// deadline allows, like any other. Without one nothing will ever bring the response, so the
-/// request fails now rather than at its deadline.
-fn without_response(shared: &Shared, id: &RequestId, status: u16, what: &str) -> Result<()> {
+/// some servers route it: while one is open the request is parked there (`claim` keeps
+/// it among the live streams), and waits for it as long as its deadline allows, like any
+/// other, or until that stream ends for good (see [`Parked::end`](super::parked::Parked::end)).
+///
+/// Without one nothing will ever bring the response, so the request fails now rather than at
+/// its deadline, with [`Error::Protocol`], through the inbox: the server has it and may still
+/// be working on it, which the layer above hears (see [`Inbox::unanswered`]), as the send
+/// itself succeeded.
+///
+/// [`Inbox::unanswered`]: crate::transport::Inbox::unanswered
+fn without_response(shared: &Shared, id: RequestId, status: u16, what: &str, claim: Claim<'_>) {
     let answer = match status {
         202 => "HTTP 202 Accepted".to_owned(),
         status => format!("HTTP {status} with an empty body"),
     };
-    if shared.get_stream_open() {
+    if claim.is_stopped() {
+        // Answered on another stream already, abandoned, or the connection closed.
+        log::debug!("request {id} `{what}` was answered with {answer}, and is settled already");
+        return;
+    }
+    if shared.park_on_get_stream(id.clone(), what, &answer, claim) {
         log::debug!(
             "request {id} `{what}` was answered with {answer}; waiting for its response on the \
              GET stream"
         );
-        return Ok(());
+        return;
     }
-    Err(Error::Protocol(format!(
+    let error = Error::Protocol(format!(
         "the server answered request {id} `{what}` with {answer} and no response (a request \
          must be answered with JSON or an event stream), and no GET stream is open to carry \
          the response"
-    )))
+    ));
+    shared.unanswered(id, error);
 }

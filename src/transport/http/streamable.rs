@@ -17,7 +17,7 @@ use super::get_stream::{self, GetStream};
 use super::reply;
 use super::session::{self, sent_session, Headers, Refusal, Session};
 use super::socket;
-use super::streams::{lock, Streams};
+use super::streams::{lock, Claim, Streams};
 use super::wire::{self, Call, Method, Wire, ACCEPT_BOTH};
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
@@ -88,7 +88,7 @@ impl Shared {
     /// Stops every stream and cuts every connection, waking every waiting thread; what the
     /// credential provider does for a request ends with [`Error::Closed`] for `why`.
     fn shut_down(&self, why: Arc<Closed>) {
-        self.stop_get_stream();
+        self.stop_get_stream("the connection closed");
         self.streams.stop_all();
         self.wire.shutdown(why);
         self.session.end_reset();
@@ -100,7 +100,7 @@ impl Shared {
     /// knows it (see [`session::refusal`]).
     pub fn expire_session(&self, headers: &[(&'static str, String)]) {
         if sent_session(headers).is_some_and(|sent| self.session.expire(sent)) {
-            self.stop_get_stream();
+            self.stop_get_stream("the session expired");
         }
     }
 
@@ -127,16 +127,36 @@ impl Shared {
         Some(stream)
     }
 
-    /// Whether a GET stream is open, or being reopened after it dropped: what the server
-    /// sends there may still arrive.
-    pub fn get_stream_open(&self) -> bool {
+    /// Parks request `id` (method `what`, accepted with `answer` and no response) on the GET
+    /// stream, as `claim`, when one is open or being reopened after it dropped: the response
+    /// may still arrive there. Whether it did.
+    pub fn park_on_get_stream(
+        &self,
+        id: RequestId,
+        what: &str,
+        answer: &str,
+        claim: Claim<'_>,
+    ) -> bool {
         lock(&self.get_stream)
             .as_ref()
-            .is_some_and(|stream| stream.is_open())
+            .is_some_and(|stream| stream.parked.park(id, what, answer, claim))
     }
 
-    fn stop_get_stream(&self) {
-        if let Some(stream) = lock(&self.get_stream).take() {
+    /// Fails request `id`, which the server accepted without its response and which nothing
+    /// can bring: the layer above hears that the server may still be working on it.
+    pub fn unanswered(&self, id: RequestId, error: Error) {
+        // As after a failed send: a re-initialization whose handshake ends here sends nothing
+        // more, and the messages it holds go out.
+        self.session.end_reset_by(std::thread::current().id());
+        self.inbox.unanswered(id, error);
+    }
+
+    /// Stops the GET stream, which ends for good (`why`).
+    fn stop_get_stream(&self, why: &str) {
+        let stream = lock(&self.get_stream).take();
+        if let Some(stream) = stream {
+            // Before the stop wakes its reader, whose end would fail them without the reason.
+            stream.parked.end(self, why);
             stream.stop.stop();
         }
     }
@@ -300,14 +320,16 @@ impl Transport for StreamableHttp {
             SessionEvent::Reset => {
                 self.shared.session.reset();
                 self.shared.stateless.store(false, Ordering::SeqCst);
-                self.shared.stop_get_stream();
+                self.shared
+                    .stop_get_stream("the session ended, and a new one is being set up");
             }
             SessionEvent::Stateless => {
                 // No session to set up, so nothing to hold other messages for.
                 self.shared.session.reset();
                 self.shared.session.end_reset();
                 self.shared.stateless.store(true, Ordering::SeqCst);
-                self.shared.stop_get_stream();
+                self.shared
+                    .stop_get_stream("the connection switched to the stateless protocol");
             }
         }
     }
@@ -333,7 +355,7 @@ impl Transport for StreamableHttp {
         // A call obtaining credentials (refreshing a token, waiting behind another thread's
         // authorization) ends now, not once the `DELETE` is done.
         self.shared.wire.end_credentials(by_client());
-        self.shared.stop_get_stream();
+        self.shared.stop_get_stream("the connection closed");
         self.shared.streams.stop_all();
         self.shared.session.end_reset();
         let headers = self.shared.session_headers();

@@ -98,6 +98,11 @@ impl Claim<'_> {
         self.stop.is_stopped()
     }
 
+    /// The registry the stream is claimed in.
+    pub fn streams(&self) -> &Streams {
+        self.streams
+    }
+
     /// Hands the registration to a reader thread, which unregisters `key` when it ends.
     pub fn keep(mut self) -> (u64, Arc<Stop>) {
         self.kept = true;
