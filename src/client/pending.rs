@@ -48,7 +48,11 @@ impl Answer {
     /// bookkeeping needs (`resultType`, `ttlMs`, `_meta`, the tools' names), leaving the text
     /// itself to be decoded by the caller.
     pub(crate) fn peek<T: DeserializeOwned>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(self.0.get()).or_else(|e| {
+            // Text holding a lone surrogate is read with U+FFFD in its place.
+            let mended = crate::jsonrpc::surrogates::mend(self.0.get()).ok_or(e)?;
+            serde_json::from_str(&mended)
+        })
     }
 
     /// The result decoded as `T`.

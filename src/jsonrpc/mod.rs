@@ -28,6 +28,7 @@ use serde_json::Value;
 
 mod decode;
 mod error;
+pub(crate) mod surrogates;
 mod wire;
 
 pub use decode::{DecodeError, InvalidRequest};
@@ -326,6 +327,11 @@ impl Payload {
     /// a batch that are not messages are dropped and counted, without failing it.
     pub fn decode(text: &str) -> Result<Payload, DecodeError> {
         let value: Value = serde_json::from_str(text)
+            .or_else(|e| {
+                // Text holding a lone surrogate is read with U+FFFD in its place.
+                let mended = surrogates::mend(text).ok_or(e)?;
+                serde_json::from_str(&mended)
+            })
             .map_err(|e| DecodeError::new(format!("invalid JSON: {e}")))?;
         match value {
             Value::Array(items) if items.is_empty() => Err(DecodeError::new("empty batch")),

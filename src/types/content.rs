@@ -194,6 +194,12 @@ impl ContentBlock {
 
     /// Reads a block from its JSON text; never fails.
     pub(super) fn from_text(text: &str) -> ContentBlock {
+        if let Some(block) = ContentBlock::known(text) {
+            return block;
+        }
+        // Text holding a lone surrogate is read with U+FFFD in its place.
+        let mended = crate::jsonrpc::surrogates::mend(text);
+        let text = mended.as_deref().unwrap_or(text);
         ContentBlock::known(text).unwrap_or_else(|| {
             // The text is serde_json's own reading of a value, so it parses.
             ContentBlock::Unknown(serde_json::from_str(text).unwrap_or(Value::Null))

@@ -15,6 +15,7 @@ mod handshake;
 mod invalid_ids;
 mod server_cancels;
 mod server_messages;
+mod surrogates;
 
 fn connect(server: &FakeServer) -> Client {
     Client::connect(server.clone()).expect("connect")
