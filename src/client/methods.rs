@@ -218,7 +218,7 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::list_prompts`], plus [`Error::Invalid`] for arguments that are neither an
-    /// object nor `Null` (nothing is sent).
+    /// object nor `Null`, or an argument whose value is not a string (nothing is sent).
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         self.get_prompt_with(name, arguments, &RequestOptions::default())
     }
@@ -237,6 +237,18 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<GetPromptResult> {
         self.require("prompts/get", "prompts")?;
+        // Prompt arguments are strings (`{[key: string]: string}`); a server answers anything
+        // else with a validation error of its own, if at all.
+        if let Some((key, value)) = arguments
+            .as_object()
+            .and_then(|arguments| arguments.iter().find(|(_, value)| !value.is_string()))
+        {
+            return Err(Error::Invalid(format!(
+                "the argument `{key}` of prompt `{name}` must be a string (prompt arguments \
+                 are strings), not {}",
+                crate::jsonrpc::value_kind(value)
+            )));
+        }
         let params = named("prompt", name, arguments)?;
         self.request_as("prompts/get", Some(params), options)
     }

@@ -191,8 +191,10 @@ impl Options {
     }
 
     /// Answers `elicitation/create`, and declares the `elicitation` capability with the modes
-    /// of [`Options::with_elicitation_modes`] (by default form and URL mode). See
-    /// [`ElicitResult::accept_defaults`] for a form helper.
+    /// of [`Options::with_elicitation_modes`] (by default form and URL mode). For form mode,
+    /// [`ElicitForm`](crate::types::ElicitForm) checks each value against the requested
+    /// schema and builds an answer only when every required field has one;
+    /// [`ElicitResult::accept_defaults`] (below) sends the schema's defaults unchecked.
     ///
     /// ```
     /// use umcp::types::{ElicitRequestParams, ElicitResult};

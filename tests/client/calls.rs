@@ -70,6 +70,21 @@ fn arguments_that_are_not_an_object_fail_without_sending() {
             other => panic!("{arguments}: {other:?}"),
         }
     }
+    // Prompt arguments are strings: any other value is named.
+    for value in [
+        json!(5),
+        json!(true),
+        json!(null),
+        json!(["a"]),
+        json!({"a": 1}),
+    ] {
+        match client.get_prompt("greet", json!({"name": "Ada", "city": value})) {
+            Err(Error::Invalid(why)) => {
+                assert!(why.contains("`city`") && why.contains("string"), "{why}")
+            }
+            other => panic!("{value}: {other:?}"),
+        }
+    }
     assert_eq!(server.received.lock().unwrap().len(), before);
     // An object, or nothing at all, goes through.
     client
