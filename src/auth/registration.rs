@@ -67,7 +67,19 @@ pub(crate) fn client_identity(
             ),
         ));
     };
-    register(http, config, metadata, endpoint, redirect_uri)
+    register(http, config, metadata, endpoint, redirect_uri).map_err(|mut error| {
+        // Without any metadata the endpoints are the 2025-03-26 defaults, guessed at the
+        // server's origin: a 404 there most likely means the server uses no OAuth at all.
+        let guessed = !discovered.published && discovered.resource_metadata.is_none();
+        if guessed && error.status == Some(404) {
+            error.message.push_str(
+                "; the server publishes no OAuth metadata (no protected resource metadata, no \
+                 authorization server metadata), so its default /register endpoint was \
+                 tried: it may need no authorization at all",
+            );
+        }
+        error
+    })
 }
 
 /// Dynamic client registration (RFC 7591) of a native client.

@@ -222,3 +222,31 @@ fn no_pkce_capability_and_plain_http_endpoints_are_refused() {
     assert_eq!(error.step, AuthStep::Authorization);
     assert!(error.message.contains("https"), "{}", error.message);
 }
+
+#[test]
+fn a_server_without_any_metadata_is_said_to_publish_none() {
+    let fixture = start(Setup {
+        prm: Prm::Absent,
+        metadata: Metadata::Absent,
+        registration: false,
+        ..Setup::default()
+    });
+    let error = provider(&fixture, headless()).authorize().unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("registration was refused"), "{message}");
+    assert!(message.contains("publishes no OAuth metadata"), "{message}");
+    // With metadata published, a refused registration is only that.
+    let fixture = start(Setup {
+        prm: Prm::Absent,
+        registration: false,
+        ..Setup::default()
+    });
+    let message = provider(&fixture, headless())
+        .authorize()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !message.contains("publishes no OAuth metadata"),
+        "{message}"
+    );
+}

@@ -87,7 +87,9 @@ pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply)
             }
             reply.json(200, &[], &doc.to_string());
         }
-        ("POST", p) if p == format!("{ip}/register") => register(&mut inner, &setup, &seen, reply),
+        ("POST", p) if setup.registration && p == format!("{ip}/register") => {
+            register(&mut inner, &setup, &seen, reply)
+        }
         ("GET", p) if p == format!("{ip}/authorize") => authorize(&mut inner, &seen, reply),
         ("POST", p) if p == format!("{ip}/token") => {
             token(&mut inner, &setup, &issuer, &seen, reply)
