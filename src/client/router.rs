@@ -171,7 +171,7 @@ impl Core {
                 self.received.fetch_add(1, Ordering::Relaxed);
                 self.route(message)
             }
-            Inbound::Batch(messages) => {
+            Inbound::Batch(messages, invalid) => {
                 self.received.fetch_add(1, Ordering::Relaxed);
                 // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
                 let allowed = self
@@ -182,8 +182,14 @@ impl Core {
                     for message in messages {
                         self.route(message);
                     }
+                    // Each answered alone, as other requests of a batch are, and by the same
+                    // road as one that came alone.
+                    for invalid in invalid {
+                        self.to_router(Work::Invalid(invalid));
+                    }
                 } else {
-                    log::debug!("dropping a batch of {} messages", messages.len());
+                    let count = messages.len() + invalid.len();
+                    log::debug!("dropping a batch of {count} messages");
                 }
             }
             Inbound::Invalid(invalid) => {

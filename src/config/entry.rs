@@ -1,6 +1,7 @@
 //! Reading the fields of one configuration entry, with `${VAR}` expansion and messages that
 //! name the field.
 
+use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -17,48 +18,135 @@ pub(super) fn entry_error(server: &str, field: Option<&str>, message: String) ->
     }
 }
 
+/// What reading one entry looked at, for [`repeated`](super::repeated): a key written twice
+/// is an error only where umcp reads, and not at all in a disabled entry.
+#[derive(Default)]
+pub(super) struct Trace {
+    reads: RefCell<Vec<Read>>,
+    disabled: Cell<bool>,
+}
+
+impl Trace {
+    /// The fields read, in the order they were.
+    pub(super) fn reads(&self) -> std::cell::Ref<'_, Vec<Read>> {
+        self.reads.borrow()
+    }
+
+    /// Whether the entry is disabled.
+    pub(super) fn disabled(&self) -> bool {
+        self.disabled.get()
+    }
+}
+
+/// One field that reading an entry looked at.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Read {
+    /// The keys of the objects it is in, from the entry's own outwards in.
+    pub(super) at: &'static [&'static str],
+    pub(super) key: &'static str,
+    /// Whether all of its value was read, or only the keys of it that were read in turn (of
+    /// an object of settings), if any.
+    pub(super) all: bool,
+}
+
+impl Read {
+    /// The key `depth` objects in from the entry's own: one of `at`, then `key`.
+    pub(super) fn key_at(&self, depth: usize) -> Option<&'static str> {
+        match self.at.get(depth) {
+            Some(key) => Some(key),
+            None => (depth == self.at.len()).then_some(self.key),
+        }
+    }
+}
+
 /// Reads the fields of one entry (or of an object inside it), expanding variables as it goes.
 pub(super) struct Entry<'a> {
     name: &'a str,
-    pub(super) object: &'a Map<String, Value>,
+    /// Its fields: read them through [`Entry::get`] and [`Entry::object_at`], which trace them.
+    object: &'a Map<String, Value>,
     lookup: &'a dyn Fn(&str) -> Option<String>,
+    trace: &'a Trace,
     /// Disabled entries keep unexpandable strings as written instead of failing.
     pub(super) lenient: bool,
-    /// What field names are prefixed with in messages, e.g. `oauth.` inside `oauth`.
-    prefix: &'a str,
+    /// The keys of the objects `object` is in, e.g. `oauth` inside `oauth`: the fields of
+    /// messages start with them.
+    at: &'static [&'static str],
 }
 
 impl<'a> Entry<'a> {
-    /// A reader of the entry `name`, whose fields are `object`.
+    /// A reader of the entry `name`, whose fields are `object`, noting what it reads in
+    /// `trace`.
     pub(super) fn new(
         name: &'a str,
         object: &'a Map<String, Value>,
         lookup: &'a dyn Fn(&str) -> Option<String>,
+        trace: &'a Trace,
     ) -> Entry<'a> {
         Entry {
             name,
             object,
             lookup,
+            trace,
             lenient: false,
-            prefix: "",
+            at: &[],
         }
     }
 
-    /// A reader of the object `object` inside this entry, whose fields are named
-    /// `prefix` + key in messages.
-    pub(super) fn nested(&self, object: &'a Map<String, Value>, prefix: &'a str) -> Entry<'a> {
+    /// Marks the entry disabled, which makes it lenient.
+    pub(super) fn disable(&mut self) {
+        self.lenient = true;
+        self.trace.disabled.set(true);
+    }
+
+    /// The value of `key`, all of which is read.
+    pub(super) fn get(&self, key: &'static str) -> Option<&'a Value> {
+        self.trace(key, true);
+        self.object.get(key)
+    }
+
+    /// The value of `key` when only the keys of it read in turn (through
+    /// [`nested`](Entry::nested)) are read: an object of settings.
+    pub(super) fn object_at(&self, key: &'static str) -> Option<&'a Value> {
+        self.trace(key, false);
+        self.object.get(key)
+    }
+
+    /// Whether the entry has `key`, whose value is not read.
+    pub(super) fn has(&self, key: &'static str) -> bool {
+        self.trace(key, false);
+        self.object.contains_key(key)
+    }
+
+    fn trace(&self, key: &'static str, all: bool) {
+        let at = self.at;
+        self.trace.reads.borrow_mut().push(Read { at, key, all });
+    }
+
+    /// A reader of the object `object` inside this entry, at the keys `at` (from the entry's
+    /// own), which the fields of messages start with.
+    pub(super) fn nested(
+        &self,
+        object: &'a Map<String, Value>,
+        at: &'static [&'static str],
+    ) -> Entry<'a> {
         Entry {
             name: self.name,
             object,
             lookup: self.lookup,
+            trace: self.trace,
             lenient: self.lenient,
-            prefix,
+            at,
         }
     }
 
     pub(super) fn error(&self, field: &str, message: impl Into<String>) -> ServerConfigError {
-        let field = format!("{}{field}", self.prefix);
-        entry_error(self.name, Some(&field), message.into())
+        let mut name = String::new();
+        for key in self.at {
+            name.push_str(key);
+            name.push('.');
+        }
+        name.push_str(field);
+        entry_error(self.name, Some(&name), message.into())
     }
 
     pub(super) fn expand(&self, field: &str, text: &str) -> Result<String, ServerConfigError> {
@@ -77,15 +165,15 @@ impl<'a> Entry<'a> {
         }
     }
 
-    pub(super) fn string(&self, key: &str) -> Result<Option<String>, ServerConfigError> {
-        match self.object.get(key) {
+    pub(super) fn string(&self, key: &'static str) -> Result<Option<String>, ServerConfigError> {
+        match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => self.text(key, value).map(Some),
         }
     }
 
-    pub(super) fn bool(&self, key: &str) -> Result<Option<bool>, ServerConfigError> {
-        match self.object.get(key) {
+    pub(super) fn bool(&self, key: &'static str) -> Result<Option<bool>, ServerConfigError> {
+        match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(other) => {
@@ -94,8 +182,8 @@ impl<'a> Entry<'a> {
         }
     }
 
-    pub(super) fn millis(&self, key: &str) -> Result<Option<Duration>, ServerConfigError> {
-        match self.object.get(key) {
+    pub(super) fn millis(&self, key: &'static str) -> Result<Option<Duration>, ServerConfigError> {
+        match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => value
                 .as_u64()
@@ -112,8 +200,8 @@ impl<'a> Entry<'a> {
         }
     }
 
-    pub(super) fn list(&self, key: &str) -> Result<Vec<String>, ServerConfigError> {
-        let items = match self.object.get(key) {
+    pub(super) fn list(&self, key: &'static str) -> Result<Vec<String>, ServerConfigError> {
+        let items = match self.get(key) {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(other) => {
@@ -130,8 +218,11 @@ impl<'a> Entry<'a> {
             .collect()
     }
 
-    pub(super) fn map(&self, key: &str) -> Result<Vec<(String, String)>, ServerConfigError> {
-        let entries = match self.object.get(key) {
+    pub(super) fn map(
+        &self,
+        key: &'static str,
+    ) -> Result<Vec<(String, String)>, ServerConfigError> {
+        let entries = match self.get(key) {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Object(entries)) => entries,
             Some(other) => {

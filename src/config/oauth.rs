@@ -247,7 +247,7 @@ pub(super) fn parse(entry: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerCo
             ))
         }
     };
-    let object = match entry.object.get("oauth") {
+    let object = match entry.object_at("oauth") {
         None | Some(Value::Null) => None,
         Some(Value::Object(object)) => Some(object),
         Some(other) => {
@@ -256,7 +256,7 @@ pub(super) fn parse(entry: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerCo
         }
     };
     match object {
-        Some(object) => settings(&entry.nested(object, "oauth.")),
+        Some(object) => settings(&entry.nested(object, &["oauth"])),
         None if shorthand => Ok(Some(OAuthSettings::default())),
         None => Ok(None),
     }
@@ -304,7 +304,7 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
 /// `workloadIdentity`: `{ "tokenFile": path }` or `{ "tokenEnv": name }`, exactly one.
 fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), ServerConfigError> {
     const KEY: &str = "workloadIdentity";
-    let object = match oauth.object.get(KEY) {
+    let object = match oauth.object_at(KEY) {
         None | Some(Value::Null) => return Ok((None, None)),
         Some(Value::Object(object)) => object,
         Some(other) => {
@@ -312,7 +312,7 @@ fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), Serve
             return Err(oauth.error(KEY, message));
         }
     };
-    let inner = oauth.nested(object, "oauth.workloadIdentity.");
+    let inner = oauth.nested(object, &["oauth", "workloadIdentity"]);
     let file = non_empty(&inner, "tokenFile")?;
     let env = non_empty(&inner, "tokenEnv")?;
     if file.is_some() == env.is_some() {
@@ -321,7 +321,7 @@ fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), Serve
     Ok((file, env))
 }
 
-fn non_empty(oauth: &Entry<'_>, key: &str) -> Result<Option<String>, ServerConfigError> {
+fn non_empty(oauth: &Entry<'_>, key: &'static str) -> Result<Option<String>, ServerConfigError> {
     match oauth.string(key)? {
         Some(text) if text.trim().is_empty() => Err(oauth.error(key, "is empty")),
         other => Ok(other),
@@ -330,7 +330,7 @@ fn non_empty(oauth: &Entry<'_>, key: &str) -> Result<Option<String>, ServerConfi
 
 /// `scopes`: an array of strings or one space-separated string; empty means the default.
 fn scopes(oauth: &Entry<'_>) -> Result<Option<Vec<String>>, ServerConfigError> {
-    let scopes = match oauth.object.get("scopes") {
+    let scopes = match oauth.get("scopes") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(text)) => oauth
             .expand("scopes", text)?
@@ -364,7 +364,7 @@ fn port(oauth: &Entry<'_>) -> Result<Option<u16>, ServerConfigError> {
             format!("must be a port number (0 to 65535), not {what}"),
         )
     };
-    match oauth.object.get(KEY) {
+    match oauth.get(KEY) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
             .as_u64()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::entry::{entry_error, kind, Entry};
+use super::entry::{entry_error, kind, Entry, Trace};
 use super::sections::{entries, of_value, read_sections};
 use super::{HttpKind, ServerConfig, ServerTransport};
 use crate::client::ProtocolMode;
@@ -24,9 +24,11 @@ use crate::transport::EnvPolicy;
 ///
 /// Comments (`//`, `/* */`) and trailing commas are accepted, as VS Code writes them (JSONC).
 /// A leading byte order mark is skipped. A name used twice, in one section or across them, is
-/// an error for the second entry, and a key written twice inside an entry (`command`, or a
-/// variable of `env`) an error for that entry, naming the key and its line; a repeated section
-/// key fails the whole file.
+/// an error for the second entry, and a key written twice inside an entry where umcp reads it
+/// (`command`, or a variable of `env`) an error for that entry, naming the key and its line; a
+/// repeated section key fails the whole file. A key umcp does not read (say `description`, or
+/// one inside an ignored `meta` object) may be written twice, and so may any key of a disabled
+/// entry, which keeps the last value, except `disabled` and `enabled` themselves.
 ///
 /// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
 /// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
@@ -179,8 +181,9 @@ impl ConfigFile {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // VS Code writes JSONC; its comments and trailing commas become spaces, so the line and
         // column of an error still point into the text as written.
+        let text = super::jsonc::strip(text);
         let [mcp_servers, servers, nested] =
-            super::sections::parse(&super::jsonc::strip(text))?.ok_or_else(not_an_object)?;
+            super::sections::parse(&text)?.ok_or_else(not_an_object)?;
         read_sections(
             [
                 ("mcpServers", entries(&mcp_servers)),
@@ -188,6 +191,7 @@ impl ConfigFile {
                 ("mcp.servers", entries(&nested)),
             ],
             lookup,
+            Some(&mut super::repeated::Lines::new(&text)),
         )
     }
 
@@ -211,6 +215,7 @@ impl ConfigFile {
                 ("mcp.servers", of_value(nested)),
             ],
             lookup,
+            None,
         )
     }
 }
@@ -240,10 +245,12 @@ impl fmt::Display for ServerConfigError {
 
 impl std::error::Error for ServerConfigError {}
 
+/// Reads the entry `name`, noting in `trace` what of it was read.
 pub(super) fn parse_server(
     name: &str,
     value: &Value,
     lookup: &dyn Fn(&str) -> Option<String>,
+    trace: &Trace,
 ) -> Result<ServerConfig, ServerConfigError> {
     if name.trim().is_empty() {
         return Err(entry_error(name, None, "the server name is empty".into()));
@@ -255,10 +262,12 @@ pub(super) fn parse_server(
             format!("must be an object, not {}", kind(value)),
         )
     })?;
-    let mut entry = Entry::new(name, object, lookup);
+    let mut entry = Entry::new(name, object, lookup, trace);
     let disabled =
         entry.bool("disabled")?.unwrap_or(false) || entry.bool("enabled")? == Some(false);
-    entry.lenient = disabled;
+    if disabled {
+        entry.disable();
+    }
     let transport = match entry.string("type")?.as_deref() {
         Some("stdio") => stdio(&entry)?,
         Some(other) => match HttpKind::parse(other) {
@@ -271,7 +280,7 @@ pub(super) fn parse_server(
                 return Err(entry.error("type", message));
             }
         },
-        None => match (object.contains_key("command"), object.contains_key("url")) {
+        None => match (entry.has("command"), entry.has("url")) {
             (true, false) => stdio(&entry)?,
             (false, true) => http(&entry, HttpKind::Auto)?,
             (true, true) => {

@@ -5,7 +5,8 @@
 //! in one section, or a second `mcpServers` object, would silently replace the first. These
 //! visitors keep every entry of a section, in the file's order (with or without serde_json's
 //! `preserve_order`), as its raw text, which [`repeated`](super::repeated) checks for keys
-//! repeated inside it; a repeated section key is refused with the line it is on.
+//! repeated inside it once the entry is read; a repeated section key is refused with the line
+//! it is on.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -15,11 +16,12 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::entry::entry_error;
-use super::parse::parse_server;
-use super::repeated::{check, Checked, Lines, Repeated};
-use super::ConfigFile;
+use super::entry::{entry_error, Trace};
+use super::parse::{parse_server, ServerConfigError};
+use super::repeated::{find, values, Lines};
+use super::{ConfigFile, ServerConfig};
 use crate::error::{Error, Result};
+use crate::redact::clip;
 
 /// The entries of one section, in the file's order, repeated names included, as their text.
 type Entries<'a> = Vec<(String, &'a RawValue)>;
@@ -36,8 +38,8 @@ struct Root<'a> {
     nested: Section<'a>,
 }
 
-/// A section read from text: its entries checked for repeated keys.
-pub(super) type Read = Option<Option<Vec<(String, Checked)>>>;
+/// A section read from text: each entry's name, value and text (to find keys repeated in it).
+pub(super) type Read<'a> = Option<Option<Vec<(String, Value, &'a RawValue)>>>;
 
 /// Parses `text` (JSON, comments already stripped) into its sections `mcpServers`,
 /// `servers` and `mcp.servers`: `None` when the top level is not an object.
@@ -45,7 +47,7 @@ pub(super) type Read = Option<Option<Vec<(String, Checked)>>>;
 /// # Errors
 ///
 /// [`Error::Config`] for text that is not JSON, or that repeats a section.
-pub(super) fn parse(text: &str) -> Result<Option<[Read; 3]>> {
+pub(super) fn parse(text: &str) -> Result<Option<[Read<'_>; 3]>> {
     let root = serde_json::from_str::<ObjectOr<Root<'_>>>(text).map_err(|e| {
         if e.classify() == serde_json::error::Category::Data {
             // A repeated section: the message (and its line) is the sections reader's.
@@ -58,19 +60,25 @@ pub(super) fn parse(text: &str) -> Result<Option<[Read; 3]>> {
         return Ok(None);
     };
     let mut lines = Lines::new(text);
-    let mut read = |section: Section<'_>| -> Result<Read> {
-        let Some(Some(entries)) = section else {
-            return Ok(section.map(|_| None));
-        };
-        let checked = check(&entries, &mut lines)?;
-        let names = entries.into_iter().map(|(name, _)| name);
-        Ok(Some(Some(names.zip(checked).collect())))
-    };
     Ok(Some([
-        read(root.mcp_servers)?,
-        read(root.servers)?,
-        read(root.nested)?,
+        read(root.mcp_servers, &mut lines)?,
+        read(root.servers, &mut lines)?,
+        read(root.nested, &mut lines)?,
     ]))
+}
+
+/// Reads the values of the entries of `section`.
+fn read<'a>(section: Section<'a>, lines: &mut Lines<'_>) -> Result<Read<'a>> {
+    let Some(Some(entries)) = section else {
+        return Ok(section.map(|_| None));
+    };
+    let values = values(&entries, lines)?;
+    let entries = entries.into_iter().zip(values);
+    Ok(Some(Some(
+        entries
+            .map(|((name, raw), value)| (name, value, raw))
+            .collect(),
+    )))
 }
 
 /// What a type read from the entries of a JSON object implements.
@@ -203,14 +211,16 @@ impl<'de> FromEntries<'de> for Servers<'de> {
 }
 
 /// A section's entries by reference: `None` when absent, `Some(None)` when not an object;
-/// an entry read from text may instead be a key repeated in it.
-pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, Result<&'a Value, &'a Repeated>)>>>;
+/// an entry read from text has its text.
+pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, &'a Value, Option<&'a RawValue>)>>>;
 
 /// Reads the servers of the sections, named by their keys, in order: a name already taken,
-/// in the same section or an earlier one, is an error for that entry.
+/// in the same section or an earlier one, is an error for that entry. `lines` counts in the
+/// text the entries were read from, if they were.
 pub(super) fn read_sections(
     sections: [(&str, Borrowed<'_>); 3],
     lookup: &dyn Fn(&str) -> Option<String>,
+    mut lines: Option<&mut Lines<'_>>,
 ) -> Result<ConfigFile> {
     let mut file = ConfigFile::default();
     // Names seen so far, valid or not: a set, so a file of many servers loads in linear time.
@@ -221,21 +231,12 @@ pub(super) fn read_sections(
         let entries = section
             .ok_or_else(|| Error::Config(format!("`{key}` must be an object of servers")))?;
         found = true;
-        for (name, entry) in entries {
+        for (name, value, raw) in entries {
             let parsed = if !taken.insert(name) {
                 Err(entry_error(name, None, format!("defined again in `{key}`")))
             } else {
-                match entry {
-                    Ok(entry) => parse_server(name, entry, lookup),
-                    Err(repeated) => Err(entry_error(
-                        name,
-                        Some(&repeated.field),
-                        format!(
-                            "defined again at line {} column {}",
-                            repeated.line, repeated.column
-                        ),
-                    )),
-                }
+                let text = raw.zip(lines.as_deref_mut());
+                read_entry(name, value, text, lookup)
             };
             match parsed {
                 Ok(server) => file.servers.push(server),
@@ -253,12 +254,53 @@ pub(super) fn read_sections(
     Ok(file)
 }
 
+/// Reads the entry `name`. One read from `text` (its own, and the file's lines) is an error
+/// for a key written twice where umcp read it, unless it is disabled; the others are logged.
+fn read_entry(
+    name: &str,
+    value: &Value,
+    text: Option<(&RawValue, &mut Lines<'_>)>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<ServerConfig, ServerConfigError> {
+    let trace = Trace::default();
+    let parsed = parse_server(name, value, lookup, &trace);
+    let Some((raw, lines)) = text else {
+        return parsed;
+    };
+    let found = find(raw, &trace, lines);
+    if let Some(first) = found.first_passed {
+        let why = match trace.disabled() {
+            true => "the server is disabled, and keeps the last value of each",
+            false => "umcp does not read them",
+        };
+        log::debug!(
+            "server `{}`: {} key(s) written twice (the first `{}`) are no error: {why}",
+            clip(name),
+            found.passed,
+            clip(&first)
+        );
+    }
+    match found.repeated {
+        Some(repeated) => Err(entry_error(
+            name,
+            Some(&repeated.field),
+            format!(
+                "defined again at line {} column {}",
+                repeated.line, repeated.column
+            ),
+        )),
+        None => parsed,
+    }
+}
+
 /// A section read by [`parse`], by reference.
-pub(super) fn entries(section: &Read) -> Borrowed<'_> {
+pub(super) fn entries<'a>(section: &'a Read<'a>) -> Borrowed<'a> {
     section.as_ref().map(|entries| {
-        entries
-            .as_ref()
-            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v.as_ref())).collect())
+        entries.as_ref().map(|e| {
+            e.iter()
+                .map(|(n, v, raw)| (n.as_str(), v, Some(*raw)))
+                .collect()
+        })
     })
 }
 
@@ -267,6 +309,6 @@ pub(super) fn of_value(section: Option<&Value>) -> Borrowed<'_> {
     section.map(|value| {
         value
             .as_object()
-            .map(|e| e.iter().map(|(n, v)| (n.as_str(), Ok(v))).collect())
+            .map(|e| e.iter().map(|(n, v)| (n.as_str(), v, None)).collect())
     })
 }

@@ -3,9 +3,17 @@
 
 use std::fmt;
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response};
+use super::{ErrorCode, ErrorObject, Message, Notification, Payload, Request, RequestId, Response};
+
+/// What an id is when it reads as a number that is not an integer.
+const NOT_INTEGER: &str = "a number that is not an integer";
+
+/// What an id is when it is an integer beyond 64 bits, which umcp takes as no request's id.
+const WIDE: &str = "an integer beyond 64 bits";
 
 /// Why a text is not a JSON-RPC message.
 ///
@@ -33,6 +41,18 @@ impl DecodeError {
     pub fn invalid_request(&self) -> Option<&InvalidRequest> {
         self.invalid.as_ref()
     }
+
+    /// Gives the id of the invalid request this error carries back in the server's digits
+    /// when it is an integer beyond 64 bits: the `Value` it was read from holds it only as a
+    /// float, so `text`, the message's own text, is read again, and only then.
+    fn keep_wide_id(mut self, text: &str) -> DecodeError {
+        if let Some(invalid) = self.invalid.as_mut() {
+            if invalid.keep_wide_id(text) {
+                self.message = invalid.to_string();
+            }
+        }
+        self
+    }
 }
 
 impl fmt::Display for DecodeError {
@@ -45,14 +65,21 @@ impl std::error::Error for DecodeError {}
 
 /// A request JSON-RPC rejects as invalid: its `id` has a type no request id may have (null, a
 /// number that is not an integer, a boolean, an array or an object: MCP ids are strings or
-/// integers, never null), or its `method` is not a string.
+/// integers, never null), or its `method` is not a string. An integer id beyond 64 bits,
+/// which umcp cannot take, makes one too.
 ///
 /// Nothing runs for it, and its answer is the error [`reply`](InvalidRequest::reply),
 /// `-32600 Invalid Request`, with the request's id when that is a string or an integer and
 /// a null id when it cannot be given back. Decoding it fails with a [`DecodeError`] that
-/// carries it. A [`Response`] with such an id is an ordinary [`DecodeError`] (it answers no
+/// carries it; in a batch it is one of the batch's [`Payload::Batch`] elements, owed its reply
+/// all the same. A [`Response`] with such an id is an ordinary [`DecodeError`] (it answers no
 /// request that could have been sent), and so is a message with neither an `id` (a
 /// notification, which is never answered) nor a string `method`.
+///
+/// An integer id beyond 64 bits is given back in the server's own digits when the request is
+/// decoded from its text ([`Payload::decode`]); [`Message::from_value`] reads a `Value`, which
+/// holds such a number only as a float, so it takes that id for a number that is not an
+/// integer, answered with a null id.
 ///
 /// ```
 /// use umcp::jsonrpc::{ErrorCode, Message, Payload};
@@ -74,6 +101,14 @@ impl std::error::Error for DecodeError {}
 /// let reply = Message::from(invalid.reply()).encode();
 /// assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"#));
 ///
+/// // An integer id beyond 64 bits: refused, and given back digit for digit.
+/// let error = Payload::decode(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#)
+///     .unwrap_err();
+/// let invalid = error.invalid_request().expect("a request with an id beyond 64 bits");
+/// assert_eq!(invalid.id_type(), Some("an integer beyond 64 bits"));
+/// let reply = Message::from(invalid.reply()).encode();
+/// assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":18446744073709551616,"error":"#));
+///
 /// // A response with such an id, and a notification (no `id` at all), are no such thing.
 /// let response = Payload::decode(r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#).unwrap_err();
 /// assert!(response.invalid_request().is_none());
@@ -81,26 +116,30 @@ impl std::error::Error for DecodeError {}
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidRequest {
-    /// The id, or what it is in words when no id may be of its type.
-    id: Result<RequestId, &'static str>,
+    /// The id the reply carries: the request's own, unless its type is what is wrong.
+    id: Option<RequestId>,
+    /// What is wrong with the id, in words: a type no id may have, or [`WIDE`].
+    id_type: Option<&'static str>,
     /// The method, or what `method` is in words when it is not a string.
     method: Result<String, &'static str>,
 }
 
 impl InvalidRequest {
-    /// The request's id, when it is a string or an integer: the reply carries it.
+    /// The request's id, when it is a string or an integer (one beyond 64 bits too, in the
+    /// server's digits): the reply carries it.
     ///
     /// See the example on [`InvalidRequest`].
     pub fn id(&self) -> Option<&RequestId> {
-        self.id.as_ref().ok()
+        self.id.as_ref()
     }
 
-    /// What its id is, in words, when no id may be of its type: `"null"`, `"a boolean"`,
-    /// `"an object"`, …; `None` when the id is a string or an integer.
+    /// What its id is, in words, when that is what is wrong: a type no id may have
+    /// (`"null"`, `"a boolean"`, `"an object"`, …), or `"an integer beyond 64 bits"`; `None`
+    /// when the id is a string or an integer umcp takes.
     ///
     /// See the example on [`InvalidRequest`].
     pub fn id_type(&self) -> Option<&'static str> {
-        self.id.as_ref().err().copied()
+        self.id_type
     }
 
     /// The method the request names, when `method` is a string.
@@ -120,9 +159,12 @@ impl InvalidRequest {
 
     /// What makes the request invalid, in words: the `data` of its reply.
     pub(crate) fn faults(&self) -> String {
-        let id = self
-            .id_type()
-            .map(|t| format!("a request id must be a string or an integer, not {t}"));
+        let id = self.id_type.map(|t| match t {
+            WIDE => "a request id that is an integer must lie within 64 bits \
+                     (from -2^63 to 2^64 - 1)"
+                .to_owned(),
+            t => format!("a request id must be a string or an integer, not {t}"),
+        });
         let method = self
             .method_type()
             .map(|t| format!("a request method must be a string, not {t}"));
@@ -131,6 +173,27 @@ impl InvalidRequest {
             .flatten()
             .collect::<Vec<_>>()
             .join("; ")
+    }
+
+    /// Takes the id from `text`, the request's own text, when it is an integer beyond 64 bits
+    /// that was read as [`NOT_INTEGER`]; whether it did.
+    fn keep_wide_id(&mut self, text: &str) -> bool {
+        /// A message's `id` member, as the server wrote it.
+        #[derive(Deserialize)]
+        struct IdText<'a> {
+            #[serde(borrow)]
+            id: Option<&'a RawValue>,
+        }
+        if self.id.is_some() || self.id_type != Some(NOT_INTEGER) {
+            return false;
+        }
+        let wide = serde_json::from_str::<IdText<'_>>(text)
+            .ok()
+            .and_then(|message| message.id)
+            .and_then(|id| RequestId::wide(id.get()));
+        let Some(id) = wide else { return false };
+        (self.id, self.id_type) = (Some(id), Some(WIDE));
+        true
     }
 
     /// The response JSON-RPC prescribes: `-32600 Invalid Request`, with the request's id (null
@@ -175,11 +238,12 @@ impl Id {
         match value {
             Value::Null => Id::Null,
             Value::String(s) => Id::Valid(RequestId::from(s)),
-            // An integer beyond `u64` reads as a float: it cannot be given back as it came.
+            // An integer beyond `u64` reads as a float: only the message's text has its
+            // digits (see `InvalidRequest::keep_wide_id`).
             Value::Number(n) => match (n.as_i64(), n.as_u64()) {
                 (Some(n), _) => Id::Valid(RequestId::from(n)),
                 (None, Some(n)) => Id::Valid(RequestId::from(n)),
-                (None, None) => Id::Forbidden("a number that is not an integer"),
+                (None, None) => Id::Forbidden(NOT_INTEGER),
             },
             Value::Bool(_) => Id::Forbidden("a boolean"),
             Value::Array(_) => Id::Forbidden("an array"),
@@ -287,9 +351,55 @@ fn invalid(
     id: Result<RequestId, &'static str>,
     method: Result<String, &'static str>,
 ) -> DecodeError {
-    let invalid = InvalidRequest { id, method };
+    let (id, id_type) = match id {
+        Ok(id) => (Some(id), None),
+        Err(id_type) => (None, Some(id_type)),
+    };
+    let invalid = InvalidRequest {
+        id,
+        id_type,
+        method,
+    };
     DecodeError {
         message: invalid.to_string(),
         invalid: Some(invalid),
     }
+}
+
+/// Decodes one message from its `text`, read as `value`.
+pub(super) fn single(text: &str, value: Value) -> Result<Payload, DecodeError> {
+    Message::from_value(value)
+        .map(Payload::Single)
+        .map_err(|e| e.keep_wide_id(text))
+}
+
+/// Decodes the elements of a batch, `text` read as `items`: its messages, the requests among
+/// them JSON-RPC rejects, and how many other elements were dropped.
+pub(super) fn batch(text: &str, items: Vec<Value>) -> Payload {
+    let total = items.len();
+    let (mut messages, mut invalid) = (Vec::new(), Vec::new());
+    // The text of each element, read only for an id beyond 64 bits, and then once.
+    let mut elements: Option<Vec<&RawValue>> = None;
+    for (k, item) in items.into_iter().enumerate() {
+        let mut request = match Message::from_value(item) {
+            Ok(message) => {
+                messages.push(message);
+                continue;
+            }
+            Err(e) => match e.invalid {
+                Some(request) => request,
+                None => continue,
+            },
+        };
+        if request.id_type == Some(NOT_INTEGER) {
+            let elements =
+                elements.get_or_insert_with(|| serde_json::from_str(text).unwrap_or_default());
+            if let Some(element) = elements.get(k) {
+                request.keep_wide_id(element.get());
+            }
+        }
+        invalid.push(request);
+    }
+    let dropped = total - messages.len() - invalid.len();
+    Payload::Batch(messages, invalid, dropped)
 }

@@ -1,6 +1,7 @@
 //! Tests of `jsonrpc`.
 
 use super::*;
+use serde::Deserialize;
 use serde_json::json;
 
 fn one(text: &str) -> Message {
@@ -71,8 +72,9 @@ fn decodes_batches_dropping_bad_elements() {
     let text =
         r#"[{"jsonrpc":"2.0","id":1,"result":1},{"bad":true},{"jsonrpc":"2.0","method":"n"}]"#;
     match Payload::decode(text).unwrap() {
-        Payload::Batch(items, dropped) => {
+        Payload::Batch(items, invalid, dropped) => {
             assert_eq!(items.len(), 2);
+            assert!(invalid.is_empty());
             assert_eq!(dropped, 1);
         }
         other => panic!("{other:?}"),
@@ -163,9 +165,107 @@ fn responses_and_notifications_are_not_invalid_requests() {
         matches!(&m, Message::Notification(n) if n.method == "notifications/message"),
         "{m:?}"
     );
-    // In a batch such a request is a malformed member: dropped and counted.
-    let batch = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]"#;
-    assert!(matches!(Payload::decode(batch), Ok(Payload::Batch(items, 1)) if items.len() == 1));
+}
+
+#[test]
+fn requests_json_rpc_rejects_in_a_batch_are_kept_for_their_replies() {
+    let batch = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"n"},
+        {"bad":true},{"jsonrpc":"2.0","id":7,"method":42},
+        {"jsonrpc":"2.0","id":-18446744073709551617,"method":"ping"},42]"#;
+    let Ok(Payload::Batch(messages, invalid, dropped)) = Payload::decode(batch) else {
+        panic!("{:?}", Payload::decode(batch))
+    };
+    assert_eq!((messages.len(), dropped), (1, 2));
+    let replies: Vec<String> = invalid
+        .iter()
+        .map(|invalid| Message::from(invalid.reply()).encode())
+        .collect();
+    let prefix = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"#);
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    for (reply, id) in replies.iter().zip(["null", "7", "-18446744073709551617"]) {
+        assert!(reply.starts_with(&prefix(id)), "{reply}");
+    }
+}
+
+#[test]
+fn integer_ids_beyond_64_bits_are_refused_and_given_back_in_their_digits() {
+    let huge = "1".repeat(30);
+    for id in ["18446744073709551616", "-9223372036854775809", &huge] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        let error = Payload::decode(&text).unwrap_err();
+        let invalid = error.invalid_request().expect(&text);
+        assert_eq!(invalid.id_type(), Some("an integer beyond 64 bits"));
+        assert_eq!(invalid.id().map(ToString::to_string).as_deref(), Some(id));
+        assert!(error.to_string().contains(id), "{error}");
+        let reply = Message::from(invalid.reply());
+        assert_eq!(
+            reply.encode(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request","data":"a request id that is an integer must lie within 64 bits (from -2^63 to 2^64 - 1)"}}}}"#
+            )
+        );
+        // A `Value` has only the nearest float.
+        let nearest: f64 = id.parse().unwrap();
+        assert_eq!(reply.to_value()["id"], json!(nearest));
+    }
+    // Numbers that are not integers, however large, still get a null id.
+    for id in ["1e20", "18446744073709551616.0", "-1.5E400"] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        match Payload::decode(&text) {
+            Err(error) => match error.invalid_request() {
+                Some(invalid) => {
+                    assert_eq!(invalid.id(), None, "{text}");
+                    assert_eq!(invalid.id_type(), Some("a number that is not an integer"));
+                }
+                // `-1.5E400` is beyond what JSON is read as at all.
+                None => assert!(error.to_string().contains("invalid JSON"), "{error}"),
+            },
+            Ok(payload) => panic!("{payload:?}"),
+        }
+    }
+    // From a value, the digits are lost: a number that is not an integer.
+    let value: Value =
+        serde_json::from_str(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#)
+            .unwrap();
+    let error = Message::from_value(value).unwrap_err();
+    assert_eq!(error.invalid_request().and_then(InvalidRequest::id), None);
+    // Such ids keep to the order of integers, below strings.
+    let wide = |text: &str| RequestId::wide(text).expect(text);
+    let mut ids = [
+        RequestId::from("a"),
+        wide("18446744073709551616"),
+        wide(&huge),
+        RequestId::from(u64::MAX),
+        wide("-9223372036854775809"),
+        wide("-99999999999999999999"),
+        RequestId::from(i64::MIN),
+    ];
+    ids.sort();
+    let order: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        order,
+        [
+            "-99999999999999999999",
+            "-9223372036854775809",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            &huge,
+            "\"a\"",
+        ]
+    );
+    // Only integers beyond 64 bits make such an id.
+    for text in [
+        "1",
+        "18446744073709551615",
+        "-9223372036854775808",
+        "01",
+        "1.0",
+        "-",
+        "",
+    ] {
+        assert_eq!(RequestId::wide(text), None, "{text}");
+    }
 }
 
 #[test]

@@ -16,8 +16,9 @@ pub enum Inbound {
     /// One message from the server.
     Message(Message),
     /// A JSON array batch from the server (legal only under protocol 2025-03-26; the layer
-    /// above decides).
-    Batch(Vec<Message>),
+    /// above decides): its messages, and its elements that are requests JSON-RPC rejects,
+    /// each owed its [`InvalidRequest::reply`] like an [`Inbound::Invalid`].
+    Batch(Vec<Message>, Vec<InvalidRequest>),
     /// A request from the server that JSON-RPC rejects, for its id (of a type no request id
     /// may have) or its `method` (not a string). It is owed the error
     /// [`InvalidRequest::reply`], and nothing else: the layer above sends it.
@@ -125,7 +126,7 @@ impl Inbox {
     /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
     ///
     /// A request JSON-RPC rejects is delivered as [`Inbound::Invalid`], for the layer above to
-    /// answer.
+    /// answer; one inside a batch goes with the batch.
     ///
     /// # Errors
     ///
@@ -143,11 +144,11 @@ impl Inbox {
         };
         Ok(match payload {
             Payload::Single(message) => self.deliver(message),
-            Payload::Batch(messages, dropped) => {
+            Payload::Batch(messages, invalid, dropped) => {
                 if dropped > 0 {
                     log::debug!("dropped {dropped} malformed members of a batch");
                 }
-                self.deliver_batch(messages)
+                self.deliver_batch(messages, invalid)
             }
         })
     }
@@ -160,11 +161,26 @@ impl Inbox {
         (self.sink)(Inbound::Message(message))
     }
 
-    /// Delivers a batch.
+    /// Delivers a batch: its messages, and its elements that are requests JSON-RPC rejects
+    /// (what [`Payload::Batch`] holds), for the client to answer each of those like one that
+    /// came alone.
     ///
-    /// See the example on [`transport::Inbox::new`](crate::transport::Inbox::new).
-    pub fn deliver_batch(&self, messages: Vec<Message>) -> bool {
-        (self.sink)(Inbound::Batch(messages))
+    /// ```
+    /// use umcp::jsonrpc::Payload;
+    /// use umcp::transport::{Inbound, Inbox};
+    ///
+    /// let (inbox, inbound) = Inbox::new();
+    /// let text = r#"[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":1.5,"method":"ping"}]"#;
+    /// if let Ok(Payload::Batch(messages, invalid, _dropped)) = Payload::decode(text) {
+    ///     inbox.deliver_batch(messages, invalid);
+    /// }
+    /// assert!(matches!(
+    ///     inbound.try_recv(),
+    ///     Ok(Inbound::Batch(messages, invalid)) if messages.len() == 1 && invalid.len() == 1
+    /// ));
+    /// ```
+    pub fn deliver_batch(&self, messages: Vec<Message>, invalid: Vec<InvalidRequest>) -> bool {
+        (self.sink)(Inbound::Batch(messages, invalid))
     }
 
     /// Delivers a request JSON-RPC rejects (see [`Inbound::Invalid`]), for the client to

@@ -1,7 +1,8 @@
 //! Messages whose `id` has a type JSON-RPC and MCP forbid (a fraction, an object, an array, a
 //! boolean, null): a request gets `-32600 Invalid Request` with a null id and runs nothing; a
 //! response matches no request and is dropped. A request whose `method` is not a string gets
-//! the same error with its own id, and an integer id beyond `i64` is an id like any other.
+//! the same error with its own id, and an integer id beyond `i64` is an id like any other;
+//! beyond 64 bits, the error carries its digits.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,20 +16,20 @@ use umcp::{Client, Options};
 use crate::memory::FakeServer;
 
 /// The ids of a forbidden type, as JSON text.
-const FORBIDDEN: [&str; 5] = ["1.5", r#"{"n":1}"#, "[1]", "true", "null"];
+pub(super) const FORBIDDEN: [&str; 5] = ["1.5", r#"{"n":1}"#, "[1]", "true", "null"];
 
 /// Bound for anything that should happen at once.
-const SOON: Duration = Duration::from_secs(10);
+pub(super) const SOON: Duration = Duration::from_secs(10);
 
 /// An `elicitation/create` request with `id` (JSON text), which a handler would answer.
-fn elicitation(id: &str) -> String {
+pub(super) fn elicitation(id: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"elicitation/create","params":{{"mode":"form","message":"name?","requestedSchema":{{"type":"object","properties":{{}}}}}}}}"#
     )
 }
 
 /// The responses the client sent, once there are `count` (or the wait ran out).
-fn replies(server: &FakeServer, count: usize) -> Vec<Response> {
+pub(super) fn replies(server: &FakeServer, count: usize) -> Vec<Response> {
     let until = Instant::now() + SOON;
     loop {
         let replies: Vec<Response> = server
@@ -49,7 +50,7 @@ fn replies(server: &FakeServer, count: usize) -> Vec<Response> {
 }
 
 /// Options whose elicitation handler counts its calls in `asked`.
-fn counting(asked: &Arc<AtomicUsize>) -> Options {
+pub(super) fn counting(asked: &Arc<AtomicUsize>) -> Options {
     let asked = asked.clone();
     Options::default().with_elicitation_handler(move |_| {
         asked.fetch_add(1, Ordering::SeqCst);
@@ -57,7 +58,7 @@ fn counting(asked: &Arc<AtomicUsize>) -> Options {
     })
 }
 
-fn assert_invalid_request(reply: &Response) {
+pub(super) fn assert_invalid_request(reply: &Response) {
     assert_eq!(reply.id, None, "{reply:?}");
     let error = reply.result.as_ref().expect_err("an error reply");
     assert_eq!(error.code, ErrorCode::INVALID_REQUEST);
@@ -277,4 +278,22 @@ fn requests_with_integer_ids_beyond_i64_are_served_and_answered_with_those_ids()
         1,
         "the handler did not run once"
     );
+}
+
+#[test]
+fn a_request_with_an_integer_id_beyond_64_bits_gets_invalid_request_with_that_id() {
+    let server = FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        peer.send_text(&elicitation("-18446744073709551616"));
+        Some(json!({"content": []}))
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    client.call_tool("x", Value::Null).unwrap();
+    let replies = replies(&server, 1);
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    let wire = Message::Response(replies[0].clone()).encode();
+    let prefix = r#"{"jsonrpc":"2.0","id":-18446744073709551616,"error":{"code":-32600,"#;
+    assert!(wire.starts_with(prefix), "{wire}");
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "a handler ran");
 }

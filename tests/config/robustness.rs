@@ -174,6 +174,57 @@ fn a_key_repeated_in_a_server_entry_is_an_error_with_its_line() {
 }
 
 #[test]
+fn a_key_repeated_where_umcp_does_not_read_is_no_error() {
+    let text = r#"{"mcpServers": {
+    "a": { "command": "x", "meta": { "k": 1, "k": 2 }, "description": "1", "description": "2" },
+    "b": { "url": "http://h/mcp", "oauth": { "clientId": "c", "note": "1", "note": "2" } },
+    "c": { "type": "stdio", "command": "x", "headers": { "X": "1", "X": "2" } },
+    "d": { "url": "http://h/mcp", "oauth": { "enabled": false, "clientId": "1", "clientId": "2" } },
+    "e": { "command": "x", "meta": { "k": 1, "k": 2 }, "env": { "A": "1", "A": "2" } },
+    "f": { "command": "x", "meta": [{ "k": 1, "k": 2 }], "args": [{ "k": 1, "k": 2 }] }
+}}"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c", "d"]);
+    assert_eq!(stdio(server(&file, "a")).command, "x");
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    // Found past the keys repeated where umcp does not read, at their place in the file.
+    assert_eq!(
+        errors,
+        [
+            "server `e`, field `env.A`: defined again at line 6 column 77",
+            "server `f`, field `args[0].k`: defined again at line 7 column 79",
+        ]
+    );
+}
+
+#[test]
+fn a_disabled_entry_is_not_broken_by_a_repeated_key() {
+    let text = r#"{"mcpServers": {
+    "off": { "command": "one", "command": "two", "disabled": true },
+    "off-too": { "enabled": false, "command": "x", "env": { "A": "1", "A": "2" } },
+    "unsure": { "command": "x", "disabled": true, "disabled": false },
+    "unsure-too": { "command": "x", "env": { "A": "1", "A": "2" }, "enabled": false, "enabled": true }
+}}"#;
+    let file = ConfigFile::parse_with(text, &vars).unwrap();
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["off", "off-too"]);
+    assert!(file.servers.iter().all(|s| s.disabled));
+    // As serde_json reads such a key, as other tools do: the last one.
+    assert_eq!(stdio(server(&file, "off")).command, "two");
+    assert_eq!(stdio(server(&file, "off-too")).env, [pair("A", "2")]);
+    // Whether an entry is disabled is no guess: a repeated `disabled` or `enabled` is an error.
+    let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "server `unsure`, field `disabled`: defined again at line 4 column 60",
+            "server `unsure-too`, field `env.A`: defined again at line 5 column 58",
+        ]
+    );
+}
+
+#[test]
 fn a_repeated_key_is_found_in_every_section_whatever_their_order() {
     // `servers` comes first in the file but is read second.
     let text = "{\"servers\": {\"v\": {\"command\": \"x\", \"cwd\": \"/a\", \"cwd\": \"/b\"}},\n\
@@ -197,14 +248,8 @@ fn many_repeated_keys_load_in_linear_time() {
         .map(|i| format!("\"s{i}\": {{\"command\": \"x\",\n\"command\": \"y\"}}"))
         .collect();
     let text = format!("{{\"mcpServers\": {{\n{}}}}}", entries.join(",\n"));
-    let keys: Vec<String> = (0..100_000).map(|i| format!("\"K{i}\": \"v\"")).collect();
-    let env = format!(
-        "{{\"servers\": {{\"a\": {{\"command\": \"x\", \"env\": {{{}, \"K0\": \"w\"}}}}}}}}",
-        keys.join(", ")
-    );
     let start = Instant::now();
     let file = ConfigFile::parse_with(&text, &vars).unwrap();
-    let one = ConfigFile::parse_with(&env, &vars).unwrap();
     let took = start.elapsed();
     assert_eq!(file.errors.len(), 40_000);
     assert!(
@@ -212,8 +257,42 @@ fn many_repeated_keys_load_in_linear_time() {
         "{}",
         file.errors[0]
     );
-    assert_eq!(one.errors[0].field.as_deref(), Some("env.K0"));
     // Counting the lines from the start of the file for each entry would be quadratic.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn a_repeated_key_among_many_loads_in_linear_time() {
+    let keys: Vec<String> = (0..100_000).map(|i| format!("\"K{i}\": \"v\"")).collect();
+    let env = format!(
+        "{{\"servers\": {{\"a\": {{\"command\": \"x\", \"env\": {{{}, \"K0\": \"w\"}}}}}}}}",
+        keys.join(", ")
+    );
+    let start = Instant::now();
+    let one = ConfigFile::parse_with(&env, &vars).unwrap();
+    let took = start.elapsed();
+    assert_eq!(one.errors[0].field.as_deref(), Some("env.K0"));
+    // Looking each key up among the earlier ones of its object would be quadratic.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn many_keys_written_twice_where_umcp_does_not_read_load_in_linear_time() {
+    // In a part umcp does not read, and in a disabled entry: walked to the end, not errors.
+    let twice: Vec<String> = (0..20_000)
+        .map(|i| format!("\"K{i}\": \"v\", \"K{i}\": \"w\""))
+        .collect();
+    let text = format!(
+        "{{\"servers\": {{\"a\": {{\"command\": \"x\", \"meta\": {{{0}}}}}, \
+         \"b\": {{\"command\": \"x\", \"disabled\": true, \"env\": {{{0}}}}}}}}}",
+        twice.join(", ")
+    );
+    let start = Instant::now();
+    let file = ConfigFile::parse_with(&text, &vars).unwrap();
+    let took = start.elapsed();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    assert_eq!(stdio(server(&file, "b")).env.len(), 20_000);
+    // Looking each key up among the earlier ones would be quadratic.
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 

@@ -74,11 +74,12 @@ fn check(input: &[u8], rng: &mut Rng) {
 fn decode_and_round_trip(text: &str) {
     let messages = match Payload::decode(text) {
         Ok(Payload::Single(message)) => vec![message],
-        Ok(Payload::Batch(messages, dropped)) => {
+        Ok(Payload::Batch(messages, invalid, dropped)) => {
             let total = serde_json::from_str::<Value>(text)
                 .ok()
                 .and_then(|v| v.as_array().map(Vec::len));
-            assert_eq!(Some(messages.len() + dropped), total, "batch count");
+            let counted = messages.len() + invalid.len() + dropped;
+            assert_eq!(Some(counted), total, "batch count");
             messages
         }
         Err(_) => return,

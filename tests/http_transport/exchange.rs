@@ -177,13 +177,22 @@ fn a_404_with_a_session_means_expired_and_without_one_is_plain_http() {
 #[test]
 fn a_json_batch_is_delivered_as_a_batch() {
     let server = serve(|_seen, reply| {
-        let body = format!(r#"[{},{{"jsonrpc":"2.0","method":"n"}}]"#, result(1));
+        // With a request JSON-RPC rejects, which goes with the batch to be answered.
+        let invalid = r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#;
+        let body = format!(
+            r#"[{},{{"jsonrpc":"2.0","method":"n"}},{invalid}]"#,
+            result(1)
+        );
         reply.json(200, &[], &body)
     });
     let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")));
     transport.send(&request(1, "tools/list"), soon()).unwrap();
     match next(&rx) {
-        Inbound::Batch(messages) => assert_eq!(messages.len(), 2),
+        Inbound::Batch(messages, invalid) => {
+            assert_eq!(messages.len(), 2);
+            let methods: Vec<_> = invalid.iter().map(|i| i.method()).collect();
+            assert_eq!(methods, [Some("ping")]);
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -2,7 +2,8 @@
 //! `-32600 Invalid Request` with a null id on the server's stdin, no handler runs, and a
 //! flood of them from a server that does not read meanwhile leaves calls working. A request
 //! whose `method` is not a string gets the same error with its own id, and one with an integer
-//! id beyond `i64` is served like any other.
+//! id beyond `i64` is served like any other; beyond 64 bits, it gets the error with its own
+//! digits. In a batch (protocol 2025-03-26), each of them gets its own reply all the same.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,16 +18,22 @@ use crate::python;
 /// Bound for anything that should happen at once.
 const SOON: Duration = Duration::from_secs(10);
 
-/// A handshake-era server with five tools: `ask` sends a `roots/list` request with each id
-/// of a forbidden type, `flood` sends `n` of them without reading its input meanwhile,
-/// `bad-methods` sends requests whose `method` is not a string, `big-id` a `roots/list`
-/// request with the id 2^64 - 1, and `replies` reports every response the server has read so
-/// far, as it read it.
+/// A handshake-era server, at the protocol version its first argument names, with these
+/// tools: `ask` sends a `roots/list` request with each id of a forbidden type, `flood` sends
+/// `n` of them without reading its input meanwhile, `bad-methods` sends requests whose
+/// `method` is not a string, `big-id` a `roots/list` request with the id 2^64 - 1, `wide-id`
+/// one with the id 2^64, `batch` a batch of a valid `roots/list` request (id `"fine"`), a
+/// notification and one request of each kind above, `batch-flood` a batch of `n` requests
+/// with ids of a forbidden type, and `replies` reports every response the server has read so
+/// far, as it read it, with its id as written (`id_text`).
 const SERVER: &str = r#"
 import json, sys
+VERSION = sys.argv[1]
 FORBIDDEN = [1.5, {"n": 1}, [1], True, None]
 BAD_METHODS = [[7, 42], ["s-1", None], [8, {"name": "roots/list"}]]
 replies = []
+def roots(rid):
+    return {"jsonrpc": "2.0", "id": rid, "method": "roots/list"}
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -35,13 +42,13 @@ def ask(rid):
 for line in sys.stdin:
     message = json.loads(line)
     if "method" not in message:
-        replies.append(message)
+        replies.append(dict(message, id_text=json.dumps(message.get("id"))))
         continue
     if "id" not in message:
         continue
     method, rid = message["method"], message["id"]
     if method == "initialize":
-        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-11-25",
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": VERSION,
               "capabilities": {"tools": {}}, "serverInfo": {"name": "bad-ids", "version": "1"}}})
     elif method == "tools/call":
         name = message["params"]["name"]
@@ -54,6 +61,15 @@ for line in sys.stdin:
                 sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": bad, "method": method}) + "\n")
         elif name == "big-id":
             ask(2**64 - 1)
+        elif name == "wide-id":
+            ask(2**64)
+        elif name == "batch":
+            note = {"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "batched"}}
+            bad_method = {"jsonrpc": "2.0", "id": 7, "method": 42}
+            send([roots("fine"), note, roots(1.5), roots(None), bad_method, roots(2**64)])
+        elif name == "batch-flood":
+            send([roots(FORBIDDEN[k % len(FORBIDDEN)]) for k in range(arguments["n"])])
         elif name == "flood":
             for k in range(arguments["n"]):
                 ask(FORBIDDEN[k % len(FORBIDDEN)])
@@ -66,13 +82,20 @@ for line in sys.stdin:
 
 /// A client of the server above whose roots handler counts its calls in `asked`.
 fn connect(asked: &Arc<AtomicUsize>) -> Client {
+    connect_at("2025-11-25", asked)
+}
+
+/// A client of the server above at protocol `version`.
+fn connect_at(version: &str, asked: &Arc<AtomicUsize>) -> Client {
     let asked = asked.clone();
     let options = Options::default().with_roots_handler(move || {
         asked.fetch_add(1, Ordering::SeqCst);
         Ok(ListRootsResult::new(vec![Root::new("file:///tmp")]))
     });
-    let config = StdioConfig::new(python::system_python()).args(["-c", SERVER]);
-    Client::connect_with(config, options).expect("the Python server starts")
+    let config = StdioConfig::new(python::system_python()).args(["-c", SERVER, version]);
+    let client = Client::connect_with(config, options).expect("the Python server starts");
+    assert_eq!(client.protocol_version(), version);
+    client
 }
 
 /// The responses the server has read, once there are at least `count` (or the wait ran out).
@@ -169,5 +192,73 @@ fn a_request_with_an_integer_id_beyond_i64_is_served_and_answered_with_that_id()
         1,
         "the roots handler did not run once"
     );
+    client.close();
+}
+
+#[test]
+fn a_request_with_an_integer_id_beyond_64_bits_is_answered_invalid_request_with_that_id() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect(&asked);
+    let result = client.call_tool("wide-id", json!({})).unwrap();
+    assert_eq!(result.text(), "wide-id");
+    let replies = replies(&client, 1);
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(
+        replies[0]["id_text"], "18446744073709551616",
+        "{}",
+        replies[0]
+    );
+    assert_eq!(replies[0]["error"]["code"], -32600, "{}", replies[0]);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
+    client.close();
+}
+
+#[test]
+fn each_invalid_request_in_a_batch_is_answered_invalid_request_on_stdin() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect_at("2025-03-26", &asked);
+    assert_eq!(
+        client.call_tool("batch", json!({})).unwrap().text(),
+        "batch"
+    );
+    let replies = replies(&client, 5);
+    let mut ids: Vec<&str> = replies
+        .iter()
+        .map(|reply| reply["id_text"].as_str().unwrap_or_default())
+        .collect();
+    ids.sort_unstable();
+    let expected = ["\"fine\"", "18446744073709551616", "7", "null", "null"];
+    assert_eq!(ids, expected, "{replies:?}");
+    for reply in replies.iter().filter(|reply| reply["id"] != "fine") {
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert_eq!(reply["error"]["message"], "Invalid Request", "{reply}");
+        assert!(reply.get("result").is_none(), "{reply}");
+    }
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the roots handler ran but once"
+    );
+    client.close();
+}
+
+#[test]
+fn a_batch_flood_of_invalid_requests_from_a_server_that_does_not_read_leaves_calls_working() {
+    const FLOOD: usize = 20_000;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = connect_at("2025-03-26", &asked);
+    let result = client
+        .call_tool("batch-flood", json!({"n": FLOOD}))
+        .unwrap();
+    assert_eq!(result.text(), "batch-flood");
+    for i in 0..20 {
+        let name = format!("echo-{i}");
+        assert_eq!(client.call_tool(&name, json!({})).unwrap().text(), name);
+    }
+    let replies = replies(&client, 1);
+    assert!(!replies.is_empty(), "no reply to the flood");
+    assert!(replies.len() <= FLOOD, "{} replies", replies.len());
+    replies.iter().for_each(assert_invalid_request);
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the roots handler ran");
     client.close();
 }

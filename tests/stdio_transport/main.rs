@@ -63,7 +63,7 @@ fn next_closed(rx: &Receiver<Inbound>, within: Duration) -> Arc<Closed> {
     loop {
         match next(rx, within) {
             Inbound::Closed(closed) => return closed,
-            Inbound::Message(_) | Inbound::Batch(_) => continue,
+            Inbound::Message(_) | Inbound::Batch(..) => continue,
             other => panic!("expected the end, got {other:?}"),
         }
     }

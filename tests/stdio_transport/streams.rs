@@ -21,7 +21,8 @@ fn malformed_lines_are_skipped_and_the_connection_survives() {
     let script = r#"printf 'not json\n\377\376 not utf-8\n{"jsonrpc":"2.0"}\n\n[{"jsonrpc":"2.0","method":"b1"},{"jsonrpc":"2.0","method":"b2"}]\r\n{"jsonrpc":"2.0","method":"ok"}\n'; exec cat"#;
     let (transport, rx) = connect(&sh(script));
     match next(&rx, SOON) {
-        Inbound::Batch(batch) => {
+        Inbound::Batch(batch, invalid) => {
+            assert!(invalid.is_empty(), "{invalid:?}");
             let methods: Vec<_> = batch
                 .iter()
                 .map(|m| match m {

@@ -32,7 +32,9 @@ pub fn serve(server: &Arc<Server>) -> ! {
         }
         match Payload::decode(text) {
             Ok(Payload::Single(message)) => server.handle(message),
-            Ok(Payload::Batch(messages, _)) => messages.into_iter().for_each(|m| server.handle(m)),
+            Ok(Payload::Batch(messages, _, _)) => {
+                messages.into_iter().for_each(|m| server.handle(m))
+            }
             Err(e) => parse_error(server, &e.to_string()),
         }
     }

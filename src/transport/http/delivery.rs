@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::streams::Streams;
 use super::wire;
-use crate::jsonrpc::{DecodeError, Message, Payload, RequestId};
+use crate::jsonrpc::{DecodeError, InvalidRequest, Message, Payload, RequestId};
 use crate::transport::sse::Event;
 use crate::transport::Inbox;
 
@@ -115,12 +115,12 @@ pub(crate) fn deliver_text(
             },
         };
         return Ok(match payload {
-            Payload::Single(message) => deliver(inbox, streams, vec![message], false, target),
-            Payload::Batch(messages, dropped) => {
+            Payload::Single(message) => deliver(inbox, streams, vec![message], None, target),
+            Payload::Batch(messages, invalid, dropped) => {
                 if dropped > 0 {
                     log::debug!("dropped {dropped} malformed messages of a batch");
                 }
-                deliver(inbox, streams, messages, true, target)
+                deliver(inbox, streams, messages, Some(invalid), target)
             }
         });
     };
@@ -139,12 +139,13 @@ fn settle(streams: Option<&Streams>, id: &RequestId, target: Option<&RequestId>)
     Some(id) == target
 }
 
-/// Delivers decoded messages to the inbox, settling the streams of every response.
+/// Delivers decoded messages to the inbox, settling the streams of every response: as a
+/// batch, with its requests JSON-RPC rejects, when `batch` holds those.
 fn deliver(
     inbox: &Inbox,
     streams: Option<&Streams>,
     messages: Vec<Message>,
-    batch: bool,
+    batch: Option<Vec<InvalidRequest>>,
     target: Option<&RequestId>,
 ) -> bool {
     let mut answered = false;
@@ -155,11 +156,14 @@ fn deliver(
             }
         }
     }
-    if batch {
-        inbox.deliver_batch(messages);
-    } else {
-        for message in messages {
-            inbox.deliver(message);
+    match batch {
+        Some(invalid) => {
+            inbox.deliver_batch(messages, invalid);
+        }
+        None => {
+            for message in messages {
+                inbox.deliver(message);
+            }
         }
     }
     answered
