@@ -207,7 +207,7 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
         deadline: shared.wire.internal_deadline(),
         what: WHAT,
     };
-    let response = match shared.wire.perform(&call) {
+    let response = match shared.perform(&call) {
         Ok(response) => response,
         Err(e @ (Error::Io(_) | Error::Timeout { .. })) => return Opened::Failed(e),
         Err(e) => return Opened::Refused(e.to_string()),

@@ -42,6 +42,12 @@ pub(super) const AUTO_CANDIDATES: [HttpTransportKind; 2] =
 /// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
 /// The attempt count starts over once a reconnected stream delivers an event.
 ///
+/// The policy is for a server that dropped a stream and is still there, or may be (a
+/// timeout, a reset connection, a 5xx status, a proxy answering 502 or 503). An attempt whose
+/// connection is refused, nothing listening at the URL any more (nor a proxy in front of it),
+/// ends the connection at once instead: the server is gone, and every pending request fails
+/// with [`Error::Closed`](crate::Error::Closed).
+///
 /// See the example on [`HttpConfig`](super::HttpConfig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconnectPolicy {
