@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use umcp::types::{LoggingLevel, ProgressNotificationParams, Root, ServerNotification};
-use umcp::{Client, Era, HttpConfig, HttpTransportKind, Notifications, Options, RequestOptions};
+use umcp::{Client, Era, HttpTransportKind, Notifications, Options, RequestOptions};
 use HttpTransportKind::{Auto, Sse, StreamableHttp};
 
 use crate::common::interop::{
@@ -235,9 +235,6 @@ fn everything_sse_explicit() {
 /// server-everything answers a session id it does not know with 400 "No valid session ID
 /// provided" (not the spec's 404): after it restarts, a plain client takes that for an expired
 /// session, initializes again and carries on.
-///
-/// The client has no GET stream: reopening one while the port is closed would find the
-/// server gone and end the connection (see `everything_killed_mid_call_ends_the_call_as_closed`).
 #[test]
 fn everything_restarted_under_a_session_is_initialized_again() {
     if peers::skip_interop() {
@@ -245,10 +242,7 @@ fn everything_restarted_under_a_session_is_initialized_again() {
     }
     let server = peers::server_everything_http("streamableHttp");
     let port = server.port();
-    let config = HttpConfig::new(server.url("/mcp"))
-        .transport(StreamableHttp)
-        .get_stream(false);
-    let client = Client::connect_with(config, Options::default()).expect("connect");
+    let client = connect(&server, "/mcp", StreamableHttp, Options::default());
     let before = tool_names(&client);
     assert!(before.contains("echo"), "{before:?}");
     drop(server);

@@ -5,9 +5,8 @@
 //! wait for the new one (see `session`).
 //!
 //! The connection reports itself closed, with no call from the layer above, when the server
-//! is gone: any request of a running session (a POST, a stream resumed, the GET stream
-//! reopened) finds nothing listening, or the GET stream cannot be reopened within the
-//! reconnection policy (see `get_stream`).
+//! is gone: a request someone waits on finds nothing listening (see [`Shared::perform`]), or
+//! the GET stream cannot be reopened within the reconnection policy (see `get_stream`).
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,14 +97,19 @@ impl Shared {
 }
 
 impl Shared {
-    /// Performs `call`, a request of this connection (see [`Wire::perform`]).
+    /// Performs `call`, a request someone waits on: a POST, or a call's stream resumed (see
+    /// [`Wire::perform`]).
     ///
     /// A connection refused once a session was set up means nothing listens at the URL any
     /// more: the server is gone (a proxy in front of it that is gone counts the same; a proxy
-    /// answering 502 or 503 does not). Waiting and retrying would only delay what the layer
-    /// above, and a manager watching it, must learn, so the connection ends at once and the
-    /// call fails with [`Error::Closed`], as every pending request does. Timeouts, resets and
-    /// 5xx statuses say nothing of the kind: the streams keep their reconnection policy then.
+    /// answering 502 or 503 does not). The request is lost either way, and waiting out the
+    /// reconnection policy would only delay what its caller, the layer above and a manager
+    /// watching it must learn, so the connection ends at once and the call fails with
+    /// [`Error::Closed`], as every pending request does. Timeouts, resets and 5xx statuses
+    /// say nothing of the kind: a resumed stream keeps the reconnection policy then.
+    ///
+    /// The GET stream does not come through here: nobody waits on its reopening, which
+    /// retries a refused connection under the policy, for a server restarting on its port.
     ///
     /// # Errors
     ///
