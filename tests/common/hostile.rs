@@ -145,7 +145,12 @@ pub struct Hostile {
 
 /// Starts a server answering each request with `handler` (one thread per connection).
 pub fn hostile(handler: impl Fn(&Req, &mut Conn) + Send + Sync + 'static) -> Hostile {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    hostile_on(0, handler)
+}
+
+/// [`hostile`] on `port` (0 for any free one): a server restarting where another ran.
+pub fn hostile_on(port: u16, handler: impl Fn(&Req, &mut Conn) + Send + Sync + 'static) -> Hostile {
+    let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
     listener.set_nonblocking(true).expect("nonblocking");
     let port = listener.local_addr().expect("address").port();
     let stopping = Arc::new(AtomicBool::new(false));

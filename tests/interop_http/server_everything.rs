@@ -1,15 +1,15 @@
 //! The TypeScript reference server `server-everything` over Streamable HTTP and legacy SSE,
 //! explicit and auto-detected.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
-use umcp::types::{LoggingLevel, Root, ServerNotification};
-use umcp::{Client, Era, HttpTransportKind, Notifications, Options};
+use umcp::types::{LoggingLevel, ProgressNotificationParams, Root, ServerNotification};
+use umcp::{Client, Era, HttpTransportKind, Notifications, Options, RequestOptions};
 use HttpTransportKind::{Auto, Sse, StreamableHttp};
 
 use crate::common::interop::{
-    assert_progress, call_text, next_notification, prompt_texts, resource_text, text_of,
+    assert_progress, call_text, next_notification, options, prompt_texts, resource_text, text_of,
     tool_names, wait_for_tool, ProgressLog, PROTOCOL_VERSION, SAMPLED_TEXT, WAIT,
 };
 use crate::common::peers;
@@ -253,4 +253,43 @@ fn everything_restarted_under_a_session_is_initialized_again() {
         "Echo: again"
     );
     assert!(client.closed().is_none());
+}
+
+/// server-everything killed while `trigger-long-running-operation` sends progress on the
+/// call's event stream: the call ends with `Error::Closed` soon after, not once the
+/// reconnection policy's attempts against the closed port are spent (half a minute).
+#[test]
+fn everything_killed_mid_call_ends_the_call_as_closed() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = peers::server_everything_http("streamableHttp");
+    let client = connect(&server, "/mcp", StreamableHttp, options());
+    let (progressed_tx, progressed) = crossbeam_channel::bounded(1);
+    let request = RequestOptions::default().with_progress(move |_: &ProgressNotificationParams| {
+        let _ = progressed_tx.try_send(());
+    });
+    std::thread::scope(|scope| {
+        let call = scope.spawn(|| {
+            let arguments = json!({"duration": 30, "steps": 300});
+            client.call_tool_with("trigger-long-running-operation", arguments, &request)
+        });
+        progressed.recv_timeout(WAIT).expect("progress arrived");
+        let killed = Instant::now();
+        drop(server);
+        let outcome = call.join().expect("the calling thread");
+        let took = killed.elapsed();
+        match outcome {
+            Err(umcp::Error::Closed(closed)) => {
+                assert!(closed.reason.contains("gone"), "{closed}")
+            }
+            other => panic!("expected Error::Closed, got {other:?}"),
+        }
+        // The first reconnection comes after about a second; the rest is margin.
+        assert!(
+            took < Duration::from_secs(5),
+            "the call ended {took:?} after the server"
+        );
+    });
+    assert!(client.closed().is_some());
 }

@@ -78,7 +78,8 @@ enum Opened {
 /// offers none, which is not an error; a session the server forgot (404, or a 400 saying so)
 /// is left for the next request to find expired and re-initialize (which reopens the
 /// stream); a stream that was open and cannot be reopened (the attempts of the reconnection
-/// policy spent, a refusal) means the server is gone, and the connection is reported closed.
+/// policy spent, refused connections included, or a refusal by the server) means the server is
+/// gone, and the connection is reported closed.
 fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<()>) {
     let stop = &stream.stop;
     let policy = shared.wire.config.reconnect;
@@ -200,6 +201,10 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
         deadline: shared.wire.internal_deadline(),
         what: WHAT,
     };
+    // Not `Shared::perform`: a refused connection here is one more failed attempt, so an idle
+    // client survives a server restarting on its port within the policy's attempts (the next
+    // request then finds the session expired and starts a new one). Only a request someone
+    // waits on ends the connection at the first refusal.
     let response = match shared.wire.perform(&call) {
         Ok(response) => response,
         Err(e @ (Error::Io(_) | Error::Timeout { .. })) => return Opened::Failed(e),

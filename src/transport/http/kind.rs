@@ -42,6 +42,17 @@ pub(super) const AUTO_CANDIDATES: [HttpTransportKind; 2] =
 /// `initial_delay`. Each further attempt doubles the delay up to `max_delay`, with jitter.
 /// The attempt count starts over once a reconnected stream delivers an event.
 ///
+/// The GET stream retries every failure under the policy, a refused connection (nothing
+/// listening at the URL) included: an idle client outlives a server that restarts on its port
+/// within the attempts, and the next request initializes a new session if the server forgot
+/// the old one. The connection is reported closed when the attempts are spent.
+///
+/// A call's stream resumed with `Last-Event-ID` retries timeouts, reset connections and 5xx
+/// statuses (a proxy answering 502 or 503) under the policy, but not a refused connection:
+/// once a session is running, that ends the connection at once, as it does for any POST, and
+/// every pending request fails with [`Error::Closed`](crate::Error::Closed). A call is
+/// waiting, and its request is lost either way.
+///
 /// See the example on [`HttpConfig`](super::HttpConfig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconnectPolicy {

@@ -120,6 +120,9 @@ fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
                 state.events = 0;
                 End::Failed(e)
             }
+            // The connection ended meanwhile: its end fails every pending request, this one
+            // included, for the reason it gives.
+            Err(Resume::Fatal(_)) if shared.is_closed() => return,
             Err(Resume::Fatal(e)) => {
                 shared.inbox.fail(id.clone(), e);
                 return;
@@ -171,7 +174,8 @@ fn resume(
         deadline: shared.wire.internal_deadline(),
         what,
     };
-    let response = shared.wire.perform(&call).map_err(|e| match e {
+    // Nothing listening ends the connection at once (see `Shared::perform`): no retry then.
+    let response = shared.perform(&call).map_err(|e| match e {
         Error::Io(_) | Error::Timeout { .. } => Resume::Retry(e),
         e => Resume::Fatal(e),
     })?;

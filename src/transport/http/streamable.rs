@@ -5,8 +5,8 @@
 //! wait for the new one (see `session`).
 //!
 //! The connection reports itself closed, with no call from the layer above, when the server
-//! is gone: the GET stream cannot be reopened (see `get_stream`), or a POST finds nothing
-//! listening where a session was running.
+//! is gone: a request someone waits on finds nothing listening (see [`Shared::perform`]), or
+//! the GET stream cannot be reopened within the reconnection policy (see `get_stream`).
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +18,7 @@ use super::reply;
 use super::session::{self, sent_session, Headers, Refusal, Session};
 use super::socket;
 use super::streams::{lock, Claim, Streams};
-use super::wire::{self, Call, Method, Wire, ACCEPT_BOTH};
+use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Closing, Inbox, SessionEvent, Transport};
@@ -42,7 +42,8 @@ pub(crate) struct Shared {
     pub inbox: Inbox,
     pub streams: Streams,
     session: Session,
-    /// A session was set up once: from then on a refused connection means the server is gone.
+    /// A session was set up once: from then on a refused connection means the server is gone
+    /// (see [`Shared::perform`]).
     ready: AtomicBool,
     closed: AtomicBool,
     /// Why the transport itself ended the connection, when it did.
@@ -96,6 +97,38 @@ impl Shared {
 }
 
 impl Shared {
+    /// Performs `call`, a request someone waits on: a POST, or a call's stream resumed (see
+    /// [`Wire::perform`]).
+    ///
+    /// A connection refused once a session was set up means nothing listens at the URL any
+    /// more: the server is gone (a proxy in front of it that is gone counts the same; a proxy
+    /// answering 502 or 503 does not). The request is lost either way, and waiting out the
+    /// reconnection policy would only delay what its caller, the layer above and a manager
+    /// watching it must learn, so the connection ends at once and the call fails with
+    /// [`Error::Closed`], as every pending request does. Timeouts, resets and 5xx statuses
+    /// say nothing of the kind: a resumed stream keeps the reconnection policy then.
+    ///
+    /// The GET stream does not come through here: nobody waits on its reopening, which
+    /// retries a refused connection under the policy, for a server restarting on its port.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Wire::perform`], and [`Error::Closed`] as above.
+    pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
+        let performed = self.wire.perform(call);
+        if let Err(error) = &performed {
+            let refused =
+                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
+            if refused && self.ready.load(Ordering::SeqCst) {
+                self.end(format!(
+                    "the server is gone (nothing listens any more): {error}"
+                ));
+                return Err(self.closed_error());
+            }
+        }
+        performed
+    }
+
     /// Forgets the session if it is still the one `headers` carried: the server no longer
     /// knows it (see [`session::refusal`]).
     pub fn expire_session(&self, headers: &[(&'static str, String)]) {
@@ -233,7 +266,7 @@ impl StreamableHttp {
             deadline,
             what,
         };
-        let response = self.shared.wire.perform(&call)?;
+        let response = self.shared.perform(&call)?;
         let socket = socket::take_last();
         let status = response.status().as_u16();
         if !(200..300).contains(&status) {
@@ -284,18 +317,11 @@ impl Transport for StreamableHttp {
         if sent.is_err() && self.shared.is_closed() {
             return Err(self.shared.closed_error());
         }
-        if let Err(error) = &sent {
+        if sent.is_err() {
             // A re-initialization that failed to send ends here: the held messages go out.
             self.shared
                 .session
                 .end_reset_by(std::thread::current().id());
-            // Nothing listens where a session was running: the server is gone, which the
-            // layer above (and a manager watching it) learns as the end of the connection.
-            let refused =
-                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
-            if refused && self.shared.ready.load(Ordering::SeqCst) {
-                self.shared.end(format!("the server is gone: {error}"));
-            }
         }
         sent
     }
