@@ -18,11 +18,13 @@ use crate::jsonrpc::{Message, Notification, Request, RequestId};
 use crate::transport::{deadline_after as far, Transport};
 use crate::types::InitializeResult;
 
-use super::handover::{cancellation, Handover};
+use super::handover::Handover;
 use super::options::{lock, Options, RequestOptions};
 use super::pending::{Answer, Reply, SlotGuard};
 use super::router::Core;
-use super::senders::{cancel_later, Job, Report, Senders};
+use super::senders::{Job, Report, Senders};
+
+mod abandon;
 
 /// State shared by the client handle, the router thread and handler threads.
 pub(crate) struct Shared {
@@ -318,56 +320,6 @@ impl Shared {
             self.forget(id);
         }
         sent
-    }
-
-    /// Removes a pending entry without telling the server.
-    fn forget(&self, id: i64) {
-        lock(&self.core.pending).entries.remove(&id);
-    }
-
-    /// Gives up on a request: forget it, let the transport stop reading for it, and ask the
-    /// server to stop working on it. A response arriving later is dropped. A request a
-    /// sending thread has not written out yet (`sending`) is left for that thread to cancel
-    /// once it has: a cancellation must not reach the server before its request.
-    fn abandon(&self, id: i64, call: &Call<'_>, reason: &'static str, sending: Option<&Handover>) {
-        self.forget(id);
-        // The client's own set-up requests (the probe, `initialize`) are not the caller's.
-        if !call.handshake {
-            self.core.abandoned.record(id, call.method, reason);
-        }
-        let request_id = RequestId::from(id);
-        self.transport.abandon(&request_id);
-        if call.handshake {
-            return;
-        }
-        if sending.is_some_and(|handover| !handover.let_go(reason)) {
-            log::debug!(
-                "request {id} `{}` {reason} while not sent; cancelled once it is, if ever",
-                call.method
-            );
-            return;
-        }
-        log::debug!(
-            "request {id} `{}` {reason}; sending notifications/cancelled",
-            call.method
-        );
-        self.send_cancelled(id, reason);
-    }
-
-    /// Sends `notifications/cancelled` for request `id` without holding the caller, whose
-    /// deadline has passed already: a server that stopped reading must not hold it any
-    /// longer. A queued send (stdio) is tried at once and dropped when the queue is full; a
-    /// send that waits for the server goes to a sending thread.
-    pub(crate) fn send_cancelled(&self, id: i64, reason: &str) {
-        if self.transport.send_waits_for_peer() {
-            return cancel_later(&self.senders, id, reason);
-        }
-        if let Err(err) = self
-            .transport
-            .send(&cancellation(id, reason), Instant::now())
-        {
-            log::debug!("could not send notifications/cancelled for {id}: {err}");
-        }
     }
 
     /// Hands `job` to a sending thread; gives it back when none can take it.

@@ -26,12 +26,14 @@ use serde_json::Value;
 mod decode;
 mod error;
 mod id;
+mod invalid;
 pub(crate) mod surrogates;
 mod wire;
 
-pub use decode::{DecodeError, InvalidRequest};
+pub use decode::DecodeError;
 pub use error::{ErrorCode, ErrorObject};
 pub use id::RequestId;
+pub use invalid::InvalidRequest;
 
 pub(crate) use decode::value_kind;
 pub(crate) use wire::decode_value;

@@ -333,7 +333,7 @@ impl ElicitResult {
     /// An `integer` property whose default is written as a whole float (`3.0`) is sent as an
     /// integer. Properties without a default, or with a default of any other shape, are left
     /// out, required ones too: nothing is checked, and a server may refuse an answer that
-    /// lacks a required property. [`ElicitForm`](crate::types::ElicitForm) checks the answer
+    /// lacks a required property. [`ElicitForm`] checks the answer
     /// (`ElicitForm::new`, `fill_defaults`, then `accept`, which fails naming a required field
     /// without a value, so the handler can decline instead).
     ///

@@ -89,7 +89,7 @@ pub(crate) fn deliver_event(
 /// # Errors
 ///
 /// Fails when the text is not JSON-RPC; nothing was delivered. A request JSON-RPC rejects (see
-/// [`InvalidRequest`](crate::jsonrpc::InvalidRequest)) is delivered for the layer above to
+/// [`InvalidRequest`]) is delivered for the layer above to
 /// answer.
 pub(crate) fn deliver_text(
     inbox: &Inbox,

@@ -8,20 +8,23 @@
 //! is gone: a request someone waits on finds nothing listening (see [`Shared::perform`]), or
 //! the GET stream cannot be reopened within the reconnection policy (see `get_stream`).
 
-use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::get_stream::{self, GetStream};
+use super::get_stream;
 use super::reply;
-use super::session::{self, sent_session, Headers, Refusal, Session};
+use super::session::{self, sent_session, Refusal, Session};
 use super::socket;
-use super::streams::{lock, Claim, Streams};
-use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH};
+use super::streams::Streams;
+use super::wire::{self, Call, Method, Wire, ACCEPT_BOTH};
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Closing, Inbox, SessionEvent, Transport};
+
+mod shared;
+
+pub(crate) use shared::Shared;
 
 /// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
 /// that ends the session, headers and body, must be done by then.
@@ -34,165 +37,6 @@ pub(crate) struct StreamableHttp {
     shared: Arc<Shared>,
     /// A second `close` waits for the first one's `DELETE`.
     close_once: Closing,
-}
-
-/// The state every thread of one connection shares.
-pub(crate) struct Shared {
-    pub wire: Wire,
-    pub inbox: Inbox,
-    pub streams: Streams,
-    session: Session,
-    /// A session was set up once: from then on a refused connection means the server is gone
-    /// (see [`Shared::perform`]).
-    ready: AtomicBool,
-    closed: AtomicBool,
-    /// Why the transport itself ended the connection, when it did.
-    ended: Mutex<Option<Arc<Closed>>>,
-    /// The running GET stream, if any.
-    get_stream: Mutex<Option<Arc<GetStream>>>,
-    /// Set by [`SessionEvent::Stateless`]: no session, no GET stream, no resumption.
-    stateless: AtomicBool,
-    /// The caller's start-up deadline: the first GET stream is waited for until then at most.
-    pub startup: Instant,
-}
-
-impl Shared {
-    /// The session id and protocol-version headers every request after initialization carries.
-    pub fn session_headers(&self) -> Headers {
-        self.session.headers()
-    }
-
-    /// Ends the connection from the transport's side (the server is gone): reported to the
-    /// inbox once, unless the client closed it first.
-    pub fn end(&self, reason: String) {
-        if self.closed.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        log::debug!("streamable HTTP connection closed: {reason}");
-        let closed = Arc::new(Closed {
-            reason,
-            ..Closed::default()
-        });
-        *lock(&self.ended) = Some(Arc::clone(&closed));
-        self.shut_down(Arc::clone(&closed));
-        self.inbox.closed(Closed::clone(&closed));
-    }
-
-    /// The error for sending on this connection once it has closed.
-    fn closed_error(&self) -> Error {
-        match lock(&self.ended).clone() {
-            Some(closed) => Error::Closed(closed),
-            None => closed_by_client(),
-        }
-    }
-
-    /// Stops every stream and cuts every connection, waking every waiting thread; what the
-    /// credential provider does for a request ends with [`Error::Closed`] for `why`.
-    fn shut_down(&self, why: Arc<Closed>) {
-        self.stop_get_stream("the connection closed");
-        self.streams.stop_all();
-        self.wire.shutdown(why);
-        self.session.end_reset();
-    }
-}
-
-impl Shared {
-    /// Performs `call`, a request someone waits on: a POST, or a call's stream resumed (see
-    /// [`Wire::perform`]).
-    ///
-    /// A connection refused once a session was set up means nothing listens at the URL any
-    /// more: the server is gone (a proxy in front of it that is gone counts the same; a proxy
-    /// answering 502 or 503 does not). The request is lost either way, and waiting out the
-    /// reconnection policy would only delay what its caller, the layer above and a manager
-    /// watching it must learn, so the connection ends at once and the call fails with
-    /// [`Error::Closed`], as every pending request does. Timeouts, resets and 5xx statuses
-    /// say nothing of the kind: a resumed stream keeps the reconnection policy then.
-    ///
-    /// The GET stream does not come through here: nobody waits on its reopening, which
-    /// retries a refused connection under the policy, for a server restarting on its port.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Wire::perform`], and [`Error::Closed`] as above.
-    pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
-        let performed = self.wire.perform(call);
-        if let Err(error) = &performed {
-            let refused =
-                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
-            if refused && self.ready.load(Ordering::SeqCst) {
-                self.end(format!(
-                    "the server is gone (nothing listens any more): {error}"
-                ));
-                return Err(self.closed_error());
-            }
-        }
-        performed
-    }
-
-    /// Forgets the session if it is still the one `headers` carried: the server no longer
-    /// knows it (see [`session::refusal`]).
-    pub fn expire_session(&self, headers: &[(&'static str, String)]) {
-        if sent_session(headers).is_some_and(|sent| self.session.expire(sent)) {
-            self.stop_get_stream("the session expired");
-        }
-    }
-
-    pub fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
-    }
-
-    /// Whether the layer above speaks the stateless protocol.
-    pub fn is_stateless(&self) -> bool {
-        self.stateless.load(Ordering::SeqCst)
-    }
-
-    /// Registers a new GET stream unless one is running; returns it.
-    pub fn claim_get_stream(&self) -> Option<Arc<GetStream>> {
-        let mut slot = lock(&self.get_stream);
-        if slot
-            .as_ref()
-            .is_some_and(|stream| !stream.stop.is_stopped())
-        {
-            return None;
-        }
-        let stream = Arc::new(GetStream::default());
-        *slot = Some(Arc::clone(&stream));
-        Some(stream)
-    }
-
-    /// Parks request `id` (method `what`, accepted with `answer` and no response) on the GET
-    /// stream, as `claim`, when one is open or being reopened after it dropped: the response
-    /// may still arrive there. Whether it did.
-    pub fn park_on_get_stream(
-        &self,
-        id: RequestId,
-        what: &str,
-        answer: &str,
-        claim: Claim<'_>,
-    ) -> bool {
-        lock(&self.get_stream)
-            .as_ref()
-            .is_some_and(|stream| stream.parked.park(id, what, answer, claim))
-    }
-
-    /// Fails request `id`, which the server accepted without its response and which nothing
-    /// can bring: the layer above hears that the server may still be working on it.
-    pub fn unanswered(&self, id: RequestId, error: Error) {
-        // As after a failed send: a re-initialization whose handshake ends here sends nothing
-        // more, and the messages it holds go out.
-        self.session.end_reset_by(std::thread::current().id());
-        self.inbox.unanswered(id, error);
-    }
-
-    /// Stops the GET stream, which ends for good (`why`).
-    fn stop_get_stream(&self, why: &str) {
-        let stream = lock(&self.get_stream).take();
-        if let Some(stream) = stream {
-            // Before the stop wakes its reader, whose end would fail them without the reason.
-            stream.parked.end(self, why);
-            stream.stop.stop();
-        }
-    }
 }
 
 /// The error for sending on a closed connection.

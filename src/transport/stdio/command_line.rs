@@ -67,7 +67,8 @@ pub(crate) fn split(line: &str) -> std::result::Result<Vec<String>, &'static str
     Ok(split_marked(line)?.into_iter().map(|w| w.text).collect())
 }
 
-/// [`split`], telling which words read as `NAME=value` assignments.
+/// The words of `line` (see [`StdioConfig::from_command_line`]), telling which read as
+/// `NAME=value` assignments.
 fn split_marked(line: &str) -> std::result::Result<Vec<Word>, &'static str> {
     let mut words = Vec::new();
     let mut word = String::new();
