@@ -10,6 +10,8 @@ impl Client {
     /// Connects, runs the handshake, sends one typed request, closes, and returns the result.
     ///
     /// The connection is closed on every path, including errors, so nothing is left running.
+    /// The request goes out as given, as with [`Client::request`] (a tool that must run as a
+    /// task is refused: call it with [`Client::call_tool`] on a connected client).
     ///
     /// ```no_run
     /// use umcp::types::{ListTools, PaginatedRequestParams};

@@ -268,6 +268,33 @@ impl Options {
     /// });
     /// # let _ = options;
     /// ```
+    ///
+    /// To call the client from the callback, give it a [`Weak`](std::sync::Weak) reference
+    /// once the client exists: the client owns the callback, so a strong one would keep both
+    /// alive for good (and dropping the client would no longer close the server).
+    ///
+    /// ```no_run
+    /// use std::sync::{Arc, OnceLock, Weak};
+    /// use umcp::types::ServerNotification;
+    /// use umcp::{Client, Options, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let slot: Arc<OnceLock<Weak<Client>>> = Arc::default();
+    /// let reach = Arc::clone(&slot);
+    /// let options = Options::default().with_notification_callback(move |notification| {
+    ///     if let ServerNotification::ToolListChanged = notification {
+    ///         if let Some(client) = reach.get().and_then(Weak::upgrade) {
+    ///             match client.list_all_tools() {
+    ///                 Ok(tools) => log::info!("{} tools now", tools.len()),
+    ///                 Err(e) => log::warn!("listing the tools failed: {e}"),
+    ///             }
+    ///         }
+    ///     }
+    /// });
+    /// let client = Arc::new(Client::connect_with(StdioConfig::new("my-server"), options)?);
+    /// let _ = slot.set(Arc::downgrade(&client));
+    /// # Ok(()) }
+    /// ```
     pub fn with_notification_callback<F>(mut self, callback: F) -> Options
     where
         F: Fn(&ServerNotification) + Send + Sync + 'static,

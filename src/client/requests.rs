@@ -13,6 +13,10 @@ use super::{Client, RequestOptions};
 impl Client {
     /// Sends a typed request with default options.
     ///
+    /// The request goes out as given: what the named methods add is left out, such as
+    /// running a tool that requires it as a task (`call_tool`). Use them where one exists;
+    /// this is for requests they do not cover.
+    ///
     /// ```no_run
     /// # fn main() -> umcp::Result<()> {
     /// use umcp::types::{ListTools, PaginatedRequestParams};

@@ -118,7 +118,23 @@ impl Client {
         if let Err(Error::Timeout { .. } | Error::Cancelled { .. }) = &result {
             self.cancel_task(asked);
         }
-        result
+        // The caller made a `tools/call`; that the wait was a `tasks/result` is ours.
+        let named = format!("tools/call (task {task_id})");
+        result.map_err(|error| match error {
+            Error::Timeout {
+                elapsed,
+                kind,
+                stderr_tail,
+                ..
+            } => Error::Timeout {
+                method: named,
+                elapsed,
+                kind,
+                stderr_tail,
+            },
+            Error::Cancelled { .. } => Error::Cancelled { method: named },
+            other => other,
+        })
     }
 
     /// Asks the server to cancel a task nobody waits for any more, if it offers that.
