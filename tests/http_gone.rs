@@ -179,3 +179,29 @@ fn the_first_call_after_an_idle_death_fails_as_closed() {
     );
     assert_gone(&client.ping().expect_err("still closed"));
 }
+
+#[test]
+fn the_first_stateless_call_after_an_idle_death_fails_as_closed() {
+    // A 2026-07-28 server: no session, no GET stream, only `server/discover` to set up.
+    let server = hostile::hostile(|req, conn| match req.rpc_method().as_str() {
+        "server/discover" => conn.result(
+            req,
+            &[],
+            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                   "resultType": "complete"}),
+        ),
+        _ => conn.result(req, &[], json!({"resultType": "complete"})),
+    });
+    let config = HttpConfig::new(&server.url).transport(HttpTransportKind::StreamableHttp);
+    let options = Options::default().with_request_timeout(TIMEOUT);
+    let client = Client::connect_with(config, options).expect("connect");
+    assert_eq!(client.era(), umcp::Era::Modern);
+    drop(server);
+    let started = Instant::now();
+    assert_gone(&client.ping().expect_err("the server is gone"));
+    assert!(started.elapsed() < NOTICED, "{:?}", started.elapsed());
+    assert!(
+        client.closed().is_some(),
+        "the client reports itself closed"
+    );
+}

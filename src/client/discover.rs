@@ -383,6 +383,9 @@ fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
     if let Ok(mut slot) = shared.init.write() {
         *slot = Some(Arc::new(init));
     }
+    // Set up as far as a stateless connection is: a transport may now take a failure to
+    // reach the server for the server being gone.
+    shared.transport.session_event(SessionEvent::Ready);
 }
 
 /// Makes `version` the stateless version the connection speaks: in every request's `_meta`

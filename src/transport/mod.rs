@@ -226,8 +226,9 @@ pub enum SessionEvent<'a> {
         /// The negotiated version, e.g. `2025-11-25`.
         protocol_version: &'a str,
     },
-    /// The session is fully set up (MCP: `notifications/initialized` was sent), so
-    /// server-initiated streams may be opened.
+    /// The session is fully set up (MCP: `notifications/initialized` was sent, or, in the
+    /// stateless era, `server/discover` answered), so server-initiated streams may be opened
+    /// (never in the stateless era).
     Ready,
     /// The session is gone and a new one is about to be set up: drop session state (HTTP:
     /// the session id, the protocol-version header and the GET stream). Also ends
