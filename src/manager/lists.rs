@@ -28,7 +28,9 @@ pub struct ResourceTemplateEntry {
 impl Manager {
     /// Lists the resources of every server that has any, asking them in parallel (and
     /// waiting for servers that are still starting). Servers that failed, or failed to
-    /// answer, are reported next to the resources of the others.
+    /// answer, are reported next to the resources of the others; a server that does not
+    /// offer resources is no error here (where its `Client` would answer
+    /// [`Error::Unsupported`](crate::Error::Unsupported)), it just adds none.
     ///
     /// ```no_run
     /// # fn main() -> umcp::Result<()> {
@@ -146,7 +148,9 @@ impl Manager {
     }
 
     /// Lists the prompts of every server that has any, in parallel, under namespaced names
-    /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)).
+    /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)). As
+    /// with [`Manager::list_resources`], a server that offers no prompts adds none, without
+    /// an error.
     ///
     /// ```no_run
     /// use serde_json::json;
