@@ -91,7 +91,7 @@ fn tool_errors_exit_4_and_other_errors_1() {
     // A name the server does not list is a usage error.
     let out = demo(&["call", "no_such_tool"], 2);
     assert!(
-        stderr(&out).contains("unknown tool `no_such_tool`"),
+        stderr(&out).contains("no tool named `no_such_tool`"),
         "{}",
         stderr(&out)
     );

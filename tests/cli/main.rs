@@ -20,10 +20,15 @@ mod http_server;
 #[path = "../common/auth_server/mod.rs"]
 mod auth_server;
 
+#[path = "../common/python.rs"]
+mod python;
+
 mod commands;
 mod exit_codes;
+mod fake;
 #[cfg(feature = "http")]
 mod http;
+mod listings;
 mod messages;
 #[cfg(unix)]
 mod signals;

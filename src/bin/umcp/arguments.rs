@@ -64,6 +64,14 @@ pub fn parse(words: &[&str]) -> Result<Arguments, String> {
 }
 
 impl Arguments {
+    /// Whether a `KEY=VALUE` pair was given: text that a tool's schema may type.
+    pub fn has_text(&self) -> bool {
+        match self {
+            Arguments::Json(_) => false,
+            Arguments::Pairs(pairs) => pairs.iter().any(|(_, p)| matches!(p, Pair::Text(_))),
+        }
+    }
+
     /// A tool's arguments, a `KEY=VALUE` read by the type `schema` (the tool's input schema,
     /// when known) gives the property.
     pub fn for_tool(self, schema: Option<&Value>) -> Result<Value, String> {

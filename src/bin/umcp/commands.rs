@@ -7,7 +7,7 @@ use umcp::types::{
     CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
     Tool,
 };
-use umcp::{Client, Manager, RequestOptions};
+use umcp::{Client, Manager, RequestOptions, ServerError};
 
 use crate::args::usage;
 use crate::arguments::Arguments;
@@ -41,39 +41,49 @@ impl Target<'_> {
     pub fn execute(&self, command: &str, rest: &[&str], arguments: Arguments) -> Result<(), Exit> {
         let (manager, out, single) = (self.manager, &self.out, self.single.is_some());
         match (command, rest) {
-            ("tools", _) => out.list(manager.tools().into_iter().map(|e| {
-                let name = if single { e.tool.name.clone() } else { e.name };
-                let line = format!("{name}  {}", first_line(e.tool.description.as_deref()));
-                let row = ToolRow {
-                    name,
-                    server: e.server,
-                    tool: e.tool,
-                };
-                (row, line)
-            })),
+            ("tools", _) => {
+                let listing = self.tools();
+                let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
+                let code = self.report_failed("tools", failed);
+                if !listing.tools.is_empty() || code == 0 {
+                    out.list(listing.tools.into_iter().map(|t| {
+                        let line =
+                            format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
+                        let row = ToolRow {
+                            name: t.name,
+                            server: t.server,
+                            tool: t.tool,
+                        };
+                        (row, line)
+                    }));
+                }
+                return done(code);
+            }
             ("resources", _) => {
                 let (resources, errors) = manager.list_resources_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
                     let r = &e.resource;
                     let about = r.description.as_deref().unwrap_or(&r.name);
                     let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
                     (json!({"server": e.server, "resource": r}), line)
                 }));
+                return done(code);
             }
             ("templates", _) => {
                 let (templates, errors) = manager.list_resource_templates_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
                     let t = &e.template;
                     let about = t.description.as_deref().unwrap_or(&t.name);
                     let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
                     (json!({"server": e.server, "template": t}), line)
                 }));
+                return done(code);
             }
             ("prompts", _) => {
                 let (prompts, errors) = manager.list_prompts_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("prompts", server_errors(&errors));
                 out.list(prompts.iter().map(|e| {
                     let name = if single { &e.prompt.name } else { &e.name };
                     let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
@@ -82,6 +92,7 @@ impl Target<'_> {
                         line,
                     )
                 }));
+                return done(code);
             }
             ("call", [tool, ..]) => return self.call(tool, arguments),
             ("read", [uri]) => {
@@ -99,10 +110,13 @@ impl Target<'_> {
             ("prompt", [name, ..]) => {
                 let arguments = arguments.for_prompt().map_err(usage)?;
                 let result = match &self.single {
-                    Some(_) => self
-                        .client()?
-                        .get_prompt_with(name, arguments, &self.options)
-                        .map_err(|e| self.failed(e)),
+                    Some(_) => {
+                        let client = self.client()?;
+                        self.check_prompt(&client, name)?;
+                        client
+                            .get_prompt_with(name, arguments, &self.options)
+                            .map_err(|e| self.failed(e))
+                    }
                     None => manager
                         .get_prompt_with(name, arguments, &self.options)
                         .map_err(|e| self.unknown(name, e)),
@@ -146,26 +160,35 @@ impl Target<'_> {
 
     fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
         // `KEY=VALUE` pairs are read by the types of the tool's input schema.
-        let single = self.single.is_some();
-        let schema = self
-            .manager
-            .tools()
-            .into_iter()
-            .find(|e| (if single { &e.tool.name } else { &e.name }) == tool)
-            .map(|e| e.tool.input_schema.into_value());
+        let listing = self.tools();
+        let schema = listing
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .map(|t| t.tool.input_schema.clone().into_value());
+        if schema.is_none() {
+            if self.single.is_some() && listing.failed.is_empty() {
+                // The one server listed its tools, and not this one: a mistyped name, however
+                // the server would refuse it (the SDKs answer with an `isError` result).
+                let names = listing.tools.iter().map(|t| t.name.as_str());
+                crate::listing::unlisted("tool", tool, names.collect())?;
+            }
+            if arguments.has_text() {
+                for (server, error) in &listing.failed {
+                    let why = crate::shown::block(&error.to_string());
+                    warn(&format!(
+                        "umcp: server `{server}`: listing tools failed: {why}; \
+                         KEY=VALUE arguments are sent as text, not typed by the tool's schema"
+                    ));
+                }
+            }
+        }
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
         let (options, progress) = Progress::attach(self.options.clone());
-        let listed = schema.is_some();
         let result = match &self.single {
             Some(_) => self.client().and_then(|c| {
                 c.call_tool_with(tool, arguments, &options)
-                    .map_err(|e| match e {
-                        // The server refused a tool it does not list: a mistyped name.
-                        umcp::Error::Rpc(_) if !listed => {
-                            Exit(2, format!("{e} (the server lists no tool `{tool}`)"))
-                        }
-                        e => self.failed(e),
-                    })
+                    .map_err(|e| self.failed(e))
             }),
             None => self
                 .manager
@@ -319,4 +342,17 @@ impl Target<'_> {
         });
         Exit(if down { 3 } else { 2 }, error.to_string())
     }
+}
+
+/// The end of a command whose output is printed: exit code `code`, 0 for success.
+fn done(code: u8) -> Result<(), Exit> {
+    match code {
+        0 => Ok(()),
+        code => Err(Exit(code, String::new())),
+    }
+}
+
+/// The failures of a listing across servers, as server names and errors.
+fn server_errors(errors: &[ServerError]) -> impl Iterator<Item = (&str, &umcp::Error)> {
+    errors.iter().map(|e| (e.server.as_str(), &e.error))
 }

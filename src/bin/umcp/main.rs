@@ -28,6 +28,7 @@ mod commands;
 mod completions;
 mod help;
 mod interact;
+mod listing;
 mod logs;
 mod man;
 mod oauth;
