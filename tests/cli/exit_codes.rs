@@ -105,3 +105,55 @@ fn a_server_crashing_mid_call_exits_3() {
     let out = cli(&["--stdio", &server, "call", "slow"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 }
+
+/// Output that cannot be written (a full disk) fails the run with a message; a reader that
+/// closed the pipe early (`umcp tools | head -1`) is no failure.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_fails_but_a_closed_pipe_does_not() {
+    use std::process::Stdio;
+
+    let stdio = umcp::demo_stdio();
+    for args in [
+        &["--stdio", &stdio, "--json", "tools"][..],
+        &["--stdio", &stdio, "call", "echo", "message=hi"][..],
+        &["man"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = umcp::umcp_in(&umcp::empty_home())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("umcp: writing the output failed: No space left on device"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let mut child = umcp::umcp_in(&umcp::empty_home())
+        .args(["--stdio", &stdio, "tools"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+/// An HTTP server that dies while a call is out is a server failure, exit code 3, as a stdio
+/// one is.
+#[cfg(feature = "http")]
+#[test]
+fn an_http_server_dying_mid_call_exits_3() {
+    let server = crate::http_demo::HttpDemo::start(&["--behaviour", "crash-mid-call"]);
+    let out = cli(&["--url", &server.url, "call", "slow"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("umcp: "), "{}", stderr(&out));
+}

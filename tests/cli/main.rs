@@ -16,6 +16,10 @@ mod peers;
 #[path = "../common/http_server.rs"]
 mod http_server;
 
+#[cfg(feature = "http")]
+#[path = "../common/http_demo.rs"]
+mod http_demo;
+
 #[cfg(feature = "oauth")]
 #[path = "../common/auth_server/mod.rs"]
 mod auth_server;

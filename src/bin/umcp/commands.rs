@@ -324,8 +324,15 @@ impl Target<'_> {
             return Exit(1, message);
         }
         match error {
-            // The connection went while the request was out: the server crashed or quit.
-            umcp::Error::Closed(_) => Exit(3, error.to_string()),
+            // The connection went while the request was out: the server crashed or quit
+            // (a stdio server's pipe closed, an HTTP server's connection or event stream
+            // broke off before the response), or it refused the credentials.
+            umcp::Error::Closed(_)
+            | umcp::Error::Io(_)
+            | umcp::Error::ResponseLost(_)
+            | umcp::Error::Unauthorized(_)
+            | umcp::Error::Forbidden(_)
+            | umcp::Error::Auth(_) => Exit(3, error.to_string()),
             other => Exit(1, other.to_string()),
         }
     }

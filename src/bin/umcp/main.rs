@@ -57,19 +57,25 @@ fn main() -> ExitCode {
     let shutdown = signals::Shutdown::install();
     let result = run(&shutdown);
     shutdown.finish();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(()) => 0,
         Err(Exit(0, message)) => {
             say(message.trim_end());
-            ExitCode::SUCCESS
+            0
         }
         Err(Exit(code, message)) => {
             if !message.is_empty() {
                 warn(&format!("umcp: {message}"));
             }
-            ExitCode::from(code)
+            code
         }
+    };
+    // Output that did not all reach stdout fails the run (a closed pipe does not).
+    if let Some(error) = output::write_error() {
+        warn(&format!("umcp: writing the output failed: {error}"));
+        return ExitCode::from(code.max(1));
     }
+    ExitCode::from(code)
 }
 
 fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {

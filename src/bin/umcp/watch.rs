@@ -127,8 +127,10 @@ impl Follower<'_> {
         match sub.for_each_event(deadline, &stopped, |event| self.print_event(&event)) {
             Ok(Some(end)) => self.print_end(end),
             Ok(None) => 0,
-            // stdout is gone (`umcp watch | head -1`): nothing to add, and every follower stops.
-            Err(_) => {
+            // stdout is gone (`umcp watch | head -1`) or cannot be written: every follower
+            // stops (a write error other than a closed pipe fails the run, see `output`).
+            Err(error) => {
+                crate::output::failed_write(&error);
                 self.stop.store(true, Ordering::Relaxed);
                 0
             }
@@ -164,7 +166,9 @@ impl Follower<'_> {
             _ => return 0,
         };
         let json = json!({"event": "ended", "reason": reason});
-        let _ = print(&self.line(json, format!("subscription ended: {reason}")));
+        if let Err(error) = print(&self.line(json, format!("subscription ended: {reason}"))) {
+            crate::output::failed_write(&error);
+        }
         code
     }
 }
