@@ -30,6 +30,7 @@ mod python;
 mod commands;
 mod exit_codes;
 mod fake;
+mod hostile;
 #[cfg(feature = "http")]
 mod http;
 mod listings;

@@ -253,9 +253,10 @@ impl Target<'_> {
         for (name, status) in self.manager.statuses() {
             if !status.is_connected() {
                 let why = crate::servers::why_down(&status);
+                let line = format!("{name}  failed  {}", shown::line(&why));
                 rows.push((
                     json!({"server": name, "ok": false, "ms": null, "error": why}),
-                    format!("{name}  failed  {why}"),
+                    line,
                 ));
                 code = 3;
                 continue;
@@ -268,7 +269,7 @@ impl Target<'_> {
             let millis = started.elapsed().as_secs_f64() * 1000.0;
             let line = match &outcome {
                 Ok(()) => format!("{name}  ok  {millis:.1} ms"),
-                Err(e) => format!("{name}  failed  {e}"),
+                Err(e) => format!("{name}  failed  {}", shown::line(&e.to_string())),
             };
             rows.push((
                 json!({"server": name, "ok": outcome.is_ok(), "ms": millis,
@@ -332,8 +333,8 @@ impl Target<'_> {
             | umcp::Error::ResponseLost(_)
             | umcp::Error::Unauthorized(_)
             | umcp::Error::Forbidden(_)
-            | umcp::Error::Auth(_) => Exit(3, error.to_string()),
-            other => Exit(1, other.to_string()),
+            | umcp::Error::Auth(_) => Exit(3, shown::block(&error.to_string())),
+            other => Exit(1, shown::block(&other.to_string())),
         }
     }
 
@@ -347,7 +348,7 @@ impl Target<'_> {
         let down = self.manager.statuses().into_iter().any(|(server, status)| {
             !status.is_connected() && name.starts_with(&format!("{server}__"))
         });
-        Exit(if down { 3 } else { 2 }, error.to_string())
+        Exit(if down { 3 } else { 2 }, shown::block(&error.to_string()))
     }
 }
 

@@ -45,7 +45,7 @@ impl Progress {
                 Some(total) => format!("{}/{}", p.progress, total),
                 None => p.progress.to_string(),
             };
-            let message = p.message.as_deref().unwrap_or("working");
+            let message = shown::line(p.message.as_deref().unwrap_or("working"));
             let mut err = std::io::stderr().lock();
             // Back to the start of the line and clear it, then draw the new state.
             let _ = write!(err, "\r\x1b[2K{spin} {message} ({amount})");

@@ -133,7 +133,8 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     manager.wait_ready(wait);
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
-            let why = servers::why_down(&status);
+            // A server's failure may hold its stderr tail: escaped, as all it wrote.
+            let why = shown::block(&servers::why_down(&status));
             match status {
                 ServerStatus::Connecting { .. } => {
                     warn(&format!("umcp: server `{name}`: {why} after {wait:.0?}"));
