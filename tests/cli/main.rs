@@ -27,6 +27,7 @@ mod auth_server;
 #[path = "../common/python.rs"]
 mod python;
 
+mod asking;
 mod commands;
 mod exit_codes;
 mod fake;

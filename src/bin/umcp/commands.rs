@@ -11,6 +11,7 @@ use umcp::{Client, Manager, RequestOptions, ServerError};
 
 use crate::args::usage;
 use crate::arguments::Arguments;
+use crate::deadline::Deadline;
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn, Output};
 use crate::shown;
@@ -33,6 +34,8 @@ pub struct Target<'a> {
     pub out: Output,
     /// The options of every request: the `--timeout`.
     pub options: RequestOptions,
+    /// The `--timeout`, which a tool call times itself (see `deadline`).
+    pub timeout: Duration,
     /// What `watch` follows (empty: every list) and for how long (`None`: until ended).
     pub watch: (SubscriptionFilter, Option<Duration>),
 }
@@ -184,15 +187,18 @@ impl Target<'_> {
             }
         }
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
+        let client = match &self.single {
+            Some(_) => Some(self.client()?),
+            None => None,
+        };
         let (options, progress) = Progress::attach(self.options.clone());
-        let result = match &self.single {
-            Some(_) => self.client().and_then(|c| {
-                c.call_tool_with(tool, arguments, &options)
-                    .map_err(|e| self.failed(e))
-            }),
-            None => self
-                .manager
-                .call_tool_with(tool, arguments, &options)
+        let (options, deadline) = Deadline::start(options, self.timeout);
+        let result = match client {
+            Some(client) => deadline
+                .finish(client.call_tool_with(tool, arguments, &options))
+                .map_err(|e| self.failed(e)),
+            None => deadline
+                .finish(self.manager.call_tool_with(tool, arguments, &options))
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();

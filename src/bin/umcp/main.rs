@@ -26,6 +26,7 @@ mod args;
 mod arguments;
 mod commands;
 mod completions;
+mod deadline;
 mod help;
 mod interact;
 mod listing;
@@ -91,6 +92,9 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         return Err(Exit(0, man::page()));
     }
     let mut servers = servers::servers(&args)?;
+    // A server of `--stdio` or `--url` is named after its program or host; one of a file,
+    // given or found, by its name there.
+    let from_command_line = args.stdio.is_some() || args.url.is_some();
     // `--protocol` on the command line wins over a `protocol` key in the configuration file.
     if args.protocol != ProtocolMode::Auto {
         for server in &mut servers {
@@ -120,7 +124,7 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         .with_reconnect_attempts(0)
         .with_startup_timeout(timeout)
         .with_client_options(client_options)
-        .with_elicitation_handler(interact::handler(&servers, args.config.is_none()));
+        .with_elicitation_handler(interact::handler(&servers, from_command_line));
     let options = oauth::configure(options, &args.oauth).map_err(usage)?;
     // The manager's start-up timeout bounds each connect (probe and `initialize` together);
     // a user in a browser gets the authorization flow's own time on top.
@@ -153,6 +157,7 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         single: single.then(|| manager.server_names().remove(0)),
         out: Output { json: args.json },
         options: RequestOptions::default().with_timeout(timeout),
+        timeout,
         watch: (args.watch.clone(), args.watch_for),
     };
     let result = target.execute(cmd.name, &rest, arguments);
