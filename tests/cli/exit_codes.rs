@@ -157,3 +157,59 @@ fn an_http_server_dying_mid_call_exits_3() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("umcp: "), "{}", stderr(&out));
 }
+
+/// A malformed command line is a usage error whatever it names, found before any server is
+/// started (`nonexistent-xyz` would fail with exit code 3), and an option the command or the
+/// server does not take is refused rather than ignored.
+#[test]
+fn usage_errors_are_found_before_anything_starts_and_no_option_is_ignored() {
+    let server = "nonexistent-xyz";
+    for (args, said) in [
+        (
+            &["--url", "not-a-url", "tools"][..],
+            "--url not-a-url: not an http",
+        ),
+        (
+            &["--url", "ftp://h/mcp", "tools"][..],
+            "not an http:// or https://",
+        ),
+        (
+            &["--url", "http://h/mcp", "--header", "Bad Name: x", "tools"][..],
+            "`Bad Name` is not a header name",
+        ),
+        (
+            &["--stdio", server, "complete", "foo", "a", "b"][..],
+            "complete foo: expected prompt or resource",
+        ),
+        (
+            &["--stdio", server, "prompt", "p", "n:=2"][..],
+            "prompt arguments are text",
+        ),
+        (
+            &["--stdio", server, "--server", "x", "tools"][..],
+            "--server picks a server of a configuration file",
+        ),
+        (
+            &["--stdio", server, "--transport", "sse", "tools"][..],
+            "--transport is for --url servers",
+        ),
+        (
+            &["--stdio", server, "--tools", "tools"][..],
+            "--tools is for watch",
+        ),
+        (
+            &["--stdio", server, "--resource", "demo://x", "call", "t"][..],
+            "--resource is for watch",
+        ),
+        (
+            &["--stdio", server, "--for", "1", "info"][..],
+            "--for is for watch",
+        ),
+    ] {
+        let out = cli(args);
+        let shown = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+        assert!(shown.contains(said), "{args:?}: {shown}");
+        assert!(shown.contains("usage: umcp"), "{args:?}: {shown}");
+    }
+}

@@ -95,10 +95,11 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,
     // given or found, by its name there.
     let from_command_line = args.stdio.is_some() || args.url.is_some();
-    // `--protocol` on the command line wins over a `protocol` key in the configuration file.
-    if args.protocol != ProtocolMode::Auto {
+    // `--protocol` on the command line wins over a `protocol` key in the configuration file,
+    // `auto` too (which probes a server the file pins).
+    if let Some(protocol) = &args.protocol {
         for server in &mut servers {
-            server.protocol = Some(args.protocol.clone());
+            server.protocol = Some(protocol.clone());
         }
     }
     if cmd.one_server && servers.len() != 1 {
@@ -107,15 +108,20 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
             cmd.name
         )));
     }
-    // The arguments of `call` and `prompt`, checked before anything starts.
+    // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
+    // all text, whatever the server lists; a tool's are typed once its schema is known).
     let arguments = match cmd.name {
         "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
         _ => Arguments::Json(Value::Null),
     };
+    let arguments = match cmd.name {
+        "prompt" => Arguments::Json(arguments.for_prompt().map_err(usage)?),
+        _ => arguments,
+    };
     let timeout = args.timeout;
     let mut client_options = Options::default()
         .with_request_timeout(timeout)
-        .with_protocol_mode(args.protocol.clone());
+        .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto));
     if let Some(level) = args.log {
         client_options = client_options.with_log_level(level);
     }
