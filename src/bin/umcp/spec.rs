@@ -270,7 +270,7 @@ pub const COMMANDS: &[Cmd] = &[
                   per notification, or one JSON object per line with --json. Runs until \
                   interrupted (Ctrl-C ends the program) or for --for SECS. When the server \
                   ends a subscription, a last line says so; a lost connection is exit \
-                  code 3. With several servers each line starts with the server's name \
+                  code 3. Ctrl-C ends it without such a line (exit code 130). With several servers each line starts with the server's name \
                   (a \"server\" member with --json).",
         one_server: false,
     },

@@ -126,6 +126,9 @@ impl Follower<'_> {
     fn follow(&self, sub: &Subscription, deadline: Option<Instant>) -> u8 {
         let stopped = || self.stop.load(Ordering::Relaxed);
         match sub.for_each_event(deadline, &stopped, |event| self.print_event(&event)) {
+            // Ended by the servers' close after Ctrl-C (the signal is marked before the close
+            // begins): the user's own doing, not a lost connection to report.
+            Ok(Some(_)) if crate::signals::stopping() => 0,
             Ok(Some(end)) => self.print_end(end),
             Ok(None) => 0,
             // stdout is gone (`umcp watch | head -1`) or cannot be written: every follower
