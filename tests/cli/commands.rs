@@ -50,6 +50,32 @@ fn call_and_prompt_with_key_value_pairs() {
     );
 }
 
+/// An optional parameter, as the Python SDK writes it (`anyOf` an integer or null), takes
+/// `KEY=VALUE` as its type, as `oneOf` and a `type` array do; text wherever a string is allowed.
+#[test]
+fn key_value_pairs_follow_alternative_types() {
+    let args = [
+        "call",
+        "hello",
+        "on=5",
+        "pick=true",
+        "maybe=2",
+        "either=3",
+        "n=1",
+    ];
+    let out = crate::fake::run(&[], &args, 0);
+    assert_eq!(
+        stdout(&out),
+        "{\"either\": \"3\", \"maybe\": 2, \"n\": 1, \"on\": 5, \"pick\": true}\n"
+    );
+    let out = crate::fake::run(&[], &["call", "hello", "on=five"], 2);
+    assert!(
+        stderr(&out).contains("`on=five`: the tool wants integer there"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn json_output_for_scripts() {
     let out = demo(&["--json", "tools"], 0);
@@ -248,4 +274,26 @@ fn a_config_files_protocol_key_and_the_protocol_flag() {
     assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
     assert!(stderr(&out).contains("-32022"), "{}", stderr(&out));
     std::fs::remove_file(&path).ok();
+}
+
+/// `--protocol auto` wins over the file too: a server the file pins to the handshake era,
+/// which speaks only the stateless one, is probed and found.
+#[test]
+fn protocol_auto_on_the_command_line_wins_over_the_file() {
+    let demo = crate::demo::demo_binary();
+    let config = serde_json::json!({
+        "mcpServers": {
+            "pinned": { "command": demo, "args": ["--server", "--modern"], "protocol": "legacy" },
+        }
+    });
+    let path = std::env::temp_dir().join(format!("umcp-cli-auto-{}.json", std::process::id()));
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_string_lossy().into_owned();
+    let pinned = cli(&["--config", &file, "info"]);
+    assert_eq!(pinned.status.code(), Some(3), "{}", stderr(&pinned));
+    let out = cli(&["--config", &file, "--protocol", "auto", "--json", "info"]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(info[0]["era"], "modern");
 }

@@ -91,7 +91,7 @@ fn tool_errors_exit_4_and_other_errors_1() {
     // A name the server does not list is a usage error.
     let out = demo(&["call", "no_such_tool"], 2);
     assert!(
-        stderr(&out).contains("unknown tool `no_such_tool`"),
+        stderr(&out).contains("no tool named `no_such_tool`"),
         "{}",
         stderr(&out)
     );
@@ -104,4 +104,112 @@ fn a_server_crashing_mid_call_exits_3() {
     let server = format!("{} --behaviour crash-mid-call", umcp::demo_stdio());
     let out = cli(&["--stdio", &server, "call", "slow"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+}
+
+/// Output that cannot be written (a full disk) fails the run with a message; a reader that
+/// closed the pipe early (`umcp tools | head -1`) is no failure.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_fails_but_a_closed_pipe_does_not() {
+    use std::process::Stdio;
+
+    let stdio = umcp::demo_stdio();
+    for args in [
+        &["--stdio", &stdio, "--json", "tools"][..],
+        &["--stdio", &stdio, "call", "echo", "message=hi"][..],
+        &["man"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = umcp::umcp_in(&umcp::empty_home())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("umcp: writing the output failed: No space left on device"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let mut child = umcp::umcp_in(&umcp::empty_home())
+        .args(["--stdio", &stdio, "tools"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+/// An HTTP server that dies while a call is out is a server failure, exit code 3, as a stdio
+/// one is.
+#[cfg(feature = "http")]
+#[test]
+fn an_http_server_dying_mid_call_exits_3() {
+    let server = crate::http_demo::HttpDemo::start(&["--behaviour", "crash-mid-call"]);
+    let out = cli(&["--url", &server.url, "call", "slow"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("umcp: "), "{}", stderr(&out));
+}
+
+/// A malformed command line is a usage error whatever it names, found before any server is
+/// started (`nonexistent-xyz` would fail with exit code 3), and an option the command or the
+/// server does not take is refused rather than ignored.
+#[test]
+fn usage_errors_are_found_before_anything_starts_and_no_option_is_ignored() {
+    let server = "nonexistent-xyz";
+    for (args, said) in [
+        (
+            &["--url", "not-a-url", "tools"][..],
+            "--url not-a-url: not an http",
+        ),
+        (
+            &["--url", "ftp://h/mcp", "tools"][..],
+            "not an http:// or https://",
+        ),
+        (
+            &["--url", "http://h/mcp", "--header", "Bad Name: x", "tools"][..],
+            "`Bad Name` is not a header name",
+        ),
+        (
+            &["--stdio", server, "complete", "foo", "a", "b"][..],
+            "complete foo: expected prompt or resource",
+        ),
+        (
+            &["--stdio", server, "prompt", "p", "n:=2"][..],
+            "prompt arguments are text",
+        ),
+        (
+            &["--stdio", server, "--server", "x", "tools"][..],
+            "--server picks a server of a configuration file",
+        ),
+        (
+            &["--stdio", server, "--transport", "sse", "tools"][..],
+            "--transport is for --url servers",
+        ),
+        (
+            &["--stdio", server, "--tools", "tools"][..],
+            "--tools is for watch",
+        ),
+        (
+            &["--stdio", server, "--resource", "demo://x", "call", "t"][..],
+            "--resource is for watch",
+        ),
+        (
+            &["--stdio", server, "--for", "1", "info"][..],
+            "--for is for watch",
+        ),
+    ] {
+        let out = cli(args);
+        let shown = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+        assert!(shown.contains(said), "{args:?}: {shown}");
+        assert!(shown.contains("usage: umcp"), "{args:?}: {shown}");
+    }
 }

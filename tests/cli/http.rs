@@ -96,6 +96,61 @@ fn oauth_browser_flow_then_the_token_store() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The authorization page comes from the server's metadata: its URL is shown escaped, so a
+/// right-to-left override or an escape sequence in it cannot disguise where it leads.
+#[cfg(feature = "oauth")]
+#[test]
+fn the_authorization_url_is_shown_escaped() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let fixture = auth_server::AuthServer::start(auth_server::Setup {
+        authorization_endpoint: Some("https://auth.example/\u{1b}[2J\u{202e}moc.knab".into()),
+        ..auth_server::Setup::default()
+    });
+    let dir = std::env::temp_dir().join(format!("umcp-cli-oauth-url-{}", std::process::id()));
+    let store = dir.join("tokens.json").to_string_lossy().into_owned();
+    let mut child = umcp::umcp_in(&umcp::empty_home())
+        .args([
+            "--url",
+            &fixture.mcp_url(),
+            "--oauth",
+            "--token-store",
+            &store,
+        ])
+        .arg("tools")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run umcp");
+    let (lines_tx, lines) = mpsc::channel();
+    let child_stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(child_stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let page = loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the cli asks for authorization");
+        if line.starts_with("Open this page") {
+            break line;
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        page.starts_with(
+            "Open this page to authorize: https://auth.example/\\u{1b}[2J\\u{202e}moc.knab?"
+        ),
+        "{page:?}"
+    );
+}
+
 /// Without `--oauth` the protected server cannot be used: exit 3 with the server's hints.
 /// The OAuth options belong to `--url` servers.
 #[cfg(feature = "oauth")]

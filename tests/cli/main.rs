@@ -16,14 +16,25 @@ mod peers;
 #[path = "../common/http_server.rs"]
 mod http_server;
 
+#[cfg(feature = "http")]
+#[path = "../common/http_demo.rs"]
+mod http_demo;
+
 #[cfg(feature = "oauth")]
 #[path = "../common/auth_server/mod.rs"]
 mod auth_server;
 
+#[path = "../common/python.rs"]
+mod python;
+
+mod asking;
 mod commands;
 mod exit_codes;
+mod fake;
+mod hostile;
 #[cfg(feature = "http")]
 mod http;
+mod listings;
 mod messages;
 #[cfg(unix)]
 mod signals;

@@ -123,3 +123,54 @@ fn ctrl_c_during_a_call_stops_the_server_and_exits_130() {
 fn sigterm_during_a_call_stops_the_server_and_exits_143() {
     a_signal_during_a_call_stops_the_server("TERM", 143);
 }
+
+/// Ctrl-C ends `watch` (exit code 130) without a last line saying the connection was lost:
+/// the servers' close that ended the subscriptions was the user's own doing.
+#[test]
+fn ctrl_c_during_watch_reports_no_lost_connection() {
+    for (era, json) in [("legacy", false), ("legacy", true), ("modern", false)] {
+        let mut server = demo_stdio();
+        if era == "modern" {
+            server += " --modern";
+        }
+        let mut args = vec!["--stdio", server.as_str(), "--protocol", era, "watch"];
+        if json {
+            args.push("--json");
+        }
+        let child = umcp_in(&empty_home())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run umcp");
+        let umcp = child.id();
+        let _reap = Reap(vec![umcp]);
+        // Let it connect and subscribe.
+        std::thread::sleep(Duration::from_secs(1));
+        let sent = Command::new("kill")
+            .args(["-INT", &umcp.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success());
+        let (done_tx, done) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done_tx.send(child.wait_with_output());
+        });
+        let out = done
+            .recv_timeout(Duration::from_secs(60))
+            .expect("umcp ends after the signal")
+            .expect("umcp's output");
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{era} {json}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "",
+            "{era} {json}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -120,13 +120,29 @@ pub fn demo(args: &[&str], code: i32) -> Output {
 /// Runs `line` under `script`, which gives it a pseudo-terminal for stdin, stdout and stderr
 /// (all three then arrive on stdout), feeding it `input`.
 pub fn on_a_terminal(args: &[&str], input: &str) -> String {
+    let out = terminal_session(args, "", input, std::time::Duration::ZERO);
+    assert!(out.status.success(), "{}", stdout(&out));
+    stdout(&out)
+}
+
+/// Runs umcp with `args` under `script` (a pseudo-terminal for stdin, stdout and stderr, all
+/// three arriving on stdout), `redirect` added to its shell command line (`2>FILE` takes
+/// stderr off the terminal); types `input` after `delay`, as a user would, and returns how
+/// `script` ended, with umcp's exit status.
+pub fn terminal_session(
+    args: &[&str],
+    redirect: &str,
+    input: &str,
+    delay: std::time::Duration,
+) -> Output {
     use std::io::Write;
     let quoted: Vec<String> = std::iter::once("umcp")
         .chain(args.iter().copied())
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
+    let line = format!("{} {redirect}", quoted.join(" "));
     let mut child = Command::new("script")
-        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
         .envs(
             umcp_in(&empty_home())
                 .get_envs()
@@ -138,13 +154,9 @@ pub fn on_a_terminal(args: &[&str], input: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run script(1) from util-linux, which the terminal tests need");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stdout(&out));
-    stdout(&out)
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(delay);
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }

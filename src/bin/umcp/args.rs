@@ -24,8 +24,9 @@ pub struct Args {
     pub server: Option<String>,
     pub json: bool,
     pub timeout: Duration,
-    /// `--protocol`: `auto` probes each server; `legacy` and `modern` skip the probe.
-    pub protocol: ProtocolMode,
+    /// `--protocol`, when given: `auto` probes each server; `legacy` and `modern` skip the
+    /// probe. Given, it wins over a configuration file's `protocol` key, `auto` too.
+    pub protocol: Option<ProtocolMode>,
     /// `--log`: the servers' log messages to show, from this level up.
     pub log: Option<LoggingLevel>,
     pub oauth: oauth::Flags,
@@ -33,6 +34,8 @@ pub struct Args {
     pub watch: SubscriptionFilter,
     /// `--for`: how long `watch` runs.
     pub watch_for: Option<Duration>,
+    /// The options given that only `watch` takes, for the error when another command has them.
+    pub watch_options: Vec<&'static str>,
     /// The command and its arguments.
     pub command: Vec<String>,
 }
@@ -125,22 +128,45 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
             let (name, value) = text
                 .split_once(':')
                 .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
-            args.headers
-                .push((name.trim().to_owned(), value.trim().to_owned()));
+            let (name, value) = (name.trim(), value.trim());
+            // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as
+            // a connection failure once the server was asked.
+            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if name.is_empty() || !name.chars().all(token) {
+                // The value is left out: it may be a secret.
+                return Err(usage(format!("--header: `{name}` is not a header name")));
+            }
+            if value.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(usage(format!(
+                    "--header {name}: the value holds a control character"
+                )));
+            }
+            args.headers.push((name.to_owned(), value.to_owned()));
         }
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
         "timeout" => args.timeout = seconds(name, &text)?,
-        "for" => args.watch_for = Some(seconds(name, &text)?),
-        "tools" => args.watch = std::mem::take(&mut args.watch).tools(),
-        "prompts" => args.watch = std::mem::take(&mut args.watch).prompts(),
-        "resources" => args.watch = std::mem::take(&mut args.watch).resources(),
-        "resource" => args.watch = std::mem::take(&mut args.watch).resource(text),
+        "for" | "tools" | "prompts" | "resources" | "resource" => {
+            if let Some(flag) = spec::flag_named(name) {
+                args.watch_options.push(flag.long);
+            }
+            args.watch = match name {
+                "tools" => std::mem::take(&mut args.watch).tools(),
+                "prompts" => std::mem::take(&mut args.watch).prompts(),
+                "resources" => std::mem::take(&mut args.watch).resources(),
+                "resource" => std::mem::take(&mut args.watch).resource(text.clone()),
+                _ => std::mem::take(&mut args.watch),
+            };
+            if name == "for" {
+                args.watch_for = Some(seconds(name, &text)?);
+            }
+        }
         "protocol" => {
             // The choices were checked against the spec: all three parse.
-            args.protocol = ProtocolMode::parse(&text)
-                .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?
+            let mode = ProtocolMode::parse(&text)
+                .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?;
+            args.protocol = Some(mode);
         }
         "log" => {
             // The choices were checked against the spec: all eight parse.
@@ -190,6 +216,16 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
             "bad arguments: umcp {} {}",
             cmd.name, cmd.args
         )));
+    }
+    if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
+        return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if let ("complete", Some(kind)) = (cmd.name, rest.first()) {
+        if !["prompt", "resource"].contains(kind) {
+            return Err(usage(format!(
+                "complete {kind}: expected prompt or resource"
+            )));
+        }
     }
     Ok((cmd, rest))
 }

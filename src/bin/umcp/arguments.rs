@@ -64,6 +64,14 @@ pub fn parse(words: &[&str]) -> Result<Arguments, String> {
 }
 
 impl Arguments {
+    /// Whether a `KEY=VALUE` pair was given: text that a tool's schema may type.
+    pub fn has_text(&self) -> bool {
+        match self {
+            Arguments::Json(_) => false,
+            Arguments::Pairs(pairs) => pairs.iter().any(|(_, p)| matches!(p, Pair::Text(_))),
+        }
+    }
+
     /// A tool's arguments, a `KEY=VALUE` read by the type `schema` (the tool's input schema,
     /// when known) gives the property.
     pub fn for_tool(self, schema: Option<&Value>) -> Result<Value, String> {
@@ -105,18 +113,37 @@ impl Arguments {
 }
 
 /// The JSON type `schema` gives property `key`, when it is not text: `None` where the schema
-/// allows a string, says nothing, or is not there.
+/// allows a string, says nothing, or is not there. A property may allow several types, as a
+/// `type` array (`["integer", "null"]`) or as alternatives (`anyOf`, `oneOf`: the Python SDK
+/// writes an optional parameter as `{"anyOf": [{"type": "integer"}, {"type": "null"}]}`): the
+/// first that is not `null` is wanted, and text wherever one allows a string.
 fn wanted_type<'a>(schema: Option<&'a Value>, key: &str) -> Option<&'a str> {
-    let kind = schema?.get("properties")?.get(key)?.get("type")?;
-    let kinds: Vec<&str> = match kind {
-        Value::String(one) => vec![one.as_str()],
-        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
-        _ => return None,
-    };
+    let kinds = types(schema?.get("properties")?.get(key)?)?;
     if kinds.contains(&"string") {
         return None;
     }
-    kinds.first().copied()
+    kinds.iter().find(|k| **k != "null").copied()
+}
+
+/// The types `property` allows; `None` when one of its alternatives says nothing of its type
+/// (it allows anything, text too).
+fn types(property: &Value) -> Option<Vec<&str>> {
+    if let Some(kind) = property.get("type") {
+        return match kind {
+            Value::String(one) => Some(vec![one.as_str()]),
+            Value::Array(many) => Some(many.iter().filter_map(Value::as_str).collect()),
+            _ => None,
+        };
+    }
+    let alternatives = ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|k| property.get(*k))?
+        .as_array()?;
+    let mut kinds = Vec::new();
+    for alternative in alternatives {
+        kinds.extend(types(alternative)?);
+    }
+    Some(kinds)
 }
 
 #[cfg(test)]
@@ -161,6 +188,23 @@ mod tests {
                 "a": 2, "name": "42", "flag": true, "either": "7", "other": "x", "raw": [1]
             }))
         );
+        // Alternatives: the first type that is not null, text wherever one allows a string.
+        let alternatives = json!({"type": "object", "properties": {
+            "on": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "pick": {"oneOf": [{"type": "null"}, {"type": "boolean"}]},
+            "maybe": {"type": ["null", "number"]},
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "any": {"anyOf": [{"type": "integer"}, {"description": "anything"}]},
+        }});
+        assert_eq!(
+            tool(
+                &["on=5", "pick=true", "maybe=2", "either=3", "any=4"],
+                alternatives.clone()
+            ),
+            Ok(json!({"on": 5, "pick": true, "maybe": 2, "either": "3", "any": "4"}))
+        );
+        let err = tool(&["on=five"], alternatives).unwrap_err();
+        assert!(err.contains("the tool wants integer"), "{err}");
         // A value may hold `=`; only the first one splits.
         assert_eq!(
             tool(&["name=a=b"], schema.clone()),

@@ -7,10 +7,11 @@ use umcp::types::{
     CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
     Tool,
 };
-use umcp::{Client, Manager, RequestOptions};
+use umcp::{Client, Manager, RequestOptions, ServerError};
 
 use crate::args::usage;
 use crate::arguments::Arguments;
+use crate::deadline::Deadline;
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn, Output};
 use crate::shown;
@@ -33,6 +34,8 @@ pub struct Target<'a> {
     pub out: Output,
     /// The options of every request: the `--timeout`.
     pub options: RequestOptions,
+    /// The `--timeout`, which a tool call times itself (see `deadline`).
+    pub timeout: Duration,
     /// What `watch` follows (empty: every list) and for how long (`None`: until ended).
     pub watch: (SubscriptionFilter, Option<Duration>),
 }
@@ -41,39 +44,49 @@ impl Target<'_> {
     pub fn execute(&self, command: &str, rest: &[&str], arguments: Arguments) -> Result<(), Exit> {
         let (manager, out, single) = (self.manager, &self.out, self.single.is_some());
         match (command, rest) {
-            ("tools", _) => out.list(manager.tools().into_iter().map(|e| {
-                let name = if single { e.tool.name.clone() } else { e.name };
-                let line = format!("{name}  {}", first_line(e.tool.description.as_deref()));
-                let row = ToolRow {
-                    name,
-                    server: e.server,
-                    tool: e.tool,
-                };
-                (row, line)
-            })),
+            ("tools", _) => {
+                let listing = self.tools();
+                let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
+                let code = self.report_failed("tools", failed);
+                if !listing.tools.is_empty() || code == 0 {
+                    out.list(listing.tools.into_iter().map(|t| {
+                        let line =
+                            format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
+                        let row = ToolRow {
+                            name: t.name,
+                            server: t.server,
+                            tool: t.tool,
+                        };
+                        (row, line)
+                    }));
+                }
+                return done(code);
+            }
             ("resources", _) => {
                 let (resources, errors) = manager.list_resources_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
                     let r = &e.resource;
                     let about = r.description.as_deref().unwrap_or(&r.name);
                     let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
                     (json!({"server": e.server, "resource": r}), line)
                 }));
+                return done(code);
             }
             ("templates", _) => {
                 let (templates, errors) = manager.list_resource_templates_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
                     let t = &e.template;
                     let about = t.description.as_deref().unwrap_or(&t.name);
                     let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
                     (json!({"server": e.server, "template": t}), line)
                 }));
+                return done(code);
             }
             ("prompts", _) => {
                 let (prompts, errors) = manager.list_prompts_with(&self.options);
-                errors.iter().for_each(|e| warn(&format!("umcp: {e}")));
+                let code = self.report_failed("prompts", server_errors(&errors));
                 out.list(prompts.iter().map(|e| {
                     let name = if single { &e.prompt.name } else { &e.name };
                     let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
@@ -82,6 +95,7 @@ impl Target<'_> {
                         line,
                     )
                 }));
+                return done(code);
             }
             ("call", [tool, ..]) => return self.call(tool, arguments),
             ("read", [uri]) => {
@@ -99,10 +113,13 @@ impl Target<'_> {
             ("prompt", [name, ..]) => {
                 let arguments = arguments.for_prompt().map_err(usage)?;
                 let result = match &self.single {
-                    Some(_) => self
-                        .client()?
-                        .get_prompt_with(name, arguments, &self.options)
-                        .map_err(|e| self.failed(e)),
+                    Some(_) => {
+                        let client = self.client()?;
+                        self.check_prompt(&client, name)?;
+                        client
+                            .get_prompt_with(name, arguments, &self.options)
+                            .map_err(|e| self.failed(e))
+                    }
                     None => manager
                         .get_prompt_with(name, arguments, &self.options)
                         .map_err(|e| self.unknown(name, e)),
@@ -146,30 +163,42 @@ impl Target<'_> {
 
     fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
         // `KEY=VALUE` pairs are read by the types of the tool's input schema.
-        let single = self.single.is_some();
-        let schema = self
-            .manager
-            .tools()
-            .into_iter()
-            .find(|e| (if single { &e.tool.name } else { &e.name }) == tool)
-            .map(|e| e.tool.input_schema.into_value());
+        let listing = self.tools();
+        let schema = listing
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .map(|t| t.tool.input_schema.clone().into_value());
+        if schema.is_none() {
+            if self.single.is_some() && listing.failed.is_empty() {
+                // The one server listed its tools, and not this one: a mistyped name, however
+                // the server would refuse it (the SDKs answer with an `isError` result).
+                let names = listing.tools.iter().map(|t| t.name.as_str());
+                crate::listing::unlisted("tool", tool, names.collect())?;
+            }
+            if arguments.has_text() {
+                for (server, error) in &listing.failed {
+                    let why = crate::shown::block(&error.to_string());
+                    warn(&format!(
+                        "umcp: server `{server}`: listing tools failed: {why}; \
+                         KEY=VALUE arguments are sent as text, not typed by the tool's schema"
+                    ));
+                }
+            }
+        }
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
+        let client = match &self.single {
+            Some(_) => Some(self.client()?),
+            None => None,
+        };
         let (options, progress) = Progress::attach(self.options.clone());
-        let listed = schema.is_some();
-        let result = match &self.single {
-            Some(_) => self.client().and_then(|c| {
-                c.call_tool_with(tool, arguments, &options)
-                    .map_err(|e| match e {
-                        // The server refused a tool it does not list: a mistyped name.
-                        umcp::Error::Rpc(_) if !listed => {
-                            Exit(2, format!("{e} (the server lists no tool `{tool}`)"))
-                        }
-                        e => self.failed(e),
-                    })
-            }),
-            None => self
-                .manager
-                .call_tool_with(tool, arguments, &options)
+        let (options, deadline) = Deadline::start(options, self.timeout);
+        let result = match client {
+            Some(client) => deadline
+                .finish(client.call_tool_with(tool, arguments, &options))
+                .map_err(|e| self.failed(e)),
+            None => deadline
+                .finish(self.manager.call_tool_with(tool, arguments, &options))
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
@@ -230,9 +259,10 @@ impl Target<'_> {
         for (name, status) in self.manager.statuses() {
             if !status.is_connected() {
                 let why = crate::servers::why_down(&status);
+                let line = format!("{name}  failed  {}", shown::line(&why));
                 rows.push((
                     json!({"server": name, "ok": false, "ms": null, "error": why}),
-                    format!("{name}  failed  {why}"),
+                    line,
                 ));
                 code = 3;
                 continue;
@@ -245,7 +275,7 @@ impl Target<'_> {
             let millis = started.elapsed().as_secs_f64() * 1000.0;
             let line = match &outcome {
                 Ok(()) => format!("{name}  ok  {millis:.1} ms"),
-                Err(e) => format!("{name}  failed  {e}"),
+                Err(e) => format!("{name}  failed  {}", shown::line(&e.to_string())),
             };
             rows.push((
                 json!({"server": name, "ok": outcome.is_ok(), "ms": millis,
@@ -301,9 +331,16 @@ impl Target<'_> {
             return Exit(1, message);
         }
         match error {
-            // The connection went while the request was out: the server crashed or quit.
-            umcp::Error::Closed(_) => Exit(3, error.to_string()),
-            other => Exit(1, other.to_string()),
+            // The connection went while the request was out: the server crashed or quit
+            // (a stdio server's pipe closed, an HTTP server's connection or event stream
+            // broke off before the response), or it refused the credentials.
+            umcp::Error::Closed(_)
+            | umcp::Error::Io(_)
+            | umcp::Error::ResponseLost(_)
+            | umcp::Error::Unauthorized(_)
+            | umcp::Error::Forbidden(_)
+            | umcp::Error::Auth(_) => Exit(3, shown::block(&error.to_string())),
+            other => Exit(1, shown::block(&other.to_string())),
         }
     }
 
@@ -317,6 +354,19 @@ impl Target<'_> {
         let down = self.manager.statuses().into_iter().any(|(server, status)| {
             !status.is_connected() && name.starts_with(&format!("{server}__"))
         });
-        Exit(if down { 3 } else { 2 }, error.to_string())
+        Exit(if down { 3 } else { 2 }, shown::block(&error.to_string()))
     }
+}
+
+/// The end of a command whose output is printed: exit code `code`, 0 for success.
+fn done(code: u8) -> Result<(), Exit> {
+    match code {
+        0 => Ok(()),
+        code => Err(Exit(code, String::new())),
+    }
+}
+
+/// The failures of a listing across servers, as server names and errors.
+fn server_errors(errors: &[ServerError]) -> impl Iterator<Item = (&str, &umcp::Error)> {
+    errors.iter().map(|e| (e.server.as_str(), &e.error))
 }

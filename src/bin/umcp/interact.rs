@@ -1,5 +1,5 @@
 //! The terminal side of a call: progress on stderr while a tool runs, and the server's
-//! questions (elicitation) asked on the terminal, or declined when stdin is not one.
+//! questions (elicitation) asked on the terminal, or declined when stdin or stderr is not one.
 
 use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
@@ -45,7 +45,7 @@ impl Progress {
                 Some(total) => format!("{}/{}", p.progress, total),
                 None => p.progress.to_string(),
             };
-            let message = p.message.as_deref().unwrap_or("working");
+            let message = shown::line(p.message.as_deref().unwrap_or("working"));
             let mut err = std::io::stderr().lock();
             // Back to the start of the line and clear it, then draw the new state.
             let _ = write!(err, "\r\x1b[2K{spin} {message} ({amount})");
@@ -110,33 +110,46 @@ fn label(server: &ServerConfig, from_command_line: bool) -> String {
 /// asks the user; otherwise declines, saying so on stderr. Every text the server wrote is
 /// escaped before it is shown.
 fn elicit(label: &str, params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
-    if !std::io::stdin().is_terminal() {
+    // The question is read on stdin and shown on stderr: both must be the user's terminal,
+    // or the user would be waited for on a question they cannot see, or cannot answer.
+    let not_terminal = match (
+        std::io::stdin().is_terminal(),
+        std::io::stderr().is_terminal(),
+    ) {
+        (false, _) => Some("stdin"),
+        (true, false) => Some("stderr"),
+        (true, true) => None,
+    };
+    if let Some(which) = not_terminal {
         warn(&format!(
-            "umcp: server {label} asks: {}\numcp: declined (stdin is not a terminal)",
+            "umcp: server {label} asks: {}\numcp: declined ({which} is not a terminal)",
             shown::block(params.message())
         ));
         return Ok(ElicitResult::decline());
     }
-    let mut input = std::io::stdin().lock();
-    match params {
-        ElicitRequestParams::Form(request) => {
-            let form = ElicitForm::new(&request)
-                .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, e.to_string()))?;
-            Ok(ask_form(label, form, &mut input))
+    // The user's time answering does not count against the call's `--timeout`.
+    crate::deadline::asking(|| {
+        let mut input = std::io::stdin().lock();
+        match params {
+            ElicitRequestParams::Form(request) => {
+                let form = ElicitForm::new(&request)
+                    .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, e.to_string()))?;
+                Ok(ask_form(label, form, &mut input))
+            }
+            ElicitRequestParams::Url(request) => {
+                warn(&page(label, &request.message, &request.url));
+                Ok(
+                    match ask(&mut input, "Open it yourself and continue? [y/N] ") {
+                        Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+                            ElicitResult::new(umcp::types::ElicitAction::Accept)
+                        }
+                        Some(_) => ElicitResult::decline(),
+                        None => ElicitResult::cancel(),
+                    },
+                )
+            }
         }
-        ElicitRequestParams::Url(request) => {
-            warn(&page(label, &request.message, &request.url));
-            Ok(
-                match ask(&mut input, "Open it yourself and continue? [y/N] ") {
-                    Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
-                        ElicitResult::new(umcp::types::ElicitAction::Accept)
-                    }
-                    Some(_) => ElicitResult::decline(),
-                    None => ElicitResult::cancel(),
-                },
-            )
-        }
-    }
+    })
 }
 
 /// What a URL-mode request is shown as: who asks and why, the host the page is on, on a line

@@ -7,6 +7,7 @@ use umcp::types::ServerNotification;
 use umcp::Manager;
 
 use crate::output::warn;
+use crate::shown;
 
 /// How long the end waits for the last messages once the manager is closed.
 const DRAIN: Duration = Duration::from_secs(1);
@@ -28,11 +29,14 @@ impl Printer {
             .spawn(move || {
                 for tagged in notes.iter() {
                     if let ServerNotification::LoggingMessage(message) = &tagged.notification {
+                        // What the server wrote, escaped: a log line cannot drive the
+                        // terminal nor start a line of its own that passes for umcp's.
                         let text = match &message.data {
-                            serde_json::Value::String(text) => text.clone(),
-                            other => other.to_string(),
+                            serde_json::Value::String(text) => shown::block(text),
+                            other => shown::line(&other.to_string()),
                         };
-                        let logger = message.logger.as_deref().map(|l| format!("{l}: "));
+                        let logger = message.logger.as_deref();
+                        let logger = logger.map(|l| format!("{}: ", shown::line(l)));
                         let logger = logger.unwrap_or_default();
                         warn(&format!(
                             "{}: {}: {logger}{text}",

@@ -26,8 +26,10 @@ mod args;
 mod arguments;
 mod commands;
 mod completions;
+mod deadline;
 mod help;
 mod interact;
+mod listing;
 mod logs;
 mod man;
 mod oauth;
@@ -56,19 +58,25 @@ fn main() -> ExitCode {
     let shutdown = signals::Shutdown::install();
     let result = run(&shutdown);
     shutdown.finish();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(()) => 0,
         Err(Exit(0, message)) => {
             say(message.trim_end());
-            ExitCode::SUCCESS
+            0
         }
         Err(Exit(code, message)) => {
             if !message.is_empty() {
                 warn(&format!("umcp: {message}"));
             }
-            ExitCode::from(code)
+            code
         }
+    };
+    // Output that did not all reach stdout fails the run (a closed pipe does not).
+    if let Some(error) = output::write_error() {
+        warn(&format!("umcp: writing the output failed: {error}"));
+        return ExitCode::from(code.max(1));
     }
+    ExitCode::from(code)
 }
 
 fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
@@ -84,10 +92,14 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         return Err(Exit(0, man::page()));
     }
     let mut servers = servers::servers(&args)?;
-    // `--protocol` on the command line wins over a `protocol` key in the configuration file.
-    if args.protocol != ProtocolMode::Auto {
+    // A server of `--stdio` or `--url` is named after its program or host; one of a file,
+    // given or found, by its name there.
+    let from_command_line = args.stdio.is_some() || args.url.is_some();
+    // `--protocol` on the command line wins over a `protocol` key in the configuration file,
+    // `auto` too (which probes a server the file pins).
+    if let Some(protocol) = &args.protocol {
         for server in &mut servers {
-            server.protocol = Some(args.protocol.clone());
+            server.protocol = Some(protocol.clone());
         }
     }
     if cmd.one_server && servers.len() != 1 {
@@ -96,15 +108,20 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
             cmd.name
         )));
     }
-    // The arguments of `call` and `prompt`, checked before anything starts.
+    // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
+    // all text, whatever the server lists; a tool's are typed once its schema is known).
     let arguments = match cmd.name {
         "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
         _ => Arguments::Json(Value::Null),
     };
+    let arguments = match cmd.name {
+        "prompt" => Arguments::Json(arguments.for_prompt().map_err(usage)?),
+        _ => arguments,
+    };
     let timeout = args.timeout;
     let mut client_options = Options::default()
         .with_request_timeout(timeout)
-        .with_protocol_mode(args.protocol.clone());
+        .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto));
     if let Some(level) = args.log {
         client_options = client_options.with_log_level(level);
     }
@@ -113,7 +130,7 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         .with_reconnect_attempts(0)
         .with_startup_timeout(timeout)
         .with_client_options(client_options)
-        .with_elicitation_handler(interact::handler(&servers, args.config.is_none()));
+        .with_elicitation_handler(interact::handler(&servers, from_command_line));
     let options = oauth::configure(options, &args.oauth).map_err(usage)?;
     // The manager's start-up timeout bounds each connect (probe and `initialize` together);
     // a user in a browser gets the authorization flow's own time on top.
@@ -126,7 +143,8 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     manager.wait_ready(wait);
     for (name, status) in manager.statuses() {
         if !status.is_connected() {
-            let why = servers::why_down(&status);
+            // A server's failure may hold its stderr tail: escaped, as all it wrote.
+            let why = shown::block(&servers::why_down(&status));
             match status {
                 ServerStatus::Connecting { .. } => {
                     warn(&format!("umcp: server `{name}`: {why} after {wait:.0?}"));
@@ -145,6 +163,7 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         single: single.then(|| manager.server_names().remove(0)),
         out: Output { json: args.json },
         options: RequestOptions::default().with_timeout(timeout),
+        timeout,
         watch: (args.watch.clone(), args.watch_for),
     };
     let result = target.execute(cmd.name, &rest, arguments);

@@ -53,6 +53,8 @@ pub fn configure(options: ManagerOptions, flags: &Flags) -> Result<ManagerOption
     use std::sync::Arc;
     let mut options = options.with_loopback_authorization(|server, url| {
         crate::output::warn(&format!("umcp: server `{server}` needs authorization."));
+        // The URL comes from the server's metadata: escaped, so it shows what a browser gets.
+        let url = crate::shown::line(url);
         crate::output::warn(&format!("Open this page to authorize: {url}"));
         Ok(())
     });

@@ -1,15 +1,43 @@
 //! How results are printed: JSON for scripts (`--json`) or readable text.
 //!
 //! Everything goes through [`say`] and [`warn`], which write to stdout and stderr and ignore
-//! a closed pipe (`umcp tools | head` must not panic the way `println!` would).
+//! a closed pipe (`umcp tools | head` must not panic the way `println!` would). Any other
+//! failure to write stdout (a full disk, `> /dev/full`) is kept, for [`write_error`] to fail
+//! the program with: output that did not reach its file is not success.
 
 use std::io::Write;
+use std::sync::Mutex;
 
 use umcp::types::{ContentBlock, ResourceContents};
 
+/// The first error writing stdout, other than a closed pipe.
+static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
 /// Writes a line to stdout.
 pub fn say(line: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
+    let written = writeln!(std::io::stdout().lock(), "{line}");
+    if let Err(error) = written {
+        failed_write(&error);
+    }
+}
+
+/// Keeps `error`, from writing stdout, unless it is a closed pipe (the reader had enough:
+/// `umcp tools | head -1`), which ends nothing but the output.
+pub fn failed_write(error: &std::io::Error) {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        return;
+    }
+    let mut kept = WRITE_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+    kept.get_or_insert_with(|| error.to_string());
+}
+
+/// The first error writing stdout, other than a closed pipe, if one happened: the output is
+/// incomplete.
+pub fn write_error() -> Option<String> {
+    WRITE_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
 }
 
 /// Writes a line to stderr.

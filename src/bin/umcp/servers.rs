@@ -30,6 +30,14 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     if !args.headers.is_empty() && args.url.is_none() {
         return Err(usage("--header is for --url servers"));
     }
+    if args.transport.is_some() && args.url.is_none() {
+        return Err(usage("--transport is for --url servers"));
+    }
+    if args.server.is_some() && (args.stdio.is_some() || args.url.is_some()) {
+        return Err(usage(
+            "--server picks a server of a configuration file, not of --stdio or --url",
+        ));
+    }
     if let Some(line) = &args.stdio {
         // The library's own splitter, so a line means here what it means in code.
         let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
@@ -51,7 +59,15 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         let expand = |what: &str, text: &str| {
             ConfigFile::expand(text).map_err(|e| usage(format!("{what}: {e}")))
         };
+        let given = url;
         let url = expand("--url", url)?;
+        let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        let web = matches!(scheme.as_deref(), Some("http" | "https"));
+        if !web || crate::shown::host(&url).is_none() {
+            return Err(usage(format!(
+                "--url {given}: not an http:// or https:// URL with a host"
+            )));
+        }
         let name = named(crate::shown::host(&url).unwrap_or_default().to_owned());
         let mut config = ServerConfig::http(name, url).with_http_kind(kind);
         for (name, value) in &args.headers {

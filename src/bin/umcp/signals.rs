@@ -66,6 +66,12 @@ impl Shutdown {
     }
 }
 
+/// Whether a signal came: the servers are being stopped at the user's request, so what ends
+/// now (a subscription, a call) ends because of it, not of a server.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
 /// Installs the handler and starts the thread that waits for its signals.
 #[cfg(unix)]
 fn watch(manager: Slot) -> std::io::Result<()> {

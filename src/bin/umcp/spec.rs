@@ -188,7 +188,9 @@ pub const COMMANDS: &[Cmd] = &[
                   schema asks for there (a=2 is 2 where the tool wants a number); KEY:=JSON \
                   is always JSON. Progress is shown on stderr when it is a terminal. When the \
                   server asks the user for input, the form is asked on the terminal, naming \
-                  the server, or declined when stdin is not one. Exit code 4 when the tool reports an error.",
+                  the server, or declined when stdin or stderr is not one; the time taken to \
+                  answer does not count against --timeout. Exit code 4 when the tool reports \
+                  an error.",
         one_server: false,
     },
     Cmd {
@@ -268,7 +270,7 @@ pub const COMMANDS: &[Cmd] = &[
                   per notification, or one JSON object per line with --json. Runs until \
                   interrupted (Ctrl-C ends the program) or for --for SECS. When the server \
                   ends a subscription, a last line says so; a lost connection is exit \
-                  code 3. With several servers each line starts with the server's name \
+                  code 3. Ctrl-C ends it without such a line (exit code 130). With several servers each line starts with the server's name \
                   (a \"server\" member with --json).",
         one_server: false,
     },

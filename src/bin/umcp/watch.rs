@@ -17,6 +17,7 @@ use umcp::{Client, Subscription, SubscriptionEnd, SubscriptionEvent};
 
 use crate::commands::Target;
 use crate::output::warn;
+use crate::shown;
 use crate::Exit;
 
 /// Follows the target's server (or every connected one) until `--for` runs out or every
@@ -55,7 +56,7 @@ pub fn run(target: &Target<'_>) -> Result<(), Exit> {
             // One server alone: its refusal is the command's; among several, the others go on.
             Err(e) if target.single.is_some() => return Err(target.failed(e)),
             Err(e) => {
-                warn(&format!("umcp: {prefix}{e}"));
+                warn(&format!("umcp: {prefix}{}", shown::block(&e.to_string())));
                 worst = worst.max(target.failed(e).0);
             }
         }
@@ -105,7 +106,7 @@ fn check_granted(sub: &Subscription, filter: &SubscriptionFilter, prefix: &str) 
             "umcp: {prefix}the server offers none of these notifications"
         ));
     } else if granted != *filter {
-        let granted = serde_json::to_string(&granted).unwrap_or_default();
+        let granted = shown::line(&serde_json::to_string(&granted).unwrap_or_default());
         warn(&format!("umcp: {prefix}the server offers only {granted}"));
     }
 }
@@ -125,10 +126,15 @@ impl Follower<'_> {
     fn follow(&self, sub: &Subscription, deadline: Option<Instant>) -> u8 {
         let stopped = || self.stop.load(Ordering::Relaxed);
         match sub.for_each_event(deadline, &stopped, |event| self.print_event(&event)) {
+            // Ended by the servers' close after Ctrl-C (the signal is marked before the close
+            // begins): the user's own doing, not a lost connection to report.
+            Ok(Some(_)) if crate::signals::stopping() => 0,
             Ok(Some(end)) => self.print_end(end),
             Ok(None) => 0,
-            // stdout is gone (`umcp watch | head -1`): nothing to add, and every follower stops.
-            Err(_) => {
+            // stdout is gone (`umcp watch | head -1`) or cannot be written: every follower
+            // stops (a write error other than a closed pipe fails the run, see `output`).
+            Err(error) => {
+                crate::output::failed_write(&error);
                 self.stop.store(true, Ordering::Relaxed);
                 0
             }
@@ -144,8 +150,9 @@ impl Follower<'_> {
     fn line(&self, json: Value, text: String) -> String {
         match (self.json, self.name) {
             (true, name) => with_server(json, name).to_string(),
-            (false, Some(name)) => format!("{name}: {text}"),
-            (false, None) => text,
+            // A text line holds what the server sent (a URI, a reason): escaped.
+            (false, Some(name)) => format!("{name}: {}", shown::line(&text)),
+            (false, None) => shown::line(&text),
         }
     }
 
@@ -164,7 +171,9 @@ impl Follower<'_> {
             _ => return 0,
         };
         let json = json!({"event": "ended", "reason": reason});
-        let _ = print(&self.line(json, format!("subscription ended: {reason}")));
+        if let Err(error) = print(&self.line(json, format!("subscription ended: {reason}"))) {
+            crate::output::failed_write(&error);
+        }
         code
     }
 }

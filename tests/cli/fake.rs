@@ -1,0 +1,32 @@
+//! The scripted server of `fake_server.py`, which umcp starts with `--stdio`: a server
+//! misbehaving as real ones do (refusing an unknown tool with an `isError` result, failing its
+//! listings, writing terminal controls).
+
+use std::process::Output;
+
+use crate::python::system_python;
+use crate::umcp::{cli, stderr, stdout};
+
+/// The `--stdio` command line of the fake server in `modes`.
+pub fn fake(modes: &[&str]) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/fake_server.py");
+    let mut line = format!("'{}' '{script}'", system_python());
+    for mode in modes {
+        line += &format!(" {mode}");
+    }
+    line
+}
+
+/// Runs umcp against the fake server in `modes` and checks the exit code.
+pub fn run(modes: &[&str], args: &[&str], code: i32) -> Output {
+    let server = fake(modes);
+    let out = cli(&[&["--stdio", server.as_str()][..], args].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}\nstdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}

@@ -1,0 +1,134 @@
+"""A scripted stdio MCP server for the `umcp` binary's tests, in the handshake era.
+
+Usage: fake_server.py [MODE...]. Modes:
+  list-error    tools/list, prompts/list and resources/list answer a JSON-RPC error
+  exit-on-init  writes a line with terminal controls to stderr and exits on `initialize`
+
+Tools: `hello` answers its arguments as JSON (sorted keys), `log` sends a log message full of
+terminal controls, `progress` a progress notification likewise, `ask` asks the client a form
+and answers with the action taken. An unknown tool is refused with an `isError` result, as
+the official SDKs do. Prompts: `greet`; an unknown one is a JSON-RPC error.
+"""
+
+import json
+import sys
+
+MODES = set(sys.argv[1:])
+
+# Clear the screen, a line that passes for umcp's own, a right-to-left override.
+HOSTILE = "one\n\x1b[2Jumcp: forged \u202eline"
+
+TOOLS = [
+    {
+        "name": "hello",
+        "description": "Answers its arguments.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer"},
+                "on": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "pick": {"oneOf": [{"type": "null"}, {"type": "boolean"}]},
+                "maybe": {"type": ["null", "number"]},
+                "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            },
+        },
+    },
+    {"name": "log", "inputSchema": {"type": "object"}},
+    {"name": "progress", "inputSchema": {"type": "object"}},
+    {"name": "ask", "inputSchema": {"type": "object"}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def result(id, value):
+    send({"jsonrpc": "2.0", "id": id, "result": value})
+
+
+def error(id, code, message):
+    send({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+
+
+def text(id, words, is_error=False):
+    result(id, {"content": [{"type": "text", "text": words}], "isError": is_error})
+
+
+def call(id, params, pending):
+    name = params.get("name")
+    arguments = params.get("arguments") or {}
+    if name == "hello":
+        text(id, json.dumps(arguments, sort_keys=True))
+    elif name == "log":
+        data = {"level": "error", "logger": "fake\x1b[31m", "data": HOSTILE}
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": data})
+        text(id, "logged")
+    elif name == "progress":
+        token = (params.get("_meta") or {}).get("progressToken")
+        if token is not None:
+            note = {"progressToken": token, "progress": 1, "total": 2, "message": HOSTILE}
+            send({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
+        text(id, "done")
+    elif name == "ask":
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        ask = {"mode": "form", "message": "Who are you?", "requestedSchema": schema}
+        send({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": ask})
+        pending["ask-1"] = id
+    else:
+        text(id, "Unknown tool: %s" % name, is_error=True)
+
+
+def main():
+    pending = {}
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        id = message.get("id")
+        method = message.get("method")
+        params = message.get("params") or {}
+        if method is None:
+            # The answer to a question of ours.
+            if id in pending:
+                action = (message.get("result") or {}).get("action", "error")
+                text(pending.pop(id), action)
+            continue
+        if id is None:
+            continue
+        if method == "initialize":
+            if "exit-on-init" in MODES:
+                sys.stderr.write("fatal\x1b[31m: " + HOSTILE + "\n")
+                sys.stderr.flush()
+                sys.exit(1)
+            capabilities = {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+            result(id, {
+                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                "capabilities": capabilities,
+                "serverInfo": {"name": "fake", "version": "1"},
+            })
+        elif method.endswith("/list") and "list-error" in MODES:
+            error(id, -32603, "listing is broken")
+        elif method == "tools/list":
+            result(id, {"tools": TOOLS})
+        elif method == "tools/call":
+            call(id, params, pending)
+        elif method == "prompts/list":
+            result(id, {"prompts": [{"name": "greet"}]})
+        elif method == "prompts/get":
+            if params.get("name") != "greet":
+                error(id, -32602, "Unknown prompt: %s" % params.get("name"))
+            else:
+                words = {"type": "text", "text": "hello"}
+                result(id, {"messages": [{"role": "user", "content": words}]})
+        elif method == "resources/list":
+            result(id, {"resources": []})
+        elif method in ("ping", "logging/setLevel"):
+            result(id, {})
+        else:
+            error(id, -32601, "Method not found: %s" % method)
+
+
+main()
