@@ -383,8 +383,7 @@ fn adopt(shared: &Shared, result: DiscoverResult, version: &str) {
     if let Ok(mut slot) = shared.init.write() {
         *slot = Some(Arc::new(init));
     }
-    // Set up as far as a stateless connection is: a transport may now take a failure to
-    // reach the server for the server being gone.
+    // As set up as a stateless connection gets: a server unreachable from now on is gone.
     shared.transport.session_event(SessionEvent::Ready);
 }
 
