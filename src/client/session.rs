@@ -20,7 +20,7 @@ use crate::types::InitializeResult;
 
 use super::handover::Handover;
 use super::options::{lock, Options, RequestOptions};
-use super::pending::{Answer, Reply, SlotGuard};
+use super::pending::{Answer, Reply, SlotGuard, LONE_CALLER_YIELDS};
 use super::router::Core;
 use super::senders::{Job, Report, Senders};
 
@@ -192,12 +192,14 @@ impl Shared {
         }
         let guard = SlotGuard::acquire();
         let slot = guard.slot();
+        let alone;
         {
             let mut pending = lock(&self.core.pending);
             if let Some(closed) = &pending.closed {
                 return Err(Error::Closed(closed.clone()));
             }
             pending.entries.insert(id, Arc::clone(slot));
+            alone = pending.entries.len() == 1;
         }
         let cancellable = opts.cancel.as_ref().filter(|_| !call.handshake);
         let _attached = match cancellable {
@@ -265,7 +267,8 @@ impl Shared {
                 (Some(total), None) => (Some(total), TimeoutKind::Total),
                 _ => (deadline, TimeoutKind::Request),
             };
-            match slot.take(id, wait_until) {
+            let yields = if alone { LONE_CALLER_YIELDS } else { 0 };
+            match slot.take_lingering(id, wait_until, yields) {
                 Some(Reply::Done(result)) => return result,
                 Some(Reply::Progress(progress)) => {
                     if let Some(callback) = &opts.progress {

@@ -30,7 +30,7 @@ impl Manager {
     /// waiting for servers that are still starting). Servers that failed, or failed to
     /// answer, are reported next to the resources of the others; a server that does not
     /// offer resources is no error here (where its `Client` would answer
-    /// [`Error::Unsupported`](crate::Error::Unsupported)), it just adds none.
+    /// [`Error::Unsupported`]), it just adds none.
     ///
     /// ```no_run
     /// # fn main() -> umcp::Result<()> {
