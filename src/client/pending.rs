@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -80,7 +80,7 @@ pub(crate) enum Reply {
 }
 
 /// How many times a caller whose request is the only one in flight on its connection gives
-/// its core away before it parks to wait for the reply.
+/// its core away before it parks to wait for the reply (for at most [`LINGER_LIMIT`]).
 ///
 /// A reply to a quick request often comes within the time of a few dozen yields, and a
 /// caller that is still runnable then takes it without the futex wake-up and the two
@@ -94,6 +94,11 @@ pub(crate) enum Reply {
 /// else to run costs well under a microsecond of CPU, so a slow answer costs a caller a few
 /// tens of microseconds before it parks.
 pub(crate) const LONE_CALLER_YIELDS: u32 = 50;
+
+/// The longest a lone caller yields before parking, whatever the count: on a core other
+/// threads keep busy, one yield can last a time slice, and waiting behind them for a reply
+/// that has come would cost more than parking.
+const LINGER_LIMIT: Duration = Duration::from_micros(100);
 
 /// Where one thread's calls receive their replies.
 #[derive(Default)]
@@ -125,9 +130,15 @@ impl Slot {
         yields: u32,
     ) -> Option<Reply> {
         let mut replies = lock(&self.replies);
+        let lingering = (yields > 0).then(Instant::now);
         for _ in 0..yields {
             if let Some(at) = replies.iter().position(|(for_id, _)| *for_id == id) {
                 return replies.remove(at).map(|(_, reply)| reply);
+            }
+            // On a busy core a yield may wait behind other threads' time slices, and a
+            // runnable caller is not preferred the way a woken one is: past the limit, park.
+            if lingering.is_some_and(|since| since.elapsed() > LINGER_LIMIT) {
+                break;
             }
             drop(replies);
             std::thread::yield_now();
@@ -205,7 +216,6 @@ pub(crate) struct Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn a_reply_for_another_request_is_skipped() {
