@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use umcp::jsonrpc::{Message, RequestId};
 use umcp::Client;
 
-use super::invalid_ids::{assert_invalid_request, counting, elicitation, replies, FORBIDDEN, SOON};
+use super::invalid_ids::{counting, elicitation, replies, survives_flood, FORBIDDEN, SOON};
 use crate::memory::FakeServer;
 
 /// A fake server negotiating `version`.
@@ -96,19 +96,7 @@ fn a_batch_of_invalid_requests_costs_a_bounded_amount_and_leaves_calls_working()
             }
             Some(json!({"content": [{"type": "text", "text": params["name"]}]}))
         });
-        let asked = Arc::new(AtomicUsize::new(0));
-        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
-        let flood = client.call_tool("flood", Value::Null).unwrap();
-        assert_eq!(flood.text(), "flood");
-        for i in 0..20 {
-            let name = format!("echo-{i}");
-            assert_eq!(client.call_tool(&name, Value::Null).unwrap().text(), name);
-        }
-        let replies = replies(&server, 1);
-        assert!(!replies.is_empty(), "no reply to the flood");
-        assert!(replies.len() <= FLOOD);
-        replies.iter().for_each(assert_invalid_request);
-        assert_eq!(asked.load(Ordering::SeqCst), 0, "a handler ran");
+        survives_flood(&server, FLOOD);
     }
 }
 
