@@ -190,6 +190,51 @@ fn every_with_method_honours_the_callers_timeout() {
 }
 
 #[test]
+fn a_zero_timeout_fails_every_method_without_sending_it() {
+    let server = answering_server();
+    let client = Client::connect(server.clone()).unwrap();
+    let zero = [
+        (
+            RequestOptions::default().with_timeout(Duration::ZERO),
+            "request",
+        ),
+        (
+            RequestOptions::default().with_max_total_time(Duration::ZERO),
+            "total",
+        ),
+    ];
+    for (options, which) in zero {
+        for (method, outcome) in call_every_with(&client, &options) {
+            match outcome {
+                Err(Error::Timeout { kind, elapsed, .. }) => {
+                    assert_eq!(elapsed, Duration::ZERO, "{method}");
+                    assert_eq!(format!("{kind:?}").to_lowercase(), which, "{method}");
+                }
+                other => panic!("{method} ({which}): {other:?}"),
+            }
+        }
+    }
+    let sent: Vec<String> = server
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|m| match m {
+            Message::Request(r) => Some(r.method.clone()),
+            Message::Notification(n) => Some(n.method.clone()),
+            _ => None,
+        })
+        .filter(|m| {
+            !matches!(
+                m.as_str(),
+                "initialize" | "server/discover" | "notifications/initialized"
+            )
+        })
+        .collect();
+    assert!(sent.is_empty(), "sent: {sent:?}");
+}
+
+#[test]
 fn every_with_method_honours_a_cancel_handle() {
     let server = answering_server();
     let client = Client::connect(server.clone()).unwrap();

@@ -44,7 +44,8 @@ pub struct RequestOptions {
 impl RequestOptions {
     /// The time the server has to answer (default: the client's request timeout), counted
     /// from when the request was handed to the transport. Handing it over is bounded by the
-    /// same time (plus a fresh budget after a credentials retry on HTTP).
+    /// same time (plus a fresh budget after a credentials retry on HTTP). A zero timeout
+    /// fails with [`Error::Timeout`](crate::Error::Timeout) at once, without sending.
     ///
     /// See the example on [`RequestOptions`].
     pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
@@ -66,7 +67,8 @@ impl RequestOptions {
     }
 
     /// The maximum total time, whatever progress is reported (default: none, or ten times
-    /// the timeout when it is reset on progress).
+    /// the timeout when it is reset on progress). A zero maximum fails at once, without
+    /// sending.
     ///
     /// See the example on [`RequestOptions`].
     pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {

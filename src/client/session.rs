@@ -182,9 +182,24 @@ impl Shared {
         let opts = call.options;
         let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
         let started = Instant::now();
-        let total_deadline = opts
-            .max_total(self.options.request_timeout)
-            .and_then(|max| started.checked_add(max));
+        let max_total = opts.max_total(self.options.request_timeout);
+        let total_deadline = max_total.and_then(|max| started.checked_add(max));
+        // A request given no time at all is not sent: the server would only do work nobody
+        // waits for, and be told to drop it straight after.
+        let no_time = [
+            (Some(timeout), TimeoutKind::Request),
+            (max_total, TimeoutKind::Total),
+        ]
+        .into_iter()
+        .find(|(time, _)| *time == Some(Duration::ZERO));
+        if let Some((_, kind)) = no_time {
+            return Err(Error::Timeout {
+                method: call.method.to_owned(),
+                elapsed: Duration::ZERO,
+                kind,
+                stderr_tail: None,
+            });
+        }
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         if let Message::Request(request) = message {
             request.id = RequestId::from(id);
