@@ -4,12 +4,24 @@
 //!
 //! Three layers meet at one seam each. [`jsonrpc`] holds the wire types and their one-line
 //! encoding, with no I/O. [`transport`] moves [`jsonrpc::Message`]s to and from a server and
-//! knows no MCP method: the stdio transport owns a child process and its reader, writer and
-//! stderr threads; the HTTP transports own the POST and SSE streams. Both deliver everything the
-//! server sends into one [`transport::Inbox`]. The [`Client`] knows MCP and never sees bytes: a
-//! router thread sorts the inbox into responses (handed to the waiting caller over a channel),
-//! notifications (queued on [`Notifications`]) and server requests (answered by handler
-//! threads). The MCP types live in [`types`].
+//! knows no MCP method: the stdio transport owns a child process and its reader and stderr
+//! threads (the caller writes its own request while the pipe has room, a writer thread takes
+//! over when it is full); the HTTP transports own the POST and SSE streams. Both deliver
+//! everything the server sends into one [`transport::Inbox`]. The [`Client`] knows MCP and
+//! never sees bytes: the thread that reads a response puts it straight into the waiting
+//! caller's slot, notifications are queued on [`Notifications`], and server requests and
+//! notification callbacks go through a router thread to a bounded pool of handler threads.
+//! The MCP types live in [`types`]; the [`Manager`] runs many clients on top.
+//!
+//! # Naming
+//!
+//! The transport configurations, [`StdioConfig`] and `HttpConfig`, are built like
+//! [`std::process::Command`]: a setter is named after what it sets (`arg`, `env`, `cwd`,
+//! `request_timeout`), and its getter is `get_` that name. The client's and manager's
+//! settings ([`Options`], [`RequestOptions`], [`ManagerOptions`], [`ServerConfig`]) are set
+//! with `with_` methods and read by the bare name. So `HttpConfig::request_timeout` caps the
+//! time one HTTP request may wait for its response, and [`Options::request_timeout`] reads
+//! the client's default time for a request to be answered.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
