@@ -8,11 +8,13 @@
 #[path = "common/hostile.rs"]
 mod hostile;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 use serde_json::json;
-use umcp::transport::http::{HttpConfig, HttpTransportKind, ReconnectPolicy};
+use umcp::transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 use umcp::types::ProgressNotificationParams;
 use umcp::{Client, Error, Options, ProtocolMode, RequestOptions};
 
@@ -204,4 +206,48 @@ fn assert_first_call_gone(client: &Client) {
         "the client reports itself closed"
     );
     assert_gone(&client.ping().expect_err("still closed"));
+}
+
+/// Credentials from a token service that refuses connections while `down` is set.
+struct TokenService {
+    down: AtomicBool,
+}
+
+impl CredentialProvider for TokenService {
+    fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+        if self.down.load(Ordering::SeqCst) {
+            let refused = std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "the token service refused the connection",
+            );
+            return Err(Error::io(refused));
+        }
+        Ok(vec![("authorization".into(), "Bearer t".into())])
+    }
+}
+
+#[test]
+fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
+    // The MCP server runs on: only the provider's error, which names a refused connection of
+    // its own, fails the call, as any provider error does.
+    let server = server(false);
+    let provider = Arc::new(TokenService {
+        down: AtomicBool::new(false),
+    });
+    let config = HttpConfig::new(&server.url)
+        .transport(HttpTransportKind::StreamableHttp)
+        .credentials(Arc::clone(&provider) as Arc<dyn CredentialProvider>);
+    let options = Options::default()
+        .with_request_timeout(TIMEOUT)
+        .with_protocol_mode(ProtocolMode::Legacy);
+    let client = Client::connect_with(config, options).expect("connect");
+    client.ping().expect("ping while the token service runs");
+    provider.down.store(true, Ordering::SeqCst);
+    match client.ping() {
+        Err(Error::Io(e)) => assert!(e.to_string().contains("token service"), "{e}"),
+        other => panic!("expected the provider's error, got {other:?}"),
+    }
+    assert!(client.closed().is_none(), "{:?}", client.closed());
+    provider.down.store(false, Ordering::SeqCst);
+    client.ping().expect("ping once the token service is back");
 }

@@ -4,6 +4,7 @@
 //! No ureq type leaves this module and [`body`](super::body) except the response handed to
 //! the transports' readers.
 
+use std::cell::Cell;
 use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -141,8 +142,19 @@ impl Wire {
     /// Transport failures ([`Error::Io`], [`Error::Timeout`]), a failing credential provider,
     /// or [`Error::Unauthorized`] / [`Error::Forbidden`] when the provider declined to retry.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
+        self.perform_noting(call, &Cell::new(false))
+    }
+
+    /// [`perform`](Self::perform), setting `refused` when it failed because the connection to
+    /// the server (or to the proxy in front of it) was refused: an error of that kind may also
+    /// come from the credential provider, which reached a service of its own.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`perform`](Self::perform).
+    pub fn perform_noting(&self, call: &Call<'_>, refused: &Cell<bool>) -> Result<HttpResponse> {
         let Some(provider) = &self.config.credentials else {
-            return self.perform_once(call, call.deadline, Credentials::Current);
+            return self.perform_once(call, call.deadline, Credentials::Current, refused);
         };
         // Obtaining credentials may take long (a user in a browser): a repeated request gets
         // the budget the first one had, counted from when the provider is done.
@@ -153,7 +165,7 @@ impl Wire {
         let mut nonce_retried = false;
         let mut retries = 0;
         loop {
-            let response = self.perform_once(call, deadline, Credentials::Current)?;
+            let response = self.perform_once(call, deadline, Credentials::Current, refused)?;
             let status = response.status().as_u16();
             let nonce_challenge = status == 401 && !nonce_retried && asks_dpop_nonce(&response);
             let repeatable = match status {
@@ -198,7 +210,7 @@ impl Wire {
     ///
     /// [`CredentialProvider::cached_headers`]: super::CredentialProvider::cached_headers
     pub fn perform_cached(&self, call: &Call<'_>) -> Result<HttpResponse> {
-        self.perform_once(call, call.deadline, Credentials::Cached)
+        self.perform_once(call, call.deadline, Credentials::Cached, &Cell::new(false))
     }
 
     fn perform_once(
@@ -206,6 +218,7 @@ impl Wire {
         call: &Call<'_>,
         deadline: Instant,
         credentials: Credentials,
+        refused: &Cell<bool>,
     ) -> Result<HttpResponse> {
         let started = Instant::now();
         let provided = match &self.config.credentials {
@@ -250,14 +263,17 @@ impl Wire {
         });
         result.map_err(|e| match map_error(e, call.what, started, Phase::Headers) {
             // "Connection refused" alone does not say where: a program may talk to many servers.
-            Error::Io(e) => Error::io(io::Error::new(
-                e.kind(),
-                format!(
-                    "{} {}: {e}",
-                    call.method.as_str(),
-                    crate::redact::url(call.url)
-                ),
-            )),
+            Error::Io(e) => {
+                refused.set(e.kind() == io::ErrorKind::ConnectionRefused);
+                Error::io(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{} {}: {e}",
+                        call.method.as_str(),
+                        crate::redact::url(call.url)
+                    ),
+                ))
+            }
             other => other,
         })
     }

@@ -1,7 +1,7 @@
 //! The state every thread of one Streamable HTTP connection shares (the wire, the session,
 //! the streams, the GET stream) and the steps they take on it.
 
-use std::io;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -94,11 +94,12 @@ impl Shared {
     ///
     /// Those of [`Wire::perform`], and [`Error::Closed`] as above.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
-        let performed = self.wire.perform(call);
+        // Refused when connecting, not by the credential provider's own service: a provider's
+        // error fails its request alone.
+        let refused = Cell::new(false);
+        let performed = self.wire.perform_noting(call, &refused);
         if let Err(error) = &performed {
-            let refused =
-                matches!(error, Error::Io(e) if e.kind() == io::ErrorKind::ConnectionRefused);
-            if refused && self.ready.load(Ordering::SeqCst) {
+            if refused.get() && self.ready.load(Ordering::SeqCst) {
                 self.end(format!(
                     "the server is gone (nothing listens any more): {error}"
                 ));
