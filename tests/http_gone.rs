@@ -251,3 +251,85 @@ fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
     provider.down.store(false, Ordering::SeqCst);
     client.ping().expect("ping once the token service is back");
 }
+
+/// Credentials that fail, while `down` is set, as a provider fails when its token service
+/// answers with an error of its own.
+struct FlakyTokens {
+    down: AtomicBool,
+}
+
+impl CredentialProvider for FlakyTokens {
+    fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(Error::Protocol("the token service answered 503".into()));
+        }
+        Ok(vec![("authorization".into(), "Bearer t".into())])
+    }
+}
+
+#[test]
+fn a_get_stream_reopened_while_the_credential_provider_fails_waits_for_it() {
+    // The first GET stream ends soon; the provider fails the attempts to reopen it for a
+    // while. The server never refused anything: the connection lives on.
+    let gets = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&gets);
+    let server =
+        hostile::hostile(
+            move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
+                ("POST", "initialize") => conn.result(
+                    req,
+                    &[("mcp-session-id", "s-1")],
+                    json!({
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "serverInfo": {"name": "flaky", "version": "0"}
+                    }),
+                ),
+                ("POST", m) if m.starts_with("notifications/") => {
+                    conn.reply(202, &[], "text/plain", "")
+                }
+                ("POST", _) => conn.result(req, &[], json!({})),
+                ("GET", _) => {
+                    let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+                    if conn.head(200, "text/event-stream", None) && conn.raw(b": open\n\n") {
+                        conn.hold(if first {
+                            Duration::from_millis(200)
+                        } else {
+                            FOREVER
+                        });
+                    }
+                    conn.cut();
+                }
+                _ => conn.reply(200, &[], "text/plain", ""),
+            },
+        );
+    let provider = Arc::new(FlakyTokens {
+        down: AtomicBool::new(false),
+    });
+    let policy = ReconnectPolicy::new(100, Duration::from_millis(20), Duration::from_millis(50));
+    let config = HttpConfig::new(&server.url)
+        .transport(HttpTransportKind::StreamableHttp)
+        .reconnect(policy)
+        .credentials(Arc::clone(&provider) as Arc<dyn CredentialProvider>);
+    let options = Options::default()
+        .with_request_timeout(TIMEOUT)
+        .with_protocol_mode(ProtocolMode::Legacy);
+    let client = Client::connect_with(config, options).expect("connect");
+    client.ping().expect("ping while the token service runs");
+    provider.down.store(true, Ordering::SeqCst);
+    // The first stream ends within 200 ms; the failed attempts to reopen it follow.
+    std::thread::sleep(DOWN);
+    assert!(client.closed().is_none(), "closed: {:?}", client.closed());
+    provider.down.store(false, Ordering::SeqCst);
+    let reopened = Instant::now();
+    while gets.load(Ordering::SeqCst) < 2 && reopened.elapsed() < NOTICED {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        gets.load(Ordering::SeqCst),
+        2,
+        "the GET stream was opened again"
+    );
+    client.ping().expect("ping once the token service is back");
+    assert!(client.closed().is_none(), "closed: {:?}", client.closed());
+}

@@ -204,11 +204,16 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
     // Not `Shared::perform`: a refused connection here is one more failed attempt, so an idle
     // client survives a server restarting on its port within the policy's attempts (the next
     // request then finds the session expired and starts a new one). Only a request someone
-    // waits on ends the connection at the first refusal.
+    // waits on ends the connection at the first refusal. The server refuses the stream only
+    // by answering (401 or 403 its credentials could not mend, or a status below); any other
+    // error, a credential provider's included (a token service that is briefly down), is one
+    // more failed attempt too.
     let response = match shared.wire.perform(&call) {
         Ok(response) => response,
-        Err(e @ (Error::Io(_) | Error::Timeout { .. })) => return Opened::Failed(e),
-        Err(e) => return Opened::Refused(e.to_string()),
+        Err(e @ (Error::Unauthorized(_) | Error::Forbidden(_))) => {
+            return Opened::Refused(e.to_string())
+        }
+        Err(e) => return Opened::Failed(e),
     };
     let status = response.status().as_u16();
     let media_type = wire::media_type(&response);
