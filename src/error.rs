@@ -98,9 +98,11 @@ pub enum Error {
         /// Shown by `Display` as `Closed` shows it. (An `Arc` keeps [`Error`] small.)
         stderr_tail: Option<Arc<String>>,
     },
-    /// The request was cancelled through its [`CancelHandle`](crate::CancelHandle).
+    /// The request was cancelled through its [`CancelHandle`](crate::CancelHandle), or the
+    /// connect through the one given in
+    /// [`Options::with_connect_cancel`](crate::Options::with_connect_cancel).
     Cancelled {
-        /// The JSON-RPC method of the cancelled request.
+        /// The JSON-RPC method of the cancelled request; `connect` for a cancelled connect.
         method: String,
     },
     /// The connection is gone; nothing more can be sent over it.

@@ -1,4 +1,4 @@
-//! The cancel handle: one request, or several, cancelled from another thread.
+//! The cancel handle: one request, or several, or a connect, cancelled from another thread.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -13,6 +13,9 @@ use super::pending::{Reply, Slot};
 /// request still on its way is cancelled right after it went out, and not at all if it never
 /// did. Cancelling before the request starts makes it fail without being sent. Clones share
 /// the same state, and one handle given to several requests cancels all of them.
+///
+/// The same handle cancels a connect in progress, given through
+/// [`Options::with_connect_cancel`](crate::Options::with_connect_cancel).
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -44,10 +47,15 @@ struct CancelState {
     cancelled: bool,
     /// The requests waiting under this handle: a key, the request id and its caller's slot.
     waiters: Vec<(u64, i64, Arc<Slot>)>,
+    /// What else runs on cancel (a connect in progress): a key and the hook.
+    hooks: Vec<(u64, Hook)>,
     next_key: u64,
 }
 
-/// A request's registration with a [`CancelHandle`]; removed when dropped.
+/// Run once, on the cancelling thread, when the handle is cancelled; must not block.
+pub(crate) type Hook = Arc<dyn Fn() + Send + Sync>;
+
+/// A request's (or a hook's) registration with a [`CancelHandle`]; removed when dropped.
 pub(crate) struct Attached {
     handle: CancelHandle,
     key: u64,
@@ -61,17 +69,24 @@ impl CancelHandle {
         CancelHandle::default()
     }
 
-    /// Cancels every request this handle was given to (and any later one).
+    /// Cancels every request and connect this handle was given to (and any later one).
+    /// Returns at once: a connect in progress closes its connection on a thread of its own.
     ///
     /// See the example on [`CancelHandle`].
     pub fn cancel(&self) {
-        let waiters = {
+        let (waiters, hooks) = {
             let mut state = lock(&self.inner);
             state.cancelled = true;
-            std::mem::take(&mut state.waiters)
+            (
+                std::mem::take(&mut state.waiters),
+                std::mem::take(&mut state.hooks),
+            )
         };
         for (_, id, slot) in waiters {
             slot.put(id, Reply::Cancel);
+        }
+        for (_, hook) in hooks {
+            hook();
         }
     }
 
@@ -96,13 +111,28 @@ impl CancelHandle {
             key,
         })
     }
+
+    /// Registers `hook` to run on cancel; `None` when already cancelled.
+    pub(crate) fn on_cancel(&self, hook: Hook) -> Option<Attached> {
+        let mut state = lock(&self.inner);
+        if state.cancelled {
+            return None;
+        }
+        let key = state.next_key;
+        state.next_key = key.wrapping_add(1);
+        state.hooks.push((key, hook));
+        Some(Attached {
+            handle: self.clone(),
+            key,
+        })
+    }
 }
 
 impl Drop for Attached {
     fn drop(&mut self) {
-        lock(&self.handle.inner)
-            .waiters
-            .retain(|(key, _, _)| *key != self.key);
+        let mut state = lock(&self.handle.inner);
+        state.waiters.retain(|(key, _, _)| *key != self.key);
+        state.hooks.retain(|(key, _)| *key != self.key);
     }
 }
 

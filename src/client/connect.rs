@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result, TimeoutKind};
 use crate::transport::Connect;
 
+use super::connect_cancel::Watch;
 use super::options::{lock, Options};
 use super::session::Shared;
 use super::{discover, router, router_thread, Client, ProtocolMode};
@@ -23,7 +24,8 @@ impl Client {
     /// Fails when the transport cannot start ([`Error::Spawn`], [`Error::Io`], HTTP errors),
     /// the server dies or times out during the handshake ([`Error::Closed`], [`Error::Timeout`],
     /// both with a stdio server's last stderr lines), or answers with a protocol version this
-    /// client does not speak ([`Error::Unsupported`]).
+    /// client does not speak ([`Error::Unsupported`]), or is cancelled ([`Error::Cancelled`],
+    /// see [`Options::with_connect_cancel`]).
     pub fn connect(transport: impl Connect + 'static) -> Result<Client> {
         Client::connect_with(transport, Options::default())
     }
@@ -45,6 +47,10 @@ impl Client {
     /// stdio server is sent SIGTERM at once, and SIGKILL after
     /// [`kill_grace`](crate::StdioConfig::kill_grace) if it is still running).
     ///
+    /// Another thread can end a connect early through the [`CancelHandle`](crate::CancelHandle)
+    /// given in [`Options::with_connect_cancel`]: the connection under way is closed and the
+    /// connect fails with [`Error::Cancelled`].
+    ///
     /// ```no_run
     /// use std::time::Duration;
     /// use umcp::types::Implementation;
@@ -64,14 +70,27 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::connect`].
-    pub fn connect_with(transport: impl Connect + 'static, mut options: Options) -> Result<Client> {
+    pub fn connect_with(transport: impl Connect + 'static, options: Options) -> Result<Client> {
+        let watch = Watch::new(&options)?;
+        let connected = Client::connect_rounds(Box::new(transport), options, &watch);
+        watch.finish(connected)
+    }
+
+    /// Starts and sets up connections until one is ready, or fails: a restart after the
+    /// probe and a fallback each take another round, all within one deadline.
+    fn connect_rounds(
+        mut connector: Box<dyn Connect>,
+        mut options: Options,
+        watch: &Watch,
+    ) -> Result<Client> {
         let started = Instant::now();
         let mut deadline = crate::transport::deadline_after(started, options.init_timeout);
-        let mut connector: Box<dyn Connect> = Box::new(transport);
         // The error that sent us to a fallback: when the fallback is refused just as plainly,
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
         let mut first: Option<Error> = None;
         loop {
+            // Cancelled before this round: nothing more is started.
+            watch.check()?;
             let client = match Client::start(connector.as_ref(), options.clone(), deadline) {
                 Ok(client) => client,
                 Err(err) => {
@@ -79,6 +98,10 @@ impl Client {
                     return Err(after_fallback(first, err));
                 }
             };
+            if let Err(err) = watch.track(&client) {
+                client.close();
+                return Err(err);
+            }
             // One deadline for every attempt; credentials obtained meanwhile push it back.
             *lock(&client.shared.handshake_deadline) = deadline;
             let established = discover::establish(&client.shared, &connector.describe());
@@ -89,12 +112,14 @@ impl Client {
                     // The server exited on the probe (at once, or once it was up after a
                     // slow start): start it again for `initialize`.
                     client.close();
+                    watch.untrack();
                     options = options.with_protocol_mode(ProtocolMode::Legacy);
                     continue;
                 }
                 Ok(discover::Established::Again) => {
                     // The cached verdict was wrong and is forgotten: the next round probes.
                     client.close();
+                    watch.untrack();
                     continue;
                 }
                 Err(err) => err,
@@ -107,6 +132,7 @@ impl Client {
             } else {
                 client.close();
             }
+            watch.untrack();
             let err = timed_out_connect(err, elapsed, Some(&client));
             if first.is_some() {
                 return Err(after_fallback(first, err));

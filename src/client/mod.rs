@@ -13,6 +13,7 @@ use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 mod cache;
 mod cancel;
 mod connect;
+mod connect_cancel;
 mod discover;
 mod elicitation;
 mod era;

@@ -72,6 +72,8 @@ pub struct Options {
     pub(crate) cache: super::cache::CacheOptions,
     /// The late-response handler; its builder is in `late.rs`.
     pub(crate) late: super::late::LateOptions,
+    /// Cancels a connect in progress; builder in `connect_cancel.rs`.
+    pub(crate) connect_cancel: Option<super::cancel::CancelHandle>,
 }
 
 impl Default for Options {
@@ -93,6 +95,7 @@ impl Default for Options {
             era: super::era::EraOptions::default(),
             cache: super::cache::CacheOptions::default(),
             late: super::late::LateOptions::default(),
+            connect_cancel: None,
         }
     }
 }
