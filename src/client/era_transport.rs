@@ -51,6 +51,14 @@ impl Transport for EraTransport {
                     let tools = lock(&self.era.tool_headers);
                     headers = meta::headers(&request.method, params.as_ref(), &tools)
                         .map_err(Error::Config)?;
+                    // Every stateless POST says its version, even one whose params are no
+                    // object and so carry no `_meta` to take it from.
+                    if !headers
+                        .iter()
+                        .any(|(name, _)| name == "MCP-Protocol-Version")
+                    {
+                        headers.push(("MCP-Protocol-Version".to_owned(), version.clone()));
+                    }
                 }
                 headers.extend(extra.iter().cloned());
                 let stamped = Message::Request(Request {

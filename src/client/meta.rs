@@ -45,7 +45,8 @@ pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
 }
 
 /// Adds the stateless `_meta` entries to a request's params, creating both objects if
-/// needed. Entries the caller put in `_meta` are kept as they are: the caller's word wins.
+/// needed (a null one included). Entries the caller put in `_meta` are kept as they are: the
+/// caller's word wins.
 pub(crate) fn stamp(
     params: Option<Value>,
     version: &str,
@@ -61,6 +62,10 @@ pub(crate) fn stamp(
     let meta = object
         .entry("_meta")
         .or_insert_with(|| Value::Object(Map::new()));
+    // A null `_meta` says nothing, and the required entries have to go somewhere.
+    if meta.is_null() {
+        *meta = Value::Object(Map::new());
+    }
     if let Value::Object(meta) = meta {
         meta.entry(META_PROTOCOL_VERSION)
             .or_insert_with(|| Value::from(version));

@@ -22,7 +22,8 @@ pub(crate) use tasks::{TaskTools, CANCEL_TIMEOUT};
 
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
-    /// which has no `ping`, a `server/discover` request (whose answer is dropped), so the same
+    /// which has no `ping`, a `server/discover` request (whose answer is dropped, and which
+    /// always goes to the server, however long its last answer may be cached), so the same
     /// health check works with servers of both eras.
     ///
     /// See the example on [`Client::ping_with`].
@@ -55,7 +56,9 @@ impl Client {
             super::Era::Legacy => "ping",
             super::Era::Modern => "server/discover",
         };
-        self.request_raw(method, None, options).map(drop)
+        // A cached discover result would answer for a server that may be gone.
+        let options = options.clone().with_no_cache();
+        self.request_raw(method, None, &options).map(drop)
     }
 
     /// Calls a tool with JSON arguments (an object, or `Value::Null` for none).

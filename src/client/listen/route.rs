@@ -31,24 +31,9 @@ pub(crate) fn route(
         .and_then(Value::as_str);
     // What changed is stale in the cache from now on, whoever the notification is for.
     super::super::cache::invalidate(cache, &notification.method, uri);
-    if let Some(id) = subscription_id(&notification) {
-        match registry.by_id(id) {
-            Some(sub) if notification.method == SUBSCRIPTIONS_ACKNOWLEDGED => {
-                let params = notification.params.unwrap_or(Value::Null);
-                let ack: SubscriptionsAcknowledgedNotificationParams =
-                    decode_value(&params).unwrap_or_default();
-                sub.acknowledge_listen(id, ack.notifications);
-            }
-            Some(sub) => sub.deliver(ServerNotification::from_notification(notification)),
-            None => log::debug!(
-                "dropping `{}` for subscription {id}, which is not open",
-                notification.method
-            ),
-        }
-        return None;
-    }
     if notification.method == "notifications/cancelled" {
-        // On stdio a server may end a subscription by cancelling its listen request.
+        // On stdio a server may end a subscription by cancelling its listen request, tagged
+        // with the subscription like everything else about it or not.
         let cancelled = notification.params.as_ref().and_then(|p| {
             let id = p.get("requestId")?;
             Some((as_id(id)?, p.get("reason").and_then(Value::as_str)))
@@ -62,6 +47,27 @@ pub(crate) fn route(
                 return None;
             }
         }
+    }
+    if let Some(id) = subscription_id(&notification) {
+        match registry.by_id(id) {
+            Some(sub) if notification.method == SUBSCRIPTIONS_ACKNOWLEDGED => {
+                let params = notification.params.unwrap_or(Value::Null);
+                let ack: SubscriptionsAcknowledgedNotificationParams =
+                    decode_value(&params).unwrap_or_default();
+                sub.acknowledge_listen(id, ack.notifications);
+            }
+            // The server must not send what was not asked for; one that does is not heard.
+            Some(sub) if !sub.requested.wants(&notification.method, uri) => log::debug!(
+                "dropping `{}` for subscription {id}, which did not ask for it",
+                notification.method
+            ),
+            Some(sub) => sub.deliver(ServerNotification::from_notification(notification)),
+            None => log::debug!(
+                "dropping `{}` for subscription {id}, which is not open",
+                notification.method
+            ),
+        }
+        return None;
     }
     let subs = registry.snapshot();
     if !subs.is_empty() {

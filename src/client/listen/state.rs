@@ -112,8 +112,22 @@ impl Sub {
 
     /// Listen request `id` was acknowledged; ignored once another request has taken its
     /// place (an acknowledgement of one given up on arriving late).
+    /// The server's word is only a subset of the request: what it claims to honour beyond
+    /// that was never asked for, and is left out.
     pub(crate) fn acknowledge_listen(&self, id: i64, filter: SubscriptionFilter) {
-        self.acknowledged(Some(id), filter);
+        let asked = &self.requested;
+        let mut honoured = SubscriptionFilter {
+            tools_list_changed: filter.tools_list_changed && asked.tools_list_changed,
+            prompts_list_changed: filter.prompts_list_changed && asked.prompts_list_changed,
+            resources_list_changed: filter.resources_list_changed && asked.resources_list_changed,
+            ..SubscriptionFilter::default()
+        };
+        honoured.resource_subscriptions = filter
+            .resource_subscriptions
+            .into_iter()
+            .filter(|uri| asked.wants("notifications/resources/updated", Some(uri)))
+            .collect();
+        self.acknowledged(Some(id), honoured);
     }
 
     fn acknowledged(&self, id: Option<i64>, filter: SubscriptionFilter) {
