@@ -172,3 +172,26 @@ fn an_input_round_asking_for_too_many_inputs_fails_before_any_handler_runs() {
     }
     assert_eq!(asked.load(Ordering::SeqCst), 0);
 }
+
+/// A handler's error cannot travel in an input round: the call fails here, naming the
+/// handler's code and message, and the server is not asked again.
+#[test]
+fn a_failing_handler_ends_the_call_naming_its_error() {
+    let (server, seen) = asking_server("rounds-handler-error", 1, 1);
+    let options = Options::default().with_elicitation_handler(|_: ElicitRequestParams| {
+        Err(umcp::jsonrpc::ErrorObject::new(
+            umcp::jsonrpc::ErrorCode(-31001),
+            "no user at the keyboard",
+        ))
+    });
+    let client = Client::connect_with(server, options).expect("connect");
+    match client.call_tool("ask", json!({})) {
+        Err(Error::Protocol(why)) => {
+            assert!(why.contains("elicitation/create"), "{why}");
+            assert!(why.contains("-31001"), "{why}");
+            assert!(why.contains("no user at the keyboard"), "{why}");
+        }
+        other => panic!("expected the handler's error, got {other:?}"),
+    }
+    assert_eq!(seen.load(Ordering::SeqCst), 1, "one round, not retried");
+}

@@ -292,10 +292,12 @@ fn handled<T: Serialize>(
     method: &str,
     outcome: std::result::Result<T, crate::jsonrpc::ErrorObject>,
 ) -> Result<Value> {
+    // An input response cannot carry an error (the server would decide what to do with one
+    // in the handshake era): the call ends here, naming the handler's error in full.
     let result = outcome.map_err(|e| {
         Error::Protocol(format!(
-            "the client's `{method}` handler failed: {}",
-            e.message
+            "the client's `{method}` handler failed ({}): {}",
+            e.code.0, e.message
         ))
     })?;
     serde_json::to_value(result)
