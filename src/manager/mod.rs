@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::client::Client;
 use crate::config::ServerConfig;
@@ -155,6 +155,22 @@ impl Manager {
             .iter()
             .map(|slot| (slot.name().to_owned(), slot.status()))
             .collect()
+    }
+
+    /// When the server's current connection was made: the end of its connect, before the
+    /// listings the manager runs on a new connection (so a deadline counted from here covers
+    /// them). `None` unless the server is connected.
+    ///
+    /// ```no_run
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// if let Some(since) = manager.connected_since("files") {
+    ///     log::info!("files: connected for {:?}", since.elapsed());
+    /// }
+    /// ```
+    pub fn connected_since(&self, name: &str) -> Option<Instant> {
+        let slot = lock(&self.servers).get(name).map(|e| Arc::clone(&e.slot))?;
+        let since = slot.state().connected_at;
+        since
     }
 
     /// Waits until every server has settled (connected, failed, needs authorization or is

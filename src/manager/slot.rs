@@ -46,6 +46,9 @@ pub(crate) struct State {
     pub(crate) prompts: Vec<Prompt>,
     /// Whether `prompts` was listed after the server's last prompt-list change.
     pub(crate) prompts_fresh: bool,
+    /// When the current connection was made (before the listings run on it); `Some` exactly
+    /// while the status is `Connected`.
+    pub(crate) connected_at: Option<Instant>,
     /// Counts status changes, so a waiter can tell a new status from one it saw before.
     pub(crate) version: u64,
 }
@@ -80,6 +83,7 @@ impl Slot {
                 tools_fresh: false,
                 prompts: Vec::new(),
                 prompts_fresh: false,
+                connected_at: None,
                 version: 0,
             }),
             changed: Condvar::new(),
@@ -116,14 +120,17 @@ impl Slot {
     pub(crate) fn set_status(&self, status: ServerStatus) {
         let mut state = self.state();
         state.client = None;
+        state.connected_at = None;
         state.tools_fresh = false;
         self.publish(&mut state, status);
     }
 
-    /// Sets `Connected` with `client`, and the tools it listed when it could.
+    /// Sets `Connected` with `client`, connected at `since`, and the tools it listed when it
+    /// could.
     pub(crate) fn set_connected(
         &self,
         client: Arc<Client>,
+        since: Instant,
         tools: Option<Vec<Tool>>,
         reconnects: u32,
     ) {
@@ -133,6 +140,7 @@ impl Slot {
         };
         let mut state = self.state();
         state.client = Some(client);
+        state.connected_at = Some(since);
         if let Some(tools) = tools {
             state.tools = tools;
             state.tools_fresh = true;

@@ -157,7 +157,7 @@ impl Supervisor {
             let fresh = Fresh::open(&self.slot, &client, reconnects > 0);
             refresh::relist_prompts(&self.slot, &client);
             self.slot
-                .set_connected(Arc::clone(&client), tools, reconnects);
+                .set_connected(Arc::clone(&client), since, tools, reconnects);
             let exit = self.watch(&client, &fresh);
             client.close();
             let stop = match exit {

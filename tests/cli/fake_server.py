@@ -3,17 +3,23 @@
 Usage: fake_server.py [MODE...]. Modes:
   list-error    tools/list, prompts/list and resources/list answer a JSON-RPC error
   exit-on-init  writes a line with terminal controls to stderr and exits on `initialize`
+  hang=METHOD   never answers METHOD (e.g. hang=tools/list; repeatable)
 
 Tools: `hello` answers its arguments as JSON (sorted keys), `log` sends a log message full of
 terminal controls, `progress` a progress notification likewise, `ask` asks the client a form
 and answers with the action taken. An unknown tool is refused with an `isError` result, as
-the official SDKs do. Prompts: `greet`; an unknown one is a JSON-RPC error.
+the official SDKs do. Prompts: `greet`, and `ask`, which asks as the tool does and answers
+with the action taken; an unknown one is a JSON-RPC error. Resources: none listed, but
+`ask:` reads as the `ask` prompt gets.
 """
 
+import itertools
 import json
 import sys
 
 MODES = set(sys.argv[1:])
+QUESTIONS = itertools.count(1)
+HANGS = {mode[len("hang="):] for mode in MODES if mode.startswith("hang=")}
 
 # Clear the screen, a line that passes for umcp's own, a right-to-left override.
 HOSTILE = "one\n\x1b[2Jumcp: forged \u202eline"
@@ -72,12 +78,27 @@ def call(id, params, pending):
             send({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
         text(id, "done")
     elif name == "ask":
-        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
-        ask = {"mode": "form", "message": "Who are you?", "requestedSchema": schema}
-        send({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": ask})
-        pending["ask-1"] = id
+        ask(id, pending, lambda id, action: text(id, action))
     else:
         text(id, "Unknown tool: %s" % name, is_error=True)
+
+
+def ask(id, pending, answer):
+    """Asks the client a form; `answer(id, action)` answers request `id` once it replies."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    question = {"mode": "form", "message": "Who are you?", "requestedSchema": schema}
+    asked = "ask-%d" % next(QUESTIONS)
+    send({"jsonrpc": "2.0", "id": asked, "method": "elicitation/create", "params": question})
+    pending[asked] = (id, answer)
+
+
+def prompt_answer(id, action):
+    words = {"type": "text", "text": action}
+    result(id, {"messages": [{"role": "user", "content": words}]})
+
+
+def read_answer(id, action):
+    result(id, {"contents": [{"uri": "ask:", "mimeType": "text/plain", "text": action}]})
 
 
 def main():
@@ -94,9 +115,10 @@ def main():
             # The answer to a question of ours.
             if id in pending:
                 action = (message.get("result") or {}).get("action", "error")
-                text(pending.pop(id), action)
+                asker, answer = pending.pop(id)
+                answer(asker, action)
             continue
-        if id is None:
+        if id is None or method in HANGS:
             continue
         if method == "initialize":
             if "exit-on-init" in MODES:
@@ -116,7 +138,9 @@ def main():
         elif method == "tools/call":
             call(id, params, pending)
         elif method == "prompts/list":
-            result(id, {"prompts": [{"name": "greet"}]})
+            result(id, {"prompts": [{"name": "greet"}, {"name": "ask"}]})
+        elif method == "prompts/get" and params.get("name") == "ask":
+            ask(id, pending, prompt_answer)
         elif method == "prompts/get":
             if params.get("name") != "greet":
                 error(id, -32602, "Unknown prompt: %s" % params.get("name"))
@@ -125,6 +149,8 @@ def main():
                 result(id, {"messages": [{"role": "user", "content": words}]})
         elif method == "resources/list":
             result(id, {"resources": []})
+        elif method == "resources/read" and params.get("uri") == "ask:":
+            ask(id, pending, read_answer)
         elif method in ("ping", "logging/setLevel"):
             result(id, {})
         else:

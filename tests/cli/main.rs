@@ -38,3 +38,4 @@ mod listings;
 mod messages;
 #[cfg(unix)]
 mod signals;
+mod timeouts;

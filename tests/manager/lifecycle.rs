@@ -311,3 +311,30 @@ fn restarts_asked_in_a_burst_are_coalesced() {
     assert!(connecting >= 1, "the restart was lost");
     assert!(manager.status("x").is_some_and(|s| s.is_connected()));
 }
+
+/// `connected_since` is the end of the connect, before the listings the manager runs on the
+/// new connection: a server that never answers them is connected one request timeout and more
+/// before its status says so.
+#[test]
+fn connected_since_is_the_connect_not_the_listings_after_it() {
+    let timeout = Duration::from_millis(500);
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    let silent = ServerConfig::stdio("silent", binary).with_args([
+        "--server",
+        "--behaviour",
+        "never-answer",
+    ]);
+    let manager = Manager::start(
+        vec![silent, stuck_server("stuck", BOUND)],
+        options()
+            .with_reconnect_attempts(0)
+            .with_client_options(Options::default().with_request_timeout(timeout)),
+    );
+    let _ = manager.client("silent").expect("connected");
+    let since = manager.connected_since("silent").expect("connected");
+    assert!(since.elapsed() >= timeout, "{:?}", since.elapsed());
+    assert_eq!(manager.connected_since("stuck"), None);
+    assert_eq!(manager.connected_since("nobody"), None);
+    manager.remove("silent").expect("removed");
+    assert_eq!(manager.connected_since("silent"), None);
+}

@@ -32,10 +32,9 @@ pub struct Target<'a> {
     /// The server's name when there is only one: names are then used as the server gives them.
     pub single: Option<String>,
     pub out: Output,
-    /// The options of every request: the `--timeout`.
-    pub options: RequestOptions,
-    /// The `--timeout`, which a tool call times itself (see `deadline`).
-    pub timeout: Duration,
+    /// The clock of every request: the `--timeout`, counted from when the servers connected
+    /// (see `deadline`).
+    pub deadline: Deadline,
     /// What `watch` follows (empty: every list) and for how long (`None`: until ended).
     pub watch: (SubscriptionFilter, Option<Duration>),
 }
@@ -63,7 +62,8 @@ impl Target<'_> {
                 return done(code);
             }
             ("resources", _) => {
-                let (resources, errors) = manager.list_resources_with(&self.options);
+                let (resources, errors) = manager.list_resources_with(self.options());
+                let errors = self.timed_errors(errors);
                 let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
                     let r = &e.resource;
@@ -74,7 +74,8 @@ impl Target<'_> {
                 return done(code);
             }
             ("templates", _) => {
-                let (templates, errors) = manager.list_resource_templates_with(&self.options);
+                let (templates, errors) = manager.list_resource_templates_with(self.options());
+                let errors = self.timed_errors(errors);
                 let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
                     let t = &e.template;
@@ -85,7 +86,8 @@ impl Target<'_> {
                 return done(code);
             }
             ("prompts", _) => {
-                let (prompts, errors) = manager.list_prompts_with(&self.options);
+                let (prompts, errors) = manager.list_prompts_with(self.options());
+                let errors = self.timed_errors(errors);
                 let code = self.report_failed("prompts", server_errors(&errors));
                 out.list(prompts.iter().map(|e| {
                     let name = if single { &e.prompt.name } else { &e.name };
@@ -99,9 +101,9 @@ impl Target<'_> {
             }
             ("call", [tool, ..]) => return self.call(tool, arguments),
             ("read", [uri]) => {
+                let client = self.client()?;
                 let result = self
-                    .client()?
-                    .read_resource_with(uri, &self.options)
+                    .timed(client.read_resource_with(uri, self.options()))
                     .map_err(|e| self.failed(e))?;
                 let blocks: Vec<ContentBlock> = result
                     .contents
@@ -116,12 +118,11 @@ impl Target<'_> {
                     Some(_) => {
                         let client = self.client()?;
                         self.check_prompt(&client, name)?;
-                        client
-                            .get_prompt_with(name, arguments, &self.options)
+                        self.timed(client.get_prompt_with(name, arguments, self.options()))
                             .map_err(|e| self.failed(e))
                     }
-                    None => manager
-                        .get_prompt_with(name, arguments, &self.options)
+                    None => self
+                        .timed(manager.get_prompt_with(name, arguments, self.options()))
                         .map_err(|e| self.unknown(name, e)),
                 };
                 let result = result?;
@@ -144,9 +145,9 @@ impl Target<'_> {
                 };
                 let value = typed.first().copied().unwrap_or_default();
                 let params = CompleteRequestParams::new(reference, *argument, value);
+                let client = self.client()?;
                 let result = self
-                    .client()?
-                    .complete_with(params, &self.options)
+                    .timed(client.complete_with(params, self.options()))
                     .map_err(|e| self.failed(e))?;
                 match out.json {
                     true => say(&pretty(&result)),
@@ -169,6 +170,11 @@ impl Target<'_> {
             .iter()
             .find(|t| t.name == tool)
             .map(|t| t.tool.input_schema.clone().into_value());
+        if schema.is_none() && self.deadline.expired() && !listing.failed.is_empty() {
+            // The command's time went on the listing: nothing is called.
+            let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
+            return done(self.report_failed("tools", failed).max(1));
+        }
         if schema.is_none() {
             if self.single.is_some() && listing.failed.is_empty() {
                 // The one server listed its tools, and not this one: a mistyped name, however
@@ -191,14 +197,13 @@ impl Target<'_> {
             Some(_) => Some(self.client()?),
             None => None,
         };
-        let (options, progress) = Progress::attach(self.options.clone());
-        let (options, deadline) = Deadline::start(options, self.timeout);
+        let (options, progress) = Progress::attach(self.options().clone());
         let result = match client {
-            Some(client) => deadline
-                .finish(client.call_tool_with(tool, arguments, &options))
+            Some(client) => self
+                .timed(client.call_tool_with(tool, arguments, &options))
                 .map_err(|e| self.failed(e)),
-            None => deadline
-                .finish(self.manager.call_tool_with(tool, arguments, &options))
+            None => self
+                .timed(self.manager.call_tool_with(tool, arguments, &options))
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
@@ -271,7 +276,7 @@ impl Target<'_> {
             let outcome = self
                 .manager
                 .client(&name)
-                .and_then(|c| c.ping_with(&self.options));
+                .and_then(|c| self.timed(c.ping_with(self.options())));
             let millis = started.elapsed().as_secs_f64() * 1000.0;
             let line = match &outcome {
                 Ok(()) => format!("{name}  ok  {millis:.1} ms"),
@@ -291,6 +296,28 @@ impl Target<'_> {
             0 => Ok(()),
             code => Err(Exit(code, String::new())),
         }
+    }
+
+    /// The options of every request: the command's deadline.
+    pub fn options(&self) -> &RequestOptions {
+        self.deadline.options()
+    }
+
+    /// `result` of a request sent with [`Target::options`], a timeout once the command's time
+    /// is up.
+    pub fn timed<T>(&self, result: umcp::Result<T>) -> umcp::Result<T> {
+        self.deadline.timed(result)
+    }
+
+    /// The failures of a listing across servers, each a timeout once the command's time is up.
+    fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
+        errors
+            .into_iter()
+            .map(|mut e| {
+                e.error = self.deadline.timed_error(e.error);
+                e
+            })
+            .collect()
     }
 
     /// The one server's client (commands that need one server are checked before).

@@ -1,12 +1,18 @@
-//! The `--timeout` of a tool call, less the time the user spends answering the server's
-//! questions: the server's time to answer, not the user's to type.
+//! The `--timeout` of a command's server interaction: one clock for all its requests, less the
+//! time the user spends answering the server's questions (the server's time to answer, not the
+//! user's to type).
 //!
-//! The library's request timeout runs on while an elicitation handler waits for the user (in
-//! the handshake era the question arrives on another thread, unknown to the waiting call), so
-//! a call that asks the user runs with a timeout too long to matter and a cancel handle, and a
-//! watcher thread (`umcp-deadline`) cancels it once `--timeout` has passed, not counting the
-//! time a question was on the terminal ([`asking`]).
+//! Each request given the whole `--timeout` would let a command of several requests (a tool
+//! listing, then the call) run for several timeouts. And the library's request timeout runs on
+//! while an elicitation handler waits for the user (in the handshake era the question arrives
+//! on another thread, unknown to the waiting call, and any request can be waiting then). So
+//! every request of a command runs with a timeout too long to matter and the command's cancel
+//! handle, and a watcher thread (`umcp-deadline`) cancels them once `--timeout` has passed
+//! since the servers connected, not counting the time a question was on the terminal
+//! ([`asking`]). The listings the manager runs as a server connects count: a listing that hung
+//! then is not given the whole timeout again.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -53,70 +59,97 @@ fn asked() -> (Duration, bool) {
     (asked.total + now.unwrap_or_default(), now.is_some())
 }
 
-/// A call's deadline, watched by its thread until [`Deadline::finish`].
+/// A command's deadline, watched by its thread until the deadline is dropped.
 pub struct Deadline {
-    /// Set when the call ended; the watcher is woken by the condition variable.
+    /// Set when the command ended; the watcher is woken by the condition variable.
     ended: Arc<(Mutex<bool>, Condvar)>,
-    watcher: Option<JoinHandle<bool>>,
+    /// Set by the watcher before it cancels: a cancelled request then timed out.
+    expired: Arc<AtomicBool>,
+    watcher: Option<JoinHandle<()>>,
+    options: RequestOptions,
     timeout: Duration,
 }
 
 impl Deadline {
-    /// Times a call of `options`' timeout (`timeout`) from now; returns the options to call
-    /// with. Without a thread to watch it, the call keeps the library's timeout.
-    pub fn start(options: RequestOptions, timeout: Duration) -> (RequestOptions, Deadline) {
+    /// Times the requests of `options` (whose timeout is `timeout`) from `since`. Without a
+    /// thread to watch them, each request keeps the library's timeout.
+    pub fn start(options: RequestOptions, timeout: Duration, since: Instant) -> Deadline {
         let cancel = CancelHandle::new();
         let ended = Arc::new((Mutex::new(false), Condvar::new()));
-        let started = Instant::now();
-        let (asked_before, _) = asked();
-        let (watched, handle) = (Arc::clone(&ended), cancel.clone());
+        let expired = Arc::new(AtomicBool::new(false));
+        let (watched, handle, mark) = (Arc::clone(&ended), cancel.clone(), Arc::clone(&expired));
+        // Every question of the run counts as the user's time, those asked before the watch
+        // began too: the listings at connect, which the clock covers, may have asked one (one
+        // asked before `since`, by a server that connected earlier, errs toward the user).
         let watcher = std::thread::Builder::new()
             .name("umcp-deadline".into())
-            .spawn(move || watch(&watched, &handle, started, timeout, asked_before))
+            .spawn(move || {
+                if watch(&watched, since, timeout) {
+                    mark.store(true, Ordering::SeqCst);
+                    handle.cancel();
+                }
+            })
             .ok();
-        let deadline = Deadline {
-            ended,
-            timeout,
-            watcher,
+        let options = match watcher {
+            Some(_) => options.with_timeout(UNTIMED).with_cancel(cancel),
+            None => options,
         };
-        match deadline.watcher {
-            Some(_) => (options.with_timeout(UNTIMED).with_cancel(cancel), deadline),
-            None => (options, deadline),
+        Deadline {
+            ended,
+            expired,
+            watcher,
+            options,
+            timeout,
         }
     }
 
-    /// Stops the watcher; `result` becomes a timeout if the watcher cancelled the call.
-    pub fn finish<T>(mut self, result: umcp::Result<T>) -> umcp::Result<T> {
-        {
-            let (ended, wake) = &*self.ended;
-            *lock(ended) = true;
-            wake.notify_all();
-        }
-        let expired = self
-            .watcher
-            .take()
-            .is_some_and(|w| w.join().unwrap_or(false));
-        match result {
-            Err(umcp::Error::Cancelled { method }) if expired => Err(umcp::Error::Timeout {
+    /// The options every request of the command is sent with.
+    pub fn options(&self) -> &RequestOptions {
+        &self.options
+    }
+
+    /// Whether the command's time is up.
+    pub fn expired(&self) -> bool {
+        self.expired.load(Ordering::SeqCst)
+    }
+
+    /// `result` of a request sent with [`Deadline::options`]: a timeout if the watcher
+    /// cancelled it.
+    pub fn timed<T>(&self, result: umcp::Result<T>) -> umcp::Result<T> {
+        result.map_err(|error| self.timed_error(error))
+    }
+
+    /// `error` of a request sent with [`Deadline::options`], as [`Deadline::timed`] gives it.
+    pub fn timed_error(&self, error: umcp::Error) -> umcp::Error {
+        match error {
+            umcp::Error::Cancelled { method } if self.expired() => umcp::Error::Timeout {
                 method,
                 elapsed: self.timeout,
                 kind: TimeoutKind::Request,
                 stderr_tail: None,
-            }),
+            },
             other => other,
         }
     }
 }
 
+impl Drop for Deadline {
+    /// Stops the watcher and waits for it.
+    fn drop(&mut self) {
+        {
+            let (ended, wake) = &*self.ended;
+            *lock(ended) = true;
+            wake.notify_all();
+        }
+        if let Some(watcher) = self.watcher.take() {
+            let _ = watcher.join();
+        }
+    }
+}
+
 /// Waits until `timeout` has passed since `started`, the questions asked meanwhile not
-/// counted, and then cancels the call; returns whether it did. Ends early when the call does.
-fn watch(
-    ended: &(Mutex<bool>, Condvar),
-    cancel: &CancelHandle,
-    started: Instant,
-    timeout: Duration,
-    asked_before: Duration,
-) -> bool {
+/// counted; returns true then, or false as soon as the command ends.
+fn watch(ended: &(Mutex<bool>, Condvar), started: Instant, timeout: Duration) -> bool {
     let (ended, wake) = ended;
     let mut done = lock(ended);
     loop {
@@ -127,15 +160,10 @@ fn watch(
         let wait = if now_asking {
             WHILE_ASKING
         } else {
-            let spent = started
-                .elapsed()
-                .saturating_sub(asked.saturating_sub(asked_before));
+            let spent = started.elapsed().saturating_sub(asked);
             match timeout.checked_sub(spent) {
                 Some(left) if !left.is_zero() => left,
-                _ => {
-                    cancel.cancel();
-                    return true;
-                }
+                _ => return true,
             }
         };
         done = wake

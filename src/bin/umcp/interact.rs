@@ -127,7 +127,7 @@ fn elicit(label: &str, params: ElicitRequestParams) -> Result<ElicitResult, Erro
         ));
         return Ok(ElicitResult::decline());
     }
-    // The user's time answering does not count against the call's `--timeout`.
+    // The user's time answering does not count against the command's `--timeout`.
     crate::deadline::asking(|| {
         let mut input = std::io::stdin().lock();
         match params {

@@ -50,7 +50,9 @@ impl Target<'_> {
                 listing.tools.extend(mine);
                 continue;
             }
-            match client.list_all_tools_with(&self.options) {
+            // Under the command's clock, which counts the manager's listing at connect: one
+            // that hung then has no time left, and fails at once as the timeout it was.
+            match self.timed(client.list_all_tools_with(self.options())) {
                 // With one server the names are the server's own, so its answer is used as
                 // it is; with several, names are the manager's to give.
                 Ok(tools) if self.single.is_some() => {
@@ -92,7 +94,8 @@ impl Target<'_> {
 
     /// Fails with a usage error (exit code 2) when the one server lists its prompts and
     /// `name` is not among them: a mistyped name, whatever the server would answer. When the
-    /// listing fails, the server's own answer to the request decides.
+    /// listing fails, the server's own answer to the request decides, unless the command's
+    /// time ran out on it.
     pub fn check_prompt(&self, client: &Client, name: &str) -> Result<(), Exit> {
         if !client.server_capabilities().supports_prompts() {
             return Err(Exit(
@@ -100,8 +103,10 @@ impl Target<'_> {
                 format!("no prompt named `{name}`: the server offers no prompts"),
             ));
         }
-        let Ok(prompts) = client.list_all_prompts_with(&self.options) else {
-            return Ok(());
+        let prompts = match self.timed(client.list_all_prompts_with(self.options())) {
+            Ok(prompts) => prompts,
+            Err(error) if self.deadline.expired() => return Err(self.failed(error)),
+            Err(_) => return Ok(()),
         };
         let names = prompts.iter().map(|p| p.name.as_str());
         unlisted("prompt", name, names.collect())

@@ -17,7 +17,7 @@
 #![deny(unsafe_code)]
 
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerStatus};
@@ -44,6 +44,7 @@ mod watch;
 use args::usage;
 use arguments::Arguments;
 use commands::Target;
+use deadline::Deadline;
 use output::{say, warn, Output};
 
 /// How long a server whose start failed within `--timeout` may take beyond it to be closed,
@@ -158,12 +159,23 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         return Err(Exit(3, String::new()));
     }
     let logs = args.log.is_some().then(|| logs::Printer::start(&manager));
+    // The command's requests share one `--timeout`, counted from when the last server
+    // connected: the listings the manager ran on each new connection count against it.
+    let connected = manager.server_names().into_iter();
+    let since = connected
+        .filter_map(|name| manager.connected_since(&name))
+        .max()
+        .unwrap_or_else(Instant::now);
+    let deadline = Deadline::start(
+        RequestOptions::default().with_timeout(timeout),
+        timeout,
+        since,
+    );
     let target = Target {
         manager: &manager,
         single: single.then(|| manager.server_names().remove(0)),
         out: Output { json: args.json },
-        options: RequestOptions::default().with_timeout(timeout),
-        timeout,
+        deadline,
         watch: (args.watch.clone(), args.watch_for),
     };
     let result = target.execute(cmd.name, &rest, arguments);

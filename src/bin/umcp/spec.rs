@@ -111,7 +111,7 @@ pub const FLAGS: &[Flag] = &[
     flag(
         "timeout",
         Some("SECS"),
-        "start-up and request timeout (default 30)",
+        "bounds start-up, then the command's requests together (default 30)",
     ),
     Flag {
         choices: &["auto", "legacy", "modern"],
@@ -189,8 +189,9 @@ pub const COMMANDS: &[Cmd] = &[
                   is always JSON. Progress is shown on stderr when it is a terminal. When the \
                   server asks the user for input, the form is asked on the terminal, naming \
                   the server, or declined when stdin or stderr is not one; the time taken to \
-                  answer does not count against --timeout. Exit code 4 when the tool reports \
-                  an error.",
+                  answer does not count against --timeout, with this command as with any \
+                  other. The tool listing and the call share one --timeout. Exit code 4 when \
+                  the tool reports an error.",
         one_server: false,
     },
     Cmd {
