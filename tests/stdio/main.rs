@@ -13,6 +13,7 @@ use umcp::Client;
 
 mod calls;
 mod floods;
+mod hostile;
 mod invalid_ids;
 mod lifecycle;
 

@@ -16,7 +16,7 @@
 //!   queues it, so a server that stops reading cannot block a caller past its deadline (see
 //!   the `stdin` module);
 //! * `umcp-stdio-wait` waits on the child and reports its exit the moment it happens;
-//! * `umcp-stdio-monitor` notices when the server exits (or closes its output), reports
+//! * `umcp-stdio-monitor` notices when the server exits (or closes its output or input), reports
 //!   [`Inbound::Closed`](super::Inbound::Closed) once, and runs the shutdown sequence.
 //!
 //! Closing follows the MCP shutdown order: close stdin, wait [`StdioConfig::close_grace`], send
@@ -212,7 +212,7 @@ impl StdioConfig {
         self
     }
 
-    /// The longest line (one message, without its newline) accepted from the server; 64 MiB by
+    /// The longest line (one message, without its `\n` or `\r\n`) accepted from the server; 64 MiB by
     /// default.
     ///
     /// A line is held whole until it passes the limit (a line within the limit must be kept to

@@ -11,6 +11,7 @@ use crossbeam_channel::{never, select, Receiver, RecvTimeoutError};
 use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
+use super::stdin::Stdin;
 use super::transport::{lock, Shared};
 use crate::error::Closed;
 
@@ -24,6 +25,12 @@ const GROUP_POLL: Duration = Duration::from_millis(200);
 /// How long a server that closed stdout gets to exit before the connection is reported closed
 /// without an exit status.
 const EOF_GRACE: Duration = Duration::from_secs(1);
+
+/// How long a server whose stdin broke (it closed its input) gets to exit before the
+/// connection is reported closed without an exit status: nothing can be sent to it any more.
+/// Shorter than the wait of the send that found stdin broken, so that send fails with the
+/// report.
+const INPUT_GRACE: Duration = Duration::from_millis(500);
 
 /// How long the reader and stderr threads may wait on a pipe that stays open after the server
 /// is gone (a process outside the group holds it) before the end is reported anyway.
@@ -52,6 +59,8 @@ pub(super) struct Monitor {
     /// The child was reaped (its status may still be unknown if waiting failed).
     pub(super) reaped: bool,
     pub(super) shared: Arc<Shared>,
+    /// The server's input, which tells when the server stopped reading it.
+    pub(super) stdin: Arc<Stdin>,
     /// Disconnects when the transport is closed.
     pub(super) close: Receiver<()>,
     pub(super) reader_done: Receiver<()>,
@@ -103,11 +112,15 @@ impl Monitor {
                 if !self.alive() {
                     return false;
                 }
-            } else if eof_at.is_some_and(|at| at.elapsed() >= EOF_GRACE)
-                && !self.shared.is_reported()
-            {
-                self.drain();
-                self.report("server closed its output");
+            } else if !self.shared.is_reported() {
+                let input_broken = self.stdin.broken_since();
+                if eof_at.is_some_and(|at| at.elapsed() >= EOF_GRACE) {
+                    self.drain();
+                    self.report("server closed its output");
+                } else if input_broken.is_some_and(|at| at.elapsed() >= INPUT_GRACE) {
+                    self.drain();
+                    self.report("server stopped reading its input");
+                }
             }
         }
     }

@@ -3,7 +3,7 @@
 use std::io::{BufReader, Read};
 use std::sync::atomic::Ordering;
 
-use super::lines::{Line, LineReader};
+use super::lines::{Line, LineReader, HEAD};
 use super::transport::{lock, Shared};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
@@ -17,10 +17,23 @@ const PREVIEW_CHARS: usize = 200;
 /// the connection. Lines longer than `limit` are dropped as soon as they pass it (only their
 /// first 4 KiB are kept), and fail the request they answer when those bytes name it.
 pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str) {
-    let mut lines = LineReader::new(BufReader::with_capacity(64 << 10, stdout), limit);
+    // One byte more is read, for the `\r` of a CRLF line ending, which the limit leaves out
+    // like the `\n`.
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(64 << 10, stdout),
+        limit.saturating_add(1),
+    );
     let mut oversized = 0u64;
     loop {
         let line = match lines.next_line() {
+            Ok(Some(Line::Complete(bytes)))
+                if bytes.len() > limit && bytes.last() != Some(&b'\r') =>
+            {
+                Ok(Some(Line::Oversized(&bytes[..HEAD.min(limit)])))
+            }
+            other => other,
+        };
+        let line = match line {
             Ok(Some(line)) => line,
             Ok(None) => {
                 log::debug!("{label}: stdout ended");
@@ -59,6 +72,9 @@ pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str)
 
 /// Decodes one line and delivers what it holds; `false` when nobody listens any more.
 fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
+    // A UTF-8 byte order mark is no part of JSON (RFC 8259 lets a reader ignore it), and a
+    // UTF-8 writer may put one at the start of the output.
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let Ok(text) = std::str::from_utf8(bytes) else {
         log::debug!(
             "{label}: skipped a line that is not UTF-8 ({} bytes)",

@@ -62,7 +62,8 @@ struct State {
     /// The writer thread holds the pipe (and the message it writes).
     flushing: bool,
     closing: bool,
-    broken: bool,
+    /// When writing failed: the server no longer reads its stdin.
+    broken: Option<Instant>,
 }
 
 impl Stdin {
@@ -87,7 +88,7 @@ impl Stdin {
                 offset: 0,
                 flushing: false,
                 closing: false,
-                broken: false,
+                broken: None,
             }),
             room: Condvar::new(),
             work: Condvar::new(),
@@ -103,7 +104,7 @@ impl Stdin {
             if state.closing {
                 return Err(Refused::Closing);
             }
-            if state.broken {
+            if state.broken.is_some() {
                 return Err(Refused::Broken);
             }
             if self.direct && state.queue.is_empty() && !state.flushing {
@@ -123,7 +124,7 @@ impl Stdin {
                     }
                     Err(e) => {
                         log::debug!("writing to stdin failed: {e}");
-                        state.broken = true;
+                        state.broken = Some(Instant::now());
                         self.work.notify_one();
                         Err(Refused::Broken)
                     }
@@ -157,17 +158,22 @@ impl Stdin {
         self.room.notify_all();
     }
 
+    /// When writing to stdin failed, if it has: the server no longer reads its input.
+    pub(super) fn broken_since(&self) -> Option<Instant> {
+        lock(&self.state).broken
+    }
+
     /// The writer thread: writes what callers queued until stdin is closed or breaks.
     pub(super) fn run_writer(&self, label: &str) {
         let mut state = lock(&self.state);
         loop {
-            while state.queue.is_empty() && !state.closing && !state.broken {
+            while state.queue.is_empty() && !state.closing && state.broken.is_none() {
                 state = self
                     .work
                     .wait(state)
                     .unwrap_or_else(PoisonError::into_inner);
             }
-            if state.broken || state.queue.is_empty() {
+            if state.broken.is_some() || state.queue.is_empty() {
                 break;
             }
             let (Some(mut pipe), Some(message)) = (state.pipe.take(), state.queue.pop_front())
@@ -192,7 +198,7 @@ impl Stdin {
                 }
                 Err(e) => {
                     log::debug!("{label}: writing to stdin failed: {e}");
-                    state.broken = true;
+                    state.broken = Some(Instant::now());
                 }
             }
         }

@@ -157,6 +157,7 @@ impl StdioTransport {
             status: None,
             reaped: false,
             shared: shared.clone(),
+            stdin: stdin.clone(),
             close: close_rx,
             stderr_done: workers[0].done.clone(),
             reader_done: workers[1].done.clone(),
