@@ -229,3 +229,38 @@ fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
     manager.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A reader blocked on a managed subscription is let go when its server is stopped, by
+/// `close` or `remove`, even while the manager itself lives on.
+#[test]
+fn a_managed_subscription_ends_when_its_server_is_stopped() {
+    let manager = Manager::start(
+        vec![demo_server("d", false), demo_server("e", true)],
+        options(),
+    );
+    assert!(manager.wait_ready(BOUND));
+    let reader = |server: &str| {
+        let sub = manager
+            .listen(server, SubscriptionFilter::new().tools())
+            .expect("listen");
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let _ = done_tx.send(sub.iter().count());
+        });
+        (thread, done)
+    };
+    let (removed, removed_done) = reader("e");
+    let (closed, closed_done) = reader("d");
+    manager.remove("e").expect("remove");
+    assert!(
+        removed_done.recv_timeout(BOUND).is_ok(),
+        "the reader of a removed server still waits"
+    );
+    manager.close();
+    assert!(
+        closed_done.recv_timeout(BOUND).is_ok(),
+        "the reader of a closed manager still waits"
+    );
+    removed.join().expect("reader");
+    closed.join().expect("reader");
+}

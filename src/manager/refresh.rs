@@ -262,17 +262,20 @@ impl ManagedSubscription {
             .unwrap_or_default()
     }
 
-    /// Waits for the next event; `None` once closed.
+    /// Waits for the next event; `None` once closed, or once its server is stopped
+    /// ([`Manager::remove`] or [`Manager::close`]).
     ///
     /// See the example on [`Manager::listen`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         // The channel never disconnects (the handle holds both ends): wait in steps, so a
-        // closed handle is noticed.
+        // closed handle or a stopped server is noticed. A closed manager keeps its stopped
+        // servers' slots, so the slot being alive says nothing.
         loop {
             if let Some(event) = self.recv_timeout(Duration::from_secs(1)) {
                 return Some(event);
             }
-            if self.sub.closed.load(Ordering::SeqCst) || self.slot.strong_count() == 0 {
+            let stopped = self.slot.upgrade().is_none_or(|slot| slot.is_stopping());
+            if self.sub.closed.load(Ordering::SeqCst) || stopped {
                 return None;
             }
         }
@@ -295,7 +298,7 @@ impl ManagedSubscription {
         self.sub.events.receiver().try_recv().ok()
     }
 
-    /// The events until the handle is closed.
+    /// The events until the handle is closed or its server stopped.
     ///
     /// See the example on [`Manager::listen`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
