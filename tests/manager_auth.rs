@@ -361,3 +361,39 @@ fn a_config_entry_with_workload_identity_needs_no_user() {
     assert!(fixture.authorizations().is_empty());
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
+
+/// A user's step that panics: shows the server the panic as a failed attempt, retried as
+/// any other, instead of leaving it "connecting" for good with its supervisor gone.
+#[test]
+fn a_user_step_that_panics_fails_the_attempt_and_is_retried() {
+    struct PanicsOnce {
+        calls: AtomicUsize,
+        then: Arc<dyn AuthorizationHandler>,
+    }
+    impl AuthorizationHandler for PanicsOnce {
+        fn redirect_uri(&self) -> umcp::Result<String> {
+            self.then.redirect_uri()
+        }
+        fn authorize(&self, authorization_url: &str) -> umcp::Result<String> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                panic!("the browser went away");
+            }
+            self.then.authorize(authorization_url)
+        }
+    }
+    let fixture = AuthServer::start(Setup::default());
+    let handler = Arc::new(PanicsOnce {
+        calls: AtomicUsize::new(0),
+        then: headless(),
+    });
+    let manager = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::new(MemoryStore::new())).with_authorization_handler(handler),
+    );
+    let events = manager.status_events();
+    let failed = wait_for(&events, "s", |s| s.is_settled());
+    let error = failed.error().map(ToString::to_string).unwrap_or_default();
+    assert!(error.contains("panicked"), "{failed}");
+    wait_for(&events, "s", ServerStatus::is_connected);
+    assert_eq!(call_echo(&manager, "s__echo"), "ok");
+}

@@ -6,6 +6,8 @@ mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[path = "common/python.rs"]
+mod python;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -228,4 +230,90 @@ fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
     assert!(manager.client("era").is_ok());
     manager.close();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reader blocked on a managed subscription is let go when its server is stopped, by
+/// `close` or `remove`, even while the manager itself lives on.
+#[test]
+fn a_managed_subscription_ends_when_its_server_is_stopped() {
+    let manager = Manager::start(
+        vec![demo_server("d", false), demo_server("e", true)],
+        options(),
+    );
+    assert!(manager.wait_ready(BOUND));
+    let reader = |server: &str| {
+        let sub = manager
+            .listen(server, SubscriptionFilter::new().tools())
+            .expect("listen");
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let _ = done_tx.send(sub.iter().count());
+        });
+        (thread, done)
+    };
+    let (removed, removed_done) = reader("e");
+    let (closed, closed_done) = reader("d");
+    manager.remove("e").expect("remove");
+    assert!(
+        removed_done.recv_timeout(BOUND).is_ok(),
+        "the reader of a removed server still waits"
+    );
+    manager.close();
+    assert!(
+        closed_done.recv_timeout(BOUND).is_ok(),
+        "the reader of a closed manager still waits"
+    );
+    removed.join().expect("reader");
+    closed.join().expect("reader");
+}
+
+/// A stateless-era server that refuses every `subscriptions/listen`, and whose one tool says
+/// how many it was sent.
+const REFUSER: &str = r#"
+import json, sys
+listens = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, reply = msg["method"], {"jsonrpc": "2.0", "id": msg["id"]}
+    if method == "server/discover":
+        reply["result"] = {"supportedVersions": ["2026-07-28"], "ttlMs": 0,
+                           "cacheScope": "public",
+                           "capabilities": {"tools": {}, "resources": {"subscribe": True}}}
+    elif method == "tools/list":
+        reply["result"] = {"resultType": "complete",
+                           "tools": [{"name": "listens", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        reply["result"] = {"resultType": "complete",
+                           "content": [{"type": "text", "text": str(listens)}]}
+    elif method == "subscriptions/listen":
+        listens += 1
+        reply["error"] = {"code": -32602, "message": "not here"}
+    else:
+        reply["error"] = {"code": -32601, "message": "no such method"}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// A managed subscription the server refuses is asked for again with a growing wait, not on
+/// every tick of the supervisor (ten times a second, for as long as the connection lasts).
+#[test]
+fn a_refused_managed_subscription_is_asked_again_with_backoff() {
+    let refuser = ServerConfig::stdio("r", python::system_python()).with_args(["-c", REFUSER]);
+    let manager = Manager::start(vec![refuser], options());
+    assert!(manager.wait_ready(BOUND));
+    let listens = || {
+        let result = manager.call_tool("r__listens", json!({})).expect("call");
+        result.text().parse::<u32>().expect("a count")
+    };
+    let before = listens();
+    let sub = manager
+        .listen("r", SubscriptionFilter::new().resource("file:///notes.txt"))
+        .expect("a handle, opened later if ever");
+    // The window to count in: 30 ticks of the supervisor.
+    std::thread::sleep(Duration::from_secs(3));
+    let asked = listens() - before;
+    assert!((1..=4).contains(&asked), "asked {asked} times in 3 s");
+    assert!(sub.acknowledged().is_empty());
 }

@@ -98,6 +98,10 @@ type Key = (String, String, usize);
 pub(crate) struct Names {
     by_key: HashMap<Key, String>,
     by_name: HashMap<String, Key>,
+    /// For a plain name, a suffix number below which every suffixed name is bound: the
+    /// search for a free one starts there, so a server listing one name thousands of times
+    /// costs linear time, not quadratic (bindings are never undone, so it only grows).
+    first_free: HashMap<String, u64>,
 }
 
 impl Names {
@@ -118,10 +122,7 @@ impl Names {
             }
             let name = plain(server, item);
             let name = if self.by_name.contains_key(&name) {
-                (2u64..)
-                    .map(|n| shape.suffixed(&name, n))
-                    .find(|c| !reserved.contains(c) && !self.by_name.contains_key(c))
-                    .unwrap_or(name)
+                self.free_suffixed(&name, &reserved, shape)
             } else {
                 name
             };
@@ -130,6 +131,23 @@ impl Names {
             out.push(name);
         }
         out
+    }
+
+    /// The smallest suffixed form of `plain` that is neither bound nor `reserved`.
+    fn free_suffixed(&mut self, plain: &str, reserved: &HashSet<String>, shape: &Shape) -> String {
+        let bound = |by_name: &HashMap<String, Key>, n: u64| {
+            by_name.contains_key(&shape.suffixed(plain, n))
+        };
+        let start = self.first_free.get(plain).copied().unwrap_or(2);
+        // Move the mark past the numbers bound since; reserved ones may be free later.
+        let start = (start..)
+            .find(|&n| !bound(&self.by_name, n))
+            .unwrap_or(start);
+        self.first_free.insert(plain.to_owned(), start);
+        (start..)
+            .map(|n| shape.suffixed(plain, n))
+            .find(|c| !reserved.contains(c) && !self.by_name.contains_key(c))
+            .unwrap_or_else(|| plain.to_owned())
     }
 
     /// The message for a name that is bound to nothing: it lists the namespaced names of the
@@ -287,6 +305,25 @@ mod tests {
             names.unknown("prompt", "x"),
             "no prompt named `x`; did you mean `s0__x`, `s1__x`, `s2__x`, `s3__x`, … or `s6__x`?"
         );
+    }
+
+    /// A server listing one name many times gets its suffixes in linear time: the first
+    /// listing of a hostile list must not hold the table (and every call) for minutes.
+    #[test]
+    fn many_duplicates_are_named_in_linear_time() {
+        let entries: Vec<(&str, &str)> = (0..20_000).map(|_| ("s", "t")).collect();
+        let started = std::time::Instant::now();
+        let names = assign(&entries, "__");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(names[0], "s__t");
+        assert_eq!(names[1], "s__t_2");
+        assert_eq!(names[19_999], "s__t_20000");
+        let unique: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len());
     }
 
     #[test]

@@ -27,6 +27,11 @@ use super::{lock, Manager};
 /// The events one managed handle holds before the oldest unread is dropped.
 const MANAGED_CAPACITY: usize = 256;
 
+/// The first and the longest wait before a managed subscription the server did not open is
+/// asked for again on the same connection (a new connection always asks at once).
+const REOPEN_FIRST: Duration = Duration::from_secs(1);
+const REOPEN_MAX: Duration = Duration::from_secs(60);
+
 /// What a tick asks the supervisor to list again.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Wanted {
@@ -132,6 +137,9 @@ pub(crate) struct ManagedSub {
     /// Events for the handle; bounded by count and bytes, the oldest unread dropped when full.
     events: Lossy<SubscriptionEvent>,
     closed: AtomicBool,
+    /// After a failed opening: when to ask again, and the wait that led there (doubled on
+    /// each failure), so a server that refuses is not asked every watch tick.
+    reopen: Mutex<Option<(Instant, Duration)>>,
 }
 
 impl ManagedSub {
@@ -143,13 +151,19 @@ impl ManagedSub {
         match client.listen(self.filter.clone()) {
             Ok(sub) => {
                 *lock(&self.current) = Some(sub);
+                *lock(&self.reopen) = None;
                 if reconnected || had_one {
                     self.push(SubscriptionEvent::Resubscribed {
                         reason: "the server reconnected".into(),
                     });
                 }
             }
-            Err(err) => log::debug!("cannot open a managed subscription: {err}"),
+            Err(err) => {
+                let mut reopen = lock(&self.reopen);
+                let wait = reopen.map_or(REOPEN_FIRST, |(_, last)| (last * 2).min(REOPEN_MAX));
+                log::debug!("cannot open a managed subscription: {err}; again in {wait:?}");
+                *reopen = Some((Instant::now() + wait, wait));
+            }
         }
     }
 
@@ -157,8 +171,11 @@ impl ManagedSub {
         let mut current = lock(&self.current);
         let Some(sub) = current.as_ref() else {
             drop(current);
-            // Opening failed on this connection earlier: try again.
-            self.attach(client, false);
+            // Opening failed on this connection earlier: try again, once its wait is over.
+            let due = lock(&self.reopen).is_none_or(|(at, _)| Instant::now() >= at);
+            if due {
+                self.attach(client, false);
+            }
             return;
         };
         while let Some(event) = sub.try_recv() {
@@ -229,6 +246,7 @@ impl Manager {
             current: Mutex::new(None),
             events: Lossy::new(MANAGED_CAPACITY),
             closed: AtomicBool::new(false),
+            reopen: Mutex::new(None),
         });
         // Opened here when connected, so the caller misses nothing from now on; otherwise
         // (or if this fails) by the supervisor's next tick.
@@ -262,17 +280,20 @@ impl ManagedSubscription {
             .unwrap_or_default()
     }
 
-    /// Waits for the next event; `None` once closed.
+    /// Waits for the next event; `None` once closed, or once its server is stopped
+    /// ([`Manager::remove`] or [`Manager::close`]).
     ///
     /// See the example on [`Manager::listen`].
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         // The channel never disconnects (the handle holds both ends): wait in steps, so a
-        // closed handle is noticed.
+        // closed handle or a stopped server is noticed. A closed manager keeps its stopped
+        // servers' slots, so the slot being alive says nothing.
         loop {
             if let Some(event) = self.recv_timeout(Duration::from_secs(1)) {
                 return Some(event);
             }
-            if self.sub.closed.load(Ordering::SeqCst) || self.slot.strong_count() == 0 {
+            let stopped = self.slot.upgrade().is_none_or(|slot| slot.is_stopping());
+            if self.sub.closed.load(Ordering::SeqCst) || stopped {
                 return None;
             }
         }
@@ -295,7 +316,7 @@ impl ManagedSubscription {
         self.sub.events.receiver().try_recv().ok()
     }
 
-    /// The events until the handle is closed.
+    /// The events until the handle is closed or its server stopped.
     ///
     /// See the example on [`Manager::listen`].
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {

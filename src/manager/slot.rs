@@ -26,6 +26,9 @@ pub(crate) struct Slot {
     state: Mutex<State>,
     changed: Condvar,
     stopping: AtomicBool,
+    /// Its supervisor outlived a stop's deadline and was reported stopped: what it does
+    /// from then on is not reported (a new server may have its name by then).
+    detached: AtomicBool,
     /// A restart is queued for the supervisor and not yet taken: more restarts add nothing,
     /// which keeps the command queue within its bound however often `restart` is called.
     pub(crate) restart_queued: AtomicBool,
@@ -88,6 +91,7 @@ impl Slot {
             }),
             changed: Condvar::new(),
             stopping: AtomicBool::new(false),
+            detached: AtomicBool::new(false),
             hub,
             subscriptions: Mutex::new(Vec::new()),
         }
@@ -125,6 +129,17 @@ impl Slot {
         self.publish(&mut state, status);
     }
 
+    /// Reports the server stopped although its supervisor has not ended yet, and silences
+    /// that supervisor: its status stays `Stopped` and its later changes make no events.
+    pub(crate) fn detach(&self) {
+        let mut state = self.state();
+        state.client = None;
+        state.connected_at = None;
+        state.tools_fresh = false;
+        self.publish(&mut state, ServerStatus::Stopped);
+        self.detached.store(true, Ordering::SeqCst);
+    }
+
     /// Sets `Connected` with `client`, connected at `since`, and the tools it listed when it
     /// could.
     pub(crate) fn set_connected(
@@ -139,6 +154,9 @@ impl Slot {
             reconnects,
         };
         let mut state = self.state();
+        if self.detached.load(Ordering::SeqCst) {
+            return;
+        }
         state.client = Some(client);
         state.connected_at = Some(since);
         if let Some(tools) = tools {
@@ -156,6 +174,9 @@ impl Slot {
     }
 
     fn publish(&self, state: &mut State, status: ServerStatus) {
+        if self.detached.load(Ordering::SeqCst) {
+            return;
+        }
         log::debug!("server `{}`: {status}", self.name());
         self.hub.event(self.name(), &status);
         state.status = status;

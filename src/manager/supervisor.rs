@@ -70,6 +70,8 @@ pub(crate) fn stop_all(handles: Vec<Handle>, deadline: Instant) {
             Some((thread, done)) => match done.recv_deadline(deadline) {
                 Err(RecvTimeoutError::Timeout) => {
                     log::debug!("server `{}` did not stop in time", handle.slot.name());
+                    // It ends on its own thread; its name may be reused before then.
+                    handle.slot.detach();
                 }
                 _ => {
                     let _ = thread.join();
@@ -89,7 +91,8 @@ pub(crate) fn spawn(
     commands: Receiver<Command>,
 ) -> std::io::Result<(JoinHandle<()>, Receiver<()>)> {
     let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
-    let name = format!("umcp-manager-{}", slot.name());
+    // A thread's name cannot hold a NUL byte (spawning would panic); a server's can.
+    let name = format!("umcp-manager-{}", slot.name()).replace('\0', "?");
     let supervisor = Supervisor {
         #[cfg(feature = "oauth")]
         auth: ServerAuth::new(&slot.config, &options.auth),
@@ -133,7 +136,7 @@ impl Supervisor {
             self.slot.set_status(ServerStatus::Connecting {
                 attempt: failures + 1,
             });
-            let client = match self.connect() {
+            let client = match self.connect_guarded() {
                 Ok(connected) => connected,
                 Err(err) => {
                     failures += 1;
@@ -156,8 +159,15 @@ impl Supervisor {
             // Hook: follow the server's lists and re-open managed subscriptions (`refresh.rs`).
             let fresh = Fresh::open(&self.slot, &client, reconnects > 0);
             refresh::relist_prompts(&self.slot, &client);
-            self.slot
-                .set_connected(Arc::clone(&client), since, tools, reconnects);
+            // Until here a restart closes the connection, as it would a start under way: a
+            // server that answered its handshake and then hangs would hold the listings (and
+            // the restart) for their request timeouts.
+            self.slot.tracker.finished();
+            // Closed meanwhile (a restart, a stop, a crash): never shown as connected.
+            if client.closed().is_none() {
+                self.slot
+                    .set_connected(Arc::clone(&client), since, tools, reconnects);
+            }
             let exit = self.watch(&client, &fresh);
             client.close();
             let stop = match exit {
@@ -189,6 +199,26 @@ impl Supervisor {
             }
         }
         self.slot.set_status(ServerStatus::Stopped);
+    }
+
+    /// [`connect`](Self::connect), with a panic of the user's code it runs (an authorization
+    /// handler or opener, a token store) taken as a failed attempt: the thread lives on to
+    /// report it, retry and obey a restart or stop.
+    fn connect_guarded(&self) -> Result<Arc<Client>> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.connect())).unwrap_or_else(
+            |payload| {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                log::error!("server `{}`: connecting panicked: {what}", self.slot.name());
+                self.slot.tracker.finished();
+                Err(Error::io(std::io::Error::other(format!(
+                    "connecting panicked: {what}"
+                ))))
+            },
+        )
     }
 
     /// Connects with the server's start-up deadline, forwarding its notifications to the
@@ -245,10 +275,13 @@ impl Supervisor {
             options = options.with_protocol_mode(verdict.clone());
         }
         let connected = Client::connect_with(tracked, options);
-        if saved.is_some() && connected.is_err() {
-            self.saved_era_failed.store(true, Ordering::SeqCst);
+        if connected.is_err() {
+            if saved.is_some() {
+                self.saved_era_failed.store(true, Ordering::SeqCst);
+            }
+            // A connection made stays interruptible through its first listings (`run`).
+            self.slot.tracker.finished();
         }
-        self.slot.tracker.finished();
         Ok(Arc::new(connected?))
     }
 

@@ -23,7 +23,8 @@ pub(crate) struct Tracker {
 #[derive(Default)]
 struct TrackState {
     interrupted: bool,
-    /// Between [`Tracker::reset`] and [`Tracker::finished`]: an attempt is under way.
+    /// Between [`Tracker::reset`] and [`Tracker::finished`]: an attempt is under way, from
+    /// the start to the first listings of a connection made.
     connecting: bool,
     transport: Option<Arc<dyn Transport>>,
     /// The `umcp-manager-stop` threads still closing a transport, each with a receiver that
@@ -44,7 +45,7 @@ impl Tracker {
         drop(old);
     }
 
-    /// The attempt is over, connected or not.
+    /// The attempt is over: it failed, or its connection is made and listed.
     pub(crate) fn finished(&self) {
         lock(&self.state).connecting = false;
     }

@@ -338,3 +338,32 @@ fn connected_since_is_the_connect_not_the_listings_after_it() {
     manager.remove("silent").expect("removed");
     assert_eq!(manager.connected_since("silent"), None);
 }
+
+/// A server that answers its handshake and then nothing holds its supervisor in the first
+/// listing of its tools: a restart asked meanwhile closes that connection at once rather
+/// than wait out the listing's request timeout.
+#[test]
+fn restart_interrupts_a_server_that_hangs_after_its_handshake() {
+    let binary = demo::demo_binary().to_string_lossy().into_owned();
+    let mute = ServerConfig::stdio("mute", binary)
+        .with_args(["--server", "--behaviour", "never-answer"])
+        .with_protocol(ProtocolMode::Legacy)
+        .with_startup_timeout(Duration::from_secs(120))
+        .with_request_timeout(Duration::from_secs(120));
+    let manager = Manager::start(vec![mute], options());
+    let events = manager.status_events();
+    wait_for(&events, "mute", |s| {
+        matches!(s, ServerStatus::Connecting { .. })
+    });
+    // Time to answer `initialize`: the supervisor is then listing tools.
+    std::thread::sleep(Duration::from_secs(1));
+    let asked = Instant::now();
+    manager.restart("mute").unwrap();
+    wait_for(&events, "mute", |s| {
+        matches!(s, ServerStatus::Connecting { attempt: 1 })
+    });
+    assert!(asked.elapsed() < BOUND, "{:?}", asked.elapsed());
+    let started = Instant::now();
+    manager.close();
+    assert!(started.elapsed() < BOUND);
+}

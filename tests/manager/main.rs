@@ -13,6 +13,7 @@ mod demo;
 #[path = "../common/status.rs"]
 mod status;
 
+mod hostile;
 #[cfg(feature = "http")]
 mod http;
 mod lifecycle;
