@@ -234,7 +234,16 @@ impl<'a> Entry<'a> {
         };
         entries
             .iter()
-            .map(|(name, value)| Ok((name.clone(), self.text(&format!("{key}.{name}"), value)?)))
+            .map(|(name, value)| {
+                let text = match value {
+                    // Hosts that run on Node (Claude Desktop, Cursor) pass `{"PORT": 3000}`
+                    // on as "3000": a variable's value is text in any case.
+                    Value::Number(n) if key == "env" => n.to_string(),
+                    Value::Bool(b) if key == "env" => b.to_string(),
+                    _ => self.text(&format!("{key}.{name}"), value)?,
+                };
+                Ok((name.clone(), text))
+            })
             .collect()
     }
 }

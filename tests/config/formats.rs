@@ -107,7 +107,7 @@ fn each_bad_entry_fails_alone_with_a_clear_message() {
         ("both", "server `both`: has both `command` and `url`; add `type` to say which"),
         ("disabled-string", "server `disabled-string`, field `disabled`: must be true or false, not a string"),
         ("empty-command", "server `empty-command`, field `command`: is empty"),
-        ("env-value", "server `env-value`, field `env.PORT`: must be a string, not a number"),
+        ("env-value", "server `env-value`, field `env.PORT`: must be a string, not an array"),
         ("headers-not-object", "server `headers-not-object`, field `headers`: must be an object of strings, not an array"),
         ("missing-var", "server `missing-var`, field `env.KEY`: environment variable `NOT_SET_ANYWHERE` is not set"),
         ("negative-timeout", "server `negative-timeout`, field `startupTimeoutMs`: must be a whole number of milliseconds, not a number"),
@@ -258,4 +258,27 @@ fn user_home_and_the_workspace_folder_of_a_vscode_file() {
     let file = ConfigFile::parse_with(text, &vars).unwrap();
     assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn env_numbers_and_booleans_are_taken_as_their_text() {
+    // As hosts running on Node take them; headers and arguments stay strings only.
+    let text = r#"{"mcpServers": {"a": {"command": "x", "env": {"PORT": 3000, "DEBUG": true, "RATIO": 0.5}}}}"#;
+    let file = umcp::ConfigFile::parse(text).expect("parsed");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    assert_eq!(
+        stdio(server(&file, "a")).env,
+        [
+            pair("DEBUG", "true"),
+            pair("PORT", "3000"),
+            pair("RATIO", "0.5")
+        ]
+    );
+    let headers =
+        r#"{"mcpServers": {"h": {"url": "http://localhost/mcp", "headers": {"X-N": 1}}}}"#;
+    let file = umcp::ConfigFile::parse(headers).expect("parsed");
+    assert_eq!(
+        file.errors[0].to_string(),
+        "server `h`, field `headers.X-N`: must be a string, not a number"
+    );
 }

@@ -121,7 +121,7 @@ fn huge_user_text_is_quoted_only_in_part() {
         format!(r#"{{"servers": {{"a": {{"command": "x", "protocol": "{long}"}}}}}}"#),
         format!(r#"{{"servers": {{"a": {{"url": "http://h", "auth": "{long}"}}}}}}"#),
         format!(r#"{{"servers": {{"{long}": {{"command": 5}}}}}}"#),
-        format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": 5}}}}}}}}"#),
+        format!(r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": [5]}}}}}}}}"#),
         format!(
             r#"{{"servers": {{"a": {{"command": "x", "env": {{"{long}": "1", "{long}": "2"}}}}}}}}"#
         ),
