@@ -208,22 +208,40 @@ fn assert_first_call_gone(client: &Client) {
     assert_gone(&client.ping().expect_err("still closed"));
 }
 
-/// Credentials from a token service that refuses connections while `down` is set.
+/// Credentials from a token service that fails with `error()` while `down` is set.
 struct TokenService {
     down: AtomicBool,
+    error: fn() -> Error,
+}
+
+impl TokenService {
+    fn new(error: fn() -> Error) -> Arc<TokenService> {
+        Arc::new(TokenService {
+            down: AtomicBool::new(false),
+            error,
+        })
+    }
 }
 
 impl CredentialProvider for TokenService {
     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
         if self.down.load(Ordering::SeqCst) {
-            let refused = std::io::Error::new(
-                std::io::ErrorKind::ConnectionRefused,
-                "the token service refused the connection",
-            );
-            return Err(Error::io(refused));
+            return Err((self.error)());
         }
         Ok(vec![("authorization".into(), "Bearer t".into())])
     }
+}
+
+/// A handshake-era client of `url` whose credentials come from `provider`.
+fn connect_through(url: &str, provider: &Arc<TokenService>, policy: ReconnectPolicy) -> Client {
+    let config = HttpConfig::new(url)
+        .transport(HttpTransportKind::StreamableHttp)
+        .reconnect(policy)
+        .credentials(Arc::clone(provider) as Arc<dyn CredentialProvider>);
+    let options = Options::default()
+        .with_request_timeout(TIMEOUT)
+        .with_protocol_mode(ProtocolMode::Legacy);
+    Client::connect_with(config, options).expect("connect")
 }
 
 #[test]
@@ -231,16 +249,14 @@ fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
     // The MCP server runs on: only the provider's error, which names a refused connection of
     // its own, fails the call, as any provider error does.
     let server = server(false);
-    let provider = Arc::new(TokenService {
-        down: AtomicBool::new(false),
+    let provider = TokenService::new(|| {
+        let refused = std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "the token service refused the connection",
+        );
+        Error::io(refused)
     });
-    let config = HttpConfig::new(&server.url)
-        .transport(HttpTransportKind::StreamableHttp)
-        .credentials(Arc::clone(&provider) as Arc<dyn CredentialProvider>);
-    let options = Options::default()
-        .with_request_timeout(TIMEOUT)
-        .with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(config, options).expect("connect");
+    let client = connect_through(&server.url, &provider, ReconnectPolicy::default());
     client.ping().expect("ping while the token service runs");
     provider.down.store(true, Ordering::SeqCst);
     match client.ping() {
@@ -250,21 +266,6 @@ fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
     assert!(client.closed().is_none(), "{:?}", client.closed());
     provider.down.store(false, Ordering::SeqCst);
     client.ping().expect("ping once the token service is back");
-}
-
-/// Credentials that fail, while `down` is set, as a provider fails when its token service
-/// answers with an error of its own.
-struct FlakyTokens {
-    down: AtomicBool,
-}
-
-impl CredentialProvider for FlakyTokens {
-    fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
-        if self.down.load(Ordering::SeqCst) {
-            return Err(Error::Protocol("the token service answered 503".into()));
-        }
-        Ok(vec![("authorization".into(), "Bearer t".into())])
-    }
 }
 
 #[test]
@@ -303,18 +304,9 @@ fn a_get_stream_reopened_while_the_credential_provider_fails_waits_for_it() {
                 _ => conn.reply(200, &[], "text/plain", ""),
             },
         );
-    let provider = Arc::new(FlakyTokens {
-        down: AtomicBool::new(false),
-    });
+    let provider = TokenService::new(|| Error::Protocol("the token service answered 503".into()));
     let policy = ReconnectPolicy::new(100, Duration::from_millis(20), Duration::from_millis(50));
-    let config = HttpConfig::new(&server.url)
-        .transport(HttpTransportKind::StreamableHttp)
-        .reconnect(policy)
-        .credentials(Arc::clone(&provider) as Arc<dyn CredentialProvider>);
-    let options = Options::default()
-        .with_request_timeout(TIMEOUT)
-        .with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(config, options).expect("connect");
+    let client = connect_through(&server.url, &provider, policy);
     client.ping().expect("ping while the token service runs");
     provider.down.store(true, Ordering::SeqCst);
     // The first stream ends within 200 ms; the failed attempts to reopen it follow.

@@ -57,10 +57,14 @@ fn ping_reaches_the_server_even_when_its_discover_result_may_be_cached() {
     );
 }
 
-/// A stateless server that acknowledges a listen request with more than was asked for, and on
-/// `tools/call` sends, tagged with the subscription, a prompt list change and a resource update
-/// nobody asked for, then the tool list change that was.
-fn overreaching(name: &str) -> FakeServer {
+/// A stateless server that acknowledges a listen request with `acknowledged`, and on
+/// `tools/call` sends `poked(meta, id)`: notifications tagged with the subscription's `_meta`
+/// (its id is the listen request's).
+fn listening(
+    name: &str,
+    acknowledged: Value,
+    poked: impl Fn(&Value, &Value) -> Vec<(&'static str, Value)> + Send + Sync + 'static,
+) -> FakeServer {
     let (server, _) = cacheable_discover(name);
     let listen: Arc<Mutex<Option<Value>>> = Arc::default();
     let opened = listen.clone();
@@ -70,26 +74,37 @@ fn overreaching(name: &str) -> FakeServer {
         let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
         peer.notify(
             "notifications/subscriptions/acknowledged",
-            json!({"_meta": meta, "notifications": {"toolsListChanged": true,
-                "promptsListChanged": true, "resourceSubscriptions": [WATCHED, "demo://other"]}}),
+            json!({"_meta": meta, "notifications": acknowledged.clone()}),
         );
         None
     });
     server.on("tools/call", move |peer, _| {
         let id = listen.lock().unwrap().clone().expect("listening");
         let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
-        peer.notify(
-            "notifications/prompts/list_changed",
-            json!({"_meta": meta.clone()}),
-        );
-        peer.notify(
-            "notifications/resources/updated",
-            json!({"_meta": meta.clone(), "uri": "demo://other"}),
-        );
-        peer.notify("notifications/tools/list_changed", json!({"_meta": meta}));
+        for (method, params) in poked(&meta, &id) {
+            peer.notify(method, params);
+        }
         Some(json!({"resultType": "complete", "content": []}))
     });
     server
+}
+
+/// A stateless server that acknowledges a listen request with more than was asked for, and on
+/// `tools/call` sends, tagged with the subscription, a prompt list change and a resource update
+/// nobody asked for, then the tool list change that was.
+fn overreaching(name: &str) -> FakeServer {
+    let acknowledged = json!({"toolsListChanged": true, "promptsListChanged": true,
+        "resourceSubscriptions": [WATCHED, "demo://other"]});
+    listening(name, acknowledged, |meta, _| {
+        vec![
+            ("notifications/prompts/list_changed", json!({"_meta": meta})),
+            (
+                "notifications/resources/updated",
+                json!({"_meta": meta, "uri": "demo://other"}),
+            ),
+            ("notifications/tools/list_changed", json!({"_meta": meta})),
+        ]
+    })
 }
 
 #[test]
@@ -157,29 +172,12 @@ fn a_request_with_a_null_meta_still_says_its_protocol_version() {
 /// A stateless server that acknowledges a listen request, and on `tools/call` ends it with a
 /// `notifications/cancelled` tagged with the subscription, as every message about it is.
 fn cancelling(name: &str) -> FakeServer {
-    let (server, _) = cacheable_discover(name);
-    let listen: Arc<Mutex<Option<Value>>> = Arc::default();
-    let opened = listen.clone();
-    server.on("subscriptions/listen", move |peer, request| {
-        let id = serde_json::to_value(&request.id).expect("id");
-        *opened.lock().unwrap() = Some(id.clone());
-        let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
-        peer.notify(
-            "notifications/subscriptions/acknowledged",
-            json!({"_meta": meta, "notifications": {"toolsListChanged": true}}),
-        );
-        None
-    });
-    server.on("tools/call", move |peer, _| {
-        let id = listen.lock().unwrap().clone().expect("listening");
-        let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
-        peer.notify(
+    listening(name, json!({"toolsListChanged": true}), |meta, id| {
+        vec![(
             "notifications/cancelled",
             json!({"_meta": meta, "requestId": id, "reason": "shutting down"}),
-        );
-        Some(json!({"resultType": "complete", "content": []}))
-    });
-    server
+        )]
+    })
 }
 
 #[test]
