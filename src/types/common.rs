@@ -3,17 +3,9 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-/// The sender or recipient of a message in a conversation.
-///
-/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The human side of the conversation.
-    User,
-    /// The model side of the conversation.
-    Assistant,
-}
+mod role;
+
+pub use role::Role;
 
 /// Hints for the client about how to use or display an object (since 2025-03-26).
 ///
@@ -149,20 +141,6 @@ pub(super) fn object_schema() -> Value {
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     Value::Object(schema)
-}
-
-impl Role {
-    /// The wire name: `user` or `assistant`.
-    ///
-    /// ```
-    /// assert_eq!(umcp::types::Role::Assistant.as_str(), "assistant");
-    /// ```
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
 }
 
 impl Icon {
