@@ -82,9 +82,9 @@ pub struct Icon {
 pub struct Implementation {
     /// The programmatic name.
     pub name: String,
-    /// The version. Required by the spec; an omitted version reads as an empty string so one
-    /// sloppy server does not fail the handshake.
-    #[serde(default)]
+    /// The version. Required by the spec; an omitted or `null` version reads as an empty
+    /// string so one sloppy server does not fail the handshake.
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub version: String,
     /// A human-readable display name (since 2025-06-18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -305,6 +305,9 @@ mod tests {
     #[test]
     fn implementation_tolerates_a_missing_version() {
         let info: Implementation = serde_json::from_value(json!({"name": "srv"})).unwrap();
+        assert_eq!(info.version, "");
+        let info: Implementation =
+            serde_json::from_value(json!({"name": "srv", "version": null})).unwrap();
         assert_eq!(info.version, "");
     }
 
