@@ -255,7 +255,7 @@ fn prompts_get_with_text_resource_and_image() {
         r.description.as_deref(),
         Some("Review a Rust file for correctness and style")
     );
-    let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
+    let roles: Vec<Role> = r.messages.iter().map(|m| m.role.clone()).collect();
     assert_eq!(roles, [Role::User, Role::User, Role::Assistant, Role::User]);
     assert!(r.messages[0]
         .content

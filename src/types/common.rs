@@ -3,17 +3,9 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-/// The sender or recipient of a message in a conversation.
-///
-/// See the example on [`Client::get_prompt`](crate::Client::get_prompt).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The human side of the conversation.
-    User,
-    /// The model side of the conversation.
-    Assistant,
-}
+mod role;
+
+pub use role::Role;
 
 /// Hints for the client about how to use or display an object (since 2025-03-26).
 ///
@@ -90,9 +82,9 @@ pub struct Icon {
 pub struct Implementation {
     /// The programmatic name.
     pub name: String,
-    /// The version. Required by the spec; an omitted version reads as an empty string so one
-    /// sloppy server does not fail the handshake.
-    #[serde(default)]
+    /// The version. Required by the spec; an omitted or `null` version reads as an empty
+    /// string so one sloppy server does not fail the handshake.
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub version: String,
     /// A human-readable display name (since 2025-06-18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,20 +141,6 @@ pub(super) fn object_schema() -> Value {
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     Value::Object(schema)
-}
-
-impl Role {
-    /// The wire name: `user` or `assistant`.
-    ///
-    /// ```
-    /// assert_eq!(umcp::types::Role::Assistant.as_str(), "assistant");
-    /// ```
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
 }
 
 impl Icon {
@@ -327,6 +305,9 @@ mod tests {
     #[test]
     fn implementation_tolerates_a_missing_version() {
         let info: Implementation = serde_json::from_value(json!({"name": "srv"})).unwrap();
+        assert_eq!(info.version, "");
+        let info: Implementation =
+            serde_json::from_value(json!({"name": "srv", "version": null})).unwrap();
         assert_eq!(info.version, "");
     }
 

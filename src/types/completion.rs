@@ -85,7 +85,7 @@ pub struct CompleteContext {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompleteResult {
     /// The suggestions.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub completion: Completion,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -99,10 +99,14 @@ pub struct CompleteResult {
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// Up to 100 values.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub values: Vec<String>,
     /// How many values exist in all, which may exceed those sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt_u64",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub total: Option<u64>,
     /// Whether more values exist than were sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

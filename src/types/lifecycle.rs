@@ -74,7 +74,7 @@ pub struct InitializeResult {
     /// The version the server chose; it may differ from the one asked for.
     pub protocol_version: String,
     /// What the server offers. Read as empty when omitted.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub capabilities: ServerCapabilities,
     /// Who the server is.
     pub server_info: Implementation,

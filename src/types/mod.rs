@@ -3,8 +3,10 @@
 //! Every type is named as in the specification's schema and serialises to the wire shape:
 //! camelCase members, optional members left out when `None`, `_meta` kept as `meta`.
 //! Members a type does not know are ignored when reading, so newer servers stay readable.
-//! Content blocks and notifications of unknown kinds are kept whole
-//! ([`ContentBlock::Unknown`], [`ServerNotification::Other`]).
+//! Content blocks, roles and notifications of unknown kinds are kept whole
+//! ([`ContentBlock::Unknown`], [`Role::Unknown`], [`ServerNotification::Other`]). Shapes real
+//! servers send beside the schema read as meant: `null` for a list as an empty list, a whole
+//! float (`12.0`) where the schema has an integer as that integer.
 //!
 //! ```
 //! use umcp::types::{CallToolResult, ContentBlock};
@@ -21,6 +23,7 @@ mod common;
 mod completion;
 mod content;
 mod elicitation;
+mod lenient;
 mod lifecycle;
 mod logging;
 mod method;

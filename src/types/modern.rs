@@ -73,16 +73,20 @@ pub fn is_modern_protocol_version(version: &str) -> bool {
 #[non_exhaustive]
 pub struct DiscoverResult {
     /// The protocol versions the server speaks.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub supported_versions: Vec<String>,
     /// What the server can do.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub capabilities: ServerCapabilities,
     /// How to use the server, for a model's context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// How long the result may be cached, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ttl_ms: Option<i64>,
     /// `public` or `private`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

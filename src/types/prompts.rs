@@ -59,11 +59,28 @@ pub struct PromptArgument {
 #[serde(rename_all = "camelCase")]
 pub struct ListPromptsResult {
     /// The prompts on this page.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub prompts: Vec<Prompt>,
     /// The cursor for the next page; `None` means this was the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// How long, in milliseconds, the result may be cached (2026-07-28); 0 or less means stale
+    /// at once.
+    #[serde(
+        default,
+        rename = "ttlMs",
+        deserialize_with = "super::lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<i64>,
+    /// Who may share a cached copy (2026-07-28): `public` or `private`. Kept as a string so a
+    /// new scope name never makes the result unreadable.
+    #[serde(
+        rename = "cacheScope",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<String>,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
@@ -93,7 +110,7 @@ pub struct GetPromptResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The filled-in messages.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub messages: Vec<PromptMessage>,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -5,8 +5,10 @@ use serde_json::{Map, Value};
 
 use super::common::{Annotations, Icon};
 
+mod contents;
 mod subscribe;
 
+pub use contents::{BlobResourceContents, ResourceContents, TextResourceContents};
 pub use subscribe::{
     ResourceUpdatedNotificationParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
@@ -35,7 +37,11 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
     /// The raw size in bytes, before any base64 encoding, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt_u64",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub size: Option<u64>,
     /// Icons for a user interface (since 2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,11 +89,28 @@ pub struct ResourceTemplate {
 #[serde(rename_all = "camelCase")]
 pub struct ListResourcesResult {
     /// The resources on this page.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub resources: Vec<Resource>,
     /// The cursor for the next page; `None` means this was the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// How long, in milliseconds, the result may be cached (2026-07-28); 0 or less means stale
+    /// at once.
+    #[serde(
+        default,
+        rename = "ttlMs",
+        deserialize_with = "super::lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<i64>,
+    /// Who may share a cached copy (2026-07-28): `public` or `private`. Kept as a string so a
+    /// new scope name never makes the result unreadable.
+    #[serde(
+        rename = "cacheScope",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<String>,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
@@ -100,11 +123,28 @@ pub struct ListResourcesResult {
 #[serde(rename_all = "camelCase")]
 pub struct ListResourceTemplatesResult {
     /// The templates on this page.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub resource_templates: Vec<ResourceTemplate>,
     /// The cursor for the next page; `None` means this was the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// How long, in milliseconds, the result may be cached (2026-07-28); 0 or less means stale
+    /// at once.
+    #[serde(
+        default,
+        rename = "ttlMs",
+        deserialize_with = "super::lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<i64>,
+    /// Who may share a cached copy (2026-07-28): `public` or `private`. Kept as a string so a
+    /// new scope name never makes the result unreadable.
+    #[serde(
+        rename = "cacheScope",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<String>,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
@@ -128,57 +168,25 @@ pub struct ReadResourceRequestParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReadResourceResult {
     /// The contents read.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub contents: Vec<ResourceContents>,
-    /// Protocol-level metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
-}
-
-/// The contents of a resource: text, or binary data as base64. Told apart by which of `text`
-/// and `blob` is present.
-///
-/// See the example on [`Client::read_resource`](crate::Client::read_resource).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ResourceContents {
-    /// Text contents.
-    Text(TextResourceContents),
-    /// Binary contents.
-    Blob(BlobResourceContents),
-}
-
-/// A resource's contents as text.
-///
-/// See the example on [`Client::read_resource`](crate::Client::read_resource).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TextResourceContents {
-    /// The URI these contents belong to.
-    pub uri: String,
-    /// The MIME type, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// The text.
-    pub text: String,
-    /// Protocol-level metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
-}
-
-/// A resource's contents as base64-encoded binary data.
-///
-/// See the example on [`Client::read_resource`](crate::Client::read_resource).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BlobResourceContents {
-    /// The URI these contents belong to.
-    pub uri: String,
-    /// The MIME type, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// The base64-encoded data.
-    pub blob: String,
+    /// How long, in milliseconds, the result may be cached (2026-07-28); 0 or less means stale
+    /// at once.
+    #[serde(
+        default,
+        rename = "ttlMs",
+        deserialize_with = "super::lenient::opt_i64",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<i64>,
+    /// Who may share a cached copy (2026-07-28): `public` or `private`. Kept as a string so a
+    /// new scope name never makes the result unreadable.
+    #[serde(
+        rename = "cacheScope",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<String>,
     /// Protocol-level metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
@@ -288,73 +296,9 @@ impl ReadResourceResult {
     pub fn new(contents: Vec<ResourceContents>) -> ReadResourceResult {
         ReadResourceResult {
             contents,
+            ttl_ms: None,
+            cache_scope: None,
             meta: None,
-        }
-    }
-}
-
-impl ResourceContents {
-    /// Text contents for `uri`.
-    ///
-    /// See the example on [`EmbeddedResource::new`](super::EmbeddedResource::new).
-    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> ResourceContents {
-        ResourceContents::Text(TextResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            text: text.into(),
-            meta: None,
-        })
-    }
-
-    /// Binary contents for `uri`, already base64-encoded.
-    ///
-    /// See the example on [`EmbeddedResource::new`](super::EmbeddedResource::new).
-    pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> ResourceContents {
-        ResourceContents::Blob(BlobResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            blob: blob.into(),
-            meta: None,
-        })
-    }
-
-    /// The URI these contents belong to.
-    ///
-    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
-    pub fn uri(&self) -> &str {
-        match self {
-            ResourceContents::Text(t) => &t.uri,
-            ResourceContents::Blob(b) => &b.uri,
-        }
-    }
-
-    /// The MIME type, if known.
-    ///
-    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
-    pub fn mime_type(&self) -> Option<&str> {
-        match self {
-            ResourceContents::Text(t) => t.mime_type.as_deref(),
-            ResourceContents::Blob(b) => b.mime_type.as_deref(),
-        }
-    }
-
-    /// The text, for text contents.
-    ///
-    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            ResourceContents::Text(t) => Some(&t.text),
-            ResourceContents::Blob(_) => None,
-        }
-    }
-
-    /// The base64 data, for binary contents.
-    ///
-    /// See the example on [`Client::read_resource`](crate::Client::read_resource).
-    pub fn as_blob(&self) -> Option<&str> {
-        match self {
-            ResourceContents::Text(_) => None,
-            ResourceContents::Blob(b) => Some(&b.blob),
         }
     }
 }

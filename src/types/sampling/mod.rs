@@ -29,6 +29,7 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// The most tokens to sample; the client must not exceed it.
+    #[serde(deserialize_with = "super::lenient::u64")]
     pub max_tokens: u64,
     /// Sequences that end sampling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
