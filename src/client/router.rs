@@ -190,6 +190,19 @@ impl Core {
                 } else {
                     let count = messages.len() + invalid.len();
                     log::debug!("dropping a batch of {count} messages");
+                    // The batch is not taken, but a request it answers would otherwise
+                    // wait for its deadline for a response that came and went.
+                    for message in messages {
+                        if let Message::Response(Response { id: Some(id), .. }) = message {
+                            if let Some(n) = id.as_i64() {
+                                let why = format!(
+                                    "the server answered request {id} in a JSON-RPC batch, \
+                                     which only protocol 2025-03-26 allows"
+                                );
+                                self.finish(n, Err(Error::Protocol(why)));
+                            }
+                        }
+                    }
                 }
             }
             Inbound::Invalid(invalid) => {

@@ -57,6 +57,38 @@ fn legacy_sse_posts_to_the_announced_endpoint() {
 }
 
 #[test]
+fn an_endpoint_event_without_data_is_not_taken() {
+    // An event without data is never dispatched (the event-stream standard): the endpoint
+    // is the one that follows, not the SSE URL an empty reference resolves to.
+    let (to_stream, from_posts) = crossbeam_channel::unbounded::<String>();
+    let server = serve(move |seen: Seen, reply| match seen.method.as_str() {
+        "GET" => {
+            let mut sse = reply.sse(&[]);
+            let events = "event: endpoint\r\revent: endpoint\rid: 0\r\r\
+                          event: endpoint\rdata: /messages\r\r";
+            let _ = sse.send(events);
+            while let Ok(message) = from_posts.recv_timeout(WAIT) {
+                if sse.message(&message).is_err() {
+                    return;
+                }
+            }
+        }
+        "POST" => {
+            if let Some(id) = seen.rpc_id().as_i64() {
+                let _ = to_stream.send(result(id));
+            }
+            reply.status(202, &[]);
+        }
+        _ => reply.status(405, &[]),
+    });
+    let config = HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse);
+    let (transport, rx) = connect(&config);
+    transport.send(&request(1, "initialize"), soon()).unwrap();
+    assert_eq!(server.next_with_method("POST").path, "/messages");
+    expect_response(&rx, 1);
+}
+
+#[test]
 fn auto_falls_back_to_legacy_sse() {
     let server = legacy_server("/messages");
     let auto = HttpConfig::new(server.url("/sse"));

@@ -134,6 +134,21 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         .contains(&status)
         .then(|| header(&response, "location").map(str::to_owned))
         .flatten();
+    HttpError {
+        status,
+        url: url.to_owned(),
+        body: excerpt(response, deadline),
+        www_authenticate,
+        mcp_auth_server,
+        dpop_nonce,
+        protocol_version: None,
+        location,
+    }
+}
+
+/// The start of a body that is no message (an error page, say), as lossy text: a bounded
+/// part is read by `deadline`, and what arrived by then is kept.
+pub(crate) fn excerpt(response: HttpResponse, deadline: Instant) -> String {
     let mut bytes = Vec::new();
     let mut reader = response.into_body().into_reader().take(ERROR_BODY_READ);
     // Read in pieces so that whatever arrived before a timeout is kept.
@@ -152,16 +167,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         body.truncate(cut);
         body.push('…');
     }
-    HttpError {
-        status,
-        url: url.to_owned(),
-        body,
-        www_authenticate,
-        mcp_auth_server,
-        dpop_nonce,
-        protocol_version: None,
-        location,
-    }
+    body
 }
 
 /// A session id is usable only when it is visible ASCII (0x21–0x7E).

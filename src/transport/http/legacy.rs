@@ -174,7 +174,9 @@ fn read(
         &mut state,
         WHAT,
         |event| {
-            if event.event.as_deref() == Some("endpoint") {
+            // An event without data is no event to the standard (the reader yields it only
+            // for its id and retry): an empty endpoint would resolve to the SSE URL itself.
+            if event.event.as_deref() == Some("endpoint") && !event.data.is_empty() {
                 if announced {
                     log::debug!("ignoring a second endpoint event");
                     return Flow::Continue;

@@ -39,17 +39,29 @@ pub(crate) fn accept(
     if media_type == "text/event-stream" {
         return post_stream::start(shared, id, response, socket, claim);
     }
+    if media_type != "application/json" {
+        // Often a page from something in between (a captive portal, a proxy), in any
+        // charset: only its start is read, for the error.
+        let text = wire::excerpt(response, deadline);
+        if text.trim().is_empty() {
+            without_response(shared, id, status, what, claim);
+            return Ok(());
+        }
+        let media_type = match media_type.as_str() {
+            "" => "no content type".to_owned(),
+            other => format!("content type `{other}`"),
+        };
+        return Err(Error::Protocol(format!(
+            "the server answered {what} with HTTP {status} and {media_type}, neither JSON nor \
+             an event stream: {}",
+            wire::snippet(&text)
+        )));
+    }
     let config = &shared.wire.config;
     let text = wire::read_text(response, config.max_event_size, what, deadline)?;
     if text.trim().is_empty() {
         without_response(shared, id, status, what, claim);
         return Ok(());
-    }
-    if media_type != "application/json" {
-        return Err(Error::Protocol(format!(
-            "unexpected content type `{media_type}` in the reply to {what}: {}",
-            wire::snippet(&text)
-        )));
     }
     log::trace!("< {text}");
     let streams = Some(&shared.streams);

@@ -19,7 +19,7 @@ use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::redact;
 
 pub(crate) use super::body::{
-    drain, error_of, header, http_error, is_empty_body, media_type, read_text, snippet,
+    drain, error_of, excerpt, header, http_error, is_empty_body, media_type, read_text, snippet,
     status_error, valid_header_value, valid_session_id,
 };
 pub(crate) use super::call::{Call, Method};
