@@ -3,10 +3,15 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
+
+mod connection;
+
+use connection::{escape, respond, Pending, Poll};
 
 use super::encoding::parse_query;
 use super::handler::AuthorizationHandler;
@@ -16,11 +21,6 @@ use crate::transport::http::provider_deadline;
 
 /// How often a pending accept looks at its deadline.
 const POLL: Duration = Duration::from_millis(50);
-/// The most read of one request's head.
-const HEAD_LIMIT: usize = 16 * 1024;
-/// How long one connection may take to send its request head; connections are served side
-/// by side, so a slow one only loses its own chance.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long writing the answer page may take.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The most connections waiting for their request head at once; when more arrive, the
@@ -40,7 +40,9 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// `Duration::MAX` waits without limit), or within 50 ms of the client closing the
 /// connection the authorization is for (the opener it calls first is not interrupted). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
-/// trickling bytes cannot hold the redirect back.
+/// trickling bytes cannot hold the redirect back. Authorizations through one handler (one
+/// shared by several servers) take turns: the next one waits for the listener at most the
+/// timeout, or until its connection closes, and the redirect URI is at hand meanwhile.
 ///
 /// ```
 /// use std::process::Command;
@@ -64,6 +66,9 @@ pub struct LoopbackHandler {
     path: String,
     timeout: Duration,
     listener: Mutex<Option<TcpListener>>,
+    /// The port once the listener is bound (0 before), so the redirect URI is known without
+    /// the listener, which an authorization holds while its user takes their time.
+    bound_port: AtomicU16,
 }
 
 impl LoopbackHandler {
@@ -80,6 +85,7 @@ impl LoopbackHandler {
             path: "/callback".into(),
             timeout: Duration::from_secs(300),
             listener: Mutex::new(None),
+            bound_port: AtomicU16::new(0),
         }
     }
 
@@ -127,9 +133,43 @@ impl LoopbackHandler {
             .as_ref()
             .and_then(|l| l.local_addr().ok())
             .map(|a| a.port());
-        port.ok_or_else(|| {
-            AuthError::new(AuthStep::Authorization, "the loopback listener has no port").into()
-        })
+        let port = port.ok_or_else(|| {
+            Error::from(AuthError::new(
+                AuthStep::Authorization,
+                "the loopback listener has no port",
+            ))
+        })?;
+        self.bound_port.store(port, Ordering::SeqCst);
+        Ok(port)
+    }
+
+    /// Takes the listener, or returns the bound port as soon as it is known when `port_only`.
+    /// Another authorization holds the listener while its user takes their time: the wait is
+    /// polled, so it ends at `deadline` or when the connection this is for closes, like the
+    /// wait for the redirect.
+    fn take_listener(&self, deadline: Option<Instant>, port_only: bool) -> Result<Turn<'_>> {
+        loop {
+            let port = self.bound_port.load(Ordering::SeqCst);
+            if port_only && port != 0 {
+                return Ok(Turn::Port(port));
+            }
+            match self.listener.try_lock() {
+                Ok(guard) => return Ok(Turn::Listener(guard)),
+                Err(TryLockError::Poisoned(e)) => return Ok(Turn::Listener(e.into_inner())),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            let failed =
+                |message: &str| Err(AuthError::new(AuthStep::Authorization, message).into());
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return failed(
+                    "another authorization kept the loopback listener until the timeout",
+                );
+            }
+            if provider_deadline::closed() {
+                return failed("the connection closed while another authorization was waiting");
+            }
+            std::thread::sleep(POLL);
+        }
     }
 
     /// Answers one request for `target`; returns the target when it is the awaited callback.
@@ -196,8 +236,10 @@ impl fmt::Debug for LoopbackHandler {
 
 impl AuthorizationHandler for LoopbackHandler {
     fn redirect_uri(&self) -> Result<String> {
-        let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
-        let port = self.bound(&mut listener)?;
+        let port = match self.take_listener(Instant::now().checked_add(self.timeout), true)? {
+            Turn::Listener(mut listener) => self.bound(&mut listener)?,
+            Turn::Port(port) => port,
+        };
         Ok(format!("http://127.0.0.1:{port}{}", self.path))
     }
 
@@ -206,7 +248,10 @@ impl AuthorizationHandler for LoopbackHandler {
             |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
         // Holding the listener for the whole wait keeps authorizations one at a time; the
         // wait ends at the handler's timeout whatever connects.
-        let mut guard = self.listener.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = self.take_listener(Instant::now().checked_add(self.timeout), false)?;
+        let Turn::Listener(mut guard) = taken else {
+            return Err(failed("no listener".into()));
+        };
         let port = self.bound(&mut guard)?;
         let listener = guard.as_ref().ok_or_else(|| failed("no listener".into()))?;
         let state = parse_query(urls::query(authorization_url))
@@ -288,109 +333,10 @@ impl AuthorizationHandler for LoopbackHandler {
     }
 }
 
-/// A connection to the listener whose request head is still arriving.
-struct Pending {
-    stream: TcpStream,
-    head: Vec<u8>,
-    /// When the connection is dropped if its head is incomplete: [`REQUEST_TIMEOUT`] after it
-    /// connected, never past the authorization's deadline.
-    deadline: Instant,
-}
-
-/// What reading from a pending connection gave.
-enum Poll {
-    /// Nothing new.
-    Waiting,
-    /// More of the head.
-    Progress,
-    /// Finished: the target of a complete GET request, or `None` for a connection that
-    /// closed, overstayed or sent something else.
-    Done(Option<String>),
-}
-
-impl Pending {
-    fn new(stream: TcpStream, total: Option<Instant>) -> Option<Pending> {
-        stream.set_nonblocking(true).ok()?;
-        let now = Instant::now();
-        let own = now.checked_add(REQUEST_TIMEOUT).unwrap_or(now);
-        Some(Pending {
-            stream,
-            head: Vec::new(),
-            deadline: total.map_or(own, |t| t.min(own)),
-        })
-    }
-
-    /// Reads what has arrived, without waiting.
-    fn poll(&mut self, now: Instant) -> Poll {
-        let mut chunk = [0u8; 1024];
-        let mut progress = false;
-        loop {
-            match self.stream.read(&mut chunk) {
-                Ok(0) => return Poll::Done(None),
-                Ok(n) => {
-                    progress = true;
-                    self.head.extend_from_slice(&chunk[..n]);
-                    if let Some(done) = complete_target(&self.head) {
-                        return Poll::Done(done);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(_) => return Poll::Done(None),
-            }
-        }
-        if now >= self.deadline {
-            return Poll::Done(None);
-        }
-        if progress {
-            Poll::Progress
-        } else {
-            Poll::Waiting
-        }
-    }
-}
-
-/// The verdict on a request head read so far: `None` while it is incomplete (and under
-/// [`HEAD_LIMIT`]), `Some(Some(target))` for a complete GET request, `Some(None)` for
-/// anything else.
-fn complete_target(head: &[u8]) -> Option<Option<String>> {
-    if !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        return (head.len() >= HEAD_LIMIT).then_some(None);
-    }
-    let head = String::from_utf8_lossy(head);
-    let mut words = head.lines().next().unwrap_or_default().split_whitespace();
-    let target = match (words.next(), words.next()) {
-        (Some("GET"), Some(target)) if target.starts_with('/') => Some(target.to_owned()),
-        _ => None,
-    };
-    Some(target)
-}
-
-/// Writes a small HTML page and closes the connection.
-fn respond(stream: &mut TcpStream, status: &str, title: &str, text: &str) {
-    let body = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
-         <body><h1>{title}</h1><p>{text}</p></body></html>"
-    );
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.flush();
-}
-
-/// Escapes text for HTML.
-fn escape(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '&' => "&amp;".to_owned(),
-            '<' => "&lt;".to_owned(),
-            '>' => "&gt;".to_owned(),
-            '"' => "&quot;".to_owned(),
-            '\'' => "&#39;".to_owned(),
-            c => c.to_string(),
-        })
-        .collect()
+/// What [`LoopbackHandler::take_listener`] got.
+enum Turn<'a> {
+    /// The listener, held.
+    Listener(MutexGuard<'a, Option<TcpListener>>),
+    /// The port of the bound listener, which another authorization holds.
+    Port(u16),
 }

@@ -46,8 +46,8 @@ pub(crate) struct State {
     pub credentials: Option<StoredCredentials>,
     /// Incremented whenever the credentials change.
     pub generation: u64,
-    /// Whether the current access token came from a refresh (a refreshed token that is
-    /// rejected leads to a new authorization, not another refresh).
+    /// Whether the current access token came from a refresh that followed a 401 (when it is
+    /// rejected in turn, a new authorization follows, not another refresh).
     pub refreshed: bool,
     /// The scopes asked for last, the base of a step-up.
     pub requested_scope: Option<String>,

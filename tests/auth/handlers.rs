@@ -1,15 +1,16 @@
 //! The loopback and headless authorization handlers, and the client-credentials grant with a secret
 //! or a private key JWT.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use umcp::auth::{LoopbackHandler, OAuthConfig};
+use umcp::auth::{AuthorizationHandler, LoopbackHandler, OAuthConfig};
 use umcp::AuthStep;
 
 #[cfg(feature = "oauth-jwt")]
 use crate::auth_server;
 use crate::auth_server::{params, Setup};
-use crate::oauth_client::{auth_error, headless, provider, start, use_server};
+use crate::oauth_client::{auth_error, connect, headless, provider, start, use_server};
 
 #[test]
 fn the_loopback_handler_takes_the_browser_redirect() {
@@ -135,4 +136,109 @@ fn client_credentials_with_a_private_key_jwt() {
         (Some("machine"), Some("machine"))
     );
     assert_eq!(claims["aud"], fixture.issuer());
+}
+
+#[test]
+fn a_loopback_handler_waiting_for_one_user_still_serves_the_next() {
+    let (opened, urls) = std::sync::mpsc::sync_channel::<String>(4);
+    let handler = Arc::new(
+        LoopbackHandler::new(move |url: &str| {
+            let _ = opened.try_send(url.to_owned());
+            Ok(())
+        })
+        .timeout(Duration::from_secs(30)),
+    );
+    let redirect = handler.redirect_uri().expect("bound");
+    let authorize = |state: &'static str| {
+        let handler = Arc::clone(&handler);
+        std::thread::spawn(move || {
+            handler.authorize(&format!("https://as.example/authorize?state={state}"))
+        })
+    };
+    let first = authorize("first");
+    urls.recv_timeout(Duration::from_secs(10))
+        .expect("the first user is at the page");
+    // While that user takes their time, another server's flow asks for the redirect URI:
+    // it is known, nothing waits for the user.
+    let (named, name) = std::sync::mpsc::channel();
+    let asking = Arc::clone(&handler);
+    std::thread::spawn(move || named.send(asking.redirect_uri()));
+    let again = name
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the redirect URI comes without waiting for the pending user");
+    assert_eq!(again.expect("a redirect URI"), redirect);
+    // The next authorization waits its turn, then takes its own redirect.
+    let second = authorize("second");
+    ureq::get(&format!("{redirect}?code=c1&state=first"))
+        .call()
+        .expect("the first redirect is taken");
+    assert!(first
+        .join()
+        .unwrap()
+        .expect("first")
+        .ends_with("state=first"));
+    urls.recv_timeout(Duration::from_secs(10))
+        .expect("the second user is at the page");
+    ureq::get(&format!("{redirect}?code=c2&state=second"))
+        .call()
+        .expect("the second redirect is taken");
+    assert!(second
+        .join()
+        .unwrap()
+        .expect("second")
+        .ends_with("state=second"));
+}
+
+#[test]
+fn closing_ends_the_wait_for_a_loopback_handler_another_user_holds() {
+    let fixture = start(Setup::default());
+    let (opened, urls) = std::sync::mpsc::sync_channel::<String>(4);
+    let handler = Arc::new(
+        LoopbackHandler::new(move |url: &str| {
+            let _ = opened.try_send(url.to_owned());
+            Ok(())
+        })
+        .timeout(Duration::from_secs(30)),
+    );
+    let config = || OAuthConfig::with_handler(Arc::clone(&handler) as _);
+    // The first server's user goes through the browser at once.
+    let oauth = provider(&fixture, config());
+    let client = std::thread::scope(|scope| {
+        let connecting = scope.spawn(|| connect(&fixture, &oauth));
+        let url = urls.recv_timeout(Duration::from_secs(10)).expect("asked");
+        ureq::get(&url)
+            .call()
+            .expect("the browser follows the redirect");
+        connecting.join().unwrap().expect("connected")
+    });
+    // Another server's user takes their time with the same handler.
+    let other = provider(&fixture, config());
+    let pending = std::thread::spawn(move || other.authorize());
+    let other_url = urls
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the other user is at the page");
+    // The first server now needs its user again, who must wait their turn; the client closes.
+    fixture.revoke_everything();
+    std::thread::scope(|scope| {
+        let call = scope.spawn(|| {
+            let started = Instant::now();
+            (client.list_all_tools(), started.elapsed())
+        });
+        // Its flow is past discovery (the third), at the handler.
+        while fixture.count("GET", "/.well-known/oauth-authorization-server") < 3 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        client.close();
+        let (result, took) = call.join().unwrap();
+        assert!(result.is_err(), "{result:?}");
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+    });
+    // The other user finishes, undisturbed.
+    ureq::get(&other_url)
+        .call()
+        .expect("the other browser follows");
+    pending
+        .join()
+        .unwrap()
+        .expect("the other server is authorized");
 }

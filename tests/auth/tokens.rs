@@ -59,6 +59,37 @@ fn a_401_refreshes_and_a_refused_refresh_reauthorizes() {
 }
 
 #[test]
+fn a_token_refreshed_before_it_expired_is_refreshed_again_when_rejected() {
+    let fixture = start(Setup {
+        expires_in: 30,
+        ..Setup::default()
+    });
+    let oauth = provider(&fixture, headless().refresh_margin(Duration::from_secs(60)));
+    oauth.authorize().expect("authorized");
+    // The next token lasts: one refresh before expiry, then requests go through.
+    fixture.update(|setup| setup.expires_in = 3600);
+    use_server(&fixture, &oauth).expect("refreshed before expiry");
+    // That token is rejected later on: no rejected refresh preceded it, so the refresh token
+    // is tried before the user is asked again.
+    fixture.revoke_access_tokens();
+    use_server(&fixture, &oauth).expect("refreshed after the 401");
+    let grants: Vec<String> = fixture
+        .token_requests()
+        .into_iter()
+        .map(|t| t.grant_type)
+        .collect();
+    assert_eq!(
+        grants,
+        ["authorization_code", "refresh_token", "refresh_token"]
+    );
+    assert_eq!(
+        fixture.count("GET", "/authorize"),
+        1,
+        "no new authorization"
+    );
+}
+
+#[test]
 fn scopes_come_from_the_challenge_then_the_resource_metadata() {
     let fixture = start(Setup {
         challenge_scope: Some("mcp:basic".into()),

@@ -65,7 +65,7 @@ impl CredentialProvider for OAuth {
             return Ok(true);
         }
         if can_refresh {
-            match self.refresh() {
+            match self.refresh(true) {
                 Ok(()) => return Ok(true),
                 // The connection closed: nothing more is to be obtained for it.
                 Err(e) if provider_deadline::closed() => return Err(e),

@@ -9,12 +9,14 @@ use crate::error::{AuthError, AuthStep, Result};
 use crate::transport::http::provider_deadline;
 
 impl OAuth {
-    /// Refreshes the current token; on success installs and saves it.
+    /// Refreshes the current token; on success installs and saves it. `rejected`: the
+    /// server refused the current token (a 401), so a rejection of the new one leads to a new
+    /// authorization rather than another refresh; a refresh before expiry is no such sign.
     ///
     /// The store is shared with other processes, which may rotate the tokens first: it is
     /// read before refreshing (a newer token there is taken as is) and again after a refused
     /// refresh, and only credentials the store still holds are ever overwritten.
-    pub(super) fn refresh(&self) -> Result<()> {
+    pub(super) fn refresh(&self, rejected: bool) -> Result<()> {
         let Some(mut credentials) = lock(&self.state).credentials.clone() else {
             return Err(AuthError::new(AuthStep::Token, "no credentials to refresh").into());
         };
@@ -86,7 +88,7 @@ impl OAuth {
             ..token
         });
         self.persist(&credentials);
-        lock(&self.state).replace(credentials, true);
+        lock(&self.state).replace(credentials, rejected);
         Ok(())
     }
 
@@ -179,7 +181,7 @@ impl OAuth {
             return Ok(());
         };
         if expiring(&lock(&self.state)) {
-            if let Err(e) = self.refresh() {
+            if let Err(e) = self.refresh(false) {
                 log::debug!("oauth: refreshing the token before it expires failed: {e}");
                 // Cut short by the connection's closing, it may be tried again for another.
                 if !provider_deadline::closed() {
