@@ -176,7 +176,8 @@ pub(crate) const CLOSED_BY_CLIENT: &str = "closed by client";
 /// See the example on [`Client::close`](crate::Client::close).
 #[derive(Debug, Clone, Default)]
 pub struct Closed {
-    /// What ended the connection, e.g. "server exited" or "client closed".
+    /// What ended the connection, e.g. "server exited", or "closed by client" after the
+    /// client's own [`close`](crate::Client::close) (see [`Closed::is_client_close`]).
     pub reason: String,
     /// The server's exit status, for stdio servers that have exited.
     pub exit_status: Option<ExitStatus>,
@@ -207,7 +208,10 @@ pub enum Unsupported {
         /// The version the server answered with.
         received: String,
     },
-    /// The operation needs a feature that is not available on this transport or build.
+    /// The operation needs something not available on this transport, protocol era or
+    /// build: a method the stateless era removed (`resources/subscribe`), an HTTP server in a
+    /// build without the `http` feature, or an input round asking for a handler (or an
+    /// elicitation mode, or sampling with tools) the client did not declare.
     Feature(String),
 }
 

@@ -248,8 +248,11 @@ impl Options {
         self
     }
 
-    /// Calls `callback` for every server notification, before it is queued on
-    /// [`Notifications`](crate::Notifications).
+    /// Calls `callback` for every server notification that goes to
+    /// [`Notifications`](crate::Notifications), before it is queued there. Progress
+    /// notifications do not: they go to the request that asked for them
+    /// ([`RequestOptions::with_progress`]), and the notifications of a stateless-era
+    /// subscription go to its [`Subscription`](crate::Subscription) alone.
     ///
     /// It runs on the client's router thread, one notification after the other, with panics
     /// caught and logged. It may call the client (responses do not pass through the router),
@@ -265,8 +268,8 @@ impl Options {
     /// use umcp::Options;
     ///
     /// let options = Options::default().with_notification_callback(|notification| {
-    ///     if let ServerNotification::Progress(progress) = notification {
-    ///         log::debug!("progress {}", progress.progress);
+    ///     if let ServerNotification::LoggingMessage(message) = notification {
+    ///         log::info!("server log: {}", message.data);
     ///     }
     /// });
     /// # let _ = options;

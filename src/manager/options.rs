@@ -334,8 +334,9 @@ impl ManagerOptions {
     ///
     /// Its name is a hash of what starts the server (command, arguments, environment and
     /// working directory, or URL, headers and transport), so a changed configuration starts
-    /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "tools":
-    /// [Tool, …]}`; deleting it is always safe.
+    /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "era":
+    /// "legacy" or the stateless version spoken, "tools": [Tool, …]}`; deleting it is always
+    /// safe (the next connect then probes the server's era again).
     ///
     /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {

@@ -1,8 +1,11 @@
-//! MCP message types for protocol 2025-11-25 that also read 2025-06-18, 2025-03-26 and 2024-11-05.
+//! MCP message types for protocol 2025-11-25 that also read 2025-06-18, 2025-03-26 and 2024-11-05,
+//! and those of the stateless 2026-07-28 (`server/discover`, input rounds, subscriptions).
 //!
 //! Every type is named as in the specification's schema and serialises to the wire shape:
 //! camelCase members, optional members left out when `None`, `_meta` kept as `meta`.
-//! Members a type does not know are ignored when reading, so newer servers stay readable.
+//! Members a type does not know are ignored when reading, so newer servers stay readable;
+//! the capability types keep them instead (in `extra`, and unknown capabilities in `other`),
+//! so serializing capabilities gives back what the server sent.
 //! Content blocks, roles and notifications of unknown kinds are kept whole
 //! ([`ContentBlock::Unknown`], [`Role::Unknown`], [`ServerNotification::Other`]). Shapes real
 //! servers send beside the schema read as meant: `null` for a list as an empty list, a whole

@@ -13,14 +13,15 @@ use serde_json::Value;
 /// A JSON Schema (a tool's `inputSchema` or `outputSchema`), kept exactly as the server
 /// wrote it.
 ///
-/// `serde_json`'s maps sort their keys, so a schema held only as a [`Value`] comes back in a
+/// `serde_json`'s maps sort their keys (unless its `preserve_order` feature is on, as the
+/// `cli` feature turns it on), so a schema held only as a [`Value`] comes back in a
 /// different order, and with different spacing, than the server sent it. A `Schema` read with
 /// serde_json from text also keeps that text, and serializes it back byte for byte:
 /// `$schema`, `$defs`, `additionalProperties` and every key in the server's order. The client
 /// reads responses of either protocol era from the server's text over stdio, Streamable HTTP
 /// and legacy SSE, and its response cache keeps that text. Read from a [`Value`] (a transport
 /// of your own that delivers decoded messages), its text is that value's own compact form
-/// (keys sorted).
+/// (keys sorted, without `preserve_order`).
 ///
 /// It reads as the [`Value`] it holds (`schema["properties"]`); any mutable access drops the
 /// kept text, since it no longer says the same thing. Two schemas are equal when their
@@ -64,13 +65,12 @@ impl Schema {
     /// use umcp::types::Schema;
     ///
     /// let value = json!({"type": "object", "properties": {"path": {"type": "string"}}});
-    /// let schema = Schema::new(value);
+    /// let schema = Schema::new(value.clone());
     /// assert_eq!(schema.raw_json(), None);
-    /// // Its text is the value's compact form, keys sorted.
-    /// assert_eq!(
-    ///     schema.to_json_string(),
-    ///     r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#
-    /// );
+    /// // Its text is the value's compact form, keys in the value's order: sorted, unless
+    /// // `serde_json`'s `preserve_order` feature is on (the `cli` feature turns it on).
+    /// assert_eq!(schema.to_json_string(), serde_json::to_string(&value)?);
+    /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn new(value: Value) -> Schema {
         Schema { value, raw: None }

@@ -53,7 +53,9 @@ impl Client {
 
     /// [`Client::list_tools`] with per-request options (timeout, cancel, `_meta`).
     ///
-    /// Every method of the client has a `_with` form like this one, taking the options last.
+    /// Every method of the client that sends one request has a `_with` form like this one,
+    /// taking the options last (`call_tool_validated`, `request_raw` and `request_once` take
+    /// them last themselves).
     ///
     /// ```no_run
     /// use std::time::Duration;

@@ -1,5 +1,6 @@
-//! HTTP transports: Streamable HTTP (protocol 2025-03-26 to 2025-11-25) and the legacy
-//! HTTP+SSE transport (2024-11-05), configured by one [`HttpConfig`].
+//! HTTP transports: Streamable HTTP (protocol 2025-03-26 on, the stateless 2026-07-28
+//! included) and the legacy HTTP+SSE transport (2024-11-05), configured by one
+//! [`HttpConfig`].
 //!
 //! With [`HttpTransportKind::Auto`] (the default) the client speaks Streamable HTTP and, when
 //! the server rejects the very first request with 400, 404 or 405, falls back to legacy SSE
