@@ -17,13 +17,27 @@ mod show;
 mod show_http;
 mod show_modern;
 
+const USAGE: &str = "\
+usage: demo                  walk through what a client can do, against this program as a
+                             server (stdio, then the stateless era, then Streamable HTTP)
+       demo --server [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]
+                    [--modern] [--http ADDR]
+                             the server alone, over stdio (or Streamable HTTP on ADDR,
+                             e.g. 127.0.0.1:0); --modern speaks only protocol 2026-07-28
+";
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("--server") => server::run(&args[1..]),
         // The sleeping child of the `grandchild` behaviour.
         Some("--grandchild") => server::sleep_forever(),
-        _ => {
+        Some("--help" | "-h") => print!("{USAGE}"),
+        Some(other) => {
+            eprintln!("demo: unknown argument `{other}`\n\n{USAGE}");
+            std::process::exit(2);
+        }
+        None => {
             if let Err(err) = show::run() {
                 eprintln!("demo failed: {err}");
                 std::process::exit(1);
