@@ -196,3 +196,29 @@ fn a_tagged_cancellation_from_the_server_ends_the_subscription() {
         })
     );
 }
+
+/// A `ttlMs` written as a whole float (`60000.0`, a Python server's computed value) lets the
+/// result be cached as the integer would, as the typed results read it.
+#[test]
+fn a_whole_float_ttl_caches_like_the_integer() {
+    let (server, _) = cacheable_discover("hostile-float-ttl");
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counter = lists.clone();
+    server.on("tools/list", move |_, _| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        Some(json!({
+            "resultType": "complete", "ttlMs": 60_000.0, "cacheScope": "public",
+            "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+        }))
+    });
+    let client = Client::connect(server).expect("connect");
+    assert_eq!(client.era(), Era::Modern);
+    let first = client.list_tools(None).expect("tools");
+    assert_eq!(first.ttl_ms, Some(60_000));
+    client.list_tools(None).expect("tools again");
+    assert_eq!(
+        lists.load(Ordering::SeqCst),
+        1,
+        "the second came from the cache"
+    );
+}

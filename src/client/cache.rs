@@ -239,7 +239,12 @@ fn ttl(shared: &Shared, value: &Answer) -> Option<Duration> {
     }
     match hints.ttl_ms {
         Some(ttl) => {
-            let ms = ttl.as_i64().filter(|ms| *ms > 0)?;
+            // A whole float (`60000.0`) counts as the integer, as the typed results read it.
+            let ms = match &ttl {
+                Value::Number(n) => crate::types::lenient::whole_i64(n),
+                _ => None,
+            };
+            let ms = ms.filter(|ms| *ms > 0)?;
             Some(Duration::from_millis(u64::try_from(ms).ok()?))
         }
         None if shared.era.era() == Era::Legacy => shared.options.cache.ttl_without_hints,

@@ -26,7 +26,7 @@ mod common;
 mod completion;
 mod content;
 mod elicitation;
-mod lenient;
+pub(crate) mod lenient;
 mod lifecycle;
 mod logging;
 mod method;

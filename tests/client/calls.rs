@@ -168,6 +168,40 @@ fn list_all_follows_cursors_and_stops_on_a_repeated_one() {
     assert!(matches!(client.list_all_prompts(), Err(Error::Protocol(_))));
 }
 
+/// A Go server writes a nil slice as `null`: every page of a listing then reads as empty,
+/// as one page does through its typed result.
+#[test]
+fn list_all_reads_a_null_list_as_empty() {
+    let server = FakeServer::new();
+    server.on("tools/list", |_, req| {
+        let cursor = req.params.as_ref().and_then(|p| p["cursor"].as_str());
+        let tool = json!({"name": "a", "inputSchema": {"type": "object"}});
+        Some(match cursor {
+            None => json!({"tools": null, "nextCursor": "p2"}),
+            _ => json!({"tools": [tool]}),
+        })
+    });
+    server.on("prompts/list", |_, _| Some(json!({"prompts": null})));
+    server.on("resources/list", |_, _| Some(json!({"resources": null})));
+    server.on("resources/templates/list", |_, _| {
+        Some(json!({"resourceTemplates": null}))
+    });
+    let client = connect(&server);
+    let names: Vec<_> = client
+        .list_all_tools()
+        .expect("tools")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a"]);
+    assert!(client.list_all_prompts().expect("prompts").is_empty());
+    assert!(client.list_all_resources().expect("resources").is_empty());
+    assert!(client
+        .list_all_resource_templates()
+        .expect("templates")
+        .is_empty());
+}
+
 #[test]
 fn late_responses_are_dropped_and_the_connection_survives() {
     let server = FakeServer::new();

@@ -345,10 +345,13 @@ impl Client {
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
             let mut page = self.request_raw(method, params, options)?;
-            let batch: Vec<T> = decode(
-                method,
-                page.get_mut(key).map(Value::take).unwrap_or(json!([])),
-            )?;
+            // A missing list and a `null` one (a Go server's nil slice) are both empty, as
+            // in the typed results.
+            let list = match page.get_mut(key).map(Value::take) {
+                None | Some(Value::Null) => json!([]),
+                Some(list) => list,
+            };
+            let batch: Vec<T> = decode(method, list)?;
             items.extend(batch);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if !next.is_empty() || stateless => {
