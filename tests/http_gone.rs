@@ -8,7 +8,7 @@
 #[path = "common/hostile.rs"]
 mod hostile;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -212,6 +212,8 @@ fn assert_first_call_gone(client: &Client) {
 struct TokenService {
     down: AtomicBool,
     error: fn() -> Error,
+    /// How many times it failed.
+    failed: AtomicUsize,
 }
 
 impl TokenService {
@@ -219,6 +221,7 @@ impl TokenService {
         Arc::new(TokenService {
             down: AtomicBool::new(false),
             error,
+            failed: AtomicUsize::new(0),
         })
     }
 }
@@ -226,6 +229,7 @@ impl TokenService {
 impl CredentialProvider for TokenService {
     fn headers(&self, _url: &str) -> umcp::Result<Vec<(String, String)>> {
         if self.down.load(Ordering::SeqCst) {
+            self.failed.fetch_add(1, Ordering::SeqCst);
             return Err((self.error)());
         }
         Ok(vec![("authorization".into(), "Bearer t".into())])
@@ -268,45 +272,54 @@ fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
     client.ping().expect("ping once the token service is back");
 }
 
+/// A 2025-11-25 server whose first GET stream ends after 200 ms and whose later ones stay
+/// open; `gets` counts the GET streams opened.
+fn dropping_once(gets: Arc<AtomicUsize>) -> Hostile {
+    hostile::hostile(
+        move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
+            ("POST", "initialize") => conn.result(
+                req,
+                &[("mcp-session-id", "s-1")],
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "serverInfo": {"name": "flaky", "version": "0"}
+                }),
+            ),
+            ("POST", m) if m.starts_with("notifications/") => {
+                conn.reply(202, &[], "text/plain", "")
+            }
+            ("POST", _) => conn.result(req, &[], json!({})),
+            ("GET", _) => {
+                let first = gets.fetch_add(1, Ordering::SeqCst) == 0;
+                if conn.head(200, "text/event-stream", None) && conn.raw(b": open\n\n") {
+                    let open = if first {
+                        Duration::from_millis(200)
+                    } else {
+                        FOREVER
+                    };
+                    conn.hold(open);
+                }
+                conn.cut();
+            }
+            _ => conn.reply(200, &[], "text/plain", ""),
+        },
+    )
+}
+
+/// Quick reopening attempts, far from spent within the tests below.
+fn quick_policy() -> ReconnectPolicy {
+    ReconnectPolicy::new(100, Duration::from_millis(20), Duration::from_millis(50))
+}
+
 #[test]
 fn a_get_stream_reopened_while_the_credential_provider_fails_waits_for_it() {
     // The first GET stream ends soon; the provider fails the attempts to reopen it for a
     // while. The server never refused anything: the connection lives on.
-    let gets = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = Arc::clone(&gets);
-    let server =
-        hostile::hostile(
-            move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
-                ("POST", "initialize") => conn.result(
-                    req,
-                    &[("mcp-session-id", "s-1")],
-                    json!({
-                        "protocolVersion": "2025-11-25",
-                        "capabilities": {},
-                        "serverInfo": {"name": "flaky", "version": "0"}
-                    }),
-                ),
-                ("POST", m) if m.starts_with("notifications/") => {
-                    conn.reply(202, &[], "text/plain", "")
-                }
-                ("POST", _) => conn.result(req, &[], json!({})),
-                ("GET", _) => {
-                    let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
-                    if conn.head(200, "text/event-stream", None) && conn.raw(b": open\n\n") {
-                        conn.hold(if first {
-                            Duration::from_millis(200)
-                        } else {
-                            FOREVER
-                        });
-                    }
-                    conn.cut();
-                }
-                _ => conn.reply(200, &[], "text/plain", ""),
-            },
-        );
+    let gets = Arc::new(AtomicUsize::new(0));
+    let server = dropping_once(Arc::clone(&gets));
     let provider = TokenService::new(|| Error::Protocol("the token service answered 503".into()));
-    let policy = ReconnectPolicy::new(100, Duration::from_millis(20), Duration::from_millis(50));
-    let client = connect_through(&server.url, &provider, policy);
+    let client = connect_through(&server.url, &provider, quick_policy());
     client.ping().expect("ping while the token service runs");
     provider.down.store(true, Ordering::SeqCst);
     // The first stream ends within 200 ms; the failed attempts to reopen it follow.
@@ -324,4 +337,23 @@ fn a_get_stream_reopened_while_the_credential_provider_fails_waits_for_it() {
     );
     client.ping().expect("ping once the token service is back");
     assert!(client.closed().is_none(), "closed: {:?}", client.closed());
+}
+
+#[test]
+fn a_get_stream_whose_user_declined_authorization_is_not_reopened() {
+    // A user who declined in the browser is not asked again and again by the reopening
+    // attempts: the refusal ends the stream (and, as it was open, the connection).
+    let gets = Arc::new(AtomicUsize::new(0));
+    let server = dropping_once(Arc::clone(&gets));
+    let provider = TokenService::new(|| {
+        umcp::AuthError::new(umcp::AuthStep::Authorization, "the user declined").into()
+    });
+    let client = connect_through(&server.url, &provider, quick_policy());
+    client.ping().expect("ping while authorized");
+    provider.down.store(true, Ordering::SeqCst);
+    // The first stream ends within 200 ms; many attempts would fit in the rest.
+    std::thread::sleep(DOWN);
+    assert_eq!(provider.failed.load(Ordering::SeqCst), 1, "asked once");
+    let closed = client.closed().expect("the connection ended");
+    assert!(closed.reason.contains("declined"), "{closed}");
 }

@@ -11,7 +11,7 @@ use super::socket;
 use super::streamable::Shared;
 use super::streams::{self, backoff, End, Flow, Stop, StreamState};
 use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
-use crate::error::Error;
+use crate::error::{AuthStep, Error};
 
 const WHAT: &str = "GET stream";
 
@@ -204,15 +204,14 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
     // Not `Shared::perform`: a refused connection here is one more failed attempt, so an idle
     // client survives a server restarting on its port within the policy's attempts (the next
     // request then finds the session expired and starts a new one). Only a request someone
-    // waits on ends the connection at the first refusal. The server refuses the stream only
-    // by answering (401 or 403 its credentials could not mend, or a status below); any other
-    // error, a credential provider's included (a token service that is briefly down), is one
-    // more failed attempt too.
+    // waits on ends the connection at the first refusal. A refusal is the server's answer
+    // (401 or 403 its credentials could not mend, or a status below) or an authorization that
+    // answered no (a user who declined, a server refusing a registration or a grant): asked
+    // again, the user would be asked again at every attempt. Any other error, a credential
+    // provider's included (a token service that is briefly down), is one more failed attempt.
     let response = match shared.wire.perform(&call) {
         Ok(response) => response,
-        Err(e @ (Error::Unauthorized(_) | Error::Forbidden(_))) => {
-            return Opened::Refused(e.to_string())
-        }
+        Err(e) if refuses(&e) => return Opened::Refused(e.to_string()),
         Err(e) => return Opened::Failed(e),
     };
     let status = response.status().as_u16();
@@ -237,5 +236,17 @@ fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
         Opened::Failed(Error::Protocol(why))
     } else {
         Opened::Refused(why)
+    }
+}
+
+/// Whether `error` is an answer of no, which another attempt would only repeat.
+fn refuses(error: &Error) -> bool {
+    match error {
+        Error::Unauthorized(_) | Error::Forbidden(_) => true,
+        Error::Auth(auth) => {
+            matches!(auth.step, AuthStep::Authorization | AuthStep::Registration)
+                || auth.status.is_some()
+        }
+        _ => false,
     }
 }
