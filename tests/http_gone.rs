@@ -275,36 +275,23 @@ fn a_credential_provider_refused_by_its_own_service_fails_the_call_alone() {
 /// A 2025-11-25 server whose first GET stream ends after 200 ms and whose later ones stay
 /// open; `gets` counts the GET streams opened.
 fn dropping_once(gets: Arc<AtomicUsize>) -> Hostile {
-    hostile::hostile(
-        move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
-            ("POST", "initialize") => conn.result(
-                req,
-                &[("mcp-session-id", "s-1")],
-                json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "serverInfo": {"name": "flaky", "version": "0"}
-                }),
-            ),
-            ("POST", m) if m.starts_with("notifications/") => {
-                conn.reply(202, &[], "text/plain", "")
-            }
-            ("POST", _) => conn.result(req, &[], json!({})),
-            ("GET", _) => {
-                let first = gets.fetch_add(1, Ordering::SeqCst) == 0;
-                if conn.head(200, "text/event-stream", None) && conn.raw(b": open\n\n") {
-                    let open = if first {
-                        Duration::from_millis(200)
-                    } else {
-                        FOREVER
-                    };
-                    conn.hold(open);
-                }
-                conn.cut();
-            }
-            _ => conn.reply(200, &[], "text/plain", ""),
-        },
-    )
+    hostile::hostile(move |req, conn| {
+        if hostile::session(req, conn, "flaky") {
+            return;
+        }
+        if req.method != "GET" {
+            return conn.result(req, &[], json!({}));
+        }
+        let first = gets.fetch_add(1, Ordering::SeqCst) == 0;
+        if conn.head(200, "text/event-stream", None) && conn.raw(b": open\n\n") {
+            conn.hold(if first {
+                Duration::from_millis(200)
+            } else {
+                FOREVER
+            });
+        }
+        conn.cut();
+    })
 }
 
 /// Quick reopening attempts, far from spent within the tests below.

@@ -39,25 +39,15 @@ fn serial() -> MutexGuard<'static, ()> {
 /// A server that handles the handshake (session `s-1`), notifications and `DELETE`, refuses
 /// the GET stream, and answers everything else with `case`.
 fn mcp(case: impl Fn(&Req, &mut Conn) + Send + Sync + 'static) -> Hostile {
-    hostile(
-        move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
-            ("POST", "initialize") => conn.result(
-                req,
-                &[("mcp-session-id", "s-1")],
-                json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "hostile", "version": "0"}
-                }),
-            ),
-            ("POST", method) if method.starts_with("notifications/") => {
-                conn.reply(202, &[], "text/plain", "")
-            }
-            ("GET", _) => conn.reply(405, &[], "text/plain", ""),
-            ("DELETE", _) => conn.reply(200, &[], "text/plain", ""),
+    hostile(move |req, conn| {
+        if hostile::session(req, conn, "hostile") {
+            return;
+        }
+        match req.method.as_str() {
+            "GET" => conn.reply(405, &[], "text/plain", ""),
             _ => case(req, conn),
-        },
-    )
+        }
+    })
 }
 
 fn config(server: &Hostile) -> HttpConfig {

@@ -22,26 +22,18 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// A server that handles the handshake, notifications, the GET stream (refused) and
 /// `DELETE`; `tools/call` with `"name": "odd"` gets `case`, any other call a plain result.
 fn mcp(case: impl Fn(&Req, &mut Conn) + Send + Sync + 'static) -> Hostile {
-    hostile(
-        move |req, conn| match (req.method.as_str(), req.rpc_method().as_str()) {
-            ("POST", "initialize") => conn.result(
-                req,
-                &[("mcp-session-id", "s-1")],
-                json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "odd", "version": "0"}
-                }),
-            ),
-            ("POST", method) if method.starts_with("notifications/") => {
-                conn.reply(202, &[], "text/plain", "")
-            }
-            ("GET", _) => conn.reply(405, &[], "text/plain", ""),
-            ("DELETE", _) => conn.reply(200, &[], "text/plain", ""),
-            _ if req.json()["params"]["name"] == "odd" => case(req, conn),
-            _ => conn.result(req, &[], json!({"content": []})),
-        },
-    )
+    hostile(move |req, conn| {
+        if hostile::session(req, conn, "odd") {
+            return;
+        }
+        if req.method == "GET" {
+            conn.reply(405, &[], "text/plain", "")
+        } else if req.json()["params"]["name"] == "odd" {
+            case(req, conn)
+        } else {
+            conn.result(req, &[], json!({"content": []}))
+        }
+    })
 }
 
 fn connect(config: HttpConfig) -> Client {

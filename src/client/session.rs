@@ -186,13 +186,12 @@ impl Shared {
         let total_deadline = max_total.and_then(|max| started.checked_add(max));
         // A request given no time at all is not sent: the server would only do work nobody
         // waits for, and be told to drop it straight after.
-        let no_time = [
-            (Some(timeout), TimeoutKind::Request),
-            (max_total, TimeoutKind::Total),
-        ]
-        .into_iter()
-        .find(|(time, _)| *time == Some(Duration::ZERO));
-        if let Some((_, kind)) = no_time {
+        let no_time = match (timeout.is_zero(), max_total) {
+            (true, _) => Some(TimeoutKind::Request),
+            (false, Some(max)) if max.is_zero() => Some(TimeoutKind::Total),
+            _ => None,
+        };
+        if let Some(kind) = no_time {
             return Err(Error::Timeout {
                 method: call.method.to_owned(),
                 elapsed: Duration::ZERO,

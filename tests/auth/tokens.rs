@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use umcp::{AuthStep, Client, CredentialProvider, HttpConfig, HttpError, Options};
 
-use crate::auth_server::Setup;
+use crate::auth_server::{AuthServer, Setup};
 use crate::oauth_client::{
     auth_error, bearer, connect, headless, provider, start, unauthorized, use_server,
 };
@@ -20,11 +20,7 @@ fn tokens_are_refreshed_before_they_expire() {
     let oauth = provider(&fixture, headless().refresh_margin(Duration::from_secs(60)));
     oauth.authorize().expect("authorized");
     let first = bearer(&oauth, &fixture).expect("a token");
-    let grants: Vec<String> = fixture
-        .token_requests()
-        .into_iter()
-        .map(|t| t.grant_type)
-        .collect();
+    let grants = grants(&fixture);
     assert_eq!(
         grants,
         ["authorization_code", "refresh_token"],
@@ -46,11 +42,7 @@ fn a_401_refreshes_and_a_refused_refresh_reauthorizes() {
     use_server(&fixture, &oauth).expect("authorized");
     fixture.revoke_access_tokens();
     use_server(&fixture, &oauth).expect("refreshed");
-    let grants: Vec<String> = fixture
-        .token_requests()
-        .into_iter()
-        .map(|t| t.grant_type)
-        .collect();
+    let grants = grants(&fixture);
     assert_eq!(grants, ["authorization_code", "refresh_token"]);
     assert_eq!(fixture.count("GET", "/authorize"), 1);
     fixture.revoke_everything();
@@ -73,11 +65,7 @@ fn a_token_refreshed_before_it_expired_is_refreshed_again_when_rejected() {
     // is tried before the user is asked again.
     fixture.revoke_access_tokens();
     use_server(&fixture, &oauth).expect("refreshed after the 401");
-    let grants: Vec<String> = fixture
-        .token_requests()
-        .into_iter()
-        .map(|t| t.grant_type)
-        .collect();
+    let grants = grants(&fixture);
     assert_eq!(
         grants,
         ["authorization_code", "refresh_token", "refresh_token"]
@@ -242,4 +230,13 @@ fn a_request_repeated_after_slow_credentials_gets_its_time_budget_anew() {
         Client::connect_with(config, options).expect("initialize succeeds after the slow step");
     assert_eq!(client.server_info().name, "auth-fixture");
     client.close();
+}
+
+/// The grant types of the token requests so far, in order.
+fn grants(fixture: &AuthServer) -> Vec<String> {
+    fixture
+        .token_requests()
+        .into_iter()
+        .map(|t| t.grant_type)
+        .collect()
 }

@@ -130,6 +130,29 @@ impl Conn {
     }
 }
 
+/// Answers what a 2025-11-25 test server answers alike, as `name` with tool support:
+/// `initialize` (session `s-1`), notifications (202) and `DELETE`. False for anything else,
+/// which the caller answers.
+pub fn session(req: &Req, conn: &mut Conn, name: &str) -> bool {
+    match (req.method.as_str(), req.rpc_method().as_str()) {
+        ("POST", "initialize") => conn.result(
+            req,
+            &[("mcp-session-id", "s-1")],
+            serde_json::json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": name, "version": "0"}
+            }),
+        ),
+        ("POST", method) if method.starts_with("notifications/") => {
+            conn.reply(202, &[], "text/plain", "")
+        }
+        ("DELETE", _) => conn.reply(200, &[], "text/plain", ""),
+        _ => return false,
+    }
+    true
+}
+
 type Handler = dyn Fn(&Req, &mut Conn) + Send + Sync;
 
 /// A running server; on drop it stops, cuts every connection and joins its threads.

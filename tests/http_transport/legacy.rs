@@ -14,11 +14,16 @@ use crate::{connect, expect_response, next, request, result, soon, WAIT};
 
 /// A legacy server: `GET /sse` announces `endpoint`; POSTs there are answered on the stream.
 fn legacy_server(endpoint: &'static str) -> Server {
+    announcing(format!("event: endpoint\ndata: {endpoint}\n\n"))
+}
+
+/// [`legacy_server`] whose stream starts with `events`, which announce the endpoint.
+fn announcing(events: String) -> Server {
     let (to_stream, from_posts) = crossbeam_channel::unbounded::<String>();
     serve(move |seen: Seen, reply| match seen.method.as_str() {
         "GET" => {
             let mut sse = reply.sse(&[]);
-            let _ = sse.send(&format!("event: endpoint\ndata: {endpoint}\n\n"));
+            let _ = sse.send(&events);
             while let Ok(message) = from_posts.recv_timeout(WAIT) {
                 if sse.message(&message).is_err() {
                     return;
@@ -60,27 +65,11 @@ fn legacy_sse_posts_to_the_announced_endpoint() {
 fn an_endpoint_event_without_data_is_not_taken() {
     // An event without data is never dispatched (the event-stream standard): the endpoint
     // is the one that follows, not the SSE URL an empty reference resolves to.
-    let (to_stream, from_posts) = crossbeam_channel::unbounded::<String>();
-    let server = serve(move |seen: Seen, reply| match seen.method.as_str() {
-        "GET" => {
-            let mut sse = reply.sse(&[]);
-            let events = "event: endpoint\r\revent: endpoint\rid: 0\r\r\
-                          event: endpoint\rdata: /messages\r\r";
-            let _ = sse.send(events);
-            while let Ok(message) = from_posts.recv_timeout(WAIT) {
-                if sse.message(&message).is_err() {
-                    return;
-                }
-            }
-        }
-        "POST" => {
-            if let Some(id) = seen.rpc_id().as_i64() {
-                let _ = to_stream.send(result(id));
-            }
-            reply.status(202, &[]);
-        }
-        _ => reply.status(405, &[]),
-    });
+    let server = announcing(
+        "event: endpoint\r\revent: endpoint\rid: 0\r\r\
+         event: endpoint\rdata: /messages\r\r"
+            .to_owned(),
+    );
     let config = HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse);
     let (transport, rx) = connect(&config);
     transport.send(&request(1, "initialize"), soon()).unwrap();
