@@ -18,7 +18,10 @@ pub fn page() -> String {
     page += &prose(
         "umcp lists and calls the tools, resources and prompts of Model Context Protocol \
          servers: one started with --stdio, one at --url, or every server of a configuration \
-         file (see FILES). umcp COMMAND --help shows the help of one command.",
+         file (see FILES). umcp COMMAND --help shows the help of one command. Whatever a \
+         server wrote is shown with its control characters, bidi controls and invisible \
+         characters escaped (ESC as \\u{1b}), on a terminal or not; --json prints the same \
+         text as JSON strings, those characters as \\u escapes.",
     );
     page += "\n.SH COMMANDS\n";
     for cmd in COMMANDS {

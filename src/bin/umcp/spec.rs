@@ -107,7 +107,11 @@ pub const FLAGS: &[Flag] = &[
         Some("NAME"),
         "use only this server of the configuration file",
     ),
-    flag("json", None, "print JSON for scripts"),
+    flag(
+        "json",
+        None,
+        "print JSON for scripts (text output shows a server's control characters escaped)",
+    ),
     flag(
         "timeout",
         Some("SECS"),
