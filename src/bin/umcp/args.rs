@@ -176,6 +176,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth" => args.oauth.enabled = true,
         "oauth-client-id" => args.oauth.client_id = Some(text),
         "oauth-client-secret" => args.oauth.client_secret = Some(text),
+        "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
         "help" => *help = true,

@@ -1,7 +1,9 @@
 //! The manual page (`man 1 umcp`), written in the `man` macros of roff from the same table,
 //! [`spec`](crate::spec), as `--help` and the completions.
 
-use crate::spec::{ABOUT, COMMANDS, EXAMPLES, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER};
+use crate::spec::{
+    ABOUT, COMMANDS, ENVIRONMENT, EXAMPLES, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER,
+};
 
 /// The page, ready for `man -l` or a `man1` directory.
 pub fn page() -> String {
@@ -61,6 +63,10 @@ pub fn page() -> String {
                 .collect();
             page += &format!(".br\nOne of: {}.\n", choices.join(", "));
         }
+    }
+    page += ".SH ENVIRONMENT\n";
+    for (name, meaning) in ENVIRONMENT {
+        page += &format!(".TP\n.B {}\n{}\n", code(name), prose(meaning));
     }
     page += &format!(
         ".SH FILES\n{}:\n.PP\n.RS\n.nf\n",
@@ -165,6 +171,11 @@ mod tests {
         for (code, _) in EXIT_CODES {
             assert!(page.contains(&format!(".TP\n.B {code}\n")), "{code}");
         }
+        let environment = section("ENVIRONMENT");
+        for (name, meaning) in ENVIRONMENT {
+            let entry = format!(".TP\n.B {}\n{}", code(name), prose(meaning));
+            assert!(environment.contains(&entry), "{name}: {environment}");
+        }
     }
 
     #[test]
@@ -185,6 +196,7 @@ mod tests {
                 ".SH DESCRIPTION",
                 ".SH COMMANDS",
                 ".SH OPTIONS",
+                ".SH ENVIRONMENT",
                 ".SH FILES",
                 ".SH \"EXIT STATUS\"",
                 ".SH EXAMPLES"

@@ -73,7 +73,7 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         for (name, value) in &args.headers {
             config = config.with_header(name, expand(&format!("--header {name}"), value)?);
         }
-        if let Some(settings) = args.oauth.settings() {
+        if let Some(settings) = args.oauth.settings().map_err(usage)? {
             config = config.with_oauth(settings);
         }
         return Ok(vec![config]);

@@ -142,8 +142,16 @@ pub const FLAGS: &[Flag] = &[
     flag(
         "oauth-client-secret",
         Some("SECRET"),
-        "its secret (visible to local users; prefer --config)",
+        "its secret: ${VAR} from the environment (a literal is visible to local users)",
     ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "oauth-client-secret-file",
+            Some("FILE"),
+            "read the secret from FILE (default: $UMCP_OAUTH_CLIENT_SECRET, see ENVIRONMENT)",
+        )
+    },
     flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
     Flag {
         completes: Completes::File,
@@ -321,6 +329,14 @@ pub const FILES: &str = "  ./.mcp.json                      (Claude Code, per pr
   ~/.cursor/mcp.json               (Cursor)
   VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
                                     %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
+
+/// The environment variables umcp reads for itself, each with what it is for (`${VAR}` in a
+/// configuration file, `--url`, `--header` and `--oauth-client-secret` reads any).
+pub const ENVIRONMENT: &[(&str, &str)] = &[(
+    "UMCP_OAUTH_CLIENT_SECRET",
+    "the secret of --oauth-client-id, when neither --oauth-client-secret nor \
+     --oauth-client-secret-file gives one",
+)];
 
 /// The exit codes and what each means.
 pub const EXIT_CODES: &[(u8, &str)] = &[
