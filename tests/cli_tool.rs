@@ -182,11 +182,30 @@ fn configuration_files_are_found_in_the_usual_places() {
         err.contains("using the servers of") && err.contains(".cursor"),
         "{err}"
     );
+    // A project's files come before it, each used once trusted, saying what it shadows.
+    let trust = |project: &Path| {
+        let out = umcp_in(project)
+            .env("HOME", &dir)
+            .arg("trust")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
     let vscode = serde_json::json!({ "servers": { "s": entry("vscode") } });
     std::fs::write(project.join(".vscode/mcp.json"), vscode.to_string()).unwrap();
-    assert_eq!(home(&project).0, "vscode\n");
+    let (out, err) = home(&project);
+    assert_eq!(out, "", "{err}");
+    assert!(err.contains("umcp trust .vscode/mcp.json"), "{err}");
+    trust(&project);
+    let (out, err) = home(&project);
+    assert_eq!(out, "vscode\n", "{err}");
+    assert!(
+        err.contains("shadows your own") && err.contains(".cursor"),
+        "{err}"
+    );
     let claude_code = serde_json::json!({ "mcpServers": { "s": entry("project") } });
     std::fs::write(project.join(".mcp.json"), claude_code.to_string()).unwrap();
+    trust(&project);
     assert_eq!(home(&project).0, "project\n");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -40,6 +40,18 @@ use crate::transport::EnvPolicy;
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
 ///
+/// A configuration file is code to run. Each stdio entry is a command the [`Manager`]
+/// starts as the user; `${VAR}` puts the user's environment into URLs and headers sent to
+/// whatever host the file names; `envFile` and a workload identity's `tokenFile` read files
+/// of the file's choosing. `ConfigFile` only parses: whether a file is to be used is the
+/// caller's decision. Use one the user wrote or named (their editor's own settings, a path
+/// they passed), and treat one that came from elsewhere (a `.mcp.json` or `.vscode/mcp.json`
+/// in a cloned repository, a downloaded file) as untrusted until the user has seen what it
+/// runs and said yes, as editors do for a workspace and `umcp trust` does for the command
+/// line; a file that changed since needs that yes again.
+///
+/// [`Manager`]: crate::Manager
+///
 /// `envFile` (VS Code's) names a dotenv file of `KEY=VALUE` lines read when the file is
 /// parsed, relative paths from the current directory; `env` wins over it, and a missing or
 /// malformed file is an error for that server.

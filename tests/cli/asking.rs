@@ -27,8 +27,8 @@ fn a_question_is_declined_when_stderr_is_not_a_terminal() {
     );
 }
 
-/// A configuration file found in the folder (`.vscode/mcp.json`) names its servers as one
-/// given with `--config` does, not by their command lines.
+/// A configuration file found in the folder (`.vscode/mcp.json`), once trusted, names its
+/// servers as one given with `--config` does, not by their command lines.
 #[test]
 fn a_found_configuration_file_names_the_server_that_asks() {
     let dir = empty_home().join("asking-found");
@@ -36,6 +36,8 @@ fn a_found_configuration_file_names_the_server_that_asks() {
     let entry = serde_json::json!({ "command": crate::demo::demo_binary(), "args": ["--server"] });
     let file = serde_json::json!({ "servers": { "alpha": entry } });
     std::fs::write(dir.join(".vscode/mcp.json"), file.to_string()).unwrap();
+    let trusted = umcp_in(&dir).arg("trust").output().unwrap();
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
     let out = umcp_in(&dir)
         .args(["call", "ask_user", r#"{"question": "Ready?"}"#])
         .output()

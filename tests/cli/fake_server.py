@@ -4,6 +4,9 @@ Usage: fake_server.py [MODE...]. Modes:
   list-error    tools/list, prompts/list and resources/list answer a JSON-RPC error
   exit-on-init  writes a line with terminal controls to stderr and exits on `initialize`
   hang=METHOD   never answers METHOD (e.g. hang=tools/list; repeatable)
+  hostile       every text it sends carries terminal controls (TERMINAL): names, titles,
+                descriptions, results of every content type, completions, its identity and
+                instructions, error messages, and the resource updates it sends once subscribed
 
 Tools: `hello` answers its arguments as JSON (sorted keys), `log` sends a log message full of
 terminal controls, `progress` a progress notification likewise, `ask` asks the client a form
@@ -16,6 +19,8 @@ with the action taken; an unknown one is a JSON-RPC error. Resources: none liste
 import itertools
 import json
 import sys
+import threading
+import time
 
 MODES = set(sys.argv[1:])
 QUESTIONS = itertools.count(1)
@@ -23,6 +28,24 @@ HANGS = {mode[len("hang="):] for mode in MODES if mode.startswith("hang=")}
 
 # Clear the screen, a line that passes for umcp's own, a right-to-left override.
 HOSTILE = "one\n\x1b[2Jumcp: forged \u202eline"
+
+# A window title (OSC, ended by BEL), red text, a C1 CSI, a right-to-left override, a bidi
+# isolate, a right-to-left mark, a tag character (an invisible `A`) and DEL.
+TERMINAL = "\x1b]0;x\x07\x1b[31m\u009b1m\u202e\u2066\u200f\U000e0041\x7f"
+
+# The `hostile` mode's tools: `paint` answers with a block of every content type, `bare` with
+# structured content only, `fail` with a JSON-RPC error.
+HOSTILE_TOOLS = [
+    {
+        "name": "paint",
+        "title": "Paint" + TERMINAL,
+        "description": "Paints." + TERMINAL + "\nsecond line",
+        "inputSchema": {"type": "object"},
+    },
+    {"name": "bare", "description": TERMINAL, "inputSchema": {"type": "object"}},
+    {"name": "fail", "inputSchema": {"type": "object"}},
+    {"name": "odd" + TERMINAL, "inputSchema": {"type": "object"}},
+]
 
 TOOLS = [
     {
@@ -45,9 +68,22 @@ TOOLS = [
 ]
 
 
+WRITING = threading.Lock()
+
+
 def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    with WRITING:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def updates(uri):
+    """Sends three updates of `uri`, 0.3 s apart, the first 0.3 s after the subscription: the
+    client takes updates only once it has the answer to its `resources/subscribe`."""
+    for _ in range(3):
+        time.sleep(0.3)
+        note = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
+        send(note)
 
 
 def result(id, value):
@@ -62,10 +98,30 @@ def text(id, words, is_error=False):
     result(id, {"content": [{"type": "text", "text": words}], "isError": is_error})
 
 
+def hostile_call(id, name):
+    if name == "paint":
+        content = [
+            {"type": "text", "text": "painted" + TERMINAL + "\r\nline two\rover"},
+            {"type": "image", "mimeType": "image/png" + TERMINAL, "data": "AAAA"},
+            {"type": "audio", "mimeType": "audio/wav" + TERMINAL, "data": "AAAA"},
+            {"type": "resource_link", "uri": "file:///link" + TERMINAL, "name": "l" + TERMINAL},
+            {"type": "resource", "resource": {"uri": "file:///t", "text": "embedded" + TERMINAL}},
+            {"type": "resource", "resource": {"uri": "file:///b" + TERMINAL, "blob": "AAAA"}},
+            {"type": "hologram", "data": "unknown" + TERMINAL},
+        ]
+        result(id, {"content": content})
+    elif name == "bare":
+        result(id, {"content": [], "structuredContent": {"note": "structured" + TERMINAL}})
+    else:
+        error(id, -32603, "failed" + TERMINAL + "\numcp: forged")
+
+
 def call(id, params, pending):
     name = params.get("name")
     arguments = params.get("arguments") or {}
-    if name == "hello":
+    if "hostile" in MODES and name in ("paint", "bare", "fail"):
+        hostile_call(id, name)
+    elif name == "hello":
         text(id, json.dumps(arguments, sort_keys=True))
     elif name == "log":
         data = {"level": "error", "logger": "fake\x1b[31m", "data": HOSTILE}
@@ -101,6 +157,41 @@ def read_answer(id, action):
     result(id, {"contents": [{"uri": "ask:", "mimeType": "text/plain", "text": action}]})
 
 
+def hostile(id, method, params):
+    """Answers `method` as the `hostile` mode does; False for a method it leaves as usual."""
+    if method == "tools/list":
+        result(id, {"tools": HOSTILE_TOOLS + TOOLS})
+    elif method == "resources/list":
+        resource = {"uri": "file:///r" + TERMINAL, "name": "r", "description": TERMINAL + "\nmore"}
+        result(id, {"resources": [resource]})
+    elif method == "resources/templates/list":
+        template = {"uriTemplate": "file:///{x}" + TERMINAL, "name": "t", "description": TERMINAL}
+        result(id, {"resourceTemplates": [template]})
+    elif method == "resources/read":
+        contents = [
+            {"uri": params.get("uri"), "text": "read" + TERMINAL},
+            {"uri": "file:///b" + TERMINAL, "blob": "AAAA"},
+        ]
+        result(id, {"contents": contents})
+    elif method == "resources/subscribe":
+        result(id, {})
+        threading.Thread(target=updates, args=(params.get("uri"),), daemon=True).start()
+    elif method == "prompts/list":
+        prompts = [{"name": "greet", "description": "Greets." + TERMINAL}, {"name": "p" + TERMINAL}]
+        result(id, {"prompts": prompts})
+    elif method == "prompts/get":
+        words = {"type": "text", "text": "hello" + TERMINAL}
+        messages = [{"role": "user", "content": words}]
+        result(id, {"description": "A greeting." + TERMINAL, "messages": messages})
+    elif method == "completion/complete":
+        result(id, {"completion": {"values": ["done" + TERMINAL, "plain"]}})
+    elif method == "ping":
+        error(id, -32603, "no ping" + TERMINAL)
+    else:
+        return False
+    return True
+
+
 def main():
     pending = {}
     for line in sys.stdin:
@@ -126,13 +217,21 @@ def main():
                 sys.stderr.flush()
                 sys.exit(1)
             capabilities = {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
-            result(id, {
+            answer = {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
                 "capabilities": capabilities,
                 "serverInfo": {"name": "fake", "version": "1"},
-            })
+            }
+            if "hostile" in MODES:
+                capabilities["resources"] = {"subscribe": True}
+                capabilities["completions"] = {}
+                answer["serverInfo"]["name"] = "fake" + TERMINAL
+                answer["instructions"] = "Use me.\n" + TERMINAL
+            result(id, answer)
         elif method.endswith("/list") and "list-error" in MODES:
             error(id, -32603, "listing is broken")
+        elif "hostile" in MODES and hostile(id, method, params):
+            pass
         elif method == "tools/list":
             result(id, {"tools": TOOLS})
         elif method == "tools/call":

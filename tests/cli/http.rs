@@ -12,21 +12,59 @@ use crate::{http_server, umcp};
 #[cfg(feature = "oauth")]
 #[test]
 fn oauth_browser_flow_then_the_token_store() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    const BOUND: Duration = Duration::from_secs(60);
     let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
     let dir = std::env::temp_dir().join(format!("umcp-cli-oauth-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let store = dir.join("tokens.json").to_string_lossy().into_owned();
     let url = fixture.mcp_url();
     let args = ["--url", &url, "--oauth", "--token-store", &store];
+    let out = authorized(umcp::umcp_in(&umcp::empty_home()).args(args));
+    assert_eq!(stdout(&out), "ok\n");
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
 
-    let mut child = umcp::umcp_in(&umcp::empty_home())
-        .args(args)
+    // The saved tokens: no browser this time.
+    let again = cli(&[&args[..], &["call", "echo"]].concat());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), "ok\n");
+    assert!(
+        !stderr(&again).contains("Open this page"),
+        "{}",
+        stderr(&again)
+    );
+    // Tokens are kept by server name and URL: a `--url` server is named after its host.
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split([':', '/']).next())
+        .expect("the fixture's host");
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        host.into(),
+        serde_json::json!({ "url": url, "auth": "oauth" }),
+    );
+    let config = serde_json::json!({ "mcpServers": servers });
+    let file = dir.join("mcp.json");
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let listed = cli(&["--config", &file, "--token-store", &store, "tools"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    assert!(stdout(&listed).starts_with("echo  "), "{}", stdout(&listed));
+    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `command` (umcp with the arguments of an OAuth `--url` server) with `call echo`,
+/// plays the browser on the page it prints (the fixture redirects at once to umcp's loopback
+/// listener), and returns how umcp ended, which must be exit code 0.
+#[cfg(feature = "oauth")]
+fn authorized(command: &mut std::process::Command) -> std::process::Output {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const BOUND: Duration = Duration::from_secs(60);
+    let mut child = command
         .args(["call", "echo"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,37 +100,79 @@ fn oauth_browser_flow_then_the_token_store() {
     let out = done.recv_timeout(BOUND).expect("the cli finishes").unwrap();
     let rest: Vec<String> = lines.try_iter().collect();
     assert_eq!(out.status.code(), Some(0), "stderr: {rest:#?}");
-    assert_eq!(stdout(&out), "ok\n");
-    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    out
+}
 
-    // The saved tokens: no browser this time.
-    let again = cli(&[&args[..], &["call", "echo"]].concat());
-    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
-    assert_eq!(stdout(&again), "ok\n");
-    assert!(
-        !stderr(&again).contains("Open this page"),
-        "{}",
-        stderr(&again)
-    );
-    // Tokens are kept by server name and URL: a `--url` server is named after its host.
-    let host = url
-        .split("://")
-        .nth(1)
-        .and_then(|rest| rest.split([':', '/']).next())
-        .expect("the fixture's host");
-    let mut servers = serde_json::Map::new();
-    servers.insert(
-        host.into(),
-        serde_json::json!({ "url": url, "auth": "oauth" }),
-    );
-    let config = serde_json::json!({ "mcpServers": servers });
-    let file = dir.join("mcp.json");
-    std::fs::write(&file, config.to_string()).unwrap();
+/// The secret of a pre-registered client need not be on the command line: `${VAR}` in
+/// `--oauth-client-secret`, `--oauth-client-secret-file`, or `UMCP_OAUTH_CLIENT_SECRET`. The
+/// fixture's token endpoint refuses a wrong one, so a call that succeeds proves it arrived.
+#[cfg(feature = "oauth")]
+#[test]
+fn the_client_secret_comes_from_the_environment_or_a_file() {
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    fixture.preregister("cli-app", Some("cli-SECRET"), "client_secret_basic");
+    let dir = std::env::temp_dir().join(format!("umcp-cli-secret-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("secret");
+    std::fs::write(&file, "cli-SECRET\n").unwrap();
     let file = file.to_string_lossy().into_owned();
-    let listed = cli(&["--config", &file, "--token-store", &store, "tools"]);
-    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
-    assert!(stdout(&listed).starts_with("echo  "), "{}", stdout(&listed));
-    assert_eq!(fixture.count("GET", "/authorize"), 1);
+    let url = fixture.mcp_url();
+    let ways: [(&str, &[&str], Option<&str>); 3] = [
+        (
+            "variable",
+            &["--oauth-client-secret", "${UMCP_TEST_SECRET}"],
+            None,
+        ),
+        ("file", &["--oauth-client-secret-file", &file], None),
+        ("environment", &[], Some("cli-SECRET")),
+    ];
+    for (way, flags, env) in ways {
+        let store = dir
+            .join(format!("{way}.json"))
+            .to_string_lossy()
+            .into_owned();
+        let mut command = umcp::umcp_in(&umcp::empty_home());
+        command
+            .args([
+                "--url",
+                &url,
+                "--oauth-client-id",
+                "cli-app",
+                "--token-store",
+                &store,
+            ])
+            .args(flags)
+            .env("UMCP_TEST_SECRET", "cli-SECRET");
+        match env {
+            Some(secret) => command.env("UMCP_OAUTH_CLIENT_SECRET", secret),
+            None => command.env_remove("UMCP_OAUTH_CLIENT_SECRET"),
+        };
+        let out = authorized(&mut command);
+        assert_eq!(stdout(&out), "ok\n", "{way}");
+        let sent = fixture.token_requests();
+        let last = sent.last().expect("a token request");
+        assert_eq!(
+            (last.client_id.as_str(), last.auth_method.as_str()),
+            ("cli-app", "client_secret_basic"),
+            "{way}"
+        );
+    }
+    // An unset variable or a missing file is a usage error naming it, before anything runs.
+    for flags in [
+        &["--oauth-client-secret", "${UMCP_TEST_UNSET_SECRET}"][..],
+        &["--oauth-client-secret-file", "/nonexistent/umcp-secret"][..],
+    ] {
+        let out = cli(&[
+            &["--url", &url, "--oauth-client-id", "cli-app"][..],
+            flags,
+            &["tools"],
+        ]
+        .concat());
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stderr(&out));
+        let named = flags[1].trim_start_matches("${").trim_end_matches('}');
+        assert!(stderr(&out).contains(named), "{}", stderr(&out));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

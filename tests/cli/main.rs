@@ -39,3 +39,4 @@ mod messages;
 #[cfg(unix)]
 mod signals;
 mod timeouts;
+mod trust;

@@ -65,7 +65,8 @@ pub fn empty_home() -> PathBuf {
     .clone()
 }
 
-/// `umcp` found on the `PATH`, in `dir`, with `dir` as its home.
+/// `umcp` found on the `PATH`, in `dir`, with `dir` as its home (its state, the trusted
+/// files, under `dir` too), and none of the variables umcp reads for itself.
 pub fn umcp_in(dir: &Path) -> Command {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs = vec![install_dir()];
@@ -75,6 +76,9 @@ pub fn umcp_in(dir: &Path) -> Command {
         .env("PATH", std::env::join_paths(dirs).unwrap())
         .env("HOME", dir)
         .env("XDG_CONFIG_HOME", dir.join(".config"))
+        .env("XDG_STATE_HOME", dir.join(".local/state"))
+        .env_remove("UMCP_STATE_DIR")
+        .env_remove("UMCP_OAUTH_CLIENT_SECRET")
         .env_remove("APPDATA")
         .current_dir(dir)
         .stdin(Stdio::null());
@@ -135,20 +139,37 @@ pub fn terminal_session(
     input: &str,
     delay: std::time::Duration,
 ) -> Output {
+    terminal_session_in(&empty_home(), &[], args, redirect, input, delay)
+}
+
+/// [`terminal_session`] with `dir` as umcp's working directory and home, and `envs` added to
+/// its environment.
+pub fn terminal_session_in(
+    dir: &Path,
+    envs: &[(&str, &str)],
+    args: &[&str],
+    redirect: &str,
+    input: &str,
+    delay: std::time::Duration,
+) -> Output {
     use std::io::Write;
     let quoted: Vec<String> = std::iter::once("umcp")
         .chain(args.iter().copied())
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let line = format!("{} {redirect}", quoted.join(" "));
-    let mut child = Command::new("script")
+    let mut script = Command::new("script");
+    // umcp's environment, the variables it must not see removed too.
+    for (name, value) in umcp_in(dir).get_envs() {
+        match value {
+            Some(value) => script.env(name, value),
+            None => script.env_remove(name),
+        };
+    }
+    let mut child = script
+        .envs(envs.iter().copied())
         .args(["-q", "-e", "-c", &line, "/dev/null"])
-        .envs(
-            umcp_in(&empty_home())
-                .get_envs()
-                .filter_map(|(k, v)| Some((k, v?))),
-        )
-        .current_dir(empty_home())
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

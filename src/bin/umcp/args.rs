@@ -36,6 +36,8 @@ pub struct Args {
     pub watch_for: Option<Duration>,
     /// The options given that only `watch` takes, for the error when another command has them.
     pub watch_options: Vec<&'static str>,
+    /// `--list` and `--revoke FILE`, for `trust`.
+    pub trust: crate::trust::Flags,
     /// The command and its arguments.
     pub command: Vec<String>,
 }
@@ -173,9 +175,12 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
             let level = LoggingLevel::from_name(&text);
             args.log = Some(level.ok_or_else(|| usage(format!("--log {text}: not a log level")))?);
         }
+        "list" => args.trust.list = true,
+        "revoke" => args.trust.revoke = Some(text),
         "oauth" => args.oauth.enabled = true,
         "oauth-client-id" => args.oauth.client_id = Some(text),
         "oauth-client-secret" => args.oauth.client_secret = Some(text),
+        "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
         "help" => *help = true,
@@ -219,6 +224,12 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if args.trust.given() && cmd.name != "trust" {
+        return Err(usage(format!(
+            "--list and --revoke are for trust, not {}",
+            cmd.name
+        )));
     }
     if let ("complete", Some(kind)) = (cmd.name, rest.first()) {
         if !["prompt", "resource"].contains(kind) {

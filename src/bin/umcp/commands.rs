@@ -67,7 +67,7 @@ impl Target<'_> {
                 let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
                     let r = &e.resource;
-                    let about = r.description.as_deref().unwrap_or(&r.name);
+                    let about = first_line(r.description.as_deref().or(Some(&r.name)));
                     let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
                     (json!({"server": e.server, "resource": r}), line)
                 }));
@@ -79,7 +79,7 @@ impl Target<'_> {
                 let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
                     let t = &e.template;
-                    let about = t.description.as_deref().unwrap_or(&t.name);
+                    let about = first_line(t.description.as_deref().or(Some(&t.name)));
                     let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
                     (json!({"server": e.server, "template": t}), line)
                 }));
@@ -127,7 +127,7 @@ impl Target<'_> {
                 };
                 let result = result?;
                 if let (Some(description), false) = (&result.description, out.json) {
-                    say(&format!("# {description}"));
+                    say(&format!("# {}", shown::block(description)));
                 }
                 let blocks: Vec<ContentBlock> =
                     result.messages.iter().map(|m| m.content.clone()).collect();
@@ -151,7 +151,7 @@ impl Target<'_> {
                     .map_err(|e| self.failed(e))?;
                 match out.json {
                     true => say(&pretty(&result)),
-                    false => result.completion.values.iter().for_each(|v| say(v)),
+                    false => (result.completion.values.iter()).for_each(|v| say(&shown::line(v))),
                 }
             }
             ("info", _) => self.info(),
@@ -241,11 +241,12 @@ impl Target<'_> {
                 ));
                 continue;
             }
+            // Escaped, the instructions keeping their lines (indented under their key).
             for (key, value) in rows {
                 let shown = match value {
-                    Value::String(s) => s,
+                    Value::String(s) => shown::block(&s),
                     Value::Null => "-".to_owned(),
-                    other => other.to_string(),
+                    other => shown::json(&other.to_string()),
                 };
                 say(&format!("{key}: {shown}"));
             }

@@ -1,6 +1,8 @@
 //! The help texts: the short usage, `umcp --help`, and `umcp help COMMAND`.
 
-use crate::spec::{Cmd, ABOUT, COMMANDS, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER};
+use crate::spec::{
+    Cmd, ABOUT, COMMANDS, ENVIRONMENT, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER,
+};
 
 /// The usage line of the full help.
 const USAGE: &str = "usage: umcp [OPTIONS] COMMAND [ARGS]";
@@ -25,6 +27,10 @@ pub fn help() -> String {
     for flag in FLAGS {
         let head = format!("--{} {}", flag.long, flag.value.unwrap_or_default());
         text += &format!("  {head:<30} {}\n", flag.help);
+    }
+    text += "\nENVIRONMENT:\n";
+    for (name, meaning) in ENVIRONMENT {
+        text += &format!("  {name:<30} {meaning}\n");
     }
     text += &format!("\nFILES ({FILES_WHEN}):\n{FILES}\n\nEXIT CODES:\n");
     for (code, meaning) in EXIT_CODES {

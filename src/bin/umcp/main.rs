@@ -34,11 +34,16 @@ mod logs;
 mod man;
 mod oauth;
 mod output;
+// The library's redaction of secrets in command lines and URLs, for what `trust` shows.
+#[allow(dead_code)]
+#[path = "../../redact.rs"]
+mod redact;
 mod servers;
 mod shown;
 mod signals;
 mod spec;
 mod suggest;
+mod trust;
 mod watch;
 
 use args::usage;
@@ -91,6 +96,9 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     }
     if cmd.name == "man" {
         return Err(Exit(0, man::page()));
+    }
+    if cmd.name == "trust" {
+        return trust::command(&args, &rest);
     }
     let mut servers = servers::servers(&args)?;
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,

@@ -1,7 +1,9 @@
 //! The manual page (`man 1 umcp`), written in the `man` macros of roff from the same table,
 //! [`spec`](crate::spec), as `--help` and the completions.
 
-use crate::spec::{ABOUT, COMMANDS, EXAMPLES, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER};
+use crate::spec::{
+    ABOUT, COMMANDS, ENVIRONMENT, EXAMPLES, EXIT_CODES, FILES, FILES_WHEN, FLAGS, ONE_SERVER,
+};
 
 /// The page, ready for `man -l` or a `man1` directory.
 pub fn page() -> String {
@@ -18,7 +20,10 @@ pub fn page() -> String {
     page += &prose(
         "umcp lists and calls the tools, resources and prompts of Model Context Protocol \
          servers: one started with --stdio, one at --url, or every server of a configuration \
-         file (see FILES). umcp COMMAND --help shows the help of one command.",
+         file (see FILES). umcp COMMAND --help shows the help of one command. Whatever a \
+         server wrote is shown with its control characters, bidi controls and invisible \
+         characters escaped (ESC as \\u{1b}), on a terminal or not; --json prints the same \
+         text as JSON strings, those characters as \\u escapes.",
     );
     page += "\n.SH COMMANDS\n";
     for cmd in COMMANDS {
@@ -58,6 +63,10 @@ pub fn page() -> String {
                 .collect();
             page += &format!(".br\nOne of: {}.\n", choices.join(", "));
         }
+    }
+    page += ".SH ENVIRONMENT\n";
+    for (name, meaning) in ENVIRONMENT {
+        page += &format!(".TP\n.B {}\n{}\n", code(name), prose(meaning));
     }
     page += &format!(
         ".SH FILES\n{}:\n.PP\n.RS\n.nf\n",
@@ -162,6 +171,11 @@ mod tests {
         for (code, _) in EXIT_CODES {
             assert!(page.contains(&format!(".TP\n.B {code}\n")), "{code}");
         }
+        let environment = section("ENVIRONMENT");
+        for (name, meaning) in ENVIRONMENT {
+            let entry = format!(".TP\n.B {}\n{}", code(name), prose(meaning));
+            assert!(environment.contains(&entry), "{name}: {environment}");
+        }
     }
 
     #[test]
@@ -182,6 +196,7 @@ mod tests {
                 ".SH DESCRIPTION",
                 ".SH COMMANDS",
                 ".SH OPTIONS",
+                ".SH ENVIRONMENT",
                 ".SH FILES",
                 ".SH \"EXIT STATUS\"",
                 ".SH EXAMPLES"

@@ -10,6 +10,8 @@ use std::sync::Mutex;
 
 use umcp::types::{ContentBlock, ResourceContents};
 
+use crate::shown;
+
 /// The first error writing stdout, other than a closed pipe.
 static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
@@ -47,9 +49,10 @@ pub fn warn(line: &str) {
 
 /// `value` as indented JSON. Written compactly first and then indented, so that text kept as
 /// a server wrote it (a tool's schemas) keeps the server's key order yet is indented like the
-/// rest, where serde_json's pretty printer would copy it with the server's own spacing.
+/// rest, where serde_json's pretty printer would copy it with the server's own spacing. The
+/// characters a terminal would act on are `\uXXXX` escapes (see [`shown::json`]).
 pub fn pretty(value: &impl serde::Serialize) -> String {
-    indent(&serde_json::to_string(value).unwrap_or_default())
+    shown::json(&indent(&serde_json::to_string(value).unwrap_or_default()))
 }
 
 /// Indents valid JSON text as serde_json's pretty printer does: two spaces a level, `": "`
@@ -106,22 +109,25 @@ fn indent(json: &str) -> String {
     out
 }
 
+/// The first line of a server's text (a description), for a listing's row.
 pub fn first_line(text: Option<&str>) -> &str {
     text.unwrap_or_default().lines().next().unwrap_or_default()
 }
 
-/// Prints results as JSON (`--json`) or as readable text.
+/// Prints results as JSON (`--json`) or as readable text. Every text a server wrote is
+/// escaped ([`shown`]), in JSON only the characters serde_json leaves raw.
 pub struct Output {
     pub json: bool,
 }
 
 impl Output {
-    /// A list: one JSON array, or one line per item.
+    /// A list: one JSON array, or one line per item. Each line is escaped whole: it holds
+    /// what servers wrote (names, URIs, descriptions), and umcp's own part is plain text.
     pub fn list<T: serde::Serialize>(&self, items: impl Iterator<Item = (T, String)>) {
         let (values, lines): (Vec<T>, Vec<String>) = items.unzip();
         match self.json {
             true => say(&pretty(&values)),
-            false => lines.iter().for_each(|line| say(line)),
+            false => lines.iter().for_each(|line| say(&shown::line(line))),
         }
     }
 
@@ -132,23 +138,24 @@ impl Output {
             return;
         }
         for block in blocks {
+            let line = |text: String| say(&shown::line(&text));
             match block {
-                ContentBlock::Text(t) => say(&t.text),
-                ContentBlock::Image(i) => say(&format!(
+                ContentBlock::Text(t) => say(&shown::text_lines(&t.text)),
+                ContentBlock::Image(i) => line(format!(
                     "[image {}: {} base64 bytes]",
                     i.mime_type,
                     i.data.len()
                 )),
-                ContentBlock::Audio(a) => say(&format!(
+                ContentBlock::Audio(a) => line(format!(
                     "[audio {}: {} base64 bytes]",
                     a.mime_type,
                     a.data.len()
                 )),
-                ContentBlock::ResourceLink(r) => say(&format!("[resource {}]", r.uri)),
+                ContentBlock::ResourceLink(r) => line(format!("[resource {}]", r.uri)),
                 ContentBlock::Resource(r) => match &r.resource {
-                    ResourceContents::Text(t) => say(&t.text),
+                    ResourceContents::Text(t) => say(&shown::text_lines(&t.text)),
                     ResourceContents::Blob(b) => {
-                        say(&format!("[blob {}: {} base64 bytes]", b.uri, b.blob.len()))
+                        line(format!("[blob {}: {} base64 bytes]", b.uri, b.blob.len()))
                     }
                 },
                 other => say(&pretty(other)),

@@ -7,7 +7,7 @@ use umcp::{ConfigFile, HttpKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::{usage, Args};
 use crate::output::warn;
-use crate::Exit;
+use crate::{shown, Exit};
 
 /// The servers named on the command line, or found in a configuration file.
 pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
@@ -63,23 +63,23 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         let url = expand("--url", url)?;
         let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
         let web = matches!(scheme.as_deref(), Some("http" | "https"));
-        if !web || crate::shown::host(&url).is_none() {
+        if !web || shown::host(&url).is_none() {
             return Err(usage(format!(
                 "--url {given}: not an http:// or https:// URL with a host"
             )));
         }
-        let name = named(crate::shown::host(&url).unwrap_or_default().to_owned());
+        let name = named(shown::host(&url).unwrap_or_default().to_owned());
         let mut config = ServerConfig::http(name, url).with_http_kind(kind);
         for (name, value) in &args.headers {
             config = config.with_header(name, expand(&format!("--header {name}"), value)?);
         }
-        if let Some(settings) = args.oauth.settings() {
+        if let Some(settings) = args.oauth.settings().map_err(usage)? {
             config = config.with_oauth(settings);
         }
         return Ok(vec![config]);
     }
-    let path = match &args.config {
-        Some(path) => PathBuf::from(path),
+    let (path, file) = match &args.config {
+        Some(path) => (PathBuf::from(path), None),
         None => {
             let candidates = config_candidates();
             let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
@@ -90,11 +90,23 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
                     tried.join("\n  ")
                 ))
             })?;
-            warn(&format!("umcp: using the servers of {}", found.display()));
-            found.clone()
+            // A file of the working directory came with the checkout: used once trusted.
+            if project_candidates().contains(found) {
+                let mine = user_candidates().into_iter().find(|p| p.is_file());
+                let file = crate::trust::servers_of_project(found, mine.as_deref())?;
+                (found.clone(), Some(file))
+            } else {
+                warn(&format!("umcp: using the servers of {}", found.display()));
+                (found.clone(), None)
+            }
         }
     };
-    from_file(&path, args.server.as_deref())
+    let file = match file {
+        Some(file) => file,
+        // Named with --config, or the user's own: trusted as the user's word.
+        None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
+    };
+    from_file(&path, file, args.server.as_deref())
 }
 
 /// The program a command runs, as a server's name: its file name, less a Windows `.exe`,
@@ -122,11 +134,10 @@ fn named(wanted: String) -> String {
     }
 }
 
-/// The servers of a configuration file, less the disabled ones and those `--server` leaves
-/// out.
-fn from_file(path: &Path, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit> {
+/// The servers of the configuration file at `path`, less the disabled ones and those
+/// `--server` leaves out.
+fn from_file(path: &Path, file: ConfigFile, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit> {
     let shown = path.display();
-    let file = ConfigFile::load(path).map_err(|e| usage(e.to_string()))?;
     let wanted = |name: &str| only.unwrap_or(name) == name;
     if let Some(only) = only {
         let mut names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
@@ -145,7 +156,10 @@ fn from_file(path: &Path, only: Option<&str>) -> Result<Vec<ServerConfig>, Exit>
         }
     }
     for error in file.errors.iter().filter(|e| wanted(&e.server)) {
-        warn(&format!("umcp: skipping {error}"));
+        warn(&format!(
+            "umcp: skipping {}",
+            shown::block(&error.to_string())
+        ));
     }
     let mut servers = file.servers;
     servers.retain(|s| wanted(&s.name));
@@ -176,8 +190,25 @@ pub fn why_down(status: &ServerStatus) -> String {
 }
 
 /// The configuration files looked for when none is given, in the documented order (see
-/// `FILES` in the help).
+/// `FILES` in the help): the project's, then the user's own.
 pub fn config_candidates() -> Vec<PathBuf> {
+    let mut candidates = project_candidates().to_vec();
+    candidates.extend(user_candidates());
+    candidates
+}
+
+/// The project's configuration files, in the working directory: used once trusted (see
+/// [`trust`](crate::trust)).
+pub fn project_candidates() -> [PathBuf; 2] {
+    [
+        PathBuf::from(".mcp.json"),
+        PathBuf::from(".vscode/mcp.json"),
+    ]
+}
+
+/// The user's own configuration files, under the home directory, of Claude Desktop, Cursor
+/// and VS Code.
+fn user_candidates() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME")
         .or_else(|| std::env::var_os("USERPROFILE"))
         .map(PathBuf::from);
@@ -196,10 +227,7 @@ pub fn config_candidates() -> Vec<PathBuf> {
             config_home.as_ref().map(|c| c.join(app))
         }
     };
-    let mut candidates = vec![
-        PathBuf::from(".mcp.json"),
-        PathBuf::from(".vscode/mcp.json"),
-    ];
+    let mut candidates = Vec::new();
     candidates.extend(user_dir("Claude").map(|d| d.join("claude_desktop_config.json")));
     candidates.extend(home.as_ref().map(|h| h.join(".cursor/mcp.json")));
     candidates.extend(user_dir("Code").map(|d| d.join("User/mcp.json")));

@@ -1,30 +1,76 @@
-//! Text a server wrote, made safe to print on a terminal: control characters and bidi
-//! overrides escaped, so a server can neither drive the terminal nor dress its text as umcp's.
+//! Text a server wrote, made safe to print on a terminal: control characters, bidi controls
+//! and invisible formatting escaped, so a server can neither drive the terminal nor dress its
+//! text as umcp's, nor hide part of it.
+//!
+//! What is escaped ([`is_unsafe`]): every control character (C0 with ESC, BEL, CR and
+//! backspace; DEL; the C1 controls U+0080–U+009F), the bidi controls (U+061C, U+200E/F,
+//! U+202A–U+202E, U+2066–U+2069), Unicode's line and paragraph separators, and the invisible
+//! characters that can hide text or make two names look alike (soft hyphen, zero-width space,
+//! word joiner and invisible operators, zero-width no-break space, the interlinear annotation
+//! marks and the tag characters U+E0000–U+E007F). The zero-width joiner and non-joiner are
+//! kept: emoji sequences and several scripts need them.
+//!
+//! Text output is escaped whether or not stdout is a terminal: what is piped is often shown
+//! on one later (`| less -R`, `| tee`), and a script that wants the server's exact text has
+//! `--json`, whose strings [`json`] keeps valid JSON.
 
-/// One line of a server's text (a URL, a field's title): every control character, newline
-/// and tab included, and every bidi control is escaped as `\u{…}`.
+/// One line of a server's text (a URL, a field's title, a listing's row): every character
+/// [`is_unsafe`] names, newline and tab included, is escaped as `\u{…}`.
 pub fn line(text: &str) -> String {
     escape(text, false)
 }
 
 /// A server's text of possibly several lines (a message): newlines and tabs kept, every other
-/// control character and bidi control escaped, and each line after the first indented by
-/// two spaces, so none starts where umcp's own lines do.
+/// unsafe character escaped, and each line after the first indented by two spaces, so none
+/// starts where umcp's own lines do.
 pub fn block(text: &str) -> String {
-    escape(&text.replace("\r\n", "\n"), true).replace('\n', "\n  ")
+    text_lines(text).replace('\n', "\n  ")
+}
+
+/// A server's text of possibly several lines printed as the result itself (a tool's text, a
+/// resource's contents): newlines and tabs kept, a CR LF line end read as a newline, every
+/// other unsafe character escaped.
+pub fn text_lines(text: &str) -> String {
+    escape(&text.replace("\r\n", "\n"), true)
+}
+
+/// JSON text with every unsafe character that serde_json leaves as it is (DEL, the C1
+/// controls, bidi controls, invisible formatting) written as a `\uXXXX` escape (a surrogate
+/// pair beyond the first plane): the same JSON value, but no raw control reaches the terminal.
+/// serde_json already escapes the C0 controls inside strings, so a newline or tab is the
+/// layout's, and kept; outside strings JSON text is plain ASCII.
+pub fn json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_unsafe(c) && c != '\n' && c != '\t' {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn escape(text: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let kept = keep_lines && (c == '\n' || c == '\t');
-        if !kept && (c.is_control() || is_bidi_control(c) || is_line_separator(c)) {
+        if !kept && is_unsafe(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Whether `c` is shown escaped: a control character, a bidi control, a line separator or an
+/// invisible character (see the module's doc).
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || is_bidi_control(c) || is_line_separator(c) || is_invisible(c)
 }
 
 /// The characters that reorder the text around them (Unicode's `Bidi_Control`): with them a
@@ -36,6 +82,14 @@ fn is_bidi_control(c: char) -> bool {
 /// Unicode's own line and paragraph separators, which some terminals break lines at.
 fn is_line_separator(c: char) -> bool {
     matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Characters that show nothing, with which a description can carry text the reader never
+/// sees (tag characters spell ASCII invisibly) or a name can look like another.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}' | '\u{200b}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
 }
 
 /// The host of a URL (`https://user@host:8443/path` gives `host`): what the user is sent to,
@@ -103,6 +157,45 @@ mod tests {
             "one\n  umcp: fake\tline\\u{1b}[1A"
         );
         assert_eq!(block("bidi \u{202d}x"), "bidi \\u{202d}x");
+    }
+
+    #[test]
+    fn invisible_characters_are_escaped_and_joiners_kept() {
+        // Tag characters spell `hi` invisibly; a soft hyphen and a zero-width space split a
+        // name that then looks whole.
+        assert_eq!(
+            line("a\u{e0068}\u{e0069}b\u{ad}c\u{200b}d\u{feff}"),
+            "a\\u{e0068}\\u{e0069}b\\u{ad}c\\u{200b}d\\u{feff}"
+        );
+        // A family emoji is joined with U+200D: kept.
+        assert_eq!(
+            line("\u{1f468}\u{200d}\u{1f467}"),
+            "\u{1f468}\u{200d}\u{1f467}"
+        );
+    }
+
+    #[test]
+    fn results_keep_their_lines_unindented() {
+        assert_eq!(
+            text_lines("one\r\n\ttwo\rthree\x1b]0;x\x07\x08"),
+            "one\n\ttwo\\u{d}three\\u{1b}]0;x\\u{7}\\u{8}"
+        );
+    }
+
+    #[test]
+    fn json_stays_the_same_value_without_raw_controls() {
+        let value = serde_json::json!({
+            "text": "\x1b]0;x\x07 \u{9b}31m \u{202e}rtl \u{7f} \u{e0041} é ✓\n",
+        });
+        let text = serde_json::to_string(&value).unwrap();
+        let safe = json(&text);
+        assert!(safe.chars().all(|c| !is_unsafe(c)), "{safe}");
+        assert!(
+            safe.contains(r"\u009b31m \u202ertl \u007f \udb40\udc41 é ✓\n"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
     }
 
     #[test]

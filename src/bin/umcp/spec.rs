@@ -107,7 +107,11 @@ pub const FLAGS: &[Flag] = &[
         Some("NAME"),
         "use only this server of the configuration file",
     ),
-    flag("json", None, "print JSON for scripts"),
+    flag(
+        "json",
+        None,
+        "print JSON for scripts (text output shows a server's control characters escaped)",
+    ),
     flag(
         "timeout",
         Some("SECS"),
@@ -138,8 +142,16 @@ pub const FLAGS: &[Flag] = &[
     flag(
         "oauth-client-secret",
         Some("SECRET"),
-        "its secret (visible to local users; prefer --config)",
+        "its secret: ${VAR} from the environment (a literal is visible to local users)",
     ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "oauth-client-secret-file",
+            Some("FILE"),
+            "read the secret from FILE (default: $UMCP_OAUTH_CLIENT_SECRET, see ENVIRONMENT)",
+        )
+    },
     flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
     Flag {
         completes: Completes::File,
@@ -158,6 +170,11 @@ pub const FLAGS: &[Flag] = &[
         Some("SECS"),
         "watch: stop after this many seconds (default: until interrupted)",
     ),
+    flag("list", None, "trust: list the trusted files"),
+    Flag {
+        completes: Completes::File,
+        ..flag("revoke", Some("FILE"), "trust: no longer trust FILE")
+    },
     flag(
         "help",
         None,
@@ -276,6 +293,25 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "trust",
+        args: "[FILE]",
+        arity: (0, 1),
+        help: "let umcp use a project's configuration file (also --list, --revoke FILE)",
+        details: "A configuration file found in the working directory (./.mcp.json, \
+                  ./.vscode/mcp.json) came with the checkout, and its servers are commands run \
+                  as you: umcp uses it only once you trust it. umcp trust [FILE] (default: the \
+                  file umcp would find here) shows what the file runs and records its absolute \
+                  path and the SHA-256 of its content in your state directory (see \
+                  ENVIRONMENT), owner-only; once the file changes it must be trusted again. \
+                  Without trust, a run whose stdin and stderr are a terminal shows what would \
+                  start, secrets redacted, and asks (y trusts the file as umcp trust does; the \
+                  default is no); any other run starts nothing and exits with code 5. A file \
+                  named with --config, and your own files under your home directory, need no \
+                  trust. --list shows the trusted files and whether each is unchanged, changed \
+                  or missing; --revoke FILE no longer trusts FILE.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -309,14 +345,30 @@ pub const COMMANDS: &[Cmd] = &[
 pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
 
 /// Where the servers come from when none is given, in order, one place a line.
-pub const FILES: &str = "  ./.mcp.json                      (Claude Code, per project)
-  ./.vscode/mcp.json               (VS Code, per workspace)
+pub const FILES: &str =
+    "  ./.mcp.json                      (Claude Code, per project: once trusted, see trust)
+  ./.vscode/mcp.json               (VS Code, per workspace: once trusted, see trust)
   Claude Desktop                   (~/Library/Application Support/Claude/claude_desktop_config.json,
                                     %APPDATA%\\Claude\\claude_desktop_config.json,
                                     ~/.config/Claude/claude_desktop_config.json)
   ~/.cursor/mcp.json               (Cursor)
   VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
                                     %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
+
+/// The environment variables umcp reads for itself, each with what it is for (`${VAR}` in a
+/// configuration file, `--url`, `--header` and `--oauth-client-secret` reads any).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "UMCP_OAUTH_CLIENT_SECRET",
+        "the secret of --oauth-client-id, when neither --oauth-client-secret nor \
+         --oauth-client-secret-file gives one",
+    ),
+    (
+        "UMCP_STATE_DIR",
+        "the directory of umcp's record of the files you trust (default: \
+         $XDG_STATE_HOME/umcp, else ~/.local/state/umcp; %LOCALAPPDATA%\\umcp on Windows)",
+    ),
+];
 
 /// The exit codes and what each means.
 pub const EXIT_CODES: &[(u8, &str)] = &[
@@ -328,6 +380,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         "connection or authorization failure (a server lost during a request too)",
     ),
     (4, "the tool reported an error"),
+    (
+        5,
+        "the configuration file found in the working directory is not trusted (see trust)",
+    ),
     (
         130,
         "interrupted (Ctrl-C; 143 for SIGTERM, 129 for SIGHUP), once the servers are stopped",

@@ -149,7 +149,7 @@ impl Follower<'_> {
     /// are followed.
     fn line(&self, json: Value, text: String) -> String {
         match (self.json, self.name) {
-            (true, name) => with_server(json, name).to_string(),
+            (true, name) => shown::json(&with_server(json, name).to_string()),
             // A text line holds what the server sent (a URI, a reason): escaped.
             (false, Some(name)) => format!("{name}: {}", shown::line(&text)),
             (false, None) => shown::line(&text),
