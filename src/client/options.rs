@@ -1,7 +1,7 @@
 //! Client-wide options (per-request ones are in `request_options`).
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -12,8 +12,9 @@ use crate::types::{
     Implementation, ListRootsResult, ProgressNotificationParams, Root, ServerNotification,
 };
 
-// Where the rest of the client has always found it.
+// Where the rest of the client has always found them.
 pub(crate) use super::request_options::RequestOptions;
+pub(crate) use crate::sync::lock;
 
 pub(crate) type SamplingHandler = Arc<
     dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
@@ -360,12 +361,4 @@ impl fmt::Debug for Options {
             .field("roots", &self.roots.is_some())
             .finish_non_exhaustive()
     }
-}
-
-/// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure
-/// guarded this way stays consistent between statements.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

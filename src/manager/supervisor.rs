@@ -28,7 +28,6 @@ use super::tracked::Tracked;
 
 mod retry;
 
-pub(crate) use retry::deadline_after;
 use retry::Next;
 
 /// How often a connected server's client is checked for a closed connection.
