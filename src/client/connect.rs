@@ -8,9 +8,11 @@ use crate::error::{Error, Result, TimeoutKind};
 use crate::transport::Connect;
 
 use super::connect_cancel::Watch;
+use super::engine::{router, router_thread};
+use super::era::discover;
+use super::era::session::Shared;
 use super::options::{lock, Options};
-use super::session::Shared;
-use super::{discover, router, router_thread, Client, ProtocolMode};
+use super::{Client, ProtocolMode};
 
 impl Client {
     /// Connects with default [`Options`]: probes with `server/discover` and speaks the era the

@@ -15,7 +15,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use crate::error::{Error, Result};
 use crate::transport::Transport;
 
-use super::cancel::{Attached, CancelHandle};
+use super::engine::cancel::{Attached, CancelHandle};
 use super::options::{lock, Options};
 use super::Client;
 

@@ -10,7 +10,7 @@ use crate::types::{
     CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, ReadResourceResult,
 };
 
-use super::session::Shared;
+use super::era::session::Shared;
 use super::{Client, RequestOptions};
 
 mod lists;

@@ -10,51 +10,36 @@ use serde_json::Value;
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
-mod cache;
-mod cancel;
 mod connect;
 mod connect_cancel;
-mod discover;
 mod elicitation;
+mod engine;
 mod era;
-mod era_transport;
 mod errors;
-mod handover;
-mod late;
-mod lifecycle;
-mod listen;
-mod meta;
+mod follow;
 mod methods;
 mod modern;
-mod mrtr;
-mod notifications;
 mod one_shot;
 mod options;
-mod pending;
-pub(crate) mod queued;
-mod request_options;
 mod requests;
-mod router;
-mod router_thread;
 mod sampling;
-mod senders;
 mod server_requests;
-mod session;
 
-pub use cancel::CancelHandle;
 pub use elicitation::ElicitationModes;
-pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
-pub use late::LateResponse;
-pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
-pub use notifications::Notifications;
+pub use engine::cancel::CancelHandle;
+pub use engine::late::LateResponse;
+pub use engine::notifications::Notifications;
+pub(crate) use engine::queued;
+pub use engine::queued::NOTIFICATION_BYTES;
+pub use engine::request_options::RequestOptions;
+pub use era::state::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use follow::listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
-pub use queued::NOTIFICATION_BYTES;
-pub use request_options::RequestOptions;
 
+use era::session::Shared;
 use options::lock;
-use session::Shared;
 
 /// How long `close` waits for the router, handler and sending threads after the transport
 /// has closed; a thread still inside a user's handler is left to finish on its own.

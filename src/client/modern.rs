@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use crate::error::Result;
 
-use super::era::{Era, ProtocolMode};
-use super::session::CallSpec;
+use super::era::session::CallSpec;
+use super::era::state::{Era, ProtocolMode};
 use super::{Client, RequestOptions};
 
 impl Client {
@@ -81,7 +81,7 @@ impl Client {
             handshake: false,
         };
         match self.shared.era.modern_version() {
-            Some(_) => super::mrtr::call_once(&self.shared, &spec),
+            Some(_) => super::era::rounds::call_once(&self.shared, &spec),
             None => self.shared.call(spec)?.decode(method),
         }
     }

@@ -13,7 +13,7 @@ use crate::types::{
 };
 
 // Where the rest of the client has always found them.
-pub(crate) use super::request_options::RequestOptions;
+pub(crate) use super::engine::request_options::RequestOptions;
 pub(crate) use crate::sync::lock;
 
 pub(crate) type SamplingHandler = Arc<
@@ -68,13 +68,13 @@ pub struct Options {
     pub(crate) on_notification: Option<NotificationCallback>,
     pub(crate) experimental: Option<Map<String, Value>>,
     /// The protocol era settings; builders in `era.rs`.
-    pub(crate) era: super::era::EraOptions,
+    pub(crate) era: super::era::state::EraOptions,
     /// The response cache settings; builders in `cache.rs`.
-    pub(crate) cache: super::cache::CacheOptions,
+    pub(crate) cache: super::follow::cache::CacheOptions,
     /// The late-response handler; its builder is in `late.rs`.
-    pub(crate) late: super::late::LateOptions,
+    pub(crate) late: super::engine::late::LateOptions,
     /// Cancels a connect in progress; builder in `connect_cancel.rs`.
-    pub(crate) connect_cancel: Option<super::cancel::CancelHandle>,
+    pub(crate) connect_cancel: Option<super::engine::cancel::CancelHandle>,
 }
 
 impl Default for Options {
@@ -93,9 +93,9 @@ impl Default for Options {
             roots: None,
             on_notification: None,
             experimental: None,
-            era: super::era::EraOptions::default(),
-            cache: super::cache::CacheOptions::default(),
-            late: super::late::LateOptions::default(),
+            era: super::era::state::EraOptions::default(),
+            cache: super::follow::cache::CacheOptions::default(),
+            late: super::engine::late::LateOptions::default(),
             connect_cancel: None,
         }
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::types::Method;
 
-use super::session::CallSpec;
+use super::era::session::CallSpec;
 use super::{Client, RequestOptions};
 
 impl Client {

@@ -29,8 +29,8 @@ use serde_json::Value;
 
 use crate::jsonrpc::{ErrorCode, ErrorObject, InvalidRequest, Message, Request, Response};
 
+use super::era::session::Shared;
 use super::options::lock;
-use super::session::Shared;
 
 /// How long the reply to a server request may take to hand to the transport.
 const REPLY_DEADLINE: Duration = Duration::from_secs(10);

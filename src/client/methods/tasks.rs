@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::types::{CallToolResult, Tool};
 
+use super::super::era::session::Shared;
 use super::super::options::{lock, RequestOptions};
-use super::super::session::Shared;
 use super::super::Client;
 
 /// The most tool names remembered as needing a task, per connection.

@@ -1,0 +1,166 @@
+//! Responses that arrive after their request was given up (it timed out, or was cancelled),
+//! passed to an optional handler instead of being dropped.
+//!
+//! The handler runs on the router thread, like the notification callback, with panics caught;
+//! the thread that read the response only queues it. Which requests were given up is kept
+//! only while a handler is set, for the last [`ABANDONED_MAX`] of them: a response to an older
+//! one is dropped as before.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::error::Result;
+
+use super::super::era::session::Shared;
+use super::super::options::{lock, Options};
+use super::pending::Answer;
+
+/// How many given-up requests are remembered for their late responses.
+pub(crate) const ABANDONED_MAX: usize = 256;
+
+/// A response that arrived after its request was given up.
+///
+/// See the example on [`Options::with_late_response_handler`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct LateResponse {
+    /// The request's JSON-RPC id.
+    pub id: i64,
+    /// The request's method, such as `tools/call`.
+    pub method: String,
+    /// Why the request was given up: `timed out`, `cancelled by the client`, or `no response
+    /// can arrive` (an HTTP server accepted it without a response, with no stream open to
+    /// carry one).
+    pub reason: String,
+    /// The result as the server sent it, or its error.
+    pub result: Result<Value>,
+}
+
+pub(crate) type LateHandler = Arc<dyn Fn(LateResponse) + Send + Sync>;
+
+/// The late-response settings of [`Options`].
+#[derive(Clone, Default)]
+pub(crate) struct LateOptions {
+    handler: Option<LateHandler>,
+}
+
+impl Options {
+    /// Passes responses that arrive after their request timed out or was cancelled to
+    /// `handler`, instead of dropping them: a tool call that outlived its deadline may still
+    /// have done its work, and its result says what that was.
+    ///
+    /// The handler runs on the client's router thread, as the notification callback does,
+    /// so it should be quick; a panic in it is caught and logged. The last 256 requests given
+    /// up are remembered for their responses.
+    ///
+    /// ```
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default().with_late_response_handler(|late| {
+    ///     log::warn!("`{}` ({}) answered after all: {:?}", late.method, late.reason, late.result);
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn with_late_response_handler<F>(mut self, handler: F) -> Options
+    where
+        F: Fn(LateResponse) + Send + Sync + 'static,
+    {
+        self.late.handler = Some(Arc::new(handler));
+        self
+    }
+}
+
+/// The requests given up whose responses may still come, oldest first.
+pub(crate) struct Abandoned {
+    /// Only kept when there is a handler to tell.
+    enabled: bool,
+    entries: Mutex<VecDeque<(i64, String, String)>>,
+}
+
+impl Abandoned {
+    pub(crate) fn new(options: &Options) -> Abandoned {
+        Abandoned {
+            enabled: options.late.handler.is_some(),
+            entries: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Remembers that request `id` was given up, forgetting the oldest beyond the bound.
+    pub(crate) fn record(&self, id: i64, method: &str, reason: &str) {
+        if !self.enabled {
+            return;
+        }
+        let mut entries = lock(&self.entries);
+        if entries.len() >= ABANDONED_MAX {
+            entries.pop_front();
+        }
+        entries.push_back((id, method.to_owned(), reason.to_owned()));
+    }
+
+    /// The late response `result` to given-up request `id`, which is forgotten; `None` when
+    /// it was not given up (or too long ago, or there is no handler).
+    pub(crate) fn response(&self, id: i64, result: Result<Answer>) -> Option<LateResponse> {
+        let (method, reason) = self.take(id)?;
+        let result = result.and_then(|answer| answer.decode(&method));
+        Some(LateResponse {
+            id,
+            method,
+            reason,
+            result,
+        })
+    }
+
+    /// The method and reason of given-up request `id`, forgetting it.
+    fn take(&self, id: i64) -> Option<(String, String)> {
+        if !self.enabled {
+            return None;
+        }
+        let mut entries = lock(&self.entries);
+        let at = entries.iter().position(|(known, ..)| *known == id)?;
+        entries
+            .remove(at)
+            .map(|(_, method, reason)| (method, reason))
+    }
+}
+
+/// Calls the handler with `late`, on the router thread.
+pub(crate) fn deliver(shared: &Shared, late: LateResponse) {
+    let Some(handler) = shared.options.late.handler.clone() else {
+        return;
+    };
+    let (id, method) = (late.id, late.method.clone());
+    let call = std::panic::AssertUnwindSafe(|| handler(late));
+    if std::panic::catch_unwind(call).is_err() {
+        log::error!("the late-response handler panicked on request {id} `{method}`; carrying on");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembers_the_last_given_up_requests_only_with_a_handler() {
+        let without = Abandoned::new(&Options::default());
+        without.record(1, "tools/call", "timed out");
+        assert_eq!(without.take(1), None);
+
+        let with = Abandoned::new(&Options::default().with_late_response_handler(|_| {}));
+        for id in 0..=ABANDONED_MAX as i64 {
+            with.record(id, "tools/call", "timed out");
+        }
+        assert_eq!(
+            with.take(0),
+            None,
+            "the oldest is forgotten beyond the bound"
+        );
+        let last = ABANDONED_MAX as i64;
+        assert_eq!(
+            with.take(last),
+            Some(("tools/call".into(), "timed out".into()))
+        );
+        assert_eq!(with.take(last), None, "taken once");
+    }
+}
