@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TimeoutKind};
+use crate::sync::lock;
 use crate::transport::Connect;
 
 use super::connect_cancel::Watch;
 use super::engine::{router, router_thread};
 use super::era::discover;
 use super::era::session::Shared;
-use super::options::{lock, Options};
+use super::options::Options;
 use super::{Client, ProtocolMode};
 
 impl Client {
@@ -86,7 +87,7 @@ impl Client {
         watch: &Watch,
     ) -> Result<Client> {
         let started = Instant::now();
-        let mut deadline = crate::transport::deadline_after(started, options.init_timeout);
+        let mut deadline = crate::sync::deadline_after(started, options.era.init_timeout);
         // The error that sent us to a fallback: when the fallback is refused just as plainly,
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
         let mut first: Option<Error> = None;

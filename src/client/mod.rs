@@ -38,8 +38,8 @@ pub use follow::listen::{FreshTools, Subscription, SubscriptionEnd, Subscription
 pub use one_shot::one_shot;
 pub use options::Options;
 
+use crate::sync::lock;
 use era::session::Shared;
-use options::lock;
 
 /// How long `close` waits for the router, handler and sending threads after the transport
 /// has closed; a thread still inside a user's handler is left to finish on its own.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::error::{Error, Unsupported};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 
-use super::options::Options;
+use super::server_requests::Handlers;
 
 mod balance;
 
@@ -17,42 +17,12 @@ pub(crate) use balance::{refuse_unbalanced_tools, refuse_unbalanced_tools_input}
 const UNDECLARED: &str = "the client did not declare the sampling.tools capability, so it takes \
                           no sampling request with `tools` or `toolChoice`";
 
-impl Options {
-    /// Whether the sampling handler takes tool-enabled requests (default `false`): with
-    /// `true`, and a handler set, the `sampling` capability declares `tools`, and the handler
-    /// receives the `tools` and `toolChoice` of protocol 2025-11-25 and later.
-    ///
-    /// A client MUST declare `sampling.tools` to receive such requests. Without it, a
-    /// `sampling/createMessage` carrying either field is answered with a `-32602` error (in a
-    /// stateless input round, the call fails with [`Error::Unsupported`]), and the handler is
-    /// not called.
-    ///
-    /// ```
-    /// use umcp::types::{ContentBlock, CreateMessageResult};
-    /// use umcp::Options;
-    ///
-    /// let options = Options::default()
-    ///     .with_sampling_handler(|request| {
-    ///         let tools = request.tools.as_ref().and_then(|t| t.as_array());
-    ///         let offered = tools.map_or(0, Vec::len);
-    ///         let answer = ContentBlock::text(format!("{offered} tools offered; none used"));
-    ///         Ok(CreateMessageResult::new("my-model", answer).with_stop_reason("endTurn"))
-    ///     })
-    ///     .with_sampling_tools(true);
-    /// # let _ = options;
-    /// ```
-    pub fn with_sampling_tools(mut self, enabled: bool) -> Options {
-        self.sampling_tools = enabled;
-        self
-    }
-}
-
 /// Refuses the params of a `sampling/createMessage` that use tools when the client did not
 /// declare `sampling.tools`: servers must not send such a request, and the handler was not
 /// written for one. Invalid params is the error the spec uses for sampling requests that
 /// break its tool rules.
 pub(crate) fn refuse_undeclared_tools(
-    options: &Options,
+    options: &Handlers,
     params: Option<&Value>,
 ) -> Result<(), ErrorObject> {
     if options.sampling_tools || !uses_tools(params) {
@@ -66,7 +36,7 @@ pub(crate) fn refuse_undeclared_tools(
 /// no request to answer with an error: the call fails instead. A client without a sampling
 /// handler is left to say that.
 pub(crate) fn refuse_undeclared_tools_input(
-    options: &Options,
+    options: &Handlers,
     method: &str,
     params: &Value,
 ) -> crate::Result<()> {
@@ -95,6 +65,7 @@ fn uses_tools(params: Option<&Value>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Options;
     use serde_json::json;
 
     #[test]
@@ -105,22 +76,29 @@ mod tests {
         let choice = json!({"messages": [], "maxTokens": 1, "toolChoice": {"mode": "auto"}});
         let none = json!({"messages": [], "maxTokens": 1, "tools": null});
         for params in [&tools, &choice] {
-            let refused = refuse_undeclared_tools(&plain, Some(params)).unwrap_err();
+            let refused = refuse_undeclared_tools(&plain.handlers, Some(params)).unwrap_err();
             assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
             assert!(refused.message.contains("sampling.tools"));
-            assert!(refuse_undeclared_tools(&declared, Some(params)).is_ok());
+            assert!(refuse_undeclared_tools(&declared.handlers, Some(params)).is_ok());
         }
-        assert!(refuse_undeclared_tools(&plain, Some(&none)).is_ok());
-        assert!(refuse_undeclared_tools(&plain, None).is_ok());
+        assert!(refuse_undeclared_tools(&plain.handlers, Some(&none)).is_ok());
+        assert!(refuse_undeclared_tools(&plain.handlers, None).is_ok());
         // Input rounds: other methods, and a client without a handler, are not its business.
-        assert!(refuse_undeclared_tools_input(&plain, "roots/list", &tools).is_ok());
-        assert!(refuse_undeclared_tools_input(&plain, "sampling/createMessage", &tools).is_ok());
+        assert!(refuse_undeclared_tools_input(&plain.handlers, "roots/list", &tools).is_ok());
+        assert!(
+            refuse_undeclared_tools_input(&plain.handlers, "sampling/createMessage", &tools)
+                .is_ok()
+        );
         let handler = plain.with_sampling_handler(|_| Err(ErrorObject::new(ErrorCode(-1), "no")));
-        let refused = refuse_undeclared_tools_input(&handler, "sampling/createMessage", &tools);
+        let refused =
+            refuse_undeclared_tools_input(&handler.handlers, "sampling/createMessage", &tools);
         assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
         let plain_input = json!({"messages": [], "maxTokens": 1});
-        assert!(
-            refuse_undeclared_tools_input(&handler, "sampling/createMessage", &plain_input).is_ok()
-        );
+        assert!(refuse_undeclared_tools_input(
+            &handler.handlers,
+            "sampling/createMessage",
+            &plain_input
+        )
+        .is_ok());
     }
 }

@@ -28,9 +28,34 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::jsonrpc::{ErrorCode, ErrorObject, InvalidRequest, Message, Request, Response};
+use crate::sync::lock;
+use crate::types::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ListRootsResult,
+};
+
+use super::elicitation::ElicitationModes;
 
 use super::era::session::Shared;
-use super::options::lock;
+
+pub(crate) type SamplingHandler = Arc<
+    dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
+>;
+pub(crate) type ElicitationHandler =
+    Arc<dyn Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync>;
+pub(crate) type RootsHandler = Arc<dyn Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync>;
+
+/// The client's handlers for the server's requests, and what they declare.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) roots: Option<RootsHandler>,
+    pub(crate) sampling: Option<SamplingHandler>,
+    /// Whether `sampling.tools` is declared.
+    pub(crate) sampling_tools: bool,
+    pub(crate) elicitation: Option<ElicitationHandler>,
+    /// The modes declared with the elicitation handler.
+    pub(crate) elicitation_modes: ElicitationModes,
+}
 
 /// How long the reply to a server request may take to hand to the transport.
 const REPLY_DEADLINE: Duration = Duration::from_secs(10);
@@ -258,7 +283,7 @@ fn respond(shared: &Shared, request: Request) -> Option<Response> {
 }
 
 fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
-    let options = &shared.options;
+    let options = &shared.options.handlers;
     match request.method.as_str() {
         "ping" => Ok(Value::Object(Default::default())),
         "roots/list" => match &options.roots {

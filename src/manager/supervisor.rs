@@ -286,7 +286,7 @@ impl Supervisor {
 
     fn client_options(&self) -> Options {
         let base = &self.options.client;
-        let user = base.on_notification.clone();
+        let user = base.engine.on_notification.clone();
         let notes = self.hub.notes();
         let server = self.slot.name().to_owned();
         let protocol = self.slot.config.protocol.clone();
@@ -310,7 +310,7 @@ impl Supervisor {
                 self.slot
                     .config
                     .request_timeout
-                    .unwrap_or(base.request_timeout),
+                    .unwrap_or(base.request_timeout()),
             )
             // Notifications are read from the manager's queue; the client's own stays small.
             .with_notification_capacity(1)

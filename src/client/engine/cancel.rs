@@ -3,7 +3,8 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::super::options::lock;
+use crate::sync::lock;
+
 use super::pending::{Reply, Slot};
 
 /// Cancels a request from another thread.

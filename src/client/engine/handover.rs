@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::jsonrpc::{Message, Notification};
 
-use super::super::options::lock;
+use crate::sync::lock;
 
 /// Where a request handed to a sending thread stands.
 pub(crate) struct Handover(Mutex<Stage>);

@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::sync::lock;
 
 use super::super::era::session::Shared;
-use super::super::options::{lock, Options};
 use super::pending::Answer;
 
 /// How many given-up requests are remembered for their late responses.
@@ -22,7 +22,8 @@ pub(crate) const ABANDONED_MAX: usize = 256;
 
 /// A response that arrived after its request was given up.
 ///
-/// See the example on [`Options::with_late_response_handler`].
+/// See the example on
+/// [`Options::with_late_response_handler`](crate::Options::with_late_response_handler).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct LateResponse {
@@ -38,39 +39,8 @@ pub struct LateResponse {
     pub result: Result<Value>,
 }
 
+/// Takes the responses that came after their request was given up.
 pub(crate) type LateHandler = Arc<dyn Fn(LateResponse) + Send + Sync>;
-
-/// The late-response settings of [`Options`].
-#[derive(Clone, Default)]
-pub(crate) struct LateOptions {
-    handler: Option<LateHandler>,
-}
-
-impl Options {
-    /// Passes responses that arrive after their request timed out or was cancelled to
-    /// `handler`, instead of dropping them: a tool call that outlived its deadline may still
-    /// have done its work, and its result says what that was.
-    ///
-    /// The handler runs on the client's router thread, as the notification callback does,
-    /// so it should be quick; a panic in it is caught and logged. The last 256 requests given
-    /// up are remembered for their responses.
-    ///
-    /// ```
-    /// use umcp::Options;
-    ///
-    /// let options = Options::default().with_late_response_handler(|late| {
-    ///     log::warn!("`{}` ({}) answered after all: {:?}", late.method, late.reason, late.result);
-    /// });
-    /// # let _ = options;
-    /// ```
-    pub fn with_late_response_handler<F>(mut self, handler: F) -> Options
-    where
-        F: Fn(LateResponse) + Send + Sync + 'static,
-    {
-        self.late.handler = Some(Arc::new(handler));
-        self
-    }
-}
 
 /// The requests given up whose responses may still come, oldest first.
 pub(crate) struct Abandoned {
@@ -80,9 +50,10 @@ pub(crate) struct Abandoned {
 }
 
 impl Abandoned {
-    pub(crate) fn new(options: &Options) -> Abandoned {
+    /// Remembers given-up requests only when `enabled` (a handler is set).
+    pub(crate) fn new(enabled: bool) -> Abandoned {
         Abandoned {
-            enabled: options.late.handler.is_some(),
+            enabled,
             entries: Mutex::new(VecDeque::new()),
         }
     }
@@ -127,7 +98,7 @@ impl Abandoned {
 
 /// Calls the handler with `late`, on the router thread.
 pub(crate) fn deliver(shared: &Shared, late: LateResponse) {
-    let Some(handler) = shared.options.late.handler.clone() else {
+    let Some(handler) = shared.options.engine.on_late_response.clone() else {
         return;
     };
     let (id, method) = (late.id, late.method.clone());
@@ -143,11 +114,11 @@ mod tests {
 
     #[test]
     fn remembers_the_last_given_up_requests_only_with_a_handler() {
-        let without = Abandoned::new(&Options::default());
+        let without = Abandoned::new(false);
         without.record(1, "tools/call", "timed out");
         assert_eq!(without.take(1), None);
 
-        let with = Abandoned::new(&Options::default().with_late_response_handler(|_| {}));
+        let with = Abandoned::new(true);
         for id in 0..=ABANDONED_MAX as i64 {
             with.record(id, "tools/call", "timed out");
         }

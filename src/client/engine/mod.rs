@@ -10,3 +10,4 @@ pub(crate) mod request_options;
 pub(crate) mod router;
 pub(crate) mod router_thread;
 pub(crate) mod senders;
+pub(crate) mod settings;

@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::error::{Closed, Error, Result};
 use crate::types::ProgressNotificationParams;
 
-use super::super::options::lock;
+use crate::sync::lock;
 
 /// A response's result, as the text the transport read: decoded once, by the caller, into the
 /// type it wants. A result that reached the client as a [`Value`] (a batch, say) is written

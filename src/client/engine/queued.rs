@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::super::options::lock;
+use crate::sync::lock;
 
 use crate::types::ServerNotification;
 

@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 
 use crate::types::ProgressNotificationParams;
 
-use super::super::options::ProgressCallback;
 use super::cancel::CancelHandle;
+
+/// Calls the caller back with each progress notification of its request, on its own thread.
+pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 
 /// Options of one request: timeouts, progress and cancellation.
 ///
@@ -101,6 +103,15 @@ impl RequestOptions {
     /// See the example on [`RequestOptions`].
     pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Skips the cache for this request: it goes to the server, and a cacheable result
+    /// replaces the cached one.
+    ///
+    /// See the example on [`Options::with_response_cache`](crate::Options::with_response_cache).
+    pub fn with_no_cache(mut self) -> RequestOptions {
+        self.no_cache = true;
         self
     }
 }

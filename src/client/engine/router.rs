@@ -29,12 +29,14 @@ use serde_json::value::RawValue;
 use crate::error::{Closed, Error};
 use crate::jsonrpc::decode_value;
 use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, Response};
+use crate::sync::lock;
 use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
 
-use super::super::options::{lock, NotificationCallback, Options};
+use super::super::options::Options;
 use super::pending::{Answer, Pending, Reply};
 use super::queued::Lossy;
+use super::settings::NotificationCallback;
 
 mod closing;
 
@@ -104,12 +106,12 @@ impl Core {
         let (stop_tx, stop) = crossbeam_channel::bounded(1);
         let core = Core {
             pending: Mutex::new(Pending::default()),
-            notes: Lossy::new(options.notification_capacity),
+            notes: Lossy::new(options.engine.notification_capacity),
             dropped: AtomicU64::new(0),
             stalled: AtomicBool::new(false),
             received: AtomicU64::new(0),
-            has_callback: options.on_notification.is_some(),
-            callback: Mutex::new(options.on_notification.clone()),
+            has_callback: options.engine.on_notification.is_some(),
+            callback: Mutex::new(options.engine.on_notification.clone()),
             work_tx,
             stop_tx,
             closing: AtomicBool::new(false),
@@ -117,7 +119,7 @@ impl Core {
             server_requests: Mutex::new(HashMap::new()),
             listens: Arc::default(),
             cache: Arc::default(),
-            abandoned: super::late::Abandoned::new(options),
+            abandoned: super::late::Abandoned::new(options.engine.on_late_response.is_some()),
         };
         (Arc::new(core), RouterChannels { work, stop })
     }

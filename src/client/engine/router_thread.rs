@@ -7,10 +7,10 @@ use std::sync::{Arc, Weak};
 
 use crossbeam_channel::{select, Sender};
 
+use crate::sync::lock;
 use crate::types::ServerNotification;
 
 use super::super::era::session::Shared;
-use super::super::options::lock;
 use super::super::server_requests;
 use super::super::server_requests::Pool;
 use super::router::{RouterChannels, Work};
@@ -28,7 +28,7 @@ pub(crate) fn spawn(
 ) -> std::io::Result<()> {
     let weak = Arc::downgrade(shared);
     let core = Arc::clone(&shared.core);
-    let pool = Pool::new(shared.options.handler_threads, done.clone());
+    let pool = Pool::new(shared.options.engine.handler_threads, done.clone());
     let handle = std::thread::Builder::new()
         .name("umcp-router".into())
         .spawn(move || {

@@ -20,11 +20,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use crate::jsonrpc::Message;
-use crate::transport::{deadline_after, written, Transport};
+use crate::sync::deadline_after;
+use crate::sync::lock;
+use crate::transport::{written, Transport};
 
 use super::super::follow::listen::open::listen_sent;
 use super::super::follow::listen::state::Sub;
-use super::super::options::lock;
 use super::handover::{cancellation, Handover};
 use super::pending::{Reply, Slot};
 

@@ -21,7 +21,7 @@ use crate::types::{
     MODERN_PROTOCOL_VERSIONS,
 };
 
-use super::super::options::RequestOptions;
+use super::super::engine::request_options::RequestOptions;
 use super::lifecycle::{initialize, left};
 use super::session::{CallSpec, Shared};
 use super::state::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Closed, Error, Result, Unsupported};
+use crate::sync::lock;
 use crate::transport::SessionEvent;
 use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 
-use super::super::options::{lock, RequestOptions};
+use super::super::engine::request_options::RequestOptions;
 use super::session::{CallSpec, Shared};
 
 /// Runs `initialize`, checks the answered version, sends `notifications/initialized` and
@@ -137,7 +138,7 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
         return Ok(());
     }
     shared.transport.session_event(SessionEvent::Reset);
-    let deadline = crate::transport::deadline_after(Instant::now(), shared.options.init_timeout);
+    let deadline = crate::sync::deadline_after(Instant::now(), shared.options.era.init_timeout);
     *lock(&shared.handshake_deadline) = deadline;
     initialize(shared)?;
     // What the old session's notifications would have said since it ended is lost.
@@ -173,7 +174,7 @@ fn initialize_params(shared: &Shared, version: &str) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": capabilities,
-        "clientInfo": options.client_info,
+        "clientInfo": options.era.client_info,
     })
 }
 

@@ -16,7 +16,8 @@ use super::state::Era;
 /// ([`Era::Legacy`]) and in every stateless request's `_meta` ([`Era::Modern`]).
 pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
     let mut capabilities = Map::new();
-    if options.roots.is_some() {
+    let handlers = &options.handlers;
+    if handlers.roots.is_some() {
         // The stateless era removed `notifications/roots/list_changed`, and with it the flag.
         let roots = match era {
             Era::Legacy => json!({ "listChanged": true }),
@@ -24,18 +25,18 @@ pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
         };
         capabilities.insert("roots".into(), roots);
     }
-    if options.sampling.is_some() {
-        let sampling = if options.sampling_tools {
+    if handlers.sampling.is_some() {
+        let sampling = if handlers.sampling_tools {
             json!({ "tools": {} })
         } else {
             json!({})
         };
         capabilities.insert("sampling".into(), sampling);
     }
-    if options.elicitation.is_some() {
+    if handlers.elicitation.is_some() {
         // The same object in every version: those before 2025-11-25 know no modes and read
         // any `elicitation` as form mode.
-        let modes = options.elicitation_modes.capability();
+        let modes = handlers.elicitation_modes.capability();
         capabilities.insert("elicitation".into(), modes);
     }
     if let Some(experimental) = &options.experimental {
@@ -92,7 +93,7 @@ impl Identity {
     pub(crate) fn new(options: &Options) -> Identity {
         Identity {
             capabilities: client_capabilities(options, Era::Modern),
-            client_info: serde_json::to_value(&options.client_info).unwrap_or(Value::Null),
+            client_info: serde_json::to_value(&options.era.client_info).unwrap_or(Value::Null),
         }
     }
 }

@@ -13,10 +13,11 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, Unsupported};
 use crate::jsonrpc::ErrorCode;
+use crate::sync::lock;
 use crate::types::{InputRequiredResult, ResultType};
 
 use super::super::engine::pending::Answer;
-use super::super::options::{lock, RequestOptions};
+use super::super::engine::request_options::RequestOptions;
 use super::discover::modern_error;
 use super::session::{CallSpec, Shared};
 
@@ -216,7 +217,7 @@ fn fulfil<'a>(
             .and_then(Value::as_str)
             .unwrap_or_default();
         let params = request.get("params").cloned().unwrap_or(Value::Null);
-        let options = &shared.options;
+        let options = &shared.options.handlers;
         super::super::sampling::refuse_undeclared_tools_input(options, method, &params)?;
         super::super::sampling::refuse_unbalanced_tools_input(method, &params)?;
         super::super::elicitation::refuse_undeclared_mode_input(options, method, &params)?;

@@ -1,7 +1,8 @@
 //! One connection's request engine: ids, deadlines, progress, cancel, and the one function
 //! through which every request is built and sent ([`Shared::call`]).
 //!
-//! A call registers its id with the calling thread's reusable [`Slot`](crate::client::engine::pending::Slot)
+//! A call registers its id with the calling thread's reusable
+//! [`Slot`](crate::client::engine::pending::Slot)
 //! in the pending table, sends on its own thread, then parks on the slot until the
 //! transport's reading thread puts the outcome there: one hand-off per response, no channel
 //! per call, no thread per call.
@@ -15,14 +16,17 @@ use serde_json::Value;
 
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Notification, Request, RequestId};
-use crate::transport::{deadline_after as far, Transport};
+use crate::sync::deadline_after as far;
+use crate::sync::lock;
+use crate::transport::Transport;
 use crate::types::InitializeResult;
 
 use super::super::engine::handover::Handover;
 use super::super::engine::pending::{Answer, Reply, SlotGuard, LONE_CALLER_YIELDS};
+use super::super::engine::request_options::RequestOptions;
 use super::super::engine::router::Core;
 use super::super::engine::senders::{Job, Report, Senders};
-use super::super::options::{lock, Options, RequestOptions};
+use super::super::options::Options;
 
 mod abandon;
 
@@ -79,7 +83,7 @@ impl Shared {
             Arc::clone(&era),
         ));
         let (listens, cache) = (Arc::clone(&core.listens), Arc::clone(&core.cache));
-        let handshake_deadline = Mutex::new(far(Instant::now(), options.init_timeout));
+        let handshake_deadline = Mutex::new(far(Instant::now(), options.era.init_timeout));
         Shared {
             senders: Senders::new(Arc::clone(&transport), done),
             transport,
@@ -152,7 +156,7 @@ impl Shared {
         };
         match self.exchange(&call, &mut message) {
             Err(Error::SessionExpired)
-                if !call.handshake && self.options.reinitialize_on_expiry =>
+                if !call.handshake && self.options.era.reinitialize_on_expiry =>
             {
                 log::debug!("session expired during `{}`; re-initializing", call.method);
                 super::lifecycle::reinitialize(self, generation)?;
@@ -180,9 +184,9 @@ impl Shared {
     /// Registers, sends and waits for one request; `message` gets a fresh id each time.
     fn exchange(&self, call: &Call<'_>, message: &mut Message) -> Result<Answer> {
         let opts = call.options;
-        let timeout = opts.timeout.unwrap_or(self.options.request_timeout);
+        let timeout = opts.timeout.unwrap_or(self.options.engine.request_timeout);
         let started = Instant::now();
-        let max_total = opts.max_total(self.options.request_timeout);
+        let max_total = opts.max_total(self.options.engine.request_timeout);
         let total_deadline = max_total.and_then(|max| started.checked_add(max));
         // A request given no time at all is not sent: the server would only do work nobody
         // waits for, and be told to drop it straight after.
@@ -352,7 +356,10 @@ impl Shared {
         }
         let deadline = far(
             Instant::now(),
-            self.options.request_timeout.min(Duration::from_secs(10)),
+            self.options
+                .engine
+                .request_timeout
+                .min(Duration::from_secs(10)),
         );
         let message = Message::Notification(Notification::new(method, params));
         self.transport.send(&message, deadline)

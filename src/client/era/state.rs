@@ -12,7 +12,8 @@
 //! [`EraTransport`](super::transport), the wrapper every message passes on its way out,
 //! which adds `_meta` and the HTTP routing headers; [`rounds`](super::rounds) is the request path
 //! of the era (`resultType`, input rounds, re-issue, header mismatch), below every public
-//! method. `subscriptions/listen` lives in [`listen`](crate::client::follow::listen): a long-lived request
+//! method. `subscriptions/listen` lives in [`listen`](crate::client::follow::listen): a long-lived
+//! request
 //! sent through the same wrapper; over Streamable HTTP its notifications arrive on that
 //! request's own response stream, and the router hands every notification whose `_meta`
 //! carries [`META_SUBSCRIPTION_ID`](crate::types::META_SUBSCRIPTION_ID) to the subscription
@@ -24,9 +25,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
-use crate::types::{LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
+use crate::sync::lock;
+use crate::types::{Implementation, LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
-use super::super::options::{lock, Options};
+use super::super::options::Options;
 use super::meta::{HeaderParam, Identity};
 
 /// Default time a server has to answer the `server/discover` probe before it counts as a
@@ -119,13 +121,19 @@ impl Era {
     }
 }
 
-/// The era settings of [`Options`] (one field there, set through the builders below).
+/// The settings the eras read, set through the builders of [`Options`].
 #[derive(Debug, Clone)]
 pub(crate) struct EraOptions {
     pub(crate) mode: ProtocolMode,
     pub(crate) probe_timeout: Duration,
     pub(crate) max_input_rounds: u32,
     pub(crate) log_level: Option<LoggingLevel>,
+    /// The name and version sent as `clientInfo`.
+    pub(crate) client_info: Implementation,
+    /// How long connecting may take in all, and `initialize` after a session expired.
+    pub(crate) init_timeout: Duration,
+    /// Whether an expired session is started again and the request retried once.
+    pub(crate) reinitialize_on_expiry: bool,
 }
 
 impl Default for EraOptions {
@@ -135,78 +143,10 @@ impl Default for EraOptions {
             probe_timeout: DEFAULT_PROBE_TIMEOUT,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             log_level: None,
+            client_info: Implementation::new("umcp", env!("CARGO_PKG_VERSION")),
+            init_timeout: Duration::from_secs(30),
+            reinitialize_on_expiry: true,
         }
-    }
-}
-
-impl Options {
-    /// How the protocol era is chosen at connect time (default [`ProtocolMode::Auto`]).
-    ///
-    /// Pass a verdict saved from [`Client::verdict`](crate::Client::verdict) to skip the
-    /// probe for a server already known.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use umcp::types::LoggingLevel;
-    /// use umcp::{Options, ProtocolMode};
-    ///
-    /// // The default probes with `server/discover` and falls back to `initialize`.
-    /// assert_eq!(*Options::default().protocol_mode(), ProtocolMode::Auto);
-    /// let handshake_only = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    /// let stateless_only = Options::default()
-    ///     .with_protocol_mode(ProtocolMode::modern())
-    ///     .with_max_input_rounds(4)
-    ///     .with_log_level(LoggingLevel::Warning);
-    /// let quick_probe = Options::default().with_probe_timeout(Duration::from_secs(2));
-    /// assert_eq!(ProtocolMode::parse("legacy"), Some(ProtocolMode::Legacy));
-    /// # let _ = (handshake_only, stateless_only, quick_probe);
-    /// ```
-    pub fn with_protocol_mode(mut self, mode: ProtocolMode) -> Options {
-        self.era.mode = mode;
-        self
-    }
-
-    /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
-    /// before the server counts as legacy (default 10 s, and never more than half of the init
-    /// timeout, which bounds the whole connect, so that `initialize` has time after a silent
-    /// probe). The clock starts once the server is started. A server slower to start than
-    /// this still connects in its era: `initialize` follows, and a server that then exits is
-    /// started again for `initialize` alone, and one that refuses it is asked
-    /// `server/discover` again.
-    ///
-    /// See the example on [`Options::with_protocol_mode`].
-    pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {
-        self.era.probe_timeout = timeout;
-        self
-    }
-
-    /// How many times one stateless request may come back asking for input before it fails
-    /// (default 8). Whatever the number, the request's timeout spans all its rounds and the
-    /// handlers that answer them (restarted by each round when it resets on progress).
-    ///
-    /// See the example on [`Options::with_protocol_mode`].
-    pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
-        self.era.max_input_rounds = rounds;
-        self
-    }
-
-    /// The server's log messages to ask for, from `level` up, in either era: sent in every
-    /// stateless request's `_meta` (the stateless era has no `logging/setLevel`), and with
-    /// `logging/setLevel` at the start of every handshake-era session whose server offers
-    /// logging. Unset by default: servers then choose, and stateless ones send none.
-    /// [`Client::set_logging_level`](crate::Client::set_logging_level) changes it later.
-    ///
-    /// See the example on [`Options::with_protocol_mode`].
-    pub fn with_log_level(mut self, level: LoggingLevel) -> Options {
-        self.era.log_level = Some(level);
-        self
-    }
-
-    /// The configured protocol mode.
-    ///
-    /// See the example on [`Options::with_protocol_mode`].
-    pub fn protocol_mode(&self) -> &ProtocolMode {
-        &self.era.mode
     }
 }
 

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::jsonrpc::{Message, Request, RequestId};
+use crate::sync::lock;
 use crate::transport::{SessionEvent, Transport};
 
-use super::super::options::lock;
 use super::meta;
 use super::state::EraState;
 

@@ -11,7 +11,8 @@
 //! The cache belongs to one connection, whose credentials are those of its one transport, so
 //! a `private` entry never reaches another authorisation context: it is never shared at all
 //! (and no token is ever part of a key). Handshake-era servers send no hints; their results
-//! are cached only with [`Options::with_cache_ttl_without_hints`].
+//! are cached only with
+//! [`Options::with_cache_ttl_without_hints`](crate::Options::with_cache_ttl_without_hints).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,10 +22,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::sync::lock;
 
 use super::super::engine::pending::Answer;
 use super::super::era::session::{CallSpec, Shared};
-use super::super::options::{lock, Options, RequestOptions};
 use super::super::Era;
 
 /// The methods whose results carry caching hints.
@@ -41,11 +42,11 @@ const CACHEABLE_METHODS: [&str; 6] = [
 /// closest to expiring.
 const CAPACITY: usize = 256;
 
-/// The client-wide cache settings (builders on [`Options`]).
+/// The client-wide cache settings (builders on [`Options`](crate::Options)).
 #[derive(Debug, Clone)]
 pub(crate) struct CacheOptions {
-    enabled: bool,
-    ttl_without_hints: Option<Duration>,
+    pub(crate) enabled: bool,
+    pub(crate) ttl_without_hints: Option<Duration>,
 }
 
 impl Default for CacheOptions {
@@ -54,47 +55,6 @@ impl Default for CacheOptions {
             enabled: true,
             ttl_without_hints: None,
         }
-    }
-}
-
-impl Options {
-    /// Whether results with caching hints are cached at all (default on).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use umcp::{Options, RequestOptions};
-    ///
-    /// let options = Options::default()
-    ///     .with_response_cache(true)
-    ///     // Lists from servers that give no cache hints are kept this long:
-    ///     .with_cache_ttl_without_hints(Duration::from_secs(30));
-    /// // One request that must see the server's current answer:
-    /// let fresh = RequestOptions::default().with_no_cache();
-    /// # let _ = (options, fresh);
-    /// ```
-    pub fn with_response_cache(mut self, enabled: bool) -> Options {
-        self.cache.enabled = enabled;
-        self
-    }
-
-    /// Caches results that carry no hints (handshake-era servers) for `ttl`; by default
-    /// they are not cached.
-    ///
-    /// See the example on [`Options::with_response_cache`].
-    pub fn with_cache_ttl_without_hints(mut self, ttl: Duration) -> Options {
-        self.cache.ttl_without_hints = Some(ttl);
-        self
-    }
-}
-
-impl RequestOptions {
-    /// Skips the cache for this request: it goes to the server, and a cacheable result
-    /// replaces the cached one.
-    ///
-    /// See the example on [`Options::with_response_cache`].
-    pub fn with_no_cache(mut self) -> RequestOptions {
-        self.no_cache = true;
-        self
     }
 }
 
@@ -113,7 +73,9 @@ pub(crate) struct Cache {
 }
 
 /// Whether a handshake-era call of `method` goes through the cache: only when the user asked
-/// to cache without hints ([`Options::with_cache_ttl_without_hints`]), since those servers
+/// to cache without hints
+/// ([`Options::with_cache_ttl_without_hints`](crate::Options::with_cache_ttl_without_hints)), since
+/// those servers
 /// send none.
 pub(crate) fn wanted_in_legacy(shared: &Shared, method: &str) -> bool {
     let cache = &shared.options.cache;

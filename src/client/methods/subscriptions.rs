@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use crate::error::Result;
+use crate::sync::lock;
 
-use super::super::options::lock;
 use super::super::{Client, RequestOptions};
 
 impl Client {
@@ -32,7 +32,8 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`](crate::Error::Unsupported) unless the server advertises `resources.subscribe`.
+    /// [`Error::Unsupported`](crate::Error::Unsupported) unless the server advertises
+    /// `resources.subscribe`.
     pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
         self.subscribe_resource_with(uri, &RequestOptions::default())
     }

@@ -14,10 +14,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+use crate::sync::lock;
 use crate::types::{CallToolResult, Tool};
 
+use super::super::engine::request_options::RequestOptions;
 use super::super::era::session::Shared;
-use super::super::options::{lock, RequestOptions};
 use super::super::Client;
 
 /// The most tool names remembered as needing a task, per connection.

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use crate::error::{Closed, Error};
+use crate::sync::lock;
 
-use super::super::super::options::lock;
 use super::super::pending::{Reply, Slot};
 use super::Core;
 

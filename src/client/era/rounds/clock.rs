@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TimeoutKind};
 
-use super::super::super::options::RequestOptions;
+use super::super::super::engine::request_options::RequestOptions;
 use super::super::session::{CallSpec, Shared};
 
 /// A span long enough to stand for "no limit" without overflowing the clock.
@@ -36,11 +36,11 @@ impl<'a> Clock<'a> {
         let timeout = spec
             .options
             .timeout
-            .unwrap_or(shared.options.request_timeout);
+            .unwrap_or(shared.options.engine.request_timeout);
         // A total too large for the clock is no limit at all.
         let total = spec
             .options
-            .max_total(shared.options.request_timeout)
+            .max_total(shared.options.engine.request_timeout)
             .and_then(|max| started.checked_add(max));
         let mut clock = Clock {
             spec,

@@ -11,10 +11,11 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::jsonrpc::decode_value;
+use crate::sync::lock;
 use crate::types::{Implementation, ResultType, META_SERVER_INFO};
 
 use super::super::super::engine::pending::Answer;
-use super::super::super::options::{lock, RequestOptions};
+use super::super::super::engine::request_options::RequestOptions;
 use super::super::meta::tool_header_params;
 use super::super::session::{CallSpec, Shared};
 

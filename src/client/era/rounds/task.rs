@@ -28,8 +28,8 @@ use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::types::META_CLIENT_CAPABILITIES;
 
 use super::super::super::engine::pending::{Answer, Reply, Slot};
+use super::super::super::engine::request_options::RequestOptions;
 use super::super::super::methods::CANCEL_TIMEOUT;
-use super::super::super::options::RequestOptions;
 use super::super::session::{CallSpec, Shared};
 use super::clock::Clock;
 

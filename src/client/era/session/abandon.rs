@@ -4,10 +4,10 @@
 use std::time::Instant;
 
 use crate::jsonrpc::RequestId;
+use crate::sync::lock;
 
 use super::super::super::engine::handover::{cancellation, Handover};
 use super::super::super::engine::senders::cancel_later;
-use super::super::super::options::lock;
 use super::{Call, Shared};
 
 impl Shared {

@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::RecvTimeoutError;
 
 use crate::error::{Error, Result};
+use crate::sync::lock;
 use crate::types::{ServerNotification, SubscriptionFilter};
 
 use super::super::era::session::Shared;
-use super::super::options::lock;
 use super::super::{Client, Era};
 
 mod fresh;
@@ -170,7 +170,7 @@ pub(crate) fn open(shared: &Arc<Shared>, filter: SubscriptionFilter) -> Result<S
         return Err(Error::Closed(closed));
     }
     let modern = shared.era.era() == Era::Modern;
-    let sub = Sub::new(filter, modern, shared.options.notification_capacity);
+    let sub = Sub::new(filter, modern, shared.options.engine.notification_capacity);
     if modern {
         open_modern(shared, &sub)?;
     } else {

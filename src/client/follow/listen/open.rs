@@ -8,20 +8,21 @@ use serde_json::json;
 
 use crate::error::{Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Request, RequestId};
+use crate::sync::lock;
 use crate::transport::Transport;
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
 use super::super::super::engine::handover::cancellation;
+use super::super::super::engine::request_options::RequestOptions;
 use super::super::super::engine::senders::{Job, Report};
 use super::super::super::era::session::{CallSpec, Shared};
-use super::super::super::options::{lock, RequestOptions};
 use super::state::{Settled, Sub};
 use super::CLOSE_DEADLINE;
 
 /// Sends `subscriptions/listen` and waits for its acknowledgement.
 pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
     let started = Instant::now();
-    let deadline = started + shared.options.request_timeout;
+    let deadline = started + shared.options.engine.request_timeout;
     let Some((id, request)) = listen_request(shared, sub) else {
         // Nobody holds the subscription yet: only the end of the connection ends it.
         return Err(match shared.closed() {
@@ -156,7 +157,7 @@ pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
     let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
     if can_subscribe {
         // One request timeout for all of them: a server that never answers costs it once.
-        let deadline = Instant::now() + shared.options.request_timeout;
+        let deadline = Instant::now() + shared.options.engine.request_timeout;
         for uri in &wanted.resource_subscriptions {
             match legacy_call(shared, "resources/subscribe", uri, deadline) {
                 Ok(()) => {

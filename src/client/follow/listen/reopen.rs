@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, TimeoutKind};
 use crate::jsonrpc::Message;
-use crate::transport::deadline_after;
+use crate::sync::deadline_after;
+use crate::sync::lock;
 use crate::types::SUBSCRIPTIONS_LISTEN;
 
 use super::super::super::era::session::Shared;
-use super::super::super::options::lock;
 use super::open::{abandon, listen_request, send_listen, Sending};
 use super::{Subscription, SubscriptionEnd, SubscriptionEvent};
 
@@ -234,7 +234,7 @@ impl Subscription {
         };
         let request = listen_request(&shared, &self.sub)?;
         let sent = Instant::now();
-        let gives_up_at = deadline_after(sent, shared.options.request_timeout);
+        let gives_up_at = deadline_after(sent, shared.options.engine.request_timeout);
         reopening.pending = Some(Pending {
             reason,
             id: request.0,

@@ -6,12 +6,12 @@ use serde_json::Value;
 use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::decode_value;
 use crate::jsonrpc::Notification;
+use crate::sync::lock;
 use crate::types::{
     ServerNotification, SubscriptionsAcknowledgedNotificationParams, META_SUBSCRIPTION_ID,
     SUBSCRIPTIONS_ACKNOWLEDGED,
 };
 
-use super::super::super::options::lock;
 use super::super::cache::Cache;
 use super::state::{Item, Registry};
 use super::{SubscriptionEnd, SubscriptionEvent};

@@ -6,11 +6,11 @@ use std::time::Instant;
 use crossbeam_channel::Receiver;
 
 use crate::error::Error;
+use crate::sync::lock;
 use crate::types::{ServerNotification, SubscriptionFilter};
 
 use super::super::super::engine::queued;
 use super::super::super::engine::queued::Lossy;
-use super::super::super::options::lock;
 use super::{SubscriptionEnd, SubscriptionEvent};
 
 /// What the router hands to a subscription's handle.
