@@ -17,8 +17,8 @@ use crate::sync::lock;
 use crate::transport::Transport;
 
 use super::engine::cancel::Attached;
+use super::handle::Client;
 use super::options::Options;
-use super::Client;
 
 /// The `method` of the [`Error::Cancelled`] a cancelled connect fails with: not a request's,
 /// since a connect may be cancelled before, between or during its requests.
@@ -84,7 +84,7 @@ impl Watch {
         if state.cancelled {
             return Err(cancelled());
         }
-        state.transport = Some(Arc::clone(&client.shared.transport));
+        state.transport = Some(Arc::clone(&client.session.conn.transport));
         Ok(())
     }
 

@@ -1,12 +1,9 @@
-//! Elicitation modes (protocol 2025-11-25): the option that says which modes the handler takes,
-//! the capability it declares, and the check that refuses a request of an undeclared mode.
+//! Elicitation modes (protocol 2025-11-25): which modes the handler takes, the capability
+//! that declares them, and the check that refuses a request of an undeclared mode.
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, Unsupported};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
-
-use super::server_requests::Handlers;
 
 /// The elicitation modes a client's handler takes: form mode, URL mode, or both (the default).
 ///
@@ -86,10 +83,9 @@ impl Default for ElicitationModes {
 /// spec has the client answer `-32602` for one. A mode neither form nor URL is left to the
 /// decoder, which refuses it the same way.
 pub(crate) fn refuse_undeclared_mode(
-    options: &Handlers,
+    modes: ElicitationModes,
     params: Option<&Value>,
 ) -> Result<(), ErrorObject> {
-    let modes = options.elicitation_modes;
     let mode = match params.and_then(|p| p.get("mode")) {
         None | Some(Value::Null) => "form",
         Some(Value::String(mode)) => mode.as_str(),
@@ -113,30 +109,9 @@ pub(crate) fn refuse_undeclared_mode(
     ))
 }
 
-/// [`refuse_undeclared_mode`] for a stateless input request of any `method`, where there is no
-/// request to answer with an error: the call fails instead. A client without an elicitation
-/// handler is left to say that.
-pub(crate) fn refuse_undeclared_mode_input(
-    options: &Handlers,
-    method: &str,
-    params: &Value,
-) -> crate::Result<()> {
-    if method != "elicitation/create" || options.elicitation.is_none() {
-        return Ok(());
-    }
-    refuse_undeclared_mode(options, Some(params)).map_err(|error| {
-        Error::Unsupported(Unsupported::Feature(format!(
-            "the server asked for `{method}` input, but {} (Options::with_elicitation_modes)",
-            error.message
-        )))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ElicitResult;
-    use crate::Options;
 
     #[test]
     fn the_capability_names_the_declared_modes() {
@@ -154,34 +129,23 @@ mod tests {
         let form = json!({"mode": "form", "message": "m", "requestedSchema": {}});
         let bare = json!({"message": "m", "requestedSchema": {}});
         let odd = json!({"mode": "voice", "message": "m"});
-        let form_only = Options::default().with_elicitation_modes(ElicitationModes::FORM);
-        let url_only = Options::default().with_elicitation_modes(ElicitationModes::URL);
-        let refused = refuse_undeclared_mode(&form_only.handlers, Some(&url)).unwrap_err();
+        let form_only = ElicitationModes::FORM;
+        let url_only = ElicitationModes::URL;
+        let refused = refuse_undeclared_mode(form_only, Some(&url)).unwrap_err();
         assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
         assert!(refused.message.contains("`url`"), "{}", refused.message);
         for params in [&form, &bare, &odd] {
-            assert!(refuse_undeclared_mode(&form_only.handlers, Some(params)).is_ok());
+            assert!(refuse_undeclared_mode(form_only, Some(params)).is_ok());
         }
         for params in [&form, &bare] {
-            assert!(refuse_undeclared_mode(&url_only.handlers, Some(params)).is_err());
+            assert!(refuse_undeclared_mode(url_only, Some(params)).is_err());
         }
         assert!(
-            refuse_undeclared_mode(&url_only.handlers, None).is_err(),
+            refuse_undeclared_mode(url_only, None).is_err(),
             "no params: form"
         );
         for params in [&url, &form, &bare] {
-            assert!(refuse_undeclared_mode(&Options::default().handlers, Some(params)).is_ok());
+            assert!(refuse_undeclared_mode(ElicitationModes::ALL, Some(params)).is_ok());
         }
-        // Input rounds: other methods, and a client without a handler, are not its business.
-        assert!(refuse_undeclared_mode_input(&form_only.handlers, "roots/list", &url).is_ok());
-        assert!(
-            refuse_undeclared_mode_input(&form_only.handlers, "elicitation/create", &url).is_ok()
-        );
-        let handled = form_only.with_elicitation_handler(|_| Ok(ElicitResult::decline()));
-        let refused = refuse_undeclared_mode_input(&handled.handlers, "elicitation/create", &url);
-        assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
-        assert!(
-            refuse_undeclared_mode_input(&handled.handlers, "elicitation/create", &form).is_ok()
-        );
     }
 }

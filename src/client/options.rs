@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::ErrorObject;
 use crate::types::{
@@ -17,7 +17,7 @@ use super::elicitation::ElicitationModes;
 use super::engine::cancel::CancelHandle;
 use super::engine::late::LateResponse;
 use super::engine::settings::Settings;
-use super::era::state::{EraOptions, ProtocolMode};
+use super::era::state::{Era, EraOptions, ProtocolMode};
 use super::follow::cache::CacheOptions;
 use super::server_requests::Handlers;
 
@@ -535,6 +535,42 @@ impl Options {
     /// See the example on [`Options::with_elicitation_modes`].
     pub fn elicitation_modes(&self) -> ElicitationModes {
         self.handlers.elicitation_modes
+    }
+}
+
+impl Options {
+    /// The client capabilities the registered handlers imply, as sent in `initialize`
+    /// ([`Era::Legacy`]) and in every stateless request's `_meta` ([`Era::Modern`]).
+    pub(crate) fn capabilities(&self, era: Era) -> Value {
+        let mut capabilities = Map::new();
+        let handlers = &self.handlers;
+        if handlers.roots.is_some() {
+            // The stateless era removed `notifications/roots/list_changed`, and with it the
+            // flag.
+            let roots = match era {
+                Era::Legacy => json!({ "listChanged": true }),
+                Era::Modern => json!({}),
+            };
+            capabilities.insert("roots".into(), roots);
+        }
+        if handlers.sampling.is_some() {
+            let sampling = if handlers.sampling_tools {
+                json!({ "tools": {} })
+            } else {
+                json!({})
+            };
+            capabilities.insert("sampling".into(), sampling);
+        }
+        if handlers.elicitation.is_some() {
+            // The same object in every version: those before 2025-11-25 know no modes and read
+            // any `elicitation` as form mode.
+            let modes = handlers.elicitation_modes.capability();
+            capabilities.insert("elicitation".into(), modes);
+        }
+        if let Some(experimental) = &self.experimental {
+            capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
+        }
+        Value::Object(capabilities)
     }
 }
 

@@ -14,7 +14,6 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::sync::lock;
 
-use super::super::era::session::Shared;
 use super::pending::Answer;
 
 /// How many given-up requests are remembered for their late responses.
@@ -96,9 +95,9 @@ impl Abandoned {
     }
 }
 
-/// Calls the handler with `late`, on the router thread.
-pub(crate) fn deliver(shared: &Shared, late: LateResponse) {
-    let Some(handler) = shared.options.engine.on_late_response.clone() else {
+/// Calls `handler` with `late`, on the router thread.
+pub(crate) fn deliver(handler: Option<&LateHandler>, late: LateResponse) {
+    let Some(handler) = handler else {
         return;
     };
     let (id, method) = (late.id, late.method.clone());

@@ -80,6 +80,11 @@ impl<T> Lossy<T> {
         }
     }
 
+    /// How many items the queue holds at most.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     pub(crate) fn receiver(&self) -> &Receiver<T> {
         &self.rx
     }

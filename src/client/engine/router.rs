@@ -1,12 +1,15 @@
 //! Sorting what the transport delivers, on the thread that read it: responses and progress go
 //! straight to the waiting caller, notifications to their queue, and only server requests,
 //! notification callbacks and late responses for their handler take the slower road through
-//! the router thread (`router_thread`).
+//! the router thread (`router_thread`). What is not the engine's own (a subscription's
+//! notifications and responses, gaps) goes to the layers above through the [`Observer`],
+//! which also hears of the close, when everything still pending fails.
 //!
 //! Bounds and policies:
 //!
-//! * the notification queue holds [`Options::with_notification_capacity`] entries; when it is
-//!   full the oldest unread one is dropped and counted
+//! * the notification queue holds
+//!   [`Options::with_notification_capacity`](crate::Options::with_notification_capacity) entries;
+//!   when it is full the oldest unread one is dropped and counted
 //!   ([`Client::notifications_dropped`](crate::Client::notifications_dropped));
 //! * the router's queue holds [`ROUTER_QUEUE`] server requests (those JSON-RPC rejects for
 //!   their id too), callback notifications and late responses; when it is full the
@@ -19,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
@@ -31,14 +34,13 @@ use crate::jsonrpc::decode_value;
 use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, Response};
 use crate::sync::lock;
 use crate::transport::{Inbound, Inbox};
-use crate::types::{ProgressNotificationParams, ServerNotification, SUBSCRIPTIONS_LISTEN};
+use crate::types::{ProgressNotificationParams, ServerNotification};
 
-use super::super::options::Options;
-use super::pending::{Answer, Pending, Reply};
-use super::queued::Lossy;
-use super::settings::NotificationCallback;
-
-mod closing;
+use super::late::{Abandoned, LateResponse};
+use super::observer::Observer;
+use super::pending::{Answer, Pending, Reply, Slot};
+use super::queued::{self, Lossy};
+use super::settings::{NotificationCallback, Settings};
 
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
@@ -70,16 +72,16 @@ pub(crate) struct Core {
     stop_tx: Sender<()>,
     /// Set by `close`: the reader stops waiting for room in the router's queue.
     pub(crate) closing: AtomicBool,
-    pub(crate) protocol_version: RwLock<String>,
+    /// Whether the protocol in use allows JSON-RPC batches (set by the era above).
+    pub(crate) batches: AtomicBool,
     /// Server requests being answered, by id; `true` once the server cancelled one. Only
     /// requests in flight are kept, so the map is bounded by the router queue and the pool.
     pub(crate) server_requests: Mutex<HashMap<RequestId, bool>>,
-    /// The open subscriptions (`client.listen`), fed from here as notifications arrive.
-    pub(crate) listens: Arc<super::super::follow::listen::state::Registry>,
-    /// Cached results, invalidated here as change notifications arrive.
-    pub(crate) cache: Arc<super::super::follow::cache::Cache>,
+    /// The layers above, told of what is theirs: the notifications and responses of their
+    /// subscriptions, gaps and the close.
+    pub(crate) observer: Arc<dyn Observer>,
     /// Requests given up, for the late-response handler.
-    pub(crate) abandoned: super::late::Abandoned,
+    pub(crate) abandoned: Abandoned,
 }
 
 /// What the router thread does.
@@ -91,7 +93,7 @@ pub(crate) enum Work {
     /// Answer a request JSON-RPC rejects with the error it prescribes.
     Invalid(InvalidRequest),
     /// Pass a response that came after its request was given up to the handler.
-    Late(super::late::LateResponse),
+    Late(LateResponse),
 }
 
 /// The receiving ends the router thread reads.
@@ -101,25 +103,28 @@ pub(crate) struct RouterChannels {
 }
 
 impl Core {
-    pub(crate) fn new(options: &Options) -> (Arc<Core>, RouterChannels) {
+    /// The core of a connection with `settings`, telling `observer` what is not the engine's.
+    pub(crate) fn new(
+        settings: &Settings,
+        observer: Arc<dyn Observer>,
+    ) -> (Arc<Core>, RouterChannels) {
         let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
         let (stop_tx, stop) = crossbeam_channel::bounded(1);
         let core = Core {
             pending: Mutex::new(Pending::default()),
-            notes: Lossy::new(options.engine.notification_capacity),
+            notes: Lossy::new(settings.notification_capacity),
             dropped: AtomicU64::new(0),
             stalled: AtomicBool::new(false),
             received: AtomicU64::new(0),
-            has_callback: options.engine.on_notification.is_some(),
-            callback: Mutex::new(options.engine.on_notification.clone()),
+            has_callback: settings.on_notification.is_some(),
+            callback: Mutex::new(settings.on_notification.clone()),
             work_tx,
             stop_tx,
             closing: AtomicBool::new(false),
-            protocol_version: RwLock::new(String::new()),
+            batches: AtomicBool::new(false),
             server_requests: Mutex::new(HashMap::new()),
-            listens: Arc::default(),
-            cache: Arc::default(),
-            abandoned: super::late::Abandoned::new(options.engine.on_late_response.is_some()),
+            observer,
+            abandoned: Abandoned::new(settings.on_late_response.is_some()),
         };
         (Arc::new(core), RouterChannels { work, stop })
     }
@@ -176,11 +181,7 @@ impl Core {
             Inbound::Batch(messages, invalid) => {
                 self.received.fetch_add(1, Ordering::Relaxed);
                 // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
-                let allowed = self
-                    .protocol_version
-                    .read()
-                    .is_ok_and(|v| v.as_str() == "2025-03-26");
-                if allowed {
+                if self.batches.load(Ordering::Relaxed) {
                     for message in messages {
                         self.route(message);
                     }
@@ -225,7 +226,7 @@ impl Core {
             }
             Inbound::Gap(reason) => {
                 log::debug!("notifications may have been lost: {reason}");
-                super::super::follow::listen::route::gap(&self.listens, &self.cache, &reason);
+                self.observer.gap(&reason);
             }
             Inbound::Closed(closed) => {
                 self.close_all(closed);
@@ -263,14 +264,13 @@ impl Core {
         let slot = lock(&self.pending).entries.remove(&id);
         match slot {
             Some(slot) => slot.put(id, Reply::Done(result)),
-            // Hook: the response to a `subscriptions/listen` request ends that subscription.
-            None if self.listens.by_id(id).is_some() => {
-                let result = result.and_then(|answer| answer.decode(SUBSCRIPTIONS_LISTEN));
-                super::super::follow::listen::route::finish(&self.listens, id, result);
-            }
-            None => match self.abandoned.response(id, result) {
-                Some(late) => self.to_router(Work::Late(late)),
-                None => log::debug!("dropping a late or unknown response for request {id}"),
+            // One of the layers above may have sent it (a subscription's request).
+            None => match self.observer.unmatched(id, result) {
+                None => {}
+                Some(result) => match self.abandoned.response(id, result) {
+                    Some(late) => self.to_router(Work::Late(late)),
+                    None => log::debug!("dropping a late or unknown response for request {id}"),
+                },
             },
         }
     }
@@ -287,10 +287,8 @@ impl Core {
     }
 
     fn notify(&self, notification: Notification) {
-        // Hook: subscriptions take what is tagged for them and copy the list changes they want.
-        let Some(notification) =
-            super::super::follow::listen::route::route(&self.listens, &self.cache, notification)
-        else {
+        // The layers above take what is theirs (a subscription's) and copy what they follow.
+        let Some(notification) = self.observer.notification(notification) else {
             return;
         };
         if notification.method == "notifications/progress" {
@@ -385,12 +383,53 @@ impl Core {
     /// Queues a notification, dropping the oldest unread ones (counted) when the queue is
     /// full by count or by bytes.
     pub(crate) fn queue(&self, note: ServerNotification) {
-        let size = super::queued::size(&note);
+        let size = queued::size(&note);
         let dropped = self.notes.push(note, size);
         if dropped > 0 {
             self.dropped.fetch_add(dropped as u64, Ordering::Relaxed);
             log::debug!("notification queue full; dropped the oldest {dropped}");
         }
+    }
+
+    /// Fails every pending request with `closed` and stops the router.
+    pub(crate) fn close_all(&self, closed: Arc<Closed>) {
+        let entries = {
+            let mut pending = lock(&self.pending);
+            if pending.closed.is_none() {
+                pending.closed = Some(closed.clone());
+            }
+            std::mem::take(&mut pending.entries)
+        };
+        if !self.has_callback {
+            // With a callback the router ends the queue, after what it still has to pass on.
+            self.notes.close();
+        }
+        let _ = self.stop_tx.try_send(());
+        // A closed connection ends every subscription.
+        self.observer.closed(&closed);
+        log::debug!(
+            "connection closed ({}); failing {} pending",
+            closed.reason,
+            entries.len()
+        );
+        fail(entries, &closed);
+    }
+
+    /// Fails the requests pending now with `closed`, leaving the connection's own closing
+    /// (and the reason [`Client::closed`] gives) to the transport's report: a client closing
+    /// releases its callers before it waits for the server to exit.
+    ///
+    /// [`Client::closed`]: crate::Client::closed
+    pub(crate) fn release_pending(&self, closed: &Arc<Closed>) {
+        let entries = std::mem::take(&mut lock(&self.pending).entries);
+        fail(entries, closed);
+    }
+}
+
+/// Fails each of `entries` with `closed`.
+fn fail(entries: impl IntoIterator<Item = (i64, Arc<Slot>)>, closed: &Arc<Closed>) {
+    for (id, slot) in entries {
+        slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
     }
 }
 

@@ -10,25 +10,25 @@ use crossbeam_channel::{select, Sender};
 use crate::sync::lock;
 use crate::types::ServerNotification;
 
-use super::super::era::session::Shared;
-use super::super::server_requests;
-use super::super::server_requests::Pool;
+use super::connection::Connection;
+use super::late;
+use super::pool::Pool;
 use super::router::{RouterChannels, Work};
 
-/// Starts the router thread for `shared`.
+/// Starts the router thread of `conn`, which answers server requests on `pool`.
 ///
 /// The thread holds only a weak reference between jobs, so dropping the last client handle is
-/// never blocked by the router keeping the session alive. `done` is dropped when the thread
-/// (and every handler thread it started) ends, which is how `close` waits for them with a
-/// bound.
+/// never blocked by the router keeping the connection alive. `done` is dropped when the
+/// thread (and every handler thread it started) ends, which is how `close` waits for them
+/// with a bound.
 pub(crate) fn spawn(
-    shared: &Arc<Shared>,
+    conn: &Arc<Connection>,
     channels: RouterChannels,
+    pool: Pool,
     done: Sender<()>,
 ) -> std::io::Result<()> {
-    let weak = Arc::downgrade(shared);
-    let core = Arc::clone(&shared.core);
-    let pool = Pool::new(shared.options.engine.handler_threads, done.clone());
+    let weak = Arc::downgrade(conn);
+    let core = Arc::clone(&conn.core);
     let handle = std::thread::Builder::new()
         .name("umcp-router".into())
         .spawn(move || {
@@ -38,11 +38,11 @@ pub(crate) fn spawn(
             lock(&core.callback).take();
             drop(done);
         })?;
-    lock(&shared.threads).push(handle);
+    lock(&conn.threads).push(handle);
     Ok(())
 }
 
-fn run(weak: &Weak<Shared>, channels: &RouterChannels, mut pool: Pool) {
+fn run(weak: &Weak<Connection>, channels: &RouterChannels, mut pool: Pool) {
     loop {
         let work = select! {
             recv(channels.stop) -> _ => break,
@@ -51,34 +51,35 @@ fn run(weak: &Weak<Shared>, channels: &RouterChannels, mut pool: Pool) {
                 Err(_) => break,
             },
         };
-        let Some(shared) = weak.upgrade() else { return };
-        handle(&shared, &mut pool, work);
+        let Some(conn) = weak.upgrade() else { return };
+        handle(&conn, &mut pool, work);
     }
     // Pass on the notifications that arrived before the end, then end the queue.
-    let Some(shared) = weak.upgrade() else { return };
+    let Some(conn) = weak.upgrade() else { return };
     while let Ok(work) = channels.work.try_recv() {
         if let Work::Notification(note) = work {
-            callback(&shared, note);
+            callback(&conn, note);
         }
     }
 }
 
-fn handle(shared: &Arc<Shared>, pool: &mut Pool, work: Work) {
+fn handle(conn: &Arc<Connection>, pool: &mut Pool, work: Work) {
     match work {
-        Work::Notification(note) => callback(shared, note),
-        Work::Request(request) => server_requests::serve(shared, pool, request),
-        Work::Invalid(invalid) => server_requests::refuse_invalid(shared, pool, &invalid),
-        Work::Late(late) => super::late::deliver(shared, late),
+        Work::Notification(note) => callback(conn, note),
+        Work::Request(request) => pool.serve(conn, request),
+        Work::Invalid(invalid) => pool.refuse_invalid(conn, &invalid),
+        Work::Late(response) => late::deliver(conn.on_late_response.as_ref(), response),
     }
 }
 
 /// Runs the notification callback with panics caught, then queues the notification. Once the
 /// client is closed neither happens: a callback must not run after `close` returned.
-fn callback(shared: &Shared, note: ServerNotification) {
-    if shared.core.closing.load(Ordering::Acquire) {
+fn callback(conn: &Connection, note: ServerNotification) {
+    let core = &conn.core;
+    if core.closing.load(Ordering::Acquire) {
         return;
     }
-    let callback = lock(&shared.core.callback).clone();
+    let callback = lock(&core.callback).clone();
     if let Some(callback) = callback {
         let call = std::panic::AssertUnwindSafe(|| callback(&note));
         if std::panic::catch_unwind(call).is_err() {
@@ -88,5 +89,5 @@ fn callback(shared: &Shared, note: ServerNotification) {
             );
         }
     }
-    shared.core.queue(note);
+    core.queue(note);
 }

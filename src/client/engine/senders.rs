@@ -8,10 +8,11 @@
 //! cancellation notice is dropped with a debug log (the server still gets the late response
 //! dropped by the client).
 //!
-//! A request or listen request let go of while still being sent is ended on the server by its
-//! sender once it is out, so that no cancellation reaches the server before it: a request as
-//! soon as it has been written out ([`Handover`]), while its POST may still wait for a JSON
-//! answer; a listen request once its send returned ([`listen_sent`]).
+//! A request let go of while still being sent is ended on the server by its sender once it is
+//! out, so that no cancellation reaches the server before it: a caller's request as soon as
+//! it has been written out ([`Handover`]), while its POST may still wait for a JSON answer; a
+//! request of the layers above (a subscription's) once its send returned, when they hear of it
+//! ([`Report::Then`]).
 
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
@@ -20,12 +21,9 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use crate::jsonrpc::Message;
-use crate::sync::deadline_after;
-use crate::sync::lock;
+use crate::sync::{deadline_after, lock};
 use crate::transport::{written, Transport};
 
-use super::super::follow::listen::open::listen_sent;
-use super::super::follow::listen::state::Sub;
 use super::handover::{cancellation, Handover};
 use super::pending::{Reply, Slot};
 
@@ -52,11 +50,13 @@ pub(crate) enum Report {
     /// go of the request before it was written out, the sender cancels it on the server once
     /// it has been (see [`Handover`]).
     Caller(i64, Arc<Slot>, Arc<Handover>),
-    /// The subscription whose `subscriptions/listen` request `id` it is: of a failure, or,
-    /// when it let go of the request meanwhile, by ending the request on the server once
-    /// sent. Success is the server's acknowledgement, which comes through the router.
-    Listen(i64, Arc<Sub>),
+    /// Whoever sent it, by calling it back with the transport and the outcome (a
+    /// subscription's request, whose success is the server's acknowledgement).
+    Then(AfterSend),
 }
+
+/// Called back once a send handed to a sending thread returned.
+pub(crate) type AfterSend = Box<dyn FnOnce(&dyn Transport, crate::Result<()>) + Send>;
 
 /// The sending threads of one connection.
 pub(crate) struct Senders {
@@ -172,12 +172,7 @@ fn run(transport: &dyn Transport, senders: &Weak<Senders>, job: Job) {
                 Err(err) => slot.put(id, Reply::SendFailed(err)),
             }
         }
-        Report::Listen(id, sub) => {
-            let outcome = transport.send(&job.message, job.deadline);
-            if let Err(err) = listen_sent(transport, &sub, id, outcome) {
-                sub.refuse(id, err);
-            }
-        }
+        Report::Then(then) => then(transport, transport.send(&job.message, job.deadline)),
         Report::Nobody => {
             if let Err(err) = transport.send(&job.message, job.deadline) {
                 log::debug!("could not send a notice: {err}");

@@ -13,22 +13,21 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::error::{Error, Result, Unsupported};
 use crate::jsonrpc::{decode_value, ErrorCode, ErrorObject};
 use crate::transport::SessionEvent;
 use crate::types::{
-    is_supported_protocol_version, DiscoverResult, UnsupportedProtocolVersionData,
-    MODERN_PROTOCOL_VERSIONS,
+    is_supported_protocol_version, DiscoverResult, Implementation, InitializeResult,
+    UnsupportedProtocolVersionData, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS,
 };
 
 use super::super::engine::request_options::RequestOptions;
 use super::lifecycle::{initialize, left};
-use super::session::{CallSpec, Shared};
+use super::session::{CallSpec, Session};
 use super::state::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
-
-mod adopt;
-
-use adopt::{adopt, speak};
+use super::wire::once;
 
 /// How a connection attempt ended.
 pub(crate) enum Established {
@@ -76,11 +75,11 @@ enum Probe {
 /// `initialize` is refused is forgotten, and the connection starts again with a probe.
 ///
 /// Everything here ends by the handshake deadline: the init timeout bounds the whole connect.
-pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
-    let configured = shared.options.era.mode.clone();
+pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> {
+    let configured = session.options.mode.clone();
     let cached = match configured {
         ProtocolMode::Auto => {
-            let _ = shared.era.verdict_key.set(server.to_owned());
+            let _ = session.era.verdict_key.set(server.to_owned());
             cached_verdict(server)
         }
         _ => None,
@@ -88,13 +87,13 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
     let from_cache = cached.is_some();
     let mode = cached.unwrap_or(configured);
     // The legacy HTTP+SSE transport predates the stateless era.
-    let mode = match shared.transport.kind() {
+    let mode = match session.conn.transport.kind() {
         "sse" if mode == ProtocolMode::Auto => ProtocolMode::Legacy,
         _ => mode,
     };
     let (version, how) = match mode {
         ProtocolMode::Legacy => {
-            return match initialize(shared) {
+            return match initialize(session) {
                 Ok(()) => Ok(Established::Ready),
                 Err(error) if from_cache && contradicts_handshake(&error) => {
                     log::debug!("{server} refused initialize ({error}); probing again");
@@ -121,9 +120,9 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
         }
         ProtocolMode::Auto => (MODERN_PROTOCOL_VERSIONS[0].to_owned(), Probe::Auto),
     };
-    match probe(shared, version.clone(), how)? {
+    match probe(session, version.clone(), how)? {
         Verdict::Modern(result, version) => {
-            adopt(shared, *result, &version);
+            adopt(session, *result, &version);
             if how != Probe::Pinned {
                 remember_verdict(server, ProtocolMode::Pinned(version));
             }
@@ -131,13 +130,13 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
         }
         Verdict::Legacy(why) => {
             log::debug!("{server} is a handshake-era server ({why}); initializing");
-            shared.era.set_phase(Phase::Legacy);
-            shared.transport.session_event(SessionEvent::Reset);
+            session.era.set_phase(Phase::Legacy);
+            session.conn.transport.session_event(SessionEvent::Reset);
             remember_verdict(server, ProtocolMode::Legacy);
-            initialize(shared)?;
+            initialize(session)?;
             Ok(Established::Ready)
         }
-        Verdict::Silent => after_silence(shared, server, version),
+        Verdict::Silent => after_silence(session, server, version),
         Verdict::Exited(why) => {
             log::debug!("{server} closed on server/discover ({why}); starting it again");
             remember_verdict(server, ProtocolMode::Legacy);
@@ -151,11 +150,11 @@ pub(crate) fn establish(shared: &Shared, server: &str) -> Result<Established> {
 /// reads the probe first once it is up: a handshake-era one that exits on it is started again
 /// for `initialize` alone (as after [`Verdict::Exited`]); a stateless one answers it to nobody
 /// and refuses `initialize`, so a refusal asks `server/discover` again on this connection.
-fn after_silence(shared: &Shared, server: &str, version: String) -> Result<Established> {
+fn after_silence(session: &Session, server: &str, version: String) -> Result<Established> {
     log::debug!("{server} did not answer server/discover in time; initializing");
-    shared.era.set_phase(Phase::Legacy);
-    shared.transport.session_event(SessionEvent::Reset);
-    let error = match initialize(shared) {
+    session.era.set_phase(Phase::Legacy);
+    session.conn.transport.session_event(SessionEvent::Reset);
+    let error = match initialize(session) {
         Ok(()) => {
             remember_verdict(server, ProtocolMode::Legacy);
             return Ok(Established::Ready);
@@ -172,9 +171,9 @@ fn after_silence(shared: &Shared, server: &str, version: String) -> Result<Estab
         _ => return Err(error),
     }
     log::debug!("{server} refused initialize ({error}); asking server/discover again");
-    match probe(shared, version, Probe::Late) {
+    match probe(session, version, Probe::Late) {
         Ok(Verdict::Modern(result, version)) => {
-            adopt(shared, *result, &version);
+            adopt(session, *result, &version);
             remember_verdict(server, ProtocolMode::Pinned(version));
             Ok(Established::Ready)
         }
@@ -194,24 +193,30 @@ fn contradicts_handshake(error: &Error) -> bool {
 }
 
 /// Sends `server/discover` (again at a version the server names after -32022, once).
-fn probe(shared: &Shared, mut version: String, how: Probe) -> Result<Verdict> {
-    let left = left(shared);
+fn probe(session: &Session, mut version: String, how: Probe) -> Result<Verdict> {
+    let left = left(session);
     let options = RequestOptions::default().with_timeout(match how {
         // At most half of what is left, so that `initialize` has time after a silent probe.
-        Probe::Auto | Probe::Cached => shared.options.era.probe_timeout.min(left / 2),
+        Probe::Auto | Probe::Cached => session.options.probe_timeout.min(left / 2),
         Probe::Late | Probe::Pinned => left,
     });
     let auto = how != Probe::Pinned;
     let mut retried = false;
-    shared.transport.session_event(SessionEvent::Stateless);
+    session
+        .conn
+        .transport
+        .session_event(SessionEvent::Stateless);
     loop {
-        shared.era.set_phase(Phase::Modern(version.clone()));
-        let outcome = shared.call_once(&CallSpec {
-            method: "server/discover",
-            params: None,
-            options: &options,
-            handshake: true,
-        });
+        session.era.set_phase(Phase::Modern(version.clone()));
+        let outcome = once(
+            session,
+            &CallSpec {
+                method: "server/discover",
+                params: None,
+                options: &options,
+                handshake: true,
+            },
+        );
         let error = match outcome {
             Ok(answer) => {
                 return match answer.peek::<DiscoverResult>() {
@@ -273,26 +278,26 @@ fn modern_in(supported: &[String]) -> Option<String> {
 /// or URL), the cached verdict is forgotten, and when the server names another stateless
 /// version this client speaks, the connection switches to it and `true` says to send the
 /// request again (at most once per request: the caller decides).
-pub(crate) fn switch_version(shared: &Shared, error: &Error) -> bool {
+pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
     let Some(object) = error
         .rpc_error()
         .filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
     else {
         return false;
     };
-    let key = shared.era.verdict_key.get();
+    let key = session.era.verdict_key.get();
     if let Some(key) = key {
         forget_verdict(key);
     }
-    let current = shared.era.modern_version();
+    let current = session.era.modern_version();
     let Some(next) =
         modern_in(&supported_versions(&object)).filter(|v| Some(v) != current.as_ref())
     else {
         return false;
     };
     log::debug!("the server now wants protocol {next}; switching and sending again");
-    speak(shared, &next);
-    if let Ok(mut slot) = shared.init.write() {
+    speak(session, &next);
+    if let Ok(mut slot) = session.init.write() {
         if let Some(init) = slot.as_mut() {
             Arc::make_mut(init).protocol_version.clone_from(&next);
         }
@@ -361,4 +366,43 @@ pub(crate) fn modern_error(error: &Error) -> Option<ErrorObject> {
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
     ];
     error.rpc_error().filter(|e| modern.contains(&e.code))
+}
+
+/// Makes the discover result the connection's description, as `initialize` would have.
+fn adopt(session: &Session, result: DiscoverResult, version: &str) {
+    speak(session, version);
+    let server_info = server_info(result.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO)))
+        .unwrap_or_else(|| Implementation::new("", ""));
+    log::debug!(
+        "discovered {} {} over {} (protocol {version})",
+        server_info.name,
+        server_info.version,
+        session.conn.transport.kind()
+    );
+    let capabilities = serde_json::to_value(&result.capabilities).unwrap_or(Value::Null);
+    let mut init = InitializeResult::new(version, server_info);
+    init.capabilities = result.capabilities;
+    init.instructions = result.instructions;
+    init.meta = result.meta;
+    if let Ok(mut slot) = session.capabilities.write() {
+        *slot = capabilities;
+    }
+    if let Ok(mut slot) = session.init.write() {
+        *slot = Some(Arc::new(init));
+    }
+    // As set up as a stateless connection gets: a server unreachable from now on is gone.
+    session.conn.transport.session_event(SessionEvent::Ready);
+}
+
+/// Makes `version` the stateless version the connection speaks: in every request's `_meta`
+/// and headers, and in what the client reports.
+fn speak(session: &Session, version: &str) {
+    session.era.set_phase(Phase::Modern(version.to_owned()));
+    // No stateless version has JSON-RPC batches.
+    session.conn.allow_batches(false);
+}
+
+/// Reads `io.modelcontextprotocol/serverInfo`.
+fn server_info(value: Option<&Value>) -> Option<Implementation> {
+    value.and_then(|v| decode_value(v).ok())
 }

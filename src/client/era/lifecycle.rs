@@ -1,5 +1,5 @@
-//! The `initialize` handshake, version negotiation and re-initialization after a session
-//! expires.
+//! The handshake era's session: the `initialize` handshake and version negotiation, and its
+//! requests ([`call`]), sent again in a new session when the server ended the old one.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -8,18 +8,58 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Closed, Error, Result, Unsupported};
-use crate::sync::lock;
+use crate::jsonrpc::{Message, Request};
+use crate::sync::{deadline_after, lock};
 use crate::transport::SessionEvent;
 use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 
+use super::super::engine::pending::Answer;
 use super::super::engine::request_options::RequestOptions;
-use super::session::{CallSpec, Shared};
+use super::session::{CallSpec, Session};
+use super::wire::{cached, exchange};
+
+/// A handshake-era call: through the response cache only when the user asked to cache such
+/// servers' lists (they send no hints), so that the common path sends the params without
+/// copying them.
+pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
+    if session.cache.keeps_legacy(spec.method) {
+        let mut wire = |spec: &CallSpec<'_>| {
+            let message = Request::new(0, spec.method, spec.params.clone());
+            again_after_expiry(session, spec, Message::Request(message))
+        };
+        return cached(session, &spec, true, &mut wire);
+    }
+    let message = Message::Request(Request::new(0, spec.method, spec.params));
+    let spec = CallSpec {
+        params: None,
+        ..spec
+    };
+    again_after_expiry(session, &spec, message)
+}
+
+/// A call of `message` (whose params `spec` no longer holds), sent again with a new id in a
+/// new session after the server ended the old one.
+fn again_after_expiry(
+    session: &Session,
+    spec: &CallSpec<'_>,
+    mut message: Message,
+) -> Result<Answer> {
+    let generation = session.generation.load(Ordering::SeqCst);
+    match exchange(session, spec, &mut message) {
+        Err(Error::SessionExpired) if !spec.handshake && session.options.reinitialize_on_expiry => {
+            log::debug!("session expired during `{}`; re-initializing", spec.method);
+            reinitialize(session, generation)?;
+            exchange(session, spec, &mut message)
+        }
+        other => other,
+    }
+}
 
 /// Runs `initialize`, checks the answered version, sends `notifications/initialized` and
 /// tells the transport the session is ready, by the handshake deadline (at connect time the
 /// end of the init timeout, which bounds the whole connect; see [`super::discover`]).
-pub(crate) fn initialize(shared: &Shared) -> Result<()> {
-    let answer = match send_initialize(shared, LATEST_PROTOCOL_VERSION) {
+pub(crate) fn initialize(session: &Session) -> Result<()> {
+    let answer = match send_initialize(session, LATEST_PROTOCOL_VERSION) {
         Ok(answer) => answer,
         Err(error) => match older_version(&error) {
             // A server that refuses the version with the ones it supports (the spec's example
@@ -27,7 +67,7 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
             // this client speaks too.
             Some(version) => {
                 log::debug!("initialize refused ({error}); offering {version}");
-                send_initialize(shared, version)?
+                send_initialize(session, version)?
             }
             None => return Err(error),
         },
@@ -46,49 +86,47 @@ pub(crate) fn initialize(shared: &Shared) -> Result<()> {
             received: result.protocol_version,
         }));
     }
+    let transport = &session.conn.transport;
     log::debug!(
         "initialized {} {} over {} (protocol {})",
         result.server_info.name,
         result.server_info.version,
-        shared.transport.kind(),
+        transport.kind(),
         result.protocol_version
     );
-    shared.transport.session_event(SessionEvent::Negotiated {
+    transport.session_event(SessionEvent::Negotiated {
         protocol_version: &result.protocol_version,
     });
-    if let Ok(mut version) = shared.core.protocol_version.write() {
-        version.clone_from(&result.protocol_version);
-    }
-    if let Ok(mut caps) = shared.capabilities.write() {
+    // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
+    session
+        .conn
+        .allow_batches(result.protocol_version == "2025-03-26");
+    if let Ok(mut caps) = session.capabilities.write() {
         *caps = capabilities;
     }
-    if let Ok(mut init) = shared.init.write() {
+    if let Ok(mut init) = session.init.write() {
         *init = Some(Arc::new(result));
     }
-    shared.notify("notifications/initialized", None)?;
-    shared.transport.session_event(SessionEvent::Ready);
-    shared.generation.fetch_add(1, Ordering::SeqCst);
+    session.conn.notify("notifications/initialized", None)?;
+    transport.session_event(SessionEvent::Ready);
+    session.generation.fetch_add(1, Ordering::SeqCst);
     ask_for_logs(
-        shared,
-        &RequestOptions::default().with_timeout(left(shared)),
+        session,
+        &RequestOptions::default().with_timeout(left(session)),
     );
     Ok(())
 }
 
 /// Sends `initialize` offering `version`, within the time left until the handshake deadline.
-fn send_initialize(
-    shared: &Shared,
-    version: &str,
-) -> Result<super::super::engine::pending::Answer> {
-    let options = RequestOptions::default().with_timeout(left(shared));
-    shared
-        .call(CallSpec {
-            method: "initialize",
-            params: Some(initialize_params(shared, version)),
-            options: &options,
-            handshake: true,
-        })
-        .map_err(during_initialize)
+fn send_initialize(session: &Session, version: &str) -> Result<Answer> {
+    let options = RequestOptions::default().with_timeout(left(session));
+    let spec = CallSpec {
+        method: "initialize",
+        params: Some(initialize_params(session, version)),
+        options: &options,
+        handshake: true,
+    };
+    call(session, spec).map_err(during_initialize)
 }
 
 /// For an `initialize` refused with -32602 and `data.supported` (the versions the server
@@ -105,58 +143,56 @@ fn older_version(error: &Error) -> Option<&'static str> {
 }
 
 /// The time left until the handshake deadline.
-pub(crate) fn left(shared: &Shared) -> Duration {
-    lock(&shared.handshake_deadline).saturating_duration_since(Instant::now())
+pub(crate) fn left(session: &Session) -> Duration {
+    lock(&session.handshake_deadline).saturating_duration_since(Instant::now())
 }
 
 /// Tells a new session the log level the client asked for, when its server offers logging.
 /// A refusal costs the logs, not the session.
-fn ask_for_logs(shared: &Shared, options: &RequestOptions) {
-    let Some(level) = shared.era.log_level() else {
+fn ask_for_logs(session: &Session, options: &RequestOptions) {
+    let Some(level) = session.era.log_level() else {
         return;
     };
-    if !shared.offers("logging") {
+    if !session.offers("logging") {
         log::debug!("log level {level} not sent: the server does not offer logging");
         return;
     }
-    let asked = shared.call(CallSpec {
+    let spec = CallSpec {
         method: "logging/setLevel",
         params: Some(json!({ "level": level })),
         options,
         handshake: true,
-    });
-    if let Err(err) = asked {
+    };
+    if let Err(err) = call(session, spec) {
         log::debug!("the server refused log level {level}: {err}");
     }
 }
 
 /// Starts a new session after the server ended the old one, unless another caller already
 /// did since `seen_generation`, then restores resource subscriptions.
-pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> {
-    let _guard = lock(&shared.reinit_lock);
-    if shared.generation.load(Ordering::SeqCst) != seen_generation {
+pub(crate) fn reinitialize(session: &Session, seen_generation: u64) -> Result<()> {
+    let _guard = lock(&session.reinit_lock);
+    if session.generation.load(Ordering::SeqCst) != seen_generation {
         return Ok(());
     }
-    shared.transport.session_event(SessionEvent::Reset);
-    let deadline = crate::sync::deadline_after(Instant::now(), shared.options.era.init_timeout);
-    *lock(&shared.handshake_deadline) = deadline;
-    initialize(shared)?;
+    session.conn.transport.session_event(SessionEvent::Reset);
+    let deadline = deadline_after(Instant::now(), session.options.init_timeout);
+    *lock(&session.handshake_deadline) = deadline;
+    initialize(session)?;
     // What the old session's notifications would have said since it ended is lost.
-    super::super::follow::listen::route::gap(
-        &shared.listens,
-        &shared.cache,
-        "the server ended the session and a new one began",
-    );
-    let subscriptions = lock(&shared.subscriptions).clone();
+    session
+        .conn
+        .report_gap("the server ended the session and a new one began");
+    let subscriptions = lock(&session.subscriptions).clone();
     for uri in subscriptions {
         let options = RequestOptions::default();
-        let restored = shared.call(CallSpec {
+        let spec = CallSpec {
             method: "resources/subscribe",
             params: Some(json!({ "uri": uri })),
             options: &options,
             handshake: true,
-        });
-        if let Err(err) = restored {
+        };
+        if let Err(err) = call(session, spec) {
             log::debug!(
                 "could not restore the subscription to {}: {err}",
                 crate::redact::url(&uri)
@@ -168,13 +204,11 @@ pub(crate) fn reinitialize(shared: &Shared, seen_generation: u64) -> Result<()> 
 
 /// The `initialize` params: the version offered, the capabilities the handlers imply, and
 /// the client's identity.
-fn initialize_params(shared: &Shared, version: &str) -> Value {
-    let options = &shared.options;
-    let capabilities = super::meta::client_capabilities(options, super::state::Era::Legacy);
+fn initialize_params(session: &Session, version: &str) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": capabilities,
-        "clientInfo": options.era.client_info,
+        "capabilities": session.handshake_capabilities,
+        "clientInfo": session.options.client_info,
     })
 }
 

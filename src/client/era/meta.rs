@@ -3,47 +3,12 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::types::{
-    LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    Implementation, LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
 };
-
-use super::super::options::Options;
-use super::state::Era;
-
-/// The client capabilities the registered handlers imply, as sent in `initialize`
-/// ([`Era::Legacy`]) and in every stateless request's `_meta` ([`Era::Modern`]).
-pub(crate) fn client_capabilities(options: &Options, era: Era) -> Value {
-    let mut capabilities = Map::new();
-    let handlers = &options.handlers;
-    if handlers.roots.is_some() {
-        // The stateless era removed `notifications/roots/list_changed`, and with it the flag.
-        let roots = match era {
-            Era::Legacy => json!({ "listChanged": true }),
-            Era::Modern => json!({}),
-        };
-        capabilities.insert("roots".into(), roots);
-    }
-    if handlers.sampling.is_some() {
-        let sampling = if handlers.sampling_tools {
-            json!({ "tools": {} })
-        } else {
-            json!({})
-        };
-        capabilities.insert("sampling".into(), sampling);
-    }
-    if handlers.elicitation.is_some() {
-        // The same object in every version: those before 2025-11-25 know no modes and read
-        // any `elicitation` as form mode.
-        let modes = handlers.elicitation_modes.capability();
-        capabilities.insert("elicitation".into(), modes);
-    }
-    if let Some(experimental) = &options.experimental {
-        capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
-    }
-    Value::Object(capabilities)
-}
 
 /// Adds the stateless `_meta` entries to a request's params, creating both objects if
 /// needed (a null one included). Entries the caller put in `_meta` are kept as they are: the
@@ -90,10 +55,11 @@ pub(crate) struct Identity {
 }
 
 impl Identity {
-    pub(crate) fn new(options: &Options) -> Identity {
+    /// The identity of a client named `client_info` declaring `capabilities`.
+    pub(crate) fn new(client_info: &Implementation, capabilities: Value) -> Identity {
         Identity {
-            capabilities: client_capabilities(options, Era::Modern),
-            client_info: serde_json::to_value(&options.era.client_info).unwrap_or(Value::Null),
+            capabilities,
+            client_info: serde_json::to_value(client_info).unwrap_or(Value::Null),
         }
     }
 }
@@ -313,15 +279,13 @@ fn is_token_byte(b: u8) -> bool {
 }
 
 #[cfg(test)]
-mod header_tests;
-
-#[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn stamp_keeps_caller_meta_and_adds_the_protocol_entries() {
-        let identity = Identity::new(&Options::default());
+        let identity = Identity::new(&Implementation::new("umcp", "1"), json!({}));
         let params = Some(json!({"name": "t", "_meta": {"trace": 1, META_PROTOCOL_VERSION: "x"}}));
         let stamped = stamp(params, "2026-07-28", &identity, None).unwrap();
         let meta = &stamped["_meta"];
@@ -400,5 +364,90 @@ mod tests {
             tool_header_params(&json!({"type": "object"})).unwrap(),
             vec![]
         );
+    }
+}
+
+/// Tests of the `x-mcp-header` edge cases (an annotation on the schema root, and integer
+/// arguments outside the range a header may carry or written as whole floats) and of the
+/// `Mcp-Name` of the tasks extension's requests.
+#[cfg(test)]
+mod header_tests {
+    use std::collections::HashMap;
+
+    use serde_json::{json, Value};
+
+    use super::{headers, tool_header_params};
+
+    /// The `Mcp-Param-Count` header of a call to a tool whose integer `count` is mirrored, or the
+    /// reason the call cannot be sent.
+    fn count_header(count: Value) -> Result<Option<String>, String> {
+        let schema = json!({"type": "object", "properties": {
+            "count": {"type": "integer", "x-mcp-header": "Count"}
+        }});
+        let map = HashMap::from([("t".to_owned(), tool_header_params(&schema).unwrap())]);
+        let params = json!({"name": "t", "arguments": {"count": count}});
+        let headers = headers("tools/call", Some(&params), &map)?;
+        Ok(headers
+            .into_iter()
+            .find(|(name, _)| name == "Mcp-Param-Count")
+            .map(|(_, value)| value))
+    }
+
+    #[test]
+    fn an_annotation_on_the_schema_root_makes_the_tool_invalid() {
+        let root = json!({"type": "object", "x-mcp-header": "Root",
+            "properties": {"a": {"type": "string"}}});
+        let why = tool_header_params(&root).unwrap_err();
+        assert!(why.contains("root"), "{why}");
+        // On a property (also a nested one) it is what the annotation is for.
+        let nested = json!({"type": "object", "properties": {"outer": {"type": "object",
+            "properties": {"inner": {"type": "string", "x-mcp-header": "Inner"}}}}});
+        let pairs = tool_header_params(&nested).unwrap();
+        assert_eq!(
+            pairs,
+            vec![(
+                vec!["outer".to_owned(), "inner".to_owned()],
+                "Inner".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn integers_beyond_the_safe_range_are_refused_not_sent() {
+        const MAX: i64 = (1 << 53) - 1;
+        assert_eq!(count_header(json!(MAX)), Ok(Some(MAX.to_string())));
+        assert_eq!(count_header(json!(-MAX)), Ok(Some((-MAX).to_string())));
+        for beyond in [
+            json!(MAX + 1),
+            json!(-MAX - 1),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!(1e300),
+        ] {
+            let why = count_header(beyond.clone()).unwrap_err();
+            assert!(why.contains("`count`") && why.contains("`t`"), "{why}");
+            assert!(why.contains("2^53"), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_whole_float_is_an_integer_and_is_sent_in_decimal() {
+        let whole: Value = serde_json::from_str("42.0").unwrap();
+        assert!(whole.is_f64());
+        assert_eq!(count_header(whole), Ok(Some("42".to_owned())));
+        assert_eq!(count_header(json!(-7.0)), Ok(Some("-7".to_owned())));
+        // Not an integer at all: no header, as for any other value a header cannot carry.
+        assert_eq!(count_header(json!(42.5)), Ok(None));
+        assert_eq!(count_header(Value::Null), Ok(None));
+    }
+
+    #[test]
+    fn a_tasks_request_names_its_task() {
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let params = json!({"taskId": "t-7"});
+            let headers = headers(method, Some(&params), &HashMap::new()).unwrap();
+            assert!(headers.contains(&("Mcp-Name".to_owned(), "t-7".to_owned())));
+            assert!(headers.contains(&("Mcp-Method".to_owned(), method.to_owned())));
+        }
     }
 }

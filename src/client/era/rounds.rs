@@ -1,14 +1,14 @@
 //! The request path of the stateless era: methods that no longer exist, `resultType`, multi
 //! round-trip requests (MRTR), and the `tools/list` and header-mismatch rules of HTTP.
 //!
-//! Every public method reaches the server through [`call`], so a `tools/call` that comes
+//! Every public method reaches the server through [`call`] (from [`era::call`](super::call)
+//! in the stateless era), so a `tools/call` that comes
 //! back `input_required` runs the client's handlers and is retried with `inputResponses`
 //! and the echoed `requestState` under a new id, whichever method started it. Each round is
 //! an ordinary request (progress and cancel work as usual); the call's timeout and maximum
-//! total time span all rounds and the handlers between them (see [`clock`]).
+//! total time span all rounds and the handlers between them (see [`clock`](super::clock)).
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, Unsupported};
@@ -18,15 +18,13 @@ use crate::types::{InputRequiredResult, ResultType};
 
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::RequestOptions;
-use super::discover::modern_error;
-use super::session::{CallSpec, Shared};
-
-mod clock;
-mod finish;
-mod task;
-
-use clock::Clock;
-use finish::{finish, relist_tools, Head};
+use super::clock::Clock;
+use super::discover::{modern_error, switch_version};
+use super::finish::{finish, relist_tools, Head};
+use super::inputs::fulfil;
+use super::session::{CallSpec, Session};
+use super::task;
+use super::wire::once;
 
 /// Methods of the handshake era that the stateless era removed.
 const REMOVED: [&str; 4] = [
@@ -40,8 +38,8 @@ const REMOVED: [&str; 4] = [
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 /// Sends a request in the stateless era, driving input rounds to the final result.
-pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
-    let mut clock = Clock::start(shared, spec);
+pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
+    let mut clock = Clock::start(session, spec);
     let mut round = 0u32;
     // What each round starts from once a server asked for the tasks extension: the caller's
     // params declaring it (`None`: the caller's params, not copied on every call).
@@ -49,7 +47,7 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
     let mut params = spec.params.clone();
     loop {
         let options = clock.round()?;
-        let answer = match call_round(shared, spec, params.clone(), &options, true) {
+        let answer = match call_round(session, spec, params.clone(), &options, true) {
             // Refused before it ran: sending it again declaring the extension is safe.
             Err(error)
                 if declared.is_none()
@@ -57,8 +55,8 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
                     && task::requires_tasks(&error) =>
             {
                 log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
-                declared = Some(task::declare(shared, spec.params.clone()));
-                params = task::declare(shared, params);
+                declared = Some(task::declare(session, spec.params.clone()));
+                params = task::declare(session, params);
                 continue;
             }
             other => other.map_err(|error| clock.own(error))?,
@@ -79,13 +77,13 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
             Some(ResultType::Task)
                 if declared.is_some() && task::TASK_METHODS.contains(&spec.method) =>
             {
-                return task::follow(shared, &mut clock, &answer)
+                return task::follow(session, &mut clock, &answer)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
-            Some(ResultType::Complete) => return Ok(finish(shared, spec.method, answer, head)),
+            Some(ResultType::Complete) => return Ok(finish(session, spec.method, answer, head)),
         };
         round = round.saturating_add(1);
-        let max = shared.options.era.max_input_rounds;
+        let max = session.options.max_input_rounds;
         if round > max {
             return Err(Error::Protocol(format!(
                 "`{}` still asked for input after {max} rounds",
@@ -93,8 +91,8 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
             )));
         }
         log::debug!("`{}` needs input (round {round})", spec.method);
-        let responses = fulfil(shared, &clock, input.input_requests.iter().flatten())?;
-        clock.check(shared)?;
+        let responses = fulfil(session, &clock, input.input_requests.iter().flatten())?;
+        clock.check(session)?;
         params = Some(retry_params(
             declared.clone().unwrap_or_else(|| spec.params.clone()),
             responses,
@@ -106,12 +104,14 @@ pub(crate) fn call(shared: &Shared, spec: &CallSpec<'_>) -> Result<Answer> {
 /// Sends one round without input handling: what [`Client::request_once`] returns.
 ///
 /// [`Client::request_once`]: crate::Client::request_once
-pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
-    let answer = call_round(shared, spec, spec.params.clone(), spec.options, true)?;
+pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value> {
+    let answer = call_round(session, spec, spec.params.clone(), spec.options, true)?;
     let head = Head::of(&answer);
     match head.kind() {
         Some(ResultType::InputRequired) => answer.decode(spec.method),
-        Some(ResultType::Complete) => finish(shared, spec.method, answer, head).decode(spec.method),
+        Some(ResultType::Complete) => {
+            finish(session, spec.method, answer, head).decode(spec.method)
+        }
         Some(ResultType::Task) => Err(unadvertised(spec.method)),
         None => Err(Error::Protocol(format!(
             "`{}` answered with an unknown resultType",
@@ -124,7 +124,7 @@ pub(crate) fn call_once(shared: &Shared, spec: &CallSpec<'_>) -> Result<Value> {
 /// re-lists the tools, whose annotations decide the `Mcp-Param-*` headers, and is sent again;
 /// any other request whose response stream broke is sent again under a new id.
 fn call_round(
-    shared: &Shared,
+    session: &Session,
     spec: &CallSpec<'_>,
     params: Option<Value>,
     options: &RequestOptions,
@@ -150,30 +150,30 @@ fn call_round(
         options,
         handshake: spec.handshake,
     };
-    match shared.call_once(&round) {
+    match once(session, &round) {
         // Without resumption a broken stream loses the request, and the spec has it sent
         // again. That is harmless except for a tool call, whose effects would happen twice:
         // one is repeated only when the tool's listing said it is read-only or idempotent.
-        Err(Error::ResponseLost(why)) if may_relist && repeatable(shared, spec) => {
+        Err(Error::ResponseLost(why)) if may_relist && repeatable(session, spec) => {
             log::debug!(
                 "`{}` lost its response ({why}); sending it again",
                 spec.method
             );
-            call_round(shared, spec, round.params, options, false)
+            call_round(session, spec, round.params, options, false)
         }
         // The server was upgraded or replaced and speaks another stateless version now; it
         // refused the request before acting on it, so sending it again is safe.
-        Err(error) if may_relist && super::discover::switch_version(shared, &error) => {
-            call_round(shared, spec, round.params, options, false)
+        Err(error) if may_relist && switch_version(session, &error) => {
+            call_round(session, spec, round.params, options, false)
         }
-        Err(error) if may_relist && spec.method == "tools/call" && shared.era.http => {
+        Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
             let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {
                 return Err(error);
             }
             log::debug!("header mismatch on tools/call; re-listing tools and retrying");
-            relist_tools(shared)?;
-            call_round(shared, spec, round.params, options, false)
+            relist_tools(session)?;
+            call_round(session, spec, round.params, options, false)
         }
         other => other,
     }
@@ -181,68 +181,13 @@ fn call_round(
 
 /// Whether a request may be sent again after its response was lost: any but a `tools/call`,
 /// and a call of a tool last listed as read-only or idempotent.
-fn repeatable(shared: &Shared, spec: &CallSpec<'_>) -> bool {
+fn repeatable(session: &Session, spec: &CallSpec<'_>) -> bool {
     if spec.method != "tools/call" {
         return true;
     }
     let name = spec.params.as_ref().and_then(|p| p.get("name"));
     name.and_then(Value::as_str)
-        .is_some_and(|name| lock(&shared.era.repeatable_tools).contains(name))
-}
-
-/// The most input requests one round may carry: each may be a paid model call or a question
-/// to the user, so a round asking for more fails before any handler runs.
-const MAX_INPUT_REQUESTS: usize = 64;
-
-/// Answers each input request with the client's handlers, keyed as the server keyed them.
-/// A handler cannot be interrupted, so the call's deadline, its cancel handle and the
-/// client's closing are checked before each one.
-fn fulfil<'a>(
-    shared: &Shared,
-    clock: &Clock<'_>,
-    requests: impl IntoIterator<Item = (&'a String, &'a Value)>,
-) -> Result<Map<String, Value>> {
-    let requests: Vec<(&String, &Value)> = requests.into_iter().collect();
-    if requests.len() > MAX_INPUT_REQUESTS {
-        return Err(Error::Protocol(format!(
-            "the server asked for {} inputs at once, more than {MAX_INPUT_REQUESTS}",
-            requests.len()
-        )));
-    }
-    let mut responses = Map::new();
-    for (key, request) in requests {
-        clock.check(shared)?;
-        let method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        let options = &shared.options.handlers;
-        super::super::sampling::refuse_undeclared_tools_input(options, method, &params)?;
-        super::super::sampling::refuse_unbalanced_tools_input(method, &params)?;
-        super::super::elicitation::refuse_undeclared_mode_input(options, method, &params)?;
-        let answer = match method {
-            "elicitation/create" => match &options.elicitation {
-                Some(handler) => handled(method, handler(typed(method, params)?))?,
-                None => return Err(missing(method, "elicitation", "with_elicitation_handler")),
-            },
-            "sampling/createMessage" => match &options.sampling {
-                Some(handler) => handled(method, handler(typed(method, params)?))?,
-                None => return Err(missing(method, "sampling", "with_sampling_handler")),
-            },
-            "roots/list" => match &options.roots {
-                Some(handler) => handled(method, handler())?,
-                None => return Err(missing(method, "roots", "with_roots")),
-            },
-            other => {
-                return Err(Error::Protocol(format!(
-                    "the server asked for input through unknown method `{other}`"
-                )))
-            }
-        };
-        responses.insert(key.clone(), answer);
-    }
-    Ok(responses)
+        .is_some_and(|name| lock(&session.era.repeatable_tools).contains(name))
 }
 
 /// The original params plus `inputResponses` and the echoed `requestState`.
@@ -275,34 +220,6 @@ fn unadvertised(method: &str) -> Error {
         "`{method}` answered with resultType \"task\", an extension this client did not \
          advertise"
     ))
-}
-
-fn missing(method: &str, handler: &str, setter: &str) -> Error {
-    Error::Unsupported(Unsupported::Feature(format!(
-        "the server asked for `{method}` input, but no {handler} handler is set \
-         (Options::{setter})"
-    )))
-}
-
-fn typed<T: DeserializeOwned>(method: &str, params: Value) -> Result<T> {
-    crate::jsonrpc::decode_value(&params)
-        .map_err(|e| Error::Protocol(format!("malformed `{method}` input request: {e}")))
-}
-
-fn handled<T: Serialize>(
-    method: &str,
-    outcome: std::result::Result<T, crate::jsonrpc::ErrorObject>,
-) -> Result<Value> {
-    // An input response cannot carry an error (the server would decide what to do with one
-    // in the handshake era): the call ends here, naming the handler's error in full.
-    let result = outcome.map_err(|e| {
-        Error::Protocol(format!(
-            "the client's `{method}` handler failed ({}): {}",
-            e.code.0, e.message
-        ))
-    })?;
-    serde_json::to_value(result)
-        .map_err(|e| Error::Protocol(format!("unencodable `{method}` answer: {e}")))
 }
 
 fn decode<T: DeserializeOwned>(answer: &Answer, method: &str) -> Result<T> {

@@ -12,34 +12,35 @@
 //! [`EraTransport`](super::transport), the wrapper every message passes on its way out,
 //! which adds `_meta` and the HTTP routing headers; [`rounds`](super::rounds) is the request path
 //! of the era (`resultType`, input rounds, re-issue, header mismatch), below every public
-//! method. `subscriptions/listen` lives in [`listen`](crate::client::follow::listen): a long-lived
-//! request
-//! sent through the same wrapper; over Streamable HTTP its notifications arrive on that
-//! request's own response stream, and the router hands every notification whose `_meta`
-//! carries [`META_SUBSCRIPTION_ID`](crate::types::META_SUBSCRIPTION_ID) to the subscription
-//! with that id instead of the shared queue. Closing the stream (HTTP) or
+//! method. `subscriptions/listen` lives in [`listen`](crate::client::follow::listen): a
+//! long-lived request sent through the same wrapper; over Streamable HTTP its notifications
+//! arrive on that request's own response stream, and the engine's reading thread hands every
+//! notification whose `_meta` carries
+//! [`META_SUBSCRIPTION_ID`](crate::types::META_SUBSCRIPTION_ID) to the subscription with that
+//! id instead of the shared queue. Closing the stream (HTTP) or
 //! `notifications/cancelled` (stdio) ends it; the manager opens its subscriptions again after
 //! a restart.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, OnceLock, RwLock};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
+
+use serde_json::Value;
 
 use crate::sync::lock;
 use crate::types::{Implementation, LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
-use super::super::options::Options;
 use super::meta::{HeaderParam, Identity};
 
 /// Default time a server has to answer the `server/discover` probe before it counts as a
 /// legacy server that ignores unknown requests (the figure rmcp and the Python SDK use).
 ///
-/// See the example on [`Options::with_protocol_mode`].
+/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
 pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Default number of input rounds one request may take before it fails.
 ///
-/// See the example on [`Options::with_protocol_mode`].
+/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 /// How many servers' verdicts the process remembers; when full, the cache is cleared (a
@@ -48,7 +49,7 @@ const VERDICT_CACHE_CAPACITY: usize = 256;
 
 /// How a client chooses the protocol era at connect time.
 ///
-/// See the example on [`Options::with_protocol_mode`].
+/// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ProtocolMode {
@@ -65,14 +66,14 @@ pub enum ProtocolMode {
 impl ProtocolMode {
     /// A pin to the newest stateless version this client speaks.
     ///
-    /// See the example on [`Options::with_protocol_mode`].
+    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
     pub fn modern() -> ProtocolMode {
         ProtocolMode::Pinned(LATEST_MODERN_PROTOCOL_VERSION.to_owned())
     }
 
     /// The name used in configuration and logs: `auto`, `legacy` or the pinned version.
     ///
-    /// See the example on [`Options::with_protocol_mode`].
+    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
     pub fn as_str(&self) -> &str {
         match self {
             ProtocolMode::Auto => "auto",
@@ -83,7 +84,7 @@ impl ProtocolMode {
 
     /// Reads `auto`, `legacy`, `modern` (the newest stateless version) or a stateless version.
     ///
-    /// See the example on [`Options::with_protocol_mode`].
+    /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
     pub fn parse(text: &str) -> Option<ProtocolMode> {
         match text {
             "auto" => Some(ProtocolMode::Auto),
@@ -121,7 +122,7 @@ impl Era {
     }
 }
 
-/// The settings the eras read, set through the builders of [`Options`].
+/// The settings the eras read, set through the builders of [`Options`](crate::Options).
 #[derive(Debug, Clone)]
 pub(crate) struct EraOptions {
     pub(crate) mode: ProtocolMode,
@@ -169,11 +170,10 @@ pub(crate) struct EraState {
     /// The tools whose last listing marked them read-only or idempotent: a call to one whose
     /// response stream broke is sent again.
     pub(crate) repeatable_tools: Mutex<HashSet<String>>,
-    /// The tools whose last listing requires a task (2025-11-25 `execution.taskSupport`).
-    pub(crate) task_tools: Mutex<super::super::methods::TaskTools>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
-    /// The log level the client asked for ([`Options::with_log_level`] or
+    /// The log level the client asked for
+    /// ([`Options::with_log_level`](crate::Options::with_log_level) or
     /// `Client::set_logging_level`): in every stateless request's `_meta`, and sent with
     /// `logging/setLevel` at the start of every handshake-era session.
     log_level: RwLock<Option<LoggingLevel>>,
@@ -183,15 +183,16 @@ pub(crate) struct EraState {
 }
 
 impl EraState {
-    pub(crate) fn new(options: &Options, http: bool) -> EraState {
+    /// The era state of a connection with `options`, declaring `capabilities` in every
+    /// stateless request; `http` for Streamable HTTP.
+    pub(crate) fn new(options: &EraOptions, capabilities: Value, http: bool) -> EraState {
         EraState {
             phase: RwLock::new(Phase::Legacy),
             http,
             tool_headers: Mutex::new(HashMap::new()),
             repeatable_tools: Mutex::new(HashSet::new()),
-            task_tools: Mutex::default(),
-            identity: Identity::new(options),
-            log_level: RwLock::new(options.era.log_level),
+            identity: Identity::new(&options.client_info, capabilities),
+            log_level: RwLock::new(options.log_level),
             verdict_key: OnceLock::new(),
         }
     }
@@ -223,6 +224,12 @@ impl EraState {
             Ok(mut slot) => *slot = phase,
             Err(poisoned) => *poisoned.into_inner() = phase,
         }
+    }
+
+    /// Whether the connection speaks (or probes) the stateless era.
+    pub(crate) fn is_modern(&self) -> bool {
+        let phase = self.phase.read().unwrap_or_else(PoisonError::into_inner);
+        matches!(*phase, Phase::Modern(_))
     }
 
     /// The stateless version in use, or `None` in the handshake era.
@@ -280,7 +287,7 @@ mod tests {
         assert_eq!(ProtocolMode::parse("modern"), Some(ProtocolMode::modern()));
         assert_eq!(ProtocolMode::modern().as_str(), "2026-07-28");
         assert_eq!(ProtocolMode::parse("2025-11-25"), None);
-        assert_eq!(Options::default().protocol_mode(), &ProtocolMode::Auto);
+        assert_eq!(EraOptions::default().mode, ProtocolMode::Auto);
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! The response cache of one connection, driven by the caching hints of 2026-07-28
 //! (`ttlMs`, `cacheScope`) on `server/discover`, the list methods and `resources/read`.
 //!
-//! Every request passes [`through`] on its way to the wire: a fresh entry for the same method
-//! and the same result-affecting params (everything but `_meta`) answers without a round trip.
-//! An absent, zero or negative `ttlMs` means stale at once, so only results with a positive
+//! Every request passes [`Cache::through`] on its way to the wire: a fresh entry for the same
+//! method and the same result-affecting params (everything but `_meta`) answers without a round
+//! trip. An absent, zero or negative `ttlMs` means stale at once, so only results with a positive
 //! one are kept; rounds of a multi round-trip request (params with `inputResponses` or
-//! `requestState`) are never served nor stored. A list-changed or resource-updated
-//! notification drops the matching entries at once ([`invalidate`], called by the router).
+//! `requestState`) are never served nor stored. A list-changed or resource-updated notification
+//! drops the matching entries at once ([`Cache::invalidate`], called as the engine's reading thread
+//! hands the notification over).
 //!
 //! The cache belongs to one connection, whose credentials are those of its one transport, so
 //! a `private` entry never reaches another authorisation context: it is never shared at all
@@ -25,8 +26,7 @@ use crate::error::Result;
 use crate::sync::lock;
 
 use super::super::engine::pending::Answer;
-use super::super::era::session::{CallSpec, Shared};
-use super::super::Era;
+use super::super::era::session::CallSpec;
 
 /// The methods whose results carry caching hints.
 const CACHEABLE_METHODS: [&str; 6] = [
@@ -69,98 +69,172 @@ struct Entry {
 /// One connection's cached results.
 #[derive(Default)]
 pub(crate) struct Cache {
+    options: CacheOptions,
     entries: Mutex<HashMap<String, Entry>>,
 }
 
-/// Whether a handshake-era call of `method` goes through the cache: only when the user asked
-/// to cache without hints
-/// ([`Options::with_cache_ttl_without_hints`](crate::Options::with_cache_ttl_without_hints)), since
-/// those servers
-/// send none.
-pub(crate) fn wanted_in_legacy(shared: &Shared, method: &str) -> bool {
-    let cache = &shared.options.cache;
-    cache.enabled && cache.ttl_without_hints.is_some() && CACHEABLE_METHODS.contains(&method)
-}
-
-/// Answers `spec` from the cache when a fresh entry exists, else with `wire` (storing what
-/// may be cached).
-pub(crate) fn through(
-    shared: &Shared,
-    spec: &CallSpec<'_>,
-    wire: impl FnOnce(&CallSpec<'_>) -> Result<Answer>,
-) -> Result<Answer> {
-    let Some(key) = key(shared, spec) else {
-        return wire(spec);
-    };
-    let cache = &shared.cache;
-    if !spec.options.no_cache {
-        let now = Instant::now();
-        let mut entries = lock(&cache.entries);
-        match entries.get(&key) {
-            Some(entry) if entry.fresh_until > now => {
-                log::trace!("`{}` answered from the cache", spec.method);
-                return Ok(entry.value.clone());
-            }
-            Some(_) => {
-                entries.remove(&key);
-            }
-            None => {}
+impl Cache {
+    /// An empty cache with `options`.
+    pub(crate) fn new(options: CacheOptions) -> Cache {
+        Cache {
+            options,
+            entries: Mutex::default(),
         }
     }
-    let result = wire(spec);
-    match &result {
-        Ok(value) => {
-            if let Some(ttl) = ttl(shared, value) {
-                let uri = params_uri(spec.params.as_ref());
-                store(cache, key, spec.method, uri, value.clone(), ttl);
+
+    /// Whether a handshake-era call of `method` goes through the cache: only when the user
+    /// asked to cache without hints, since those servers send none.
+    pub(crate) fn keeps_legacy(&self, method: &str) -> bool {
+        let options = &self.options;
+        options.enabled
+            && options.ttl_without_hints.is_some()
+            && CACHEABLE_METHODS.contains(&method)
+    }
+
+    /// Answers `spec` from the cache when a fresh entry exists, else with `wire` (storing
+    /// what may be cached; `legacy` for a handshake-era server).
+    pub(crate) fn through(
+        &self,
+        spec: &CallSpec<'_>,
+        legacy: bool,
+        wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
+    ) -> Result<Answer> {
+        let Some(key) = self.key(spec) else {
+            return wire(spec);
+        };
+        if !spec.options.no_cache {
+            let now = Instant::now();
+            let mut entries = lock(&self.entries);
+            match entries.get(&key) {
+                Some(entry) if entry.fresh_until > now => {
+                    log::trace!("`{}` answered from the cache", spec.method);
+                    return Ok(entry.value.clone());
+                }
+                Some(_) => {
+                    entries.remove(&key);
+                }
+                None => {}
             }
         }
-        Err(_) if has_cursor(spec.params.as_ref()) => {
-            // A cursor the server no longer accepts: the pages of that list are all suspect.
-            drop_method(cache, spec.method);
+        let result = wire(spec);
+        match &result {
+            Ok(value) => {
+                if let Some(ttl) = self.ttl(value, legacy) {
+                    let uri = params_uri(spec.params.as_ref());
+                    self.store(key, spec.method, uri, value.clone(), ttl);
+                }
+            }
+            Err(_) if has_cursor(spec.params.as_ref()) => {
+                // A cursor the server no longer accepts: the pages of that list are all
+                // suspect.
+                self.drop_method(spec.method);
+            }
+            Err(_) => {}
         }
-        Err(_) => {}
+        result
     }
-    result
-}
 
-/// Drops what a notification says changed.
-pub(crate) fn invalidate(cache: &Cache, method: &str, uri: Option<&str>) {
-    match method {
-        "notifications/tools/list_changed" => drop_method(cache, "tools/list"),
-        "notifications/prompts/list_changed" => drop_method(cache, "prompts/list"),
-        "notifications/resources/list_changed" => {
-            drop_method(cache, "resources/list");
-            drop_method(cache, "resources/templates/list");
-        }
-        "notifications/resources/updated" => {
-            let Some(updated) = uri else { return };
-            // The updated URI may be a sub-resource of the one read, or the other way round.
-            lock(&cache.entries).retain(|_, e| {
-                let related = e.uri.as_deref().is_some_and(|read| {
-                    read == updated || read.starts_with(updated) || updated.starts_with(read)
+    /// Drops what a notification says changed.
+    pub(crate) fn invalidate(&self, method: &str, uri: Option<&str>) {
+        match method {
+            "notifications/tools/list_changed" => self.drop_method("tools/list"),
+            "notifications/prompts/list_changed" => self.drop_method("prompts/list"),
+            "notifications/resources/list_changed" => {
+                self.drop_method("resources/list");
+                self.drop_method("resources/templates/list");
+            }
+            "notifications/resources/updated" => {
+                let Some(updated) = uri else { return };
+                // The updated URI may be a sub-resource of the one read, or the other way
+                // round.
+                lock(&self.entries).retain(|_, e| {
+                    let related = e.uri.as_deref().is_some_and(|read| {
+                        read == updated || read.starts_with(updated) || updated.starts_with(read)
+                    });
+                    !(e.method == "resources/read" && related)
                 });
-                !(e.method == "resources/read" && related)
-            });
+            }
+            _ => {}
         }
-        _ => {}
     }
-}
 
-/// The key of a cacheable request: the method and its params without `_meta`, or `None`
-/// when the request may not be cached.
-fn key(shared: &Shared, spec: &CallSpec<'_>) -> Option<String> {
-    if !shared.options.cache.enabled || !CACHEABLE_METHODS.contains(&spec.method) {
-        return None;
+    /// Drops everything: the notifications that would have said what changed may be lost.
+    pub(crate) fn clear(&self) {
+        lock(&self.entries).clear();
     }
-    let mut params = spec.params.clone().unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut params {
-        if map.contains_key("inputResponses") || map.contains_key("requestState") {
+
+    /// The key of a cacheable request: the method and its params without `_meta`, or `None`
+    /// when the request may not be cached.
+    fn key(&self, spec: &CallSpec<'_>) -> Option<String> {
+        if !self.options.enabled || !CACHEABLE_METHODS.contains(&spec.method) {
             return None;
         }
-        map.remove("_meta");
+        let mut params = spec.params.clone().unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut params {
+            if map.contains_key("inputResponses") || map.contains_key("requestState") {
+                return None;
+            }
+            map.remove("_meta");
+        }
+        Some(format!("{}\n{}", spec.method, canonical(&params)))
     }
-    Some(format!("{}\n{}", spec.method, canonical(&params)))
+
+    /// How long `value` stays fresh, if it may be cached at all.
+    fn ttl(&self, value: &Answer, legacy: bool) -> Option<Duration> {
+        let hints: Hints = value.peek().ok()?;
+        let result_type = hints.result_type.as_ref().and_then(Value::as_str);
+        if result_type.is_some_and(|t| t != "complete") {
+            return None;
+        }
+        match hints.ttl_ms {
+            Some(ttl) => {
+                // A whole float (`60000.0`) counts as the integer, as the typed results read
+                // it.
+                let ms = match &ttl {
+                    Value::Number(n) => crate::types::lenient::whole_i64(n),
+                    _ => None,
+                };
+                let ms = ms.filter(|ms| *ms > 0)?;
+                Some(Duration::from_millis(u64::try_from(ms).ok()?))
+            }
+            None if legacy => self.options.ttl_without_hints,
+            None => None,
+        }
+    }
+
+    fn store(&self, key: String, method: &str, uri: Option<String>, value: Answer, ttl: Duration) {
+        let now = Instant::now();
+        // A TTL too long for the clock is as good as forever: a day is plenty.
+        let fresh_until = now
+            .checked_add(ttl)
+            .unwrap_or_else(|| now + Duration::from_secs(86_400));
+        let mut entries = lock(&self.entries);
+        if entries.len() >= CAPACITY && !entries.contains_key(&key) {
+            entries.retain(|_, e| e.fresh_until > now);
+            if entries.len() >= CAPACITY {
+                let soonest = entries
+                    .iter()
+                    .min_by_key(|(_, e)| e.fresh_until)
+                    .map(|(k, _)| k.clone());
+                if let Some(soonest) = soonest {
+                    entries.remove(&soonest);
+                }
+            }
+        }
+        entries.insert(
+            key,
+            Entry {
+                value,
+                fresh_until,
+                method: method.to_owned(),
+                uri,
+            },
+        );
+    }
+
+    fn drop_method(&self, method: &str) {
+        lock(&self.entries).retain(|_, e| e.method != method);
+    }
 }
 
 /// JSON with object keys sorted, so equal params give equal keys.
@@ -190,74 +264,6 @@ struct Hints {
     result_type: Option<Value>,
     #[serde(rename = "ttlMs", default)]
     ttl_ms: Option<Value>,
-}
-
-/// How long `value` stays fresh, if it may be cached at all.
-fn ttl(shared: &Shared, value: &Answer) -> Option<Duration> {
-    let hints: Hints = value.peek().ok()?;
-    let result_type = hints.result_type.as_ref().and_then(Value::as_str);
-    if result_type.is_some_and(|t| t != "complete") {
-        return None;
-    }
-    match hints.ttl_ms {
-        Some(ttl) => {
-            // A whole float (`60000.0`) counts as the integer, as the typed results read it.
-            let ms = match &ttl {
-                Value::Number(n) => crate::types::lenient::whole_i64(n),
-                _ => None,
-            };
-            let ms = ms.filter(|ms| *ms > 0)?;
-            Some(Duration::from_millis(u64::try_from(ms).ok()?))
-        }
-        None if shared.era.era() == Era::Legacy => shared.options.cache.ttl_without_hints,
-        None => None,
-    }
-}
-
-fn store(
-    cache: &Cache,
-    key: String,
-    method: &str,
-    uri: Option<String>,
-    value: Answer,
-    ttl: Duration,
-) {
-    let now = Instant::now();
-    // A TTL too long for the clock is as good as forever: a day is plenty.
-    let fresh_until = now
-        .checked_add(ttl)
-        .unwrap_or_else(|| now + Duration::from_secs(86_400));
-    let mut entries = lock(&cache.entries);
-    if entries.len() >= CAPACITY && !entries.contains_key(&key) {
-        entries.retain(|_, e| e.fresh_until > now);
-        if entries.len() >= CAPACITY {
-            let soonest = entries
-                .iter()
-                .min_by_key(|(_, e)| e.fresh_until)
-                .map(|(k, _)| k.clone());
-            if let Some(soonest) = soonest {
-                entries.remove(&soonest);
-            }
-        }
-    }
-    entries.insert(
-        key,
-        Entry {
-            value,
-            fresh_until,
-            method: method.to_owned(),
-            uri,
-        },
-    );
-}
-
-/// Drops everything: the notifications that would have said what changed may be lost.
-pub(crate) fn clear(cache: &Cache) {
-    lock(&cache.entries).clear();
-}
-
-fn drop_method(cache: &Cache, method: &str) {
-    lock(&cache.entries).retain(|_, e| e.method != method);
 }
 
 fn params_uri(params: Option<&Value>) -> Option<String> {

@@ -14,10 +14,11 @@ use crate::jsonrpc::decode_value;
 use crate::sync::lock;
 use crate::types::{Implementation, ResultType, META_SERVER_INFO};
 
-use super::super::super::engine::pending::Answer;
-use super::super::super::engine::request_options::RequestOptions;
-use super::super::meta::tool_header_params;
-use super::super::session::{CallSpec, Shared};
+use super::super::engine::pending::Answer;
+use super::super::engine::request_options::RequestOptions;
+use super::meta::tool_header_params;
+use super::session::{CallSpec, Session};
+use super::wire::once;
 
 /// A re-listing after a header mismatch stops after this many pages.
 const MAX_RELIST_PAGES: usize = 1_000;
@@ -88,10 +89,10 @@ struct ToolsPage {
 /// Final touches on a complete result: the server's self-description is kept, and tools with
 /// invalid `x-mcp-header` annotations are left out of `tools/list`. The result keeps the
 /// server's text (and so tool schemas their bytes) unless a tool has to go.
-pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) -> Answer {
+pub(super) fn finish(session: &Session, method: &str, answer: Answer, head: Head) -> Answer {
     let info = head.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO));
     if let Some(info) = info.and_then(|v| decode_value::<Implementation>(v).ok()) {
-        update_server_info(shared, info);
+        update_server_info(session, info);
     }
     if method != "tools/list" {
         return answer;
@@ -100,7 +101,7 @@ pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) 
     let Ok(page) = answer.peek::<ToolsPage>() else {
         return answer;
     };
-    let mut table = lock(&shared.era.tool_headers);
+    let mut table = lock(&session.era.tool_headers);
     let keep: Vec<bool> = page
         .tools
         .iter()
@@ -122,7 +123,7 @@ pub(super) fn finish(shared: &Shared, method: &str, answer: Answer, head: Head) 
         })
         .collect();
     drop(table);
-    let mut repeatable = lock(&shared.era.repeatable_tools);
+    let mut repeatable = lock(&session.era.repeatable_tools);
     for tool in &page.tools {
         if !tool.repeatable() {
             repeatable.remove(tool.name.as_str());
@@ -174,20 +175,23 @@ fn without(answer: Answer, keep: &[bool]) -> Answer {
 }
 
 /// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table.
-pub(super) fn relist_tools(shared: &Shared) -> Result<()> {
+pub(super) fn relist_tools(session: &Session) -> Result<()> {
     // The annotations may have changed: a cached list is what got the headers wrong.
     let options = RequestOptions::default().with_no_cache();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_RELIST_PAGES {
         let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
-        let answer = shared.call_once(&CallSpec {
-            method: "tools/list",
-            params,
-            options: &options,
-            handshake: false,
-        })?;
+        let answer = once(
+            session,
+            &CallSpec {
+                method: "tools/list",
+                params,
+                options: &options,
+                handshake: false,
+            },
+        )?;
         let head = Head::of(&answer);
-        let answer = finish(shared, "tools/list", answer, head);
+        let answer = finish(session, "tools/list", answer, head);
         #[derive(Deserialize)]
         struct Cursor {
             #[serde(rename = "nextCursor")]
@@ -202,8 +206,8 @@ pub(super) fn relist_tools(shared: &Shared) -> Result<()> {
 }
 
 /// Keeps a server's self-description from a result's `_meta` as its current server info.
-fn update_server_info(shared: &Shared, info: Implementation) {
-    let Ok(mut slot) = shared.init.write() else {
+fn update_server_info(session: &Session, info: Implementation) {
+    let Ok(mut slot) = session.init.write() else {
         return;
     };
     if let Some(init) = slot.as_ref() {

@@ -17,13 +17,14 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, TimeoutKind};
 use crate::jsonrpc::Message;
-use crate::sync::deadline_after;
-use crate::sync::lock;
+use crate::sync::{deadline_after, lock};
 use crate::types::SUBSCRIPTIONS_LISTEN;
 
-use super::super::super::era::session::Shared;
+use super::super::era::session::Session;
+use super::listen::Subscription;
 use super::open::{abandon, listen_request, send_listen, Sending};
-use super::{Subscription, SubscriptionEnd, SubscriptionEvent};
+use super::route::Follower;
+use super::state::{SubscriptionEnd, SubscriptionEvent};
 
 /// The first pause after a stream that broke soon after it opened.
 pub(super) const FIRST_PAUSE: Duration = Duration::from_millis(100);
@@ -195,6 +196,11 @@ impl Subscription {
         reopening.waiting = Some((reason, at));
     }
 
+    /// The session and follower of the subscription, while the client lives.
+    fn upgrade(&self) -> Option<(Arc<Session>, Arc<Follower>)> {
+        Some((self.session.upgrade()?, self.follower.upgrade()?))
+    }
+
     fn outcome(&self, pending: &Pending) -> Outcome {
         let mut status = lock(&self.sub.status);
         if status.ended.is_some() {
@@ -228,13 +234,13 @@ impl Subscription {
         if self.sub.is_ended() {
             return None;
         }
-        let Some(shared) = self.shared.upgrade() else {
+        let Some((session, follower)) = self.upgrade() else {
             self.sub.end(SubscriptionEnd::ConnectionLost { reason });
             return None;
         };
-        let request = listen_request(&shared, &self.sub)?;
+        let request = listen_request(&session, &follower, &self.sub)?;
         let sent = Instant::now();
-        let gives_up_at = deadline_after(sent, shared.options.engine.request_timeout);
+        let gives_up_at = deadline_after(sent, session.conn.request_timeout());
         reopening.pending = Some(Pending {
             reason,
             id: request.0,
@@ -243,7 +249,8 @@ impl Subscription {
         });
         Some(Reopen {
             send_by: deadline.map_or(gives_up_at, |d| d.min(gives_up_at)),
-            shared,
+            session,
+            follower,
             request,
             gives_up_at,
         })
@@ -253,7 +260,8 @@ impl Subscription {
     fn send_reopen(&self, reopen: Reopen) {
         let id = reopen.request.0;
         let sending = send_listen(
-            &reopen.shared,
+            &reopen.session,
+            &reopen.follower,
             &self.sub,
             reopen.request,
             reopen.gives_up_at,
@@ -285,12 +293,12 @@ impl Subscription {
     /// failure in a row up to [`LONGEST_PAUSE`]: a server failing for good costs a few
     /// requests a minute.
     fn not_reopened(&self, reopening: &mut Reopening, reason: String, id: i64, err: Error) {
-        let Some(shared) = self.shared.upgrade() else {
+        let Some((session, follower)) = self.upgrade() else {
             self.sub.end(SubscriptionEnd::ConnectionLost { reason });
             return;
         };
-        shared.listens.remove(&self.sub);
-        if let Some(closed) = shared.closed() {
+        follower.listens.remove(&self.sub);
+        if let Some(closed) = session.closed() {
             self.sub.end(SubscriptionEnd::ConnectionLost {
                 reason: closed.reason.clone(),
             });
@@ -315,7 +323,7 @@ impl Subscription {
                         Error::Timeout { .. } => "not acknowledged in time",
                         _ => "re-opening failed",
                     };
-                    abandon(&shared, id, why);
+                    abandon(&session, id, why);
                 }
                 let at = reopening.retry();
                 log::debug!(
@@ -330,7 +338,8 @@ impl Subscription {
 
 /// A reopening's request, made and recorded, to be sent.
 struct Reopen {
-    shared: Arc<Shared>,
+    session: Arc<Session>,
+    follower: Arc<Follower>,
     request: (i64, Message),
     /// When it is abandoned unless acknowledged; the sending thread's deadline.
     gives_up_at: Instant,

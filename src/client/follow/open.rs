@@ -2,7 +2,7 @@
 //! `resources/subscribe`), and ending it there.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -12,28 +12,32 @@ use crate::sync::lock;
 use crate::transport::Transport;
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
-use super::super::super::engine::handover::cancellation;
-use super::super::super::engine::request_options::RequestOptions;
-use super::super::super::engine::senders::{Job, Report};
-use super::super::super::era::session::{CallSpec, Shared};
+use super::super::engine::handover::cancellation;
+use super::super::engine::request_options::RequestOptions;
+use super::super::engine::senders::{AfterSend, Job, Report};
+use super::super::era::call::call;
+use super::super::era::session::{CallSpec, Session};
+use super::route::Follower;
 use super::state::{Settled, Sub};
-use super::CLOSE_DEADLINE;
+
+/// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
+pub(super) const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Sends `subscriptions/listen` and waits for its acknowledgement.
-pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
+pub(super) fn open_modern(session: &Session, follower: &Follower, sub: &Arc<Sub>) -> Result<()> {
     let started = Instant::now();
-    let deadline = started + shared.options.engine.request_timeout;
-    let Some((id, request)) = listen_request(shared, sub) else {
+    let deadline = started + session.conn.request_timeout();
+    let Some((id, request)) = listen_request(session, follower, sub) else {
         // Nobody holds the subscription yet: only the end of the connection ends it.
-        return Err(match shared.closed() {
+        return Err(match session.closed() {
             Some(closed) => Error::Closed(closed),
             None => Error::Protocol("the subscription ended before it was opened".into()),
         });
     };
     log::debug!("opening subscription {id}");
-    let sent = shared.transport.send(&request, deadline);
-    if let Err(err) = listen_sent(shared.transport.as_ref(), sub, id, sent) {
-        shared.listens.remove(sub);
+    let sent = session.conn.transport.send(&request, deadline);
+    if let Err(err) = listen_sent(session.conn.transport.as_ref(), sub, id, sent) {
+        follower.listens.remove(sub);
         return Err(err);
     }
     match sub.wait_settled(deadline) {
@@ -43,8 +47,8 @@ pub(super) fn open_modern(shared: &Shared, sub: &Arc<Sub>) -> Result<()> {
             "subscription {id} ended before it was acknowledged: {end:?}"
         ))),
         Settled::TimedOut => {
-            shared.listens.remove(sub);
-            cancel(shared, id, "not acknowledged in time");
+            follower.listens.remove(sub);
+            cancel(session, id, "not acknowledged in time");
             Err(Error::Timeout {
                 method: SUBSCRIPTIONS_LISTEN.to_owned(),
                 elapsed: started.elapsed(),
@@ -71,19 +75,20 @@ pub(super) enum Sending {
 /// server (an HTTP POST waits for its status), else on the caller's thread by `send_by` at
 /// the latest.
 pub(super) fn send_listen(
-    shared: &Shared,
+    session: &Session,
+    follower: &Follower,
     sub: &Arc<Sub>,
     (id, request): (i64, Message),
     deadline: Instant,
     send_by: Instant,
 ) -> Sending {
     log::debug!("re-opening subscription as {id}");
-    if !shared.transport.send_waits_for_peer() {
-        let sent = shared.transport.send(&request, send_by.min(deadline));
-        return match listen_sent(shared.transport.as_ref(), sub, id, sent) {
+    if !session.conn.transport.send_waits_for_peer() {
+        let sent = session.conn.transport.send(&request, send_by.min(deadline));
+        return match listen_sent(session.conn.transport.as_ref(), sub, id, sent) {
             Ok(()) => Sending::Sent,
             Err(err) => {
-                shared.listens.remove(sub);
+                follower.listens.remove(sub);
                 Sending::Failed(err)
             }
         };
@@ -91,12 +96,12 @@ pub(super) fn send_listen(
     let job = Job {
         message: request,
         deadline,
-        report: Report::Listen(id, Arc::clone(sub)),
+        report: Report::Then(after_send(id, Arc::clone(sub))),
     };
-    match shared.send_later(job) {
+    match session.conn.send_later(job) {
         Ok(()) => Sending::Sent,
         Err(_) => {
-            shared.listens.remove(sub);
+            follower.listens.remove(sub);
             Sending::Busy
         }
     }
@@ -104,9 +109,13 @@ pub(super) fn send_listen(
 
 /// A new `subscriptions/listen` request for `sub`, whose id it now follows; `None` once the
 /// subscription has ended (closed by another thread), when nothing must be sent.
-pub(super) fn listen_request(shared: &Shared, sub: &Arc<Sub>) -> Option<(i64, Message)> {
-    let id = shared.next_request_id();
-    if !shared.listens.follow(sub, id) {
+pub(super) fn listen_request(
+    session: &Session,
+    follower: &Follower,
+    sub: &Arc<Sub>,
+) -> Option<(i64, Message)> {
+    let id = session.conn.next_request_id();
+    if !follower.listens.follow(sub, id) {
         return None;
     }
     let params = json!({ "notifications": sub.requested });
@@ -118,12 +127,7 @@ pub(super) fn listen_request(shared: &Shared, sub: &Arc<Sub>) -> Option<(i64, Me
 /// the subscription let go of while it was being sent (closed, given up on) is ended on the
 /// server now, after it and never before; the failure is returned only while the
 /// subscription still follows the request.
-pub(crate) fn listen_sent(
-    transport: &dyn Transport,
-    sub: &Sub,
-    id: i64,
-    sent: Result<()>,
-) -> Result<()> {
+fn listen_sent(transport: &dyn Transport, sub: &Sub, id: i64, sent: Result<()>) -> Result<()> {
     if sub.sent(id) {
         return sent;
     }
@@ -136,8 +140,8 @@ pub(crate) fn listen_sent(
 }
 
 /// Serves a subscription with the handshake era's means.
-pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
-    let caps = match shared.init.read() {
+pub(super) fn open_legacy(session: &Session, follower: &Follower, sub: &Arc<Sub>) {
+    let caps = match session.init.read() {
         Ok(init) => init.clone(),
         Err(poisoned) => poisoned.into_inner().clone(),
     }
@@ -157,11 +161,11 @@ pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
     let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
     if can_subscribe {
         // One request timeout for all of them: a server that never answers costs it once.
-        let deadline = Instant::now() + shared.options.engine.request_timeout;
+        let deadline = Instant::now() + session.conn.request_timeout();
         for uri in &wanted.resource_subscriptions {
-            match legacy_call(shared, "resources/subscribe", uri, deadline) {
+            match legacy_call(session, "resources/subscribe", uri, deadline) {
                 Ok(()) => {
-                    let mut uris = lock(&shared.subscriptions);
+                    let mut uris = lock(&session.subscriptions);
                     if !uris.contains(uri) {
                         uris.push(uri.clone());
                     }
@@ -175,12 +179,12 @@ pub(super) fn open_legacy(shared: &Shared, sub: &Arc<Sub>) {
         }
     }
     sub.acknowledge(ack);
-    shared.listens.insert(sub);
+    follower.listens.insert(sub);
 }
 
 /// Sends `method` for `uri` and waits for its answer until `deadline`.
 pub(super) fn legacy_call(
-    shared: &Shared,
+    session: &Session,
     method: &str,
     uri: &str,
     deadline: Instant,
@@ -189,27 +193,37 @@ pub(super) fn legacy_call(
     if left.is_zero() {
         return Err(Error::Timeout {
             method: method.to_owned(),
-            elapsed: std::time::Duration::ZERO,
+            elapsed: Duration::ZERO,
             kind: TimeoutKind::Request,
             stderr_tail: None,
         });
     }
     let options = RequestOptions::default().with_timeout(left);
-    shared
-        .call(CallSpec {
-            method,
-            params: Some(json!({ "uri": uri })),
-            options: &options,
-            handshake: false,
-        })
-        .map(|_| ())
+    let spec = CallSpec {
+        method,
+        params: Some(json!({ "uri": uri })),
+        options: &options,
+        handshake: false,
+    };
+    call(session, spec).map(drop)
+}
+
+/// What a sending thread does once it sent listen request `id` of `sub`: records it, and
+/// hands a failure to the subscription (success is the server's acknowledgement, which comes
+/// through the engine's reading threads).
+fn after_send(id: i64, sub: Arc<Sub>) -> AfterSend {
+    Box::new(move |transport, outcome| {
+        if let Err(err) = listen_sent(transport, &sub, id, outcome) {
+            sub.refuse(id, err);
+        }
+    })
 }
 
 /// Ends listen request `id` on the server: over HTTP by closing its stream, elsewhere with
 /// `notifications/cancelled`.
-pub(super) fn cancel(shared: &Shared, id: i64, reason: &str) {
+pub(super) fn cancel(session: &Session, id: i64, reason: &str) {
     let deadline = Instant::now() + CLOSE_DEADLINE;
-    end_request(shared.transport.as_ref(), id, reason, deadline);
+    end_request(session.conn.transport.as_ref(), id, reason, deadline);
 }
 
 /// As [`cancel`], on `transport`, sending by `deadline`.
@@ -225,9 +239,9 @@ fn end_request(transport: &dyn Transport, id: i64, reason: &str, deadline: Insta
 
 /// Ends listen request `id` on the server without holding the caller: as [`cancel`], with
 /// `notifications/cancelled` left to a sending thread (or dropped when none is free).
-pub(super) fn abandon(shared: &Shared, id: i64, reason: &str) {
-    shared.transport.abandon(&RequestId::from(id));
-    if shared.transport.kind() != "streamable-http" {
-        shared.send_cancelled(id, reason);
+pub(super) fn abandon(session: &Session, id: i64, reason: &str) {
+    session.conn.transport.abandon(&RequestId::from(id));
+    if session.conn.transport.kind() != "streamable-http" {
+        session.conn.send_cancelled(id, reason);
     }
 }

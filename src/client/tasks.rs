@@ -8,7 +8,6 @@
 //! when it offers `tasks/cancel`. Tools whose support is `optional` run as ordinary calls.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -17,15 +16,12 @@ use crate::error::{Error, Result};
 use crate::sync::lock;
 use crate::types::{CallToolResult, Tool};
 
-use super::super::engine::request_options::RequestOptions;
-use super::super::era::session::Shared;
-use super::super::Client;
+use super::engine::request_options::RequestOptions;
+use super::era::task::CANCEL_TIMEOUT;
+use super::handle::Client;
 
 /// The most tool names remembered as needing a task, per connection.
 const MAX_TASK_TOOLS: usize = 10_000;
-
-/// How long the request to cancel an abandoned task may take (in either era).
-pub(crate) const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The tools of a connection that must run as tasks, as far as its listings told.
 #[derive(Debug, Default)]
@@ -33,20 +29,6 @@ pub(crate) struct TaskTools {
     /// Whether the tools were listed on this connection at all (or that was tried).
     listed: bool,
     names: HashSet<String>,
-}
-
-/// Remembers which of `tools` (a listing) must run as tasks.
-pub(crate) fn note_listed(shared: &Shared, tools: &[Tool]) {
-    let mut known = lock(&shared.era.task_tools);
-    known.listed = true;
-    for tool in tools {
-        let support = tool.execution.as_ref().and_then(|e| e.get("taskSupport"));
-        if support.and_then(Value::as_str) != Some("required") {
-            known.names.remove(&tool.name);
-        } else if known.names.len() < MAX_TASK_TOOLS {
-            known.names.insert(tool.name.clone());
-        }
-    }
 }
 
 /// What a task-augmented request answers at once.
@@ -62,6 +44,20 @@ struct TaskHead {
 }
 
 impl Client {
+    /// Remembers which of `tools` (a listing) must run as tasks.
+    pub(crate) fn note_listed(&self, tools: &[Tool]) {
+        let mut known = lock(&self.task_tools);
+        known.listed = true;
+        for tool in tools {
+            let support = tool.execution.as_ref().and_then(|e| e.get("taskSupport"));
+            if support.and_then(Value::as_str) != Some("required") {
+                known.names.remove(&tool.name);
+            } else if known.names.len() < MAX_TASK_TOOLS {
+                known.names.insert(tool.name.clone());
+            }
+        }
+    }
+
     /// Whether `tool` must be called as a task: its last listing says so, and the server
     /// offers task-augmented tool calls (without that the spec forbids trying). Only in the
     /// handshake era, whose tasks these are.
@@ -72,26 +68,24 @@ impl Client {
     pub(crate) fn needs_task(&self, tool: &str, options: &RequestOptions) -> bool {
         // On every call: the cheap tests first, and no allocation on the way.
         let (listed, needed) = {
-            let known = lock(&self.shared.era.task_tools);
+            let known = lock(&self.task_tools);
             (known.listed, known.names.contains(tool))
         };
         if listed && !needed {
             return false;
         }
-        if self.shared.era.modern_version().is_some()
-            || !self.shared.offers("tasks.requests.tools.call")
-        {
+        if self.session.era.is_modern() || !self.session.offers("tasks.requests.tools.call") {
             return false;
         }
         if !listed {
             if let Err(err) = self.list_all_tools_with(options) {
                 // Once per connection: a listing that fails is not sent again with every call.
                 log::debug!("listing the tools to see which need a task failed: {err}");
-                lock(&self.shared.era.task_tools).listed = true;
+                lock(&self.task_tools).listed = true;
                 return false;
             }
         }
-        lock(&self.shared.era.task_tools).names.contains(tool)
+        lock(&self.task_tools).names.contains(tool)
     }
 
     /// Calls a tool as a task and waits for its result.
@@ -140,7 +134,7 @@ impl Client {
 
     /// Asks the server to cancel a task nobody waits for any more, if it offers that.
     fn cancel_task(&self, task: Value) {
-        if !self.shared.offers("tasks.cancel") {
+        if !self.session.offers("tasks.cancel") {
             return;
         }
         let quick = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);

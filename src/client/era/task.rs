@@ -27,17 +27,21 @@ use crate::error::{Error, Result};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::types::META_CLIENT_CAPABILITIES;
 
-use super::super::super::engine::pending::{Answer, Reply, Slot};
-use super::super::super::engine::request_options::RequestOptions;
-use super::super::super::methods::CANCEL_TIMEOUT;
-use super::super::session::{CallSpec, Shared};
+use super::super::engine::pending::{Answer, Reply, Slot};
+use super::super::engine::request_options::RequestOptions;
 use super::clock::Clock;
+use super::inputs::fulfil;
+use super::session::{CallSpec, Session};
+use super::wire::once;
 
 /// The extension's identifier, as declared in `capabilities.extensions`.
 pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The methods a server may answer with a task.
 pub(super) const TASK_METHODS: [&str; 1] = ["tools/call"];
+
+/// How long the request to cancel an abandoned task may take (in either era).
+pub(crate) const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The shortest wait between two polls, whatever the server suggests.
 const MIN_POLL: Duration = Duration::from_millis(10);
@@ -110,7 +114,7 @@ pub(super) fn requires_tasks(error: &Error) -> bool {
 
 /// `params` with the tasks extension added to the client capabilities of their `_meta`
 /// (those of the connection, unless the caller put others there).
-pub(super) fn declare(shared: &Shared, params: Option<Value>) -> Option<Value> {
+pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value> {
     let mut object = match params {
         Some(Value::Object(map)) => map,
         None | Some(Value::Null) => Map::new(),
@@ -120,7 +124,7 @@ pub(super) fn declare(shared: &Shared, params: Option<Value>) -> Option<Value> {
     if let Value::Object(meta) = meta {
         let capabilities = meta
             .entry(META_CLIENT_CAPABILITIES)
-            .or_insert_with(|| shared.era.identity.capabilities.clone());
+            .or_insert_with(|| session.era.identity.capabilities.clone());
         if let Value::Object(capabilities) = capabilities {
             let extensions = capabilities
                 .entry("extensions")
@@ -134,13 +138,13 @@ pub(super) fn declare(shared: &Shared, params: Option<Value>) -> Option<Value> {
 }
 
 /// Follows the task `created` announced to its end; its result is the call's.
-pub(super) fn follow(shared: &Shared, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
+pub(super) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
     let spec = clock.spec();
     let task = Task::read(created, spec.method)?;
     let id = task.task_id.clone();
     log::debug!("`{}` runs as task {id}", spec.method);
     let mut poll = Poll {
-        shared,
+        session,
         spec,
         clock,
         id: &id,
@@ -160,7 +164,7 @@ pub(super) fn follow(shared: &Shared, clock: &mut Clock<'_>, created: &Answer) -
 
 /// One task being followed.
 struct Poll<'a, 'c> {
-    shared: &'a Shared,
+    session: &'a Session,
     spec: &'a CallSpec<'a>,
     /// The call's deadlines (moved on by polls when the timeout resets on progress).
     clock: &'a mut Clock<'c>,
@@ -227,7 +231,7 @@ impl Poll<'_, '_> {
                 self.id
             )));
         }
-        let responses = super::fulfil(self.shared, self.clock, fresh.iter().copied())?;
+        let responses = fulfil(self.session, self.clock, fresh.iter().copied())?;
         self.answered
             .extend(fresh.iter().map(|(key, _)| (*key).clone()));
         let params = json!({ "taskId": self.id, "inputResponses": responses });
@@ -291,7 +295,7 @@ impl Poll<'_, '_> {
             options: &options,
             handshake: false,
         };
-        self.shared.call_once(&spec).map_err(|error| match error {
+        once(self.session, &spec).map_err(|error| match error {
             // The call timed out, whichever of its requests was waiting.
             Error::Timeout { .. } => self.timed_out(),
             Error::Cancelled { .. } => self.cancelled(),
@@ -301,7 +305,7 @@ impl Poll<'_, '_> {
 
     /// Fails when the caller cancelled or the client closed.
     fn check(&self) -> Result<()> {
-        self.clock.check(self.shared)
+        self.clock.check(self.session)
     }
 
     /// Asks the server to cancel the task; failures only logged.
@@ -313,7 +317,7 @@ impl Poll<'_, '_> {
             options: &options,
             handshake: false,
         };
-        if let Err(err) = self.shared.call_once(&spec) {
+        if let Err(err) = once(self.session, &spec) {
             log::debug!("cancelling abandoned task {} failed: {err}", self.id);
         }
     }

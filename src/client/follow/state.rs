@@ -1,4 +1,5 @@
-//! One subscription's shared state, and the registry of a connection's subscriptions.
+//! One subscription's shared state (what it delivers and how it ends), and the registry of a
+//! connection's subscriptions.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -9,9 +10,52 @@ use crate::error::Error;
 use crate::sync::lock;
 use crate::types::{ServerNotification, SubscriptionFilter};
 
-use super::super::super::engine::queued;
-use super::super::super::engine::queued::Lossy;
-use super::{SubscriptionEnd, SubscriptionEvent};
+use super::super::engine::queued::{self, Lossy};
+
+/// Something a [`Subscription`](crate::Subscription) delivers.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SubscriptionEvent {
+    /// A notification the subscription asked for.
+    Notification(ServerNotification),
+    /// Notifications may have been missed, so re-list what matters: the subscription's
+    /// stream broke and was opened again (stateless era), or the connection's stream of
+    /// server messages was reopened or a new session began (handshake era).
+    Resubscribed {
+        /// Why it had to be opened again.
+        reason: String,
+    },
+}
+
+/// How a subscription ended.
+///
+/// See the example on [`Client::listen`](crate::Client::listen).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SubscriptionEnd {
+    /// The server ended it gracefully with a `subscriptions/listen` result.
+    Completed,
+    /// The server cancelled the listen request (`notifications/cancelled`, stdio).
+    CancelledByServer {
+        /// The reason the server gave.
+        reason: Option<String>,
+    },
+    /// The handle was closed or dropped.
+    Closed,
+    /// The connection ended.
+    ConnectionLost {
+        /// Why.
+        reason: String,
+    },
+    /// The server answered the listen request, or the one opening it again, with an error
+    /// (other failures to open it again are tried again after a pause).
+    Failed {
+        /// The error.
+        reason: String,
+    },
+}
 
 /// What the router hands to a subscription's handle.
 pub(crate) enum Item {

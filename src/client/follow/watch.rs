@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 
-use super::{Subscription, SubscriptionEnd, SubscriptionEvent};
+use super::listen::Subscription;
+use super::state::{SubscriptionEnd, SubscriptionEvent};
 
 /// How often [`Subscription::for_each_event`] asks its `stop` callback.
 const STOP_CHECK: Duration = Duration::from_millis(200);

@@ -6,8 +6,9 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::types::{ServerNotification, SubscriptionFilter, Tool};
 
-use super::super::super::Client;
-use super::{Subscription, SubscriptionEvent};
+use super::follow::listen::Subscription;
+use super::follow::state::SubscriptionEvent;
+use super::handle::Client;
 
 /// The server's tools, kept fresh through a subscription to tool-list changes.
 ///

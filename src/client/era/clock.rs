@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TimeoutKind};
 
-use super::super::super::engine::request_options::RequestOptions;
-use super::super::session::{CallSpec, Shared};
+use super::super::engine::request_options::RequestOptions;
+use super::session::{CallSpec, Session};
 
 /// A span long enough to stand for "no limit" without overflowing the clock.
 const FOREVER: Duration = Duration::from_secs(100 * 365 * 86_400);
@@ -31,16 +31,16 @@ pub(super) struct Clock<'a> {
 
 impl<'a> Clock<'a> {
     /// Starts the clock of `spec` now.
-    pub(super) fn start(shared: &Shared, spec: &'a CallSpec<'a>) -> Clock<'a> {
+    pub(super) fn start(session: &Session, spec: &'a CallSpec<'a>) -> Clock<'a> {
         let started = Instant::now();
         let timeout = spec
             .options
             .timeout
-            .unwrap_or(shared.options.engine.request_timeout);
+            .unwrap_or(session.conn.request_timeout());
         // A total too large for the clock is no limit at all.
         let total = spec
             .options
-            .max_total(shared.options.engine.request_timeout)
+            .max_total(session.conn.request_timeout())
             .and_then(|max| started.checked_add(max));
         let mut clock = Clock {
             spec,
@@ -107,8 +107,8 @@ impl<'a> Clock<'a> {
 
     /// Fails when the client closed, the caller cancelled or the call's time is up: checked
     /// before every handler and every request, since none of them can be interrupted.
-    pub(super) fn check(&self, shared: &Shared) -> Result<()> {
-        if let Some(closed) = shared.closed() {
+    pub(super) fn check(&self, session: &Session) -> Result<()> {
+        if let Some(closed) = session.closed() {
             return Err(Error::Closed(closed));
         }
         if self

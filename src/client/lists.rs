@@ -11,7 +11,8 @@ use crate::types::{
     Resource, ResourceTemplate, Tool,
 };
 
-use super::super::{decode, Client, RequestOptions};
+use super::engine::request_options::RequestOptions;
+use super::handle::Client;
 
 /// A server that keeps handing out cursors is cut off after this many pages.
 const MAX_PAGES: usize = 10_000;
@@ -88,7 +89,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<ListToolsResult> {
         let page: ListToolsResult = self.page("tools/list", "tools", cursor, options)?;
-        super::tasks::note_listed(&self.shared, &page.tools);
+        self.note_listed(&page.tools);
         Ok(page)
     }
 
@@ -117,7 +118,7 @@ impl Client {
     /// As [`Client::list_all_tools`], plus [`Error::Cancelled`].
     pub fn list_all_tools_with(&self, options: &RequestOptions) -> Result<Vec<Tool>> {
         let tools: Vec<Tool> = self.all("tools/list", "tools", "tools", options)?;
-        super::tasks::note_listed(&self.shared, &tools);
+        self.note_listed(&tools);
         Ok(tools)
     }
 
@@ -338,7 +339,7 @@ impl Client {
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.
-        let stateless = self.shared.era.modern_version().is_some();
+        let stateless = self.session.era.is_modern();
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
@@ -369,4 +370,10 @@ impl Client {
             "`{method}` returned more than {MAX_PAGES} pages"
         )))
     }
+}
+
+/// `value` decoded as the items of a `method` listing.
+fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
 }

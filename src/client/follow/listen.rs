@@ -1,16 +1,16 @@
 //! `client.listen(filter)`: one subscription API over both protocol eras.
 //!
-//! In the stateless era (2026-07-28) a [`Subscription`] is a `subscriptions/listen` request
-//! that stays open: the router hands it every notification tagged with its id (over stdio the
-//! tag is the only way to tell subscriptions apart; over HTTP the request's own response
-//! stream carries them), the acknowledgement, and the response that ends it. An untagged
-//! notification is none of its business, whatever its filter: it goes to the shared queue. Closing the
-//! handle abandons the request: over HTTP that closes its stream, elsewhere it sends
-//! `notifications/cancelled`. A broken HTTP stream is opened again by the handle's reading
-//! calls, each within its own deadline, which report the gap as
-//! [`SubscriptionEvent::Resubscribed`] once the server acknowledged the new request; after a
-//! pause when streams keep breaking as soon as they open, and tried again when the server
-//! does not acknowledge in time or the attempt fails short of a refusal (see [`reopen`]).
+//! In the stateless era (2026-07-28) a [`Subscription`] is a `subscriptions/listen` request that
+//! stays open: the engine's reading thread hands it (through the [`Follower`]) every notification
+//! tagged with its id (over stdio the tag is the only way to tell subscriptions apart; over HTTP
+//! the request's own response stream carries them), the acknowledgement, and the response that ends
+//! it. An untagged notification is none of its business, whatever its filter: it goes to the shared
+//! queue. Closing the handle abandons the request: over HTTP that closes its stream, elsewhere it
+//! sends `notifications/cancelled`. A broken HTTP stream is opened again by the handle's reading
+//! calls, each within its own deadline, which report the gap as [`SubscriptionEvent::Resubscribed`]
+//! once the server acknowledged the new request; after a pause when streams keep breaking as soon
+//! as they open, and tried again when the server does not acknowledge in time or the attempt fails
+//! short of a refusal (see [`reopen`](super::reopen)).
 //!
 //! In the handshake era the same handle is served by what that era has: list changes arrive
 //! untagged (stdio, the HTTP GET stream) and are copied to every subscription that wants
@@ -24,76 +24,20 @@ use crossbeam_channel::RecvTimeoutError;
 
 use crate::error::{Error, Result};
 use crate::sync::lock;
-use crate::types::{ServerNotification, SubscriptionFilter};
+use crate::types::SubscriptionFilter;
 
-use super::super::era::session::Shared;
-use super::super::{Client, Era};
-
-mod fresh;
-pub(crate) mod open;
-mod reopen;
-pub(crate) mod route;
-pub(crate) mod state;
-mod watch;
-
-pub use fresh::FreshTools;
-use open::{cancel, legacy_call, open_legacy, open_modern};
-use reopen::Reopening;
-use state::{Item, Sub};
-
-/// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
-const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
-
-/// Something a [`Subscription`] delivers.
-///
-/// See the example on [`Client::listen`].
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum SubscriptionEvent {
-    /// A notification the subscription asked for.
-    Notification(ServerNotification),
-    /// Notifications may have been missed, so re-list what matters: the subscription's
-    /// stream broke and was opened again (stateless era), or the connection's stream of
-    /// server messages was reopened or a new session began (handshake era).
-    Resubscribed {
-        /// Why it had to be opened again.
-        reason: String,
-    },
-}
-
-/// How a subscription ended.
-///
-/// See the example on [`Client::listen`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SubscriptionEnd {
-    /// The server ended it gracefully with a `subscriptions/listen` result.
-    Completed,
-    /// The server cancelled the listen request (`notifications/cancelled`, stdio).
-    CancelledByServer {
-        /// The reason the server gave.
-        reason: Option<String>,
-    },
-    /// The handle was closed or dropped.
-    Closed,
-    /// The connection ended.
-    ConnectionLost {
-        /// Why.
-        reason: String,
-    },
-    /// The server answered the listen request, or the one opening it again, with an error
-    /// (other failures to open it again are tried again after a pause).
-    Failed {
-        /// The error.
-        reason: String,
-    },
-}
+use super::super::era::session::Session;
+use super::super::era::state::Era;
+use super::open::{cancel, legacy_call, open_legacy, open_modern, CLOSE_DEADLINE};
+use super::reopen::Reopening;
+use super::route::Follower;
+use super::state::{Item, Sub, SubscriptionEnd, SubscriptionEvent};
 
 /// A live subscription: a blocking receiver of the notifications it asked for. Dropping it
 /// (or [`close`](Subscription::close)) ends it on the server too.
 ///
-/// [`Client::listen`] has an example that follows one for as long as it lasts; this one reads
-/// it in the ways a loop of your own would:
+/// [`Client::listen`](crate::Client::listen) has an example that follows one for as long as it
+/// lasts; this one reads it in the ways a loop of your own would:
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -121,63 +65,32 @@ pub enum SubscriptionEnd {
 /// # Ok(()) }
 /// ```
 pub struct Subscription {
-    shared: Weak<Shared>,
-    sub: Arc<Sub>,
-    reopening: std::sync::Mutex<Reopening>,
+    pub(super) session: Weak<Session>,
+    pub(super) follower: Weak<Follower>,
+    pub(super) sub: Arc<Sub>,
+    pub(super) reopening: std::sync::Mutex<Reopening>,
 }
 
-impl Client {
-    /// Subscribes to the notifications `filter` names, in either protocol era, and returns
-    /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
-    /// it honours). In the handshake era each resource URI is subscribed with
-    /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
-    /// not confirm in time is left out of the acknowledgement.
-    ///
-    /// ```no_run
-    /// use umcp::types::{ServerNotification, SubscriptionFilter};
-    /// use umcp::SubscriptionEvent;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let filter = SubscriptionFilter::new().tools().resource("file:///project/build.log");
-    /// let subscription = client.listen(filter)?;
-    /// log::info!("the server honours {:?}", subscription.acknowledged());
-    /// for event in subscription.iter() {
-    ///     match event {
-    ///         SubscriptionEvent::Notification(ServerNotification::ToolListChanged) => {
-    ///             log::info!("{} tools now", client.list_all_tools()?.len());
-    ///         }
-    ///         SubscriptionEvent::Notification(other) => log::info!("{}", other.method()),
-    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list all: {reason}"),
-    ///         _ => {}
-    ///     }
-    /// }
-    /// log::info!("ended: {:?}", subscription.ended());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// The server's refusal, a timeout (the request timeout) waiting for the
-    /// acknowledgement, or a closed connection.
-    pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
-        open(&self.shared, filter)
-    }
-}
-
-pub(crate) fn open(shared: &Arc<Shared>, filter: SubscriptionFilter) -> Result<Subscription> {
-    if let Some(closed) = shared.closed() {
+/// Opens a subscription to what `filter` names, with the means of the era `session` speaks,
+/// followed by `follower`; returns once the server acknowledged it.
+pub(crate) fn open(
+    session: &Arc<Session>,
+    follower: &Arc<Follower>,
+    filter: SubscriptionFilter,
+) -> Result<Subscription> {
+    if let Some(closed) = session.closed() {
         return Err(Error::Closed(closed));
     }
-    let modern = shared.era.era() == Era::Modern;
-    let sub = Sub::new(filter, modern, shared.options.engine.notification_capacity);
+    let modern = session.era.era() == Era::Modern;
+    let sub = Sub::new(filter, modern, session.conn.notification_capacity());
     if modern {
-        open_modern(shared, &sub)?;
+        open_modern(session, follower, &sub)?;
     } else {
-        open_legacy(shared, &sub);
+        open_legacy(session, follower, &sub);
     }
     Ok(Subscription {
-        shared: Arc::downgrade(shared),
+        session: Arc::downgrade(session),
+        follower: Arc::downgrade(follower),
         sub,
         reopening: std::sync::Mutex::new(Reopening::new()),
     })
@@ -194,7 +107,7 @@ impl Subscription {
     /// The subset the server honours: from its acknowledgement in the stateless era, from its
     /// capabilities (and the URIs `resources/subscribe` accepted) in the handshake era.
     ///
-    /// See the example on [`Client::listen`].
+    /// See the example on [`Client::listen`](crate::Client::listen).
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.status)
             .acknowledged
@@ -260,30 +173,31 @@ impl Subscription {
         let Some(listening) = self.sub.close() else {
             return;
         };
-        let Some(shared) = self.shared.upgrade() else {
+        let (Some(session), Some(follower)) = (self.session.upgrade(), self.follower.upgrade())
+        else {
             return;
         };
-        shared.listens.remove(&self.sub);
+        follower.listens.remove(&self.sub);
         if self.sub.modern {
             // A listen request still being sent is ended by its sender, once sent.
             if let Some(id) = listening {
-                cancel(&shared, id, "subscription closed");
+                cancel(&session, id, "subscription closed");
             }
             return;
         }
         // Unsubscribe what no other subscription of this connection still follows, all within
         // one close deadline: this runs on drop.
         let deadline = Instant::now() + CLOSE_DEADLINE;
-        let others = shared.listens.snapshot();
+        let others = follower.listens.snapshot();
         for uri in self.acknowledged().resource_subscriptions {
             let held = others
                 .iter()
                 .any(|s| !s.modern && s.effective().resource_subscriptions.contains(&uri));
-            if held || shared.closed().is_some() {
+            if held || session.closed().is_some() {
                 continue;
             }
-            lock(&shared.subscriptions).retain(|s| s != &uri);
-            if let Err(err) = legacy_call(&shared, "resources/unsubscribe", &uri, deadline) {
+            lock(&session.subscriptions).retain(|s| s != &uri);
+            if let Err(err) = legacy_call(&session, "resources/unsubscribe", &uri, deadline) {
                 log::debug!(
                     "resources/unsubscribe {} failed: {err}",
                     crate::redact::url(&uri)
