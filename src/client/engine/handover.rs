@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use crate::jsonrpc::{Message, Notification};
-
 use crate::sync::lock;
 
 /// Where a request handed to a sending thread stands.

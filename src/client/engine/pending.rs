@@ -16,9 +16,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
-use crate::types::ProgressNotificationParams;
-
 use crate::sync::lock;
+use crate::types::ProgressNotificationParams;
 
 /// A response's result, as the text the transport read: decoded once, by the caller, into the
 /// type it wants. A result that reached the client as a [`Value`] (a batch, say) is written

@@ -9,7 +9,6 @@ use std::sync::Mutex;
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::sync::lock;
-
 use crate::types::ServerNotification;
 
 /// The most bytes (their size as JSON) the unread notifications may hold before the oldest

@@ -39,7 +39,7 @@ pub struct RequestOptions {
     pub(crate) progress: Option<ProgressCallback>,
     pub(crate) cancel: Option<CancelHandle>,
     pub(crate) meta: Option<Map<String, Value>>,
-    /// Skip the response cache (builder in `cache.rs`).
+    /// Skip the response cache: read by the layers above, which keep the cache.
     pub(crate) no_cache: bool,
 }
 
