@@ -35,6 +35,7 @@ mod error;
 pub mod jsonrpc;
 mod manager;
 mod redact;
+mod sync;
 pub mod transport;
 pub mod types;
 

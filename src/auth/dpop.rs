@@ -19,6 +19,7 @@ use super::encoding::base64url;
 use crate::error::AuthError;
 #[cfg(not(feature = "oauth-jwt"))]
 use crate::error::AuthStep;
+use crate::sync::lock;
 use crate::transport::http::url;
 
 /// The most origins whose nonce is remembered; beyond it the map is cleared (a nonce that
@@ -147,10 +148,6 @@ pub(crate) fn thumbprint(x: &str, y: &str) -> String {
 /// Whether an authorization server's metadata lets a client bind tokens with ES256 proofs.
 pub(crate) fn supported(algorithms: Option<&[String]>) -> bool {
     algorithms.is_some_and(|a| a.iter().any(|alg| alg == ALGORITHM))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

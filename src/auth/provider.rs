@@ -18,6 +18,7 @@ use super::tokens::AuthMethod;
 use super::urls;
 use super::workload;
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
+use crate::sync::lock;
 use crate::transport::http::{provider_deadline, url};
 
 mod credentials;
@@ -338,9 +339,4 @@ impl fmt::Debug for OAuth {
 /// The current token set.
 fn state_token(state: &State) -> Option<&TokenSet> {
     state.credentials.as_ref().and_then(|c| c.token.as_ref())
-}
-
-/// Locks a mutex, taking over a poisoned one: the state stays consistent between statements.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

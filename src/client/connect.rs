@@ -1,16 +1,27 @@
 //! Connecting: starting the transport, setting up the protocol era, and the fallbacks and
 //! restarts in between, all within one deadline.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TimeoutKind};
+use crate::sync::lock;
 use crate::transport::Connect;
 
 use super::connect_cancel::Watch;
-use super::options::{lock, Options};
-use super::session::Shared;
-use super::{discover, router, router_thread, Client, ProtocolMode};
+use super::engine::connection::Connection;
+use super::engine::observer::Observer;
+use super::engine::pool::Pool;
+use super::engine::router::Core;
+use super::engine::router_thread;
+use super::era::discover;
+use super::era::session::{Inputs, ResponseCache, Session};
+use super::era::state::{Era, EraState, ProtocolMode};
+use super::era::transport::EraTransport;
+use super::follow::route::Follower;
+use super::handle::Client;
+use super::options::Options;
+use super::server_requests::ServerRequests;
 
 impl Client {
     /// Connects with default [`Options`]: probes with `server/discover` and speaks the era the
@@ -84,7 +95,7 @@ impl Client {
         watch: &Watch,
     ) -> Result<Client> {
         let started = Instant::now();
-        let mut deadline = crate::transport::deadline_after(started, options.init_timeout);
+        let mut deadline = crate::sync::deadline_after(started, options.era.init_timeout);
         // The error that sent us to a fallback: when the fallback is refused just as plainly,
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
         let mut first: Option<Error> = None;
@@ -103,9 +114,9 @@ impl Client {
                 return Err(err);
             }
             // One deadline for every attempt; credentials obtained meanwhile push it back.
-            *lock(&client.shared.handshake_deadline) = deadline;
-            let established = discover::establish(&client.shared, &connector.describe());
-            deadline = *lock(&client.shared.handshake_deadline);
+            *lock(&client.session.handshake_deadline) = deadline;
+            let established = discover::establish(&client.session, &connector.describe());
+            deadline = *lock(&client.session.handshake_deadline);
             let err = match established {
                 Ok(discover::Established::Ready) => return Ok(client),
                 Ok(discover::Established::Restart) => {
@@ -159,21 +170,48 @@ impl Client {
     /// Starts the transport and the router thread; a start that waits on the server (legacy
     /// SSE's `endpoint` event) ends by `deadline`, the start-up deadline.
     fn start(connector: &dyn Connect, options: Options, deadline: Instant) -> Result<Client> {
-        let (core, channels) = router::Core::new(&options);
+        // The layers are built bottom up: the engine's core (which the transport delivers
+        // into, and which tells the follower what is its own), the transport, the era's
+        // wrapper around it, the engine's connection, and the session above it.
+        let follower = Arc::new(Follower::new(options.cache.clone()));
+        let observer: Arc<dyn Observer> = Arc::clone(&follower) as Arc<dyn Observer>;
+        let (core, channels) = Core::new(&options.engine, observer);
         let transport = connector.connect_by(core.inbox(), deadline)?;
         log::debug!(
             "connected to {} over {}",
             connector.describe(),
             transport.kind()
         );
+        let http = transport.kind() == "streamable-http";
+        let era = Arc::new(EraState::new(
+            &options.era,
+            options.capabilities(Era::Modern),
+            http,
+        ));
+        let transport = Arc::new(EraTransport::new(transport, Arc::clone(&era)));
         let (done_tx, threads_done) = crossbeam_channel::bounded(0);
-        let shared = Arc::new(Shared::new(transport, options, core, done_tx.clone()));
+        let conn = Connection::new(transport, core, &options.engine, done_tx.clone());
+        let handlers = Arc::new(ServerRequests::new(
+            options.handlers.clone(),
+            Arc::clone(&era),
+        ));
+        let session = Session::new(
+            Arc::new(conn),
+            era,
+            options.era.clone(),
+            options.capabilities(Era::Legacy),
+            Arc::clone(&follower) as Arc<dyn ResponseCache>,
+            Arc::clone(&handlers) as Arc<dyn Inputs>,
+        );
         let client = Client {
-            shared,
+            session: Arc::new(session),
+            follower,
             threads_done,
+            task_tools: Mutex::default(),
         };
         // On failure the client's drop closes the transport.
-        router_thread::spawn(&client.shared, channels, done_tx).map_err(Error::io)?;
+        let pool = Pool::new(options.engine.handler_threads, handlers, done_tx.clone());
+        router_thread::spawn(&client.session.conn, channels, pool, done_tx).map_err(Error::io)?;
         Ok(client)
     }
 }

@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::error::{Error, Result};
+use crate::sync::lock;
 use crate::transport::Transport;
 
-use super::cancel::{Attached, CancelHandle};
-use super::options::{lock, Options};
-use super::Client;
+use super::engine::cancel::Attached;
+use super::handle::Client;
+use super::options::Options;
 
 /// The `method` of the [`Error::Cancelled`] a cancelled connect fails with: not a request's,
 /// since a connect may be cancelled before, between or during its requests.
@@ -26,50 +27,6 @@ const CONNECT: &str = "connect";
 /// How long a connect waits for the thread closing its connection, once its own close (which
 /// waits for that one, within the transport's bound) has returned: only a margin.
 const STOPPER_WAIT: Duration = Duration::from_secs(5);
-
-impl Options {
-    /// Makes [`Client::connect`](crate::Client::connect_with) with these options cancellable
-    /// through `handle`, from any thread.
-    ///
-    /// Cancelling ends the connect at whatever stage it is: the connection under way is
-    /// closed as a failed connect's is (a stdio server gets the end of its input, and is
-    /// signalled if it does not exit within its close grace; an HTTP request in flight is
-    /// cut), and the connect returns [`Error::Cancelled`] with `method` `"connect"` once that
-    /// close is done. [`CancelHandle::cancel`] itself returns at once. A handle cancelled
-    /// before the connect starts makes it fail at once, starting nothing; a cancel after the
-    /// connect returned leaves the client alone. One stage is not cut short: a legacy
-    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the init timeout.
-    ///
-    /// The handle applies to every connect made with these options (a
-    /// [`Manager`](crate::Manager)'s too, when set in its client options): once cancelled,
-    /// they all fail at once. Use a fresh handle for each attempt.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::{CancelHandle, Client, Error, Options, StdioConfig};
-    ///
-    /// let cancel = CancelHandle::new();
-    /// let options = Options::default()
-    ///     .with_init_timeout(Duration::from_secs(60))
-    ///     .with_connect_cancel(cancel.clone());
-    /// // A "Cancel" button, say, on another thread.
-    /// let stopper = cancel.clone();
-    /// let button = std::thread::spawn(move || {
-    ///     std::thread::sleep(Duration::from_secs(2));
-    ///     stopper.cancel();
-    /// });
-    /// match Client::connect_with(StdioConfig::new("slow-server"), options) {
-    ///     Ok(client) => log::info!("connected to {}", client.server_info().name),
-    ///     Err(Error::Cancelled { .. }) => log::info!("gave up"),
-    ///     Err(err) => log::warn!("{err}"),
-    /// }
-    /// # let _ = button.join();
-    /// ```
-    pub fn with_connect_cancel(mut self, handle: CancelHandle) -> Options {
-        self.connect_cancel = Some(handle);
-        self
-    }
-}
 
 /// One connect's registration with its cancel handle, and the connection it would close.
 pub(crate) struct Watch {
@@ -127,7 +84,7 @@ impl Watch {
         if state.cancelled {
             return Err(cancelled());
         }
-        state.transport = Some(Arc::clone(&client.shared.transport));
+        state.transport = Some(Arc::clone(&client.session.conn.transport));
         Ok(())
     }
 

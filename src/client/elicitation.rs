@@ -1,19 +1,16 @@
-//! Elicitation modes (protocol 2025-11-25): the option that says which modes the handler takes,
-//! the capability it declares, and the check that refuses a request of an undeclared mode.
+//! Elicitation modes (protocol 2025-11-25): which modes the handler takes, the capability
+//! that declares them, and the check that refuses a request of an undeclared mode.
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, Unsupported};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
-
-use super::options::Options;
 
 /// The elicitation modes a client's handler takes: form mode, URL mode, or both (the default).
 ///
 /// Declared in the `elicitation` capability; a request of a mode not declared is refused
 /// before the handler sees it.
 ///
-/// See the example on [`Options::with_elicitation_modes`].
+/// See the example on [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ElicitationModes {
     form: bool,
@@ -23,21 +20,24 @@ pub struct ElicitationModes {
 impl ElicitationModes {
     /// Form and URL mode (the default).
     ///
-    /// See the example on [`Options::with_elicitation_modes`].
+    /// See the example on
+    /// [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
     pub const ALL: ElicitationModes = ElicitationModes {
         form: true,
         url: true,
     };
     /// Form mode only: the handler fills in forms and never sends the user to a URL.
     ///
-    /// See the example on [`Options::with_elicitation_modes`].
+    /// See the example on
+    /// [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
     pub const FORM: ElicitationModes = ElicitationModes {
         form: true,
         url: false,
     };
     /// URL mode only: the handler sends the user to pages and takes no form.
     ///
-    /// See the example on [`Options::with_elicitation_modes`].
+    /// See the example on
+    /// [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
     pub const URL: ElicitationModes = ElicitationModes {
         form: false,
         url: true,
@@ -45,14 +45,16 @@ impl ElicitationModes {
 
     /// Whether form mode is declared.
     ///
-    /// See the example on [`Options::with_elicitation_modes`].
+    /// See the example on
+    /// [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
     pub fn form(self) -> bool {
         self.form
     }
 
     /// Whether URL mode is declared.
     ///
-    /// See the example on [`Options::with_elicitation_modes`].
+    /// See the example on
+    /// [`Options::with_elicitation_modes`](crate::Options::with_elicitation_modes).
     pub fn url(self) -> bool {
         self.url
     }
@@ -77,51 +79,13 @@ impl Default for ElicitationModes {
     }
 }
 
-impl Options {
-    /// Which elicitation modes the elicitation handler takes (default
-    /// [`ElicitationModes::ALL`]). Only these are declared in the `elicitation` capability,
-    /// and a server must send no other: an `elicitation/create` of a mode not declared is
-    /// answered with a `-32602` error (in a stateless input round, the call fails with
-    /// [`Error::Unsupported`]), and the handler is not called.
-    ///
-    /// A request without a `mode` is form mode, as the spec says. Servers of protocol versions
-    /// before 2025-11-25 know no modes and read the capability as form mode, so a URL-only
-    /// client may still get their form requests; those are refused the same way.
-    ///
-    /// ```
-    /// use umcp::types::{ElicitRequestParams, ElicitResult};
-    /// use umcp::{ElicitationModes, Options};
-    ///
-    /// let options = Options::default()
-    ///     .with_elicitation_handler(|request| match request {
-    ///         ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
-    ///         // Never reached: URL mode is not declared, so it is refused before the handler.
-    ///         ElicitRequestParams::Url(_) => Ok(ElicitResult::decline()),
-    ///     })
-    ///     .with_elicitation_modes(ElicitationModes::FORM);
-    /// assert!(options.elicitation_modes().form() && !options.elicitation_modes().url());
-    /// ```
-    pub fn with_elicitation_modes(mut self, modes: ElicitationModes) -> Options {
-        self.elicitation_modes = modes;
-        self
-    }
-
-    /// The elicitation modes declared when an elicitation handler is set.
-    ///
-    /// See the example on [`Options::with_elicitation_modes`].
-    pub fn elicitation_modes(&self) -> ElicitationModes {
-        self.elicitation_modes
-    }
-}
-
 /// Refuses the params of an `elicitation/create` whose mode the client did not declare: the
 /// spec has the client answer `-32602` for one. A mode neither form nor URL is left to the
 /// decoder, which refuses it the same way.
 pub(crate) fn refuse_undeclared_mode(
-    options: &Options,
+    modes: ElicitationModes,
     params: Option<&Value>,
 ) -> Result<(), ErrorObject> {
-    let modes = options.elicitation_modes;
     let mode = match params.and_then(|p| p.get("mode")) {
         None | Some(Value::Null) => "form",
         Some(Value::String(mode)) => mode.as_str(),
@@ -145,29 +109,9 @@ pub(crate) fn refuse_undeclared_mode(
     ))
 }
 
-/// [`refuse_undeclared_mode`] for a stateless input request of any `method`, where there is no
-/// request to answer with an error: the call fails instead. A client without an elicitation
-/// handler is left to say that.
-pub(crate) fn refuse_undeclared_mode_input(
-    options: &Options,
-    method: &str,
-    params: &Value,
-) -> crate::Result<()> {
-    if method != "elicitation/create" || options.elicitation.is_none() {
-        return Ok(());
-    }
-    refuse_undeclared_mode(options, Some(params)).map_err(|error| {
-        Error::Unsupported(Unsupported::Feature(format!(
-            "the server asked for `{method}` input, but {} (Options::with_elicitation_modes)",
-            error.message
-        )))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ElicitResult;
 
     #[test]
     fn the_capability_names_the_declared_modes() {
@@ -185,30 +129,23 @@ mod tests {
         let form = json!({"mode": "form", "message": "m", "requestedSchema": {}});
         let bare = json!({"message": "m", "requestedSchema": {}});
         let odd = json!({"mode": "voice", "message": "m"});
-        let form_only = Options::default().with_elicitation_modes(ElicitationModes::FORM);
-        let url_only = Options::default().with_elicitation_modes(ElicitationModes::URL);
-        let refused = refuse_undeclared_mode(&form_only, Some(&url)).unwrap_err();
+        let form_only = ElicitationModes::FORM;
+        let url_only = ElicitationModes::URL;
+        let refused = refuse_undeclared_mode(form_only, Some(&url)).unwrap_err();
         assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
         assert!(refused.message.contains("`url`"), "{}", refused.message);
         for params in [&form, &bare, &odd] {
-            assert!(refuse_undeclared_mode(&form_only, Some(params)).is_ok());
+            assert!(refuse_undeclared_mode(form_only, Some(params)).is_ok());
         }
         for params in [&form, &bare] {
-            assert!(refuse_undeclared_mode(&url_only, Some(params)).is_err());
+            assert!(refuse_undeclared_mode(url_only, Some(params)).is_err());
         }
         assert!(
-            refuse_undeclared_mode(&url_only, None).is_err(),
+            refuse_undeclared_mode(url_only, None).is_err(),
             "no params: form"
         );
         for params in [&url, &form, &bare] {
-            assert!(refuse_undeclared_mode(&Options::default(), Some(params)).is_ok());
+            assert!(refuse_undeclared_mode(ElicitationModes::ALL, Some(params)).is_ok());
         }
-        // Input rounds: other methods, and a client without a handler, are not its business.
-        assert!(refuse_undeclared_mode_input(&form_only, "roots/list", &url).is_ok());
-        assert!(refuse_undeclared_mode_input(&form_only, "elicitation/create", &url).is_ok());
-        let handled = form_only.with_elicitation_handler(|_| Ok(ElicitResult::decline()));
-        let refused = refuse_undeclared_mode_input(&handled, "elicitation/create", &url);
-        assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
-        assert!(refuse_undeclared_mode_input(&handled, "elicitation/create", &form).is_ok());
     }
 }

@@ -1,4 +1,6 @@
-//! The MCP methods a client calls, each gated on the capability the server advertised.
+//! The MCP methods a client calls, each gated on the capability the server advertised: tools,
+//! resources, prompts, completion, logging, and subscriptions in either era (the lists are in
+//! `lists`).
 //!
 //! Every method has a `_with` form taking [`RequestOptions`] (timeout, progress, cancel,
 //! `_meta`); the plain form is the `_with` form with the defaults.
@@ -6,19 +8,16 @@
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result, Unsupported};
+use crate::sync::lock;
 use crate::types::{
-    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, ReadResourceResult,
+    CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, LoggingLevel,
+    ReadResourceResult, SubscriptionFilter,
 };
 
-use super::session::Shared;
-use super::{Client, RequestOptions};
-
-mod lists;
-mod logging;
-mod subscriptions;
-mod tasks;
-
-pub(crate) use tasks::{TaskTools, CANCEL_TIMEOUT};
+use super::engine::request_options::RequestOptions;
+use super::era::state::Era;
+use super::follow::listen::{open, Subscription};
+use super::handle::Client;
 
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
@@ -53,8 +52,8 @@ impl Client {
     /// As [`Client::ping`], plus [`Error::Cancelled`].
     pub fn ping_with(&self, options: &RequestOptions) -> Result<()> {
         let method = match self.era() {
-            super::Era::Legacy => "ping",
-            super::Era::Modern => "server/discover",
+            Era::Legacy => "ping",
+            Era::Modern => "server/discover",
         };
         // A cached discover result would answer for a server that may be gone.
         let options = options.clone().with_no_cache();
@@ -329,48 +328,187 @@ impl Client {
     ///
     /// In the handshake era, [`Error::Closed`] or a transport error.
     pub fn notify_roots_list_changed(&self) -> Result<()> {
-        if self.shared.era.modern_version().is_some() {
+        if self.session.era.is_modern() {
             return Ok(());
         }
         self.notify("notifications/roots/list_changed", None)
     }
 
+    /// Sets the lowest level of `notifications/message` log lines the server sends, in either
+    /// era: `logging/setLevel` in the handshake era (and again at the start of a new session
+    /// after the server ends one), the level in every later request's `_meta` in the
+    /// stateless era, where nothing is sent now. To ask from the first request on, use
+    /// [`Options::with_log_level`](crate::Options::with_log_level).
+    ///
+    /// ```no_run
+    /// use umcp::types::{LoggingLevel, ServerNotification};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// client.set_logging_level(LoggingLevel::Warning)?;
+    /// // The server's log messages now arrive as notifications:
+    /// while let Some(notification) = client.notifications().try_recv() {
+    ///     if let ServerNotification::LoggingMessage(message) = notification {
+    ///         log::warn!("server: {}", message.data);
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// In the handshake era, [`Error::Unsupported`] without the `logging` capability, or any
+    /// error of [`Client::request`].
+    pub fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        self.set_logging_level_with(level, &RequestOptions::default())
+    }
+
+    /// [`Client::set_logging_level`] with per-request options.
+    ///
+    /// See the example on [`Client::set_logging_level`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::set_logging_level`], plus [`Error::Cancelled`].
+    pub fn set_logging_level_with(
+        &self,
+        level: LoggingLevel,
+        options: &RequestOptions,
+    ) -> Result<()> {
+        let era = &self.session.era;
+        // Stateless servers honour the level in `_meta` whether or not they list `logging`.
+        if !era.is_modern() {
+            self.require("logging/setLevel", "logging")?;
+            let params = json!({ "level": level });
+            self.request_raw("logging/setLevel", Some(params), options)?;
+        }
+        // Stateless requests carry it from now on; a new handshake-era session is told again.
+        era.set_log_level(level);
+        Ok(())
+    }
+
+    /// Subscribes to updates of a resource (`notifications/resources/updated`). The
+    /// subscription is restored if an HTTP session has to be re-initialized.
+    ///
+    /// ```no_run
+    /// use umcp::types::ServerNotification;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let uri = "file:///project/build.log";
+    /// client.subscribe_resource(uri)?;
+    /// for notification in client.notifications().iter() {
+    ///     if let ServerNotification::ResourceUpdated(updated) = notification {
+    ///         let fresh = client.read_resource(&updated.uri)?;
+    ///         log::info!("{} changed: {} parts", updated.uri, fresh.contents.len());
+    ///         break;
+    ///     }
+    /// }
+    /// client.unsubscribe_resource(uri)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] unless the server advertises
+    /// `resources.subscribe`.
+    pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.subscribe_resource_with(uri, &RequestOptions::default())
+    }
+
+    /// [`Client::subscribe_resource`] with per-request options.
+    ///
+    /// See the example on [`Client::subscribe_resource`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::subscribe_resource`], plus [`Error::Cancelled`].
+    pub fn subscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
+        self.require("resources/subscribe", "resources.subscribe")?;
+        self.request_raw("resources/subscribe", Some(json!({ "uri": uri })), options)?;
+        let mut subscriptions = lock(&self.session.subscriptions);
+        if !subscriptions.iter().any(|s| s == uri) {
+            subscriptions.push(uri.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Ends a subscription.
+    ///
+    /// See the example on [`Client::subscribe_resource`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::subscribe_resource`].
+    pub fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.unsubscribe_resource_with(uri, &RequestOptions::default())
+    }
+
+    /// [`Client::unsubscribe_resource`] with per-request options.
+    ///
+    /// See the example on [`Client::subscribe_resource`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::unsubscribe_resource`], plus [`Error::Cancelled`].
+    pub fn unsubscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
+        self.require("resources/unsubscribe", "resources.subscribe")?;
+        lock(&self.session.subscriptions).retain(|s| s != uri);
+        self.request_raw(
+            "resources/unsubscribe",
+            Some(json!({ "uri": uri })),
+            options,
+        )
+        .map(drop)
+    }
+
+    /// Subscribes to the notifications `filter` names, in either protocol era, and returns
+    /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
+    /// it honours). In the handshake era each resource URI is subscribed with
+    /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
+    /// not confirm in time is left out of the acknowledgement.
+    ///
+    /// ```no_run
+    /// use umcp::types::{ServerNotification, SubscriptionFilter};
+    /// use umcp::SubscriptionEvent;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let filter = SubscriptionFilter::new().tools().resource("file:///project/build.log");
+    /// let subscription = client.listen(filter)?;
+    /// log::info!("the server honours {:?}", subscription.acknowledged());
+    /// for event in subscription.iter() {
+    ///     match event {
+    ///         SubscriptionEvent::Notification(ServerNotification::ToolListChanged) => {
+    ///             log::info!("{} tools now", client.list_all_tools()?.len());
+    ///         }
+    ///         SubscriptionEvent::Notification(other) => log::info!("{}", other.method()),
+    ///         SubscriptionEvent::Resubscribed { reason } => log::warn!("re-list all: {reason}"),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// log::info!("ended: {:?}", subscription.ended());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The server's refusal, a timeout (the request timeout) waiting for the
+    /// acknowledgement, or a closed connection.
+    pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        open(&self.session, &self.follower, filter)
+    }
+
     /// Fails without sending when the server did not advertise `capability` (see
-    /// [`Shared::offers`]).
-    fn require(&self, method: &str, capability: &'static str) -> Result<()> {
-        if self.shared.offers(capability) {
+    /// [`Session::offers`](super::era::session::Session::offers)).
+    pub(crate) fn require(&self, method: &str, capability: &'static str) -> Result<()> {
+        if self.session.offers(capability) {
             return Ok(());
         }
         Err(Error::Unsupported(Unsupported::Capability {
             method: method.to_owned(),
             capability,
         }))
-    }
-}
-
-impl Shared {
-    /// Whether the server advertised `capability`: a name such as `logging`, or a dotted path
-    /// such as `resources.subscribe` (a flag, which must then be `true`) or
-    /// `tasks.requests.tools.call` (an object, which must then be there).
-    pub(crate) fn offers(&self, capability: &str) -> bool {
-        let caps = self
-            .capabilities
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut node = &*caps;
-        let mut parts = capability.split('.').peekable();
-        while let Some(part) = parts.next() {
-            node = &node[part];
-            let present = if parts.peek().is_some() || !capability.contains('.') {
-                !node.is_null()
-            } else {
-                node.as_bool() == Some(true) || node.is_object()
-            };
-            if !present {
-                return false;
-            }
-        }
-        true
     }
 }
 

@@ -1,304 +1,118 @@
 //! The blocking MCP client: connect, handshake, calls, notifications and close.
+//!
+//! # Layers
+//!
+//! The client is four layers, and each names only those below it:
+//!
+//! 1. **`engine/`**: JSON-RPC over one [`Transport`](crate::Transport): request ids, the
+//!    pending table and each calling thread's reusable slot, deadlines, progress,
+//!    cancellation, the sending threads, the router with its bounded server-request pool, and
+//!    the notification queue. It knows no protocol era, no cache and no subscription. The
+//!    layers above plug in what answers the server's requests (`engine::pool::Serve`) and
+//!    what hears of the rest (`engine::observer::Observer`: a notification tap that may keep
+//!    what it takes, the responses no caller waits for, gaps, and the close).
+//! 2. **`era/`**: the two protocol eras over the engine. `era::call::call` is the one entry of
+//!    every request: the handshake era's path (a new session when the old one expired), or
+//!    the stateless era's input rounds and tasks. Both reach the engine through `era::wire`,
+//!    the one place the response cache is consulted.
+//! 3. **`follow/`**: following a server: subscriptions in either era, and the response cache,
+//!    fed by the engine through `follow::route::Follower`, its observer.
+//! 4. **The face**, this folder's own files: [`Client`] (`handle.rs` and the files of its
+//!    methods), [`Options`] (every builder in `options.rs`), [`RequestOptions`], connecting,
+//!    and the client's handlers for the server's requests with the checks before them, one
+//!    path for both eras (`server_requests.rs`).
+//!
+//! `.ci/layers` keeps it so: nothing in `engine/` names a layer above it, no circle of files
+//! is larger than four, and no function is longer than 80 lines.
+//!
+//! # Threads
+//!
+//! A call runs on the caller's own thread: it sends, waits and decodes there. Besides its
+//! transport's threads (stdio: `umcp-stdio-reader`, `umcp-stdio-writer`, `umcp-stdio-stderr`
+//! with `umcp-stdio-stderr-callback`, `umcp-stdio-monitor`, `umcp-stdio-wait`; Streamable
+//! HTTP: a `umcp-http-get` stream and one `umcp-http-post` per streamed answer; legacy SSE:
+//! `umcp-sse-reader`; their bounds are in each transport's docs), a connection has these,
+//! each with a bounded queue:
+//!
+//! | thread | how many | its queue, and what happens when it is full |
+//! |---|---|---|
+//! | `umcp-router` | one | 64 server requests, callback notifications and late responses: the transport's reader waits for room (backpressure to the server), a notification at most a second before it is dropped and counted |
+//! | `umcp-handler` | up to [`Options::with_handler_threads`] (4), each started when first needed | as many server requests again: beyond that the server gets a JSON-RPC error at once |
+//! | `umcp-reply` | one, over HTTP only, once needed | 4 of the router's own replies (`ping`, the busy error): beyond that they are dropped |
+//! | `umcp-send` | up to 4, each started when first needed | 4 sends: beyond that a request is sent on its caller's thread, a subscription's reopening is tried again shortly, and a cancellation notice is dropped |
+//! | `umcp-connect-cancel` | one, while a cancelled connect closes its connection | none: the connect joins it before it returns |
+//!
+//! Closing waits up to two seconds for them all, then leaves one still inside a user's
+//! handler to end on its own.
+//!
+//! # A request's way
+//!
+//! `client.call_tool("echo", args)` over stdio, in the handshake era:
+//!
+//! 1. **Caller.** `methods.rs` checks the server's capability and builds the params;
+//!    `requests.rs` hands a `CallSpec` to `era::call::call`, which takes the handshake path
+//!    (`era::lifecycle::call`: the params are moved into the message, not copied) to
+//!    `engine::exchange`.
+//! 2. **Pending slot.** The engine registers the request: a fresh id and progress token, the
+//!    calling thread's reusable slot (`engine::pending`) entered in the pending table under
+//!    that id, and the call's cancel handle.
+//! 3. **Transport.** It sends on the caller's thread (on a sending thread only for a
+//!    cancellable request whose transport's send waits for the server), through the era's
+//!    wrapper (`era::transport`, which stamps stateless requests), to the transport, which
+//!    writes the line to the server's input.
+//! 4. **Reader.** The transport's reading thread hands the server's line to the engine's
+//!    inbox (`engine::router`), which reads a successful response straight from its text,
+//!    finds the slot by the id and puts the raw result there: no channel, no thread between.
+//! 5. **Caller.** The caller, parked on its slot (the only one in flight yields a few times
+//!    first), takes the result and decodes it once, straight into `CallToolResult`.
+//!
+//! A server's own request takes the other way up: reader, router thread, handler thread,
+//! `server_requests.rs` (the handler and its checks), and the reply back through the
+//! transport.
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use crossbeam_channel::Receiver;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
-
-use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
-use crate::types::{Implementation, InitializeResult, ServerCapabilities};
-
-mod cache;
-mod cancel;
 mod connect;
 mod connect_cancel;
-mod discover;
 mod elicitation;
+mod engine;
 mod era;
-mod era_transport;
 mod errors;
-mod handover;
-mod late;
-mod lifecycle;
-mod listen;
-mod meta;
+mod follow;
+mod fresh;
+mod handle;
+mod lists;
 mod methods;
-mod modern;
-mod mrtr;
-mod notifications;
 mod one_shot;
 mod options;
-mod pending;
-pub(crate) mod queued;
-mod request_options;
 mod requests;
-mod router;
-mod router_thread;
 mod sampling;
-mod senders;
 mod server_requests;
-mod session;
+mod tasks;
 
-pub use cancel::CancelHandle;
 pub use elicitation::ElicitationModes;
-pub use era::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
-pub use late::LateResponse;
-pub use listen::{FreshTools, Subscription, SubscriptionEnd, SubscriptionEvent};
-pub use notifications::Notifications;
+pub use engine::cancel::CancelHandle;
+pub use engine::late::LateResponse;
+pub use engine::notifications::Notifications;
+pub(crate) use engine::queued;
+pub use engine::queued::NOTIFICATION_BYTES;
+pub use engine::request_options::RequestOptions;
+pub use era::state::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use follow::listen::Subscription;
+pub use follow::state::{SubscriptionEnd, SubscriptionEvent};
+pub use fresh::FreshTools;
+pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
-pub use queued::NOTIFICATION_BYTES;
-pub use request_options::RequestOptions;
-
-use options::lock;
-use session::Shared;
-
-/// How long `close` waits for the router, handler and sending threads after the transport
-/// has closed; a thread still inside a user's handler is left to finish on its own.
-const ROUTER_JOIN_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// A connection to one MCP server.
-///
-/// `Client` is `Send + Sync`: share it between threads (for example in an `Arc`) and call it
-/// from all of them at once; requests are pipelined over the one connection and each caller
-/// gets its own response. Every call has a deadline (the client's request timeout unless the
-/// call's [`RequestOptions`] say otherwise). Dropping the client closes the connection.
-///
-/// ```no_run
-/// use umcp::{Client, StdioConfig};
-///
-/// # fn main() -> umcp::Result<()> {
-/// let client = Client::connect(StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]))?;
-/// for tool in client.list_all_tools()? {
-///     log::info!("{}", tool.name);
-/// }
-/// let result = client.call_tool("echo", serde_json::json!({ "message": "hi" }))?;
-/// log::info!("{}", result.text());
-/// # Ok(()) }
-/// ```
-pub struct Client {
-    shared: Arc<Shared>,
-    /// Disconnects once the router, handler and sending threads have all ended.
-    threads_done: Receiver<()>,
-}
-
-impl Client {
-    /// The full `initialize` result of the current session. In the stateless era it is built
-    /// from the `server/discover` result: the version in use, the capabilities, the
-    /// instructions and the `serverInfo` of its `_meta` (kept up to date from later results).
-    ///
-    /// See the example on [`Client::server_info`].
-    pub fn initialize_result(&self) -> Arc<InitializeResult> {
-        match self.shared.init.read() {
-            Ok(init) => init.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
-        .unwrap_or_else(|| Arc::new(InitializeResult::new("", Implementation::new("", ""))))
-    }
-
-    /// The server's name, version and other self-description.
-    ///
-    /// ```no_run
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let info = client.server_info();
-    /// log::info!(
-    ///     "{} {} over {}, protocol {} ({:?} era)",
-    ///     info.name,
-    ///     info.version,
-    ///     client.transport_kind(),
-    ///     client.protocol_version(),
-    ///     client.era(),
-    /// );
-    /// if let Some(instructions) = client.instructions() {
-    ///     log::info!("{instructions}");
-    /// }
-    /// // Everything the server answered, as it answered it:
-    /// let answered = client.initialize_result();
-    /// log::debug!("{:?}", answered.capabilities);
-    /// if client.server_capabilities().tools.is_some() {
-    ///     log::info!("{} tools", client.list_all_tools()?.len());
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn server_info(&self) -> Implementation {
-        self.initialize_result().server_info.clone()
-    }
-
-    /// What the server advertised it can do.
-    ///
-    /// See the example on [`Client::server_info`].
-    pub fn server_capabilities(&self) -> ServerCapabilities {
-        self.initialize_result().capabilities.clone()
-    }
-
-    /// The server's usage instructions, if it gave any.
-    ///
-    /// See the example on [`Client::server_info`].
-    pub fn instructions(&self) -> Option<String> {
-        self.initialize_result().instructions.clone()
-    }
-
-    /// The negotiated protocol version, e.g. `2025-11-25`.
-    ///
-    /// See the example on [`Client::server_info`].
-    pub fn protocol_version(&self) -> String {
-        self.initialize_result().protocol_version.clone()
-    }
-
-    /// The transport the connection ended up on: `"stdio"`, `"streamable-http"` or `"sse"`.
-    ///
-    /// See the example on [`Client::server_info`].
-    pub fn transport_kind(&self) -> &'static str {
-        self.shared.transport.kind()
-    }
-
-    /// The queue of server notifications. See [`Notifications`].
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::types::ServerNotification;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let notifications = client.notifications();
-    /// while let Some(notification) = notifications.recv_timeout(Duration::from_secs(1)) {
-    ///     match notification {
-    ///         ServerNotification::ToolListChanged => {
-    ///             log::info!("{} tools now", client.list_all_tools()?.len());
-    ///         }
-    ///         ServerNotification::LoggingMessage(message) => log::info!("{}", message.data),
-    ///         other => log::debug!("{}", other.method()),
-    ///     }
-    /// }
-    /// if client.notifications_dropped() > 0 {
-    ///     log::warn!("{} notifications were dropped unread", client.notifications_dropped());
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.shared.core.notes.receiver().clone())
-    }
-
-    /// How many notifications were dropped because the queue was full, by count or by bytes
-    /// (the oldest unread one goes; see [`Options::with_notification_capacity`]).
-    ///
-    /// See the example on [`Client::notifications`].
-    pub fn notifications_dropped(&self) -> u64 {
-        self.shared
-            .core
-            .dropped
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// How many messages the server has sent so far: a counter that moves while it talks.
-    pub(crate) fn messages_received(&self) -> u64 {
-        self.shared
-            .core
-            .received
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Why the connection closed, or `None` while it is open.
-    ///
-    /// See the example on [`Client::close`].
-    pub fn closed(&self) -> Option<Arc<Closed>> {
-        self.shared.closed()
-    }
-
-    /// Closes the connection: pending requests fail with [`Error::Closed`], and the transport
-    /// shuts down within its bounded grace periods. Idempotent; also done on drop.
-    ///
-    /// ```no_run
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// client.close();
-    /// if let Some(closed) = client.closed() {
-    ///     assert_eq!(closed.reason, "closed by client");
-    /// }
-    /// assert!(matches!(client.ping(), Err(umcp::Error::Closed(_))));
-    /// # Ok(()) }
-    /// ```
-    pub fn close(&self) {
-        self.shut_down(false);
-    }
-
-    /// Closes a client whose server failed its handshake: see [`Transport::abort`].
-    ///
-    /// [`Transport::abort`]: crate::transport::Transport::abort
-    pub(crate) fn abort(&self) {
-        self.shut_down(true);
-    }
-
-    fn shut_down(&self, abort: bool) {
-        self.shared
-            .core
-            .closing
-            .store(true, std::sync::atomic::Ordering::Release);
-        let by_client = Arc::new(Closed {
-            reason: CLOSED_BY_CLIENT.into(),
-            ..Closed::default()
-        });
-        // Callers waiting on the server are released now, not once the server has exited
-        // (which may take the close grace and the kill).
-        self.shared.core.release_pending(&by_client);
-        if abort {
-            self.shared.transport.abort();
-        } else {
-            self.shared.transport.close();
-        }
-        // The transport reports the close, which fails what is pending and stops the router;
-        // this covers a transport that does not.
-        self.shared.core.close_all(by_client);
-        self.shared.stop_senders();
-        // Closed from one of the client's own threads (a callback or a handler): that thread
-        // cannot end while it waits here, so waiting would only cost the whole timeout. Every
-        // thread ends once the callback returns.
-        let me = std::thread::current().id();
-        if lock(&self.shared.threads)
-            .iter()
-            .any(|handle| handle.thread().id() == me)
-        {
-            return;
-        }
-        // Threads that do not finish in time (a handler waiting for a user) are left to end
-        // on their own.
-        match self.threads_done.recv_timeout(ROUTER_JOIN_TIMEOUT) {
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                log::debug!("client threads did not stop within {ROUTER_JOIN_TIMEOUT:?}");
-            }
-            _ => {
-                let threads = std::mem::take(&mut *lock(&self.shared.threads));
-                for handle in threads {
-                    let _ = handle.join();
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
-
-impl std::fmt::Debug for Client {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
-            .field("transport", &self.shared.transport.kind())
-            .field("closed", &self.closed().is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T> {
-    serde_json::from_value(value)
-        .map_err(|e| Error::Protocol(format!("malformed `{method}` result: {e}")))
-}
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    #[test]
+    fn client_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<super::Client>();
+        assert_send_sync::<super::Notifications>();
+        assert_send_sync::<super::CancelHandle>();
+        assert_send_sync::<super::Subscription>();
+        assert_send_sync::<crate::ManagedSubscription>();
+    }
+}

@@ -4,7 +4,9 @@ use crate::error::Result;
 use crate::transport::Connect;
 use crate::types::Method;
 
-use super::{Client, Options, RequestOptions};
+use super::engine::request_options::RequestOptions;
+use super::handle::Client;
+use super::options::Options;
 
 impl Client {
     /// Connects, runs the handshake, sends one typed request, closes, and returns the result.

@@ -1,31 +1,25 @@
-//! Client-wide options (per-request ones are in `request_options`).
+//! Client-wide options: every builder of [`Options`], over the settings each layer reads
+//! (per-request options are [`RequestOptions`](crate::RequestOptions)).
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::ErrorObject;
 use crate::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Implementation, ListRootsResult, ProgressNotificationParams, Root, ServerNotification,
+    Implementation, ListRootsResult, LoggingLevel, Root, ServerNotification,
 };
 
-// Where the rest of the client has always found it.
-pub(crate) use super::request_options::RequestOptions;
-
-pub(crate) type SamplingHandler = Arc<
-    dyn Fn(CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject> + Send + Sync,
->;
-pub(crate) type ElicitationHandler =
-    Arc<dyn Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync>;
-pub(crate) type RootsHandler = Arc<dyn Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync>;
-pub(crate) type NotificationCallback = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
-/// How many server requests are handled at once by default.
-const DEFAULT_HANDLER_THREADS: usize = 4;
-
-pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
+use super::elicitation::ElicitationModes;
+use super::engine::cancel::CancelHandle;
+use super::engine::late::LateResponse;
+use super::engine::settings::Settings;
+use super::era::state::{Era, EraOptions, ProtocolMode};
+use super::follow::cache::CacheOptions;
+use super::server_requests::Handlers;
 
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
@@ -49,55 +43,21 @@ pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Sen
 /// assert_eq!(options.init_timeout(), Duration::from_secs(60));
 /// assert_eq!(options.handler_threads(), 2);
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Options {
-    pub(crate) client_info: Implementation,
-    pub(crate) request_timeout: Duration,
-    pub(crate) init_timeout: Duration,
-    pub(crate) notification_capacity: usize,
-    pub(crate) handler_threads: usize,
-    pub(crate) reinitialize_on_expiry: bool,
-    pub(crate) sampling: Option<SamplingHandler>,
-    /// Whether `sampling.tools` is declared; builder in `sampling.rs`.
-    pub(crate) sampling_tools: bool,
-    pub(crate) elicitation: Option<ElicitationHandler>,
-    /// The modes declared with the elicitation handler; builder in `elicitation.rs`.
-    pub(crate) elicitation_modes: super::elicitation::ElicitationModes,
-    pub(crate) roots: Option<RootsHandler>,
-    pub(crate) on_notification: Option<NotificationCallback>,
+    /// What the engine reads: the request timeout, the notification queue and callback, the
+    /// handler threads and the late-response handler.
+    pub(crate) engine: Settings,
+    /// What the eras read: the mode, the probe, input rounds, the log level, the client's
+    /// identity, the init timeout and re-initialization.
+    pub(crate) era: EraOptions,
+    /// The response cache.
+    pub(crate) cache: CacheOptions,
+    /// The handlers that answer the server's requests, and what they declare.
+    pub(crate) handlers: Handlers,
     pub(crate) experimental: Option<Map<String, Value>>,
-    /// The protocol era settings; builders in `era.rs`.
-    pub(crate) era: super::era::EraOptions,
-    /// The response cache settings; builders in `cache.rs`.
-    pub(crate) cache: super::cache::CacheOptions,
-    /// The late-response handler; its builder is in `late.rs`.
-    pub(crate) late: super::late::LateOptions,
-    /// Cancels a connect in progress; builder in `connect_cancel.rs`.
-    pub(crate) connect_cancel: Option<super::cancel::CancelHandle>,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            client_info: Implementation::new("umcp", env!("CARGO_PKG_VERSION")),
-            request_timeout: Duration::from_secs(30),
-            init_timeout: Duration::from_secs(30),
-            notification_capacity: 1024,
-            handler_threads: DEFAULT_HANDLER_THREADS,
-            reinitialize_on_expiry: true,
-            sampling: None,
-            sampling_tools: false,
-            elicitation: None,
-            elicitation_modes: super::elicitation::ElicitationModes::ALL,
-            roots: None,
-            on_notification: None,
-            experimental: None,
-            era: super::era::EraOptions::default(),
-            cache: super::cache::CacheOptions::default(),
-            late: super::late::LateOptions::default(),
-            connect_cancel: None,
-        }
-    }
+    /// Cancels a connect in progress.
+    pub(crate) connect_cancel: Option<CancelHandle>,
 }
 
 impl Options {
@@ -105,15 +65,16 @@ impl Options {
     ///
     /// See the example on [`Options`].
     pub fn with_client_info(mut self, info: Implementation) -> Options {
-        self.client_info = info;
+        self.era.client_info = info;
         self
     }
 
-    /// The default timeout of every request (default 30 s). [`RequestOptions`] override it.
+    /// The default timeout of every request (default 30 s).
+    /// [`RequestOptions`](crate::RequestOptions) override it.
     ///
     /// See the example on [`Options`].
     pub fn with_request_timeout(mut self, timeout: Duration) -> Options {
-        self.request_timeout = timeout;
+        self.engine.request_timeout = timeout;
         self
     }
 
@@ -128,7 +89,7 @@ impl Options {
     ///
     /// See the example on [`Options`].
     pub fn with_init_timeout(mut self, timeout: Duration) -> Options {
-        self.init_timeout = timeout;
+        self.era.init_timeout = timeout;
         self
     }
 
@@ -140,7 +101,7 @@ impl Options {
     ///
     /// See the example on [`Options`].
     pub fn with_notification_capacity(mut self, capacity: usize) -> Options {
-        self.notification_capacity = capacity.max(1);
+        self.engine.notification_capacity = capacity.max(1);
         self
     }
 
@@ -153,16 +114,17 @@ impl Options {
     ///
     /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
-        self.handler_threads = threads.max(1);
+        self.engine.handler_threads = threads.max(1);
         self
     }
 
     /// Whether an expired HTTP session is re-initialized transparently and the request retried
-    /// once (default `true`). With `false` the caller gets [`Error::SessionExpired`](crate::Error::SessionExpired).
+    /// once (default `true`). With `false` the caller gets
+    /// [`Error::SessionExpired`](crate::Error::SessionExpired).
     ///
     /// See the example on [`Options`].
     pub fn with_reinitialize_on_expiry(mut self, enabled: bool) -> Options {
-        self.reinitialize_on_expiry = enabled;
+        self.era.reinitialize_on_expiry = enabled;
         self
     }
 
@@ -189,7 +151,36 @@ impl Options {
             + Sync
             + 'static,
     {
-        self.sampling = Some(Arc::new(handler));
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Whether the sampling handler takes tool-enabled requests (default `false`): with
+    /// `true`, and a handler set, the `sampling` capability declares `tools`, and the handler
+    /// receives the `tools` and `toolChoice` of protocol 2025-11-25 and later.
+    ///
+    /// A client MUST declare `sampling.tools` to receive such requests. Without it, a
+    /// `sampling/createMessage` carrying either field is answered with a `-32602` error (in a
+    /// stateless input round, the call fails with
+    /// [`Error::Unsupported`](crate::Error::Unsupported)), and the handler is
+    /// not called.
+    ///
+    /// ```
+    /// use umcp::types::{ContentBlock, CreateMessageResult};
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default()
+    ///     .with_sampling_handler(|request| {
+    ///         let tools = request.tools.as_ref().and_then(|t| t.as_array());
+    ///         let offered = tools.map_or(0, Vec::len);
+    ///         let answer = ContentBlock::text(format!("{offered} tools offered; none used"));
+    ///         Ok(CreateMessageResult::new("my-model", answer).with_stop_reason("endTurn"))
+    ///     })
+    ///     .with_sampling_tools(true);
+    /// # let _ = options;
+    /// ```
+    pub fn with_sampling_tools(mut self, enabled: bool) -> Options {
+        self.handlers.sampling_tools = enabled;
         self
     }
 
@@ -215,7 +206,35 @@ impl Options {
     where
         F: Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync + 'static,
     {
-        self.elicitation = Some(Arc::new(handler));
+        self.handlers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Which elicitation modes the elicitation handler takes (default
+    /// [`ElicitationModes::ALL`]). Only these are declared in the `elicitation` capability,
+    /// and a server must send no other: an `elicitation/create` of a mode not declared is
+    /// answered with a `-32602` error (in a stateless input round, the call fails with
+    /// [`Error::Unsupported`](crate::Error::Unsupported)), and the handler is not called.
+    ///
+    /// A request without a `mode` is form mode, as the spec says. Servers of protocol versions
+    /// before 2025-11-25 know no modes and read the capability as form mode, so a URL-only
+    /// client may still get their form requests; those are refused the same way.
+    ///
+    /// ```
+    /// use umcp::types::{ElicitRequestParams, ElicitResult};
+    /// use umcp::{ElicitationModes, Options};
+    ///
+    /// let options = Options::default()
+    ///     .with_elicitation_handler(|request| match request {
+    ///         ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+    ///         // Never reached: URL mode is not declared, so it is refused before the handler.
+    ///         ElicitRequestParams::Url(_) => Ok(ElicitResult::decline()),
+    ///     })
+    ///     .with_elicitation_modes(ElicitationModes::FORM);
+    /// assert!(options.elicitation_modes().form() && !options.elicitation_modes().url());
+    /// ```
+    pub fn with_elicitation_modes(mut self, modes: ElicitationModes) -> Options {
+        self.handlers.elicitation_modes = modes;
         self
     }
 
@@ -242,7 +261,7 @@ impl Options {
     where
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
     {
-        self.roots = Some(Arc::new(move || {
+        self.handlers.roots = Some(Arc::new(move || {
             handler().map(ListRootsResult::file_roots_only)
         }));
         self
@@ -251,7 +270,8 @@ impl Options {
     /// Calls `callback` for every server notification that goes to
     /// [`Notifications`](crate::Notifications), before it is queued there. Progress
     /// notifications do not: they go to the request that asked for them
-    /// ([`RequestOptions::with_progress`]), and the notifications of a stateless-era
+    /// ([`RequestOptions::with_progress`](crate::RequestOptions::with_progress)), and the
+    /// notifications of a stateless-era
     /// subscription go to its [`Subscription`](crate::Subscription) alone.
     ///
     /// It runs on the client's router thread, one notification after the other, with panics
@@ -305,7 +325,31 @@ impl Options {
     where
         F: Fn(&ServerNotification) + Send + Sync + 'static,
     {
-        self.on_notification = Some(Arc::new(callback));
+        self.engine.on_notification = Some(Arc::new(callback));
+        self
+    }
+
+    /// Passes responses that arrive after their request timed out or was cancelled to
+    /// `handler`, instead of dropping them: a tool call that outlived its deadline may still
+    /// have done its work, and its result says what that was.
+    ///
+    /// The handler runs on the client's router thread, as the notification callback does,
+    /// so it should be quick; a panic in it is caught and logged. The last 256 requests given
+    /// up are remembered for their responses.
+    ///
+    /// ```
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default().with_late_response_handler(|late| {
+    ///     log::warn!("`{}` ({}) answered after all: {:?}", late.method, late.reason, late.result);
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn with_late_response_handler<F>(mut self, handler: F) -> Options
+    where
+        F: Fn(LateResponse) + Send + Sync + 'static,
+    {
+        self.engine.on_late_response = Some(Arc::new(handler));
         self
     }
 
@@ -325,47 +369,223 @@ impl Options {
         self
     }
 
+    /// How the protocol era is chosen at connect time (default [`ProtocolMode::Auto`]).
+    ///
+    /// Pass a verdict saved from [`Client::verdict`](crate::Client::verdict) to skip the
+    /// probe for a server already known.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use umcp::types::LoggingLevel;
+    /// use umcp::{Options, ProtocolMode};
+    ///
+    /// // The default probes with `server/discover` and falls back to `initialize`.
+    /// assert_eq!(*Options::default().protocol_mode(), ProtocolMode::Auto);
+    /// let handshake_only = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+    /// let stateless_only = Options::default()
+    ///     .with_protocol_mode(ProtocolMode::modern())
+    ///     .with_max_input_rounds(4)
+    ///     .with_log_level(LoggingLevel::Warning);
+    /// let quick_probe = Options::default().with_probe_timeout(Duration::from_secs(2));
+    /// assert_eq!(ProtocolMode::parse("legacy"), Some(ProtocolMode::Legacy));
+    /// # let _ = (handshake_only, stateless_only, quick_probe);
+    /// ```
+    pub fn with_protocol_mode(mut self, mode: ProtocolMode) -> Options {
+        self.era.mode = mode;
+        self
+    }
+
+    /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
+    /// before the server counts as legacy (default 10 s, and never more than half of the init
+    /// timeout, which bounds the whole connect, so that `initialize` has time after a silent
+    /// probe). The clock starts once the server is started. A server slower to start than
+    /// this still connects in its era: `initialize` follows, and a server that then exits is
+    /// started again for `initialize` alone, and one that refuses it is asked
+    /// `server/discover` again.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
+    pub fn with_probe_timeout(mut self, timeout: Duration) -> Options {
+        self.era.probe_timeout = timeout;
+        self
+    }
+
+    /// How many times one stateless request may come back asking for input before it fails
+    /// (default 8). Whatever the number, the request's timeout spans all its rounds and the
+    /// handlers that answer them (restarted by each round when it resets on progress).
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
+    pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
+        self.era.max_input_rounds = rounds;
+        self
+    }
+
+    /// The server's log messages to ask for, from `level` up, in either era: sent in every
+    /// stateless request's `_meta` (the stateless era has no `logging/setLevel`), and with
+    /// `logging/setLevel` at the start of every handshake-era session whose server offers
+    /// logging. Unset by default: servers then choose, and stateless ones send none.
+    /// [`Client::set_logging_level`](crate::Client::set_logging_level) changes it later.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
+    pub fn with_log_level(mut self, level: LoggingLevel) -> Options {
+        self.era.log_level = Some(level);
+        self
+    }
+
+    /// Whether results with caching hints are cached at all (default on).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use umcp::{Options, RequestOptions};
+    ///
+    /// let options = Options::default()
+    ///     .with_response_cache(true)
+    ///     // Lists from servers that give no cache hints are kept this long:
+    ///     .with_cache_ttl_without_hints(Duration::from_secs(30));
+    /// // One request that must see the server's current answer:
+    /// let fresh = RequestOptions::default().with_no_cache();
+    /// # let _ = (options, fresh);
+    /// ```
+    pub fn with_response_cache(mut self, enabled: bool) -> Options {
+        self.cache.enabled = enabled;
+        self
+    }
+
+    /// Caches results that carry no hints (handshake-era servers) for `ttl`; by default
+    /// they are not cached.
+    ///
+    /// See the example on [`Options::with_response_cache`].
+    pub fn with_cache_ttl_without_hints(mut self, ttl: Duration) -> Options {
+        self.cache.ttl_without_hints = Some(ttl);
+        self
+    }
+
+    /// Makes [`Client::connect`](crate::Client::connect_with) with these options cancellable
+    /// through `handle`, from any thread.
+    ///
+    /// Cancelling ends the connect at whatever stage it is: the connection under way is
+    /// closed as a failed connect's is (a stdio server gets the end of its input, and is
+    /// signalled if it does not exit within its close grace; an HTTP request in flight is
+    /// cut), and the connect returns [`Error::Cancelled`](crate::Error::Cancelled) with `method`
+    /// `"connect"` once that
+    /// close is done. [`CancelHandle::cancel`] itself returns at once. A handle cancelled
+    /// before the connect starts makes it fail at once, starting nothing; a cancel after the
+    /// connect returned leaves the client alone. One stage is not cut short: a legacy
+    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the init timeout.
+    ///
+    /// The handle applies to every connect made with these options (a
+    /// [`Manager`](crate::Manager)'s too, when set in its client options): once cancelled,
+    /// they all fail at once. Use a fresh handle for each attempt.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::{CancelHandle, Client, Error, Options, StdioConfig};
+    ///
+    /// let cancel = CancelHandle::new();
+    /// let options = Options::default()
+    ///     .with_init_timeout(Duration::from_secs(60))
+    ///     .with_connect_cancel(cancel.clone());
+    /// // A "Cancel" button, say, on another thread.
+    /// let stopper = cancel.clone();
+    /// let button = std::thread::spawn(move || {
+    ///     std::thread::sleep(Duration::from_secs(2));
+    ///     stopper.cancel();
+    /// });
+    /// match Client::connect_with(StdioConfig::new("slow-server"), options) {
+    ///     Ok(client) => log::info!("connected to {}", client.server_info().name),
+    ///     Err(Error::Cancelled { .. }) => log::info!("gave up"),
+    ///     Err(err) => log::warn!("{err}"),
+    /// }
+    /// # let _ = button.join();
+    /// ```
+    pub fn with_connect_cancel(mut self, handle: CancelHandle) -> Options {
+        self.connect_cancel = Some(handle);
+        self
+    }
+
     /// The default request timeout.
     ///
     /// See the example on [`Options`].
     pub fn request_timeout(&self) -> Duration {
-        self.request_timeout
+        self.engine.request_timeout
     }
 
     /// The `initialize` timeout.
     ///
     /// See the example on [`Options`].
     pub fn init_timeout(&self) -> Duration {
-        self.init_timeout
+        self.era.init_timeout
     }
 
     /// How many server requests are handled at once.
     ///
     /// See the example on [`Options`].
     pub fn handler_threads(&self) -> usize {
-        self.handler_threads
+        self.engine.handler_threads
+    }
+
+    /// The configured protocol mode.
+    ///
+    /// See the example on [`Options::with_protocol_mode`].
+    pub fn protocol_mode(&self) -> &ProtocolMode {
+        &self.era.mode
+    }
+
+    /// The elicitation modes declared when an elicitation handler is set.
+    ///
+    /// See the example on [`Options::with_elicitation_modes`].
+    pub fn elicitation_modes(&self) -> ElicitationModes {
+        self.handlers.elicitation_modes
+    }
+}
+
+impl Options {
+    /// The client capabilities the registered handlers imply, as sent in `initialize`
+    /// ([`Era::Legacy`]) and in every stateless request's `_meta` ([`Era::Modern`]).
+    pub(crate) fn capabilities(&self, era: Era) -> Value {
+        let mut capabilities = Map::new();
+        let handlers = &self.handlers;
+        if handlers.roots.is_some() {
+            // The stateless era removed `notifications/roots/list_changed`, and with it the
+            // flag.
+            let roots = match era {
+                Era::Legacy => json!({ "listChanged": true }),
+                Era::Modern => json!({}),
+            };
+            capabilities.insert("roots".into(), roots);
+        }
+        if handlers.sampling.is_some() {
+            let sampling = if handlers.sampling_tools {
+                json!({ "tools": {} })
+            } else {
+                json!({})
+            };
+            capabilities.insert("sampling".into(), sampling);
+        }
+        if handlers.elicitation.is_some() {
+            // The same object in every version: those before 2025-11-25 know no modes and read
+            // any `elicitation` as form mode.
+            let modes = handlers.elicitation_modes.capability();
+            capabilities.insert("elicitation".into(), modes);
+        }
+        if let Some(experimental) = &self.experimental {
+            capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
+        }
+        Value::Object(capabilities)
     }
 }
 
 impl fmt::Debug for Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let handlers = &self.handlers;
         f.debug_struct("Options")
-            .field("client_info", &self.client_info)
-            .field("request_timeout", &self.request_timeout)
-            .field("init_timeout", &self.init_timeout)
-            .field("sampling", &self.sampling.is_some())
-            .field("sampling_tools", &self.sampling_tools)
-            .field("elicitation", &self.elicitation.is_some())
-            .field("elicitation_modes", &self.elicitation_modes)
-            .field("roots", &self.roots.is_some())
+            .field("client_info", &self.era.client_info)
+            .field("request_timeout", &self.engine.request_timeout)
+            .field("init_timeout", &self.era.init_timeout)
+            .field("sampling", &handlers.sampling.is_some())
+            .field("sampling_tools", &handlers.sampling_tools)
+            .field("elicitation", &handlers.elicitation.is_some())
+            .field("elicitation_modes", &handlers.elicitation_modes)
+            .field("roots", &handlers.roots.is_some())
             .finish_non_exhaustive()
     }
-}
-
-/// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure
-/// guarded this way stays consistent between statements.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

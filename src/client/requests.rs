@@ -1,5 +1,6 @@
 //! Requests by method type or by name, and notifications: the generic ways to reach a server
-//! that the typed methods are built on.
+//! that the typed methods are built on, and the single-round request for callers who drive
+//! input rounds themselves.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -7,8 +8,11 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::types::Method;
 
-use super::session::CallSpec;
-use super::{Client, RequestOptions};
+use super::engine::request_options::RequestOptions;
+use super::era::call::call;
+use super::era::rounds;
+use super::era::session::CallSpec;
+use super::handle::Client;
 
 impl Client {
     /// Sends a typed request with default options.
@@ -70,14 +74,13 @@ impl Client {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<T> {
-        self.shared
-            .call(CallSpec {
-                method,
-                params,
-                options,
-                handshake: false,
-            })?
-            .decode(method)
+        let spec = CallSpec {
+            method,
+            params,
+            options,
+            handshake: false,
+        };
+        call(&self.session, spec)?.decode(method)
     }
 
     /// Sends any request and returns its raw result.
@@ -107,6 +110,51 @@ impl Client {
         self.request_as(method, params, options)
     }
 
+    /// Sends a request once and returns its raw result, without driving input rounds: in the
+    /// stateless era a `tools/call`, `prompts/get` or `resources/read` may return an
+    /// `input_required` result (decode it as
+    /// [`InputRequiredResult`](crate::types::InputRequiredResult)); retry it yourself with
+    /// `inputResponses` and the unchanged `requestState` added to the params. In the
+    /// handshake era this is [`Client::request_raw`].
+    ///
+    /// ```no_run
+    /// use serde_json::json;
+    /// use umcp::types::InputRequiredResult;
+    /// use umcp::RequestOptions;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let params = json!({ "name": "confirm_delete", "arguments": { "path": "/tmp/x" } });
+    /// let result = client.request_once("tools/call", Some(params), &RequestOptions::default())?;
+    /// if result["resultType"] == "input_required" {
+    ///     let asked: InputRequiredResult = serde_json::from_value(result)
+    ///         .map_err(|e| umcp::Error::Protocol(e.to_string()))?;
+    ///     log::info!("the server asks for {:?}", asked.input_requests);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request_raw`].
+    pub fn request_once(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<Value> {
+        let spec = CallSpec {
+            method,
+            params,
+            options,
+            handshake: false,
+        };
+        match self.session.era.is_modern() {
+            true => rounds::call_once(&self.session, &spec),
+            false => call(&self.session, spec)?.decode(method),
+        }
+    }
+
     /// Sends a notification.
     ///
     /// ```no_run
@@ -123,6 +171,6 @@ impl Client {
     ///
     /// [`Error::Closed`], or a transport error when it could not be delivered.
     pub fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
-        self.shared.notify(method, params)
+        self.session.conn.notify(method, params)
     }
 }

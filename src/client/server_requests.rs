@@ -1,313 +1,299 @@
-//! Answers the server's requests (`ping`, `roots/list`, `sampling/createMessage`,
-//! `elicitation/create`): `ping` on the router thread at once, the others with the caller's
-//! handlers on a bounded pool of threads. A request JSON-RPC rejects (an id of a type it
-//! forbids, a `method` that is not a string) gets `-32600 Invalid Request` from the router,
-//! like a ping, and no handler. In the stateless era, which has no server requests, they are
-//! dropped unanswered.
-//!
-//! The pool has [`Options::with_handler_threads`](crate::Options::with_handler_threads)
-//! threads, started as they are first needed and kept for the connection's life; as many
-//! requests again may wait for one. Beyond that the server gets a JSON-RPC error at once, so
-//! a server flooding requests can neither grow the client's threads nor its memory.
-//!
-//! The router never waits to hand over the replies it gives itself (`ping`, and the error for
-//! a saturated pool): a server that stops reading would otherwise stall the reading of its
-//! own output, and with it every response, notification and request behind the reply. Over
-//! stdio such a reply goes into the transport's queue or is dropped when the queue is full.
-//! Over HTTP a reply is a POST the server has to answer, so these replies go through one
-//! thread of their own (see [`Lane`]), [`LANE_BOUND`] at a time, and beyond that are dropped:
-//! a server that never acknowledges its ping replies costs one thread, not the router.
+//! The client's answers to what a server asks of it (`roots/list`, `sampling/createMessage`,
+//! `elicitation/create`), by one path in both eras: the checks before a handler, the handler,
+//! and what a refusal becomes. In the handshake era the server sends a request, which the
+//! engine's pool answers ([`Serve`]) with the result or a JSON-RPC error; in the stateless era
+//! it asks for input within a call's result, which the input rounds answer ([`Inputs`]) with
+//! the result, or by failing the call (an input response cannot carry an error).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::jsonrpc::{ErrorCode, ErrorObject, InvalidRequest, Message, Request, Response};
+use crate::error::{Error, Result, Unsupported};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::types::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ListRootsResult,
+};
 
-use super::options::lock;
-use super::session::Shared;
+use super::elicitation::{refuse_undeclared_mode, ElicitationModes};
+use super::engine::pool::Serve;
+use super::era::session::Inputs;
+use super::era::state::EraState;
+use super::sampling::{refuse_unbalanced_tools, refuse_undeclared_tools};
 
-/// How long the reply to a server request may take to hand to the transport.
-const REPLY_DEADLINE: Duration = Duration::from_secs(10);
+pub(crate) type SamplingHandler = Arc<
+    dyn Fn(CreateMessageRequestParams) -> std::result::Result<CreateMessageResult, ErrorObject>
+        + Send
+        + Sync,
+>;
+pub(crate) type ElicitationHandler = Arc<
+    dyn Fn(ElicitRequestParams) -> std::result::Result<ElicitResult, ErrorObject> + Send + Sync,
+>;
+pub(crate) type RootsHandler =
+    Arc<dyn Fn() -> std::result::Result<ListRootsResult, ErrorObject> + Send + Sync>;
 
-/// How many of the router's own replies may wait for the HTTP reply thread.
-const LANE_BOUND: usize = 4;
-
-/// The handler threads of one connection.
-pub(crate) struct Pool {
-    jobs: Sender<(Weak<Shared>, Request)>,
-    queue: Receiver<(Weak<Shared>, Request)>,
-    size: usize,
-    started: usize,
-    /// Held by every handler thread, so `close` can wait for them.
-    done: Sender<()>,
-    /// The thread sending the router's own replies over HTTP, once started.
-    lane: Option<Lane>,
+/// The client's handlers for the server's requests, and what they declare.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) roots: Option<RootsHandler>,
+    pub(crate) sampling: Option<SamplingHandler>,
+    /// Whether `sampling.tools` is declared.
+    pub(crate) sampling_tools: bool,
+    pub(crate) elicitation: Option<ElicitationHandler>,
+    /// The modes declared with the elicitation handler.
+    pub(crate) elicitation_modes: ElicitationModes,
 }
 
-/// The thread that sends the router's own replies where sending waits for the server (HTTP).
-struct Lane {
-    replies: Sender<(Weak<Shared>, Response)>,
+/// Why the client's handlers gave no result.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// No handler takes the method: for one the client knows, the handler missing and the
+    /// builder that sets it.
+    NoHandler(Option<(&'static str, &'static str)>),
+    /// The params ask for what the client did not declare: the error for the server, what the
+    /// request asked for beyond the method (` with tools`), and the builder that declares it.
+    Undeclared {
+        error: ErrorObject,
+        asking: &'static str,
+        builder: &'static str,
+    },
+    /// The params break the spec's rules (unbalanced tool use): the error for the server.
+    Broken(ErrorObject),
+    /// The params do not decode, for this reason.
+    Params(String),
+    /// The handler's own error.
+    Handler(ErrorObject),
+    /// The handler's result does not encode, for this reason.
+    Unencodable(String),
 }
 
-impl Pool {
-    pub(crate) fn new(size: usize, done: Sender<()>) -> Pool {
-        let (jobs, queue) = crossbeam_channel::bounded(size.max(1));
-        Pool {
-            jobs,
-            queue,
-            size: size.max(1),
-            started: 0,
-            done,
-            lane: None,
-        }
-    }
-
-    /// Hands over a reply the router gives itself, never waiting for the server: over stdio
-    /// into the transport's queue (dropped when it is full), over HTTP to the reply thread
-    /// (dropped when [`LANE_BOUND`] replies already wait for it).
-    fn send_from_router(&mut self, shared: &Arc<Shared>, response: Response) {
-        if !shared.transport.send_waits_for_peer() {
-            reply(shared, response, Instant::now());
-            return;
-        }
-        if self.lane.is_none() {
-            self.lane = self.start_lane(shared);
-        }
-        let Some(lane) = &self.lane else {
-            log::debug!("no thread to send {}; dropped", reply_to(&response));
-            return;
-        };
-        if let Err(err) = lane.replies.try_send((Arc::downgrade(shared), response)) {
-            let (_, response) = err.into_inner();
-            log::debug!(
-                "the server has not taken the client's last {LANE_BOUND} replies; {} dropped",
-                reply_to(&response)
-            );
-        }
-    }
-
-    fn start_lane(&self, shared: &Arc<Shared>) -> Option<Lane> {
-        let (replies, queue) = crossbeam_channel::bounded(LANE_BOUND);
-        let send = |shared: &Shared, response| reply(shared, response, deadline());
-        spawn_worker(shared, "umcp-reply", queue, self.done.clone(), send)
-            .then_some(Lane { replies })
-    }
-
-    /// Queues `request` for a handler thread; gives it back when the pool is saturated.
-    fn submit(&mut self, shared: &Arc<Shared>, request: Request) -> Result<(), Request> {
-        if self.started < self.size {
-            self.start(shared);
-        }
-        match self.jobs.try_send((Arc::downgrade(shared), request)) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Full((_, request)) | TrySendError::Disconnected((_, request))) => {
-                Err(request)
+// A refusal holds the server's error object whole; refusals are the rare road, and boxing
+// them would cost an allocation to save a copy.
+#[allow(clippy::result_large_err)]
+impl Handlers {
+    /// The answer to the request (or input request) `method` with `params`: its checks, then
+    /// its handler.
+    pub(crate) fn answer(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> std::result::Result<Value, Refusal> {
+        match method {
+            "roots/list" => {
+                let handler = self.roots.as_ref();
+                let handler = handler.ok_or(Refusal::NoHandler(Some(("roots", "with_roots"))))?;
+                encode(handler().map_err(Refusal::Handler)?)
             }
-        }
-    }
-
-    fn start(&mut self, shared: &Arc<Shared>) {
-        let run = |shared: &Shared, request| answer(shared, request, deadline());
-        if spawn_worker(
-            shared,
-            "umcp-handler",
-            self.queue.clone(),
-            self.done.clone(),
-            run,
-        ) {
-            self.started += 1;
-        }
-    }
-}
-
-/// What `response` answers, for logs.
-fn reply_to(response: &Response) -> String {
-    match &response.id {
-        Some(id) => format!("the reply to request {id}"),
-        None => "the reply to an invalid request".into(),
-    }
-}
-
-/// The deadline of a reply handed over by a pool thread.
-fn deadline() -> Instant {
-    Instant::now() + REPLY_DEADLINE
-}
-
-/// Starts a thread of the pool that runs `work` on what `queue` brings, until the router drops
-/// the pool with the connection; it holds `done`, so `close` can wait for it. Whether it
-/// started.
-fn spawn_worker<T: Send + 'static>(
-    shared: &Arc<Shared>,
-    name: &str,
-    queue: Receiver<(Weak<Shared>, T)>,
-    done: Sender<()>,
-    work: fn(&Shared, T),
-) -> bool {
-    let spawned = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            let _done = done;
-            for (weak, item) in queue.iter() {
-                if let Some(shared) = weak.upgrade() {
-                    work(&shared, item);
-                }
+            "sampling/createMessage" => {
+                let missing = ("sampling", "with_sampling_handler");
+                let handler = self.sampling.as_ref();
+                let handler = handler.ok_or(Refusal::NoHandler(Some(missing)))?;
+                refuse_undeclared_tools(self.sampling_tools, params.as_ref()).map_err(|error| {
+                    Refusal::Undeclared {
+                        error,
+                        asking: " with tools",
+                        builder: "with_sampling_tools",
+                    }
+                })?;
+                refuse_unbalanced_tools(params.as_ref()).map_err(Refusal::Broken)?;
+                encode(handler(decode(params)?).map_err(Refusal::Handler)?)
             }
-        });
-    match spawned {
-        Ok(handle) => {
-            lock(&shared.threads).push(handle);
-            true
+            "elicitation/create" => {
+                let missing = ("elicitation", "with_elicitation_handler");
+                let handler = self.elicitation.as_ref();
+                let handler = handler.ok_or(Refusal::NoHandler(Some(missing)))?;
+                refuse_undeclared_mode(self.elicitation_modes, params.as_ref()).map_err(
+                    |error| Refusal::Undeclared {
+                        error,
+                        asking: "",
+                        builder: "with_elicitation_modes",
+                    },
+                )?;
+                encode(handler(decode(params)?).map_err(Refusal::Handler)?)
+            }
+            _ => Err(Refusal::NoHandler(None)),
         }
-        Err(err) => {
-            log::debug!("could not start a {name} thread: {err}");
-            false
-        }
     }
 }
 
-/// Answers one server request, from the router thread. Every request gets exactly one reply,
-/// unless the server cancels it first or the connection is in the stateless era.
-pub(crate) fn serve(shared: &Arc<Shared>, pool: &mut Pool, request: Request) {
-    // The stateless era has no server requests (input comes through input rounds), and its
-    // stdio transport forbids the client to write responses: a server sending one anyway gets
-    // no reply, and no handler runs.
-    if shared.era.modern_version().is_some() {
-        log::debug!(
-            "dropping `{}` {}: servers send no requests in the stateless era",
-            request.method,
-            request.id
-        );
-        lock(&shared.core.server_requests).remove(&request.id);
-        return;
-    }
-    if request.method == "ping" {
-        if let Some(response) = respond(shared, request) {
-            pool.send_from_router(shared, response);
-        }
-        return;
-    }
-    if let Err(request) = pool.submit(shared, request) {
-        log::debug!(
-            "too many server requests at once; refusing `{}` {}",
-            request.method,
-            request.id
-        );
-        lock(&shared.core.server_requests).remove(&request.id);
-        let error = ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            "the client is busy with other requests from this server",
-        );
-        pool.send_from_router(shared, Response::err(request.id, error));
-    }
-}
-
-/// Answers a request JSON-RPC rejects with the error it prescribes, from the router thread as
-/// it answers a ping: no handler runs, nothing waits for the server, and a flood of them costs
-/// what a flood of pings does. Logged at debug only, so a flood does not flood the log.
-pub(crate) fn refuse_invalid(shared: &Arc<Shared>, pool: &mut Pool, invalid: &InvalidRequest) {
-    if shared.era.modern_version().is_some() {
-        log::debug!("dropping an {invalid}: servers send no requests in the stateless era");
-        return;
-    }
-    log::debug!("answering Invalid Request to an {invalid}");
-    pool.send_from_router(shared, invalid.reply());
-}
-
-fn answer(shared: &Shared, request: Request, deadline: Instant) {
-    if let Some(response) = respond(shared, request) {
-        reply(shared, response, deadline);
-    }
-}
-
-/// The reply to one server request; `None` when the server cancelled it meanwhile.
-fn respond(shared: &Shared, request: Request) -> Option<Response> {
-    let id = request.id.clone();
-    let method = request.method.clone();
-    // Withdrawn while it waited for a thread: no handler runs (and no user is asked).
-    if lock(&shared.core.server_requests).get(&id) == Some(&true) {
-        lock(&shared.core.server_requests).remove(&id);
-        log::debug!("server cancelled its `{method}` request {id} before it ran; not running it");
-        return None;
-    }
-    let outcome =
-        catch_unwind(AssertUnwindSafe(|| dispatch(shared, request))).unwrap_or_else(|_| {
-            log::error!("the client's `{method}` handler panicked");
-            Err(ErrorObject::new(
+impl Refusal {
+    /// The JSON-RPC error answering a handshake-era server request `method`.
+    fn reply(self, method: &str) -> ErrorObject {
+        match self {
+            Refusal::NoHandler(_) => ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            ),
+            Refusal::Undeclared { error, .. } | Refusal::Broken(error) => error,
+            Refusal::Handler(error) => error,
+            Refusal::Params(why) => {
+                ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("invalid params: {why}"))
+            }
+            Refusal::Unencodable(why) => ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
-                format!("the client's `{method}` handler panicked"),
-            ))
-        });
-    let cancelled = lock(&shared.core.server_requests)
-        .remove(&id)
-        .unwrap_or(false);
-    if cancelled {
-        // The server withdrew the request; the spec says not to answer it.
-        log::debug!("server cancelled its `{method}` request {id}; not replying");
-        return None;
+                format!("unencodable result: {why}"),
+            ),
+        }
     }
-    Some(match outcome {
-        Ok(result) => Response::ok(id, result),
-        Err(error) => Response::err(id, error),
-    })
-}
 
-fn dispatch(shared: &Shared, request: Request) -> Result<Value, ErrorObject> {
-    let options = &shared.options;
-    match request.method.as_str() {
-        "ping" => Ok(Value::Object(Default::default())),
-        "roots/list" => match &options.roots {
-            Some(handler) => encode(handler()?),
-            None => Err(not_found(&request.method)),
-        },
-        "sampling/createMessage" => match &options.sampling {
-            Some(handler) => {
-                super::sampling::refuse_undeclared_tools(options, request.params.as_ref())?;
-                super::sampling::refuse_unbalanced_tools(request.params.as_ref())?;
-                encode(handler(decode(request.params)?)?)
+    /// The error of a stateless call whose input round asked for `method`: the call ends
+    /// here, naming what the handlers could not answer.
+    fn fails_call(self, method: &str) -> Error {
+        let unsupported = |what: String| Error::Unsupported(Unsupported::Feature(what));
+        match self {
+            Refusal::NoHandler(Some((handler, builder))) => unsupported(format!(
+                "the server asked for `{method}` input, but no {handler} handler is set \
+                 (Options::{builder})"
+            )),
+            Refusal::NoHandler(None) => Error::Protocol(format!(
+                "the server asked for input through unknown method `{method}`"
+            )),
+            Refusal::Undeclared {
+                error,
+                asking,
+                builder,
+            } => unsupported(format!(
+                "the server asked for `{method}` input{asking}, but {} (Options::{builder})",
+                error.message
+            )),
+            Refusal::Broken(error) => Error::Protocol(format!(
+                "the server asked for `{method}` input with {}",
+                error.message
+            )),
+            Refusal::Params(why) => {
+                Error::Protocol(format!("malformed `{method}` input request: {why}"))
             }
-            None => Err(not_found(&request.method)),
-        },
-        "elicitation/create" => match &options.elicitation {
-            Some(handler) => {
-                super::elicitation::refuse_undeclared_mode(options, request.params.as_ref())?;
-                encode(handler(decode(request.params)?)?)
+            Refusal::Handler(error) => Error::Protocol(format!(
+                "the client's `{method}` handler failed ({}): {}",
+                error.code.0, error.message
+            )),
+            Refusal::Unencodable(why) => {
+                Error::Protocol(format!("unencodable `{method}` answer: {why}"))
             }
-            None => Err(not_found(&request.method)),
-        },
-        _ => Err(not_found(&request.method)),
+        }
     }
 }
 
-fn reply(shared: &Shared, response: Response, deadline: Instant) {
-    let message = Message::Response(response);
-    if let Err(err) = shared.transport.send(&message, deadline) {
-        log::debug!("could not answer a server request: {err}");
+/// The client's handlers as the engine and the input rounds reach them: one object, plugged
+/// into both.
+pub(crate) struct ServerRequests {
+    handlers: Handlers,
+    /// The era the connection speaks: the stateless era takes no server requests.
+    era: Arc<EraState>,
+}
+
+impl ServerRequests {
+    pub(crate) fn new(handlers: Handlers, era: Arc<EraState>) -> ServerRequests {
+        ServerRequests { handlers, era }
     }
 }
 
-fn decode<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+impl Serve for ServerRequests {
+    fn takes_requests(&self) -> bool {
+        // The stateless era has no server requests (input comes through input rounds), and
+        // its stdio transport forbids the client to write responses.
+        !self.era.is_modern()
+    }
+
+    fn at_once(&self, method: &str) -> Option<Value> {
+        (method == "ping").then(|| Value::Object(Map::new()))
+    }
+
+    fn answer(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> std::result::Result<Value, ErrorObject> {
+        self.handlers
+            .answer(method, params)
+            .map_err(|refusal| refusal.reply(method))
+    }
+}
+
+impl Inputs for ServerRequests {
+    fn input(&self, method: &str, params: Option<Value>) -> Result<Value> {
+        self.handlers
+            .answer(method, params)
+            .map_err(|refusal| refusal.fails_call(method))
+    }
+}
+
+#[allow(clippy::result_large_err)] // As `Handlers::answer`.
+fn decode<T: DeserializeOwned>(params: Option<Value>) -> std::result::Result<T, Refusal> {
     crate::jsonrpc::decode_value(&params.unwrap_or(Value::Null))
-        .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("invalid params: {e}")))
+        .map_err(|e| Refusal::Params(e.to_string()))
 }
 
-fn encode<T: Serialize>(result: T) -> Result<Value, ErrorObject> {
-    serde_json::to_value(result).map_err(|e| {
-        ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("unencodable result: {e}"),
-        )
-    })
+#[allow(clippy::result_large_err)] // As `Handlers::answer`.
+fn encode<T: Serialize>(result: T) -> std::result::Result<Value, Refusal> {
+    serde_json::to_value(result).map_err(|e| Refusal::Unencodable(e.to_string()))
 }
 
-fn not_found(method: &str) -> ErrorObject {
-    ErrorObject::new(
-        ErrorCode::METHOD_NOT_FOUND,
-        format!("method not found: {method}"),
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sampling(tools: bool) -> Handlers {
+        let handler: SamplingHandler = Arc::new(|_| {
+            let answer = crate::types::ContentBlock::text("ok");
+            Ok(CreateMessageResult::new("m", answer))
+        });
+        Handlers {
+            sampling: Some(handler),
+            sampling_tools: tools,
+            ..Handlers::default()
+        }
+    }
+
+    #[test]
+    fn one_refusal_answers_the_server_or_fails_the_call() {
+        let unbalanced = json!({"messages": [{"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "weather", "input": {}}]}], "maxTokens": 1});
+        let method = "sampling/createMessage";
+        let refused = sampling(true).answer(method, Some(unbalanced.clone()));
+        let Err(refusal @ Refusal::Broken(_)) = refused else {
+            panic!("expected a broken conversation, got {refused:?}");
+        };
+        assert_eq!(refusal.reply(method).code, ErrorCode::INVALID_PARAMS);
+        let failed = sampling(true).answer(method, Some(unbalanced)).unwrap_err();
+        assert!(matches!(failed.fails_call(method), Error::Protocol(_)));
+
+        let tools = json!({"messages": [], "maxTokens": 1, "tools": []});
+        let undeclared = sampling(false).answer(method, Some(tools)).unwrap_err();
+        match undeclared.fails_call(method) {
+            Error::Unsupported(Unsupported::Feature(why)) => {
+                assert!(why.contains("input with tools"), "{why}");
+                assert!(why.contains("Options::with_sampling_tools"), "{why}");
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+        let plain = json!({"messages": [], "maxTokens": 1});
+        assert!(sampling(false).answer(method, Some(plain)).is_ok());
+    }
+
+    #[test]
+    fn a_missing_handler_is_method_not_found_or_names_its_builder() {
+        let none = Handlers::default();
+        let refusal = none.answer("roots/list", None).unwrap_err();
+        assert_eq!(
+            refusal.reply("roots/list").code,
+            ErrorCode::METHOD_NOT_FOUND
+        );
+        let refusal = none.answer("elicitation/create", None).unwrap_err();
+        match refusal.fails_call("elicitation/create") {
+            Error::Unsupported(Unsupported::Feature(why)) => {
+                assert!(why.contains("Options::with_elicitation_handler"), "{why}")
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+        let unknown = none.answer("vendor/ask", None).unwrap_err();
+        assert!(matches!(
+            unknown.fails_call("vendor/ask"),
+            Error::Protocol(why) if why.contains("unknown method `vendor/ask`")
+        ));
+    }
 }

@@ -241,8 +241,7 @@ impl Manager {
         log::debug!("server `{name}`: authorized; reconnecting");
         let seen = slot.state().version;
         self.restart(name)?;
-        let deadline =
-            super::supervisor::deadline_after(slot.startup_timeout.saturating_add(SETTLE_MARGIN));
+        let deadline = crate::sync::deadline_in(slot.startup_timeout.saturating_add(SETTLE_MARGIN));
         slot.wait_settled_after(seen, deadline);
         slot.client().map(|_| ())
     }

@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 
 use super::slot::Slot;
 use super::status::ServerStatus;
-use super::supervisor::{self, deadline_after, stop_all, Command, Handle};
+use super::supervisor::{self, stop_all, Command, Handle};
 use super::{lock, manager_closed, unknown_server, Manager};
+use crate::sync::deadline_in;
 
 impl Manager {
     /// Adds a server and starts it (unless it is disabled).
@@ -80,7 +81,7 @@ impl Manager {
         let entry = lock(&self.servers)
             .remove(name)
             .ok_or_else(|| unknown_server(name))?;
-        stop_all(vec![entry], deadline_after(self.options.close_timeout));
+        stop_all(vec![entry], deadline_in(self.options.close_timeout));
         Ok(())
     }
 

@@ -9,12 +9,13 @@
 //! needed.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::client::Client;
 use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result};
+pub(crate) use crate::sync::lock;
 
 mod asking;
 #[cfg(feature = "oauth")]
@@ -40,10 +41,11 @@ pub use status::{
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
 
+use crate::sync::deadline_in;
 use names::Names;
 use slot::Slot;
 use status::Hub;
-use supervisor::{deadline_after, stop_all, Handle};
+use supervisor::{stop_all, Handle};
 
 /// Many MCP servers behind one handle.
 ///
@@ -183,7 +185,7 @@ impl Manager {
     ///
     /// See the example on [`Manager`].
     pub fn wait_ready(&self, timeout: Duration) -> bool {
-        let deadline = deadline_after(timeout);
+        let deadline = deadline_in(timeout);
         self.slots().iter().all(|slot| slot.wait_settled(deadline))
     }
 
@@ -274,7 +276,7 @@ impl Manager {
                 thread: handle.thread.take(),
             })
             .collect();
-        stop_all(handles, deadline_after(self.options.close_timeout));
+        stop_all(handles, deadline_in(self.options.close_timeout));
         self.hub.shut();
     }
 
@@ -321,14 +323,6 @@ fn manager_closed() -> Error {
         reason: "the manager is closed".into(),
         ..Closed::default()
     }))
-}
-
-/// Locks a mutex, recovering the data if a panicking thread poisoned it: every structure
-/// guarded this way stays consistent between statements.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -215,7 +215,7 @@ impl Slot {
     /// The live client, waiting up to the start-up timeout while the server is connecting.
     pub(crate) fn client(&self) -> Result<Arc<Client>> {
         let started = Instant::now();
-        self.wait_settled(super::supervisor::deadline_after(self.startup_timeout));
+        self.wait_settled(crate::sync::deadline_in(self.startup_timeout));
         let state = self.state();
         match (&state.client, &state.status) {
             (Some(client), _) => Ok(Arc::clone(client)),

@@ -28,7 +28,6 @@ use super::tracked::Tracked;
 
 mod retry;
 
-pub(crate) use retry::deadline_after;
 use retry::Next;
 
 /// How often a connected server's client is checked for a closed connection.
@@ -287,7 +286,7 @@ impl Supervisor {
 
     fn client_options(&self) -> Options {
         let base = &self.options.client;
-        let user = base.on_notification.clone();
+        let user = base.engine.on_notification.clone();
         let notes = self.hub.notes();
         let server = self.slot.name().to_owned();
         let protocol = self.slot.config.protocol.clone();
@@ -311,7 +310,7 @@ impl Supervisor {
                 self.slot
                     .config
                     .request_timeout
-                    .unwrap_or(base.request_timeout),
+                    .unwrap_or(base.request_timeout()),
             )
             // Notifications are read from the manager's queue; the client's own stays small.
             .with_notification_capacity(1)

@@ -98,7 +98,7 @@
 //! # Ok::<(), umcp::Error>(())
 //! ```
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::error::Result;
 use crate::jsonrpc::{Message, RequestId};
@@ -203,17 +203,7 @@ pub trait Transport: Send + Sync {
     fn kind(&self) -> &'static str;
 }
 
-/// Stands for "no deadline" where an `Instant` is needed and a user's duration does not fit.
-const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
-
-/// `start + duration`, or a point far in the future when that does not fit: a user's
-/// `Duration::MAX` means "no limit", never a panic.
-pub(crate) fn deadline_after(start: Instant, duration: Duration) -> Instant {
-    start
-        .checked_add(duration)
-        .or_else(|| start.checked_add(FAR_FUTURE))
-        .unwrap_or(start)
-}
+pub(crate) use crate::sync::deadline_after;
 
 /// What the layer above tells a transport about the session it runs over it.
 ///

@@ -13,11 +13,13 @@
 //! then is not given the whole timeout again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use umcp::{CancelHandle, RequestOptions, TimeoutKind};
+
+use crate::sync::lock;
 
 /// The library's timeout of a call the watcher times: long enough never to come first.
 const UNTIMED: Duration = Duration::from_secs(365 * 86_400);
@@ -36,10 +38,6 @@ static ASKED: Mutex<Asked> = Mutex::new(Asked {
     total: Duration::ZERO,
     since: None,
 });
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Runs `ask`, which waits for the user, with every call's clock stopped meanwhile.
 pub fn asking<T>(ask: impl FnOnce() -> T) -> T {

@@ -43,6 +43,10 @@ mod shown;
 mod signals;
 mod spec;
 mod suggest;
+// The library's lock and deadline helpers: one file for both crates, not public API.
+#[allow(dead_code)]
+#[path = "../../sync.rs"]
+mod sync;
 mod trust;
 mod watch;
 

@@ -9,9 +9,11 @@
 //! Windows each server runs in a Job Object that ends it with umcp, however umcp ends.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use umcp::Manager;
+
+use crate::sync::lock;
 
 #[cfg(unix)]
 mod handler;
@@ -119,9 +121,4 @@ fn watch(manager: Slot) -> std::io::Result<()> {
             }
         }
     }
-}
-
-/// Locks a mutex, recovering it from a panicked holder: the slot is only ever set whole.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

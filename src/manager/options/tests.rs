@@ -32,9 +32,8 @@ fn backoff_without_limit_does_not_overflow() {
         ManagerOptions::default().with_reconnect_delay(Duration::from_secs(1), Duration::MAX);
     assert_eq!(doubling.backoff(21), Duration::from_secs(1 << 20));
     assert_eq!(doubling.backoff(u32::MAX), Duration::from_secs(1 << 20));
-    let _ =
-        super::super::supervisor::deadline_after(doubling.backoff_with_jitter(u32::MAX, "files"));
-    assert!(super::super::supervisor::deadline_after(Duration::MAX) > std::time::Instant::now());
+    let _ = crate::sync::deadline_in(doubling.backoff_with_jitter(u32::MAX, "files"));
+    assert!(crate::sync::deadline_in(Duration::MAX) > std::time::Instant::now());
 }
 
 #[test]

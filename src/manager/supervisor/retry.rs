@@ -35,7 +35,7 @@ impl Supervisor {
             Some(Instant::now())
         } else {
             let delay = self.options.backoff_with_jitter(failures, self.slot.name());
-            Some(deadline_after(delay))
+            Some(crate::sync::deadline_in(delay))
         };
         let status = match &error {
             Error::Unauthorized(hints) | Error::Forbidden(hints) => {
@@ -86,12 +86,6 @@ impl Supervisor {
         }
         command
     }
-}
-
-/// The instant `after` from now; a caller's "no limit" (`Duration::MAX`) gives a point far
-/// away instead of overflowing.
-pub(crate) fn deadline_after(after: Duration) -> Instant {
-    crate::transport::deadline_after(Instant::now(), after)
 }
 
 /// Errors that another attempt would only repeat: a program that cannot be started, a

@@ -38,12 +38,7 @@ thread_local! {
 /// without checking, so anything this long is passed on as no timeout at all.
 pub(crate) const UNBOUNDED: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
-/// `now + duration`, saturating far in the future instead of overflowing.
-pub(crate) fn deadline_after(now: Instant, duration: Duration) -> Instant {
-    now.checked_add(duration.min(UNBOUNDED))
-        .or_else(|| now.checked_add(Duration::from_secs(24 * 3600)))
-        .unwrap_or(now)
-}
+pub(crate) use crate::sync::deadline_after;
 
 /// A ureq timeout for `duration`: none at all when it is effectively unbounded.
 pub(crate) fn ureq_timeout(duration: Duration) -> Option<Duration> {

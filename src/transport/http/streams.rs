@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::{self, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 pub(crate) use super::stop::Stop;
@@ -16,10 +16,7 @@ use crate::error::{Error, Result};
 use crate::jsonrpc::RequestId;
 use crate::transport::sse::{Event, SseError, SseReader};
 
-/// Locks a mutex, ignoring poisoning: the data behind it stays consistent on every path.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use crate::sync::lock;
 
 /// A body reader that fails as soon as its stop signal is raised, so a stream of comments
 /// or keep-alives cannot keep an unwanted reader alive: the signal is looked at before every

@@ -18,8 +18,10 @@
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::process::ChildStdin;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::sync::lock;
 
 #[cfg(unix)]
 use super::pipe;
@@ -238,8 +240,4 @@ fn write_some(pipe: &mut ChildStdin, data: &[u8]) -> io::Result<usize> {
 /// Logs a written line at trace level.
 fn trace(line: &[u8]) {
     log::trace!("> {}", String::from_utf8_lossy(line).trim_end());
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -2,7 +2,7 @@
 
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use super::stdin::{Refused, Stdin};
 use super::{reader, StdioConfig};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
+pub(super) use crate::sync::lock;
 use crate::transport::{Closing, Inbox, Transport};
 
 /// How long the reader and stderr threads get to finish once the server is gone, before they
@@ -384,10 +385,4 @@ fn closed_error(reason: &str, shared: &Shared) -> Error {
         exit_status: None,
         stderr_tail: Some(tail),
     }))
-}
-
-/// Locks `mutex`, carrying on if a thread panicked while holding it: every value guarded here
-/// stays consistent between statements.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

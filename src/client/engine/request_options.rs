@@ -1,0 +1,182 @@
+//! Per-request options: timeouts, progress, cancellation and `_meta`.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::types::ProgressNotificationParams;
+
+use super::cancel::CancelHandle;
+
+/// Calls the caller back with each progress notification of its request, on its own thread.
+pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
+
+/// Options of one request: timeouts, progress and cancellation.
+///
+/// ```
+/// use std::time::Duration;
+/// use umcp::{CancelHandle, RequestOptions};
+///
+/// let cancel = CancelHandle::new();
+/// let mut meta = serde_json::Map::new();
+/// meta.insert("com.example/trace-id".into(), "4bf92f3577b34da6".into());
+/// let options = RequestOptions::default()
+///     .with_timeout(Duration::from_secs(5))
+///     .with_reset_timeout_on_progress(true)
+///     .with_max_total_time(Duration::from_secs(120))
+///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
+///     .with_cancel(cancel.clone())
+///     .with_meta(meta);
+/// # let _ = options;
+/// ```
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) reset_on_progress: bool,
+    pub(crate) max_total: Option<Duration>,
+    pub(crate) progress: Option<ProgressCallback>,
+    pub(crate) cancel: Option<CancelHandle>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    /// Skip the response cache: read by the layers above, which keep the cache.
+    pub(crate) no_cache: bool,
+}
+
+impl RequestOptions {
+    /// The time the server has to answer (default: the client's request timeout), counted
+    /// from when the request was handed to the transport. Handing it over is bounded by the
+    /// same time (plus a fresh budget after a credentials retry on HTTP). A zero timeout
+    /// fails with [`Error::Timeout`](crate::Error::Timeout) at once, without sending.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Restart the timeout whenever the server reports progress (default off). Progress is
+    /// asked for (a progress token is sent) even without [`RequestOptions::with_progress`].
+    ///
+    /// Without [`RequestOptions::with_max_total_time`], the call then ends after ten times its
+    /// timeout at most (five minutes with the default 30 s), so that a server reporting
+    /// progress forever cannot hold it forever.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_reset_timeout_on_progress(mut self, reset: bool) -> RequestOptions {
+        self.reset_on_progress = reset;
+        self
+    }
+
+    /// The maximum total time, whatever progress is reported (default: none, or ten times
+    /// the timeout when it is reset on progress). A zero maximum fails at once, without
+    /// sending.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_max_total_time(mut self, max: Duration) -> RequestOptions {
+        self.max_total = Some(max);
+        self
+    }
+
+    /// Asks for progress: a progress token is added to the request and every
+    /// `notifications/progress` for it calls `callback` on the calling thread.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_progress<F>(mut self, callback: F) -> RequestOptions
+    where
+        F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
+    {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Makes the request cancellable through `handle`, from any thread.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
+        self.cancel = Some(handle);
+        self
+    }
+
+    /// Extra `_meta` entries sent with the request's params.
+    ///
+    /// See the example on [`RequestOptions`].
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> RequestOptions {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Skips the cache for this request: it goes to the server, and a cacheable result
+    /// replaces the cached one.
+    ///
+    /// See the example on [`Options::with_response_cache`](crate::Options::with_response_cache).
+    pub fn with_no_cache(mut self) -> RequestOptions {
+        self.no_cache = true;
+        self
+    }
+}
+
+impl fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("reset_on_progress", &self.reset_on_progress)
+            .field("max_total", &self.max_total)
+            .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many timeouts a call that resets its timeout on progress may last when no maximum was
+/// given: the spec asks for a hard maximum, and nothing may hang.
+const RESET_TOTAL_FACTOR: u32 = 10;
+
+impl RequestOptions {
+    /// The most a call may last in all: the maximum given, or [`RESET_TOTAL_FACTOR`] of its
+    /// timeouts (this one's, or the client's `default_timeout`) when the timeout is reset on
+    /// progress.
+    pub(crate) fn max_total(&self, default_timeout: Duration) -> Option<Duration> {
+        self.max_total.or_else(|| {
+            self.reset_on_progress.then(|| {
+                self.timeout
+                    .unwrap_or(default_timeout)
+                    .saturating_mul(RESET_TOTAL_FACTOR)
+            })
+        })
+    }
+
+    /// Adds the progress token and caller `_meta` to the params, creating the object if needed.
+    /// Run again on a retry, it replaces the token with the new id.
+    pub(crate) fn add_meta(&self, params: &mut Option<Value>, id: i64) {
+        // Resetting the timeout on progress needs progress, callback or not: the server only
+        // reports it for requests that carry a token.
+        let wants_progress = self.progress.is_some() || self.reset_on_progress;
+        if !wants_progress && self.meta.is_none() {
+            return;
+        }
+        let object = match params {
+            Some(Value::Object(map)) => map,
+            None | Some(Value::Null) => {
+                *params = Some(Value::Object(Map::new()));
+                match params {
+                    Some(Value::Object(map)) => map,
+                    _ => return,
+                }
+            }
+            Some(_) => return,
+        };
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            if let Some(extra) = &self.meta {
+                meta.extend(extra.clone());
+            }
+            if wants_progress {
+                // The request id doubles as the progress token: unique among active requests.
+                meta.insert("progressToken".into(), Value::from(id));
+            }
+        }
+    }
+}

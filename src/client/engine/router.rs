@@ -1,0 +1,442 @@
+//! Sorting what the transport delivers, on the thread that read it: responses and progress go
+//! straight to the waiting caller, notifications to their queue, and only server requests,
+//! notification callbacks and late responses for their handler take the slower road through
+//! the router thread (`router_thread`). What is not the engine's own (a subscription's
+//! notifications and responses, gaps) goes to the layers above through the [`Observer`],
+//! which also hears of the close, when everything still pending fails.
+//!
+//! Bounds and policies:
+//!
+//! * the notification queue holds
+//!   [`Options::with_notification_capacity`](crate::Options::with_notification_capacity) entries;
+//!   when it is full the oldest unread one is dropped and counted
+//!   ([`Client::notifications_dropped`](crate::Client::notifications_dropped));
+//! * the router's queue holds [`ROUTER_QUEUE`] server requests (those JSON-RPC rejects for
+//!   their id too), callback notifications and late responses; when it is full the
+//!   transport's reader waits for room, which slows the reading of the server's output
+//!   (backpressure to the server). The router itself never waits on user code for long
+//!   except in the notification callback and the late-response handler, so only one of those
+//!   that blocks can fill it. A notification waits at most [`CALLBACK_PATIENCE`] for room and
+//!   is then dropped and counted like one the queue had no room for: a callback that blocks
+//!   loses notifications, but never stops the responses behind them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::error::{Closed, Error};
+use crate::jsonrpc::decode_value;
+use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, Response};
+use crate::sync::lock;
+use crate::transport::{Inbound, Inbox};
+use crate::types::{ProgressNotificationParams, ServerNotification};
+
+use super::late::{Abandoned, LateResponse};
+use super::observer::Observer;
+use super::pending::{Answer, Pending, Reply, Slot};
+use super::queued::{self, Lossy};
+use super::settings::{NotificationCallback, Settings};
+
+/// How many server requests and callback notifications wait for the router.
+pub(crate) const ROUTER_QUEUE: usize = 64;
+
+/// How often a reader waiting for room in the router's queue checks whether the client closes.
+const ROUTER_WAIT: Duration = Duration::from_millis(50);
+
+/// How long a notification waits for room in the router's queue before it is dropped.
+const CALLBACK_PATIENCE: Duration = Duration::from_secs(1);
+
+/// The part of a connection's state the transport's reading threads use.
+pub(crate) struct Core {
+    pub(crate) pending: Mutex<Pending>,
+    /// The notifications for [`Client::notifications`](crate::Client::notifications), closed
+    /// when the connection closes, so readers see its end once they have read what is left.
+    pub(crate) notes: Lossy<ServerNotification>,
+    pub(crate) dropped: AtomicU64,
+    /// Whether the last notification for the callback was dropped for want of room.
+    stalled: AtomicBool,
+    /// Messages the server sent (responses, notifications, requests): the manager's health
+    /// check tells a silent server from a busy one by it.
+    pub(crate) received: AtomicU64,
+    /// Whether notifications go through the router for the callback.
+    has_callback: bool,
+    /// Taken by the router when it ends: the transport's threads may outlive the client a
+    /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
+    pub(super) callback: Mutex<Option<NotificationCallback>>,
+    work_tx: Sender<Work>,
+    stop_tx: Sender<()>,
+    /// Set by `close`: the reader stops waiting for room in the router's queue.
+    pub(crate) closing: AtomicBool,
+    /// Whether the protocol in use allows JSON-RPC batches (set by the era above).
+    pub(crate) batches: AtomicBool,
+    /// Server requests being answered, by id; `true` once the server cancelled one. Only
+    /// requests in flight are kept, so the map is bounded by the router queue and the pool.
+    pub(crate) server_requests: Mutex<HashMap<RequestId, bool>>,
+    /// The layers above, told of what is theirs: the notifications and responses of their
+    /// subscriptions, gaps and the close.
+    pub(crate) observer: Arc<dyn Observer>,
+    /// Requests given up, for the late-response handler.
+    pub(crate) abandoned: Abandoned,
+}
+
+/// What the router thread does.
+pub(crate) enum Work {
+    /// Call the notification callback, then queue the notification.
+    Notification(ServerNotification),
+    /// Answer a server request.
+    Request(Request),
+    /// Answer a request JSON-RPC rejects with the error it prescribes.
+    Invalid(InvalidRequest),
+    /// Pass a response that came after its request was given up to the handler.
+    Late(LateResponse),
+}
+
+/// The receiving ends the router thread reads.
+pub(crate) struct RouterChannels {
+    pub(super) work: Receiver<Work>,
+    pub(super) stop: Receiver<()>,
+}
+
+impl Core {
+    /// The core of a connection with `settings`, telling `observer` what is not the engine's.
+    pub(crate) fn new(
+        settings: &Settings,
+        observer: Arc<dyn Observer>,
+    ) -> (Arc<Core>, RouterChannels) {
+        let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
+        let (stop_tx, stop) = crossbeam_channel::bounded(1);
+        let core = Core {
+            pending: Mutex::new(Pending::default()),
+            notes: Lossy::new(settings.notification_capacity),
+            dropped: AtomicU64::new(0),
+            stalled: AtomicBool::new(false),
+            received: AtomicU64::new(0),
+            has_callback: settings.on_notification.is_some(),
+            callback: Mutex::new(settings.on_notification.clone()),
+            work_tx,
+            stop_tx,
+            closing: AtomicBool::new(false),
+            batches: AtomicBool::new(false),
+            server_requests: Mutex::new(HashMap::new()),
+            observer,
+            abandoned: Abandoned::new(settings.on_late_response.is_some()),
+        };
+        (Arc::new(core), RouterChannels { work, stop })
+    }
+
+    /// The inbox the transport delivers into.
+    pub(crate) fn inbox(self: &Arc<Core>) -> Inbox {
+        let (core, fast) = (Arc::clone(self), Arc::clone(self));
+        Inbox::with_sink(move |inbound| core.accept(inbound))
+            .with_text_sink(move |text| fast.accept_response_text(text))
+    }
+
+    /// Takes a successful response to one of this client's requests straight from its text,
+    /// keeping its result raw for the caller to decode once; `None` for anything else (which
+    /// then takes the ordinary road).
+    fn accept_response_text(&self, text: &str) -> Option<bool> {
+        /// Just enough of a message to tell a successful response with an integer id.
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            id: Option<i64>,
+            #[serde(borrow)]
+            result: Option<&'a RawValue>,
+            method: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        if !text.starts_with('{') {
+            return None;
+        }
+        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+        let (Some(id), Some(result), None, None) = (
+            envelope.id,
+            envelope.result,
+            envelope.method,
+            envelope.error,
+        ) else {
+            return None;
+        };
+        self.received.fetch_add(1, Ordering::Relaxed);
+        self.finish(id, Ok(Answer::raw(result.to_owned())));
+        Some(lock(&self.pending).closed.is_none())
+    }
+
+    /// The reason the connection closed, if it has.
+    pub(crate) fn closed(&self) -> Option<Arc<Closed>> {
+        lock(&self.pending).closed.clone()
+    }
+
+    /// Takes one delivery; `false` once the connection is over.
+    fn accept(&self, inbound: Inbound) -> bool {
+        match inbound {
+            Inbound::Message(message) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
+                self.route(message)
+            }
+            Inbound::Batch(messages, invalid) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
+                // Batches exist only in protocol 2025-03-26; elsewhere they break the protocol.
+                if self.batches.load(Ordering::Relaxed) {
+                    for message in messages {
+                        self.route(message);
+                    }
+                    // Each answered alone, as other requests of a batch are, and by the same
+                    // road as one that came alone.
+                    for invalid in invalid {
+                        self.to_router(Work::Invalid(invalid));
+                    }
+                } else {
+                    let count = messages.len() + invalid.len();
+                    log::debug!("dropping a batch of {count} messages");
+                    // The batch is not taken, but a request it answers would otherwise
+                    // wait for its deadline for a response that came and went.
+                    for message in messages {
+                        if let Message::Response(Response { id: Some(id), .. }) = message {
+                            if let Some(n) = id.as_i64() {
+                                let why = format!(
+                                    "the server answered request {id} in a JSON-RPC batch, \
+                                     which only protocol 2025-03-26 allows"
+                                );
+                                self.finish(n, Err(Error::Protocol(why)));
+                            }
+                        }
+                    }
+                }
+            }
+            Inbound::Invalid(invalid) => {
+                self.received.fetch_add(1, Ordering::Relaxed);
+                // Answered by the router like a ping: never by a handler, and never by
+                // waiting for the server here.
+                self.to_router(Work::Invalid(invalid));
+            }
+            Inbound::Failed(id, error) => {
+                if let Some(n) = id.as_i64() {
+                    self.finish(n, Err(error));
+                }
+            }
+            Inbound::Unanswered(id, error) => {
+                if let Some(n) = id.as_i64() {
+                    self.unanswered(n, error);
+                }
+            }
+            Inbound::Gap(reason) => {
+                log::debug!("notifications may have been lost: {reason}");
+                self.observer.gap(&reason);
+            }
+            Inbound::Closed(closed) => {
+                self.close_all(closed);
+                return false;
+            }
+        }
+        lock(&self.pending).closed.is_none()
+    }
+
+    fn route(&self, message: Message) {
+        match message {
+            Message::Response(Response {
+                id: Some(id),
+                result,
+            }) => match id.as_i64() {
+                Some(n) => {
+                    let answer = result.map(|value| Answer::from_value(&value));
+                    self.finish(n, answer.map_err(Error::Rpc))
+                }
+                None => log::debug!("dropping a response with unknown id {id}"),
+            },
+            Message::Response(Response { id: None, result }) => {
+                log::debug!("server reported an uncorrelated error: {result:?}");
+            }
+            Message::Notification(notification) => self.notify(notification),
+            Message::Request(request) => {
+                lock(&self.server_requests).insert(request.id.clone(), false);
+                self.to_router(Work::Request(request));
+            }
+        }
+    }
+
+    /// Hands the outcome to the waiting caller, or drops it when nobody waits any more.
+    fn finish(&self, id: i64, result: crate::Result<Answer>) {
+        let slot = lock(&self.pending).entries.remove(&id);
+        match slot {
+            Some(slot) => slot.put(id, Reply::Done(result)),
+            // One of the layers above may have sent it (a subscription's request).
+            None => match self.observer.unmatched(id, result) {
+                None => {}
+                Some(result) => match self.abandoned.response(id, result) {
+                    Some(late) => self.to_router(Work::Late(late)),
+                    None => log::debug!("dropping a late or unknown response for request {id}"),
+                },
+            },
+        }
+    }
+
+    /// Hands the caller of request `id`, which the server accepted and cannot answer, its
+    /// error; the caller asks the server to stop working on it. A request nobody waits for
+    /// (a subscription's, one given up on) ends as on any other failure.
+    fn unanswered(&self, id: i64, error: Error) {
+        let slot = lock(&self.pending).entries.remove(&id);
+        match slot {
+            Some(slot) => slot.put(id, Reply::Unanswered(error)),
+            None => self.finish(id, Err(error)),
+        }
+    }
+
+    fn notify(&self, notification: Notification) {
+        // The layers above take what is theirs (a subscription's) and copy what they follow.
+        let Some(notification) = self.observer.notification(notification) else {
+            return;
+        };
+        if notification.method == "notifications/progress" {
+            let progress = notification
+                .params
+                .as_ref()
+                .and_then(|p| decode_value::<ProgressNotificationParams>(p).ok());
+            if let Some(progress) = progress {
+                self.progress(progress);
+                return;
+            }
+        }
+        let note = ServerNotification::from_notification(notification);
+        if let ServerNotification::Cancelled(params) = &note {
+            if let Some(id) = &params.request_id {
+                // Only a request in flight can be withdrawn; ids of others are not kept.
+                if let Some(cancelled) = lock(&self.server_requests).get_mut(id) {
+                    *cancelled = true;
+                }
+            }
+        }
+        if self.has_callback {
+            self.to_router(Work::Notification(note));
+        } else {
+            self.queue(note);
+        }
+    }
+
+    /// Queues work for the router, waiting for room: backpressure to the server (see the
+    /// module docs). Gives up once the client is closing, so a router stuck in a callback
+    /// cannot hold up close, and drops a notification that waited [`CALLBACK_PATIENCE`].
+    fn to_router(&self, work: Work) {
+        let mut work = work;
+        // Once one notification gave up, the next ones do not wait until one gets through.
+        let patience = match self.stalled.load(Ordering::Relaxed) {
+            true => Instant::now(),
+            false => Instant::now() + CALLBACK_PATIENCE,
+        };
+        loop {
+            let wait = match &work {
+                Work::Notification(_) => {
+                    ROUTER_WAIT.min(patience.saturating_duration_since(Instant::now()))
+                }
+                _ => ROUTER_WAIT,
+            };
+            match self.work_tx.send_timeout(work, wait) {
+                Ok(()) => {
+                    self.stalled.store(false, Ordering::Relaxed);
+                    return;
+                }
+                Err(SendTimeoutError::Disconnected(_)) => return,
+                Err(SendTimeoutError::Timeout(back)) => {
+                    if self.closing.load(Ordering::Acquire) || self.closed().is_some() {
+                        log::debug!("the router is not keeping up with a closing client");
+                        return;
+                    }
+                    if let Work::Notification(note) = &back {
+                        if Instant::now() >= patience {
+                            self.dropped.fetch_add(1, Ordering::Relaxed);
+                            let level = match self.stalled.swap(true, Ordering::Relaxed) {
+                                false => log::Level::Warn,
+                                true => log::Level::Debug,
+                            };
+                            log::log!(
+                                level,
+                                "the notification callback has not kept up for \
+                                 {CALLBACK_PATIENCE:?}; dropping notifications ({})",
+                                note.method()
+                            );
+                            return;
+                        }
+                    }
+                    work = back;
+                }
+            }
+        }
+    }
+
+    /// Progress goes to the request that asked for it; the token is that request's id.
+    fn progress(&self, progress: ProgressNotificationParams) {
+        let Some(id) = token_id(&progress) else {
+            log::debug!("dropping progress with a token this client did not issue");
+            return;
+        };
+        let slot = lock(&self.pending).entries.get(&id).cloned();
+        match slot {
+            Some(slot) => slot.put(id, Reply::Progress(progress)),
+            None => log::debug!("dropping progress for an unknown token"),
+        }
+    }
+
+    /// Queues a notification, dropping the oldest unread ones (counted) when the queue is
+    /// full by count or by bytes.
+    pub(crate) fn queue(&self, note: ServerNotification) {
+        let size = queued::size(&note);
+        let dropped = self.notes.push(note, size);
+        if dropped > 0 {
+            self.dropped.fetch_add(dropped as u64, Ordering::Relaxed);
+            log::debug!("notification queue full; dropped the oldest {dropped}");
+        }
+    }
+
+    /// Fails every pending request with `closed` and stops the router.
+    pub(crate) fn close_all(&self, closed: Arc<Closed>) {
+        let entries = {
+            let mut pending = lock(&self.pending);
+            if pending.closed.is_none() {
+                pending.closed = Some(closed.clone());
+            }
+            std::mem::take(&mut pending.entries)
+        };
+        if !self.has_callback {
+            // With a callback the router ends the queue, after what it still has to pass on.
+            self.notes.close();
+        }
+        let _ = self.stop_tx.try_send(());
+        // A closed connection ends every subscription.
+        self.observer.closed(&closed);
+        log::debug!(
+            "connection closed ({}); failing {} pending",
+            closed.reason,
+            entries.len()
+        );
+        fail(entries, &closed);
+    }
+
+    /// Fails the requests pending now with `closed`, leaving the connection's own closing
+    /// (and the reason [`Client::closed`] gives) to the transport's report: a client closing
+    /// releases its callers before it waits for the server to exit.
+    ///
+    /// [`Client::closed`]: crate::Client::closed
+    pub(crate) fn release_pending(&self, closed: &Arc<Closed>) {
+        let entries = std::mem::take(&mut lock(&self.pending).entries);
+        fail(entries, closed);
+    }
+}
+
+/// Fails each of `entries` with `closed`.
+fn fail(entries: impl IntoIterator<Item = (i64, Arc<Slot>)>, closed: &Arc<Closed>) {
+    for (id, slot) in entries {
+        slot.put(id, Reply::Done(Err(Error::Closed(closed.clone()))));
+    }
+}
+
+/// The request id a progress token stands for.
+fn token_id(progress: &ProgressNotificationParams) -> Option<i64> {
+    let value = serde_json::to_value(&progress.progress_token).ok()?;
+    value
+        .as_i64()
+        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+}

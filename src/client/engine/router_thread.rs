@@ -1,0 +1,93 @@
+//! The router thread (`umcp-router`): server requests, the notification callback and late
+//! responses, off the thread that read them, so that user code never holds up the reading of
+//! the server's output.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+use crossbeam_channel::{select, Sender};
+
+use crate::sync::lock;
+use crate::types::ServerNotification;
+
+use super::connection::Connection;
+use super::late;
+use super::pool::Pool;
+use super::router::{RouterChannels, Work};
+
+/// Starts the router thread of `conn`, which answers server requests on `pool`.
+///
+/// The thread holds only a weak reference between jobs, so dropping the last client handle is
+/// never blocked by the router keeping the connection alive. `done` is dropped when the
+/// thread (and every handler thread it started) ends, which is how `close` waits for them
+/// with a bound.
+pub(crate) fn spawn(
+    conn: &Arc<Connection>,
+    channels: RouterChannels,
+    pool: Pool,
+    done: Sender<()>,
+) -> std::io::Result<()> {
+    let weak = Arc::downgrade(conn);
+    let core = Arc::clone(&conn.core);
+    let handle = std::thread::Builder::new()
+        .name("umcp-router".into())
+        .spawn(move || {
+            run(&weak, &channels, pool);
+            // The end of the queue, and of the user's callback.
+            core.notes.close();
+            lock(&core.callback).take();
+            drop(done);
+        })?;
+    lock(&conn.threads).push(handle);
+    Ok(())
+}
+
+fn run(weak: &Weak<Connection>, channels: &RouterChannels, mut pool: Pool) {
+    loop {
+        let work = select! {
+            recv(channels.stop) -> _ => break,
+            recv(channels.work) -> work => match work {
+                Ok(work) => work,
+                Err(_) => break,
+            },
+        };
+        let Some(conn) = weak.upgrade() else { return };
+        handle(&conn, &mut pool, work);
+    }
+    // Pass on the notifications that arrived before the end, then end the queue.
+    let Some(conn) = weak.upgrade() else { return };
+    while let Ok(work) = channels.work.try_recv() {
+        if let Work::Notification(note) = work {
+            callback(&conn, note);
+        }
+    }
+}
+
+fn handle(conn: &Arc<Connection>, pool: &mut Pool, work: Work) {
+    match work {
+        Work::Notification(note) => callback(conn, note),
+        Work::Request(request) => pool.serve(conn, request),
+        Work::Invalid(invalid) => pool.refuse_invalid(conn, &invalid),
+        Work::Late(response) => late::deliver(conn.on_late_response.as_ref(), response),
+    }
+}
+
+/// Runs the notification callback with panics caught, then queues the notification. Once the
+/// client is closed neither happens: a callback must not run after `close` returned.
+fn callback(conn: &Connection, note: ServerNotification) {
+    let core = &conn.core;
+    if core.closing.load(Ordering::Acquire) {
+        return;
+    }
+    let callback = lock(&core.callback).clone();
+    if let Some(callback) = callback {
+        let call = std::panic::AssertUnwindSafe(|| callback(&note));
+        if std::panic::catch_unwind(call).is_err() {
+            log::error!(
+                "the notification callback panicked on `{}`; carrying on",
+                note.method()
+            );
+        }
+    }
+    core.queue(note);
+}

@@ -1,0 +1,408 @@
+//! Era selection at connect time: the `server/discover` probe, its classification, and the
+//! `initialize` fallback on the same connection.
+//!
+//! The probe is classified by a denylist, as the spec asks ("MUST NOT be keyed to one error
+//! code"): a `DiscoverResult` or a stateless error (-32020, -32021, -32022) means the stateless
+//! era; any other JSON-RPC error, an HTTP error whose body is not a stateless error, or
+//! silence until the probe timeout means the handshake era. A stdio server that exits on the
+//! probe (some handshake-era servers do on any first message but `initialize`) is started
+//! again and initialized; the caller sees only a debug line. Silence may also be a server
+//! still starting, which reads the probe only once it is up (see [`after_silence`]). A verdict
+//! remembered from an earlier connection skips the probe but is never trusted blindly (see
+//! [`establish`]), and -32022 on a later request forgets it ([`switch_version`]).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result, Unsupported};
+use crate::jsonrpc::{decode_value, ErrorCode, ErrorObject};
+use crate::transport::SessionEvent;
+use crate::types::{
+    is_supported_protocol_version, DiscoverResult, Implementation, InitializeResult,
+    UnsupportedProtocolVersionData, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS,
+};
+
+use super::super::engine::request_options::RequestOptions;
+use super::lifecycle::{initialize, left};
+use super::session::{CallSpec, Session};
+use super::state::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
+use super::wire::once;
+
+/// How a connection attempt ended.
+pub(crate) enum Established {
+    /// The connection speaks its era and is ready.
+    Ready,
+    /// The server went away during the probe; connect again (the verdict is now cached).
+    Restart,
+    /// The server contradicted the cached verdict, now forgotten; connect again and probe.
+    Again,
+}
+
+/// What the probe said about the server.
+enum Verdict {
+    Modern(Box<DiscoverResult>, String),
+    Legacy(String),
+    /// No answer within the probe timeout: a handshake-era server that ignores the probe, or
+    /// a server still starting.
+    Silent,
+    /// The server closed the connection on the probe.
+    Exited(String),
+}
+
+/// How the probe is run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// [`ProtocolMode::Auto`]: the probe timeout, and anything but a stateless answer means
+    /// the handshake era.
+    Auto,
+    /// A cached stateless verdict: the server is expected to answer as it did, but may have
+    /// changed era since; as `Auto` otherwise.
+    Cached,
+    /// Again after a silent probe and a refused `initialize`, on the same connection: only a
+    /// stateless answer counts, within what is left of the init timeout.
+    Late,
+    /// [`ProtocolMode::Pinned`]: no fallback, and the rest of the init timeout to answer.
+    Pinned,
+}
+
+/// Chooses the era for the connection to `server` and sets it up: `server/discover` or
+/// `initialize`, or both in that order.
+///
+/// A cached verdict skips the probe, but it is only a hint: servers get upgraded (or
+/// downgraded) while a process runs. A cached stateless verdict still sends
+/// `server/discover`, which falls back as under `Auto`; a cached handshake verdict whose
+/// `initialize` is refused is forgotten, and the connection starts again with a probe.
+///
+/// Everything here ends by the handshake deadline: the init timeout bounds the whole connect.
+pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> {
+    let configured = session.options.mode.clone();
+    let cached = match configured {
+        ProtocolMode::Auto => {
+            let _ = session.era.verdict_key.set(server.to_owned());
+            cached_verdict(server)
+        }
+        _ => None,
+    };
+    let from_cache = cached.is_some();
+    let mode = cached.unwrap_or(configured);
+    // The legacy HTTP+SSE transport predates the stateless era.
+    let mode = match session.conn.transport.kind() {
+        "sse" if mode == ProtocolMode::Auto => ProtocolMode::Legacy,
+        _ => mode,
+    };
+    let (version, how) = match mode {
+        ProtocolMode::Legacy => {
+            return match initialize(session) {
+                Ok(()) => Ok(Established::Ready),
+                Err(error) if from_cache && contradicts_handshake(&error) => {
+                    log::debug!("{server} refused initialize ({error}); probing again");
+                    forget_verdict(server);
+                    Ok(Established::Again)
+                }
+                Err(error) => Err(error),
+            };
+        }
+        ProtocolMode::Pinned(version) => {
+            if !MODERN_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+                return Err(Error::Config(format!(
+                    "`{version}` is not a stateless protocol version this client speaks"
+                )));
+            }
+            (
+                version,
+                if from_cache {
+                    Probe::Cached
+                } else {
+                    Probe::Pinned
+                },
+            )
+        }
+        ProtocolMode::Auto => (MODERN_PROTOCOL_VERSIONS[0].to_owned(), Probe::Auto),
+    };
+    match probe(session, version.clone(), how)? {
+        Verdict::Modern(result, version) => {
+            adopt(session, *result, &version);
+            if how != Probe::Pinned {
+                remember_verdict(server, ProtocolMode::Pinned(version));
+            }
+            Ok(Established::Ready)
+        }
+        Verdict::Legacy(why) => {
+            log::debug!("{server} is a handshake-era server ({why}); initializing");
+            session.era.set_phase(Phase::Legacy);
+            session.conn.transport.session_event(SessionEvent::Reset);
+            remember_verdict(server, ProtocolMode::Legacy);
+            initialize(session)?;
+            Ok(Established::Ready)
+        }
+        Verdict::Silent => after_silence(session, server, version),
+        Verdict::Exited(why) => {
+            log::debug!("{server} closed on server/discover ({why}); starting it again");
+            remember_verdict(server, ProtocolMode::Legacy);
+            Ok(Established::Restart)
+        }
+    }
+}
+
+/// After a probe that got no answer in time: `initialize`, as for a handshake-era server that
+/// ignores the probe. But a server slow to start (a first `npx -y` download, heavy imports)
+/// reads the probe first once it is up: a handshake-era one that exits on it is started again
+/// for `initialize` alone (as after [`Verdict::Exited`]); a stateless one answers it to nobody
+/// and refuses `initialize`, so a refusal asks `server/discover` again on this connection.
+fn after_silence(session: &Session, server: &str, version: String) -> Result<Established> {
+    log::debug!("{server} did not answer server/discover in time; initializing");
+    session.era.set_phase(Phase::Legacy);
+    session.conn.transport.session_event(SessionEvent::Reset);
+    let error = match initialize(session) {
+        Ok(()) => {
+            remember_verdict(server, ProtocolMode::Legacy);
+            return Ok(Established::Ready);
+        }
+        Err(error) => error,
+    };
+    match &error {
+        Error::Closed(closed) if !closed.is_client_close() => {
+            log::debug!("{server} closed after the probe ({error}); starting it again");
+            remember_verdict(server, ProtocolMode::Legacy);
+            return Ok(Established::Restart);
+        }
+        refused if contradicts_handshake(refused) => {}
+        _ => return Err(error),
+    }
+    log::debug!("{server} refused initialize ({error}); asking server/discover again");
+    match probe(session, version, Probe::Late) {
+        Ok(Verdict::Modern(result, version)) => {
+            adopt(session, *result, &version);
+            remember_verdict(server, ProtocolMode::Pinned(version));
+            Ok(Established::Ready)
+        }
+        _ => Err(error),
+    }
+}
+
+/// Whether a failed `initialize` says the server no longer speaks the handshake era (rather
+/// than being slow, unauthorised, or closed by this side).
+fn contradicts_handshake(error: &Error) -> bool {
+    match error {
+        Error::Rpc(_) | Error::Protocol(_) | Error::Unsupported(_) => true,
+        Error::Http(_) => error.refuses_transport(),
+        Error::Closed(closed) => !closed.is_client_close(),
+        _ => false,
+    }
+}
+
+/// Sends `server/discover` (again at a version the server names after -32022, once).
+fn probe(session: &Session, mut version: String, how: Probe) -> Result<Verdict> {
+    let left = left(session);
+    let options = RequestOptions::default().with_timeout(match how {
+        // At most half of what is left, so that `initialize` has time after a silent probe.
+        Probe::Auto | Probe::Cached => session.options.probe_timeout.min(left / 2),
+        Probe::Late | Probe::Pinned => left,
+    });
+    let auto = how != Probe::Pinned;
+    let mut retried = false;
+    session
+        .conn
+        .transport
+        .session_event(SessionEvent::Stateless);
+    loop {
+        session.era.set_phase(Phase::Modern(version.clone()));
+        let outcome = once(
+            session,
+            &CallSpec {
+                method: "server/discover",
+                params: None,
+                options: &options,
+                handshake: true,
+            },
+        );
+        let error = match outcome {
+            Ok(answer) => {
+                return match answer.peek::<DiscoverResult>() {
+                    Ok(result) => choose(result, version, auto),
+                    Err(e) => legacy_or(
+                        Error::Protocol(format!("malformed server/discover result: {e}")),
+                        auto,
+                    ),
+                };
+            }
+            Err(error) => error,
+        };
+        let Some(object) = modern_error(&error) else {
+            return legacy_or(error, auto);
+        };
+        if object.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION || retried {
+            return Err(Error::Rpc(object));
+        }
+        let supported = supported_versions(&object);
+        match modern_in(&supported) {
+            Some(next) => {
+                log::debug!("server/discover: server wants {next}, not {version}; retrying");
+                version = next;
+                retried = true;
+            }
+            None if auto && supported.iter().any(|v| is_supported_protocol_version(v)) => {
+                return Ok(Verdict::Legacy(format!("it speaks only {supported:?}")));
+            }
+            None => {
+                return Err(Error::Unsupported(Unsupported::Version {
+                    offered: version,
+                    received: supported.join(", "),
+                }))
+            }
+        }
+    }
+}
+
+/// The `supported` versions of an `UnsupportedProtocolVersion` (-32022) error.
+fn supported_versions(object: &ErrorObject) -> Vec<String> {
+    let data: UnsupportedProtocolVersionData = object
+        .data
+        .as_ref()
+        .and_then(|d| decode_value(d).ok())
+        .unwrap_or_default();
+    data.supported
+}
+
+/// The first stateless version this client speaks among `supported`.
+fn modern_in(supported: &[String]) -> Option<String> {
+    supported
+        .iter()
+        .find(|v| MODERN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+        .cloned()
+}
+
+/// After a request failed with `error` in the stateless era: when it is -32022 (the server
+/// no longer speaks the version in use: it was upgraded or replaced behind the same command
+/// or URL), the cached verdict is forgotten, and when the server names another stateless
+/// version this client speaks, the connection switches to it and `true` says to send the
+/// request again (at most once per request: the caller decides).
+pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
+    let Some(object) = error
+        .rpc_error()
+        .filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+    else {
+        return false;
+    };
+    let key = session.era.verdict_key.get();
+    if let Some(key) = key {
+        forget_verdict(key);
+    }
+    let current = session.era.modern_version();
+    let Some(next) =
+        modern_in(&supported_versions(&object)).filter(|v| Some(v) != current.as_ref())
+    else {
+        return false;
+    };
+    log::debug!("the server now wants protocol {next}; switching and sending again");
+    speak(session, &next);
+    if let Ok(mut slot) = session.init.write() {
+        if let Some(init) = slot.as_mut() {
+            Arc::make_mut(init).protocol_version.clone_from(&next);
+        }
+    }
+    if let Some(key) = key {
+        remember_verdict(key, ProtocolMode::Pinned(next));
+    }
+    true
+}
+
+/// The version to speak with a server that answered `server/discover`.
+fn choose(result: DiscoverResult, asked: String, auto: bool) -> Result<Verdict> {
+    let supported = &result.supported_versions;
+    if supported.is_empty() {
+        // `supportedVersions` is required: a server answering any request with an empty
+        // object is not a stateless server.
+        let why = "server/discover answered without supportedVersions";
+        return match auto {
+            true => Ok(Verdict::Legacy(why.into())),
+            false => Err(Error::Protocol(why.into())),
+        };
+    }
+    if supported.contains(&asked) {
+        return Ok(Verdict::Modern(Box::new(result), asked));
+    }
+    if let Some(version) = MODERN_PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| supported.iter().any(|s| s == *v))
+    {
+        let version = (*version).to_owned();
+        return Ok(Verdict::Modern(Box::new(result), version));
+    }
+    if auto && supported.iter().any(|v| is_supported_protocol_version(v)) {
+        return Ok(Verdict::Legacy(format!("it speaks only {supported:?}")));
+    }
+    Err(Error::Unsupported(Unsupported::Version {
+        offered: asked,
+        received: supported.join(", "),
+    }))
+}
+
+/// A probe failure that is not a stateless error: the handshake era under `Auto`, where the
+/// error allows it; the error itself otherwise.
+fn legacy_or(error: Error, auto: bool) -> Result<Verdict> {
+    if !auto {
+        return Err(error);
+    }
+    match &error {
+        Error::Rpc(object) => Ok(Verdict::Legacy(format!("error {}", object.code.0))),
+        Error::Http(http) => Ok(Verdict::Legacy(format!("HTTP {}", http.status))),
+        Error::Timeout { .. } => Ok(Verdict::Silent),
+        // Closed on our side (the client or its manager gave up): nothing to start again.
+        Error::Closed(closed) if closed.is_client_close() => Err(error),
+        Error::Closed(closed) => Ok(Verdict::Exited(closed.reason.clone())),
+        Error::Protocol(why) => Ok(Verdict::Legacy(why.clone())),
+        _ => Err(error),
+    }
+}
+
+/// The stateless-era error in a failed request: a JSON-RPC error, or an HTTP error whose
+/// body is one, with code -32020, -32021 or -32022.
+pub(crate) fn modern_error(error: &Error) -> Option<ErrorObject> {
+    let modern = [
+        ErrorCode::HEADER_MISMATCH,
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+    ];
+    error.rpc_error().filter(|e| modern.contains(&e.code))
+}
+
+/// Makes the discover result the connection's description, as `initialize` would have.
+fn adopt(session: &Session, result: DiscoverResult, version: &str) {
+    speak(session, version);
+    let server_info = server_info(result.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO)))
+        .unwrap_or_else(|| Implementation::new("", ""));
+    log::debug!(
+        "discovered {} {} over {} (protocol {version})",
+        server_info.name,
+        server_info.version,
+        session.conn.transport.kind()
+    );
+    let capabilities = serde_json::to_value(&result.capabilities).unwrap_or(Value::Null);
+    let mut init = InitializeResult::new(version, server_info);
+    init.capabilities = result.capabilities;
+    init.instructions = result.instructions;
+    init.meta = result.meta;
+    if let Ok(mut slot) = session.capabilities.write() {
+        *slot = capabilities;
+    }
+    if let Ok(mut slot) = session.init.write() {
+        *slot = Some(Arc::new(init));
+    }
+    // As set up as a stateless connection gets: a server unreachable from now on is gone.
+    session.conn.transport.session_event(SessionEvent::Ready);
+}
+
+/// Makes `version` the stateless version the connection speaks: in every request's `_meta`
+/// and headers, and in what the client reports.
+fn speak(session: &Session, version: &str) {
+    session.era.set_phase(Phase::Modern(version.to_owned()));
+    // No stateless version has JSON-RPC batches.
+    session.conn.allow_batches(false);
+}
+
+/// Reads `io.modelcontextprotocol/serverInfo`.
+fn server_info(value: Option<&Value>) -> Option<Implementation> {
+    value.and_then(|v| decode_value(v).ok())
+}

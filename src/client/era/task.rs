@@ -1,0 +1,348 @@
+//! The tasks extension of the stateless era (`io.modelcontextprotocol/tasks`): a `tools/call`
+//! the server runs as a task is polled with `tasks/get` to its end, so that the caller of
+//! `call_tool` sees an ordinary result in either era.
+//!
+//! The client declares the extension only when a server asks for it: a `tools/call` refused
+//! with -32021 naming the extension is sent again (under a new id) declaring it. Declaring it
+//! always would let a server turn any call into a task, and each poll costs a round trip and
+//! the server's poll interval. Once declared, the server may answer `resultType: "task"`; the
+//! client then polls at the server's `pollIntervalMs` (kept between [`MIN_POLL`] and the
+//! call's deadline), answers `input_required` through the same handlers as an input round
+//! (each request key once, however often a poll repeats it) with `tasks/update`, and ends
+//! with the task: `completed` is the call's result, `failed` its JSON-RPC error.
+//!
+//! The call's deadline covers the whole task: its timeout counts from the start of the call,
+//! or from the last poll when the timeout is reset on progress (a poll that finds the task
+//! alive counts as progress), within the maximum total time. A call that gives up (timeout,
+//! cancel handle, a failed handler or poll) sends `tasks/cancel`, bounded by [`CANCEL_TIMEOUT`].
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::types::META_CLIENT_CAPABILITIES;
+
+use super::super::engine::pending::{Answer, Reply, Slot};
+use super::super::engine::request_options::RequestOptions;
+use super::clock::Clock;
+use super::inputs::fulfil;
+use super::session::{CallSpec, Session};
+use super::wire::once;
+
+/// The extension's identifier, as declared in `capabilities.extensions`.
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The methods a server may answer with a task.
+pub(super) const TASK_METHODS: [&str; 1] = ["tools/call"];
+
+/// How long the request to cancel an abandoned task may take (in either era).
+pub(crate) const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The shortest wait between two polls, whatever the server suggests.
+const MIN_POLL: Duration = Duration::from_millis(10);
+
+/// The wait between two polls when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+
+/// The longest a wait between polls goes without checking whether the client was closed.
+const CLOSE_CHECK: Duration = Duration::from_millis(100);
+
+/// The most input request keys one task may ask for; beyond it the call fails.
+const MAX_INPUT_KEYS: usize = 1_024;
+
+/// A task as `CreateTaskResult` and `tasks/get` describe it (the fields the client reads).
+#[derive(Deserialize)]
+struct Task {
+    #[serde(rename = "taskId")]
+    task_id: String,
+    #[serde(default)]
+    status: String,
+    #[serde(rename = "statusMessage", default)]
+    status_message: Option<String>,
+    #[serde(rename = "pollIntervalMs", default)]
+    poll_interval_ms: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(rename = "inputRequests", default)]
+    input_requests: Option<Map<String, Value>>,
+}
+
+impl Task {
+    fn read(answer: &Answer, method: &str) -> Result<Task> {
+        answer
+            .peek()
+            .map_err(|e| Error::Protocol(format!("malformed task in the `{method}` result: {e}")))
+    }
+
+    /// The wait before the next poll: the server's suggestion, at least [`MIN_POLL`].
+    fn interval(&self) -> Duration {
+        self.poll_interval_ms
+            .as_ref()
+            .and_then(Value::as_f64)
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            // A suggestion beyond any deadline is as good as a day.
+            .map_or(DEFAULT_POLL, |ms| {
+                Duration::from_millis(ms.min(86_400_000.0) as u64)
+            })
+            .max(MIN_POLL)
+    }
+
+    /// " (the status message)", or nothing.
+    fn message(&self) -> String {
+        self.status_message
+            .as_deref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default()
+    }
+}
+
+/// Whether `error` refuses a request for want of the tasks extension (-32021 naming it).
+pub(super) fn requires_tasks(error: &Error) -> bool {
+    error
+        .rpc_error()
+        .filter(|e| e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
+        .and_then(|e| e.data)
+        .is_some_and(|data| data["requiredCapabilities"]["extensions"][TASKS_EXTENSION].is_object())
+}
+
+/// `params` with the tasks extension added to the client capabilities of their `_meta`
+/// (those of the connection, unless the caller put others there).
+pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value> {
+    let mut object = match params {
+        Some(Value::Object(map)) => map,
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => return Some(other),
+    };
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if let Value::Object(meta) = meta {
+        let capabilities = meta
+            .entry(META_CLIENT_CAPABILITIES)
+            .or_insert_with(|| session.era.identity.capabilities.clone());
+        if let Value::Object(capabilities) = capabilities {
+            let extensions = capabilities
+                .entry("extensions")
+                .or_insert_with(|| json!({}));
+            if let Value::Object(extensions) = extensions {
+                extensions.insert(TASKS_EXTENSION.into(), json!({}));
+            }
+        }
+    }
+    Some(Value::Object(object))
+}
+
+/// Follows the task `created` announced to its end; its result is the call's.
+pub(super) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
+    let spec = clock.spec();
+    let task = Task::read(created, spec.method)?;
+    let id = task.task_id.clone();
+    log::debug!("`{}` runs as task {id}", spec.method);
+    let mut poll = Poll {
+        session,
+        spec,
+        clock,
+        id: &id,
+        answered: HashSet::new(),
+        ended: false,
+    };
+    let outcome = poll.run(task);
+    if let Err(error) = &outcome {
+        // The caller gets no result: the work is not worth finishing. A task that ended
+        // itself, or a connection that is gone, needs no cancel.
+        if !matches!(error, Error::Closed(_)) && !poll.ended {
+            poll.cancel();
+        }
+    }
+    outcome
+}
+
+/// One task being followed.
+struct Poll<'a, 'c> {
+    session: &'a Session,
+    spec: &'a CallSpec<'a>,
+    /// The call's deadlines (moved on by polls when the timeout resets on progress).
+    clock: &'a mut Clock<'c>,
+    id: &'a str,
+    /// The input request keys already answered.
+    answered: HashSet<String>,
+    /// Whether the task reached a terminal status.
+    ended: bool,
+}
+
+impl Poll<'_, '_> {
+    fn run(&mut self, mut task: Task) -> Result<Answer> {
+        loop {
+            let mut poll_now = false;
+            match task.status.as_str() {
+                "completed" => {
+                    self.ended = true;
+                    return match &task.result {
+                        Some(result) if result.is_object() => Ok(Answer::from_value(result)),
+                        _ => Err(Error::Protocol(format!(
+                            "task {} completed without a result",
+                            self.id
+                        ))),
+                    };
+                }
+                "failed" => {
+                    self.ended = true;
+                    return Err(self.failure(&task));
+                }
+                "cancelled" => {
+                    self.ended = true;
+                    return Err(Error::Protocol(format!(
+                        "the server cancelled task {}{}",
+                        self.id,
+                        task.message()
+                    )));
+                }
+                "input_required" => poll_now = self.answer(&task)?,
+                // `working`, or a status this client does not know: keep polling.
+                _ => {}
+            }
+            if !poll_now {
+                self.wait(task.interval())?;
+            }
+            task = self.get()?;
+            self.clock.progress();
+        }
+    }
+
+    /// Answers the input requests not answered yet; whether any were.
+    fn answer(&mut self, task: &Task) -> Result<bool> {
+        let fresh: Vec<(&String, &Value)> = task
+            .input_requests
+            .iter()
+            .flatten()
+            .filter(|(key, _)| !self.answered.contains(*key))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(false);
+        }
+        if self.answered.len() + fresh.len() > MAX_INPUT_KEYS {
+            return Err(Error::Protocol(format!(
+                "task {} asked for more than {MAX_INPUT_KEYS} inputs",
+                self.id
+            )));
+        }
+        let responses = fulfil(self.session, self.clock, fresh.iter().copied())?;
+        self.answered
+            .extend(fresh.iter().map(|(key, _)| (*key).clone()));
+        let params = json!({ "taskId": self.id, "inputResponses": responses });
+        self.request("tasks/update", params)?;
+        Ok(true)
+    }
+
+    /// Waits `interval` before the next poll, or less when the deadline comes first; the
+    /// cancel handle and closing the client end the wait at once.
+    fn wait(&self, interval: Duration) -> Result<()> {
+        let wake = Instant::now()
+            .checked_add(interval)
+            .map_or(self.clock.deadline(), |w| w.min(self.clock.deadline()));
+        // The cancel handle wakes this slot; the id is one no request has.
+        let slot = Arc::new(Slot::default());
+        let cancel = self.spec.options.cancel.as_ref();
+        let _attached = match cancel.map(|c| c.attach(i64::MIN, &slot)) {
+            Some(None) => return Err(self.cancelled()),
+            attached => attached.flatten(),
+        };
+        loop {
+            self.check()?;
+            let now = Instant::now();
+            if now >= wake {
+                return if now >= self.clock.deadline() {
+                    Err(self.timed_out())
+                } else {
+                    Ok(())
+                };
+            }
+            let until = wake.min(now + CLOSE_CHECK);
+            if let Some(Reply::Cancel) = slot.take(i64::MIN, Some(until)) {
+                return Err(self.cancelled());
+            }
+        }
+    }
+
+    /// The task's state now.
+    fn get(&self) -> Result<Task> {
+        let answer = self.request("tasks/get", json!({ "taskId": self.id }))?;
+        let task = Task::read(&answer, "tasks/get")?;
+        if task.task_id != self.id {
+            return Err(Error::Protocol(format!(
+                "`tasks/get` for task {} described task {}",
+                self.id, task.task_id
+            )));
+        }
+        Ok(task)
+    }
+
+    /// One request about the task, under what is left of the call's time and its cancel
+    /// handle.
+    fn request(&self, method: &str, params: Value) -> Result<Answer> {
+        self.check()?;
+        let left = self.clock.left()?;
+        let mut options = RequestOptions::default().with_timeout(left);
+        options.cancel = self.spec.options.cancel.clone();
+        let spec = CallSpec {
+            method,
+            params: Some(params),
+            options: &options,
+            handshake: false,
+        };
+        once(self.session, &spec).map_err(|error| match error {
+            // The call timed out, whichever of its requests was waiting.
+            Error::Timeout { .. } => self.timed_out(),
+            Error::Cancelled { .. } => self.cancelled(),
+            other => other,
+        })
+    }
+
+    /// Fails when the caller cancelled or the client closed.
+    fn check(&self) -> Result<()> {
+        self.clock.check(self.session)
+    }
+
+    /// Asks the server to cancel the task; failures only logged.
+    fn cancel(&self) {
+        let options = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
+        let spec = CallSpec {
+            method: "tasks/cancel",
+            params: Some(json!({ "taskId": self.id })),
+            options: &options,
+            handshake: false,
+        };
+        if let Err(err) = once(self.session, &spec) {
+            log::debug!("cancelling abandoned task {} failed: {err}", self.id);
+        }
+    }
+
+    /// The JSON-RPC error a failed task carries.
+    fn failure(&self, task: &Task) -> Error {
+        let error = task
+            .error
+            .as_ref()
+            .and_then(|e| crate::jsonrpc::decode_value::<ErrorObject>(e).ok());
+        match error {
+            Some(error) => Error::Rpc(error),
+            None => Error::Protocol(format!(
+                "task {} failed without a valid error{}",
+                self.id,
+                task.message()
+            )),
+        }
+    }
+
+    fn timed_out(&self) -> Error {
+        self.clock.timed_out()
+    }
+
+    fn cancelled(&self) -> Error {
+        self.clock.cancelled()
+    }
+}
