@@ -113,3 +113,22 @@ fn a_negative_or_malformed_hint_is_left_out() {
         }
     }
 }
+
+#[test]
+fn a_ttl_of_any_size_keeps_a_list_cached() {
+    // Each `tools/list` the server answers names its tool anew: a cached list does not.
+    for (hints, cached) in [
+        (r#""ttlMs": 18446744073709551615"#, true),
+        (r#""ttlMs": 1e300"#, true),
+        (r#""ttlMs": 60000.5"#, true),
+        (r#""ttlMs": -5"#, false),
+        (r#""ttlMs": "60000""#, false),
+    ] {
+        let client = connect(hints);
+        assert_eq!(client.list_tools(None).expect("list").tools[0].name, "t1");
+        let again = client.list_tools(None).expect("list again");
+        let expected = if cached { "t1" } else { "t2" };
+        assert_eq!(again.tools[0].name, expected, "{hints}");
+        client.close();
+    }
+}

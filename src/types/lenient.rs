@@ -167,14 +167,6 @@ fn whole_u64(n: &Number) -> Option<u64> {
     })
 }
 
-/// `n` as an integer: an integer, or a float without a fraction within the exact range.
-pub(crate) fn whole_i64(n: &Number) -> Option<i64> {
-    n.as_i64().or_else(|| {
-        let f = n.as_f64()?;
-        (f.fract() == 0.0 && f.abs() < EXACT).then_some(f as i64)
-    })
-}
-
 fn not_whole<'de, D: Deserializer<'de>>(n: &Number, sign: &str) -> D::Error {
     D::Error::custom(format!("expected a {sign}whole number, not {n}"))
 }
