@@ -15,5 +15,7 @@ mod engine;
 mod json;
 #[path = "fuzz/jsonrpc.rs"]
 mod jsonrpc;
+#[path = "fuzz/results.rs"]
+mod results;
 #[path = "fuzz/sse.rs"]
 mod sse;
