@@ -129,3 +129,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/internal/env_file.rs"]
+mod fuzz;
