@@ -6,15 +6,16 @@
 //! configuration files (`config`) and the results that carry caching hints (`results`:
 //! `server/discover`, the lists, `resources/read`). Inside the crate, from unit tests that
 //! include `tests/fuzz/internal/`: stdio lines (`lines`), `WWW-Authenticate` values
-//! (`www-authenticate`), URLs (`urls`, the HTTP transport's and the authorization spec's) and
-//! JSONC (`jsonc`). See `tests/fuzz/engine.rs` for how inputs are made and the knobs
-//! (`UMCP_FUZZ_CASES`, `UMCP_FUZZ_SEED`, `UMCP_FUZZ_CASE`, `UMCP_FUZZ_REPORT`).
+//! (`www-authenticate`), URLs (`urls`, the HTTP transport's and the authorization spec's),
+//! JSONC (`jsonc`) and env files (`env-file`). See `tests/fuzz/engine.rs` for how inputs are
+//! made and for the knobs (`UMCP_FUZZ_CASES`, `UMCP_FUZZ_SEED`, `UMCP_FUZZ_CASE`,
+//! `UMCP_FUZZ_REPORT`).
 //!
 //! `cargo test` runs each target's bounded count: a few thousand cases, seconds in all.
 //!
 //! The long run: a million cases per target, with a seed from the clock, so each run explores
-//! new inputs (one to five minutes per target on one core of a debug build, which keeps
-//! overflow checks and debug assertions):
+//! new inputs (minutes per target on one core of a debug build, which keeps overflow checks
+//! and debug assertions):
 //!
 //! ```text
 //! UMCP_FUZZ_CASES=1000000 cargo test --test fuzz -- --test-threads 1
@@ -23,9 +24,8 @@
 //!
 //! One target alone: its test's name as the filter (`cargo test --test fuzz results`). A
 //! failure names its seed and case; `UMCP_FUZZ_SEED=<seed> UMCP_FUZZ_CASE=<case>` replays
-//! that case alone. Fix what it found with a regression test,
-//! and add the input (cut to what matters) to the target's corpus folder, where the bounded
-//! run meets it every time.
+//! that case alone. Fix what it found with a regression test, and add the input (cut to what
+//! matters) to the target's corpus folder, where the bounded run meets it every time.
 
 #[path = "fuzz/config.rs"]
 mod config;
