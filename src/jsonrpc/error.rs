@@ -65,9 +65,11 @@ pub struct ErrorObject {
     /// A short description.
     #[serde(default)]
     pub message: String,
-    /// Extra information defined by the server.
+    /// Extra information defined by the server. Boxed: a [`Value`] object grows several
+    /// times over when anything in the program turns on `serde_json`'s `preserve_order`
+    /// feature, and this object travels inside every [`Error`](crate::Error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    pub data: Option<Box<Value>>,
 }
 
 impl ErrorObject {
@@ -86,7 +88,7 @@ impl ErrorObject {
     ///
     /// See the example on [`Error`](crate::Error).
     pub fn with_data(mut self, data: Value) -> ErrorObject {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 }

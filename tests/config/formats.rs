@@ -282,3 +282,27 @@ fn env_numbers_and_booleans_are_taken_as_their_text() {
         "server `h`, field `headers.X-N`: must be a string, not a number"
     );
 }
+
+#[test]
+fn env_and_headers_are_read_in_name_order_whatever_the_file_order() {
+    // serde_json keeps an object's order only with `preserve_order`, which any crate in a
+    // program may turn on: the order, and which bad entry is named, must not depend on it.
+    let text = r#"{"mcpServers": {
+        "h": {"url": "http://localhost/mcp", "headers": {"X-Z": "1", "X-A": "2"}},
+        "s": {"command": "x", "env": {"ZED": "1", "ALPHA": "2", "MID": "3"}},
+        "bad": {"url": "http://localhost/mcp", "headers": {"X-Z": 1, "X-A": 2}}
+    }}"#;
+    let file = umcp::ConfigFile::parse(text).expect("parsed");
+    assert_eq!(
+        http(server(&file, "h")).1,
+        [pair("X-A", "2"), pair("X-Z", "1")]
+    );
+    assert_eq!(
+        stdio(server(&file, "s")).env,
+        [pair("ALPHA", "2"), pair("MID", "3"), pair("ZED", "1")]
+    );
+    assert_eq!(
+        file.errors[0].to_string(),
+        "server `bad`, field `headers.X-A`: must be a string, not a number"
+    );
+}
