@@ -332,8 +332,11 @@ fn workload_identity_presents_the_current_platform_token() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("token.jwt");
     std::fs::write(&path, "platform.jwt.one\n").unwrap();
-    let config = OAuthConfig::workload_identity("workload", WorkloadIdentity::token_file(&path))
-        .refresh_margin(Duration::ZERO);
+    let config = OAuthConfig::workload_identity(
+        "workload",
+        WorkloadIdentity::token_file(fixture.issuer(), &path),
+    )
+    .refresh_margin(Duration::ZERO);
     let oauth = provider(&fixture, config);
     use_server(&fixture, &oauth).expect("authorized");
     let first = fixture.token_requests()[0].clone();

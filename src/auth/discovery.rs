@@ -7,8 +7,9 @@
 //!   ignored and the well-known URLs are used;
 //! - the path-based, then the root well-known protected resource metadata URL on the
 //!   server's own origin;
-//! - the first authorization server the metadata names, under the same scheme rule, and its
-//!   well-known metadata URLs; the metadata's `issuer` must be identical to that server's
+//! - the first authorization server the metadata names (the first the configuration's
+//!   binding allows, when it has one), under the same scheme rule, and its well-known
+//!   metadata URLs; the metadata's `issuer` must be identical to that server's
 //!   identifier, and is the issuer recorded;
 //! - for servers of the 2025-03-26 revision (no resource metadata), the metadata at the
 //!   server's own origin, whose `issuer` must be that origin, else the default endpoints
@@ -46,7 +47,9 @@ pub(crate) struct Discovered {
 }
 
 /// Finds the authorization server of the MCP server at `server_url`. `protocol_version` is
-/// the MCP version of the refused request, when known.
+/// the MCP version of the refused request, when known. Of several authorization servers,
+/// the first that `allowed` accepts is taken, else the first (which the caller then
+/// refuses, naming it).
 ///
 /// # Errors
 ///
@@ -58,6 +61,7 @@ pub(crate) fn discover(
     resource: &str,
     challenge: Option<&WwwAuthenticate>,
     protocol_version: Option<&str>,
+    allowed: impl Fn(&str) -> bool,
 ) -> Result<Discovered, AuthError> {
     let mut candidates = Vec::new();
     if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
@@ -111,7 +115,9 @@ pub(crate) fn discover(
             )
         });
     }
-    let Some(issuer) = prm.authorization_servers.first().cloned() else {
+    let servers = &prm.authorization_servers;
+    let chosen = servers.iter().find(|s| allowed(s)).or(servers.first());
+    let Some(issuer) = chosen.cloned() else {
         return Err(AuthError {
             url: Some(prm_url),
             ..AuthError::new(

@@ -196,6 +196,24 @@ pub(crate) fn check_not_local(
     })
 }
 
+/// Whether two issuer identifiers name the same authorization server: equal once scheme and
+/// host case, a default port and a trailing slash are set aside (what a person writing one
+/// in a configuration may vary). Both then lead to the same metadata, and so to the same
+/// endpoints. (Metadata is still held to the exact issuer it was fetched for.)
+pub(crate) fn same_issuer(configured: &str, discovered: &str) -> bool {
+    if configured == discovered {
+        return true;
+    }
+    // An issuer has no query or fragment (RFC 8414 §2), which the canonical form would drop.
+    let plain = |issuer: &str| !issuer.contains(['?', '#']);
+    plain(configured)
+        && plain(discovered)
+        && matches!(
+            (canonical_resource(configured), canonical_resource(discovered)),
+            (Some(a), Some(b)) if a == b
+        )
+}
+
 /// The host of an absolute URL, without port or user info.
 pub(crate) fn host(target: &str) -> Option<String> {
     let parts = url::parse(target)?;
@@ -425,6 +443,25 @@ mod tests {
         .is_ok());
         assert!(check("http://127.0.0.1:3000/mcp", "http://localhost:4000/token").is_ok());
         assert!(check("http://localhost:3000/mcp", "https://as.example.com/token").is_ok());
+    }
+
+    #[test]
+    fn issuers_compare_as_written_in_a_configuration() {
+        assert!(same_issuer("https://as.example/t", "https://as.example/t"));
+        assert!(same_issuer(
+            "https://AS.example:443/t/",
+            "https://as.example/t"
+        ));
+        assert!(same_issuer("http://127.0.0.1:9", "http://127.0.0.1:9/"));
+        assert!(!same_issuer("https://as.example/t", "https://as.example/u"));
+        assert!(!same_issuer("https://as.example", "https://evil.example"));
+        assert!(!same_issuer("https://as.example", "http://as.example"));
+        assert!(!same_issuer(
+            "https://as.example:8443",
+            "https://as.example"
+        ));
+        assert!(!same_issuer("https://as.example?x=1", "https://as.example"));
+        assert!(!same_issuer("", "https://as.example"));
     }
 
     #[test]

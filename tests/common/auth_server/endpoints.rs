@@ -54,7 +54,11 @@ pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply)
                     format!("{base}/mcp")
                 }
             });
-            let mut prm = json!({"resource": resource, "authorization_servers": [issuer]});
+            let servers = setup
+                .prm_authorization_servers
+                .clone()
+                .unwrap_or_else(|| vec![issuer.clone()]);
+            let mut prm = json!({"resource": resource, "authorization_servers": servers});
             if let Some(scopes) = &setup.prm_scopes {
                 prm["scopes_supported"] = json!(scopes);
             }

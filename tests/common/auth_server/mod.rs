@@ -62,6 +62,8 @@ pub struct Setup {
     /// The PRM `resource` (default: the MCP endpoint URL).
     pub prm_resource: Option<String>,
     pub prm_scopes: Option<Vec<String>>,
+    /// The PRM `authorization_servers` (default: the fixture's issuer alone).
+    pub prm_authorization_servers: Option<Vec<String>>,
     pub challenge_scope: Option<String>,
     /// The issuer's path, e.g. `/tenant1`; the authorization server lives under it.
     pub issuer_path: String,
@@ -147,6 +149,7 @@ impl Default for Setup {
             prm_in_challenge: true,
             prm_resource: None,
             prm_scopes: None,
+            prm_authorization_servers: None,
             challenge_scope: None,
             issuer_path: String::new(),
             metadata: Metadata::OAuth,
