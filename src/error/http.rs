@@ -110,8 +110,13 @@ pub struct HttpError {
     pub url: String,
     /// The response body as text, truncated to a few kilobytes.
     pub body: String,
-    /// The parsed `WWW-Authenticate` challenge, when the server sent one.
+    /// The parsed `WWW-Authenticate` challenge to act on, when the server sent one: the
+    /// first `Bearer` challenge, else the first.
     pub www_authenticate: Option<WwwAuthenticate>,
+    /// Whether a challenge asked for a DPoP nonce (`error="use_dpop_nonce"`, RFC 9449 §9):
+    /// the token is fine, the proof lacked the nonce (in `dpop_nonce`). The `DPoP` challenge
+    /// saying so may stand beside a `Bearer` one (§7.1), which `www_authenticate` then holds.
+    pub asks_dpop_nonce: bool,
     /// The `Mcp-Auth-Server` header, when the server sent one.
     pub mcp_auth_server: Option<String>,
     /// The `DPoP-Nonce` header (RFC 9449 §9), when the server provided a nonce.
@@ -169,6 +174,7 @@ impl fmt::Debug for HttpError {
             .field("url", &crate::redact::url(&self.url))
             .field("body", &self.body)
             .field("www_authenticate", &self.www_authenticate)
+            .field("asks_dpop_nonce", &self.asks_dpop_nonce)
             .field("mcp_auth_server", &shown(&self.mcp_auth_server))
             .field("dpop_nonce", &self.dpop_nonce)
             .field("protocol_version", &self.protocol_version)

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::super::http_server::{Reply, Seen};
 use super::encoding::{base64url, encode, params};
 use super::token::token;
-use super::{Code, Inner, Metadata, Prm, Proof, RegisteredClient, Setup, RS_NONCE};
+use super::{Code, Inner, Metadata, NonceChallenge, Prm, Proof, RegisteredClient, Setup, RS_NONCE};
 
 pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
     let (delay, token_delay) = {
@@ -140,14 +140,21 @@ fn mcp(
             );
         }
         if !nonce_ok {
-            return reply.json(
-                401,
-                &[
-                    ("WWW-Authenticate", "DPoP error=\"use_dpop_nonce\""),
-                    ("DPoP-Nonce", RS_NONCE),
-                ],
-                r#"{"error":"use_dpop_nonce"}"#,
-            );
+            let dpop = "DPoP error=\"use_dpop_nonce\", algs=\"ES256\"";
+            let bearer = format!("Bearer {}", hints.join(", "));
+            let both = format!("{bearer}, {dpop}");
+            let challenges: Vec<(&str, &str)> = match setup.nonce_challenge {
+                NonceChallenge::Dpop => vec![("WWW-Authenticate", dpop)],
+                NonceChallenge::BesideBearer => {
+                    vec![("WWW-Authenticate", &bearer), ("WWW-Authenticate", dpop)]
+                }
+                NonceChallenge::BesideBearerInOneValue => vec![("WWW-Authenticate", &both)],
+            };
+            let headers: Vec<(&str, &str)> = challenges
+                .into_iter()
+                .chain([("DPoP-Nonce", RS_NONCE)])
+                .collect();
+            return reply.json(401, &headers, r#"{"error":"use_dpop_nonce"}"#);
         }
     } else if scheme != "Bearer" {
         inner

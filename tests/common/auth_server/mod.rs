@@ -54,6 +54,17 @@ pub enum Metadata {
     Absent,
 }
 
+/// How the MCP endpoint's 401 asks for its DPoP nonce (RFC 9449 §9, §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonceChallenge {
+    /// `WWW-Authenticate: DPoP error="use_dpop_nonce"` alone.
+    Dpop,
+    /// A `Bearer` challenge, then the `DPoP` one in a header of its own.
+    BesideBearer,
+    /// `Bearer …, DPoP error="use_dpop_nonce"` in one header value.
+    BesideBearerInOneValue,
+}
+
 /// What the fixture does; tests change it with [`AuthServer::update`].
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -93,6 +104,8 @@ pub struct Setup {
     pub dpop_nonce: bool,
     /// The token endpoint demands a new nonce every time and never accepts one.
     pub dpop_nonce_never: bool,
+    /// How the MCP endpoint asks for its nonce.
+    pub nonce_challenge: NonceChallenge,
     /// The `issuer` the metadata claims, when not the real one.
     pub metadata_issuer: Option<String>,
 }
@@ -170,6 +183,7 @@ impl Default for Setup {
             dpop: false,
             dpop_nonce: false,
             dpop_nonce_never: false,
+            nonce_challenge: NonceChallenge::Dpop,
             metadata_issuer: None,
         }
     }
