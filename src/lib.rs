@@ -34,6 +34,7 @@ mod config;
 mod error;
 pub mod jsonrpc;
 mod manager;
+mod private_file;
 mod redact;
 mod sync;
 pub mod transport;

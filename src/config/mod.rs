@@ -257,60 +257,6 @@ impl ServerConfig {
             ServerTransport::Http { kind, .. } => kind.as_str(),
         }
     }
-
-    /// Whether two configurations start the same server (everything but the name, the
-    /// `disabled` flag and the timeouts), as text that is stable across runs and versions.
-    pub(crate) fn identity(&self) -> String {
-        let mut out = String::new();
-        let mut push = |part: &str| {
-            out.push_str(part);
-            out.push('\u{0}');
-        };
-        match &self.transport {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => {
-                push("stdio");
-                push(command);
-                args.iter().for_each(|a| push(a));
-                push("env");
-                for (k, v) in env {
-                    push(&format!("{k}={v}"));
-                }
-                push(
-                    &cwd.as_ref()
-                        .map(|c| c.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                );
-                push(&format!("{env_policy:?}"));
-            }
-            ServerTransport::Http {
-                url,
-                headers,
-                kind,
-                oauth,
-            } => {
-                push("http");
-                push(url);
-                for (k, v) in headers {
-                    push(&format!("{k}: {v}"));
-                }
-                push(kind.as_str());
-                // Who the client is and what it asks for can change the tools a server
-                // offers; servers without OAuth keep the identity they always had.
-                if let Some(oauth) = oauth {
-                    push("oauth");
-                    push(oauth.client_id.as_deref().unwrap_or_default());
-                    push(&oauth.scopes.as_deref().unwrap_or_default().join(" "));
-                }
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]

@@ -24,17 +24,6 @@ fn builders_touch_only_their_transport() {
 }
 
 #[test]
-fn identity_ignores_name_and_timeouts() {
-    let a = ServerConfig::stdio("a", "cmd").with_args(["x"]);
-    let b = ServerConfig::stdio("b", "cmd")
-        .with_args(["x"])
-        .with_startup_timeout(Duration::from_secs(1));
-    let c = ServerConfig::stdio("a", "cmd").with_args(["y"]);
-    assert_eq!(a.identity(), b.identity());
-    assert_ne!(a.identity(), c.identity());
-}
-
-#[test]
 fn http_kind_names_round_trip() {
     for kind in [HttpKind::Auto, HttpKind::StreamableHttp, HttpKind::Sse] {
         assert_eq!(HttpKind::parse(kind.as_str()), Some(kind));

@@ -49,6 +49,13 @@ impl ErrorCode {
     ///
     /// See the example on [`Error`](crate::Error).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// MCP tasks extension (`io.modelcontextprotocol/tasks`, draft): the request needs a
+    /// client capability that was not declared, named in `data.requiredCapabilities` as with
+    /// [`MISSING_REQUIRED_CLIENT_CAPABILITY`](Self::MISSING_REQUIRED_CLIENT_CAPABILITY),
+    /// which servers of the extension's draft answer with instead.
+    ///
+    /// See the example on [`Error`](crate::Error).
+    pub const TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32003);
     /// MCP: the server does not support the requested protocol version (2026-07-28).
     ///
     /// See the example on [`Error`](crate::Error).
