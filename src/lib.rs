@@ -35,6 +35,9 @@ mod error;
 pub mod jsonrpc;
 mod manager;
 mod redact;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
 pub mod transport;
 pub mod types;
 

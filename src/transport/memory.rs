@@ -89,7 +89,10 @@ impl MemoryConfig {
     /// `accept` for every connection.
     ///
     /// See the example in the [`memory`](crate::transport::memory) module.
-    pub fn new(name: impl Into<String>, accept: impl Fn(MemoryEnd) + Send + Sync + 'static) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        accept: impl Fn(MemoryEnd) + Send + Sync + 'static,
+    ) -> Self {
         MemoryConfig {
             name: name.into(),
             accept: Arc::new(accept),
