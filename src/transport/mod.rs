@@ -111,6 +111,12 @@ mod inbox;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod memory;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod record;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod replay;
 pub mod sse;
 pub mod stdio;
 pub(crate) mod written;
@@ -119,6 +125,10 @@ pub(crate) use closing::Closing;
 pub use inbox::{Inbound, Inbox};
 #[cfg(feature = "testing")]
 pub use memory::{MemoryConfig, MemoryEnd};
+#[cfg(feature = "testing")]
+pub use record::RecordingTransport;
+#[cfg(feature = "testing")]
+pub use replay::ReplayTransport;
 pub use stdio::{EnvPolicy, StdioConfig};
 
 /// One live connection to a server.
