@@ -36,6 +36,8 @@ pub struct Args {
     pub watch_for: Option<Duration>,
     /// The options given that only `watch` takes, for the error when another command has them.
     pub watch_options: Vec<&'static str>,
+    /// `--out`: where `record` writes the session.
+    pub out: Option<String>,
     /// The command and its arguments.
     pub command: Vec<String>,
 }
@@ -178,6 +180,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret" => args.oauth.client_secret = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "out" => args.out = Some(text),
         "help" => *help = true,
         "version" => {
             return Err(Exit(0, format!("umcp {}", env!("CARGO_PKG_VERSION"))));

@@ -34,6 +34,7 @@ mod logs;
 mod man;
 mod oauth;
 mod output;
+mod relay;
 mod servers;
 mod shown;
 mod signals;
@@ -91,6 +92,10 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     }
     if cmd.name == "man" {
         return Err(Exit(0, man::page()));
+    }
+    relay::check(cmd.name, &args)?;
+    if matches!(cmd.name, "record" | "replay") {
+        return relay::run(cmd.name, &args, &rest);
     }
     let mut servers = servers::servers(&args)?;
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,
