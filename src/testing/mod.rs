@@ -4,7 +4,7 @@
 //! A [`FakeServer`] lists the tools, resources and prompts it was given and answers with their
 //! handlers. It is a [`Connect`], so a real [`Client`](crate::Client) connects to it as to any
 //! server and runs its production code path above an in-memory transport
-//! ([`MemoryConfig`](crate::transport::MemoryConfig)): no process, no socket. A handler gets
+//! ([`MemoryConfig`]): no process, no socket. A handler gets
 //! a [`Context`] to reach back to the client while it runs: progress, notifications, log
 //! messages, and the requests a server makes (elicitation, sampling, roots), which it waits
 //! for like a blocking call in both eras.
@@ -77,13 +77,19 @@ use connection::Connection;
 pub mod guide {}
 
 /// How many handlers one connection runs at once.
+///
+/// See the example in the [module](crate::testing).
 pub const MAX_HANDLERS: usize = 64;
 
 /// How many of the messages the client sent a [`FakeServer`] keeps (the oldest go first).
+///
+/// See the example on [`FakeServer::requests`].
 pub const MAX_RECEIVED: usize = 10_000;
 
 /// How long a handler waits for the client by default: its answer to a server request, or
 /// the retry that carries an input round's answer.
+///
+/// See the example on [`Context::elicit`].
 pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A tool's handler: the context and the call's `arguments` (an empty object when absent).

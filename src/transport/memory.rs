@@ -56,6 +56,8 @@ use crate::jsonrpc::{DecodeError, Message};
 /// How many messages the client may have sent that the server has not read yet. A client that
 /// gets this far ahead waits in [`Transport::send`], within its deadline, as it waits on a
 /// full pipe.
+///
+/// See the example on [`MemoryEnd::recv_timeout`].
 pub const MEMORY_CAPACITY: usize = 256;
 
 /// Connects to a server in the same process: the client's side of an in-memory transport.
@@ -212,6 +214,8 @@ impl MemoryEnd {
 
     /// A number that tells this connection from every other of the process, for logs and
     /// names.
+    ///
+    /// See the example in the [`memory`](crate::transport::memory) module.
     pub fn connection(&self) -> u64 {
         self.link.number
     }

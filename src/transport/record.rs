@@ -45,6 +45,9 @@
 //!
 //! A replay matches a redacted value in a recorded request with anything the client sends
 //! there, and gives back `<redacted>` where the server's answer held one.
+//!
+//! See the example on [`RecordingTransport`], and the testing guide,
+//! [`umcp::testing::guide`](crate::testing::guide), for a whole test.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -63,6 +66,8 @@ use crate::redact::{self, REDACTED};
 
 /// Secrets shorter than this many characters are not looked for (see the
 /// [module](crate::transport::record)).
+///
+/// See the example on [`RecordingTransport`].
 pub const MIN_SECRET_CHARS: usize = 4;
 
 /// A [`Connect`] that records the sessions of the transport it wraps; see the

@@ -27,7 +27,7 @@
 //! depended on it come back as errors saying how.
 //!
 //! A request that matches nothing is answered with the JSON-RPC error [`NOT_RECORDED`]
-//! (the client returns it as [`Error::Rpc`](crate::Error::Rpc)), whose message names the
+//! (the client returns it as [`Error::Rpc`]), whose message names the
 //! closest recorded request, its line in the file and how it differs:
 //!
 //! ```text
@@ -49,6 +49,9 @@
 //! server requests get fresh ids. A recorded end of the connection by the server is played
 //! back as one, unless the client closed first, and a message that failed to go out when it
 //! was recorded (an HTTP server's refusal, say) fails the same way.
+//!
+//! See the example on [`NOT_RECORDED`], and the testing guide,
+//! [`umcp::testing::guide`](crate::testing::guide), for a whole test.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
