@@ -81,6 +81,7 @@ fn record_needs_its_file_and_one_server_and_out_is_for_record_only() {
     assert!(said.contains("none.jsonl"), "{said}");
 }
 
+#[cfg(feature = "http")]
 #[test]
 fn an_http_server_s_header_secret_stays_out_of_the_recording() {
     let dir = scratch("http");

@@ -5,6 +5,7 @@
 #[allow(dead_code)] // Only the stdio config is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[cfg(feature = "http")]
 #[path = "common/http_demo.rs"]
 mod http_demo;
 
@@ -16,11 +17,12 @@ use serde_json::{json, Value};
 use umcp::transport::replay::NOT_RECORDED;
 use umcp::transport::{Connect, RecordingTransport, ReplayTransport};
 use umcp::types::{ElicitRequestParams, ElicitResult, ServerNotification};
-use umcp::{Client, Error, Options, RequestOptions, ServerConfig};
+use umcp::{Client, Error, Options, RequestOptions};
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(20);
 
+#[cfg(feature = "http")]
 /// A secret the HTTP session carries in its headers and in one tool argument.
 const TOKEN: &str = "tok-recorded-7c1e2a9f";
 
@@ -211,8 +213,11 @@ fn the_recording_is_json_lines_with_timing_and_the_client_s_end() {
         .any(|l| l["from"] == "client" && l["closed"] == "closed by client"));
 }
 
+#[cfg(feature = "http")]
 #[test]
 fn an_http_session_plays_back_and_its_secrets_stay_out_of_the_recording() {
+    use umcp::ServerConfig;
+
     let path = recording("http.jsonl");
     let live = {
         let server = http_demo::HttpDemo::start(&[]);
