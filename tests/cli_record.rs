@@ -119,8 +119,10 @@ fn an_http_server_s_header_secret_stays_out_of_the_recording() {
 }
 
 /// A child process killed and reaped on drop, also when a test fails.
+#[cfg(feature = "http")]
 struct Killed(std::process::Child);
 
+#[cfg(feature = "http")]
 impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
