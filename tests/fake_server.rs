@@ -302,3 +302,24 @@ fn faults_answer_for_the_server() {
     let errors: Vec<Value> = server.requests("prompts/list");
     assert_eq!(errors.len(), 1);
 }
+
+#[test]
+fn a_client_dropped_leaves_nothing_of_it_held_by_the_server() {
+    let token = Arc::new(());
+    let held = Arc::clone(&token);
+    let options = Options::default().with_notification_callback(move |_| {
+        let _ = &held;
+    });
+    let server = booking_server();
+    let client = Client::connect_with(server.clone(), options).expect("connect");
+    assert_eq!(client.list_all_tools().expect("tools").len(), 1);
+    drop(client);
+    let dropped = Instant::now();
+    while server.connections() > 0 || Arc::strong_count(&token) > 1 {
+        assert!(
+            dropped.elapsed() < WAIT,
+            "the client's callback is still held"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

@@ -189,11 +189,11 @@ impl MemoryEnd {
     /// Fails, delivering nothing, when the text is no JSON-RPC message or batch (a server
     /// writing it to a pipe would only get it logged and skipped).
     pub fn send_text(&self, text: &str) -> std::result::Result<bool, DecodeError> {
-        if self.link.closed().is_some() {
+        let Some(inbox) = lock(&self.link.inbox).clone() else {
             return Ok(false);
-        }
+        };
         log::trace!("{}: < {text}", self.link.name);
-        self.link.inbox.deliver_text(text)
+        inbox.deliver_text(text)
     }
 
     /// Ends the connection from the server's side, as a server that exits: the client's
@@ -228,7 +228,7 @@ impl Connect for MemoryConfig {
         let link = Arc::new(Link {
             name: self.name.clone(),
             number: CONNECTIONS.fetch_add(1, Ordering::Relaxed),
-            inbox,
+            inbox: Mutex::new(Some(inbox)),
             closed: Mutex::new(None),
             outgoing: Mutex::new(Some(tx)),
         });
@@ -267,7 +267,9 @@ impl std::fmt::Debug for MemoryEnd {
 struct Link {
     name: String,
     number: u64,
-    inbox: Inbox,
+    /// Dropped once the connection is over: it holds the client's queues and callbacks,
+    /// which must not outlive the client through this link.
+    inbox: Mutex<Option<Inbox>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<Arc<Closed>>>,
     /// The client's way to the server; dropped on close, which ends the server's `recv`.
@@ -295,7 +297,9 @@ impl Link {
         }
         lock(&self.outgoing).take();
         log::debug!("{}: closed ({reason})", self.name);
-        self.inbox.closed(closed);
+        if let Some(inbox) = lock(&self.inbox).take() {
+            inbox.closed(closed);
+        }
     }
 }
 

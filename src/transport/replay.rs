@@ -429,7 +429,8 @@ struct Player {
     /// Disconnected when the delivering thread has ended.
     done: crossbeam_channel::Receiver<()>,
     ended: Arc<Ended>,
-    inbox: Inbox,
+    /// For the end of the connection; dropped then, as it holds the client's queues.
+    inbox: Mutex<Option<Inbox>>,
 }
 
 /// What the client did so far, as the recording sees it.
@@ -516,7 +517,7 @@ impl Player {
             out: Mutex::new(Some(out)),
             done,
             ended,
-            inbox,
+            inbox: Mutex::new(Some(inbox)),
         };
         // What the server sent before the client said anything.
         let queued = player.pump(&mut lock(&player.state));
@@ -816,7 +817,9 @@ impl Transport for Player {
         drop(sender);
         // What is on its way is delivered first, within a bound.
         let _ = self.done.recv_timeout(DRAIN_WAIT);
-        self.ended.report(&self.inbox, CLOSED_BY_CLIENT);
+        if let Some(inbox) = lock(&self.inbox).take() {
+            self.ended.report(&inbox, CLOSED_BY_CLIENT);
+        }
     }
 
     fn kind(&self) -> &'static str {
