@@ -37,6 +37,9 @@ mod manager;
 mod private_file;
 mod redact;
 mod sync;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
 pub mod transport;
 pub mod types;
 

@@ -38,6 +38,8 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
     pub trust: crate::trust::Flags,
+    /// `--out`: where `record` writes the session.
+    pub out: Option<String>,
     /// The command and its arguments.
     pub command: Vec<String>,
 }
@@ -183,6 +185,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "out" => args.out = Some(text),
         "help" => *help = true,
         "version" => {
             return Err(Exit(0, format!("umcp {}", env!("CARGO_PKG_VERSION"))));

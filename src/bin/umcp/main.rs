@@ -38,6 +38,7 @@ mod output;
 #[allow(dead_code)]
 #[path = "../../redact.rs"]
 mod redact;
+mod relay;
 mod servers;
 mod shown;
 mod signals;
@@ -103,6 +104,10 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     }
     if cmd.name == "trust" {
         return trust::command(&args, &rest);
+    }
+    relay::check(cmd.name, &args)?;
+    if matches!(cmd.name, "record" | "replay") {
+        return relay::run(cmd.name, &args, &rest);
     }
     let mut servers = servers::servers(&args)?;
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,

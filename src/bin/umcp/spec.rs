@@ -157,6 +157,14 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
     },
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "out",
+            Some("FILE"),
+            "record: the file the session is written to",
+        )
+    },
     flag("tools", None, "watch: tool list changes"),
     flag("prompts", None, "watch: prompt list changes"),
     flag("resources", None, "watch: resource list changes"),
@@ -309,6 +317,30 @@ pub const COMMANDS: &[Cmd] = &[
                   named with --config, and your own files under your home directory, need no \
                   trust. --list shows the trusted files and whether each is unchanged, changed \
                   or missing; --revoke FILE no longer trusts FILE.",
+        one_server: false,
+    },
+    Cmd {
+        name: "record",
+        args: "--out FILE",
+        arity: (0, 0),
+        help: "serve the server given on stdin/stdout, recording the session into FILE",
+        details: "Runs as a stdio MCP server that relays every message to the server given \
+                  (--stdio, --url or --server), and writes each one, with its timing, as a \
+                  JSON line into --out FILE, secrets redacted (tokens, credential headers, \
+                  the values of ${VAR}s). Wrap a host's server command with it to record \
+                  what the host does: umcp record --out s.jsonl --stdio 'npx -y server'. \
+                  umcp replay plays the file back.",
+        one_server: true,
+    },
+    Cmd {
+        name: "replay",
+        args: "FILE",
+        arity: (1, 1),
+        help: "serve a recorded session on stdin/stdout, with no server",
+        details: "Runs as a stdio MCP server that answers from a recording made by umcp \
+                  record (or the library's RecordingTransport): requests are matched by \
+                  method and params, ids and progress tokens rewritten; a request the \
+                  recording lacks is answered with an error naming the closest recorded one.",
         one_server: false,
     },
     Cmd {
