@@ -63,6 +63,5 @@ pub use manager::{
     PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError, ServerStatus, StatusEvent,
     StatusEvents, TaggedNotification, ToolEntry,
 };
-#[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

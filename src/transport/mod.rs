@@ -104,7 +104,6 @@ use crate::error::Result;
 use crate::jsonrpc::{Message, RequestId};
 
 mod closing;
-#[cfg(feature = "http")]
 pub mod http;
 mod inbox;
 pub mod sse;
