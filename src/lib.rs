@@ -51,9 +51,7 @@ pub use client::{
     ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
-pub use config::{
-    ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,
-};
+pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,

@@ -79,9 +79,10 @@ fn an_env_file_is_read_under_env() {
     } })
     .to_string();
     let file = ConfigFile::parse_with(&text, &vars).unwrap();
-    let ServerTransport::Stdio { env, .. } = &server(&file, "vscode").transport else {
+    let ServerTransport::Stdio(stdio) = &server(&file, "vscode").transport else {
         panic!("a stdio server");
     };
+    let env = stdio.get_envs();
     let get = |k: &str| {
         env.iter()
             .find(|(key, _)| key == k)
