@@ -14,7 +14,9 @@ mod demo;
 #[path = "common/umcp.rs"]
 mod umcp;
 
-use umcp::{cli, demo, demo_stdio, empty_home, on_a_terminal, stderr, stdout, umcp_in};
+use umcp::{
+    cli, demo, demo_stdio, empty_home, fixtures_stdio, on_a_terminal, stderr, stdout, umcp_in,
+};
 
 #[test]
 fn help_for_every_command() {
@@ -111,7 +113,7 @@ fn env_for_stdio_servers() {
     // the server; unset, it is a usage error naming it.
     let out = umcp_in(&empty_home())
         .env("UMCP_CLI_SECRET", "from umcp's environment")
-        .args(["--stdio", &demo_stdio(), "--env", "UMCP_CLI_SECRET"])
+        .args(["--stdio", &fixtures_stdio(), "--env", "UMCP_CLI_SECRET"])
         .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
         .output()
         .unwrap();
@@ -123,7 +125,7 @@ fn env_for_stdio_servers() {
     );
     let out = umcp_in(&empty_home())
         .env("UMCP_CLI_SECRET", "not passed")
-        .args(["--stdio", &demo_stdio()])
+        .args(["--stdio", &fixtures_stdio()])
         .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
         .output()
         .unwrap();
@@ -150,7 +152,7 @@ fn configuration_files_are_found_in_the_usual_places() {
     std::fs::create_dir_all(project.join(".vscode")).unwrap();
     std::fs::create_dir_all(dir.join(".cursor")).unwrap();
     let demo = demo::demo_binary();
-    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server"], "env": { "WHO": who } });
+    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": who } });
     let run = |dir: &Path| {
         let out = umcp_in(dir)
             .args(["call", "env", r#"{"name": "WHO"}"#])
@@ -196,7 +198,7 @@ fn questions_are_declined_without_a_terminal_and_asked_on_one() {
     let out = demo(&["call", "ask_user", r#"{"question": "Ready?"}"#], 0);
     assert_eq!(stdout(&out), "declined\n");
     assert!(
-        stderr(&out).contains("umcp: server `demo --server` asks: Ready?"),
+        stderr(&out).contains("umcp: server `demo --server --fixtures` asks: Ready?"),
         "{}",
         stderr(&out)
     );
@@ -366,7 +368,7 @@ fn the_short_example_lists_and_calls() {
         .expect("run cargo build --example cli");
     assert!(status.success(), "cargo build --example cli failed");
     let run = |args: &[&str]| Command::new(&example).args(args).output().unwrap();
-    let stdio = demo_stdio();
+    let stdio = fixtures_stdio();
     let out = run(&[&stdio]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(

@@ -264,7 +264,7 @@ fn restart_interrupts_a_start_that_hangs() {
 fn a_servers_protocol_setting_wins_over_the_managers() {
     let modern_demo = {
         let binary = demo::demo_binary().to_string_lossy().into_owned();
-        ServerConfig::stdio("modern", binary).with_args(["--server", "--modern"])
+        ServerConfig::stdio("modern", binary).with_args(["--server", "--fixtures", "--modern"])
     };
     let manager = Manager::start(
         vec![
@@ -321,6 +321,7 @@ fn connected_since_is_the_connect_not_the_listings_after_it() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let silent = ServerConfig::stdio("silent", binary).with_args([
         "--server",
+        "--fixtures",
         "--behaviour",
         "never-answer",
     ]);
