@@ -32,6 +32,7 @@ pub mod auth;
 mod client;
 mod config;
 mod error;
+pub mod guide;
 pub mod jsonrpc;
 mod manager;
 mod redact;
