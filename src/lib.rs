@@ -1,3 +1,16 @@
+// The README links its guides by reference; on docs.rs the first definition of a reference
+// wins, so these point its links at the guide modules rather than at `docs/*.md`.
+//! [guide-client]: crate::guide::client
+//! [guide-transports]: crate::guide::transports
+//! [guide-eras]: crate::guide::eras
+//! [guide-following]: crate::guide::following
+//! [guide-manager]: crate::guide::manager
+#![cfg_attr(
+    feature = "oauth",
+    doc = "[guide-authorization]: crate::guide::authorization"
+)]
+//! [guide-cli]: crate::guide::cli
+//! [guide-performance]: crate::guide::performance
 #![doc = include_str!("../README.md")]
 //!
 //! # Architecture

@@ -322,17 +322,23 @@ fn man_page_for_every_command_and_option() {
     }
 }
 
-/// The README's command-line examples, run as written (the demo server's path aside).
+/// The command-line examples of the README and the command-line guide that run the demo
+/// server, run as written (the demo server's path aside).
 #[test]
 fn readme_examples_work_as_written() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let demo_path = demo::demo_binary().to_string_lossy().into_owned();
-    let lines: Vec<&str> = readme
-        .lines()
-        .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
-        .collect();
-    assert!(lines.len() >= 3, "{lines:?}");
+    let mut lines = Vec::new();
+    for (file, at_least) in [("README.md", 3), ("docs/cli.md", 7)] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let found: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
+            .map(str::to_owned)
+            .collect();
+        assert!(found.len() >= at_least, "{file}: {found:?}");
+        lines.extend(found);
+    }
     for line in lines {
         let line = line.replace("target/debug/examples/demo", &demo_path);
         let out = Command::new("sh")
