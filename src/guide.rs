@@ -14,8 +14,11 @@
 //! - [`following`]: `listen`, lists kept fresh and the response cache, with examples.
 //! - [`manager`]: many servers from a configuration file or from code, their statuses,
 //!   restarts, names and authorization, with examples.
-//! - [`authorization`]: OAuth 2.1 with and without a user, concurrent flows, and what is kept
-//!   out of logs, with an example.
+#![cfg_attr(
+    feature = "oauth",
+    doc = "- [`authorization`]: OAuth 2.1 with and without a user, concurrent flows, and what is
+  kept out of logs, with an example."
+)]
 //! - [`cli`]: the `umcp` command-line tool, with examples.
 //! - [`performance`]: threads, queues, speed, memory and dependencies, as measured, with an
 //!   example.
