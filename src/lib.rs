@@ -28,11 +28,11 @@
 //!
 //! # Naming
 //!
-//! The transport configurations, [`StdioConfig`] and `HttpConfig`, are built like
+//! The transport configurations, [`StdioConfig`] and [`HttpConfig`], are built like
 //! [`std::process::Command`]: a setter is named after what it sets (`arg`, `env`, `cwd`,
 //! `request_timeout`), and its getter is `get_` that name. The client's and manager's
 //! settings ([`Options`], [`RequestOptions`], [`ManagerOptions`], [`ServerConfig`]) are set
-//! with `with_` methods and read by the bare name. So `HttpConfig::request_timeout` caps the
+//! with `with_` methods and read by the bare name. So [`HttpConfig::request_timeout`] caps the
 //! time one HTTP request may wait for its response, and [`Options::request_timeout`] reads
 //! the client's default time for a request to be answered.
 #![cfg_attr(docsrs, feature(doc_cfg))]
