@@ -28,6 +28,13 @@ fn connectors_follow_the_transport() {
     {
         let err = web.connector().err().expect("http is not built in");
         assert!(matches!(err, umcp::Error::Unsupported(_)), "{err}");
+        // The configuration is there in every build; connecting it says what is missing.
+        let err = umcp::Client::connect(umcp::HttpConfig::new("http://127.0.0.1:9/mcp"))
+            .expect_err("http is not built in");
+        assert!(
+            matches!(err, umcp::Error::Unsupported(_)) && err.to_string().contains("`http`"),
+            "{err}"
+        );
     }
 }
 

@@ -368,3 +368,39 @@ fn restart_interrupts_a_server_that_hangs_after_its_handshake() {
     manager.close();
     assert!(started.elapsed() < BOUND);
 }
+
+/// A server built from a whole `StdioConfig` runs with everything that configuration says,
+/// here its stderr callback, which a configuration file cannot set.
+#[test]
+fn a_server_built_from_a_stdio_config_keeps_its_settings() {
+    use std::sync::{Arc, Mutex};
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&lines);
+    let stdio = umcp::StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
+        .args(["--server", "--fixtures", "--start-delay", "10"])
+        .stderr_callback(move |line| seen.lock().unwrap().push(line.to_owned()));
+    let manager = Manager::start(vec![ServerConfig::new("called", stdio)], options());
+    assert!(manager.wait_ready(BOUND));
+    assert!(
+        matches!(
+            manager.status("called"),
+            Some(ServerStatus::Connected { .. })
+        ),
+        "{:?}",
+        manager.status("called")
+    );
+    let result = manager
+        .call_tool("called__echo", json!({"message": "hi"}))
+        .unwrap();
+    assert_eq!(text(&result), "hi");
+    // The server says on stderr that it starts late, before it reads its input; the callback
+    // runs on a thread of its own, so the line may reach it a moment after the call returned.
+    let said = |lines: &[String]| lines.iter().any(|l| l.contains("starting in 10 ms"));
+    let until = Instant::now() + BOUND;
+    while !said(&lines.lock().unwrap()) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let lines = lines.lock().unwrap().clone();
+    assert!(said(&lines), "{lines:?}");
+    manager.close();
+}
