@@ -105,7 +105,6 @@ use crate::error::Result;
 use crate::jsonrpc::{Message, RequestId};
 
 mod closing;
-#[cfg(feature = "http")]
 pub mod http;
 mod inbox;
 #[cfg(feature = "testing")]

@@ -432,8 +432,9 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
         }
     };
     match &config.transport {
-        ServerTransport::Stdio { args, env, .. } => {
-            for (name, value) in env {
+        ServerTransport::Stdio(stdio) => {
+            let args = stdio.get_args();
+            for (name, value) in stdio.get_envs() {
                 named(name, value);
             }
             let shown = redact::args(args);
@@ -454,13 +455,9 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
             }
             secrets.extend(hidden);
         }
-        ServerTransport::Http {
-            url,
-            headers,
-            oauth,
-            ..
-        } => {
-            for (name, value) in headers {
+        ServerTransport::Http(http, oauth) => {
+            let url = http.get_url();
+            for (name, value) in http.get_headers() {
                 named(name, value);
             }
             if let Some(secret) = oauth.as_ref().and_then(|o| o.client_secret.clone()) {

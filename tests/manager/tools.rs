@@ -172,7 +172,7 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let slow = ServerConfig::stdio("slow", "sh").with_args([
         "-c",
-        "sleep 2; exec \"$0\" --server",
+        "sleep 2; exec \"$0\" --server --fixtures",
         &binary,
     ]);
     write_cache(&options, &slow, &["echo", "retired"]);

@@ -88,19 +88,23 @@ pub fn handler(
 fn label(server: &ServerConfig, from_command_line: bool) -> String {
     let known = match &server.transport {
         _ if !from_command_line => server.name.clone(),
-        ServerTransport::Stdio { command, args, .. } => {
+        ServerTransport::Stdio(stdio) => {
+            let command = stdio.get_command();
             let program = Path::new(command).file_name().map_or_else(
-                || command.clone(),
+                || command.to_owned(),
                 |name| name.to_string_lossy().into_owned(),
             );
-            let line = std::iter::once(program).chain(args.iter().cloned());
+            let line = std::iter::once(program).chain(stdio.get_args().iter().cloned());
             let line = line.collect::<Vec<_>>().join(" ");
             match line.char_indices().nth(LABEL_CHARS) {
                 Some((cut, _)) => format!("{}…", &line[..cut]),
                 None => line,
             }
         }
-        ServerTransport::Http { url, .. } => shown::host(url).unwrap_or(url).to_owned(),
+        ServerTransport::Http(http, _) => {
+            let url = http.get_url();
+            shown::host(url).unwrap_or(url).to_owned()
+        }
         _ => server.name.clone(),
     };
     format!("`{}`", shown::line(&known))
