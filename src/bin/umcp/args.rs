@@ -217,6 +217,19 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
             cmd.name, cmd.args
         )));
     }
+    let subcommands = spec::subcommands(cmd.name);
+    if !subcommands.is_empty() {
+        let (word, words) = rest.split_first().map_or(("", 0), |(w, r)| (*w, r.len()));
+        match subcommands.iter().find(|(name, _)| *name == word) {
+            Some((_, n)) if *n == words => {}
+            _ => {
+                return Err(usage(format!(
+                    "bad arguments: umcp {} {}",
+                    cmd.name, cmd.args
+                )))
+            }
+        }
+    }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
     }

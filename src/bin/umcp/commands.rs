@@ -157,6 +157,7 @@ impl Target<'_> {
             ("info", _) => self.info(),
             ("ping", _) => return self.ping(),
             ("watch", _) => return crate::watch::run(self),
+            ("tasks", _) => return self.tasks(rest),
             _ => return Err(usage("bad command")),
         }
         Ok(())

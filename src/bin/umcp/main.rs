@@ -44,6 +44,7 @@ mod shown;
 mod signals;
 mod spec;
 mod suggest;
+mod tasks;
 mod watch;
 
 use args::{usage, Args};

@@ -276,6 +276,18 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "tasks",
+        args: "list|get ID|cancel ID|result ID",
+        arity: (1, 2),
+        help: "list the servers' tasks, or show, cancel or wait for one",
+        details: "A task is a request the server runs in the background (a tool call the \
+                  server made a task). list shows each task's id and status; get shows one \
+                  task; cancel asks the server to stop it; result waits, within --timeout, \
+                  for the result of its request and prints it as call does (exit code 4 \
+                  when the tool reported an error). get, cancel and result need one server.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -304,6 +316,23 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
 ];
+
+/// The subcommands of the commands that have them (`session start NAME`): each one's name
+/// and how many words follow it.
+pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
+    (
+        "tasks",
+        &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+    ),
+];
+
+/// The subcommands of the command `name`, none for most.
+pub fn subcommands(name: &str) -> &'static [(&'static str, usize)] {
+    SUBCOMMANDS
+        .iter()
+        .find(|(command, _)| *command == name)
+        .map_or(&[], |(_, subcommands)| subcommands)
+}
 
 /// When the usual places are searched for servers.
 pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
