@@ -38,6 +38,9 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// The command and its arguments.
     pub command: Vec<String>,
+    /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
+    /// `servers add` writes, where `NAME` stays a reference to the variable.
+    pub env_given: Vec<String>,
 }
 
 /// Parses `raw` (without the program name). Help and the version end the program with
@@ -121,7 +124,10 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
     let text = value.unwrap_or_default();
     match name {
         "stdio" => args.stdio = Some(text),
-        "env" => args.env.push(env_entry(&text)?),
+        "env" => {
+            args.env.push(env_entry(&text)?);
+            args.env_given.push(text);
+        }
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
         "header" => {

@@ -28,6 +28,7 @@ use umcp::{
 
 mod args;
 mod arguments;
+mod catalog;
 mod commands;
 mod completions;
 mod console;
@@ -105,6 +106,7 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
             return Err(Exit(0, script));
         }
         "man" => return Err(Exit(0, man::page())),
+        "servers" => return catalog::run(&args, &rest),
         _ => {}
     }
     let started = Instant::now();

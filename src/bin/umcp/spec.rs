@@ -288,6 +288,20 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "servers",
+        args: "list|show NAME|add NAME|remove NAME",
+        arity: (1, 2),
+        help: "list, show, add or remove the servers of the configuration file",
+        details: "Nothing is started or connected. Works on --config FILE or the file found \
+                  (see FILES). add NAME takes --stdio \
+                  'CMD ARGS' (with --env) or --url URL (with --header and --transport), and \
+                  --protocol; --env NAME is written as a reference, ${NAME}. The file is \
+                  edited in place: the other entries, their order, formatting and comments \
+                  stay as they are, and a file umcp cannot read is left untouched. show hides \
+                  the values of variables and headers, and secrets in URLs and arguments.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -323,6 +337,10 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     (
         "tasks",
         &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+    ),
+    (
+        "servers",
+        &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
     ),
 ];
 
@@ -380,6 +398,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config ~/.cursor/mcp.json --json tools",
         "the tools of every server of a configuration file, as JSON",
+    ),
+    (
+        "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
+        "add a server to a configuration file",
     ),
 ];
 
