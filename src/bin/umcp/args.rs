@@ -38,6 +38,10 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// The command and its arguments.
     pub command: Vec<String>,
+    /// `--session NAME`: the command runs through that session's process.
+    pub session: Option<String>,
+    /// `--idle`: how long a session's process waits for a command before it ends.
+    pub idle: Option<Duration>,
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
@@ -184,6 +188,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret" => args.oauth.client_secret = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "session" => args.session = Some(text),
+        "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
         "version" => {
             return Err(Exit(0, format!("umcp {}", env!("CARGO_PKG_VERSION"))));

@@ -67,6 +67,11 @@ fn server_options(args: &Args) -> Vec<&'static str> {
 
 /// Refuses the options `what` has no use for.
 fn check_options(args: &Args, what: &str) -> Result<(), Exit> {
+    if args.session.is_some() {
+        return Err(usage(
+            "servers works on the configuration file: --session is not for it",
+        ));
+    }
     if args.server.is_some() {
         return Err(usage(
             "servers takes the server's name after the subcommand, not --server",

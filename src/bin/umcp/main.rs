@@ -13,7 +13,8 @@
 //! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
 //! generated.
 //!
-//! The only unsafe code is the signal handler, in [`signals`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
+//! the user's id, in [`session`] (Unix only).
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
@@ -41,6 +42,7 @@ mod man;
 mod oauth;
 mod output;
 mod servers;
+mod session;
 mod shown;
 mod signals;
 mod spec;
@@ -96,6 +98,9 @@ pub fn report(result: Result<(), Exit>) -> u8 {
 
 fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(raw) = session::daemon_args(&raw) {
+        return session::daemon(raw, shutdown);
+    }
     let args = args::parse(raw)?;
     let (cmd, rest) = args::command(&args)?;
     match cmd.name {
@@ -107,7 +112,11 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         }
         "man" => return Err(Exit(0, man::page())),
         "servers" => return catalog::run(&args, &rest),
+        "session" => return session::run(&args, &rest, shutdown),
         _ => {}
+    }
+    if let Some(name) = &args.session {
+        return session::through(name, &args, cmd, shutdown);
     }
     let started = Instant::now();
     let servers = configured(&args, cmd)?;

@@ -159,6 +159,16 @@ pub const FLAGS: &[Flag] = &[
         "watch: stop after this many seconds (default: until interrupted)",
     ),
     flag(
+        "session",
+        Some("NAME"),
+        "run the command through a session's servers (see umcp session)",
+    ),
+    flag(
+        "idle",
+        Some("SECS"),
+        "session start: end the session after this long without a command (default 3600)",
+    ),
+    flag(
         "help",
         None,
         "show help (also after a command: umcp call --help)",
@@ -288,6 +298,20 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "session",
+        args: "start NAME|list|stop NAME",
+        arity: (1, 2),
+        help: "keep servers connected in the background for --session NAME COMMAND",
+        details: "start NAME, with the server options (--stdio, --url or --config), starts a \
+                  background process that connects the servers and returns once they are up \
+                  (or fails as a command would). umcp --session NAME COMMAND then runs any \
+                  command through it, one at a time (a watch runs beside the others), its \
+                  output, questions and Ctrl-C on the caller's terminal. The process ends with session stop NAME, after --idle \
+                  SECS without a command (default 3600), or when its servers are gone. list \
+                  shows the running sessions. Not available on Windows yet.",
+        one_server: false,
+    },
+    Cmd {
         name: "servers",
         args: "list|show NAME|add NAME|remove NAME",
         arity: (1, 2),
@@ -338,6 +362,7 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
         "tasks",
         &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
     ),
+    ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
     (
         "servers",
         &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
@@ -398,6 +423,14 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config ~/.cursor/mcp.json --json tools",
         "the tools of every server of a configuration file, as JSON",
+    ),
+    (
+        "umcp session start time --stdio 'uvx mcp-server-time'",
+        "keep a server running in the background, as session time",
+    ),
+    (
+        "umcp --session time call get_current_time timezone=UTC",
+        "call a tool of the running session",
     ),
     (
         "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
