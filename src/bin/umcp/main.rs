@@ -43,6 +43,7 @@ mod oauth;
 mod output;
 mod servers;
 mod session;
+mod shell;
 mod shown;
 mod signals;
 mod spec;
@@ -124,13 +125,16 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     // all text, whatever the server lists; a tool's are typed once its schema is known).
     let arguments = arguments(cmd, &rest)?;
     let connected = connect(&args, servers, shutdown)?;
-    let result = execute(
-        &connected.manager,
-        &args,
-        (cmd, &rest, arguments),
-        started,
-        &Interrupt::default(),
-    );
+    let result = match cmd.name {
+        "shell" => shell::run(&connected.manager, &args, shutdown),
+        _ => execute(
+            &connected.manager,
+            &args,
+            (cmd, &rest, arguments),
+            started,
+            &Interrupt::default(),
+        ),
+    };
     connected.finish();
     result
 }

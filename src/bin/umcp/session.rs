@@ -28,7 +28,7 @@ mod dir;
 mod wire;
 
 #[cfg(unix)]
-pub use caller::{Printed, Sink};
+pub use caller::{Kept, Printed, Sink};
 
 /// The first word of the command line that makes `umcp` a session's process: no option or
 /// command a user types.
@@ -149,6 +149,9 @@ pub fn through(name: &str, args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Resul
     #[cfg(unix)]
     {
         dir::check_name(name)?;
+        if cmd.name == "shell" {
+            return crate::shell::run_through(name, args, shutdown);
+        }
         let words: Vec<String> = std::env::args().skip(1).collect();
         let signals = Some((shutdown, caller::OnSignal::Exit));
         match send_command(name, words, &mut Printed, signals)? {
@@ -180,6 +183,12 @@ pub fn send_command(
         stderr: Local.is_terminal(Stream::Stderr),
     };
     caller::relay(stream, &wire::Request::Run(run), name, sink, signals)
+}
+
+/// What a shell's Ctrl-C does to a command sent to a session: stops it, not the shell.
+#[cfg(unix)]
+pub fn shell_signals(shutdown: &Shutdown) -> Option<(&Shutdown, caller::OnSignal)> {
+    Some((shutdown, caller::OnSignal::Stop))
 }
 
 /// A connection to session `name`; exit code 3 when it is not running.

@@ -298,6 +298,20 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "shell",
+        args: "",
+        arity: (0, 0),
+        help: "connect once and read commands: tools, call, read, prompt, watch, info...",
+        details: "Each line is a command as umcp takes it (call add a=2 b=3, --json tools), \
+                  run over the one connection; help lists them, exit or Ctrl-D leaves. On a \
+                  terminal, lines are edited with history (kept in the state directory) and \
+                  Tab completes commands, tool, prompt and resource names and a tool's \
+                  argument names; Ctrl-C stops the running command, not the shell. Without \
+                  a terminal, lines are read from stdin and the exit code is the last \
+                  command's. With --session NAME, each line runs through the session.",
+        one_server: false,
+    },
+    Cmd {
         name: "session",
         args: "start NAME|list|stop NAME",
         arity: (1, 2),
