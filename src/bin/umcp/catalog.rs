@@ -237,7 +237,7 @@ fn add(path: &Path, name: &str, args: &Args) -> Result<(), Exit> {
             path.display()
         ))
     })?;
-    let section = doc.entries().next().map(|e| e.section);
+    let section = doc.section();
     if section.is_some() {
         checked(path, text)?;
     }

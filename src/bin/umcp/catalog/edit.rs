@@ -110,6 +110,11 @@ impl Document {
         })
     }
 
+    /// The name of the first server section, if the file has one.
+    pub fn section(&self) -> Option<&'static str> {
+        self.sections.first().map(|(name, _)| *name)
+    }
+
     /// The entry named `name` (the first one, should several be).
     pub fn entry(&self, name: &str) -> Option<Entry<'_>> {
         self.entries().find(|e| e.name == name)
