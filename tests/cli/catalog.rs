@@ -1,6 +1,6 @@
 //! `umcp servers list|show|add|remove`: a configuration file edited in place, nothing started.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::umcp::{cli, demo_stdio, empty_home, stderr, stdout};
@@ -16,17 +16,9 @@ fn file(test: &str, name: &str, text: &str) -> PathBuf {
 }
 
 /// `umcp --config PATH ARGS`, which must end with `code`.
-fn servers(path: &PathBuf, args: &[&str], code: i32) -> Output {
+fn servers(path: &Path, args: &[&str], code: i32) -> Output {
     let config = path.to_str().unwrap();
-    let out = cli(&[&["--config", config][..], args].concat());
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}\nstdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
+    crate::fake::ended(cli(&[&["--config", config][..], args].concat()), args, code)
 }
 
 const JSONC: &str = r#"{

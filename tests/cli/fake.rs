@@ -24,7 +24,11 @@ pub fn run(modes: &[&str], args: &[&str], code: i32) -> Output {
 
 /// Runs umcp against the `--stdio` server `server` and checks the exit code.
 pub fn run_with(server: &str, args: &[&str], code: i32) -> Output {
-    let out = cli(&[&["--stdio", server][..], args].concat());
+    ended(cli(&[&["--stdio", server][..], args].concat()), args, code)
+}
+
+/// `out`, of a run of umcp with `args`, once checked to have ended with `code`.
+pub fn ended(out: Output, args: &[&str], code: i32) -> Output {
     assert_eq!(
         out.status.code(),
         Some(code),

@@ -62,14 +62,7 @@ impl Sessions {
     /// `umcp --session NAME ARGS`, which must end with `code`.
     pub fn run(&self, name: &str, args: &[&str], code: i32) -> Output {
         let out = self.cli(&[&["--session", name][..], args].concat());
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{args:?}\nstdout: {}\nstderr: {}",
-            stdout(&out),
-            stderr(&out)
-        );
-        out
+        crate::fake::ended(out, args, code)
     }
 
     /// The names `session list` shows.
@@ -295,25 +288,7 @@ fn a_form_is_asked_on_the_callers_terminal() {
     let mut sessions = Sessions::new("form");
     sessions.start("demo", &["--stdio", &demo_stdio()], 0);
     let line = "umcp --session demo call ask_user 'question=Who?'";
-    let mut script = Command::new("script")
-        .args(["-q", "-e", "-c", line, "/dev/null"])
-        .envs(
-            sessions
-                .umcp()
-                .get_envs()
-                .filter_map(|(k, v)| Some((k, v?))),
-        )
-        .current_dir(empty_home())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run script(1) from util-linux");
-    let mut stdin = script.stdin.take().unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    std::io::Write::write_all(&mut stdin, b"y\nAda\n\n").unwrap();
-    drop(stdin);
-    let out = script.wait_with_output().unwrap();
+    let out = crate::shell::on_a_terminal(&sessions.umcp(), line, &["y\nAda\n\n"]);
     let shown = stdout(&out);
     assert!(out.status.success(), "{shown}");
     assert!(shown.contains("asks: Who?"), "{shown}");

@@ -101,22 +101,13 @@ fn a_shell_runs_its_lines_through_a_session() {
     assert_eq!(stdout(&sessions.run("s", &["call", "count"], 0)), "3\n");
 }
 
-/// Types `keys` into `umcp shell` on a terminal, a moment after each line, and returns what
-/// the terminal showed.
-fn typed(keys: &[&str]) -> String {
-    let state = empty_home().join("shell-state");
-    let line = format!(
-        "umcp shell --stdio \"{}\"",
-        demo_stdio().replace('"', "\\\"")
-    );
+/// Runs the shell command `line` under `script(1)`, which gives it a terminal, with the
+/// environment of `umcp`; types each of `keys` a moment after the one before, and returns
+/// what the terminal showed.
+pub fn on_a_terminal(umcp: &Command, line: &str, keys: &[&str]) -> Output {
     let mut script = Command::new("script")
-        .args(["-q", "-e", "-c", &line, "/dev/null"])
-        .envs(
-            umcp_in(&empty_home())
-                .get_envs()
-                .filter_map(|(k, v)| Some((k, v?))),
-        )
-        .env("XDG_STATE_HOME", &state)
+        .args(["-q", "-e", "-c", line, "/dev/null"])
+        .envs(umcp.get_envs().filter_map(|(k, v)| Some((k, v?))))
         .current_dir(empty_home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -130,7 +121,18 @@ fn typed(keys: &[&str]) -> String {
         stdin.flush().unwrap();
     }
     drop(stdin);
-    let out = script.wait_with_output().unwrap();
+    script.wait_with_output().unwrap()
+}
+
+/// Types `keys` into `umcp shell` on a terminal and returns what the terminal showed.
+fn typed(keys: &[&str]) -> String {
+    let mut umcp = umcp_in(&empty_home());
+    umcp.env("XDG_STATE_HOME", empty_home().join("shell-state"));
+    let line = format!(
+        "umcp shell --stdio \"{}\"",
+        demo_stdio().replace('"', "\\\"")
+    );
+    let out = on_a_terminal(&umcp, &line, keys);
     assert!(out.status.success(), "{}", stdout(&out));
     stdout(&out)
 }

@@ -225,7 +225,7 @@ fn edit(
 /// Writes the history, readable by the user only: lines may hold secrets.
 fn save_history<H: rustyline::Helper>(
     editor: &mut rustyline::Editor<H, rustyline::history::DefaultHistory>,
-    path: &PathBuf,
+    path: &std::path::Path,
 ) {
     if editor.save_history(path).is_err() {
         return;
