@@ -197,6 +197,12 @@ fn a_session_that_cannot_start_fails_as_the_command_would() {
     );
     let out = sessions.cli(&["session", "list", "--stdio", "x"]);
     assert_eq!(out.status.code(), Some(2));
+    let out = sessions.cli(&["--stdio", "x", "--idle", "3", "tools"]);
+    assert!(
+        stderr(&out).contains("--idle is for session start"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

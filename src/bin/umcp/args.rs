@@ -242,6 +242,12 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
             }
         }
     }
+    if args.idle.is_some() && cmd.name != "session" {
+        return Err(usage(format!(
+            "--idle is for session start, not {}",
+            cmd.name
+        )));
+    }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
     }

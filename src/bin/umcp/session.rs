@@ -152,7 +152,9 @@ pub fn through(name: &str, args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Resul
         if cmd.name == "shell" {
             return crate::shell::run_through(name, args, shutdown);
         }
-        let words: Vec<String> = std::env::args().skip(1).collect();
+        // The words were read as text already: none is lost here.
+        let words = std::env::args_os().skip(1);
+        let words = words.map(|w| w.to_string_lossy().into_owned()).collect();
         let signals = Some((shutdown, caller::OnSignal::Exit));
         match send_command(name, words, &mut Printed, signals)? {
             0 => Ok(()),
