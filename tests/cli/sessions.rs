@@ -51,10 +51,16 @@ impl Sessions {
         self.umcp().args(args).output().expect("run umcp")
     }
 
-    /// `umcp session start NAME ARGS`, which must end with `code`.
+    /// `umcp session start NAME ARGS`, which must end with `code`. Unless `args` say
+    /// otherwise, the session ends by itself after two idle minutes, should the test run
+    /// be killed before it stops it.
     pub fn start(&mut self, name: &str, args: &[&str], code: i32) -> Output {
         self.started.push(name.to_owned());
-        let out = self.cli(&[&["session", "start", name][..], args].concat());
+        let idle: &[&str] = match args.contains(&"--idle") {
+            true => &[],
+            false => &["--idle", "120"],
+        };
+        let out = self.cli(&[&["session", "start", name][..], args, idle].concat());
         assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         out
     }
