@@ -18,13 +18,9 @@ use crate::Exit;
 
 mod edit;
 
-// The library's own redaction of URLs and command lines, compiled into the tool as well: it
-// is the crate's private module, and `show` hides what the library's messages hide.
-#[allow(dead_code)]
-#[path = "../../redact.rs"]
-mod redact;
-
 use edit::Document;
+
+use crate::redact;
 
 /// `servers list`, `servers show NAME`, `servers add NAME` or `servers remove NAME` (the
 /// words were checked against the command table).

@@ -41,7 +41,9 @@ mod logs;
 mod man;
 mod oauth;
 mod output;
-// The library's redaction of secrets in command lines and URLs, for what `trust` shows.
+// The library's redaction of secrets in command lines and URLs, compiled into the tool as
+// well (it is the crate's private module): what `trust` and `servers show` print hides what
+// the library's messages hide.
 #[allow(dead_code)]
 #[path = "../../redact.rs"]
 mod redact;
