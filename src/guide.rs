@@ -19,7 +19,13 @@
     doc = "- [`authorization`]: OAuth 2.1 with and without a user, concurrent flows, and what is
   kept out of logs, with an example."
 )]
-//! - [`cli`]: the `umcp` command-line tool, with examples.
+#![cfg_attr(
+    feature = "testing",
+    doc = "- [`testing`]: testing code that uses umcp, with a fake server in the process or a
+  recorded session played back, with examples."
+)]
+//! - [`cli`]: the `umcp` command-line tool: commands, trusted project files, sessions, the
+//!   server catalog, the shell and tasks, with examples.
 //! - [`performance`]: threads, queues, speed, memory and dependencies, as measured, with an
 //!   example.
 
@@ -41,6 +47,11 @@ pub mod manager {}
 #[doc = include_str!("../docs/authorization.md")]
 #[cfg(feature = "oauth")]
 pub mod authorization {}
+
+#[doc = include_str!("../docs/testing.md")]
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing {}
 
 #[doc = include_str!("../docs/cli.md")]
 pub mod cli {}

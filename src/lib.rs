@@ -10,6 +10,7 @@
     doc = "[guide-authorization]: crate::guide::authorization"
 )]
 //! [guide-cli]: crate::guide::cli
+#![cfg_attr(feature = "testing", doc = "[guide-testing]: crate::guide::testing")]
 //! [guide-performance]: crate::guide::performance
 #![doc = include_str!("../README.md")]
 //!

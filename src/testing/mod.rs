@@ -38,7 +38,7 @@
 //! # Ok::<(), umcp::Error>(())
 //! ```
 //!
-//! The same module's guide, [`guide`], walks through a whole test, and through recording a
+//! The testing guide, [`guide::testing`](crate::guide::testing), walks through a whole test, and through recording a
 //! real server's session to play it back
 //! ([`RecordingTransport`](crate::transport::RecordingTransport),
 //! [`ReplayTransport`](crate::transport::ReplayTransport)).
@@ -73,9 +73,6 @@ mod context;
 pub use context::Context;
 
 use connection::Connection;
-
-#[doc = include_str!("../../docs/testing.md")]
-pub mod guide {}
 
 /// How many handlers one connection runs at once.
 ///

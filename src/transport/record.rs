@@ -47,7 +47,7 @@
 //! there, and gives back `<redacted>` where the server's answer held one.
 //!
 //! See the example on [`RecordingTransport`], and the testing guide,
-//! [`umcp::testing::guide`](crate::testing::guide), for a whole test.
+//! [`umcp::guide::testing`](crate::guide::testing), for a whole test.
 
 use crate::sync::lock;
 use std::fs::File;

@@ -51,7 +51,7 @@
 //! was recorded (an HTTP server's refusal, say) fails the same way.
 //!
 //! See the example on [`NOT_RECORDED`], and the testing guide,
-//! [`umcp::testing::guide`](crate::testing::guide), for a whole test.
+//! [`umcp::guide::testing`](crate::guide::testing), for a whole test.
 
 use crate::sync::lock;
 use std::collections::{HashMap, HashSet};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::umcp::{cli, demo_stdio, empty_home, stderr, stdout};
+use crate::umcp::{cli, fixtures_stdio, empty_home, stderr, stdout};
 
 /// A file in the test's own directory, holding `text`.
 fn file(test: &str, name: &str, text: &str) -> PathBuf {
@@ -136,7 +136,7 @@ fn a_new_file_is_made_and_the_protocol_is_honoured() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("servers.json");
-    let demo = demo_stdio();
+    let demo = fixtures_stdio();
     servers(
         &path,
         &[

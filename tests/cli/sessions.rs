@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::python::system_python;
-use crate::umcp::{demo_stdio, empty_home, stderr, stdout, umcp_in};
+use crate::umcp::{fixtures_stdio, empty_home, stderr, stdout, umcp_in};
 
 /// The `--stdio` command line of the stateful server (`count`, `pid`, tasks).
 pub fn stateful() -> String {
@@ -149,7 +149,7 @@ fn a_session_keeps_its_server_and_its_state_between_commands() {
 #[test]
 fn commands_through_a_session_print_and_end_as_they_do_directly() {
     let mut sessions = Sessions::new("codes");
-    sessions.start("demo", &["--stdio", &demo_stdio()], 0);
+    sessions.start("demo", &["--stdio", &fixtures_stdio()], 0);
     assert_eq!(
         stdout(&sessions.run("demo", &["call", "add", "a=2", "b=3"], 0)),
         "5\n"
@@ -233,7 +233,7 @@ fn a_session_ends_when_idle_or_when_its_servers_are_gone() {
     let pid = pid_of(&sessions.run("idle", &["call", "pid"], 0));
     sessions.wait_for("the idle session to end", || sessions.listed().is_empty());
     sessions.wait_for("its server to end", || !crate::signals::running(pid));
-    sessions.start("crash", &["--stdio", &demo_stdio()], 0);
+    sessions.start("crash", &["--stdio", &fixtures_stdio()], 0);
     sessions.run("crash", &["call", "crash"], 3);
     sessions.wait_for("the session without servers to end", || {
         sessions.listed().is_empty()
@@ -243,7 +243,7 @@ fn a_session_ends_when_idle_or_when_its_servers_are_gone() {
 #[test]
 fn ctrl_c_in_the_caller_cancels_the_call_in_the_session() {
     let mut sessions = Sessions::new("ctrl-c");
-    sessions.start("demo", &["--stdio", &demo_stdio()], 0);
+    sessions.start("demo", &["--stdio", &fixtures_stdio()], 0);
     let child = sessions
         .umcp()
         .args([
@@ -279,7 +279,7 @@ fn ctrl_c_in_the_caller_cancels_the_call_in_the_session() {
 #[test]
 fn a_watch_runs_beside_the_other_commands() {
     let mut sessions = Sessions::new("watch");
-    sessions.start("demo", &["--stdio", &demo_stdio()], 0);
+    sessions.start("demo", &["--stdio", &fixtures_stdio()], 0);
     let watch = sessions
         .umcp()
         .args(["--session", "demo", "watch", "--tools", "--for", "4"])
@@ -298,7 +298,7 @@ fn a_watch_runs_beside_the_other_commands() {
 #[test]
 fn a_form_is_asked_on_the_callers_terminal() {
     let mut sessions = Sessions::new("form");
-    sessions.start("demo", &["--stdio", &demo_stdio()], 0);
+    sessions.start("demo", &["--stdio", &fixtures_stdio()], 0);
     let line = "umcp --session demo call ask_user 'question=Who?'";
     let out = crate::shell::on_a_terminal(&sessions.umcp(), line, &["y\nAda\n\n"]);
     let shown = stdout(&out);

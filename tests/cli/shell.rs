@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::umcp::{demo_stdio, empty_home, stderr, stdout, umcp_in};
+use crate::umcp::{fixtures_stdio, empty_home, stderr, stdout, umcp_in};
 
 /// `umcp ARGS shell`, `lines` on its stdin.
 fn shell(args: &[&str], lines: &str, env: &[(&str, &std::path::Path)]) -> Output {
@@ -29,7 +29,7 @@ fn shell(args: &[&str], lines: &str, env: &[(&str, &std::path::Path)]) -> Output
 
 #[test]
 fn lines_piped_in_run_over_one_connection() {
-    let demo = demo_stdio();
+    let demo = fixtures_stdio();
     let out = shell(&["--stdio", &demo], "call add a=2 b=3\n", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "5\n");
@@ -50,7 +50,7 @@ fn lines_piped_in_run_over_one_connection() {
 
 #[test]
 fn a_failing_line_is_reported_and_the_last_code_is_the_shells() {
-    let demo = demo_stdio();
+    let demo = fixtures_stdio();
     let out = shell(&["--stdio", &demo], "nope\ncall add a=1 b=2\n", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "3\n");
@@ -130,7 +130,7 @@ fn typed(keys: &[&str]) -> String {
     umcp.env("XDG_STATE_HOME", empty_home().join("shell-state"));
     let line = format!(
         "umcp shell --stdio \"{}\"",
-        demo_stdio().replace('"', "\\\"")
+        fixtures_stdio().replace('"', "\\\"")
     );
     let out = on_a_terminal(&umcp, &line, keys);
     assert!(out.status.success(), "{}", stdout(&out));
