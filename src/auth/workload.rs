@@ -26,8 +26,8 @@ const MAX_TOKEN_BYTES: u64 = 64 * 1024;
 /// to the token endpoint of the authorization server named here (`issuer`, as its metadata
 /// names itself; usually the token's audience). An MCP server that names any other
 /// authorization server, in its protected resource metadata or otherwise, gets no token: the
-/// request fails with an [`AuthError`](crate::AuthError) at
-/// [`AuthStep::Discovery`](crate::AuthStep::Discovery) naming both issuers, and nothing is
+/// request fails with an [`AuthError`] at
+/// [`AuthStep::Discovery`] naming both issuers, and nothing is
 /// sent to the server it named.
 ///
 /// The token is read again for every token request: platforms rotate these tokens (often
