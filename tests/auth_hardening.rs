@@ -408,7 +408,9 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
     fixture.revoke_everything();
     let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(1));
     let started = Instant::now();
-    let outcome = client.call_tool_with("echo", serde_json::json!({}), &options);
+    let outcome = client
+        .with(&options)
+        .call_tool("echo", serde_json::json!({}));
     let took = started.elapsed();
     assert!(outcome.is_err(), "{outcome:?}");
     assert!(took < Duration::from_secs(5), "the call took {took:?}");

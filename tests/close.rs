@@ -122,7 +122,7 @@ fn close_releases_a_call_in_flight_before_the_server_has_ended() {
     let caller = Arc::clone(&client);
     let call = std::thread::spawn(move || {
         let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(60));
-        let outcome = caller.request_raw("tools/call", None, &options);
+        let outcome = caller.with(&options).request_raw("tools/call", None);
         (outcome, Instant::now())
     });
     std::thread::sleep(Duration::from_millis(200));

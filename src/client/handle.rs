@@ -20,8 +20,8 @@ use super::tasks::TaskTools;
 /// `Client` is `Send + Sync`: share it between threads (for example in an `Arc`) and call it from
 /// all of them at once; requests are pipelined over the one connection and each caller gets its own
 /// response. Every call has a deadline (the client's request timeout unless the call's
-/// [`RequestOptions`](crate::RequestOptions) say otherwise). Dropping the client closes the
-/// connection.
+/// [`RequestOptions`](crate::RequestOptions), given through [`Client::with`], say otherwise).
+/// Dropping the client closes the connection.
 ///
 /// ```no_run
 /// use umcp::{Client, StdioConfig};

@@ -32,6 +32,7 @@ mod status;
 mod supervisor;
 mod tools;
 mod tracked;
+mod with_options;
 
 pub use lists::ResourceTemplateEntry;
 pub use options::ManagerOptions;
@@ -40,6 +41,7 @@ pub use status::{
     ManagerNotifications, NotificationSource, PromptEntry, ResourceEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
+pub use with_options::ManagerWithOptions;
 
 use crate::sync::deadline_in;
 use names::Names;

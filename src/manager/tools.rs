@@ -12,6 +12,7 @@ use crate::types::CallToolResult;
 use super::names::Names;
 use super::slot::Slot;
 use super::status::{ServerStatus, ToolEntry};
+use super::with_options::ManagerWithOptions;
 use super::{lock, Manager};
 
 impl Manager {
@@ -83,56 +84,8 @@ impl Manager {
     /// failed, the error it failed with. Then any error of
     /// [`Client::call_tool`](crate::Client::call_tool).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.call_tool_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// Calls a tool by its namespaced name with per-request options.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use serde_json::json;
-    /// use umcp::RequestOptions;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let options = RequestOptions::default()
-    ///     .with_timeout(Duration::from_secs(60))
-    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total));
-    /// let result = manager.call_tool_with("search__query", json!({ "q": "mcp" }), &options)?;
-    /// log::info!("{}", result.text());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Manager::call_tool`].
-    pub fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult> {
-        let bound = |names: &Names| {
-            names
-                .lookup(name)
-                .map(|(s, t)| (s.to_owned(), t.to_owned()))
-        };
-        let found = bound(&lock(&self.tool_names));
-        // A name not given yet may belong to a tool listed since: naming them all binds it.
-        let found = found.or_else(|| {
-            self.tools();
-            bound(&lock(&self.tool_names))
-        });
-        // A server still starting has listed nothing yet: its tools are named once it is up.
-        let found = found.or_else(|| {
-            let starting = self.owner(name).filter(|s| !s.status().is_settled())?;
-            starting.client().ok()?;
-            self.tools();
-            bound(&lock(&self.tool_names))
-        });
-        let (server, tool) = found.ok_or_else(|| self.unknown("tool", name, &self.tool_names))?;
-        self.client_for(&server)?
-            .call_tool_with(&tool, arguments, options)
+        self.with(&RequestOptions::default())
+            .call_tool(name, arguments)
     }
 
     /// The error for a name bound to nothing. A name that begins as the names of a server
@@ -167,5 +120,42 @@ impl Manager {
             })
             .max_by_key(|(len, _)| *len)
             .map(|(_, slot)| slot)
+    }
+}
+
+impl ManagerWithOptions<'_> {
+    /// [`Manager::call_tool`] with these options.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::call_tool`].
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        let manager = self.manager;
+        let bound = |names: &Names| {
+            names
+                .lookup(name)
+                .map(|(s, t)| (s.to_owned(), t.to_owned()))
+        };
+        let found = bound(&lock(&manager.tool_names));
+        // A name not given yet may belong to a tool listed since: naming them all binds it.
+        let found = found.or_else(|| {
+            manager.tools();
+            bound(&lock(&manager.tool_names))
+        });
+        // A server still starting has listed nothing yet: its tools are named once it is up.
+        let found = found.or_else(|| {
+            let starting = manager.owner(name).filter(|s| !s.status().is_settled())?;
+            starting.client().ok()?;
+            manager.tools();
+            bound(&lock(&manager.tool_names))
+        });
+        let (server, tool) =
+            found.ok_or_else(|| manager.unknown("tool", name, &manager.tool_names))?;
+        manager
+            .client_for(&server)?
+            .with(self.options)
+            .call_tool(&tool, arguments)
     }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::umcp::{cli, fixtures_stdio, empty_home, stderr, stdout};
+use crate::umcp::{cli, empty_home, fixtures_stdio, stderr, stdout};
 
 /// A file in the test's own directory, holding `text`.
 fn file(test: &str, name: &str, text: &str) -> PathBuf {

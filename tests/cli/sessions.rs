@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::python::system_python;
-use crate::umcp::{fixtures_stdio, empty_home, stderr, stdout, umcp_in};
+use crate::umcp::{empty_home, fixtures_stdio, stderr, stdout, umcp_in};
 
 /// The `--stdio` command line of the stateful server (`count`, `pid`, tasks).
 pub fn stateful() -> String {

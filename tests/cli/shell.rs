@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::umcp::{fixtures_stdio, empty_home, stderr, stdout, umcp_in};
+use crate::umcp::{empty_home, fixtures_stdio, stderr, stdout, umcp_in};
 
 /// `umcp ARGS shell`, `lines` on its stdin.
 fn shell(args: &[&str], lines: &str, env: &[(&str, &std::path::Path)]) -> Output {

@@ -105,11 +105,9 @@ fn cancelled_while_held(client: &Client, provider: &HoldNextPost, holding: Recei
         }
     });
     let started = Instant::now();
-    let outcome = client.call_tool_with(
-        "slow",
-        json!({}),
-        &RequestOptions::default().with_cancel(cancel),
-    );
+    let outcome = client
+        .with(&RequestOptions::default().with_cancel(cancel))
+        .call_tool("slow", json!({}));
     let elapsed = started.elapsed();
     canceller.join().expect("the canceller thread");
     assert!(

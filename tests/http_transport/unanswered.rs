@@ -85,7 +85,7 @@ fn call(client: &Client) -> (umcp::Result<CallToolResult>, Duration) {
 fn call_with(client: &Client, options: RequestOptions) -> (umcp::Result<CallToolResult>, Duration) {
     let options = options.with_timeout(TIMEOUT);
     let started = Instant::now();
-    let outcome = client.call_tool_with("work", json!({}), &options);
+    let outcome = client.with(&options).call_tool("work", json!({}));
     (outcome, started.elapsed())
 }
 

@@ -38,12 +38,12 @@ fn resetting_the_timeout_on_progress_needs_no_progress_callback() {
     let server = slow_server();
     let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
     let timeout = RequestOptions::default().with_timeout(Duration::from_millis(300));
-    match client.call_tool_with("slow", Value::Null, &timeout) {
+    match client.with(&timeout).call_tool("slow", Value::Null) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Request),
         other => panic!("expected a timeout, got {other:?}"),
     }
     let reset = timeout.with_reset_timeout_on_progress(true);
-    client.call_tool_with("slow", Value::Null, &reset).unwrap();
+    client.with(&reset).call_tool("slow", Value::Null).unwrap();
 }
 
 #[test]

@@ -96,7 +96,8 @@ fn connect(args: &[&str]) -> Client {
 fn call(client: &Client, name: &str, args: Value, timeout: Duration) -> umcp::Result<String> {
     let options = RequestOptions::default().with_timeout(timeout);
     client
-        .call_tool_with(name, args, &options)
+        .with(&options)
+        .call_tool(name, args)
         .map(|result| result.text())
 }
 

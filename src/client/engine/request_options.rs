@@ -13,7 +13,8 @@ use super::cancel::CancelHandle;
 /// Calls the caller back with each progress notification of its request, on its own thread.
 pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 
-/// Options of one request: timeouts, progress and cancellation.
+/// Options of one request: timeouts, progress and cancellation, given to it through
+/// [`Client::with`](crate::Client::with) or [`Manager::with`](crate::Manager::with).
 ///
 /// ```
 /// use std::time::Duration;
