@@ -422,7 +422,7 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
         .get_stream(false);
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
-        .with_init_timeout(Duration::from_secs(1));
+        .with_startup_timeout(Duration::from_secs(1));
     let started = Instant::now();
     let outcome = Client::connect_with(config, options);
     let took = started.elapsed();

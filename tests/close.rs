@@ -92,7 +92,7 @@ fn manager_close_returns_after_its_servers_ended() {
 fn a_connect_that_timed_out_returns_without_the_close_grace() {
     let grace = Duration::from_secs(20);
     let config = StdioConfig::new("sleep").arg("100").close_grace(grace);
-    let options = legacy().with_init_timeout(Duration::from_millis(500));
+    let options = legacy().with_startup_timeout(Duration::from_millis(500));
     let started = Instant::now();
     let err = Client::connect_with(config, options).expect_err("no handshake");
     let took = started.elapsed();

@@ -34,13 +34,13 @@ use super::server_requests::Handlers;
 /// let options = Options::default()
 ///     .with_client_info(Implementation::new("my-tool", "1.2.0"))
 ///     .with_request_timeout(Duration::from_secs(10))
-///     .with_init_timeout(Duration::from_secs(60))
+///     .with_startup_timeout(Duration::from_secs(60))
 ///     .with_notification_capacity(256)
 ///     .with_handler_threads(2)
 ///     .with_reinitialize_on_expiry(false)
 ///     .with_roots(vec![Root::new("file:///home/me/project")]);
 /// assert_eq!(options.request_timeout(), Duration::from_secs(10));
-/// assert_eq!(options.init_timeout(), Duration::from_secs(60));
+/// assert_eq!(options.startup_timeout(), Duration::from_secs(60));
 /// assert_eq!(options.handler_threads(), 2);
 /// ```
 #[derive(Clone, Default)]
@@ -49,7 +49,7 @@ pub struct Options {
     /// handler threads and the late-response handler.
     pub(crate) engine: Settings,
     /// What the eras read: the mode, the probe, input rounds, the log level, the client's
-    /// identity, the init timeout and re-initialization.
+    /// identity, the start-up timeout and re-initialization.
     pub(crate) era: EraOptions,
     /// The response cache.
     pub(crate) cache: CacheOptions,
@@ -88,8 +88,8 @@ impl Options {
     /// carrying a stdio server's last stderr lines.
     ///
     /// See the example on [`Options`].
-    pub fn with_init_timeout(mut self, timeout: Duration) -> Options {
-        self.era.init_timeout = timeout;
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> Options {
+        self.era.startup_timeout = timeout;
         self
     }
 
@@ -470,7 +470,7 @@ impl Options {
     /// close is done. [`CancelHandle::cancel`] itself returns at once. A handle cancelled
     /// before the connect starts makes it fail at once, starting nothing; a cancel after the
     /// connect returned leaves the client alone. One stage is not cut short: a legacy
-    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the init timeout.
+    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the start-up timeout.
     ///
     /// The handle applies to every connect made with these options (a
     /// [`Manager`](crate::Manager)'s too, when set in its client options): once cancelled,
@@ -482,7 +482,7 @@ impl Options {
     ///
     /// let cancel = CancelHandle::new();
     /// let options = Options::default()
-    ///     .with_init_timeout(Duration::from_secs(60))
+    ///     .with_startup_timeout(Duration::from_secs(60))
     ///     .with_connect_cancel(cancel.clone());
     /// // A "Cancel" button, say, on another thread.
     /// let stopper = cancel.clone();
@@ -509,11 +509,11 @@ impl Options {
         self.engine.request_timeout
     }
 
-    /// The `initialize` timeout.
+    /// How long connecting may take in all.
     ///
     /// See the example on [`Options`].
-    pub fn init_timeout(&self) -> Duration {
-        self.era.init_timeout
+    pub fn startup_timeout(&self) -> Duration {
+        self.era.startup_timeout
     }
 
     /// How many server requests are handled at once.
@@ -580,7 +580,7 @@ impl fmt::Debug for Options {
         f.debug_struct("Options")
             .field("client_info", &self.era.client_info)
             .field("request_timeout", &self.engine.request_timeout)
-            .field("init_timeout", &self.era.init_timeout)
+            .field("startup_timeout", &self.era.startup_timeout)
             .field("sampling", &handlers.sampling.is_some())
             .field("sampling_tools", &handlers.sampling_tools)
             .field("elicitation", &handlers.elicitation.is_some())

@@ -204,7 +204,7 @@ fn duration_max_means_no_limit() {
     server.on("tools/call", |_, _| Some(json!({"content": []})));
     let options = Options::default()
         .with_request_timeout(Duration::MAX)
-        .with_init_timeout(Duration::MAX);
+        .with_startup_timeout(Duration::MAX);
     let client = Client::connect_with(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let unbounded = RequestOptions::default()

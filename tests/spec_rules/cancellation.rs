@@ -52,7 +52,7 @@ fn initialize_is_never_cancelled() {
     server.on("initialize", |_, _| None);
     // Like stdio: a cancellation would be sent at once, on the caller's thread.
     server.queued_sends.store(true, Ordering::SeqCst);
-    let options = legacy(Options::default()).with_init_timeout(Duration::from_millis(200));
+    let options = legacy(Options::default()).with_startup_timeout(Duration::from_millis(200));
     match Client::connect_with(server.clone(), options) {
         Err(Error::Timeout { method, .. }) => assert_eq!(method, "initialize"),
         other => panic!("expected an initialize timeout, got {:?}", other.err()),

@@ -89,7 +89,7 @@ fn connect(args: &[&str]) -> Client {
         .max_message_size(LIMIT)
         .close_grace(Duration::from_millis(200))
         .kill_grace(Duration::from_millis(200));
-    Client::connect_with(config, Options::default().with_init_timeout(SOON))
+    Client::connect_with(config, Options::default().with_startup_timeout(SOON))
         .expect("the Python server starts")
 }
 

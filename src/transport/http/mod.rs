@@ -163,7 +163,7 @@ impl HttpConfig {
 
     /// The limit for establishing a connection, and for the legacy SSE `endpoint` event to
     /// arrive (default 10 s; `Duration::MAX` means none). A client's start-up deadline
-    /// ([`Options::with_init_timeout`](crate::Options::with_init_timeout)) ends the wait for
+    /// ([`Options::with_startup_timeout`](crate::Options::with_startup_timeout)) ends the wait for
     /// the endpoint too, when it comes first.
     ///
     /// See the example on [`HttpConfig`].
