@@ -377,7 +377,7 @@ fn the_2025_03_26_metadata_request_names_the_sessions_protocol_version() {
     let oauth = provider(&fixture, headless());
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
     let client = Client::connect_with(config, options).expect("authorized at the first 401");
     // That 401 answered `initialize`: no version was agreed on yet.
@@ -419,7 +419,7 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
     let oauth = provider(&fixture, headless().timeout(Duration::from_secs(30)));
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_startup_timeout(Duration::from_secs(1));

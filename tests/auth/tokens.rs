@@ -222,7 +222,7 @@ fn a_request_repeated_after_slow_credentials_gets_its_time_budget_anew() {
     });
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(slow)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(1))
         .with_startup_timeout(Duration::from_secs(1));

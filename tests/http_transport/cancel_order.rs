@@ -88,7 +88,7 @@ fn client(server: &Server) -> (Client, Arc<HoldNextPost>, Receiver<()>, Sender<b
         release: release_rx,
     });
     let config = HttpConfig::new(server.url("/mcp"))
-        .get_stream(false)
+        .standalone_stream(false)
         .credentials(provider.clone());
     let client = Client::connect(config).expect("connect");
     (client, provider, holding, release)

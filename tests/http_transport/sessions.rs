@@ -31,7 +31,7 @@ fn a_400_about_the_session_means_expired_and_any_other_400_is_plain_http() {
             _ => reply.json(400, &[], NO_VALID_SESSION),
         }
     });
-    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).get_stream(false));
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).standalone_stream(false));
     transport.send(&request(1, "initialize"), soon()).unwrap();
     expect_response(&rx, 1);
     // A 400 about something else leaves the session alone.
