@@ -258,7 +258,7 @@ fn manager_with_methods_pass_the_options_on() {
             .get_prompt(prompt, json!({"name": "Ada"}))
             .map(drop)
     ));
-    let tool = manager.tools()[0].name.clone();
+    let tool = manager.known_tools()[0].name.clone();
     assert!(is_cancelled(
         manager
             .with(&cancelled)

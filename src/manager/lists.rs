@@ -27,7 +27,7 @@ pub struct ResourceTemplateEntry {
 }
 
 impl Manager {
-    /// Lists the resources of every server that has any, asking them in parallel (and
+    /// Lists the resources of every server that has any, asking them now, in parallel (and
     /// waiting for servers that are still starting). Servers that failed, or failed to
     /// answer, are reported next to the resources of the others; a server that does not
     /// offer resources is no error here (where its `Client` would answer
@@ -106,10 +106,11 @@ impl Manager {
             .read_resource(server, uri)
     }
 
-    /// Lists the prompts of every server that has any, in parallel, under namespaced names
-    /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)). As
-    /// with [`Manager::list_resources`], a server that offers no prompts adds none, without
-    /// an error.
+    /// Lists the prompts of every server that has any, asking them now, in parallel, under
+    /// namespaced names given by the same rules as tools (see
+    /// [`Manager::known_tools`](crate::Manager::known_tools)). As with
+    /// [`Manager::list_resources`], a server that offers no prompts adds none, without an
+    /// error.
     ///
     /// ```no_run
     /// use serde_json::json;

@@ -57,7 +57,7 @@ use supervisor::{stop_all, Handle};
 /// it, up to its start-up timeout.
 ///
 /// Tools are offered under namespaced names, `server__tool` by default; see
-/// [`Manager::tools`] for how clashes are resolved. While a server starts, its tools from the
+/// [`Manager::known_tools`] for how clashes are resolved. While a server starts, its tools from the
 /// last run are offered from the cache, marked [`stale`](ToolEntry::stale).
 ///
 /// When a connection is lost, calls in flight fail with [`Error::Closed`] (tool calls are
@@ -86,7 +86,7 @@ use supervisor::{stop_all, Handle};
 /// for (name, status) in manager.statuses() {
 ///     log::info!("{name}: {status}");
 /// }
-/// for entry in manager.tools() {
+/// for entry in manager.known_tools() {
 ///     log::info!("{}", entry.name);
 /// }
 /// let result = manager.call_tool("files__read_file", serde_json::json!({ "path": "/tmp/x" }))?;

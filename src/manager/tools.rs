@@ -16,8 +16,12 @@ use super::with_options::ManagerWithOptions;
 use super::{lock, Manager};
 
 impl Manager {
-    /// The tools of every server that is connected, starting, or will be retried, sorted by
-    /// server name and then in each server's order.
+    /// The tools the manager knows, at once and without asking any server: those of every
+    /// server that is connected, starting, or will be retried, sorted by server name and then
+    /// in each server's order. Each server's list is the one it gave when it connected, listed
+    /// again whenever it says the list changed; while it starts, the one of its last run, from
+    /// the cache, marked [`stale`](ToolEntry::stale). (The `list_*` methods, by contrast, ask
+    /// every server now.)
     ///
     /// Tool `t` of server `s` is named `s__t` (with the configured separator). If two tools
     /// end up with the same name (server `a` with tool `b__c` and server `a__b` with tool
@@ -33,7 +37,7 @@ impl Manager {
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// for entry in manager.tools() {
+    /// for entry in manager.known_tools() {
     ///     let stale = if entry.stale { " (from the cache)" } else { "" };
     ///     log::info!("{} is {} of {}{stale}", entry.name, entry.tool.name, entry.server);
     /// }
@@ -41,7 +45,7 @@ impl Manager {
     /// log::info!("{}", result.text());
     /// # Ok(()) }
     /// ```
-    pub fn tools(&self) -> Vec<ToolEntry> {
+    pub fn known_tools(&self) -> Vec<ToolEntry> {
         let mut entries = Vec::new();
         for slot in self.slots() {
             let state = slot.state();
@@ -69,9 +73,9 @@ impl Manager {
         entries
     }
 
-    /// Calls a tool by its namespaced name (see [`Manager::tools`]).
+    /// Calls a tool by its namespaced name (see [`Manager::known_tools`]).
     ///
-    /// See the example on [`Manager::tools`].
+    /// See the example on [`Manager::known_tools`].
     ///
     /// # Errors
     ///
@@ -141,14 +145,14 @@ impl ManagerWithOptions<'_> {
         let found = bound(&lock(&manager.tool_names));
         // A name not given yet may belong to a tool listed since: naming them all binds it.
         let found = found.or_else(|| {
-            manager.tools();
+            manager.known_tools();
             bound(&lock(&manager.tool_names))
         });
         // A server still starting has listed nothing yet: its tools are named once it is up.
         let found = found.or_else(|| {
             let starting = manager.owner(name).filter(|s| !s.status().is_settled())?;
             starting.client().ok()?;
-            manager.tools();
+            manager.known_tools();
             bound(&lock(&manager.tool_names))
         });
         let (server, tool) =

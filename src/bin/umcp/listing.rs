@@ -30,7 +30,7 @@ impl Target<'_> {
     /// although it offers tools, is asked again: its listing failed at start-up (the error
     /// is then known only from this second answer) or it has none.
     pub fn tools(&self) -> Tools {
-        let entries = self.manager.tools();
+        let entries = self.manager.known_tools();
         let mut listing = Tools {
             tools: Vec::new(),
             failed: Vec::new(),

@@ -292,7 +292,7 @@ impl Backend for Direct<'_> {
     fn names(&self) -> Names {
         let single = self.manager.server_names().len() == 1;
         let options = RequestOptions::default().with_timeout(NAMES_TIMEOUT);
-        let tools = self.manager.tools().into_iter().map(|e| {
+        let tools = self.manager.known_tools().into_iter().map(|e| {
             let keys = keys(&e.tool.input_schema.clone().into_value());
             let name = if single { e.tool.name } else { e.name };
             (name, keys)
