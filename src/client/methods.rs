@@ -48,21 +48,27 @@ impl Client {
     ///
     /// A tool that fails reports it in the result (`is_error`), not as an `Err`.
     ///
-    /// A tool whose last listing requires a task (2025-11-25, `execution.taskSupport:
-    /// "required"`, on a server offering task-augmented tool calls) is called as one, and its
-    /// result fetched with `tasks/result` under the same options; a call given up on asks the
-    /// server to cancel the task. To learn which tools need one, a client whose server offers
-    /// task-augmented tool calls lists the tools once, before its first call, unless the
-    /// caller listed them already.
+    /// # Tasks
     ///
-    /// In the stateless era a server runs a call as a task only for a client that declares
-    /// the tasks extension (`io.modelcontextprotocol/tasks`). A call the server refuses for
-    /// want of it (-32021) is sent again declaring it; when the server then answers with a
-    /// task, the client polls `tasks/get` at the server's interval, answers its input
-    /// requests through the handlers in [`Options`](crate::Options) with `tasks/update`, and
-    /// returns the task's result (a failed task is its [`Error::Rpc`]).
-    /// The call's timeout covers the whole task (each poll counts as progress when the
-    /// timeout resets on progress); a call given up on sends `tasks/cancel`.
+    /// A tool that must run as a task is called the same way, and the call returns the task's
+    /// result when it ends.
+    ///
+    /// - Handshake era (2025-11-25): a tool whose last listing requires a task
+    ///   (`execution.taskSupport: "required"`, such as server-everything's
+    ///   `simulate-research-query`), on a server offering task-augmented tool calls, is sent
+    ///   task-augmented, and its result fetched with `tasks/result` under the same options. To
+    ///   learn which tools need one, such a client lists the tools once, before its first
+    ///   call, unless the caller listed them already.
+    /// - Stateless era: a server runs a call as a task only for a client that declares the
+    ///   tasks extension (`io.modelcontextprotocol/tasks`). A call the server refuses for want
+    ///   of it (-32021) is sent again declaring it; when the server then answers with a task,
+    ///   the client polls `tasks/get` at the server's interval, answers its input requests
+    ///   through the handlers in [`Options`](crate::Options) with `tasks/update`, and returns
+    ///   the task's result (a failed task is its [`Error::Rpc`]).
+    ///
+    /// Either way the call's timeout covers the whole task (each poll counts as progress when
+    /// the timeout resets on progress), a cancel handle or closing the client ends the wait
+    /// between polls at once, and a call given up on sends `tasks/cancel`.
     ///
     /// See the example on [`Client`].
     ///

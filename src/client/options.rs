@@ -80,9 +80,11 @@ impl Options {
 
     /// How long connecting may take in all (default 30 s): one deadline for the
     /// `server/discover` probe, `initialize`, and any new start of the server or fallback in
-    /// between, a legacy SSE server's `endpoint` event included
+    /// between, a legacy SSE server's `endpoint` event included, whatever
+    /// [`HttpConfig::connect_timeout`](crate::HttpConfig::connect_timeout) says
     /// ([`Client::connect_with`](crate::Client::connect_with)); also how long `initialize` may
-    /// take when a session is started again after it expired. As for any request, time a
+    /// take when a session is started again after it expired. To give up on a connect sooner
+    /// (a Cancel button, Ctrl-C), see [`Options::with_connect_cancel`]. As for any request, time a
     /// transport spends obtaining credentials (a user authorizing in a browser) does not
     /// count. A connect that times out fails with [`Error::Timeout`](crate::Error::Timeout),
     /// carrying a stdio server's last stderr lines.
@@ -129,6 +131,10 @@ impl Options {
     }
 
     /// Answers `sampling/createMessage`, and declares the `sampling` capability.
+    ///
+    /// A request whose tool uses and results do not balance (a tool use without its result in
+    /// the next message, a result for no tool use, results mixed with other content) is
+    /// refused with a `-32602` error before the handler runs.
     ///
     /// ```
     /// use umcp::types::{ContentBlock, CreateMessageResult};
@@ -396,8 +402,8 @@ impl Options {
     }
 
     /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
-    /// before the server counts as legacy (default 10 s, and never more than half of the init
-    /// timeout, which bounds the whole connect, so that `initialize` has time after a silent
+    /// before the server counts as legacy (default 10 s, and never more than half of the
+    /// start-up timeout, which bounds the whole connect, so that `initialize` has time after a silent
     /// probe). The clock starts once the server is started. A server slower to start than
     /// this still connects in its era: `initialize` follows, and a server that then exits is
     /// started again for `initialize` alone, and one that refuses it is asked

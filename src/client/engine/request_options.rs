@@ -93,6 +93,13 @@ impl RequestOptions {
 
     /// Makes the request cancellable through `handle`, from any thread.
     ///
+    /// A cancelled or timed-out request is given up at once, and the server is sent
+    /// `notifications/cancelled` for it, never before the request itself: over HTTP, a request
+    /// still on its way (its POST waiting for a connection or for credentials) is cancelled
+    /// right after it went out, and not at all if it never did. A response that comes later
+    /// is dropped, or passed to
+    /// [`Options::with_late_response_handler`](crate::Options::with_late_response_handler).
+    ///
     /// See the example on [`RequestOptions`].
     pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {
         self.cancel = Some(handle);
