@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let agent = ureq::Agent::new_with_defaults();
     let config = HttpConfig::new(&url)
         .transport(HttpTransportKind::StreamableHttp)
-        .get_stream(false);
+        .standalone_stream(false);
     let client = Client::connect(config.clone())?;
     let (inbox, replies) = Inbox::new();
     let transport = config.connect(inbox)?;

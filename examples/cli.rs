@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let arguments = serde_json::from_str(&args.next().unwrap_or_else(|| "{}".into()))?;
     let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
-    let result = client.call_tool_with(&tool, arguments, &options)?;
+    let result = client.with(&options).call_tool(&tool, arguments)?;
     println!("{}", result.text());
     client.close();
     match result.is_error() {

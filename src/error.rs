@@ -165,7 +165,7 @@ pub enum TimeoutKind {
     /// Handing a message to the transport (a server that stopped reading its input).
     Write,
     /// The start-up deadline: connecting, the protocol probe and the handshake together
-    /// ([`Options::with_init_timeout`](crate::Options::with_init_timeout), or a managed
+    /// ([`Options::with_startup_timeout`](crate::Options::with_startup_timeout), or a managed
     /// server's start-up timeout).
     Startup,
 }

@@ -46,6 +46,7 @@ pub mod manager {}
 
 #[doc = include_str!("../docs/authorization.md")]
 #[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub mod authorization {}
 
 #[doc = include_str!("../docs/testing.md")]

@@ -68,7 +68,7 @@ mod fuzz_engine;
 pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, Notifications, Options,
-    ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent,
+    ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
@@ -77,9 +77,9 @@ pub use error::{
     WwwAuthenticate,
 };
 pub use manager::{
-    ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, NotificationSource,
-    PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError, ServerStatus, StatusEvent,
-    StatusEvents, TaggedNotification, ToolEntry,
+    ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, ManagerWithOptions,
+    NotificationSource, PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError,
+    ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

@@ -40,7 +40,7 @@ fn list_tools(client: &Client) -> umcp::Result<serde_json::Value> {
 /// `tools/list`, uncached, with `timeout`.
 fn list_tools_within(client: &Client, timeout: Duration) -> umcp::Result<serde_json::Value> {
     let options = RequestOptions::default().with_timeout(timeout);
-    client.request_raw("tools/list", None, &options)
+    client.with(&options).request_raw("tools/list", None)
 }
 
 /// A call refreshing its token at an endpoint that hangs, and one waiting behind that

@@ -377,7 +377,7 @@ fn the_2025_03_26_metadata_request_names_the_sessions_protocol_version() {
     let oauth = provider(&fixture, headless());
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
     let client = Client::connect_with(config, options).expect("authorized at the first 401");
     // That 401 answered `initialize`: no version was agreed on yet.
@@ -408,7 +408,9 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
     fixture.revoke_everything();
     let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(1));
     let started = Instant::now();
-    let outcome = client.call_tool_with("echo", serde_json::json!({}), &options);
+    let outcome = client
+        .with(&options)
+        .call_tool("echo", serde_json::json!({}));
     let took = started.elapsed();
     assert!(outcome.is_err(), "{outcome:?}");
     assert!(took < Duration::from_secs(5), "the call took {took:?}");
@@ -417,10 +419,10 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
     let oauth = provider(&fixture, headless().timeout(Duration::from_secs(30)));
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
-        .with_init_timeout(Duration::from_secs(1));
+        .with_startup_timeout(Duration::from_secs(1));
     let started = Instant::now();
     let outcome = Client::connect_with(config, options);
     let took = started.elapsed();

@@ -76,11 +76,7 @@ fn rounds_of_multi_round_trip_requests_are_never_cached() {
     let params = json!({"uri": README, "requestState": "opaque"});
     for _ in 0..2 {
         client
-            .request_raw(
-                "resources/read",
-                Some(params.clone()),
-                &RequestOptions::default(),
-            )
+            .request_raw("resources/read", Some(params.clone()))
             .expect("read");
     }
     assert_eq!(seen(&client, "resources/read"), 2);
@@ -92,7 +88,8 @@ fn a_call_or_the_whole_client_can_opt_out() {
     read(&client, README);
     let fresh = RequestOptions::default().with_no_cache();
     client
-        .request_raw("resources/read", Some(json!({"uri": README})), &fresh)
+        .with(&fresh)
+        .request_raw("resources/read", Some(json!({"uri": README})))
         .expect("read");
     assert_eq!(seen(&client, "resources/read"), 2);
     // The bypassing call refreshed the entry, which serves the next one.

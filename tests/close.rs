@@ -92,7 +92,7 @@ fn manager_close_returns_after_its_servers_ended() {
 fn a_connect_that_timed_out_returns_without_the_close_grace() {
     let grace = Duration::from_secs(20);
     let config = StdioConfig::new("sleep").arg("100").close_grace(grace);
-    let options = legacy().with_init_timeout(Duration::from_millis(500));
+    let options = legacy().with_startup_timeout(Duration::from_millis(500));
     let started = Instant::now();
     let err = Client::connect_with(config, options).expect_err("no handshake");
     let took = started.elapsed();
@@ -122,7 +122,7 @@ fn close_releases_a_call_in_flight_before_the_server_has_ended() {
     let caller = Arc::clone(&client);
     let call = std::thread::spawn(move || {
         let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(60));
-        let outcome = caller.request_raw("tools/call", None, &options);
+        let outcome = caller.with(&options).request_raw("tools/call", None);
         (outcome, Instant::now())
     });
     std::thread::sleep(Duration::from_millis(200));

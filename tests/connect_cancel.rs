@@ -110,7 +110,7 @@ fn a_connect_cancelled_during_initialize_ends_at_once_and_ends_its_server() {
     let watched = mark.clone();
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
-        .with_init_timeout(STARTUP);
+        .with_startup_timeout(STARTUP);
     let (connected, took) = cancelled_connect(silent(&mark), options, move || {
         read_by_server(&watched, "\"initialize\"");
     });
@@ -132,7 +132,7 @@ fn a_connect_cancelled_during_the_probe_ends_at_once_and_ends_its_server() {
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Auto)
         .with_probe_timeout(STARTUP)
-        .with_init_timeout(STARTUP);
+        .with_startup_timeout(STARTUP);
     let (connected, took) = cancelled_connect(silent(&mark), options, move || {
         read_by_server(&watched, "\"server/discover\"");
     });
@@ -155,7 +155,7 @@ fn a_connect_cancelled_while_its_post_waits_ends_at_once_and_cuts_the_connection
     let config = umcp::HttpConfig::new(&server.url);
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
-        .with_init_timeout(STARTUP);
+        .with_startup_timeout(STARTUP);
     let watched = Arc::clone(&server);
     let (connected, took) = cancelled_connect(config, options, move || {
         let post = watched.next_with_method("POST");
@@ -179,7 +179,7 @@ fn a_connect_cancelled_beforehand_fails_at_once_and_starts_nothing() {
     let cancel = CancelHandle::new();
     cancel.cancel();
     let options = Options::default()
-        .with_init_timeout(STARTUP)
+        .with_startup_timeout(STARTUP)
         .with_connect_cancel(cancel);
     let started = Instant::now();
     let connected = Client::connect_with(silent(&mark), options);

@@ -75,7 +75,7 @@ fn progress_of_a_call_reaches_its_callback() {
         sink.lock().unwrap().push((p.progress, p.total));
     });
     let args = json!({"steps": 3, "delay_ms": 20});
-    let result = client.call_tool_with("slow", args, &options).unwrap();
+    let result = client.with(&options).call_tool("slow", args).unwrap();
     assert_eq!(result.text(), "finished 3 steps");
     let seen = seen.lock().unwrap().clone();
     let expected = vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))];
@@ -92,7 +92,7 @@ fn a_cancelled_call_ends_and_the_session_goes_on() {
         .with_cancel(cancel)
         .with_progress(move |_| on_progress.cancel());
     let args = json!({"steps": 1000, "delay_ms": 20});
-    let outcome = client.call_tool_with("slow", args, &options);
+    let outcome = client.with(&options).call_tool("slow", args);
     assert!(
         matches!(outcome, Err(Error::Cancelled { .. })),
         "{outcome:?}"

@@ -66,12 +66,7 @@ fn methods_the_stateless_era_removed_fail_before_anything_is_sent() {
     // `client.ping()` sends `server/discover` there; a raw `ping` is refused.
     client.ping().expect("ping as server/discover");
     for (outcome, instead) in [
-        (
-            client
-                .request_raw("ping", None, &umcp::RequestOptions::default())
-                .map(drop),
-            "Client::ping",
-        ),
+        (client.request_raw("ping", None).map(drop), "Client::ping"),
         (
             client.subscribe_resource("demo://text/readme"),
             "Client::listen",
@@ -153,11 +148,7 @@ fn request_once_returns_the_input_request_for_callers_driving_rounds() {
     let client = Client::connect(modern_demo()).expect("connect");
     let params = json!({"name": "ask_user", "arguments": {"question": "Go on?"}});
     let raw = client
-        .request_once(
-            "tools/call",
-            Some(params.clone()),
-            &RequestOptions::default(),
-        )
+        .request_once("tools/call", Some(params.clone()))
         .expect("one round");
     assert_eq!(raw["resultType"], "input_required");
     let input: InputRequiredResult = serde_json::from_value(raw).expect("decode");
@@ -168,7 +159,7 @@ fn request_once_returns_the_input_request_for_callers_driving_rounds() {
     retry["inputResponses"] = json!({"input": {"action": "decline"}});
     retry["requestState"] = json!(input.request_state.expect("state"));
     let done = client
-        .request_once("tools/call", Some(retry), &RequestOptions::default())
+        .request_once("tools/call", Some(retry))
         .expect("second round");
     assert_eq!(done["content"][0]["text"], "declined");
 }
@@ -195,7 +186,8 @@ fn the_maximum_total_time_spans_all_input_rounds() {
     let client = Client::connect_with(modern_demo(), options).expect("connect");
     let budget = RequestOptions::default().with_max_total_time(Duration::from_millis(300));
     let err = client
-        .call_tool_with("ask_user", json!({"question": "Go on?"}), &budget)
+        .with(&budget)
+        .call_tool("ask_user", json!({"question": "Go on?"}))
         .expect_err("over budget");
     match err {
         Error::Timeout { kind, .. } => assert_eq!(kind, umcp::TimeoutKind::Total),
@@ -215,7 +207,8 @@ fn a_cancel_during_an_input_round_stops_the_request() {
     let client = Client::connect_with(modern_demo(), options).expect("connect");
     let with_cancel = RequestOptions::default().with_cancel(cancel);
     let err = client
-        .call_tool_with("ask_user", json!({"question": "Go on?"}), &with_cancel)
+        .with(&with_cancel)
+        .call_tool("ask_user", json!({"question": "Go on?"}))
         .expect_err("cancelled");
     assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
 }
@@ -258,11 +251,9 @@ fn a_cancel_in_the_stateless_stdio_era_sends_notifications_cancelled() {
         std::thread::sleep(Duration::from_millis(200));
         trigger.cancel();
     });
-    let outcome = client.call_tool_with(
-        "slow",
-        json!({"steps": 100, "delay_ms": 100}),
-        &RequestOptions::default().with_cancel(cancel),
-    );
+    let outcome = client
+        .with(&RequestOptions::default().with_cancel(cancel))
+        .call_tool("slow", json!({"steps": 100, "delay_ms": 100}));
     canceller.join().expect("canceller");
     assert!(
         matches!(outcome, Err(Error::Cancelled { .. })),

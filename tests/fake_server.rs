@@ -116,7 +116,8 @@ fn book_through(mode: ProtocolMode, era: Era) {
         into.lock().unwrap().push((p.progress, p.message.clone()));
     });
     let booked = client
-        .call_tool_with("book", json!({"seats": 2}), &with_progress)
+        .with(&with_progress)
+        .call_tool("book", json!({"seats": 2}))
         .expect("book");
     assert_eq!(
         booked.text(),
@@ -257,9 +258,7 @@ fn a_handler_asleep_or_a_delayed_answer_never_holds_up_close() {
             let client = Arc::clone(&client);
             std::thread::spawn(move || match tool {
                 true => client.call_tool("nap", json!({})).map(drop),
-                false => client
-                    .request_raw("prompts/list", None, &RequestOptions::default())
-                    .map(drop),
+                false => client.request_raw("prompts/list", None).map(drop),
             })
         })
         .collect();
@@ -297,7 +296,7 @@ fn faults_answer_for_the_server() {
     // Once only.
     assert_eq!(client.list_all_tools().expect("tools").len(), 1);
     let quick = RequestOptions::default().with_timeout(Duration::from_millis(200));
-    let silent = client.request_raw("prompts/list", None, &quick);
+    let silent = client.with(&quick).request_raw("prompts/list", None);
     assert!(matches!(silent, Err(Error::Timeout { .. })), "{silent:?}");
     let errors: Vec<Value> = server.requests("prompts/list");
     assert_eq!(errors.len(), 1);

@@ -54,7 +54,7 @@ for line in sys.stdin:
 /// refused `initialize` would end well inside of.
 fn connect(hints: &str) -> Client {
     let config = StdioConfig::new(python::system_python()).args(["-c", SERVER, hints]);
-    let options = Options::default().with_init_timeout(Duration::from_secs(30));
+    let options = Options::default().with_startup_timeout(Duration::from_secs(30));
     Client::connect_with(config, options)
         .unwrap_or_else(|e| panic!("connect with hints {hints}: {e}"))
 }

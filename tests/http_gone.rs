@@ -110,7 +110,8 @@ fn call_with_progress(client: &Client, progressed: Sender<()>) -> umcp::Result<(
         let _ = progressed.send(());
     });
     client
-        .call_tool_with("slow", json!({}), &options)
+        .with(&options)
+        .call_tool("slow", json!({}))
         .map(|_| ())
 }
 

@@ -175,7 +175,7 @@ fn messages_wait_for_the_session_being_reinitialized() {
     let (server, sessions) = session_server();
     let config = HttpConfig::new(server.url("/mcp"))
         .transport(HttpTransportKind::StreamableHttp)
-        .get_stream(false);
+        .standalone_stream(false);
     let (transport, rx) = connect(&config);
     let transport: Arc<dyn Transport> = Arc::from(transport);
     transport
@@ -342,7 +342,7 @@ fn a_stalled_reinitialization_holds_others_only_until_its_own_deadline() {
     let (server, sessions) = session_server();
     let config = HttpConfig::new(server.url("/mcp"))
         .transport(HttpTransportKind::StreamableHttp)
-        .get_stream(false);
+        .standalone_stream(false);
     let (transport, rx) = connect(&config);
     let transport: Arc<dyn Transport> = Arc::from(transport);
     transport.session_event(SessionEvent::Reset);

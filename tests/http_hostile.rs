@@ -16,7 +16,7 @@ use serde_json::json;
 use umcp::transport::http::{
     CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy, CLOSE_TIMEOUT,
 };
-use umcp::{Client, Error, HttpError, Options, ProtocolMode, RequestOptions, TimeoutKind};
+use umcp::{Client, Error, HttpError, Options, ProtocolMode, TimeoutKind};
 
 use hostile::{hostile, settles, sockets_to, threads_named, Conn, Hostile, Req};
 
@@ -66,11 +66,7 @@ fn connect(config: HttpConfig) -> Client {
 /// Calls a tool, asserting that it fails within the timeout plus [`SLACK`].
 fn call_fails_in_time(client: &Client) -> Error {
     let started = Instant::now();
-    let outcome = client.request_raw(
-        "tools/call",
-        Some(json!({"name": "t", "arguments": {}})),
-        &RequestOptions::default(),
-    );
+    let outcome = client.request_raw("tools/call", Some(json!({"name": "t", "arguments": {}})));
     let elapsed = started.elapsed();
     let err = outcome.expect_err("the call must fail");
     assert!(

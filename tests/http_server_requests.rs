@@ -17,7 +17,7 @@ use umcp::transport::http::{HttpConfig, HttpTransportKind};
 use umcp::types::{
     ContentBlock, CreateMessageRequestParams, CreateMessageResult, ServerNotification,
 };
-use umcp::{Client, Options, ProtocolMode, RequestOptions};
+use umcp::{Client, Options, ProtocolMode};
 
 use hostile::{hostile, Conn, Hostile};
 
@@ -109,7 +109,7 @@ fn unacknowledged_ping_replies_delay_neither_requests_nor_notifications() {
 
     let started = Instant::now();
     let result = client
-        .call_tool_with("sample", json!({}), &RequestOptions::default())
+        .call_tool("sample", json!({}))
         .expect("the call ends with its result");
     let took = started.elapsed();
     assert_eq!(result.text(), "sampled");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umcp::transport::http::{HttpConfig, HttpTransportKind};
-use umcp::{Client, Error, Options, ProtocolMode, RequestOptions};
+use umcp::{Client, Error, Options, ProtocolMode};
 
 use hostile::{hostile, Conn, Hostile, Req};
 
@@ -48,11 +48,7 @@ fn config(server: &Hostile) -> HttpConfig {
 }
 
 fn call(client: &Client, name: &str) -> umcp::Result<Value> {
-    client.request_raw(
-        "tools/call",
-        Some(json!({"name": name, "arguments": {}})),
-        &RequestOptions::default(),
-    )
+    client.request_raw("tools/call", Some(json!({"name": name, "arguments": {}})))
 }
 
 /// Calls the odd tool, which must fail well before the timeout; then a plain call works.

@@ -66,11 +66,9 @@ fn slow_handlers_cannot_stretch_a_call_past_its_timeout() {
     let (options, asked) = slow_handler(Duration::from_millis(100));
     let client = Client::connect_with(server, options).expect("connect");
     let started = Instant::now();
-    let outcome = client.call_tool_with(
-        "ask",
-        json!({}),
-        &RequestOptions::default().with_timeout(Duration::from_secs(1)),
-    );
+    let outcome = client
+        .with(&RequestOptions::default().with_timeout(Duration::from_secs(1)))
+        .call_tool("ask", json!({}));
     let took = started.elapsed();
     match outcome {
         Err(Error::Timeout { kind, method, .. }) => {
@@ -95,7 +93,7 @@ fn the_timeout_spans_every_round_unless_it_resets_on_progress() {
     let (options, asked) = slow_handler(pause);
     let client = Client::connect_with(server, options).expect("connect");
     let fixed = RequestOptions::default().with_timeout(timeout);
-    match client.call_tool_with("ask", json!({}), &fixed) {
+    match client.with(&fixed).call_tool("ask", json!({})) {
         Err(Error::Timeout { .. }) => {}
         other => panic!("expected the call to time out, got {other:?}"),
     }
@@ -108,7 +106,7 @@ fn the_timeout_spans_every_round_unless_it_resets_on_progress() {
     let reset = RequestOptions::default()
         .with_timeout(timeout)
         .with_reset_timeout_on_progress(true);
-    let result = client.call_tool_with("ask", json!({}), &reset);
+    let result = client.with(&reset).call_tool("ask", json!({}));
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(asked.load(Ordering::SeqCst), 4);
     assert_eq!(rounds.load(Ordering::SeqCst), 5);
@@ -128,7 +126,7 @@ fn a_cancel_between_handlers_stops_the_round() {
     });
     let client = Client::connect_with(server, options).expect("connect");
     let call = RequestOptions::default().with_cancel(cancel);
-    match client.call_tool_with("ask", json!({}), &call) {
+    match client.with(&call).call_tool("ask", json!({})) {
         Err(Error::Cancelled { method }) => assert_eq!(method, "tools/call"),
         other => panic!("expected a cancelled call, got {other:?}"),
     }

@@ -346,7 +346,8 @@ fn request_scoped_notifications_keep_going_to_their_request() {
         counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     });
     let result = client
-        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 1}), &options)
+        .with(&options)
+        .call_tool("slow", json!({"steps": 3, "delay_ms": 1}))
         .expect("slow");
     assert_eq!(result.text(), "finished 3 steps");
     assert_eq!(steps.load(std::sync::atomic::Ordering::SeqCst), 3);

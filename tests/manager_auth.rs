@@ -87,7 +87,7 @@ fn smoke_needs_authorization_then_authorize_and_share_the_store() {
         .is_some_and(|m| m.ends_with("/.well-known/oauth-protected-resource/mcp")));
     assert_eq!(fixture.count("POST", "/register"), 0);
     assert_eq!(fixture.count("GET", "/authorize"), 0);
-    assert!(manager.tools().is_empty());
+    assert!(manager.known_tools().is_empty());
     let err = manager.client("secure").unwrap_err();
     assert!(err.needs_authorization(), "{err}");
 
@@ -96,7 +96,7 @@ fn smoke_needs_authorization_then_authorize_and_share_the_store() {
         .authorize("secure", headless())
         .expect("authorized and connected");
     assert!(manager.status("secure").unwrap().is_connected());
-    let names: Vec<String> = manager.tools().into_iter().map(|e| e.name).collect();
+    let names: Vec<String> = manager.known_tools().into_iter().map(|e| e.name).collect();
     assert_eq!(names, ["secure__echo"]);
     assert_eq!(call_echo(&manager, "secure__echo"), "ok");
     assert_eq!(fixture.count("GET", "/authorize"), 1);

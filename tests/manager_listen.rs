@@ -115,7 +115,7 @@ fn list_changes_are_followed_and_tagged_in_the_queue() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let deadline = Instant::now() + BOUND;
-    while manager.tools().iter().any(|t| t.stale) {
+    while manager.known_tools().iter().any(|t| t.stale) {
         assert!(Instant::now() < deadline, "the tools stayed stale");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -128,11 +128,11 @@ fn path_arg(path: &Path) -> String {
 /// Makes a server add a tool through `adder` and waits for it in the aggregated list.
 fn added_tool_reaches_the_aggregated_list(manager: &Manager, adder: &str, added: &str) {
     assert!(manager.wait_ready(BOUND));
-    let has = |name: &str| manager.tools().iter().any(|t| t.tool.name == name);
+    let has = |name: &str| manager.known_tools().iter().any(|t| t.tool.name == name);
     assert!(has(adder), "{:?}", manager.statuses());
     assert!(!has(added));
     let adder = manager
-        .tools()
+        .known_tools()
         .into_iter()
         .find(|t| t.tool.name == adder)
         .expect("the adder")

@@ -155,7 +155,7 @@ fn a_request_with_a_null_meta_still_says_its_protocol_version() {
     assert_eq!(client.era(), Era::Modern);
     let params = json!({"name": "echo", "arguments": {}, "_meta": null});
     client
-        .request_raw("tools/call", Some(params), &umcp::RequestOptions::default())
+        .request_raw("tools/call", Some(params))
         .expect("call");
     let call = std::iter::from_fn(|| server.next_within(WAIT))
         .find(|seen| seen.rpc_method().as_deref() == Some("tools/call"))

@@ -17,7 +17,7 @@ use serde_json::json;
 use umcp::types::{
     ElicitAction, ElicitRequestParams, ElicitResult, ListRootsResult, SubscriptionFilter,
 };
-use umcp::{Client, Era, Error, Options, RequestOptions, StdioConfig, SubscriptionEnd};
+use umcp::{Client, Era, Error, Options, StdioConfig, SubscriptionEnd};
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(10);
@@ -87,7 +87,6 @@ fn a_task_result_is_refused_as_an_extension_the_client_never_advertised() {
             .request_once(
                 "tools/call",
                 Some(json!({"name": "task_result", "arguments": {}})),
-                &RequestOptions::default(),
             )
             .map(|_| ()),
     ];
@@ -210,8 +209,8 @@ fn a_timed_out_or_cancelled_stateless_http_request_closes_its_stream_and_sends_n
     let client =
         Client::connect(umcp::HttpConfig::new(server.url("/mcp"))).expect("connect over HTTP");
     assert_eq!(client.era(), Era::Modern);
-    let quick = RequestOptions::default().with_timeout(Duration::from_millis(200));
-    match client.call_tool_with("hang", json!({}), &quick) {
+    let quick = umcp::RequestOptions::default().with_timeout(Duration::from_millis(200));
+    match client.with(&quick).call_tool("hang", json!({})) {
         Err(Error::Timeout { .. }) => {}
         other => panic!("expected a timeout, got {other:?}"),
     }
@@ -221,10 +220,10 @@ fn a_timed_out_or_cancelled_stateless_http_request_closes_its_stream_and_sends_n
     // Cancelled as soon as the server's first progress shows the request is running.
     let cancel = umcp::CancelHandle::new();
     let trigger = cancel.clone();
-    let cancelling = RequestOptions::default()
+    let cancelling = umcp::RequestOptions::default()
         .with_cancel(cancel)
         .with_progress(move |_| trigger.cancel());
-    match client.call_tool_with("hang", json!({}), &cancelling) {
+    match client.with(&cancelling).call_tool("hang", json!({})) {
         Err(Error::Cancelled { .. }) => {}
         other => panic!("expected a cancellation, got {other:?}"),
     }

@@ -122,14 +122,18 @@ fn a_client_validates_the_demo_servers_add_tool() {
     assert!(add.output_schema.is_some());
     let options = RequestOptions::default();
     let ok = client
-        .call_tool_validated(&add, json!({"a": 2, "b": 3}), &options)
+        .with(&options)
+        .call_tool_validated(&add, json!({"a": 2, "b": 3}))
         .unwrap();
     assert_eq!(ok.structured_content.unwrap()["sum"], 5);
     // The same tool held to a stricter schema than the server's fails on the result.
     let strict = add.clone().with_output_schema(json!({
         "type": "object", "properties": {"sum": {"type": "string"}}
     }));
-    match client.call_tool_validated(&strict, json!({"a": 2, "b": 3}), &options) {
+    match client
+        .with(&options)
+        .call_tool_validated(&strict, json!({"a": 2, "b": 3}))
+    {
         Err(Error::Protocol(message)) => assert!(message.contains("/sum"), "{message}"),
         other => panic!("{other:?}"),
     }

@@ -68,7 +68,8 @@ fn session(connect: impl Connect + 'static) -> Outcome {
         into.lock().unwrap().push((p.progress, p.message.clone()));
     });
     let slow = client
-        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 10}), &with_progress)
+        .with(&with_progress)
+        .call_tool("slow", json!({"steps": 3, "delay_ms": 10}))
         .expect("slow");
     let answered = client
         .call_tool("ask_user", json!({"question": "Proceed?"}))

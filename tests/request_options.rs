@@ -1,5 +1,5 @@
-//! Every call of `Client` and `Manager` has a `_with` form whose `RequestOptions` reach the
-//! request: the caller's `_meta`, timeout and cancel handle.
+//! Every call of `Client` and `Manager` made through `with(&options)` has its `RequestOptions`
+//! reach the request: the caller's `_meta`, timeout and cancel handle.
 
 #[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "common/memory.rs"]
@@ -53,69 +53,37 @@ fn completion() -> CompleteRequestParams {
     .unwrap()
 }
 
-/// Runs every `_with` method once with `options`, returning the method names and outcomes.
+/// Runs every method of `client.with(options)` once, returning the method names and outcomes.
 fn call_every_with(
     client: &Client,
     options: &RequestOptions,
 ) -> Vec<(&'static str, Result<(), Error>)> {
+    let with = client.with(options);
     vec![
-        ("ping", client.ping_with(options)),
+        ("ping", with.ping()),
+        ("tools/list", with.list_tools(None).map(drop)),
+        ("tools/list", with.list_all_tools().map(drop)),
+        ("tools/call", with.call_tool("t", Value::Null).map(drop)),
+        ("resources/list", with.list_resources(Some("c")).map(drop)),
+        ("resources/list", with.list_all_resources().map(drop)),
         (
-            "tools/list",
-            client.list_tools_with(None, options).map(drop),
-        ),
-        ("tools/list", client.list_all_tools_with(options).map(drop)),
-        (
-            "tools/call",
-            client.call_tool_with("t", Value::Null, options).map(drop),
-        ),
-        (
-            "resources/list",
-            client.list_resources_with(Some("c"), options).map(drop),
-        ),
-        (
-            "resources/list",
-            client.list_all_resources_with(options).map(drop),
+            "resources/templates/list",
+            with.list_resource_templates(None).map(drop),
         ),
         (
             "resources/templates/list",
-            client.list_resource_templates_with(None, options).map(drop),
+            with.list_all_resource_templates().map(drop),
         ),
-        (
-            "resources/templates/list",
-            client.list_all_resource_templates_with(options).map(drop),
-        ),
-        (
-            "resources/read",
-            client.read_resource_with("x://a", options).map(drop),
-        ),
-        (
-            "resources/subscribe",
-            client.subscribe_resource_with("x://a", options),
-        ),
-        (
-            "resources/unsubscribe",
-            client.unsubscribe_resource_with("x://a", options),
-        ),
-        (
-            "prompts/list",
-            client.list_prompts_with(None, options).map(drop),
-        ),
-        (
-            "prompts/list",
-            client.list_all_prompts_with(options).map(drop),
-        ),
-        (
-            "prompts/get",
-            client.get_prompt_with("p", Value::Null, options).map(drop),
-        ),
-        (
-            "completion/complete",
-            client.complete_with(completion(), options).map(drop),
-        ),
+        ("resources/read", with.read_resource("x://a").map(drop)),
+        ("resources/subscribe", with.subscribe_resource("x://a")),
+        ("resources/unsubscribe", with.unsubscribe_resource("x://a")),
+        ("prompts/list", with.list_prompts(None).map(drop)),
+        ("prompts/list", with.list_all_prompts().map(drop)),
+        ("prompts/get", with.get_prompt("p", Value::Null).map(drop)),
+        ("completion/complete", with.complete(completion()).map(drop)),
         (
             "logging/setLevel",
-            client.set_logging_level_with(LoggingLevel::Debug, options),
+            with.set_logging_level(LoggingLevel::Debug),
         ),
     ]
 }
@@ -177,7 +145,7 @@ fn every_with_method_honours_the_callers_timeout() {
         Options::default().with_request_timeout(slow_default),
     )
     .unwrap();
-    // Without a `_with` form reaching the request this would wait for the client's default.
+    // Without the view's options reaching the request this would wait for the client's default.
     let options = RequestOptions::default().with_timeout(Duration::from_millis(100));
     for (method, outcome) in call_every_with(&client, &options) {
         match outcome {
@@ -268,7 +236,7 @@ fn manager_with_methods_pass_the_options_on() {
         ManagerOptions::default().without_cache(),
     );
     assert!(manager.wait_ready(Duration::from_secs(60)));
-    // Plain calls work, and name the prompt for the `_with` call below.
+    // Plain calls work, and name the prompt for the call with options below.
     let (prompts, errors) = manager.list_prompts();
     assert!(errors.is_empty() && !prompts.is_empty(), "{errors:?}");
     manager.read_resource("demo", "demo://text/readme").unwrap();
@@ -279,22 +247,25 @@ fn manager_with_methods_pass_the_options_on() {
     let is_cancelled = |r: Result<(), Error>| matches!(r, Err(Error::Cancelled { .. }));
     assert!(is_cancelled(
         manager
-            .read_resource_with("demo", "demo://text/readme", &cancelled)
+            .with(&cancelled)
+            .read_resource("demo", "demo://text/readme")
             .map(drop)
     ));
     let prompt = &prompts[0].name;
     assert!(is_cancelled(
         manager
-            .get_prompt_with(prompt, json!({"name": "Ada"}), &cancelled)
+            .with(&cancelled)
+            .get_prompt(prompt, json!({"name": "Ada"}))
             .map(drop)
     ));
-    let tool = manager.tools()[0].name.clone();
+    let tool = manager.known_tools()[0].name.clone();
     assert!(is_cancelled(
         manager
-            .call_tool_with(&tool, json!({}), &cancelled)
+            .with(&cancelled)
+            .call_tool(&tool, json!({}))
             .map(drop)
     ));
-    let (resources, errors) = manager.list_resources_with(&cancelled);
+    let (resources, errors) = manager.with(&cancelled).list_resources();
     assert!(resources.is_empty());
     assert!(
         errors
@@ -302,7 +273,7 @@ fn manager_with_methods_pass_the_options_on() {
             .all(|e| matches!(e.error, Error::Cancelled { .. }))
             && !errors.is_empty()
     );
-    let (_, errors) = manager.list_prompts_with(&cancelled);
+    let (_, errors) = manager.with(&cancelled).list_prompts();
     assert!(
         errors
             .iter()

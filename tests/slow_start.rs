@@ -2,7 +2,7 @@
 //! download, heavy imports): the demo server's `--start-delay` plays them, against a short
 //! probe timeout so that the tests stay quick. Such a server reads the probe only once it is
 //! up, after `initialize` was already sent; it must still connect in its era, and one that
-//! never answers must fail within the init timeout, saying what it wrote on stderr.
+//! never answers must fail within the start-up timeout, saying what it wrote on stderr.
 
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
@@ -32,7 +32,7 @@ fn demo(args: &[&str]) -> StdioConfig {
 fn options() -> Options {
     Options::default()
         .with_probe_timeout(PROBE)
-        .with_init_timeout(Duration::from_secs(20))
+        .with_startup_timeout(Duration::from_secs(20))
 }
 
 #[test]
@@ -85,17 +85,17 @@ fn a_slow_handshake_era_server_that_answers_the_probe_late_connects() {
 }
 
 #[test]
-fn a_server_that_never_answers_fails_within_the_init_timeout_with_its_stderr() {
+fn a_server_that_never_answers_fails_within_the_startup_timeout_with_its_stderr() {
     let init = Duration::from_secs(2);
     // It writes `demo server: starting in … ms` to stderr, then sleeps past the test.
     let server = demo(&["--start-delay", "600000"]);
     let started = Instant::now();
     // The default probe timeout (10 s) is longer than the whole budget.
-    let err = Client::connect_with(server, Options::default().with_init_timeout(init))
+    let err = Client::connect_with(server, Options::default().with_startup_timeout(init))
         .expect_err("no answer");
     let elapsed = started.elapsed();
     assert!(err.is_timeout(), "{err:?}");
-    // The init timeout, then the close: stdin closed, 200 ms of grace, SIGTERM.
+    // The start-up timeout, then the close: stdin closed, 200 ms of grace, SIGTERM.
     assert!(elapsed < init + Duration::from_millis(1500), "{elapsed:?}");
     let shown = err.to_string();
     assert!(
@@ -119,7 +119,7 @@ fn a_pinned_stateless_connect_that_times_out_also_has_the_stderr() {
     let server = demo(&["--modern", "--start-delay", "600001"]);
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::modern())
-        .with_init_timeout(init);
+        .with_startup_timeout(init);
     let started = Instant::now();
     let err = Client::connect_with(server, options).expect_err("no answer");
     assert!(

@@ -101,7 +101,8 @@ fn an_abandoned_task_is_cancelled() {
     client.list_all_tools().expect("tools/list");
     let quick = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let err = client
-        .call_tool_with("research", json!({}), &quick)
+        .with(&quick)
+        .call_tool("research", json!({}))
         .expect_err("no result");
     // Named as the call the caller made, not the wait behind it.
     match &err {

@@ -262,7 +262,7 @@ fn a_task_past_the_call_deadline_times_out_and_is_cancelled() {
     let client = Client::connect(server.clone()).expect("connect");
     let options = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let started = Instant::now();
-    match client.call_tool_with("report", json!({}), &options) {
+    match client.with(&options).call_tool("report", json!({})) {
         Err(Error::Timeout { method, .. }) => assert_eq!(method, "tools/call"),
         other => panic!("expected a timeout, got {other:?}"),
     }
@@ -284,13 +284,13 @@ fn polls_keep_a_task_alive_when_the_timeout_resets_on_progress() {
     let resetting = RequestOptions::default()
         .with_timeout(timeout)
         .with_reset_timeout_on_progress(true);
-    let result = client.call_tool_with("report", json!({}), &resetting);
+    let result = client.with(&resetting).call_tool("report", json!({}));
     assert_eq!(result.expect("alive while polled").text(), "the report");
 
     let server = task_server("tasks-modern-no-reset", script);
     let client = Client::connect(server).expect("connect");
     let fixed = RequestOptions::default().with_timeout(timeout);
-    let outcome = client.call_tool_with("report", json!({}), &fixed);
+    let outcome = client.with(&fixed).call_tool("report", json!({}));
     assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
 }
 
@@ -310,7 +310,7 @@ fn a_cancel_ends_the_wait_between_polls_at_once_and_cancels_the_task() {
         cancel.cancel();
     });
     let started = Instant::now();
-    let outcome = client.call_tool_with("report", json!({}), &options);
+    let outcome = client.with(&options).call_tool("report", json!({}));
     assert!(
         matches!(outcome, Err(Error::Cancelled { .. })),
         "{outcome:?}"
@@ -339,7 +339,7 @@ fn closing_the_client_ends_the_wait_between_polls() {
     };
     let options = RequestOptions::default().with_timeout(Duration::from_secs(120));
     let started = Instant::now();
-    let outcome = client.call_tool_with("report", json!({}), &options);
+    let outcome = client.with(&options).call_tool("report", json!({}));
     assert!(matches!(outcome, Err(Error::Closed(_))), "{outcome:?}");
     assert!(
         started.elapsed() < Duration::from_secs(10),

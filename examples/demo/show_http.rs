@@ -52,7 +52,9 @@ pub fn run(exe: &Path) -> Result<(), Box<dyn Error>> {
         let message = p.message.as_deref().unwrap_or_default();
         println!("  {}/{} {message}", p.progress, p.total.unwrap_or_default());
     });
-    let slow = client.call_tool_with("slow", json!({"steps": 3, "delay_ms": 200}), &progress)?;
+    let slow = client
+        .with(&progress)
+        .call_tool("slow", json!({"steps": 3, "delay_ms": 200}))?;
     println!("  {}", slow.text());
 
     // The server's sampling request comes on that stream too; our answer is a POST of its own.

@@ -48,7 +48,7 @@ impl Client {
     /// transport names a fallback (the `auto` HTTP kind falls back to legacy SSE), the
     /// fallback is tried. Authorization errors never fall back.
     ///
-    /// The init timeout ([`Options::with_init_timeout`]) bounds the whole connect: the
+    /// The start-up timeout ([`Options::with_startup_timeout`]) bounds the whole connect: the
     /// `server/discover` probe, `initialize`, and any new start or fallback in between (time
     /// spent obtaining credentials aside), the transport's own start included: it gets the
     /// deadline through [`Connect::connect_by`], so a legacy SSE server that never sends its
@@ -95,7 +95,7 @@ impl Client {
         watch: &Watch,
     ) -> Result<Client> {
         let started = Instant::now();
-        let mut deadline = crate::sync::deadline_after(started, options.era.init_timeout);
+        let mut deadline = crate::sync::deadline_after(started, options.era.startup_timeout);
         // The error that sent us to a fallback: when the fallback is refused just as plainly,
         // this one (a 400 with the server's reason, say) says more than the fallback's 405.
         let mut first: Option<Error> = None;

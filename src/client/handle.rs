@@ -20,8 +20,8 @@ use super::tasks::TaskTools;
 /// `Client` is `Send + Sync`: share it between threads (for example in an `Arc`) and call it from
 /// all of them at once; requests are pipelined over the one connection and each caller gets its own
 /// response. Every call has a deadline (the client's request timeout unless the call's
-/// [`RequestOptions`](crate::RequestOptions) say otherwise). Dropping the client closes the
-/// connection.
+/// [`RequestOptions`](crate::RequestOptions), given through [`Client::with`], say otherwise).
+/// Dropping the client closes the connection.
 ///
 /// ```no_run
 /// use umcp::{Client, StdioConfig};
@@ -188,6 +188,13 @@ impl Client {
 
     /// Why the connection closed, or `None` while it is open.
     ///
+    /// When the server exits, every pending request fails at once with
+    /// [`Error::Closed`](crate::Error::Closed), carrying this: the exit status and the last
+    /// lines of the server's stderr. A `Client` is one connection and stays closed once its
+    /// server is gone: connect again (the era verdict is remembered, so a handshake-era server
+    /// is not probed again), or let a [`Manager`](crate::Manager) restart the server with
+    /// backoff and reopen its subscriptions.
+    ///
     /// See the example on [`Client::close`].
     pub fn closed(&self) -> Option<Arc<Closed>> {
         self.session.closed()
@@ -195,7 +202,9 @@ impl Client {
 
     /// Closes the connection: pending requests fail with [`Error::Closed`](crate::Error::Closed),
     /// and the transport shuts down within its bounded grace periods. Idempotent; also done on
-    /// drop.
+    /// drop. [`Client::closed`] then reads plainly `closed: closed by client`, without the
+    /// server's stderr (a healthy server's start-up banner stays in
+    /// [`Closed::stderr_tail`](crate::Closed::stderr_tail)).
     ///
     /// ```no_run
     /// # fn main() -> umcp::Result<()> {

@@ -13,6 +13,7 @@ use crate::types::{
 
 use super::engine::request_options::RequestOptions;
 use super::handle::Client;
+use super::with_options::WithOptions;
 
 /// A server that keeps handing out cursors is cut off after this many pages.
 const MAX_PAGES: usize = 10_000;
@@ -39,7 +40,7 @@ impl Client {
     /// }
     /// // Or every page at once, each page's request with its own timeout:
     /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
-    /// let tools = client.list_all_tools_with(&options)?;
+    /// let tools = client.with(&options).list_all_tools()?;
     /// # let _ = tools;
     /// # Ok(()) }
     /// ```
@@ -49,48 +50,7 @@ impl Client {
     /// [`Error::Unsupported`] when the server has no `tools` capability, or any error of
     /// [`Client::request`].
     pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
-        self.list_tools_with(cursor, &RequestOptions::default())
-    }
-
-    /// [`Client::list_tools`] with per-request options (timeout, cancel, `_meta`).
-    ///
-    /// Every method of the client that sends one request has a `_with` form like this one,
-    /// taking the options last (`call_tool_validated`, `request_raw` and `request_once` take
-    /// them last themselves).
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::{CancelHandle, Client, RequestOptions, StdioConfig};
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// let client = Client::connect(StdioConfig::from_command_line("uvx mcp-server-time")?)?;
-    /// let cancel = CancelHandle::new();
-    /// let options = RequestOptions::default()
-    ///     .with_timeout(Duration::from_secs(5))
-    ///     .with_cancel(cancel.clone());
-    /// let mut cursor = None;
-    /// loop {
-    ///     let page = client.list_tools_with(cursor.as_deref(), &options)?;
-    ///     page.tools.iter().for_each(|tool| log::info!("{}", tool.name));
-    ///     match page.next_cursor {
-    ///         Some(next) => cursor = Some(next),
-    ///         None => break,
-    ///     }
-    /// }
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_tools`], plus [`Error::Cancelled`].
-    pub fn list_tools_with(
-        &self,
-        cursor: Option<&str>,
-        options: &RequestOptions,
-    ) -> Result<ListToolsResult> {
-        let page: ListToolsResult = self.page("tools/list", "tools", cursor, options)?;
-        self.note_listed(&page.tools);
-        Ok(page)
+        self.with(&RequestOptions::default()).list_tools(cursor)
     }
 
     /// Lists every tool, following cursors across pages.
@@ -106,20 +66,7 @@ impl Client {
     ///
     /// As [`Client::list_tools`], plus [`Error::Protocol`] when the server repeats a cursor.
     pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.list_all_tools_with(&RequestOptions::default())
-    }
-
-    /// [`Client::list_all_tools`] with per-request options, applied to each page's request.
-    ///
-    /// See the example on [`Client::list_tools`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_all_tools`], plus [`Error::Cancelled`].
-    pub fn list_all_tools_with(&self, options: &RequestOptions) -> Result<Vec<Tool>> {
-        let tools: Vec<Tool> = self.all("tools/list", "tools", "tools", options)?;
-        self.note_listed(&tools);
-        Ok(tools)
+        self.with(&RequestOptions::default()).list_all_tools()
     }
 
     /// Lists one page of resources.
@@ -135,7 +82,7 @@ impl Client {
     /// }
     /// // One page at a time, with per-request options:
     /// let options = RequestOptions::default().with_timeout(Duration::from_secs(5));
-    /// let first = client.list_resources_with(None, &options)?;
+    /// let first = client.with(&options).list_resources(None)?;
     /// log::info!("more pages: {}", first.next_cursor.is_some());
     /// # Ok(()) }
     /// ```
@@ -145,22 +92,7 @@ impl Client {
     /// [`Error::Unsupported`] without the `resources` capability, or any error of
     /// [`Client::request`].
     pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
-        self.list_resources_with(cursor, &RequestOptions::default())
-    }
-
-    /// [`Client::list_resources`] with per-request options.
-    ///
-    /// See the example on [`Client::list_resources`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_resources`], plus [`Error::Cancelled`].
-    pub fn list_resources_with(
-        &self,
-        cursor: Option<&str>,
-        options: &RequestOptions,
-    ) -> Result<ListResourcesResult> {
-        self.page("resources/list", "resources", cursor, options)
+        self.with(&RequestOptions::default()).list_resources(cursor)
     }
 
     /// Lists every resource, following cursors.
@@ -171,18 +103,7 @@ impl Client {
     ///
     /// As [`Client::list_resources`].
     pub fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        self.list_all_resources_with(&RequestOptions::default())
-    }
-
-    /// [`Client::list_all_resources`] with per-request options, applied to each page's request.
-    ///
-    /// See the example on [`Client::list_resources`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_all_resources`], plus [`Error::Cancelled`].
-    pub fn list_all_resources_with(&self, options: &RequestOptions) -> Result<Vec<Resource>> {
-        self.all("resources/list", "resources", "resources", options)
+        self.with(&RequestOptions::default()).list_all_resources()
     }
 
     /// Lists one page of resource templates.
@@ -205,22 +126,8 @@ impl Client {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult> {
-        self.list_resource_templates_with(cursor, &RequestOptions::default())
-    }
-
-    /// [`Client::list_resource_templates`] with per-request options.
-    ///
-    /// See the example on [`Client::list_resource_templates`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_resource_templates`], plus [`Error::Cancelled`].
-    pub fn list_resource_templates_with(
-        &self,
-        cursor: Option<&str>,
-        options: &RequestOptions,
-    ) -> Result<ListResourceTemplatesResult> {
-        self.page("resources/templates/list", "resources", cursor, options)
+        self.with(&RequestOptions::default())
+            .list_resource_templates(cursor)
     }
 
     /// Lists every resource template, following cursors.
@@ -231,27 +138,8 @@ impl Client {
     ///
     /// As [`Client::list_resources`].
     pub fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        self.list_all_resource_templates_with(&RequestOptions::default())
-    }
-
-    /// [`Client::list_all_resource_templates`] with per-request options, applied to each
-    /// page's request.
-    ///
-    /// See the example on [`Client::list_resource_templates`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_all_resource_templates`], plus [`Error::Cancelled`].
-    pub fn list_all_resource_templates_with(
-        &self,
-        options: &RequestOptions,
-    ) -> Result<Vec<ResourceTemplate>> {
-        self.all(
-            "resources/templates/list",
-            "resources",
-            "resourceTemplates",
-            options,
-        )
+        self.with(&RequestOptions::default())
+            .list_all_resource_templates()
     }
 
     /// Lists one page of prompts.
@@ -276,22 +164,7 @@ impl Client {
     /// [`Error::Unsupported`] without the `prompts` capability, or any error of
     /// [`Client::request`].
     pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
-        self.list_prompts_with(cursor, &RequestOptions::default())
-    }
-
-    /// [`Client::list_prompts`] with per-request options.
-    ///
-    /// See the example on [`Client::list_prompts`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::list_prompts`], plus [`Error::Cancelled`].
-    pub fn list_prompts_with(
-        &self,
-        cursor: Option<&str>,
-        options: &RequestOptions,
-    ) -> Result<ListPromptsResult> {
-        self.page("prompts/list", "prompts", cursor, options)
+        self.with(&RequestOptions::default()).list_prompts(cursor)
     }
 
     /// Lists every prompt, following cursors.
@@ -302,18 +175,105 @@ impl Client {
     ///
     /// As [`Client::list_prompts`].
     pub fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        self.list_all_prompts_with(&RequestOptions::default())
+        self.with(&RequestOptions::default()).list_all_prompts()
     }
+}
 
-    /// [`Client::list_all_prompts`] with per-request options, applied to each page's request.
+impl WithOptions<'_> {
+    /// [`Client::list_tools`] with these options.
     ///
-    /// See the example on [`Client::list_prompts`].
+    /// See the example on [`WithOptions`].
     ///
     /// # Errors
     ///
-    /// As [`Client::list_all_prompts`], plus [`Error::Cancelled`].
-    pub fn list_all_prompts_with(&self, options: &RequestOptions) -> Result<Vec<Prompt>> {
-        self.all("prompts/list", "prompts", "prompts", options)
+    /// As [`Client::list_tools`].
+    pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
+        let page: ListToolsResult = self.page("tools/list", "tools", cursor)?;
+        self.client.note_listed(&page.tools);
+        Ok(page)
+    }
+
+    /// [`Client::list_all_tools`] with these options, applied to each page's request.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_tools`].
+    pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        let tools: Vec<Tool> = self.all("tools/list", "tools", "tools")?;
+        self.client.note_listed(&tools);
+        Ok(tools)
+    }
+
+    /// [`Client::list_resources`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resources`].
+    pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult> {
+        self.page("resources/list", "resources", cursor)
+    }
+
+    /// [`Client::list_all_resources`] with these options, applied to each page's request.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_resources`].
+    pub fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.all("resources/list", "resources", "resources")
+    }
+
+    /// [`Client::list_resource_templates`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_resource_templates`].
+    pub fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.page("resources/templates/list", "resources", cursor)
+    }
+
+    /// [`Client::list_all_resource_templates`] with these options, applied to each page's
+    /// request.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_resource_templates`].
+    pub fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.all("resources/templates/list", "resources", "resourceTemplates")
+    }
+
+    /// [`Client::list_prompts`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_prompts`].
+    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult> {
+        self.page("prompts/list", "prompts", cursor)
+    }
+
+    /// [`Client::list_all_prompts`] with these options, applied to each page's request.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_all_prompts`].
+    pub fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.all("prompts/list", "prompts", "prompts")
     }
 
     fn page<T: DeserializeOwned>(
@@ -321,11 +281,10 @@ impl Client {
         method: &str,
         capability: &'static str,
         cursor: Option<&str>,
-        options: &RequestOptions,
     ) -> Result<T> {
-        self.require(method, capability)?;
+        self.client.require(method, capability)?;
         let params = cursor.map(|c| json!({ "cursor": c }));
-        self.request_as(method, params, options)
+        self.client.request_as(method, params, self.options)
     }
 
     fn all<T: DeserializeOwned>(
@@ -333,19 +292,18 @@ impl Client {
         method: &str,
         capability: &'static str,
         key: &str,
-        options: &RequestOptions,
     ) -> Result<Vec<T>> {
-        self.require(method, capability)?;
+        self.client.require(method, capability)?;
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.
-        let stateless = self.session.era.is_modern();
+        let stateless = self.client.session.era.is_modern();
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page = self.request_raw(method, params, options)?;
+            let mut page = self.request_raw(method, params)?;
             // A missing list and a `null` one (a Go server's nil slice) are both empty, as
             // in the typed results.
             let list = match page.get_mut(key).map(Value::take) {

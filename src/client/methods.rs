@@ -2,8 +2,8 @@
 //! resources, prompts, completion, logging, and subscriptions in either era (the lists are in
 //! `lists`).
 //!
-//! Every method has a `_with` form taking [`RequestOptions`] (timeout, progress, cancel,
-//! `_meta`); the plain form is the `_with` form with the defaults.
+//! Each request is written once, on [`WithOptions`] (the per-call options); the client's own
+//! method is it with the default options.
 
 use serde_json::{json, Value};
 
@@ -18,6 +18,7 @@ use super::engine::request_options::RequestOptions;
 use super::era::state::Era;
 use super::follow::listen::{open, Subscription};
 use super::handle::Client;
+use super::with_options::WithOptions;
 
 impl Client {
     /// Checks that the server is alive: `ping` in the handshake era; in the stateless era,
@@ -25,60 +26,49 @@ impl Client {
     /// always goes to the server, however long its last answer may be cached), so the same
     /// health check works with servers of both eras.
     ///
-    /// See the example on [`Client::ping_with`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Timeout`] when it does not answer in time, or any error of [`Client::request`].
-    pub fn ping(&self) -> Result<()> {
-        self.ping_with(&RequestOptions::default())
-    }
-
-    /// [`Client::ping`] with per-request options, e.g. a shorter timeout for a health check.
-    ///
     /// ```no_run
     /// use std::time::Duration;
     /// use umcp::RequestOptions;
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// client.ping_with(&RequestOptions::default().with_timeout(Duration::from_secs(2)))?;
-    /// client.ping()?; // the same with the client's request timeout
+    /// client.ping()?; // within the client's request timeout
+    /// client.with(&RequestOptions::default().with_timeout(Duration::from_secs(2))).ping()?;
     /// # Ok(()) }
     /// ```
     ///
     /// # Errors
     ///
-    /// As [`Client::ping`], plus [`Error::Cancelled`].
-    pub fn ping_with(&self, options: &RequestOptions) -> Result<()> {
-        let method = match self.era() {
-            Era::Legacy => "ping",
-            Era::Modern => "server/discover",
-        };
-        // A cached discover result would answer for a server that may be gone.
-        let options = options.clone().with_no_cache();
-        self.request_raw(method, None, &options).map(drop)
+    /// [`Error::Timeout`] when it does not answer in time, or any error of [`Client::request`].
+    pub fn ping(&self) -> Result<()> {
+        self.with(&RequestOptions::default()).ping()
     }
 
     /// Calls a tool with JSON arguments (an object, or `Value::Null` for none).
     ///
     /// A tool that fails reports it in the result (`is_error`), not as an `Err`.
     ///
-    /// A tool whose last listing requires a task (2025-11-25, `execution.taskSupport:
-    /// "required"`, on a server offering task-augmented tool calls) is called as one, and its
-    /// result fetched with `tasks/result` under the same options; a call given up on asks the
-    /// server to cancel the task. To learn which tools need one, a client whose server offers
-    /// task-augmented tool calls lists the tools once, before its first call, unless the
-    /// caller listed them already.
+    /// # Tasks
     ///
-    /// In the stateless era a server runs a call as a task only for a client that declares
-    /// the tasks extension (`io.modelcontextprotocol/tasks`). A call the server refuses for
-    /// want of it (-32021) is sent again declaring it; when the server then answers with a
-    /// task, the client polls `tasks/get` at the server's interval, answers its input
-    /// requests through the handlers in [`Options`](crate::Options) with `tasks/update`, and
-    /// returns the task's result (a failed task is its [`Error::Rpc`]).
-    /// The call's timeout covers the whole task (each poll counts as progress when the
-    /// timeout resets on progress); a call given up on sends `tasks/cancel`.
+    /// A tool that must run as a task is called the same way, and the call returns the task's
+    /// result when it ends.
+    ///
+    /// - Handshake era (2025-11-25): a tool whose last listing requires a task
+    ///   (`execution.taskSupport: "required"`, such as server-everything's
+    ///   `simulate-research-query`), on a server offering task-augmented tool calls, is sent
+    ///   task-augmented, and its result fetched with `tasks/result` under the same options. To
+    ///   learn which tools need one, such a client lists the tools once, before its first
+    ///   call, unless the caller listed them already.
+    /// - Stateless era: a server runs a call as a task only for a client that declares the
+    ///   tasks extension (`io.modelcontextprotocol/tasks`). A call the server refuses for want
+    ///   of it (-32021) is sent again declaring it; when the server then answers with a task,
+    ///   the client polls `tasks/get` at the server's interval, answers its input requests
+    ///   through the handlers in [`Options`](crate::Options) with `tasks/update`, and returns
+    ///   the task's result (a failed task is its [`Error::Rpc`]).
+    ///
+    /// Either way the call's timeout covers the whole task (each poll counts as progress when
+    /// the timeout resets on progress), a cancel handle or closing the client ends the wait
+    /// between polls at once, and a call given up on sends `tasks/cancel`.
     ///
     /// See the example on [`Client`].
     ///
@@ -87,62 +77,23 @@ impl Client {
     /// As [`Client::list_tools`], plus [`Error::Invalid`] for arguments that are neither an
     /// object nor `Null` (nothing is sent).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.call_tool_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// Calls a tool with per-request options (timeout, progress, cancel, `_meta`).
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use serde_json::json;
-    /// use umcp::{CancelHandle, RequestOptions};
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
-    /// let cancel = CancelHandle::new();
-    /// let options = RequestOptions::default()
-    ///     .with_timeout(Duration::from_secs(10))
-    ///     .with_reset_timeout_on_progress(true)
-    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total))
-    ///     .with_cancel(cancel.clone()); // cancel.cancel() from another thread stops it
-    /// let arguments = json!({ "duration": 5 });
-    /// let result = client.call_tool_with("longRunningOperation", arguments, &options)?;
-    /// log::info!("{}", result.text());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::call_tool`], plus [`Error::Cancelled`].
-    pub fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult> {
-        self.require("tools/call", "tools")?;
-        let params = named("tool", name, arguments)?;
-        if self.needs_task(name, options) {
-            return self.call_tool_as_task(params, options);
-        }
-        self.request_as("tools/call", Some(params), options)
+        self.with(&RequestOptions::default())
+            .call_tool(name, arguments)
     }
 
     /// Calls `tool` and checks the result against the tool's `outputSchema` (see
     /// [`Tool::validate_output`](crate::types::Tool::validate_output)); a tool without one
-    /// is called as by [`Client::call_tool_with`].
+    /// is called as by [`Client::call_tool`].
     ///
     /// ```no_run
     /// use serde_json::json;
-    /// use umcp::RequestOptions;
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
     /// let tools = client.list_all_tools()?;
     /// if let Some(tool) = tools.iter().find(|tool| tool.name == "get_weather") {
     ///     // An `Err` here when the result's structuredContent breaks the tool's outputSchema.
-    ///     let arguments = json!({ "city": "Paris" });
-    ///     let result = client.call_tool_validated(tool, arguments, &RequestOptions::default())?;
+    ///     let result = client.call_tool_validated(tool, json!({ "city": "Paris" }))?;
     ///     log::info!("{:?}", result.structured_content);
     /// }
     /// # Ok(()) }
@@ -150,18 +101,16 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::call_tool_with`], plus [`Error::Protocol`] when a successful result does
-    /// not match the schema.
+    /// As [`Client::call_tool`], plus [`Error::Protocol`] when a successful result does not
+    /// match the schema.
     #[cfg(feature = "output-validation")]
     pub fn call_tool_validated(
         &self,
         tool: &crate::types::Tool,
         arguments: Value,
-        options: &RequestOptions,
     ) -> Result<CallToolResult> {
-        let result = self.call_tool_with(&tool.name, arguments, options)?;
-        tool.validate_output(&result)?;
-        Ok(result)
+        self.with(&RequestOptions::default())
+            .call_tool_validated(tool, arguments)
     }
 
     /// Reads a resource.
@@ -184,23 +133,7 @@ impl Client {
     /// As [`Client::list_resources`]; an unknown URI is usually [`Error::Rpc`] with
     /// [`ErrorCode::RESOURCE_NOT_FOUND`](crate::jsonrpc::ErrorCode::RESOURCE_NOT_FOUND).
     pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
-        self.read_resource_with(uri, &RequestOptions::default())
-    }
-
-    /// [`Client::read_resource`] with per-request options.
-    ///
-    /// See the example on [`Client::read_resource`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::read_resource`], plus [`Error::Cancelled`].
-    pub fn read_resource_with(
-        &self,
-        uri: &str,
-        options: &RequestOptions,
-    ) -> Result<ReadResourceResult> {
-        self.require("resources/read", "resources")?;
-        self.request_as("resources/read", Some(json!({ "uri": uri })), options)
+        self.with(&RequestOptions::default()).read_resource(uri)
     }
 
     /// Gets a prompt, filled in with `arguments` (an object of strings, or `Value::Null`).
@@ -222,37 +155,8 @@ impl Client {
     /// As [`Client::list_prompts`], plus [`Error::Invalid`] for arguments that are neither an
     /// object nor `Null`, or an argument whose value is not a string (nothing is sent).
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
-        self.get_prompt_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// [`Client::get_prompt`] with per-request options.
-    ///
-    /// See the example on [`Client::get_prompt`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::get_prompt`], plus [`Error::Cancelled`].
-    pub fn get_prompt_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<GetPromptResult> {
-        self.require("prompts/get", "prompts")?;
-        // Prompt arguments are strings (`{[key: string]: string}`); a server answers anything
-        // else with a validation error of its own, if at all.
-        if let Some((key, value)) = arguments
-            .as_object()
-            .and_then(|arguments| arguments.iter().find(|(_, value)| !value.is_string()))
-        {
-            return Err(Error::Invalid(format!(
-                "the argument `{key}` of prompt `{name}` must be a string (prompt arguments \
-                 are strings), not {}",
-                crate::jsonrpc::value_kind(value)
-            )));
-        }
-        let params = named("prompt", name, arguments)?;
-        self.request_as("prompts/get", Some(params), options)
+        self.with(&RequestOptions::default())
+            .get_prompt(name, arguments)
     }
 
     /// Asks for completions of a prompt or resource-template argument.
@@ -274,28 +178,7 @@ impl Client {
     /// [`Error::Unsupported`] without the `completions` capability (protocol 2024-11-05 had
     /// no such flag, so it is not required there), or any error of [`Client::request`].
     pub fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
-        self.complete_with(params, &RequestOptions::default())
-    }
-
-    /// [`Client::complete`] with per-request options, e.g. a short timeout while the user
-    /// types.
-    ///
-    /// See the example on [`Client::complete`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::complete`], plus [`Error::Cancelled`].
-    pub fn complete_with(
-        &self,
-        params: CompleteRequestParams,
-        options: &RequestOptions,
-    ) -> Result<CompleteResult> {
-        if self.protocol_version() != "2024-11-05" {
-            self.require("completion/complete", "completions")?;
-        }
-        let params = serde_json::to_value(params)
-            .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
-        self.request_as("completion/complete", Some(params), options)
+        self.with(&RequestOptions::default()).complete(params)
     }
 
     /// Tells the server the roots changed, so it asks for `roots/list` again.
@@ -360,31 +243,8 @@ impl Client {
     /// In the handshake era, [`Error::Unsupported`] without the `logging` capability, or any
     /// error of [`Client::request`].
     pub fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
-        self.set_logging_level_with(level, &RequestOptions::default())
-    }
-
-    /// [`Client::set_logging_level`] with per-request options.
-    ///
-    /// See the example on [`Client::set_logging_level`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::set_logging_level`], plus [`Error::Cancelled`].
-    pub fn set_logging_level_with(
-        &self,
-        level: LoggingLevel,
-        options: &RequestOptions,
-    ) -> Result<()> {
-        let era = &self.session.era;
-        // Stateless servers honour the level in `_meta` whether or not they list `logging`.
-        if !era.is_modern() {
-            self.require("logging/setLevel", "logging")?;
-            let params = json!({ "level": level });
-            self.request_raw("logging/setLevel", Some(params), options)?;
-        }
-        // Stateless requests carry it from now on; a new handshake-era session is told again.
-        era.set_log_level(level);
-        Ok(())
+        self.with(&RequestOptions::default())
+            .set_logging_level(level)
     }
 
     /// Subscribes to updates of a resource (`notifications/resources/updated`). The
@@ -413,24 +273,8 @@ impl Client {
     /// [`Error::Unsupported`] unless the server advertises
     /// `resources.subscribe`.
     pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
-        self.subscribe_resource_with(uri, &RequestOptions::default())
-    }
-
-    /// [`Client::subscribe_resource`] with per-request options.
-    ///
-    /// See the example on [`Client::subscribe_resource`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::subscribe_resource`], plus [`Error::Cancelled`].
-    pub fn subscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
-        self.require("resources/subscribe", "resources.subscribe")?;
-        self.request_raw("resources/subscribe", Some(json!({ "uri": uri })), options)?;
-        let mut subscriptions = lock(&self.session.subscriptions);
-        if !subscriptions.iter().any(|s| s == uri) {
-            subscriptions.push(uri.to_owned());
-        }
-        Ok(())
+        self.with(&RequestOptions::default())
+            .subscribe_resource(uri)
     }
 
     /// Ends a subscription.
@@ -441,25 +285,8 @@ impl Client {
     ///
     /// As [`Client::subscribe_resource`].
     pub fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
-        self.unsubscribe_resource_with(uri, &RequestOptions::default())
-    }
-
-    /// [`Client::unsubscribe_resource`] with per-request options.
-    ///
-    /// See the example on [`Client::subscribe_resource`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Client::unsubscribe_resource`], plus [`Error::Cancelled`].
-    pub fn unsubscribe_resource_with(&self, uri: &str, options: &RequestOptions) -> Result<()> {
-        self.require("resources/unsubscribe", "resources.subscribe")?;
-        lock(&self.session.subscriptions).retain(|s| s != uri);
-        self.request_raw(
-            "resources/unsubscribe",
-            Some(json!({ "uri": uri })),
-            options,
-        )
-        .map(drop)
+        self.with(&RequestOptions::default())
+            .unsubscribe_resource(uri)
     }
 
     /// Subscribes to the notifications `filter` names, in either protocol era, and returns
@@ -509,6 +336,174 @@ impl Client {
             method: method.to_owned(),
             capability,
         }))
+    }
+}
+
+impl WithOptions<'_> {
+    /// [`Client::ping`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::ping`].
+    pub fn ping(&self) -> Result<()> {
+        let method = match self.client.era() {
+            Era::Legacy => "ping",
+            Era::Modern => "server/discover",
+        };
+        // A cached discover result would answer for a server that may be gone.
+        let options = self.options.clone().with_no_cache();
+        self.client
+            .with(&options)
+            .request_raw(method, None)
+            .map(drop)
+    }
+
+    /// [`Client::call_tool`] with these options; a tool run as a task is fetched and
+    /// cancelled under them too.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool`].
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        let (client, options) = (self.client, self.options);
+        client.require("tools/call", "tools")?;
+        let params = named("tool", name, arguments)?;
+        if client.needs_task(name, options) {
+            return client.call_tool_as_task(params, options);
+        }
+        client.request_as("tools/call", Some(params), options)
+    }
+
+    /// [`Client::call_tool_validated`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool_validated`].
+    #[cfg(feature = "output-validation")]
+    pub fn call_tool_validated(
+        &self,
+        tool: &crate::types::Tool,
+        arguments: Value,
+    ) -> Result<CallToolResult> {
+        let result = self.call_tool(&tool.name, arguments)?;
+        tool.validate_output(&result)?;
+        Ok(result)
+    }
+
+    /// [`Client::read_resource`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::read_resource`].
+    pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.client.require("resources/read", "resources")?;
+        let params = Some(json!({ "uri": uri }));
+        self.client
+            .request_as("resources/read", params, self.options)
+    }
+
+    /// [`Client::get_prompt`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::get_prompt`].
+    pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        self.client.require("prompts/get", "prompts")?;
+        // Prompt arguments are strings (`{[key: string]: string}`); a server answers anything
+        // else with a validation error of its own, if at all.
+        if let Some((key, value)) = arguments
+            .as_object()
+            .and_then(|arguments| arguments.iter().find(|(_, value)| !value.is_string()))
+        {
+            return Err(Error::Invalid(format!(
+                "the argument `{key}` of prompt `{name}` must be a string (prompt arguments \
+                 are strings), not {}",
+                crate::jsonrpc::value_kind(value)
+            )));
+        }
+        let params = named("prompt", name, arguments)?;
+        self.client
+            .request_as("prompts/get", Some(params), self.options)
+    }
+
+    /// [`Client::complete`] with these options, e.g. a short timeout while the user types.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::complete`].
+    pub fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+        if self.client.protocol_version() != "2024-11-05" {
+            self.client.require("completion/complete", "completions")?;
+        }
+        let params = serde_json::to_value(params)
+            .map_err(|e| Error::Config(format!("unencodable completion params: {e}")))?;
+        self.client
+            .request_as("completion/complete", Some(params), self.options)
+    }
+
+    /// [`Client::set_logging_level`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::set_logging_level`].
+    pub fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        let era = &self.client.session.era;
+        // Stateless servers honour the level in `_meta` whether or not they list `logging`.
+        if !era.is_modern() {
+            self.client.require("logging/setLevel", "logging")?;
+            let params = json!({ "level": level });
+            self.request_raw("logging/setLevel", Some(params))?;
+        }
+        // Stateless requests carry it from now on; a new handshake-era session is told again.
+        era.set_log_level(level);
+        Ok(())
+    }
+
+    /// [`Client::subscribe_resource`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::subscribe_resource`].
+    pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.client
+            .require("resources/subscribe", "resources.subscribe")?;
+        self.request_raw("resources/subscribe", Some(json!({ "uri": uri })))?;
+        let mut subscriptions = lock(&self.client.session.subscriptions);
+        if !subscriptions.iter().any(|s| s == uri) {
+            subscriptions.push(uri.to_owned());
+        }
+        Ok(())
+    }
+
+    /// [`Client::unsubscribe_resource`] with these options.
+    ///
+    /// See the example on [`WithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::unsubscribe_resource`].
+    pub fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.client
+            .require("resources/unsubscribe", "resources.subscribe")?;
+        lock(&self.client.session.subscriptions).retain(|s| s != uri);
+        self.request_raw("resources/unsubscribe", Some(json!({ "uri": uri })))
+            .map(drop)
     }
 }
 

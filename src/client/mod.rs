@@ -87,6 +87,7 @@ mod requests;
 mod sampling;
 mod server_requests;
 mod tasks;
+mod with_options;
 
 pub use elicitation::ElicitationModes;
 pub use engine::cancel::CancelHandle;
@@ -103,6 +104,7 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub use with_options::WithOptions;
 
 #[cfg(test)]
 mod tests {

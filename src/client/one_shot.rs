@@ -31,7 +31,7 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any error of [`Client::connect_with`] or [`Client::request_with`].
+    /// Any error of [`Client::connect_with`] or [`Client::request`].
     pub fn one_shot<M: Method>(
         transport: impl Connect + 'static,
         options: Options,
@@ -39,7 +39,7 @@ impl Client {
         request: &RequestOptions,
     ) -> Result<M::Result> {
         let client = Client::connect_with(transport, options)?;
-        let result = client.request_with::<M>(params, request);
+        let result = client.with(request).request::<M>(params);
         client.close();
         result
     }

@@ -34,13 +34,13 @@ use super::server_requests::Handlers;
 /// let options = Options::default()
 ///     .with_client_info(Implementation::new("my-tool", "1.2.0"))
 ///     .with_request_timeout(Duration::from_secs(10))
-///     .with_init_timeout(Duration::from_secs(60))
+///     .with_startup_timeout(Duration::from_secs(60))
 ///     .with_notification_capacity(256)
 ///     .with_handler_threads(2)
 ///     .with_reinitialize_on_expiry(false)
 ///     .with_roots(vec![Root::new("file:///home/me/project")]);
 /// assert_eq!(options.request_timeout(), Duration::from_secs(10));
-/// assert_eq!(options.init_timeout(), Duration::from_secs(60));
+/// assert_eq!(options.startup_timeout(), Duration::from_secs(60));
 /// assert_eq!(options.handler_threads(), 2);
 /// ```
 #[derive(Clone, Default)]
@@ -49,7 +49,7 @@ pub struct Options {
     /// handler threads and the late-response handler.
     pub(crate) engine: Settings,
     /// What the eras read: the mode, the probe, input rounds, the log level, the client's
-    /// identity, the init timeout and re-initialization.
+    /// identity, the start-up timeout and re-initialization.
     pub(crate) era: EraOptions,
     /// The response cache.
     pub(crate) cache: CacheOptions,
@@ -80,16 +80,18 @@ impl Options {
 
     /// How long connecting may take in all (default 30 s): one deadline for the
     /// `server/discover` probe, `initialize`, and any new start of the server or fallback in
-    /// between, a legacy SSE server's `endpoint` event included
+    /// between, a legacy SSE server's `endpoint` event included, whatever
+    /// [`HttpConfig::connect_timeout`](crate::HttpConfig::connect_timeout) says
     /// ([`Client::connect_with`](crate::Client::connect_with)); also how long `initialize` may
-    /// take when a session is started again after it expired. As for any request, time a
+    /// take when a session is started again after it expired. To give up on a connect sooner
+    /// (a Cancel button, Ctrl-C), see [`Options::with_connect_cancel`]. As for any request, time a
     /// transport spends obtaining credentials (a user authorizing in a browser) does not
     /// count. A connect that times out fails with [`Error::Timeout`](crate::Error::Timeout),
     /// carrying a stdio server's last stderr lines.
     ///
     /// See the example on [`Options`].
-    pub fn with_init_timeout(mut self, timeout: Duration) -> Options {
-        self.era.init_timeout = timeout;
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> Options {
+        self.era.startup_timeout = timeout;
         self
     }
 
@@ -129,6 +131,10 @@ impl Options {
     }
 
     /// Answers `sampling/createMessage`, and declares the `sampling` capability.
+    ///
+    /// A request whose tool uses and results do not balance (a tool use without its result in
+    /// the next message, a result for no tool use, results mixed with other content) is
+    /// refused with a `-32602` error before the handler runs.
     ///
     /// ```
     /// use umcp::types::{ContentBlock, CreateMessageResult};
@@ -396,8 +402,8 @@ impl Options {
     }
 
     /// How long the `server/discover` probe of [`ProtocolMode::Auto`] waits for an answer
-    /// before the server counts as legacy (default 10 s, and never more than half of the init
-    /// timeout, which bounds the whole connect, so that `initialize` has time after a silent
+    /// before the server counts as legacy (default 10 s, and never more than half of the
+    /// start-up timeout, which bounds the whole connect, so that `initialize` has time after a silent
     /// probe). The clock starts once the server is started. A server slower to start than
     /// this still connects in its era: `initialize` follows, and a server that then exits is
     /// started again for `initialize` alone, and one that refuses it is asked
@@ -470,7 +476,7 @@ impl Options {
     /// close is done. [`CancelHandle::cancel`] itself returns at once. A handle cancelled
     /// before the connect starts makes it fail at once, starting nothing; a cancel after the
     /// connect returned leaves the client alone. One stage is not cut short: a legacy
-    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the init timeout.
+    /// HTTP+SSE start waiting for its `endpoint` event, which ends by the start-up timeout.
     ///
     /// The handle applies to every connect made with these options (a
     /// [`Manager`](crate::Manager)'s too, when set in its client options): once cancelled,
@@ -482,7 +488,7 @@ impl Options {
     ///
     /// let cancel = CancelHandle::new();
     /// let options = Options::default()
-    ///     .with_init_timeout(Duration::from_secs(60))
+    ///     .with_startup_timeout(Duration::from_secs(60))
     ///     .with_connect_cancel(cancel.clone());
     /// // A "Cancel" button, say, on another thread.
     /// let stopper = cancel.clone();
@@ -509,11 +515,11 @@ impl Options {
         self.engine.request_timeout
     }
 
-    /// The `initialize` timeout.
+    /// How long connecting may take in all.
     ///
     /// See the example on [`Options`].
-    pub fn init_timeout(&self) -> Duration {
-        self.era.init_timeout
+    pub fn startup_timeout(&self) -> Duration {
+        self.era.startup_timeout
     }
 
     /// How many server requests are handled at once.
@@ -580,7 +586,7 @@ impl fmt::Debug for Options {
         f.debug_struct("Options")
             .field("client_info", &self.era.client_info)
             .field("request_timeout", &self.engine.request_timeout)
-            .field("init_timeout", &self.era.init_timeout)
+            .field("startup_timeout", &self.era.startup_timeout)
             .field("sampling", &handlers.sampling.is_some())
             .field("sampling_tools", &handlers.sampling_tools)
             .field("elicitation", &handlers.elicitation.is_some())

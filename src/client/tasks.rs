@@ -78,7 +78,7 @@ impl Client {
             return false;
         }
         if !listed {
-            if let Err(err) = self.list_all_tools_with(options) {
+            if let Err(err) = self.with(options).list_all_tools() {
                 // Once per connection: a listing that fails is not sent again with every call.
                 log::debug!("listing the tools to see which need a task failed: {err}");
                 lock(&self.task_tools).listed = true;

@@ -113,7 +113,7 @@ impl Watch {
         let options = RequestOptions::default()
             .with_timeout(self.check.timeout)
             .with_cancel(cancel);
-        let outcome = client.ping_with(&options);
+        let outcome = client.with(&options).ping();
         *lock(&ping.cancel) = None;
         let now = client.messages_received();
         // Whatever happened, the next ping waits for another silent interval.

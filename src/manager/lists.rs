@@ -11,6 +11,7 @@ use crate::types::{GetPromptResult, Prompt, ReadResourceResult, ResourceTemplate
 
 use super::slot::Slot;
 use super::status::{PromptEntry, ResourceEntry, ServerError, ServerStatus};
+use super::with_options::ManagerWithOptions;
 use super::{lock, Manager};
 
 /// One resource template of the aggregated list.
@@ -26,7 +27,7 @@ pub struct ResourceTemplateEntry {
 }
 
 impl Manager {
-    /// Lists the resources of every server that has any, asking them in parallel (and
+    /// Lists the resources of every server that has any, asking them now, in parallel (and
     /// waiting for servers that are still starting). Servers that failed, or failed to
     /// answer, are reported next to the resources of the others; a server that does not
     /// offer resources is no error here (where its `Client` would answer
@@ -47,21 +48,7 @@ impl Manager {
     /// # Ok(()) }
     /// ```
     pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
-        self.list_resources_with(&RequestOptions::default())
-    }
-
-    /// [`Manager::list_resources`] with per-request options, applied to every server's
-    /// requests.
-    ///
-    /// See the example on [`Manager::list_resources`].
-    pub fn list_resources_with(
-        &self,
-        options: &RequestOptions,
-    ) -> (Vec<ResourceEntry>, Vec<ServerError>) {
-        self.gather_resources(
-            |client| client.list_all_resources_with(options),
-            |server, resource| ResourceEntry { server, resource },
-        )
+        self.with(&RequestOptions::default()).list_resources()
     }
 
     /// The resource templates of every connected server (URIs with `{placeholders}`, read
@@ -78,21 +65,8 @@ impl Manager {
     /// # Ok(()) }
     /// ```
     pub fn list_resource_templates(&self) -> (Vec<ResourceTemplateEntry>, Vec<ServerError>) {
-        self.list_resource_templates_with(&RequestOptions::default())
-    }
-
-    /// [`Manager::list_resource_templates`] with per-request options, applied to every
-    /// server's requests.
-    ///
-    /// See the example on [`Manager::list_resource_templates`].
-    pub fn list_resource_templates_with(
-        &self,
-        options: &RequestOptions,
-    ) -> (Vec<ResourceTemplateEntry>, Vec<ServerError>) {
-        self.gather_resources(
-            |client| client.list_all_resource_templates_with(options),
-            |server, template| ResourceTemplateEntry { server, template },
-        )
+        self.with(&RequestOptions::default())
+            .list_resource_templates()
     }
 
     /// Lists `list` from every server that offers resources, each item tagged by `entry`.
@@ -128,29 +102,15 @@ impl Manager {
     /// As [`Manager::call_tool`](crate::Manager::call_tool), with the errors of
     /// [`Client::read_resource`](crate::Client::read_resource).
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<ReadResourceResult> {
-        self.read_resource_with(server, uri, &RequestOptions::default())
+        self.with(&RequestOptions::default())
+            .read_resource(server, uri)
     }
 
-    /// [`Manager::read_resource`] with per-request options.
-    ///
-    /// See the example on [`Manager::list_resources`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Manager::read_resource`], plus [`Error::Cancelled`].
-    pub fn read_resource_with(
-        &self,
-        server: &str,
-        uri: &str,
-        options: &RequestOptions,
-    ) -> Result<ReadResourceResult> {
-        self.client_for(server)?.read_resource_with(uri, options)
-    }
-
-    /// Lists the prompts of every server that has any, in parallel, under namespaced names
-    /// given by the same rules as tools (see [`Manager::tools`](crate::Manager::tools)). As
-    /// with [`Manager::list_resources`], a server that offers no prompts adds none, without
-    /// an error.
+    /// Lists the prompts of every server that has any, asking them now, in parallel, under
+    /// namespaced names given by the same rules as tools (see
+    /// [`Manager::known_tools`](crate::Manager::known_tools)). As with
+    /// [`Manager::list_resources`], a server that offers no prompts adds none, without an
+    /// error.
     ///
     /// ```no_run
     /// use serde_json::json;
@@ -168,35 +128,7 @@ impl Manager {
     /// # Ok(()) }
     /// ```
     pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
-        self.list_prompts_with(&RequestOptions::default())
-    }
-
-    /// [`Manager::list_prompts`] with per-request options, applied to every server's requests.
-    ///
-    /// See the example on [`Manager::list_prompts`].
-    pub fn list_prompts_with(
-        &self,
-        options: &RequestOptions,
-    ) -> (Vec<PromptEntry>, Vec<ServerError>) {
-        let results = self.each_server(|slot| {
-            let client = slot.client()?;
-            let prompts = if client.server_capabilities().supports_prompts() {
-                client.list_all_prompts_with(options)?
-            } else {
-                Vec::new()
-            };
-            let mut state = slot.state();
-            state.prompts.clone_from(&prompts);
-            state.prompts_fresh = true;
-            Ok(prompts)
-        });
-        let mut errors = Vec::new();
-        for (server, result) in results {
-            if let Err(error) = result {
-                errors.push(ServerError { server, error });
-            }
-        }
-        (self.prompt_entries(), errors)
+        self.with(&RequestOptions::default()).list_prompts()
     }
 
     /// Gets a prompt by its namespaced name, with its arguments (an object of strings, or
@@ -212,38 +144,8 @@ impl Manager {
     /// name begins as the names of a server that is not connected, as for
     /// [`Manager::call_tool`]), then as [`Manager::read_resource`].
     pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
-        self.get_prompt_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// [`Manager::get_prompt`] with per-request options (also used for the listing it may
-    /// run first).
-    ///
-    /// See the example on [`Manager::list_prompts`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Manager::get_prompt`], plus [`Error::Cancelled`].
-    pub fn get_prompt_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<GetPromptResult> {
-        let find = || {
-            let names = lock(&self.prompt_names);
-            names
-                .lookup(name)
-                .map(|(s, p)| (s.to_owned(), p.to_owned()))
-        };
-        let (server, prompt) = match find() {
-            Some(found) => found,
-            None => {
-                self.list_prompts_with(options);
-                find().ok_or_else(|| self.unknown("prompt", name, &self.prompt_names))?
-            }
-        };
-        self.client_for(&server)?
-            .get_prompt_with(&prompt, arguments, options)
+        self.with(&RequestOptions::default())
+            .get_prompt(name, arguments)
     }
 
     /// The prompts of the last listing, namespaced.
@@ -315,5 +217,99 @@ impl Manager {
                 })
                 .collect()
         })
+    }
+}
+
+impl ManagerWithOptions<'_> {
+    /// [`Manager::list_resources`] with these options, applied to every server's requests.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    pub fn list_resources(&self) -> (Vec<ResourceEntry>, Vec<ServerError>) {
+        let options = self.options;
+        self.manager.gather_resources(
+            |client| client.with(options).list_all_resources(),
+            |server, resource| ResourceEntry { server, resource },
+        )
+    }
+
+    /// [`Manager::list_resource_templates`] with these options, applied to every server's
+    /// requests.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    pub fn list_resource_templates(&self) -> (Vec<ResourceTemplateEntry>, Vec<ServerError>) {
+        let options = self.options;
+        self.manager.gather_resources(
+            |client| client.with(options).list_all_resource_templates(),
+            |server, template| ResourceTemplateEntry { server, template },
+        )
+    }
+
+    /// [`Manager::read_resource`] with these options.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::read_resource`].
+    pub fn read_resource(&self, server: &str, uri: &str) -> Result<ReadResourceResult> {
+        self.manager
+            .client_for(server)?
+            .with(self.options)
+            .read_resource(uri)
+    }
+
+    /// [`Manager::list_prompts`] with these options, applied to every server's requests.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    pub fn list_prompts(&self) -> (Vec<PromptEntry>, Vec<ServerError>) {
+        let options = self.options;
+        let results = self.manager.each_server(|slot| {
+            let client = slot.client()?;
+            let prompts = if client.server_capabilities().supports_prompts() {
+                client.with(options).list_all_prompts()?
+            } else {
+                Vec::new()
+            };
+            let mut state = slot.state();
+            state.prompts.clone_from(&prompts);
+            state.prompts_fresh = true;
+            Ok(prompts)
+        });
+        let mut errors = Vec::new();
+        for (server, result) in results {
+            if let Err(error) = result {
+                errors.push(ServerError { server, error });
+            }
+        }
+        (self.manager.prompt_entries(), errors)
+    }
+
+    /// [`Manager::get_prompt`] with these options (also used for the listing it may run
+    /// first).
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::get_prompt`].
+    pub fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        let manager = self.manager;
+        let find = || {
+            let names = lock(&manager.prompt_names);
+            names
+                .lookup(name)
+                .map(|(s, p)| (s.to_owned(), p.to_owned()))
+        };
+        let (server, prompt) = match find() {
+            Some(found) => found,
+            None => {
+                self.list_prompts();
+                find().ok_or_else(|| manager.unknown("prompt", name, &manager.prompt_names))?
+            }
+        };
+        manager
+            .client_for(&server)?
+            .with(self.options)
+            .get_prompt(&prompt, arguments)
     }
 }

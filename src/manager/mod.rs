@@ -32,6 +32,7 @@ mod status;
 mod supervisor;
 mod tools;
 mod tracked;
+mod with_options;
 
 pub use lists::ResourceTemplateEntry;
 pub use options::ManagerOptions;
@@ -40,6 +41,7 @@ pub use status::{
     ManagerNotifications, NotificationSource, PromptEntry, ResourceEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
+pub use with_options::ManagerWithOptions;
 
 use crate::sync::deadline_in;
 use names::Names;
@@ -55,7 +57,7 @@ use supervisor::{stop_all, Handle};
 /// it, up to its start-up timeout.
 ///
 /// Tools are offered under namespaced names, `server__tool` by default; see
-/// [`Manager::tools`] for how clashes are resolved. While a server starts, its tools from the
+/// [`Manager::known_tools`] for how clashes are resolved. While a server starts, its tools from the
 /// last run are offered from the cache, marked [`stale`](ToolEntry::stale).
 ///
 /// When a connection is lost, calls in flight fail with [`Error::Closed`] (tool calls are
@@ -84,7 +86,7 @@ use supervisor::{stop_all, Handle};
 /// for (name, status) in manager.statuses() {
 ///     log::info!("{name}: {status}");
 /// }
-/// for entry in manager.tools() {
+/// for entry in manager.known_tools() {
 ///     log::info!("{}", entry.name);
 /// }
 /// let result = manager.call_tool("files__read_file", serde_json::json!({ "path": "/tmp/x" }))?;

@@ -81,7 +81,7 @@ impl Default for ManagerOptions {
 impl ManagerOptions {
     /// The options every server's [`Client`](crate::Client) starts from (identity, request
     /// timeout, sampling, elicitation and roots handlers, notification callback). The
-    /// manager sets the init timeout to each server's start-up timeout, and a
+    /// manager sets the start-up timeout to each server's own, and a
     /// server's own `requestTimeoutMs` wins over the request timeout here. Notifications are
     /// delivered on [`Manager::notifications`](crate::Manager::notifications) (after the
     /// callback, if any), not on each client's own queue.
@@ -141,7 +141,7 @@ impl ManagerOptions {
 
     /// How long connecting may take for servers whose configuration does not say (default
     /// 30 s): one deadline for the whole connect, the `server/discover` probe and `initialize`
-    /// included (see [`Options::with_init_timeout`]). A start that times out leaves the server
+    /// included (see [`Options::with_startup_timeout`]). A start that times out leaves the server
     /// [`Failed`](crate::ServerStatus::Failed) with an [`Error::Timeout`](crate::Error::Timeout)
     /// that carries a stdio server's last stderr lines, once the server is closed. Calls to a
     /// server that is still starting wait this long at most.

@@ -192,7 +192,7 @@ pub struct StatusEvent {
 
 /// One tool of the aggregated list.
 ///
-/// See the example on [`Manager::tools`](crate::Manager::tools).
+/// See the example on [`Manager::known_tools`](crate::Manager::known_tools).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ToolEntry {

@@ -305,7 +305,7 @@ impl Supervisor {
             None => options,
         };
         options
-            .with_init_timeout(self.slot.startup_timeout)
+            .with_startup_timeout(self.slot.startup_timeout)
             .with_request_timeout(
                 self.slot
                     .config

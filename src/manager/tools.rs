@@ -12,11 +12,16 @@ use crate::types::CallToolResult;
 use super::names::Names;
 use super::slot::Slot;
 use super::status::{ServerStatus, ToolEntry};
+use super::with_options::ManagerWithOptions;
 use super::{lock, Manager};
 
 impl Manager {
-    /// The tools of every server that is connected, starting, or will be retried, sorted by
-    /// server name and then in each server's order.
+    /// The tools the manager knows, at once and without asking any server: those of every
+    /// server that is connected, starting, or will be retried, sorted by server name and then
+    /// in each server's order. Each server's list is the one it gave when it connected, listed
+    /// again whenever it says the list changed; while it starts, the one of its last run, from
+    /// the cache, marked [`stale`](ToolEntry::stale). (The `list_*` methods, by contrast, ask
+    /// every server now.)
     ///
     /// Tool `t` of server `s` is named `s__t` (with the configured separator). If two tools
     /// end up with the same name (server `a` with tool `b__c` and server `a__b` with tool
@@ -32,7 +37,7 @@ impl Manager {
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// for entry in manager.tools() {
+    /// for entry in manager.known_tools() {
     ///     let stale = if entry.stale { " (from the cache)" } else { "" };
     ///     log::info!("{} is {} of {}{stale}", entry.name, entry.tool.name, entry.server);
     /// }
@@ -40,7 +45,7 @@ impl Manager {
     /// log::info!("{}", result.text());
     /// # Ok(()) }
     /// ```
-    pub fn tools(&self) -> Vec<ToolEntry> {
+    pub fn known_tools(&self) -> Vec<ToolEntry> {
         let mut entries = Vec::new();
         for slot in self.slots() {
             let state = slot.state();
@@ -68,9 +73,9 @@ impl Manager {
         entries
     }
 
-    /// Calls a tool by its namespaced name (see [`Manager::tools`]).
+    /// Calls a tool by its namespaced name (see [`Manager::known_tools`]).
     ///
-    /// See the example on [`Manager::tools`].
+    /// See the example on [`Manager::known_tools`].
     ///
     /// # Errors
     ///
@@ -83,56 +88,8 @@ impl Manager {
     /// failed, the error it failed with. Then any error of
     /// [`Client::call_tool`](crate::Client::call_tool).
     pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.call_tool_with(name, arguments, &RequestOptions::default())
-    }
-
-    /// Calls a tool by its namespaced name with per-request options.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use serde_json::json;
-    /// use umcp::RequestOptions;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let options = RequestOptions::default()
-    ///     .with_timeout(Duration::from_secs(60))
-    ///     .with_progress(|p| log::info!("{}/{:?}", p.progress, p.total));
-    /// let result = manager.call_tool_with("search__query", json!({ "q": "mcp" }), &options)?;
-    /// log::info!("{}", result.text());
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Manager::call_tool`].
-    pub fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        options: &RequestOptions,
-    ) -> Result<CallToolResult> {
-        let bound = |names: &Names| {
-            names
-                .lookup(name)
-                .map(|(s, t)| (s.to_owned(), t.to_owned()))
-        };
-        let found = bound(&lock(&self.tool_names));
-        // A name not given yet may belong to a tool listed since: naming them all binds it.
-        let found = found.or_else(|| {
-            self.tools();
-            bound(&lock(&self.tool_names))
-        });
-        // A server still starting has listed nothing yet: its tools are named once it is up.
-        let found = found.or_else(|| {
-            let starting = self.owner(name).filter(|s| !s.status().is_settled())?;
-            starting.client().ok()?;
-            self.tools();
-            bound(&lock(&self.tool_names))
-        });
-        let (server, tool) = found.ok_or_else(|| self.unknown("tool", name, &self.tool_names))?;
-        self.client_for(&server)?
-            .call_tool_with(&tool, arguments, options)
+        self.with(&RequestOptions::default())
+            .call_tool(name, arguments)
     }
 
     /// The error for a name bound to nothing. A name that begins as the names of a server
@@ -167,5 +124,42 @@ impl Manager {
             })
             .max_by_key(|(len, _)| *len)
             .map(|(_, slot)| slot)
+    }
+}
+
+impl ManagerWithOptions<'_> {
+    /// [`Manager::call_tool`] with these options.
+    ///
+    /// See the example on [`ManagerWithOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Manager::call_tool`].
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        let manager = self.manager;
+        let bound = |names: &Names| {
+            names
+                .lookup(name)
+                .map(|(s, t)| (s.to_owned(), t.to_owned()))
+        };
+        let found = bound(&lock(&manager.tool_names));
+        // A name not given yet may belong to a tool listed since: naming them all binds it.
+        let found = found.or_else(|| {
+            manager.known_tools();
+            bound(&lock(&manager.tool_names))
+        });
+        // A server still starting has listed nothing yet: its tools are named once it is up.
+        let found = found.or_else(|| {
+            let starting = manager.owner(name).filter(|s| !s.status().is_settled())?;
+            starting.client().ok()?;
+            manager.known_tools();
+            bound(&lock(&manager.tool_names))
+        });
+        let (server, tool) =
+            found.ok_or_else(|| manager.unknown("tool", name, &manager.tool_names))?;
+        manager
+            .client_for(&server)?
+            .with(self.options)
+            .call_tool(&tool, arguments)
     }
 }

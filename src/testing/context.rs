@@ -87,7 +87,7 @@ impl Context {
     /// let seen = Arc::new(Mutex::new(Vec::new()));
     /// let into = seen.clone();
     /// let options = RequestOptions::default().with_progress(move |p| into.lock().unwrap().push(p.progress));
-    /// client.call_tool_with("work", json!({}), &options)?;
+    /// client.with(&options).call_tool("work", json!({}))?;
     /// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
     /// # Ok::<(), umcp::Error>(())
     /// ```
@@ -264,7 +264,7 @@ impl Context {
     ///     std::thread::sleep(Duration::from_millis(100));
     ///     later.cancel();
     /// });
-    /// let outcome = client.call_tool_with("wait", json!({}), &RequestOptions::default().with_cancel(cancel));
+    /// let outcome = client.with(&RequestOptions::default().with_cancel(cancel)).call_tool("wait", json!({}));
     /// assert!(matches!(outcome, Err(Error::Cancelled { .. })));
     /// assert!(server.wait_for("notifications/cancelled", Duration::from_secs(5)).is_some());
     /// let deadline = std::time::Instant::now() + Duration::from_secs(5);

@@ -140,7 +140,7 @@ pub struct FakeServer {
 /// let client = Client::connect(server.clone())?;
 /// server.fault_once("tools/call", Fault::Delay(Duration::from_secs(60)));
 /// let quick = RequestOptions::default().with_timeout(Duration::from_millis(200));
-/// let late = client.call_tool_with("echo", json!({}), &quick);
+/// let late = client.with(&quick).call_tool("echo", json!({}));
 /// assert!(matches!(late, Err(Error::Timeout { .. })));
 /// // Once only: the next call is answered at once.
 /// assert_eq!(client.call_tool("echo", json!({"n": 1}))?.text(), r#"{"n":1}"#);

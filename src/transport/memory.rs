@@ -127,7 +127,7 @@ impl MemoryEnd {
     ///
     /// let (ends, accepted) = std::sync::mpsc::channel();
     /// let server = MemoryConfig::new("silent", move |end| drop(ends.send(end)));
-    /// let options = Options::default().with_init_timeout(Duration::from_millis(300));
+    /// let options = Options::default().with_startup_timeout(Duration::from_millis(300));
     /// let waiting = std::thread::spawn(move || Client::connect_with(server, options));
     /// let end = accepted.recv().unwrap();
     /// // The client asks first (the era probe), and nobody answers it.

@@ -261,7 +261,7 @@ pub trait Connect: Send + Sync {
     fn connect(&self, inbox: Inbox) -> Result<Box<dyn Transport>>;
 
     /// Starts the transport as [`connect`](Connect::connect) does, giving up by `deadline`:
-    /// the caller's start-up deadline (the client passes the end of its init timeout).
+    /// the caller's start-up deadline (the client passes the end of its start-up timeout).
     ///
     /// A start that waits on the server (legacy SSE waits for its `endpoint` event) ends by
     /// this deadline or its own limit, whichever comes first, with

@@ -125,7 +125,7 @@ pub struct EmptyResult {
 
 /// Parameters of the paginated list requests (`tools/list`, `resources/list`, …).
 ///
-/// See the example on [`Client::request_with`](crate::Client::request_with).
+/// See the example on [`Client::request`](crate::Client::request).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaginatedRequestParams {
     /// The opaque `nextCursor` of the previous page; `None` asks for the first page.

@@ -19,14 +19,14 @@ use crate::jsonrpc::RequestId;
 /// assert_eq!(text.to_value(), serde_json::json!("copy-1"));
 /// ```
 ///
-/// [`Client::call_tool_with`](crate::Client::call_tool_with) shows one in use.
+/// [`WithOptions`](crate::WithOptions) shows one in use.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ProgressToken(RequestId);
 
 /// Parameters of `notifications/progress`.
 ///
-/// See the example on [`Client::call_tool_with`](crate::Client::call_tool_with).
+/// See the example on [`WithOptions`](crate::WithOptions).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProgressNotificationParams {

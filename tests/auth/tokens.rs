@@ -222,10 +222,10 @@ fn a_request_repeated_after_slow_credentials_gets_its_time_budget_anew() {
     });
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(slow)
-        .get_stream(false);
+        .standalone_stream(false);
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(1))
-        .with_init_timeout(Duration::from_secs(1));
+        .with_startup_timeout(Duration::from_secs(1));
     let client =
         Client::connect_with(config, options).expect("initialize succeeds after the slow step");
     assert_eq!(client.server_info().name, "auth-fixture");

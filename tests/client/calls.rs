@@ -16,7 +16,7 @@ use crate::memory::FakeServer;
 fn rpc_errors_are_typed_and_the_connection_survives() {
     let server = FakeServer::new();
     let client = connect(&server);
-    match client.request_raw("nope/nope", None, &RequestOptions::default()) {
+    match client.request_raw("nope/nope", None) {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND),
         other => panic!("{other:?}"),
     }
@@ -212,7 +212,8 @@ fn late_responses_are_dropped_and_the_connection_survives() {
     let client = connect(&server);
     let options = RequestOptions::default().with_timeout(Duration::from_millis(50));
     assert!(client
-        .call_tool_with("x", Value::Null, &options)
+        .with(&options)
+        .call_tool("x", Value::Null)
         .unwrap_err()
         .is_timeout());
     std::thread::sleep(Duration::from_millis(400));

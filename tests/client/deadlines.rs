@@ -18,7 +18,7 @@ fn timeout_removes_the_request_and_sends_cancelled() {
     let client = connect(&server);
     let started = Instant::now();
     let options = RequestOptions::default().with_timeout(Duration::from_millis(200));
-    match client.call_tool_with("slow", Value::Null, &options) {
+    match client.with(&options).call_tool("slow", Value::Null) {
         Err(Error::Timeout { method, kind, .. }) => {
             assert_eq!(method, "tools/call");
             assert_eq!(kind, TimeoutKind::Request);
@@ -46,14 +46,14 @@ fn cancel_handle_from_another_thread() {
         trigger.cancel();
     });
     let options = RequestOptions::default().with_cancel(cancel);
-    let result = client.call_tool_with("slow", Value::Null, &options);
+    let result = client.with(&options).call_tool("slow", Value::Null);
     assert!(matches!(result, Err(Error::Cancelled { .. })), "{result:?}");
     assert!(server
         .wait_notification("notifications/cancelled", Duration::from_secs(5))
         .is_some());
     // A handle cancelled before the call stops it from being sent at all.
     let before = server.received.lock().unwrap().len();
-    let again = client.call_tool_with("slow", Value::Null, &options);
+    let again = client.with(&options).call_tool("slow", Value::Null);
     assert!(matches!(again, Err(Error::Cancelled { .. })));
     assert_eq!(server.received.lock().unwrap().len(), before);
 }
@@ -81,14 +81,15 @@ fn progress_reaches_the_caller_and_can_extend_the_deadline() {
         .with_reset_timeout_on_progress(true)
         .with_progress(move |p| sink.lock().unwrap().push(p.progress));
     client
-        .call_tool_with("slow", Value::Null, &options)
+        .with(&options)
+        .call_tool("slow", Value::Null)
         .unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
 
     let capped = options
         .clone()
         .with_max_total_time(Duration::from_millis(200));
-    match client.call_tool_with("slow", Value::Null, &capped) {
+    match client.with(&capped).call_tool("slow", Value::Null) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Total),
         other => panic!("{other:?}"),
     }
@@ -115,7 +116,7 @@ fn progress_forever_cannot_hold_a_call_forever() {
         .with_timeout(Duration::from_millis(100))
         .with_reset_timeout_on_progress(true);
     let started = Instant::now();
-    match client.call_tool_with("chatty", Value::Null, &options) {
+    match client.with(&options).call_tool("chatty", Value::Null) {
         Err(Error::Timeout { kind, elapsed, .. }) => {
             assert_eq!(kind, TimeoutKind::Total);
             assert!(elapsed >= Duration::from_millis(1000), "{elapsed:?}");
@@ -141,14 +142,15 @@ fn the_timeout_counts_from_the_hand_over() {
     // the server then answers well within it.
     *server.send_delay.lock().unwrap() = Duration::from_millis(600);
     let options = RequestOptions::default().with_timeout(Duration::from_millis(400));
-    client.call_tool_with("x", Value::Null, &options).unwrap();
+    client.with(&options).call_tool("x", Value::Null).unwrap();
     let cancellable = options.clone().with_cancel(CancelHandle::new());
     client
-        .call_tool_with("x", Value::Null, &cancellable)
+        .with(&cancellable)
+        .call_tool("x", Value::Null)
         .unwrap();
     // The maximum total time still counts from the start.
     let capped = options.with_max_total_time(Duration::from_millis(500));
-    match client.call_tool_with("x", Value::Null, &capped) {
+    match client.with(&capped).call_tool("x", Value::Null) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Total),
         other => panic!("{other:?}"),
     }
@@ -167,7 +169,7 @@ fn one_cancel_handle_cancels_every_request_it_was_given_to() {
                 let options = RequestOptions::default()
                     .with_cancel(cancel)
                     .with_timeout(Duration::from_secs(10));
-                client.call_tool_with("slow", Value::Null, &options)
+                client.with(&options).call_tool("slow", Value::Null)
             })
         })
         .collect();
@@ -202,7 +204,7 @@ fn duration_max_means_no_limit() {
     server.on("tools/call", |_, _| Some(json!({"content": []})));
     let options = Options::default()
         .with_request_timeout(Duration::MAX)
-        .with_init_timeout(Duration::MAX);
+        .with_startup_timeout(Duration::MAX);
     let client = Client::connect_with(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let unbounded = RequestOptions::default()
@@ -210,6 +212,6 @@ fn duration_max_means_no_limit() {
         .with_max_total_time(Duration::MAX)
         .with_progress(|_| {})
         .with_cancel(CancelHandle::new());
-    client.call_tool_with("x", Value::Null, &unbounded).unwrap();
+    client.with(&unbounded).call_tool("x", Value::Null).unwrap();
     client.notify_roots_list_changed().unwrap();
 }

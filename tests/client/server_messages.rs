@@ -139,7 +139,8 @@ fn late_responses_reach_the_handler_and_a_panicking_one_harms_nothing() {
     let quick = RequestOptions::default().with_timeout(Duration::from_millis(50));
     for text in ["panic", "done late"] {
         let err = client
-            .call_tool_with("x", json!({"text": text}), &quick)
+            .with(&quick)
+            .call_tool("x", json!({"text": text}))
             .unwrap_err();
         assert!(err.is_timeout(), "{err:?}");
         let response = late.recv_timeout(Duration::from_secs(10)).unwrap();
@@ -157,7 +158,8 @@ fn late_responses_reach_the_handler_and_a_panicking_one_harms_nothing() {
         cancel.cancel();
     });
     let err = client
-        .call_tool_with("x", json!({"text": "fail"}), &cancelled)
+        .with(&cancelled)
+        .call_tool("x", json!({"text": "fail"}))
         .unwrap_err();
     assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
     canceller.join().unwrap();

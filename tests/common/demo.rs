@@ -61,12 +61,14 @@ pub fn check_report_task(client: &Client) {
         .expect("report");
     assert_eq!(result.text(), "report on the weather: all quiet");
     let options = RequestOptions::default().with_timeout(std::time::Duration::from_millis(100));
-    let outcome = client.call_tool_with("report", json!({"ms": 60000}), &options);
+    let outcome = client
+        .with(&options)
+        .call_tool("report", json!({"ms": 60000}));
     assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
     // The demo numbers its tasks from 1.
     let asked = json!({"taskId": "task-2"});
     let task = client
-        .request_raw("tasks/get", Some(asked), &RequestOptions::default())
+        .request_raw("tasks/get", Some(asked))
         .expect("tasks/get");
     assert_eq!(task["status"], "cancelled");
 }

@@ -31,7 +31,7 @@ pub fn provider(fixture: &AuthServer, config: OAuthConfig) -> Arc<OAuth> {
 pub fn connect(fixture: &AuthServer, oauth: &Arc<OAuth>) -> umcp::Result<Client> {
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(oauth) as Arc<dyn CredentialProvider>)
-        .get_stream(false);
+        .standalone_stream(false);
     Client::connect_with(
         config,
         Options::default().with_request_timeout(Duration::from_secs(10)),

@@ -88,7 +88,7 @@ fn client(server: &Server) -> (Client, Arc<HoldNextPost>, Receiver<()>, Sender<b
         release: release_rx,
     });
     let config = HttpConfig::new(server.url("/mcp"))
-        .get_stream(false)
+        .standalone_stream(false)
         .credentials(provider.clone());
     let client = Client::connect(config).expect("connect");
     (client, provider, holding, release)
@@ -105,11 +105,9 @@ fn cancelled_while_held(client: &Client, provider: &HoldNextPost, holding: Recei
         }
     });
     let started = Instant::now();
-    let outcome = client.call_tool_with(
-        "slow",
-        json!({}),
-        &RequestOptions::default().with_cancel(cancel),
-    );
+    let outcome = client
+        .with(&RequestOptions::default().with_cancel(cancel))
+        .call_tool("slow", json!({}));
     let elapsed = started.elapsed();
     canceller.join().expect("the canceller thread");
     assert!(

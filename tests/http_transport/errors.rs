@@ -232,7 +232,7 @@ fn a_redirect_is_not_followed_but_says_where_the_server_moved() {
             &[("Location", "https://new.example/mcp?api_key=SECRET308")],
         )
     });
-    let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
+    let config = HttpConfig::new(server.url("/mcp")).standalone_stream(false);
     let (transport, _rx) = connect(&config);
     let err = transport
         .send(&request(1, "tools/list"), soon())

@@ -100,7 +100,7 @@ fn session_id_and_protocol_version_headers() {
             _ => reply.status(202, &[]),
         }
     });
-    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).get_stream(false));
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).standalone_stream(false));
     transport.send(&request(1, "initialize"), soon()).unwrap();
     expect_response(&rx, 1);
     let first = server.next();
@@ -206,7 +206,7 @@ fn a_post_cut_short_by_close_fails_as_closed_by_the_client() {
         }
         reply.status(405, &[]);
     });
-    let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
+    let config = HttpConfig::new(server.url("/mcp")).standalone_stream(false);
     let (transport, _rx) = connect(&config);
     let transport = std::sync::Arc::new(transport);
     let sender = std::sync::Arc::clone(&transport);

@@ -252,11 +252,11 @@ fn keep_alive_only_server() -> Server {
     })
 }
 
-/// Connects with a connect timeout far beyond the init timeout; the wait for the endpoint
-/// must end with the init timeout, as a start-up timeout.
-fn connect_ends_by_the_init_timeout(config: HttpConfig) {
+/// Connects with a connect timeout far beyond the start-up timeout; the wait for the endpoint
+/// must end with the start-up timeout, as a `TimeoutKind::Startup`.
+fn connect_ends_by_the_startup_timeout(config: HttpConfig) {
     let config = config.connect_timeout(Duration::from_secs(30));
-    let options = Options::default().with_init_timeout(Duration::from_secs(1));
+    let options = Options::default().with_startup_timeout(Duration::from_secs(1));
     let started = Instant::now();
     match Client::connect_with(config, options) {
         Err(Error::Timeout { kind, elapsed, .. }) => {
@@ -271,17 +271,17 @@ fn connect_ends_by_the_init_timeout(config: HttpConfig) {
 }
 
 #[test]
-fn legacy_endpoint_wait_ends_by_the_init_timeout() {
+fn legacy_endpoint_wait_ends_by_the_startup_timeout() {
     let server = keep_alive_only_server();
-    connect_ends_by_the_init_timeout(
+    connect_ends_by_the_startup_timeout(
         HttpConfig::new(server.url("/sse")).transport(HttpTransportKind::Sse),
     );
 }
 
 #[test]
-fn auto_fallback_to_legacy_ends_by_the_init_timeout() {
+fn auto_fallback_to_legacy_ends_by_the_startup_timeout() {
     let server = keep_alive_only_server();
-    connect_ends_by_the_init_timeout(HttpConfig::new(server.url("/sse")));
+    connect_ends_by_the_startup_timeout(HttpConfig::new(server.url("/sse")));
     // The fallback was taken: Streamable HTTP's POST, then the event stream's GET.
     let mut methods = Vec::new();
     while let Some(seen) = server.next_within(Duration::from_millis(200)) {

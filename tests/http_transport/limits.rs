@@ -197,11 +197,9 @@ fn cancelling_a_call_whose_json_reply_is_pending_returns_at_once() {
         }
     });
     let started = Instant::now();
-    let outcome = client.call_tool_with(
-        "slow",
-        json!({}),
-        &RequestOptions::default().with_cancel(cancel),
-    );
+    let outcome = client
+        .with(&RequestOptions::default().with_cancel(cancel))
+        .call_tool("slow", json!({}));
     let elapsed = started.elapsed();
     canceller.join().expect("the canceller thread");
     assert!(

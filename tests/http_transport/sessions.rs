@@ -31,7 +31,7 @@ fn a_400_about_the_session_means_expired_and_any_other_400_is_plain_http() {
             _ => reply.json(400, &[], NO_VALID_SESSION),
         }
     });
-    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).get_stream(false));
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).standalone_stream(false));
     transport.send(&request(1, "initialize"), soon()).unwrap();
     expect_response(&rx, 1);
     // A 400 about something else leaves the session alone.
@@ -190,7 +190,7 @@ fn a_plain_client_reinitializes_after_a_restart_answered_with_400() {
 }
 
 #[test]
-fn waiting_for_a_silent_get_stream_ends_by_the_init_timeout() {
+fn waiting_for_a_silent_get_stream_ends_by_the_startup_timeout() {
     // The GET that opens the stream is accepted and never answered.
     let server = serve(|seen, reply| match seen.rpc_method().as_deref() {
         Some("initialize") => {
@@ -211,7 +211,7 @@ fn waiting_for_a_silent_get_stream_ends_by_the_init_timeout() {
         .connect_timeout(Duration::from_secs(30));
     let options = umcp::Options::default()
         .with_protocol_mode(umcp::ProtocolMode::Legacy)
-        .with_init_timeout(Duration::from_secs(2));
+        .with_startup_timeout(Duration::from_secs(2));
     let started = std::time::Instant::now();
     let client = Client::connect_with(config, options);
     let took = started.elapsed();

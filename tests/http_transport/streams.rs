@@ -150,7 +150,7 @@ fn post_stream_is_resumed_after_the_servers_retry() {
                 _ => reply.status(405, &[]),
             },
         );
-    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).get_stream(false));
+    let (transport, rx) = connect(&HttpConfig::new(server.url("/mcp")).standalone_stream(false));
     transport.send(&request(1, "initialize"), soon()).unwrap();
     expect_response(&rx, 1);
     transport.session_event(SessionEvent::Negotiated {
@@ -311,7 +311,7 @@ fn post_stream_resumes_past_an_event_id_it_cannot_send() {
         _ => reply.status(405, &[]),
     });
     let config = HttpConfig::new(server.url("/mcp"))
-        .get_stream(false)
+        .standalone_stream(false)
         .reconnect(fast_reconnect());
     let (transport, rx) = connect(&config);
     transport.send(&request(2, "tools/call"), soon()).unwrap();

@@ -85,7 +85,7 @@ fn call(client: &Client) -> (umcp::Result<CallToolResult>, Duration) {
 fn call_with(client: &Client, options: RequestOptions) -> (umcp::Result<CallToolResult>, Duration) {
     let options = options.with_timeout(TIMEOUT);
     let started = Instant::now();
-    let outcome = client.call_tool_with("work", json!({}), &options);
+    let outcome = client.with(&options).call_tool("work", json!({}));
     (outcome, started.elapsed())
 }
 
@@ -150,7 +150,7 @@ fn a_call_answered_with_an_empty_200_fails_at_once_without_a_get_stream() {
     for unanswered in answers {
         let (calls_tx, calls) = crossbeam_channel::unbounded();
         let server = server(Speaks::Handshake, unanswered, calls_tx);
-        let config = HttpConfig::new(server.url("/mcp")).get_stream(false);
+        let config = HttpConfig::new(server.url("/mcp")).standalone_stream(false);
         let client = Client::connect(config).expect("connect");
         let (outcome, took) = call(&client);
         let id = next_call(&calls);

@@ -140,7 +140,7 @@ fn cancel_at_first_progress(client: &Client, tool: &str, arguments: Value, echo:
         .with_progress(move |_: &ProgressNotificationParams| trigger.cancel())
         .with_cancel(cancel);
     let started = Instant::now();
-    let outcome = client.call_tool_with(tool, arguments, &options);
+    let outcome = client.with(&options).call_tool(tool, arguments);
     assert!(
         matches!(outcome, Err(umcp::Error::Cancelled { .. })),
         "expected {tool} to be cancelled, got {outcome:?}"

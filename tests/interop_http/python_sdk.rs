@@ -120,7 +120,8 @@ fn python_prompt(client: &Client) {
 fn python_progress(client: &Client) {
     let progress = ProgressLog::default();
     let result = client
-        .call_tool_with("long_task", json!({"steps": 5}), &progress.options())
+        .with(&progress.options())
+        .call_tool("long_task", json!({"steps": 5}))
         .expect("tools/call long_task");
     assert_eq!(text_of(&result), "done after 5 steps");
     let entries = progress.entries();
@@ -184,7 +185,8 @@ fn python_logging(client: &Client, notes: &Notifications) {
 fn python_without_back_channel(client: &Client, seen: &Seen) {
     let progress = ProgressLog::default();
     let result = client
-        .call_tool_with("long_task", json!({"steps": 3}), &progress.options())
+        .with(&progress.options())
+        .call_tool("long_task", json!({"steps": 3}))
         .expect("tools/call long_task");
     assert_eq!(text_of(&result), "done after 3 steps");
 

@@ -126,10 +126,10 @@ fn everything_prompt(client: &Client) {
 fn everything_progress(client: &Client) {
     let progress = ProgressLog::default();
     let result = client
-        .call_tool_with(
+        .with(&progress.options())
+        .call_tool(
             "trigger-long-running-operation",
             json!({"duration": 1, "steps": 4}),
-            &progress.options(),
         )
         .expect("tools/call");
     assert!(text_of(&result).contains("Steps: 4"), "{result:?}");
@@ -272,7 +272,9 @@ fn everything_killed_mid_call_ends_the_call_as_closed() {
     std::thread::scope(|scope| {
         let call = scope.spawn(|| {
             let arguments = json!({"duration": 30, "steps": 300});
-            client.call_tool_with("trigger-long-running-operation", arguments, &request)
+            client
+                .with(&request)
+                .call_tool("trigger-long-running-operation", arguments)
         });
         progressed.recv_timeout(WAIT).expect("progress arrived");
         let killed = Instant::now();

@@ -128,7 +128,8 @@ fn python_progress() {
     let client = python(options());
     let progress = ProgressLog::default();
     let result = client
-        .call_tool_with("long_task", json!({"steps": 5}), &progress.options())
+        .with(&progress.options())
+        .call_tool("long_task", json!({"steps": 5}))
         .expect("tools/call long_task");
     assert_eq!(text_of(&result), "done after 5 steps");
     let entries = progress.entries();

@@ -161,10 +161,10 @@ fn everything_progress() {
     let client = everything(options());
     let progress = ProgressLog::default();
     let result = client
-        .call_tool_with(
+        .with(&progress.options())
+        .call_tool(
             "trigger-long-running-operation",
             json!({"duration": 1, "steps": 4}),
-            &progress.options(),
         )
         .expect("tools/call");
     assert!(text_of(&result).contains("Steps: 4"), "{result:?}");
@@ -350,7 +350,8 @@ fn everything_task_tool() {
     let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
     let arguments = json!({"topic": "blocking clients"});
     let report = client
-        .call_tool_with("simulate-research-query", arguments, &options)
+        .with(&options)
+        .call_tool("simulate-research-query", arguments)
         .expect("the task's result");
     assert!(!report.is_error(), "{}", report.text());
     assert!(

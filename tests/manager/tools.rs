@@ -21,7 +21,7 @@ fn temp_dir(label: &str) -> PathBuf {
 }
 
 fn tool_names(manager: &Manager) -> Vec<String> {
-    manager.tools().into_iter().map(|e| e.name).collect()
+    manager.known_tools().into_iter().map(|e| e.name).collect()
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn colliding_names_are_disambiguated_deterministically() {
     write_cache(&options, &ab, &["c"]);
     // Both servers stay in start-up, so their cached tools are what is offered.
     let manager = Manager::start(vec![ab, a], options);
-    let tools = manager.tools();
+    let tools = manager.known_tools();
     let listed: Vec<(&str, &str, &str)> = tools
         .iter()
         .map(|e| (e.name.as_str(), e.server.as_str(), e.tool.name.as_str()))
@@ -136,7 +136,7 @@ fn a_tool_name_never_routes_to_another_server_after_its_own_fails() {
     write_cache(&options, &ab, &["c"]);
     let manager = Manager::start(vec![ab, a], options);
     let named = |manager: &Manager| -> Vec<(String, String)> {
-        let tools = manager.tools();
+        let tools = manager.known_tools();
         tools.into_iter().map(|e| (e.name, e.server)).collect()
     };
     assert_eq!(
@@ -179,7 +179,7 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     let cache_file = options.cache_file(&slow).unwrap();
 
     let manager = Manager::start(vec![slow], options);
-    let tools = manager.tools();
+    let tools = manager.known_tools();
     let names: Vec<&str> = tools.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["slow__echo", "slow__retired"]);
     assert!(tools.iter().all(|e| e.stale));
@@ -194,7 +194,7 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
         .unwrap();
     assert_eq!(text(&result), "patience");
 
-    let tools = manager.tools();
+    let tools = manager.known_tools();
     assert!(tools.iter().all(|e| !e.stale));
     assert!(tools.iter().any(|e| e.name == "slow__crash"));
     assert!(!tools.iter().any(|e| e.name == "slow__retired"));

@@ -38,12 +38,12 @@ fn resetting_the_timeout_on_progress_needs_no_progress_callback() {
     let server = slow_server();
     let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
     let timeout = RequestOptions::default().with_timeout(Duration::from_millis(300));
-    match client.call_tool_with("slow", Value::Null, &timeout) {
+    match client.with(&timeout).call_tool("slow", Value::Null) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Request),
         other => panic!("expected a timeout, got {other:?}"),
     }
     let reset = timeout.with_reset_timeout_on_progress(true);
-    client.call_tool_with("slow", Value::Null, &reset).unwrap();
+    client.with(&reset).call_tool("slow", Value::Null).unwrap();
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn initialize_is_never_cancelled() {
     server.on("initialize", |_, _| None);
     // Like stdio: a cancellation would be sent at once, on the caller's thread.
     server.queued_sends.store(true, Ordering::SeqCst);
-    let options = legacy(Options::default()).with_init_timeout(Duration::from_millis(200));
+    let options = legacy(Options::default()).with_startup_timeout(Duration::from_millis(200));
     match Client::connect_with(server.clone(), options) {
         Err(Error::Timeout { method, .. }) => assert_eq!(method, "initialize"),
         other => panic!("expected an initialize timeout, got {:?}", other.err()),

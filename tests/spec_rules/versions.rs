@@ -83,7 +83,7 @@ fn two_calls(client: &Client, options: &RequestOptions) -> Vec<umcp::Result<Stri
             .map(|message| {
                 scope.spawn(move || {
                     let arguments = json!({ "message": message });
-                    let result = client.call_tool_with("echo", arguments, options);
+                    let result = client.with(options).call_tool("echo", arguments);
                     result.map(|r| r.text())
                 })
             })

@@ -62,7 +62,8 @@ fn timeouts_and_cancels_send_cancelled_notifications() {
     let options = RequestOptions::default().with_timeout(Duration::from_millis(200));
     let slow = json!({"steps": 50, "delay_ms": 100});
     assert!(client
-        .call_tool_with("slow", slow.clone(), &options)
+        .with(&options)
+        .call_tool("slow", slow.clone())
         .unwrap_err()
         .is_timeout());
 
@@ -73,7 +74,7 @@ fn timeouts_and_cancels_send_cancelled_notifications() {
         trigger.cancel();
     });
     let options = RequestOptions::default().with_cancel(cancel);
-    let cancelled = client.call_tool_with("slow", slow, &options);
+    let cancelled = client.with(&options).call_tool("slow", slow);
     assert!(
         matches!(cancelled, Err(Error::Cancelled { .. })),
         "{cancelled:?}"
@@ -114,7 +115,8 @@ fn progress_notifications_and_handlers_work_end_to_end() {
     let with_progress =
         RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
     client
-        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 10}), &with_progress)
+        .with(&with_progress)
+        .call_tool("slow", json!({"steps": 3, "delay_ms": 10}))
         .unwrap();
     assert_eq!(steps.lock().unwrap().len(), 3);
 
@@ -172,7 +174,8 @@ fn a_server_that_never_answers_times_out_and_is_told_so() {
     let options = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let started = Instant::now();
     let err = client
-        .call_tool_with("echo", json!({"message": "?"}), &options)
+        .with(&options)
+        .call_tool("echo", json!({"message": "?"}))
         .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(5));

@@ -35,7 +35,8 @@ fn a_stderr_flood_does_not_stall_requests() {
     // all 100 MB must get through, which needs the client to drain the pipe.
     let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
     let status = client
-        .call_tool_with("flood_status", json!({"timeout_ms": 50_000}), &options)
+        .with(&options)
+        .call_tool("flood_status", json!({"timeout_ms": 50_000}))
         .unwrap();
     let status = status.structured_content.unwrap_or_default();
     assert_eq!(status["done"], true, "{status}");
@@ -55,7 +56,9 @@ fn a_server_that_stops_reading_times_out_and_still_closes() {
             std::thread::spawn(move || {
                 let options = RequestOptions::default().with_timeout(Duration::from_millis(800));
                 let started = Instant::now();
-                let result = client.call_tool_with("echo", json!({ "message": big }), &options);
+                let result = client
+                    .with(&options)
+                    .call_tool("echo", json!({ "message": big }));
                 (result, started.elapsed())
             })
         })

@@ -89,14 +89,15 @@ fn connect(args: &[&str]) -> Client {
         .max_message_size(LIMIT)
         .close_grace(Duration::from_millis(200))
         .kill_grace(Duration::from_millis(200));
-    Client::connect_with(config, Options::default().with_init_timeout(SOON))
+    Client::connect_with(config, Options::default().with_startup_timeout(SOON))
         .expect("the Python server starts")
 }
 
 fn call(client: &Client, name: &str, args: Value, timeout: Duration) -> umcp::Result<String> {
     let options = RequestOptions::default().with_timeout(timeout);
     client
-        .call_tool_with(name, args, &options)
+        .with(&options)
+        .call_tool(name, args)
         .map(|result| result.text())
 }
 

@@ -19,7 +19,9 @@ fn crash_mid_call_fails_every_pending_request_promptly() {
             let client = client.clone();
             std::thread::spawn(move || {
                 let options = RequestOptions::default().with_timeout(Duration::from_secs(60));
-                client.call_tool_with("slow", json!({"steps": 100, "delay_ms": 100}), &options)
+                client
+                    .with(&options)
+                    .call_tool("slow", json!({"steps": 100, "delay_ms": 100}))
             })
         })
         .collect();
@@ -138,7 +140,9 @@ fn an_oversized_message_is_a_clear_error_and_the_connection_survives() {
     let config = demo("huge-message").max_message_size(1024 * 1024);
     let client = Client::connect(config).unwrap();
     let options = RequestOptions::default().with_timeout(Duration::from_secs(20));
-    let result = client.call_tool_with("huge", json!({"bytes": 4 * 1024 * 1024}), &options);
+    let result = client
+        .with(&options)
+        .call_tool("huge", json!({"bytes": 4 * 1024 * 1024}));
     assert!(
         matches!(result, Err(Error::MessageTooLarge { .. })),
         "{result:?}"
@@ -159,7 +163,7 @@ fn text_on_stdout_shows_in_the_error_it_causes() {
         .kill_grace(Duration::from_millis(200));
     let options = umcp::Options::default()
         .with_protocol_mode(umcp::ProtocolMode::Legacy)
-        .with_init_timeout(Duration::from_millis(500));
+        .with_startup_timeout(Duration::from_millis(500));
     let err = Client::connect_with(config, options).expect_err("no handshake");
     assert!(matches!(err, Error::Timeout { .. }), "{err}");
     let shown = err.to_string();

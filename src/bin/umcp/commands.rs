@@ -62,7 +62,7 @@ impl Target<'_> {
                 return done(code);
             }
             ("resources", _) => {
-                let (resources, errors) = manager.list_resources_with(self.options());
+                let (resources, errors) = manager.with(self.options()).list_resources();
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
@@ -74,7 +74,7 @@ impl Target<'_> {
                 return done(code);
             }
             ("templates", _) => {
-                let (templates, errors) = manager.list_resource_templates_with(self.options());
+                let (templates, errors) = manager.with(self.options()).list_resource_templates();
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
@@ -86,7 +86,7 @@ impl Target<'_> {
                 return done(code);
             }
             ("prompts", _) => {
-                let (prompts, errors) = manager.list_prompts_with(self.options());
+                let (prompts, errors) = manager.with(self.options()).list_prompts();
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("prompts", server_errors(&errors));
                 out.list(prompts.iter().map(|e| {
@@ -103,7 +103,7 @@ impl Target<'_> {
             ("read", [uri]) => {
                 let client = self.client()?;
                 let result = self
-                    .timed(client.read_resource_with(uri, self.options()))
+                    .timed(client.with(self.options()).read_resource(uri))
                     .map_err(|e| self.failed(e))?;
                 let blocks: Vec<ContentBlock> = result
                     .contents
@@ -118,11 +118,11 @@ impl Target<'_> {
                     Some(_) => {
                         let client = self.client()?;
                         self.check_prompt(&client, name)?;
-                        self.timed(client.get_prompt_with(name, arguments, self.options()))
+                        self.timed(client.with(self.options()).get_prompt(name, arguments))
                             .map_err(|e| self.failed(e))
                     }
                     None => self
-                        .timed(manager.get_prompt_with(name, arguments, self.options()))
+                        .timed(manager.with(self.options()).get_prompt(name, arguments))
                         .map_err(|e| self.unknown(name, e)),
                 };
                 let result = result?;
@@ -147,7 +147,7 @@ impl Target<'_> {
                 let params = CompleteRequestParams::new(reference, *argument, value);
                 let client = self.client()?;
                 let result = self
-                    .timed(client.complete_with(params, self.options()))
+                    .timed(client.with(self.options()).complete(params))
                     .map_err(|e| self.failed(e))?;
                 match out.json {
                     true => say(&pretty(&result)),
@@ -201,10 +201,10 @@ impl Target<'_> {
         let (options, progress) = Progress::attach(self.options().clone());
         let result = match client {
             Some(client) => self
-                .timed(client.call_tool_with(tool, arguments, &options))
+                .timed(client.with(&options).call_tool(tool, arguments))
                 .map_err(|e| self.failed(e)),
             None => self
-                .timed(self.manager.call_tool_with(tool, arguments, &options))
+                .timed(self.manager.with(&options).call_tool(tool, arguments))
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
@@ -283,7 +283,7 @@ impl Target<'_> {
             let outcome = self
                 .manager
                 .client(&name)
-                .and_then(|c| self.timed(c.ping_with(self.options())));
+                .and_then(|c| self.timed(c.with(self.options()).ping()));
             let millis = started.elapsed().as_secs_f64() * 1000.0;
             let line = match &outcome {
                 Ok(()) => format!("{name}  ok  {millis:.1} ms"),

@@ -30,7 +30,7 @@ impl Target<'_> {
     /// although it offers tools, is asked again: its listing failed at start-up (the error
     /// is then known only from this second answer) or it has none.
     pub fn tools(&self) -> Tools {
-        let entries = self.manager.tools();
+        let entries = self.manager.known_tools();
         let mut listing = Tools {
             tools: Vec::new(),
             failed: Vec::new(),
@@ -52,7 +52,7 @@ impl Target<'_> {
             }
             // Under the command's clock, which counts the manager's listing at connect: one
             // that hung then has no time left, and fails at once as the timeout it was.
-            match self.timed(client.list_all_tools_with(self.options())) {
+            match self.timed(client.with(self.options()).list_all_tools()) {
                 // With one server the names are the server's own, so its answer is used as
                 // it is; with several, names are the manager's to give.
                 Ok(tools) if self.single.is_some() => {
@@ -103,7 +103,7 @@ impl Target<'_> {
                 format!("no prompt named `{name}`: the server offers no prompts"),
             ));
         }
-        let prompts = match self.timed(client.list_all_prompts_with(self.options())) {
+        let prompts = match self.timed(client.with(self.options()).list_all_prompts()) {
             Ok(prompts) => prompts,
             Err(error) if self.deadline.expired() => return Err(self.failed(error)),
             Err(_) => return Ok(()),

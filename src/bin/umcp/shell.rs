@@ -292,18 +292,18 @@ impl Backend for Direct<'_> {
     fn names(&self) -> Names {
         let single = self.manager.server_names().len() == 1;
         let options = RequestOptions::default().with_timeout(NAMES_TIMEOUT);
-        let tools = self.manager.tools().into_iter().map(|e| {
+        let tools = self.manager.known_tools().into_iter().map(|e| {
             let keys = keys(&e.tool.input_schema.clone().into_value());
             let name = if single { e.tool.name } else { e.name };
             (name, keys)
         });
-        let (prompts, _) = self.manager.list_prompts_with(&options);
+        let (prompts, _) = self.manager.with(&options).list_prompts();
         let prompts = prompts.into_iter().map(|e| {
             let arguments = e.prompt.arguments.unwrap_or_default();
             let keys = arguments.into_iter().map(|a| a.name).collect();
             (if single { e.prompt.name } else { e.name }, keys)
         });
-        let (resources, _) = self.manager.list_resources_with(&options);
+        let (resources, _) = self.manager.with(&options).list_resources();
         Names::new(
             tools.collect(),
             prompts.collect(),

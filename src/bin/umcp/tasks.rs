@@ -50,7 +50,11 @@ impl Target<'_> {
         match what {
             "result" => {
                 let (options, progress) = Progress::attach(self.options().clone());
-                let result = self.timed(client.request_raw("tasks/result", Some(params), &options));
+                let result = self.timed(
+                    client
+                        .with(&options)
+                        .request_raw("tasks/result", Some(params)),
+                );
                 progress.finish();
                 let result = result.map_err(|e| self.failed(e))?;
                 // The result of the request the task ran: a tool's is shown as `call` shows it.
@@ -65,7 +69,11 @@ impl Target<'_> {
             "get" | "cancel" => {
                 let method = format!("tasks/{what}");
                 let task = self
-                    .timed(client.request_raw(&method, Some(params), self.options()))
+                    .timed(
+                        client
+                            .with(self.options())
+                            .request_raw(&method, Some(params)),
+                    )
                     .map_err(|e| self.failed(e))?;
                 self.show_task(&task);
                 Ok(())
@@ -124,7 +132,11 @@ impl Target<'_> {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.timed(client.request_raw("tasks/list", params, self.options()))?;
+            let page = self.timed(
+                client
+                    .with(self.options())
+                    .request_raw("tasks/list", params),
+            )?;
             let listed = page.get("tasks").and_then(Value::as_array);
             tasks.extend(
                 listed

@@ -32,7 +32,7 @@ use super::pending::{Reply, Slot};
 ///     std::thread::sleep(Duration::from_secs(5));
 ///     stopper.cancel(); // the call below returns Error::Cancelled at once
 /// });
-/// match client.call_tool_with("slow", json!({}), &options) {
+/// match client.with(&options).call_tool("slow", json!({})) {
 ///     Err(umcp::Error::Cancelled { .. }) => assert!(cancel.is_cancelled()),
 ///     other => log::info!("{other:?}"),
 /// }

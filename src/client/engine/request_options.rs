@@ -13,7 +13,8 @@ use super::cancel::CancelHandle;
 /// Calls the caller back with each progress notification of its request, on its own thread.
 pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 
-/// Options of one request: timeouts, progress and cancellation.
+/// Options of one request: timeouts, progress and cancellation, given to it through
+/// [`Client::with`](crate::Client::with) or [`Manager::with`](crate::Manager::with).
 ///
 /// ```
 /// use std::time::Duration;
@@ -91,6 +92,13 @@ impl RequestOptions {
     }
 
     /// Makes the request cancellable through `handle`, from any thread.
+    ///
+    /// A cancelled or timed-out request is given up at once, and the server is sent
+    /// `notifications/cancelled` for it, never before the request itself: over HTTP, a request
+    /// still on its way (its POST waiting for a connection or for credentials) is cancelled
+    /// right after it went out, and not at all if it never did. A response that comes later
+    /// is dropped, or passed to
+    /// [`Options::with_late_response_handler`](crate::Options::with_late_response_handler).
     ///
     /// See the example on [`RequestOptions`].
     pub fn with_cancel(mut self, handle: CancelHandle) -> RequestOptions {

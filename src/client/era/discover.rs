@@ -60,9 +60,9 @@ enum Probe {
     /// changed era since; as `Auto` otherwise.
     Cached,
     /// Again after a silent probe and a refused `initialize`, on the same connection: only a
-    /// stateless answer counts, within what is left of the init timeout.
+    /// stateless answer counts, within what is left of the start-up timeout.
     Late,
-    /// [`ProtocolMode::Pinned`]: no fallback, and the rest of the init timeout to answer.
+    /// [`ProtocolMode::Pinned`]: no fallback, and the rest of the start-up timeout to answer.
     Pinned,
 }
 
@@ -74,7 +74,7 @@ enum Probe {
 /// `server/discover`, which falls back as under `Auto`; a cached handshake verdict whose
 /// `initialize` is refused is forgotten, and the connection starts again with a probe.
 ///
-/// Everything here ends by the handshake deadline: the init timeout bounds the whole connect.
+/// Everything here ends by the handshake deadline: the start-up timeout bounds the whole connect.
 pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> {
     let configured = session.options.mode.clone();
     let cached = match configured {

@@ -57,7 +57,7 @@ fn again_after_expiry(
 
 /// Runs `initialize`, checks the answered version, sends `notifications/initialized` and
 /// tells the transport the session is ready, by the handshake deadline (at connect time the
-/// end of the init timeout, which bounds the whole connect; see [`super::discover`]).
+/// end of the start-up timeout, which bounds the whole connect; see [`super::discover`]).
 pub(crate) fn initialize(session: &Session) -> Result<()> {
     let answer = match send_initialize(session, LATEST_PROTOCOL_VERSION) {
         Ok(answer) => answer,
@@ -176,7 +176,7 @@ pub(crate) fn reinitialize(session: &Session, seen_generation: u64) -> Result<()
         return Ok(());
     }
     session.conn.transport.session_event(SessionEvent::Reset);
-    let deadline = deadline_after(Instant::now(), session.options.init_timeout);
+    let deadline = deadline_after(Instant::now(), session.options.startup_timeout);
     *lock(&session.handshake_deadline) = deadline;
     initialize(session)?;
     // What the old session's notifications would have said since it ended is lost.

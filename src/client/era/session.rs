@@ -88,7 +88,8 @@ impl Session {
         cache: Arc<dyn ResponseCache>,
         inputs: Arc<dyn Inputs>,
     ) -> Session {
-        let handshake_deadline = Mutex::new(deadline_after(Instant::now(), options.init_timeout));
+        let handshake_deadline =
+            Mutex::new(deadline_after(Instant::now(), options.startup_timeout));
         Session {
             conn,
             options,

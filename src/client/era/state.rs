@@ -132,7 +132,7 @@ pub(crate) struct EraOptions {
     /// The name and version sent as `clientInfo`.
     pub(crate) client_info: Implementation,
     /// How long connecting may take in all, and `initialize` after a session expired.
-    pub(crate) init_timeout: Duration,
+    pub(crate) startup_timeout: Duration,
     /// Whether an expired session is started again and the request retried once.
     pub(crate) reinitialize_on_expiry: bool,
 }
@@ -145,7 +145,7 @@ impl Default for EraOptions {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             log_level: None,
             client_info: Implementation::new("umcp", env!("CARGO_PKG_VERSION")),
-            init_timeout: Duration::from_secs(30),
+            startup_timeout: Duration::from_secs(30),
             reinitialize_on_expiry: true,
         }
     }

@@ -93,7 +93,7 @@ use kind::AUTO_CANDIDATES;
 ///     .connect_timeout(Duration::from_secs(5))
 ///     .request_timeout(Duration::from_secs(60))
 ///     .idle_timeout(Duration::from_secs(300))
-///     .get_stream(false)
+///     .standalone_stream(false)
 ///     .max_event_size(4 << 20)
 ///     .reconnect(ReconnectPolicy::new(3, Duration::from_millis(500), Duration::from_secs(10)));
 /// assert_eq!(config.get_url(), "https://mcp.example.com/mcp");
@@ -104,7 +104,7 @@ use kind::AUTO_CANDIDATES;
 /// assert_eq!(config.get_idle_timeout(), Duration::from_secs(300));
 /// assert_eq!(config.get_max_event_size(), 4 << 20);
 /// assert_eq!(config.get_reconnect().max_attempts, 3);
-/// assert!(!config.get_stream_enabled() && config.get_credentials().is_none());
+/// assert!(!config.get_standalone_stream() && config.get_credentials().is_none());
 /// // Then: umcp::Client::connect(config)
 /// ```
 #[derive(Clone)]
@@ -117,7 +117,7 @@ pub struct HttpConfig {
     connect_timeout: Duration,
     request_timeout: Option<Duration>,
     idle_timeout: Duration,
-    get_stream: bool,
+    standalone_stream: bool,
     max_event_size: usize,
     reconnect: ReconnectPolicy,
     credentials: Option<Arc<dyn CredentialProvider>>,
@@ -137,7 +137,7 @@ impl HttpConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: None,
             idle_timeout: Duration::from_secs(300),
-            get_stream: true,
+            standalone_stream: true,
             max_event_size: crate::transport::sse::DEFAULT_MAX_EVENT_SIZE,
             reconnect: ReconnectPolicy::default(),
             credentials: None,
@@ -163,7 +163,7 @@ impl HttpConfig {
 
     /// The limit for establishing a connection, and for the legacy SSE `endpoint` event to
     /// arrive (default 10 s; `Duration::MAX` means none). A client's start-up deadline
-    /// ([`Options::with_init_timeout`](crate::Options::with_init_timeout)) ends the wait for
+    /// ([`Options::with_startup_timeout`](crate::Options::with_startup_timeout)) ends the wait for
     /// the endpoint too, when it comes first.
     ///
     /// See the example on [`HttpConfig`].
@@ -212,8 +212,8 @@ impl HttpConfig {
     /// `notifications/cancelled` for it.
     ///
     /// See the example on [`HttpConfig`].
-    pub fn get_stream(mut self, enabled: bool) -> HttpConfig {
-        self.get_stream = enabled;
+    pub fn standalone_stream(mut self, enabled: bool) -> HttpConfig {
+        self.standalone_stream = enabled;
         self
     }
 
@@ -287,8 +287,8 @@ impl HttpConfig {
     /// Whether the standalone GET stream is opened.
     ///
     /// See the example on [`HttpConfig`].
-    pub fn get_stream_enabled(&self) -> bool {
-        self.get_stream
+    pub fn get_standalone_stream(&self) -> bool {
+        self.standalone_stream
     }
 
     /// The message size limit in bytes.
@@ -335,7 +335,7 @@ impl fmt::Debug for HttpConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
-            .field("get_stream", &self.get_stream)
+            .field("standalone_stream", &self.standalone_stream)
             .field("max_event_size", &self.max_event_size)
             .field("reconnect", &self.reconnect)
             .field("credentials", &self.credentials.is_some())

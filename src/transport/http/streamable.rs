@@ -6,7 +6,7 @@
 //!
 //! The connection reports itself closed, with no call from the layer above, when the server
 //! is gone: a request someone waits on finds nothing listening (see [`Shared::perform`]), or
-//! the GET stream cannot be reopened within the reconnection policy (see `get_stream`).
+//! the GET stream cannot be reopened within the reconnection policy (see `get_stream`, and `HttpConfig::standalone_stream`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -182,7 +182,8 @@ impl Transport for StreamableHttp {
             SessionEvent::Ready => {
                 self.shared.ready.store(true, Ordering::SeqCst);
                 self.shared.session.end_reset();
-                let wanted = self.shared.wire.config.get_stream && !self.shared.is_stateless();
+                let wanted =
+                    self.shared.wire.config.standalone_stream && !self.shared.is_stateless();
                 if wanted && !self.shared.is_closed() {
                     get_stream::start(&self.shared);
                 }

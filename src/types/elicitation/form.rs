@@ -15,8 +15,11 @@ use schema::{check_format, field_kind, one_of};
 /// and the values given so far.
 ///
 /// Every value is checked against its field when it is set (type, enum choices, minimum and
-/// maximum, lengths, item counts, formats), and [`ElicitForm::accept`] checks that the
-/// required fields are there, so an answer that does not fit the schema is never sent.
+/// maximum, lengths, item counts, formats), naming the field in the error, and
+/// [`ElicitForm::accept`] checks that the required fields are there, so an answer that does not
+/// fit the schema is never sent (the quick [`ElicitResult::accept_defaults`] sends the
+/// schema's defaults as they are, unchecked). [`ElicitForm::set_text`] parses what a person
+/// typed; the demo client and the `umcp` tool use it.
 ///
 /// ```
 /// use serde_json::json;

@@ -7,6 +7,10 @@ use serde_json::{Map, Value};
 
 /// What the server offers; the client gates its calls on these.
 ///
+/// Members umcp does not model stay in each capability's `extra`, and unknown capabilities in
+/// [`other`](ServerCapabilities::other), so serializing the capabilities gives back exactly
+/// what the server sent.
+///
 /// ```
 /// let caps: umcp::types::ServerCapabilities = serde_json::from_str(
 ///     r#"{"tools": {"listChanged": true}, "logging": {}, "tasks": {"requests": {"tools": {"call": {}}}},

@@ -35,7 +35,7 @@ fn initialized(body: &Value) -> String {
 fn call_tool(client: &Client, name: &str) -> (umcp::Result<CallToolResult>, Duration) {
     let options = RequestOptions::default().with_timeout(TIMEOUT);
     let started = Instant::now();
-    let outcome = client.call_tool_with(name, json!({}), &options);
+    let outcome = client.with(&options).call_tool(name, json!({}));
     (outcome, started.elapsed())
 }
 
