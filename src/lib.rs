@@ -48,9 +48,10 @@ mod fuzz_engine;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{
-    CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, Notifications, Options,
-    ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent,
-    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
+    CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
+    Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
+    SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
+    NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,

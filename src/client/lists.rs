@@ -336,6 +336,16 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Vec<T>> {
         self.require(method, capability)?;
+        self.all_pages(method, key, options)
+    }
+
+    /// Every item under `key` of every page of `method`, following cursors.
+    pub(super) fn all_pages<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        options: &RequestOptions,
+    ) -> Result<Vec<T>> {
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.

@@ -86,6 +86,7 @@ mod options;
 mod requests;
 mod sampling;
 mod server_requests;
+mod skills;
 mod tasks;
 
 pub use elicitation::ElicitationModes;
@@ -103,6 +104,7 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub use skills::{LoadedSkill, SkillPolicy};
 
 #[cfg(test)]
 mod tests {
