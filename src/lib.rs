@@ -35,6 +35,8 @@ mod error;
 pub mod jsonrpc;
 mod manager;
 mod redact;
+#[doc = include_str!("../docs/skills.md")]
+pub mod skills_guide {}
 mod sync;
 pub mod transport;
 pub mod types;
@@ -50,8 +52,8 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
     Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
-    SubscriptionEnd, SubscriptionEvent, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT,
-    NOTIFICATION_BYTES,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,

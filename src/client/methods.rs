@@ -123,7 +123,7 @@ impl Client {
         self.require("tools/call", "tools")?;
         let params = named("tool", name, arguments)?;
         if self.needs_task(name, options) {
-            return self.call_tool_as_task(params, options);
+            return self.call_tool_legacy_task(params, options);
         }
         self.request_as("tools/call", Some(params), options)
     }
@@ -514,7 +514,7 @@ impl Client {
 
 /// The params of a call to a named tool or prompt: its arguments must be an object (the spec
 /// has no other shape for them), or `Null` for none.
-fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
+pub(super) fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
     let mut params = json!({ "name": name });
     match arguments {
         Value::Null => {}

@@ -87,6 +87,7 @@ mod requests;
 mod sampling;
 mod server_requests;
 mod skills;
+mod task_handle;
 mod tasks;
 
 pub use elicitation::ElicitationModes;
@@ -105,6 +106,7 @@ pub use handle::Client;
 pub use one_shot::one_shot;
 pub use options::Options;
 pub use skills::{LoadedSkill, SkillPolicy};
+pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
 
 #[cfg(test)]
 mod tests {

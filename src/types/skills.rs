@@ -8,23 +8,6 @@
 //! hide the others; [`Skill::validate`] says whether an entry may be loaded, and the checks
 //! of what was read ([`SkillResource::verify`], [`Skill::verify_frontmatter`]) say whether a
 //! file may be used. Verification fails with a [`SkillError`].
-//!
-//! ```
-//! use serde_json::json;
-//! use umcp::types::{Skill, SkillResource};
-//!
-//! let body = "---\nname: pdf\ndescription: Read PDFs\n---\nUse pdftotext.\n";
-//! let entry: Skill = serde_json::from_value(json!({
-//!     "uri": "skill://pdf/SKILL.md",
-//!     "frontmatter": { "name": "pdf", "description": "Read PDFs" },
-//!     "resources": [SkillResource::of("skill://pdf/SKILL.md", body.as_bytes())],
-//! }))?;
-//! entry.validate()?;
-//! entry.resource("SKILL.md").unwrap().verify(body.as_bytes())?;
-//! entry.verify_frontmatter(body)?;
-//! assert!(entry.resource("scripts/run.py").is_none());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 
 mod frontmatter;
 mod sha256;
@@ -86,6 +69,23 @@ pub enum SkillResources {
 }
 
 /// A skill as `skills/list` and `skills/get` describe it: a complete manifest.
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::types::{Skill, SkillResource};
+///
+/// let body = "---\nname: pdf\ndescription: Read PDFs\n---\nUse pdftotext.\n";
+/// let entry: Skill = serde_json::from_value(json!({
+///     "uri": "skill://pdf/SKILL.md",
+///     "frontmatter": { "name": "pdf", "description": "Read PDFs" },
+///     "resources": [SkillResource::of("skill://pdf/SKILL.md", body.as_bytes())],
+/// }))?;
+/// entry.validate()?;
+/// entry.resource("SKILL.md").unwrap().verify(body.as_bytes())?;
+/// entry.verify_frontmatter(body)?;
+/// assert!(entry.resource("scripts/run.py").is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skill {
     /// The URI of the skill's `SKILL.md`.
@@ -289,7 +289,7 @@ impl<'de> Deserialize<'de> for SkillResources {
 impl SkillResource {
     /// The entry of a file of `bytes` at `uri`: its digest and size computed here.
     ///
-    /// See the example in [the module docs](self).
+    /// See the example on [`Skill`].
     pub fn of(uri: impl Into<String>, bytes: &[u8]) -> SkillResource {
         SkillResource {
             uri: uri.into(),
@@ -372,7 +372,7 @@ impl Skill {
     /// The listed file at `path_or_uri`: a URI as listed, or a path relative to the skill's
     /// root (`references/GUIDE.md`, `SKILL.md`). `None` when the entry does not list it.
     ///
-    /// See the example in [the module docs](self).
+    /// See the example on [`Skill`].
     pub fn resource(&self, path_or_uri: &str) -> Option<&SkillResource> {
         let uri = self.resolve(path_or_uri)?;
         self.files()?.iter().find(|file| file.uri == uri)
