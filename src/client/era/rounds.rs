@@ -19,7 +19,7 @@ use crate::types::{InputRequiredResult, ResultType};
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::{RequestOptions, TaskMode};
 use super::clock::Clock;
-use super::discover::{modern_error, switch_version};
+use super::discover::{refusal, switch_version};
 use super::finish::{finish, relist_tools, Head};
 use super::inputs::fulfil;
 use super::session::{CallSpec, Session};
@@ -176,7 +176,7 @@ fn call_round(
             call_round(session, spec, round.params, options, false)
         }
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
-            let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
+            let mismatch = refusal(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {
                 return Err(error);
             }

@@ -106,9 +106,11 @@ impl Task {
 /// Whether `error` refuses a request for want of the tasks extension (-32021 naming it, or
 /// the drafts' -32003 with the same data).
 pub(super) fn requires_tasks(error: &Error) -> bool {
-    error
-        .missing_client_capabilities()
-        .is_some_and(|required| required["extensions"][TASKS_EXTENSION].is_object())
+    // Only the request's own answer, which refused it before it ran: the call is sent again.
+    matches!(error, Error::Rpc(_))
+        && error
+            .missing_client_capabilities()
+            .is_some_and(|required| required["extensions"][TASKS_EXTENSION].is_object())
 }
 
 /// Whether a request with `params` declares the tasks extension: in its own `_meta` client
