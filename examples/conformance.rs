@@ -209,11 +209,19 @@ fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
         }
         "auth/wif-jwt-bearer" => {
             // The platform token arrives in the context; a workload reads it from a file.
+            let jwt = required("valid_jwt")?;
             let path = workload_token_path();
-            std::fs::write(&path, required("valid_jwt")?).map_err(umcp::Error::io)?;
+            std::fs::write(&path, &jwt).map_err(umcp::Error::io)?;
+            // The authorization server the token is for: what a workload's configuration
+            // names, here the audience the suite's platform minted the token with.
+            let issuer = field("issuer")
+                .or_else(|| token_audience(&jwt))
+                .ok_or_else(|| {
+                    umcp::Error::Config(format!("the workload token of {scenario} has no audience"))
+                })?;
             OAuthConfig::workload_identity(
                 required("client_id")?,
-                WorkloadIdentity::token_file(path),
+                WorkloadIdentity::token_file(issuer, path),
             )
         }
         _ => {
@@ -229,6 +237,20 @@ fn oauth_config(scenario: &str) -> umcp::Result<OAuthConfig> {
         }
     };
     Ok(config.client_name("umcp-conformance"))
+}
+
+/// The audience (`aud`, the first of a list) of a JWT, read without checking anything: the
+/// token is the suite's, and only its authorization server judges it.
+fn token_audience(jwt: &str) -> Option<String> {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let payload = URL_SAFE_NO_PAD.decode(jwt.split('.').nth(1)?).ok()?;
+    let claims: Value = serde_json::from_slice(&payload).ok()?;
+    let audience = match &claims["aud"] {
+        Value::Array(list) => list.first()?,
+        single => single,
+    };
+    audience.as_str().map(str::to_owned)
 }
 
 /// Where `auth/wif-jwt-bearer` keeps the workload's token, as a platform would.

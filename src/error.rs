@@ -147,6 +147,12 @@ pub enum Error {
     Skill(Box<crate::types::SkillError>),
 }
 
+// Every `Result` of the crate, and of its callers, carries an `Error`: it stays within eight
+// words whatever the features of the build, which a caller's dependency graph decides (the
+// `preserve_order` of serde_json grows every `Value`, hence the boxed `ErrorObject::data`).
+// Checked when compiling, so in every feature combination that builds.
+const _: () = assert!(std::mem::size_of::<Error>() <= 64);
+
 /// Which deadline a [`Error::Timeout`] refers to.
 ///
 /// See the example on [`Error`].
@@ -278,7 +284,7 @@ impl fmt::Display for Error {
             Error::Protocol(msg) => write!(f, "protocol: {msg}"),
             Error::Rpc(e) => {
                 write!(f, "server error {}: {}", e.code.0, e.message)?;
-                match &e.data {
+                match e.data.as_deref() {
                     None | Some(serde_json::Value::Null) => Ok(()),
                     Some(data) => write!(f, " (data: {})", DataSummary(data)),
                 }

@@ -1,3 +1,17 @@
+// The README links its guides by reference; on docs.rs the first definition of a reference
+// wins, so these point its links at the guide modules rather than at `docs/*.md`.
+//! [guide-client]: crate::guide::client
+//! [guide-transports]: crate::guide::transports
+//! [guide-eras]: crate::guide::eras
+//! [guide-following]: crate::guide::following
+//! [guide-manager]: crate::guide::manager
+#![cfg_attr(
+    feature = "oauth",
+    doc = "[guide-authorization]: crate::guide::authorization"
+)]
+//! [guide-cli]: crate::guide::cli
+#![cfg_attr(feature = "testing", doc = "[guide-testing]: crate::guide::testing")]
+//! [guide-performance]: crate::guide::performance
 #![doc = include_str!("../README.md")]
 //!
 //! # Architecture
@@ -15,11 +29,11 @@
 //!
 //! # Naming
 //!
-//! The transport configurations, [`StdioConfig`] and `HttpConfig`, are built like
+//! The transport configurations, [`StdioConfig`] and [`HttpConfig`], are built like
 //! [`std::process::Command`]: a setter is named after what it sets (`arg`, `env`, `cwd`,
 //! `request_timeout`), and its getter is `get_` that name. The client's and manager's
 //! settings ([`Options`], [`RequestOptions`], [`ManagerOptions`], [`ServerConfig`]) are set
-//! with `with_` methods and read by the bare name. So `HttpConfig::request_timeout` caps the
+//! with `with_` methods and read by the bare name. So [`HttpConfig::request_timeout`] caps the
 //! time one HTTP request may wait for its response, and [`Options::request_timeout`] reads
 //! the client's default time for a request to be answered.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -32,12 +46,17 @@ pub mod auth;
 mod client;
 mod config;
 mod error;
+pub mod guide;
 pub mod jsonrpc;
 mod manager;
+mod private_file;
 mod redact;
 #[doc = include_str!("../docs/skills.md")]
 pub mod skills_guide {}
 mod sync;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
 pub mod transport;
 pub mod types;
 
@@ -55,9 +74,7 @@ pub use client::{
     SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, DEFAULT_MAX_INPUT_ROUNDS,
     DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
-pub use config::{
-    ConfigFile, HttpKind, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport,
-};
+pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,
@@ -67,6 +84,5 @@ pub use manager::{
     PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError, ServerStatus, StatusEvent,
     StatusEvents, TaggedNotification, ToolEntry,
 };
-#[cfg(feature = "http")]
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

@@ -186,7 +186,7 @@ fn value(arg: &str) -> String {
 }
 
 /// True for names of options, variables and headers that hold secrets.
-fn secret_name(name: &str) -> bool {
+pub(crate) fn secret_name(name: &str) -> bool {
     let name: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
@@ -209,7 +209,7 @@ fn secret_name(name: &str) -> bool {
 }
 
 /// True for values that carry a well-known secret token prefix.
-fn token_like(value: &str) -> bool {
+pub(crate) fn token_like(value: &str) -> bool {
     const PREFIXES: [&str; 10] = [
         "sk-",
         "ghp_",

@@ -27,7 +27,7 @@ use p256::EncodedPoint;
 use umcp::auth::{FileStore, OAuth, OAuthConfig, WorkloadIdentity};
 use umcp::{CredentialProvider, Error};
 
-use auth_server::{AuthServer, Proof, Setup, AS_NONCE, RS_NONCE};
+use auth_server::{AuthServer, NonceChallenge, Proof, Setup, AS_NONCE, RS_NONCE};
 use log_capture::umcp_lines;
 use oauth_client::{bearer, headless, provider, start, use_server};
 
@@ -213,6 +213,47 @@ fn nonce_challenges_are_answered_once_on_both_servers() {
     assert!(mcp.len() >= 4);
 }
 
+/// A server may offer Bearer and DPoP at once (RFC 9449 §7.1): its nonce challenge, in a
+/// header of its own or in one value with the Bearer challenge, is answered with the nonce,
+/// not with a refresh or a new authorization.
+#[test]
+fn a_nonce_challenge_beside_a_bearer_challenge_is_answered_with_the_nonce() {
+    for challenge in [
+        NonceChallenge::BesideBearer,
+        NonceChallenge::BesideBearerInOneValue,
+    ] {
+        let fixture = start(Setup {
+            dpop_nonce: true,
+            nonce_challenge: challenge,
+            ..dpop_setup()
+        });
+        let oauth = provider(&fixture, headless());
+        use_server(&fixture, &oauth).unwrap_or_else(|e| panic!("{challenge:?}: {e}"));
+        let grants: Vec<String> = fixture
+            .token_requests()
+            .into_iter()
+            .map(|r| r.grant_type)
+            .collect();
+        // The code's redemption, once without and once with the token endpoint's nonce.
+        assert_eq!(
+            grants,
+            ["authorization_code", "authorization_code"],
+            "{challenge:?}: no refresh"
+        );
+        assert_eq!(fixture.authorizations().len(), 1, "{challenge:?}");
+        let mcp: Vec<Proof> = fixture
+            .proofs()
+            .into_iter()
+            .filter(|p| p.at == "mcp")
+            .collect();
+        assert_ne!(mcp[0].claims["nonce"], RS_NONCE, "{challenge:?}");
+        assert!(
+            mcp[1..].iter().all(|p| p.claims["nonce"] == RS_NONCE),
+            "{challenge:?}: repeated with the server's nonce"
+        );
+    }
+}
+
 #[test]
 fn an_authorization_server_that_keeps_asking_for_nonces_gets_one_retry() {
     let fixture = start(Setup {
@@ -332,8 +373,11 @@ fn workload_identity_presents_the_current_platform_token() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("token.jwt");
     std::fs::write(&path, "platform.jwt.one\n").unwrap();
-    let config = OAuthConfig::workload_identity("workload", WorkloadIdentity::token_file(&path))
-        .refresh_margin(Duration::ZERO);
+    let config = OAuthConfig::workload_identity(
+        "workload",
+        WorkloadIdentity::token_file(fixture.issuer(), &path),
+    )
+    .refresh_margin(Duration::ZERO);
     let oauth = provider(&fixture, config);
     use_server(&fixture, &oauth).expect("authorized");
     let first = fixture.token_requests()[0].clone();

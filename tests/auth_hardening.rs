@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use umcp::auth::{
     AuthorizationHandler, FileStore, HeadlessHandler, LoopbackHandler, MemoryStore, OAuthConfig,
-    StoredCredentials, TokenSet, TokenStore,
+    StoredCredentials, TokenSet, TokenStore, WorkloadIdentity,
 };
 use umcp::{AuthStep, Client, CredentialProvider, HttpConfig, Options, ProtocolMode};
 
@@ -426,4 +426,117 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
     let took = started.elapsed();
     assert!(outcome.is_err(), "{:?}", outcome.map(|_| ()));
     assert!(took < Duration::from_secs(5), "connecting took {took:?}");
+}
+
+/// A workload's platform token is bound to the authorization server it was minted for: an
+/// MCP server that names another one (its own, here) gets an error, and that server's token
+/// endpoint never sees the token.
+#[test]
+fn a_workload_token_goes_only_to_its_own_authorization_server() {
+    let trusted = start(Setup {
+        registration: false,
+        ..Setup::default()
+    });
+    let rogue = start(Setup {
+        registration: false,
+        ..Setup::default()
+    });
+    for fixture in [&trusted, &rogue] {
+        fixture.preregister("workload", None, "none");
+    }
+    let dir = std::env::temp_dir().join(format!("umcp-wif-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("token.jwt");
+    std::fs::write(&path, "platform.jwt.SECRET").unwrap();
+    let identity = WorkloadIdentity::token_file(trusted.issuer(), &path);
+    let config = || OAuthConfig::workload_identity("workload", identity.clone());
+
+    let error = auth_error(use_server(&rogue, &provider(&rogue, config())));
+    assert_eq!(error.step, AuthStep::Discovery);
+    for issuer in [trusted.issuer(), rogue.issuer()] {
+        assert!(
+            error.message.contains(&issuer),
+            "{issuer}: {}",
+            error.message
+        );
+    }
+    assert!(
+        rogue.token_requests().is_empty(),
+        "nothing reached the rogue's token endpoint"
+    );
+    assert_eq!(rogue.count("POST", "/token"), 0);
+
+    // The server its authorization server protects gets the token, the issuer written with
+    // a trailing slash or not.
+    use_server(&trusted, &provider(&trusted, config())).expect("authorized");
+    let slashed = WorkloadIdentity::token_file(format!("{}/", trusted.issuer()), &path);
+    let config = OAuthConfig::workload_identity("workload", slashed);
+    use_server(&trusted, &provider(&trusted, config)).expect("authorized again");
+    // A resource protected by several authorization servers: the workload's own is taken,
+    // wherever the metadata lists it.
+    let listed = vec![rogue.issuer(), trusted.issuer()];
+    trusted.update(|s| s.prm_authorization_servers = Some(listed));
+    let config = OAuthConfig::workload_identity("workload", identity.clone());
+    use_server(&trusted, &provider(&trusted, config)).expect("authorized by the listed one");
+    assert!(rogue.token_requests().is_empty());
+    let requests = trusted.token_requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests
+        .iter()
+        .all(|r| r.form["assertion"] == "platform.jwt.SECRET"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client secret bound with `OAuthConfig::issuer` is refused to another authorization
+/// server, before discovery's end: no registration, no token request there. Credentials
+/// kept in the store from such a server are not refreshed there either.
+#[test]
+fn a_client_secret_bound_to_its_issuer_is_sent_nowhere_else() {
+    let setup = || Setup {
+        auth_methods: vec!["client_secret_basic".into()],
+        grant_types: vec!["client_credentials".into(), "refresh_token".into()],
+        ..Setup::default()
+    };
+    let trusted = start(setup());
+    let rogue = start(setup());
+    for fixture in [&trusted, &rogue] {
+        fixture.preregister("machine", Some("m-SECRET"), "client_secret_basic");
+    }
+    let config = || {
+        OAuthConfig::client_credentials("machine")
+            .client_secret("m-SECRET")
+            .issuer(trusted.issuer())
+    };
+    let error = auth_error(use_server(&rogue, &provider(&rogue, config())));
+    assert_eq!(error.step, AuthStep::Discovery);
+    assert!(
+        error.message.contains(&trusted.issuer()) && error.message.contains(&rogue.issuer()),
+        "{}",
+        error.message
+    );
+    assert!(rogue.token_requests().is_empty());
+    use_server(&trusted, &provider(&trusted, config())).expect("authorized");
+
+    // Tokens the rogue issued earlier, kept in the store, about to expire: the refresh that
+    // would carry the secret to the rogue's token endpoint does not happen.
+    let unbound = OAuthConfig::client_credentials("machine").client_secret("m-SECRET");
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let earlier = provider(&rogue, unbound.token_store(Arc::clone(&store)));
+    use_server(&rogue, &earlier).expect("authorized before the binding");
+    let resource = earlier.resource().to_owned();
+    let mut kept = store.load(&resource, None).unwrap().expect("kept");
+    if let Some(token) = kept.token.as_mut() {
+        token.refresh_token = Some("rt-from-the-rogue".into());
+        token.expires_at = Some(0);
+    }
+    store.save(&resource, &kept).unwrap();
+    let before = rogue.token_requests().len();
+    let bound = provider(&rogue, config().token_store(Arc::clone(&store)));
+    let _ = bound.headers(&rogue.mcp_url());
+    let _ = bound.on_unauthorized(&unauthorized(&rogue, None, None));
+    assert_eq!(
+        rogue.token_requests().len(),
+        before,
+        "no refresh at the rogue"
+    );
 }

@@ -17,7 +17,7 @@ const README: &str = "demo://text/readme";
 
 fn connect(modern: bool, options: Options) -> Client {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let mut config = StdioConfig::new(binary).args(["--server"]);
+    let mut config = StdioConfig::new(binary).args(["--server", "--fixtures"]);
     if modern {
         config = config.args(["--modern"]);
     }

@@ -14,7 +14,9 @@ mod demo;
 #[path = "common/umcp.rs"]
 mod umcp;
 
-use umcp::{cli, demo, demo_stdio, empty_home, on_a_terminal, stderr, stdout, umcp_in};
+use umcp::{
+    cli, demo, demo_stdio, empty_home, fixtures_stdio, on_a_terminal, stderr, stdout, umcp_in,
+};
 
 #[test]
 fn help_for_every_command() {
@@ -111,7 +113,7 @@ fn env_for_stdio_servers() {
     // the server; unset, it is a usage error naming it.
     let out = umcp_in(&empty_home())
         .env("UMCP_CLI_SECRET", "from umcp's environment")
-        .args(["--stdio", &demo_stdio(), "--env", "UMCP_CLI_SECRET"])
+        .args(["--stdio", &fixtures_stdio(), "--env", "UMCP_CLI_SECRET"])
         .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
         .output()
         .unwrap();
@@ -123,7 +125,7 @@ fn env_for_stdio_servers() {
     );
     let out = umcp_in(&empty_home())
         .env("UMCP_CLI_SECRET", "not passed")
-        .args(["--stdio", &demo_stdio()])
+        .args(["--stdio", &fixtures_stdio()])
         .args(["call", "env", r#"{"name": "UMCP_CLI_SECRET"}"#])
         .output()
         .unwrap();
@@ -150,7 +152,7 @@ fn configuration_files_are_found_in_the_usual_places() {
     std::fs::create_dir_all(project.join(".vscode")).unwrap();
     std::fs::create_dir_all(dir.join(".cursor")).unwrap();
     let demo = demo::demo_binary();
-    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server"], "env": { "WHO": who } });
+    let entry = |who: &str| serde_json::json!({ "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": who } });
     let run = |dir: &Path| {
         let out = umcp_in(dir)
             .args(["call", "env", r#"{"name": "WHO"}"#])
@@ -215,7 +217,7 @@ fn questions_are_declined_without_a_terminal_and_asked_on_one() {
     let out = demo(&["call", "ask_user", r#"{"question": "Ready?"}"#], 0);
     assert_eq!(stdout(&out), "declined\n");
     assert!(
-        stderr(&out).contains("umcp: server `demo --server` asks: Ready?"),
+        stderr(&out).contains("umcp: server `demo --server --fixtures` asks: Ready?"),
         "{}",
         stderr(&out)
     );
@@ -339,17 +341,23 @@ fn man_page_for_every_command_and_option() {
     }
 }
 
-/// The README's command-line examples, run as written (the demo server's path aside).
+/// The command-line examples of the README and the command-line guide that run the demo
+/// server, run as written (the demo server's path aside).
 #[test]
 fn readme_examples_work_as_written() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let demo_path = demo::demo_binary().to_string_lossy().into_owned();
-    let lines: Vec<&str> = readme
-        .lines()
-        .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
-        .collect();
-    assert!(lines.len() >= 3, "{lines:?}");
+    let mut lines = Vec::new();
+    for (file, at_least) in [("README.md", 3), ("docs/cli.md", 7)] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let found: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("umcp --stdio 'target/debug/examples/demo --server'"))
+            .map(str::to_owned)
+            .collect();
+        assert!(found.len() >= at_least, "{file}: {found:?}");
+        lines.extend(found);
+    }
     for line in lines {
         let line = line.replace("target/debug/examples/demo", &demo_path);
         let out = Command::new("sh")
@@ -385,7 +393,7 @@ fn the_short_example_lists_and_calls() {
         .expect("run cargo build --example cli");
     assert!(status.success(), "cargo build --example cli failed");
     let run = |args: &[&str]| Command::new(&example).args(args).output().unwrap();
-    let stdio = demo_stdio();
+    let stdio = fixtures_stdio();
     let out = run(&[&stdio]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(

@@ -58,6 +58,7 @@ fn watch_with(
         quote(WRAPPER),
         quote(&demo::demo_binary().to_string_lossy()),
         "--server".to_owned(),
+        "--fixtures".to_owned(),
     ];
     line.extend(demo_args.iter().map(|a| quote(a)));
     if modern {
@@ -243,7 +244,13 @@ fn watch_is_in_the_help_and_checks_its_options() {
 fn watch_follows_every_server_of_a_configuration() {
     let demo = demo::demo_binary();
     let server = |modern: bool, tool: &str, arguments: Value| {
-        let mut args = vec![json!("-c"), json!(WRAPPER), json!(demo), json!("--server")];
+        let mut args = vec![
+            json!("-c"),
+            json!(WRAPPER),
+            json!(demo),
+            json!("--server"),
+            json!("--fixtures"),
+        ];
         if modern {
             args.push(json!("--modern"));
         }

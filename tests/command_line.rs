@@ -56,3 +56,27 @@ fn broken_command_lines_are_config_errors() {
         }
     }
 }
+
+/// `Debug` shows the arguments as messages show the command line: secret-looking values
+/// redacted, the rest as given.
+#[test]
+fn debug_redacts_secret_arguments() {
+    let config = StdioConfig::new("server")
+        .args([
+            "--token",
+            "tok-123",
+            "--api-key=key-456",
+            "API_SECRET=sec-789",
+            "https://h/?key=url-000",
+            "--verbose",
+        ])
+        .env("API_KEY", "env-secret");
+    let shown = format!("{config:?}");
+    for secret in ["tok-123", "key-456", "sec-789", "url-000", "env-secret"] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+    assert!(
+        shown.contains("--verbose") && shown.contains("API_KEY"),
+        "{shown}"
+    );
+}

@@ -22,8 +22,11 @@ fn lines_in(path: &std::path::Path) -> usize {
 }
 
 fn modern_demo() -> StdioConfig {
-    StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
-        .args(["--server", "--modern"])
+    StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned()).args([
+        "--server",
+        "--fixtures",
+        "--modern",
+    ])
 }
 
 fn accept(params: ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
@@ -225,7 +228,7 @@ fn the_verdict_is_remembered_so_the_next_connect_skips_the_probe() {
     let starts = std::env::temp_dir().join(format!("umcp-era-starts-{}", std::process::id()));
     let _ = std::fs::remove_file(&starts);
     let script = format!(
-        "echo start >> '{}'; exec '{}' --server --behaviour strict-init",
+        "echo start >> '{}'; exec '{}' --server --fixtures --behaviour strict-init",
         starts.display(),
         demo::demo_binary().display()
     );
@@ -290,7 +293,7 @@ fn a_server_that_changes_era_between_connections_is_followed() {
     let starts = dir.join(format!("umcp-era-changes-{}", std::process::id()));
     let _ = std::fs::remove_file(&starts);
     let script = format!(
-        "echo start >> '{}'; exec '{}' --server $(cat '{}')",
+        "echo start >> '{}'; exec '{}' --server --fixtures $(cat '{}')",
         starts.display(),
         demo::demo_binary().display(),
         mode.display()

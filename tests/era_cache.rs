@@ -5,61 +5,37 @@
 
 #[path = "common/log_capture.rs"]
 mod log_capture;
-#[allow(dead_code)] // Each test binary uses a different part of the fake.
-#[path = "common/memory.rs"]
-mod memory;
 
-use memory::{FakeServer, Peer};
-use serde_json::{json, Value};
-use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Request, Response};
+use serde_json::json;
+use umcp::jsonrpc::{ErrorCode, ErrorObject, Message};
+use umcp::testing::{FakeServer, Fault};
+use umcp::transport::Connect;
+use umcp::types::{CallToolResult, Implementation, Tool};
 use umcp::{Client, Era, Error};
 
-/// A `server/discover` result for the stateless era.
-fn discover_result() -> Value {
-    json!({
-        "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {}},
-        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
-    })
+/// A handshake-era server and the stateless-era server that replaces it behind the same name
+/// (the key of the client's cached verdicts); they share what clients sent them.
+fn handshake_then_stateless(name: &str) -> (FakeServer, FakeServer) {
+    let tool = Tool::new("t", json!({"type": "object"}));
+    let old = FakeServer::new(name)
+        .with_tool(tool, |_, _| Ok(CallToolResult::default()))
+        .with_era(Era::Legacy);
+    let new = old
+        .clone()
+        .with_era(Era::Modern)
+        .with_server_info(Implementation::new(name, "2"));
+    (old, new)
 }
 
-/// Answers `request` with a JSON-RPC error.
-fn refuse(peer: &Peer, request: &Request, error: ErrorObject) -> Option<Value> {
-    peer.send(Response::err(request.id.clone(), error).into());
-    None
-}
-
-/// Makes `server` a stateless-era server that refuses `initialize`, as such servers do.
-fn turn_stateless(server: &FakeServer) {
-    server.on("server/discover", |_, _| Some(discover_result()));
-    server.on("tools/list", |_, _| Some(json!({"tools": []})));
-    server.on("initialize", |peer, request| {
-        let error = ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "no initialize")
-            .with_data(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
-        refuse(peer, request, error)
+/// The methods of the requests the client sent from the `from`-th message on, in order.
+fn requests(server: &FakeServer, from: usize) -> Vec<String> {
+    let received = server.received();
+    let since = received.get(from..).unwrap_or_default();
+    let methods = since.iter().filter_map(|m| match m {
+        Message::Request(r) => Some(r.method.clone()),
+        _ => None,
     });
-}
-
-/// Makes `server` a handshake-era server that does not know `server/discover`.
-fn turn_handshake_era(server: &FakeServer) {
-    let init = server.init_result.clone();
-    server.on("initialize", move |_, _| Some(init.lock().unwrap().clone()));
-    server.on("server/discover", |peer, request| {
-        let error = ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "unknown method");
-        refuse(peer, request, error)
-    });
-}
-
-/// The methods of the requests the client sent, in order.
-fn requests(server: &FakeServer) -> Vec<String> {
-    let received = server.received.lock().unwrap();
-    received
-        .iter()
-        .filter_map(|m| match m {
-            Message::Request(r) => Some(r.method.clone()),
-            _ => None,
-        })
-        .collect()
+    methods.collect()
 }
 
 /// Connects, returns the era, and closes.
@@ -72,16 +48,14 @@ fn connect_era(server: &FakeServer) -> Era {
 
 #[test]
 fn a_cached_handshake_verdict_the_server_contradicts_is_probed_again() {
-    let server = FakeServer::named("era-cache-turns-stateless");
-    turn_handshake_era(&server);
-    assert_eq!(connect_era(&server), Era::Legacy);
-    assert_eq!(requests(&server), ["server/discover", "initialize"]);
+    let (old, new) = handshake_then_stateless("era-cache-turns-stateless");
+    assert_eq!(connect_era(&old), Era::Legacy);
+    assert_eq!(requests(&old, 0), ["server/discover", "initialize"]);
 
     // Upgraded behind the same name: the cached verdict says `initialize`, which is refused;
     // the verdict is forgotten and a fresh connection probes.
-    turn_stateless(&server);
-    server.received.lock().unwrap().clear();
-    let client = Client::connect(server.clone()).expect("connect after the upgrade");
+    let from = new.received().len();
+    let client = Client::connect(new.clone()).expect("connect after the upgrade");
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(client.server_info().version, "2");
     client
@@ -89,51 +63,44 @@ fn a_cached_handshake_verdict_the_server_contradicts_is_probed_again() {
         .expect("tools/list in the stateless era");
     client.close();
     assert_eq!(
-        requests(&server),
+        requests(&new, from),
         ["initialize", "server/discover", "tools/list"]
     );
 
     // The new verdict is cached in turn: no more `initialize`.
-    server.received.lock().unwrap().clear();
-    assert_eq!(connect_era(&server), Era::Modern);
-    assert_eq!(requests(&server), ["server/discover"]);
+    let from = new.received().len();
+    assert_eq!(connect_era(&new), Era::Modern);
+    assert_eq!(requests(&new, from), ["server/discover"]);
 }
 
 #[test]
 fn a_cached_stateless_verdict_falls_back_when_the_server_went_back_to_the_handshake() {
-    let server = FakeServer::named("era-cache-turns-handshake");
-    turn_stateless(&server);
-    assert_eq!(connect_era(&server), Era::Modern);
+    let (old, new) = handshake_then_stateless("era-cache-turns-handshake");
+    assert_eq!(connect_era(&new), Era::Modern);
 
     // Replaced by a handshake-era server: the cached verdict still sends `server/discover`,
     // whose refusal now means `initialize` on the same connection, as under `Auto`.
-    turn_handshake_era(&server);
-    server.received.lock().unwrap().clear();
-    let client = Client::connect(server.clone()).expect("connect after the change");
+    let from = old.received().len();
+    let client = Client::connect(old.clone()).expect("connect after the change");
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.protocol_version(), "2025-11-25");
     client.close();
-    assert_eq!(requests(&server), ["server/discover", "initialize"]);
+    assert_eq!(requests(&old, from), ["server/discover", "initialize"]);
 
     // And the verdict is now the handshake: `initialize` straight away.
-    server.received.lock().unwrap().clear();
-    assert_eq!(connect_era(&server), Era::Legacy);
-    assert_eq!(requests(&server), ["initialize"]);
+    let from = old.received().len();
+    assert_eq!(connect_era(&old), Era::Legacy);
+    assert_eq!(requests(&old, from), ["initialize"]);
 }
 
 #[test]
 fn an_unsupported_version_mid_session_is_reported_and_forgets_the_verdict() {
     log_capture::capture_logs();
-    let name = "era-cache-drops-version";
-    let server = FakeServer::named(name);
-    turn_stateless(&server);
-    // Replaces the stateless server's `tools/list`.
-    server.on("tools/list", |peer, request| {
-        let error = ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "not any more")
-            .with_data(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
-        refuse(peer, request, error)
-    });
-    let client = Client::connect(server.clone()).expect("connect");
+    let (old, new) = handshake_then_stateless("era-cache-drops-version");
+    let refused = ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "not any more")
+        .with_data(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
+    let new = new.with_fault("tools/list", Fault::Error(refused));
+    let client = Client::connect(new.clone()).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     let error = client.list_tools(None).expect_err("the version is refused");
     let Error::Rpc(ref object) = error else {
@@ -146,17 +113,17 @@ fn an_unsupported_version_mid_session_is_reported_and_forgets_the_verdict() {
     assert_eq!(data.supported, ["2025-11-25"]);
     // No version in common: sent once, not again at some other version.
     assert_eq!(
-        requests(&server),
+        requests(&new, 0),
         ["server/discover", "tools/list"],
         "sent once"
     );
     client.close();
+    let name = new.describe();
     let forgotten = log_capture::logged(&format!("era verdict for {name} forgotten"));
     assert_eq!(forgotten.len(), 1, "{:?}", log_capture::umcp_lines());
 
     // The next connection probes afresh and finds the handshake era.
-    turn_handshake_era(&server);
-    server.received.lock().unwrap().clear();
-    assert_eq!(connect_era(&server), Era::Legacy);
-    assert_eq!(requests(&server), ["server/discover", "initialize"]);
+    let from = old.received().len();
+    assert_eq!(connect_era(&old), Era::Legacy);
+    assert_eq!(requests(&old, from), ["server/discover", "initialize"]);
 }

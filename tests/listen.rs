@@ -19,7 +19,7 @@ const README: &str = "demo://text/readme";
 
 fn demo_server(modern: bool) -> StdioConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = StdioConfig::new(binary).args(["--server"]);
+    let config = StdioConfig::new(binary).args(["--server", "--fixtures"]);
     if modern {
         config.args(["--modern"])
     } else {

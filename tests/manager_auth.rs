@@ -15,7 +15,7 @@ mod status;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use status::wait_for;
@@ -312,24 +312,50 @@ fn a_config_entry_with_workload_identity_needs_no_user() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let jwt = path.with_file_name("platform.jwt");
     std::fs::write(&jwt, "platform-issued.jwt\n").unwrap();
+    let issuer = fixture.issuer();
     let text = json!({
         "mcpServers": {
             "workload": {
                 "url": fixture.mcp_url(),
                 "oauth": {
                     "clientId": "build-agent",
-                    "workloadIdentity": { "tokenFile": "${TOKEN_DIR}/platform.jwt" },
+                    "workloadIdentity": {
+                        "issuer": issuer,
+                        "tokenFile": "${TOKEN_DIR}/platform.jwt",
+                    },
+                },
+            },
+            // Bound to another authorization server than the one this server names.
+            "elsewhere": {
+                "url": fixture.mcp_url(),
+                "oauth": {
+                    "clientId": "build-agent",
+                    "workloadIdentity": {
+                        "issuer": "https://auth.example.com",
+                        "tokenFile": "${TOKEN_DIR}/platform.jwt",
+                    },
                 },
             },
             "no-client": {
                 "url": fixture.mcp_url(),
-                "oauth": { "workloadIdentity": { "tokenEnv": "T" } },
+                "oauth": { "workloadIdentity": { "issuer": issuer, "tokenEnv": "T" } },
             },
             "both": {
                 "url": fixture.mcp_url(),
                 "oauth": {
                     "clientId": "x",
-                    "workloadIdentity": { "tokenEnv": "T", "tokenFile": "/t" },
+                    "workloadIdentity": { "issuer": issuer, "tokenEnv": "T", "tokenFile": "/t" },
+                },
+            },
+            "no-issuer": {
+                "url": fixture.mcp_url(),
+                "oauth": { "clientId": "x", "workloadIdentity": { "tokenEnv": "T" } },
+            },
+            "not-a-url": {
+                "url": fixture.mcp_url(),
+                "oauth": {
+                    "clientId": "x",
+                    "workloadIdentity": { "issuer": "auth.example.com", "tokenEnv": "T" },
                 },
             },
         }
@@ -340,18 +366,48 @@ fn a_config_entry_with_workload_identity_needs_no_user() {
     let file = ConfigFile::parse_with(&text, &vars).unwrap();
     let mut errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
     errors.sort();
-    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors.len(), 4, "{errors:?}");
     assert!(errors[0].contains("exactly one of"), "{errors:?}");
     assert!(errors[1].contains("needs `clientId`"), "{errors:?}");
-    let settings = file.servers[0].oauth().unwrap();
+    assert!(errors[2].contains("needs `issuer`"), "{errors:?}");
+    assert!(
+        errors[3].contains("workloadIdentity.issuer") && errors[3].contains("http(s) URL"),
+        "{errors:?}"
+    );
+    let settings = file.servers[1].oauth().unwrap();
+    assert_eq!(file.servers[1].name, "workload");
     assert_eq!(
         settings.workload_token_file.as_deref(),
         Some(jwt.to_string_lossy().as_ref())
     );
+    assert_eq!(settings.workload_issuer.as_deref(), Some(issuer.as_str()));
     // No authorization handler at all: the workload needs none.
     let manager = Manager::start(file.servers, options(Arc::new(MemoryStore::new())));
     assert!(manager.wait_ready(BOUND));
     assert_eq!(call_echo(&manager, "workload__echo"), "ok");
+    // The server bound elsewhere never gets the platform's token: its connect fails,
+    // naming both authorization servers.
+    let deadline = Instant::now() + BOUND;
+    let elsewhere = loop {
+        let status = manager.status("elsewhere").expect("a status");
+        if status.error().is_some() || Instant::now() > deadline {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let shown = elsewhere
+        .error()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(
+        shown.contains("https://auth.example.com") && shown.contains(&issuer),
+        "{elsewhere}"
+    );
+    assert_eq!(
+        fixture.token_requests().len(),
+        1,
+        "one token request, for `workload`"
+    );
     let request = &fixture.token_requests()[0];
     assert_eq!(
         request.grant_type,

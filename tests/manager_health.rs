@@ -27,7 +27,7 @@ const BOUND: Duration = Duration::from_secs(30);
 
 fn demo_server(name: &str, extra: &[&str]) -> ServerConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let mut args = vec!["--server"];
+    let mut args = vec!["--server", "--fixtures"];
     args.extend_from_slice(extra);
     ServerConfig::stdio(name, binary).with_args(args)
 }

@@ -23,7 +23,7 @@ const BOUND: Duration = Duration::from_secs(30);
 
 fn demo_server(name: &str, modern: bool) -> ServerConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = ServerConfig::stdio(name, binary).with_args(["--server"]);
+    let config = ServerConfig::stdio(name, binary).with_args(["--server", "--fixtures"]);
     if modern {
         config.with_args(["--modern"])
     } else {

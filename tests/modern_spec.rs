@@ -23,8 +23,11 @@ use umcp::{Client, Era, Error, Options, RequestOptions, StdioConfig, Subscriptio
 const WAIT: Duration = Duration::from_secs(10);
 
 fn modern_demo() -> StdioConfig {
-    StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
-        .args(["--server", "--modern"])
+    StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned()).args([
+        "--server",
+        "--fixtures",
+        "--modern",
+    ])
 }
 
 fn connect(options: Options) -> Client {

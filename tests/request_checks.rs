@@ -247,7 +247,8 @@ fn the_manager_handler_is_told_which_server_asks() {
             }
         });
     let server = |name: &str| {
-        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy()).with_args(["--server"])
+        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy())
+            .with_args(["--server", "--fixtures"])
     };
     let manager = Manager::start(vec![server("alpha"), server("beta")], options);
     assert!(manager.wait_ready(Duration::from_secs(30)));
@@ -280,7 +281,8 @@ fn the_managers_sampling_handler_is_told_which_server_asks() {
             ))
         });
     let server = |name: &str| {
-        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy()).with_args(["--server"])
+        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy())
+            .with_args(["--server", "--fixtures"])
     };
     let manager = Manager::start(vec![server("alpha"), server("beta")], options);
     assert!(manager.wait_ready(Duration::from_secs(30)));

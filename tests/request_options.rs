@@ -264,7 +264,7 @@ fn every_with_method_honours_a_cancel_handle() {
 fn manager_with_methods_pass_the_options_on() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let manager = Manager::start(
-        vec![ServerConfig::stdio("demo", binary).with_args(["--server"])],
+        vec![ServerConfig::stdio("demo", binary).with_args(["--server", "--fixtures"])],
         ManagerOptions::default().without_cache(),
     );
     assert!(manager.wait_ready(Duration::from_secs(60)));
@@ -315,7 +315,7 @@ fn manager_with_methods_pass_the_options_on() {
 #[test]
 fn a_configured_servers_boxed_connector_connects_a_client() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = ServerConfig::stdio("demo", binary).with_args(["--server"]);
+    let config = ServerConfig::stdio("demo", binary).with_args(["--server", "--fixtures"]);
     let connector = config.connector().unwrap();
     assert!(
         connector.describe().contains("--server"),

@@ -23,7 +23,7 @@ const START_MS: &str = "1200";
 /// test sees a verdict another one left in the process-wide cache.
 fn demo(args: &[&str]) -> StdioConfig {
     StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
-        .arg("--server")
+        .args(["--server", "--fixtures"])
         .args(args.iter().copied())
         .close_grace(Duration::from_millis(200))
         .kill_grace(Duration::from_millis(500))

@@ -3,13 +3,15 @@
 //! starts it again in the stateless protocol era (one input round) and as a Streamable HTTP
 //! server.
 //!
-//! `demo --server [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]` is the server
-//! on its own, which the integration tests drive (the behaviours are listed in
-//! `server/behaviours.rs`). With `--http 127.0.0.1:0` it serves Streamable HTTP instead of
-//! stdio and prints `listening on http://127.0.0.1:<port>/mcp`. With `--modern` it speaks only
-//! the stateless protocol 2026-07-28 (`server/discover`, input rounds), over either. With
-//! `UMCP_DEMO_RECORD=<file>` set, the server appends every notification it receives to that
-//! file, one JSON object per line.
+//! `demo --server` is the server on its own: tools (`echo`, `add`, `time`, `slow` with
+//! progress, `ask_llm` with sampling, `ask_user` with elicitation, `list_roots`, `log`),
+//! resources and a resource template, prompts with completions. With `--http 127.0.0.1:0` it
+//! serves Streamable HTTP instead of stdio and prints `listening on
+//! http://127.0.0.1:<port>/mcp`. With `--modern` it speaks only the stateless protocol
+//! 2026-07-28 (`server/discover`, input rounds, a tool run as a task), over either.
+//!
+//! The integration tests run the same server with options of their own (tools that expose
+//! or break the server, scripted misbehaviours), listed in `server/behaviours.rs`.
 
 mod server;
 mod show;
@@ -20,8 +22,7 @@ mod show_modern;
 const USAGE: &str = "\
 usage: demo                  walk through what a client can do, against this program as a
                              server (stdio, then the stateless era, then Streamable HTTP)
-       demo --server [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N]
-                    [--modern] [--http ADDR]
+       demo --server [--modern] [--http ADDR]
                              the server alone, over stdio (or Streamable HTTP on ADDR,
                              e.g. 127.0.0.1:0); --modern speaks only protocol 2026-07-28
 ";

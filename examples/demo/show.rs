@@ -1,6 +1,6 @@
 //! The client side of the demo: connects to this same program in server mode and walks
-//! through tools, progress, notifications, sampling, elicitation, resources and prompts, then
-//! (with the `http` feature) does part of it again over Streamable HTTP.
+//! through tools, progress, notifications, sampling, elicitation, resources, prompts and
+//! completions, then (with the `http` feature) does part of it again over Streamable HTTP.
 
 use std::error::Error;
 use std::time::Duration;
@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde_json::json;
 use umcp::jsonrpc::{ErrorCode, ErrorObject};
 use umcp::types::{
-    ContentBlock, CreateMessageRequestParams, CreateMessageResult, ElicitForm, ElicitRequestParams,
-    ElicitResult, Implementation, LoggingLevel, ServerNotification,
+    CompleteReference, CompleteRequestParams, ContentBlock, CreateMessageRequestParams,
+    CreateMessageResult, ElicitForm, ElicitRequestParams, ElicitResult, Implementation,
+    LoggingLevel, ServerNotification,
 };
 use umcp::{Client, Options, RequestOptions, StdioConfig};
 
@@ -35,6 +36,10 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     let sum = client.call_tool("add", json!({"a": 2, "b": 3}))?;
     let structured = sum.structured_content.clone().unwrap_or_default();
     println!("  text {:?}, structured content {structured}", sum.text());
+
+    println!("\ntime:");
+    let now = client.call_tool("time", json!({}))?;
+    println!("  {}", now.text());
 
     println!("\nslow(3 steps), with progress:");
     let progress = RequestOptions::default().with_progress(|p| {
@@ -62,13 +67,16 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     let reply = client.call_tool("ask_user", json!({"question": "Shall we go on?"}))?;
     println!("  {:?}", reply.text());
 
-    println!("\na resource and a prompt:");
+    println!("\na resource, a prompt and a completion:");
     let readme = client.read_resource("demo://text/readme")?;
     let text = readme.contents.first().and_then(|c| c.as_text());
     println!("  demo://text/readme: {:?}", text.unwrap_or_default());
     let greet = client.get_prompt("greet", json!({"name": "Ada"}))?;
     let text = greet.messages.first().and_then(|m| m.content.as_text());
     println!("  greet(name: Ada): {:?}", text.unwrap_or_default());
+    let style = CompleteRequestParams::new(CompleteReference::prompt("greet"), "style", "f");
+    let styles = client.complete(style)?.completion.values;
+    println!("  greet's style completes \"f\" to {styles:?}");
 
     client.close();
     crate::show_modern::run(&exe)?;

@@ -1,7 +1,8 @@
 //! The stateless part of the demo: starts this same program as a server that speaks only
 //! protocol 2026-07-28 (`--server --modern`) and connects with the very same client code. The
-//! client probes with `server/discover`, and a tool that needs the user's answer comes back
-//! `input_required`: the client runs its elicitation handler and retries (one input round).
+//! client probes with `server/discover`, a tool that needs the user's answer comes back
+//! `input_required` (the client runs its elicitation handler and retries: one input round),
+//! and a tool the server runs as a task is polled until it ends.
 
 use std::error::Error;
 use std::path::Path;
@@ -34,6 +35,12 @@ pub fn run(exe: &Path) -> Result<(), Box<dyn Error>> {
     println!("\nask_user, one input round (MRTR):");
     let reply = client.call_tool("ask_user", json!({"question": "Shall we go on?"}))?;
     println!("  {:?}", reply.text());
+
+    // A tool the server runs as a task (the tasks extension): the client polls it until it
+    // ends, within the call's timeout, and returns its result like any other call's.
+    println!("\nreport, run as a task:");
+    let report = client.call_tool("report", json!({"topic": "the weather", "ms": 300}))?;
+    println!("  {:?}", report.text());
 
     // This era has no `ping`: `Client::ping` asks `server/discover` instead, so one health
     // check serves servers of both eras.

@@ -77,7 +77,10 @@ impl CrossAppAccess {
 impl fmt::Debug for CrossAppAccess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CrossAppAccess")
-            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field(
+                "idp_token_endpoint",
+                &crate::redact::url(&self.idp_token_endpoint),
+            )
             .field("idp_client_id", &self.idp_client_id)
             .field(
                 "idp_client_secret",

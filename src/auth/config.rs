@@ -61,6 +61,7 @@ pub struct OAuthConfig {
     pub(crate) grant: Grant,
     pub(crate) client_id: Option<String>,
     pub(crate) client_secret: Option<String>,
+    pub(crate) issuer: Option<String>,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) private_key_pem: Option<String>,
     pub(crate) client_metadata_url: Option<String>,
@@ -150,7 +151,8 @@ impl OAuthConfig {
 
     /// Workload identity federation: the JWT the platform issued to this workload (read
     /// from a file or an environment variable before every token request) is presented as an
-    /// RFC 7523 JWT-bearer grant by the client `client_id`. No user and no stored secret.
+    /// RFC 7523 JWT-bearer grant by the client `client_id`, at the authorization server the
+    /// identity names and no other. No user and no stored secret.
     ///
     /// See the example on [`auth::WorkloadIdentity`](crate::auth::WorkloadIdentity).
     pub fn workload_identity(
@@ -165,6 +167,7 @@ impl OAuthConfig {
             grant,
             client_id: None,
             client_secret: None,
+            issuer: None,
             private_key_pem: None,
             client_metadata_url: None,
             client_name: "umcp".into(),
@@ -194,6 +197,36 @@ impl OAuthConfig {
     /// [`auth::OAuthConfig::client_credentials`](crate::auth::OAuthConfig::client_credentials).
     pub fn client_secret(mut self, client_secret: impl Into<String>) -> OAuthConfig {
         self.client_secret = Some(client_secret.into());
+        self
+    }
+
+    /// Binds the client's credentials to the authorization server `issuer`: when discovery
+    /// finds that the MCP server is protected by any other one, the request fails with an
+    /// [`AuthError`](crate::AuthError) at [`AuthStep::Discovery`](crate::AuthStep::Discovery)
+    /// naming both, before anything is sent there.
+    ///
+    /// Without it, the authorization server is whichever the MCP server's metadata names,
+    /// as the MCP authorization spec has it. That is right for dynamic registration, where
+    /// each authorization server gets its own client, but a pre-registered
+    /// [`client_secret`](Self::client_secret) (or private key) then goes to whatever
+    /// authorization server the MCP server names, which a malicious or compromised MCP
+    /// server can make its own. Set it whenever the credentials were issued by one
+    /// authorization server. [`WorkloadIdentity`] carries such a binding of its own.
+    ///
+    /// `issuer` is compared with the discovered issuer as a URL: scheme and host case, a
+    /// default port and a trailing slash do not matter.
+    ///
+    /// ```
+    /// use umcp::auth::OAuthConfig;
+    ///
+    /// let secret = std::env::var("MCP_CLIENT_SECRET").unwrap_or_default();
+    /// let config = OAuthConfig::client_credentials("reporting-job")
+    ///     .client_secret(secret)
+    ///     .issuer("https://auth.example.com");
+    /// assert_eq!(config.get_issuer(), Some("https://auth.example.com"));
+    /// ```
+    pub fn issuer(mut self, issuer: impl Into<String>) -> OAuthConfig {
+        self.issuer = Some(issuer.into());
         self
     }
 

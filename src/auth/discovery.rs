@@ -7,12 +7,17 @@
 //!   ignored and the well-known URLs are used;
 //! - the path-based, then the root well-known protected resource metadata URL on the
 //!   server's own origin;
-//! - the first authorization server the metadata names, under the same scheme rule, and its
-//!   well-known metadata URLs; the metadata's `issuer` must be identical to that server's
+//! - the first authorization server the metadata names (the first the configuration's
+//!   binding allows, when it has one), under the same scheme rule, and its well-known
+//!   metadata URLs; the metadata's `issuer` must be identical to that server's
 //!   identifier, and is the issuer recorded;
 //! - for servers of the 2025-03-26 revision (no resource metadata), the metadata at the
 //!   server's own origin, whose `issuer` must be that origin, else the default endpoints
 //!   there.
+//!
+//! A server that is not on this machine may name nothing that is (`localhost`, loopback or
+//! unspecified addresses): not its resource metadata URL, nor its authorization server, nor
+//! that server's authorization, token or registration endpoint.
 
 use serde::de::DeserializeOwned;
 
@@ -42,7 +47,9 @@ pub(crate) struct Discovered {
 }
 
 /// Finds the authorization server of the MCP server at `server_url`. `protocol_version` is
-/// the MCP version of the refused request, when known.
+/// the MCP version of the refused request, when known. Of several authorization servers,
+/// the first that `allowed` accepts is taken, else the first (which the caller then
+/// refuses, naming it).
 ///
 /// # Errors
 ///
@@ -54,14 +61,15 @@ pub(crate) fn discover(
     resource: &str,
     challenge: Option<&WwwAuthenticate>,
     protocol_version: Option<&str>,
+    allowed: impl Fn(&str) -> bool,
 ) -> Result<Discovered, AuthError> {
     let mut candidates = Vec::new();
     if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
-        match urls::resolve(server_url, advertised) {
-            Some(url) if followable(server_url, &url) => candidates.push(url),
-            _ => log::debug!(
-                "oauth: not following the resource_metadata URL `{}` of {}: \
-                 it must be https (or http on a loopback host)",
+        match urls::resolve(server_url, advertised).map(|url| followable(server_url, url)) {
+            Some(Ok(url)) => candidates.push(url),
+            Some(Err(error)) => log::debug!("oauth: not following resource_metadata: {error}"),
+            None => log::debug!(
+                "oauth: not following the resource_metadata `{}` of {}: not a URL",
                 redact::url(advertised),
                 redact::url(server_url)
             ),
@@ -107,7 +115,9 @@ pub(crate) fn discover(
             )
         });
     }
-    let Some(issuer) = prm.authorization_servers.first().cloned() else {
+    let servers = &prm.authorization_servers;
+    let chosen = servers.iter().find(|s| allowed(s)).or(servers.first());
+    let Some(issuer) = chosen.cloned() else {
         return Err(AuthError {
             url: Some(prm_url),
             ..AuthError::new(
@@ -117,6 +127,12 @@ pub(crate) fn discover(
         });
     };
     urls::check_endpoint(AuthStep::Discovery, "authorization server", &issuer)?;
+    urls::check_not_local(
+        server_url,
+        AuthStep::Discovery,
+        "authorization server",
+        &issuer,
+    )?;
     let metadata_urls = urls::authorization_server_metadata_urls(&issuer);
     let Some((metadata_url, metadata)) = first_document::<AuthorizationServerMetadata>(
         http,
@@ -134,6 +150,7 @@ pub(crate) fn discover(
         ));
     };
     let issuer = validated_issuer(&issuer, &metadata, &metadata_url)?;
+    check_endpoints(server_url, &metadata)?;
     log::debug!(
         "oauth: {} is protected by {}",
         redact::url(server_url),
@@ -203,6 +220,7 @@ fn legacy(
             ),
         ));
     }
+    check_endpoints(server_url, &metadata)?;
     // The issuer as published (an `iss` in the redirect is compared with it exactly).
     let issuer = if published_issuer {
         metadata.issuer.clone()
@@ -248,12 +266,46 @@ fn validated_issuer(
     })
 }
 
-/// Whether the advertised metadata URL `url` may be fetched for the server at `server_url`:
-/// https, or http on a loopback host, and never plain http for an https server.
-fn followable(server_url: &str, url: &str) -> bool {
+/// `url`, when the advertised metadata URL may be fetched for the server at `server_url`:
+/// https, or http on a loopback host; never plain http for an https server, nor a local
+/// URL for a server elsewhere.
+fn followable(server_url: &str, url: String) -> Result<String, AuthError> {
+    const WHAT: &str = "resource metadata URL";
     let downgrade = server_url.to_ascii_lowercase().starts_with("https:")
         && !url.to_ascii_lowercase().starts_with("https:");
-    !downgrade && urls::check_endpoint(AuthStep::Discovery, "metadata", url).is_ok()
+    if downgrade {
+        return Err(AuthError::new(
+            AuthStep::Discovery,
+            format!(
+                "refusing the {WHAT} `{}`: the server {} is https, the URL is not",
+                redact::url(&url),
+                redact::url(server_url)
+            ),
+        ));
+    }
+    urls::check_endpoint(AuthStep::Discovery, WHAT, &url)?;
+    urls::check_not_local(server_url, AuthStep::Discovery, WHAT, &url)?;
+    Ok(url)
+}
+
+/// Refuses metadata that sends the client to this machine for a server elsewhere: its
+/// authorization, token and registration endpoints are where users, grants and
+/// registrations go.
+fn check_endpoints(
+    server_url: &str,
+    metadata: &AuthorizationServerMetadata,
+) -> Result<(), AuthError> {
+    let endpoints = [
+        ("authorization endpoint", &metadata.authorization_endpoint),
+        ("token endpoint", &metadata.token_endpoint),
+        ("registration endpoint", &metadata.registration_endpoint),
+    ];
+    for (what, endpoint) in endpoints {
+        if let Some(endpoint) = endpoint {
+            urls::check_not_local(server_url, AuthStep::Discovery, what, endpoint)?;
+        }
+    }
+    Ok(())
 }
 
 /// Fetches `urls` in order, with `headers`, and returns the first document that exists. A
@@ -294,6 +346,68 @@ mod tests {
             issuer: issuer.into(),
             ..AuthorizationServerMetadata::default()
         }
+    }
+
+    #[test]
+    fn a_remote_servers_metadata_may_not_send_the_client_to_this_machine() {
+        let remote = "https://mcp.example.com/mcp";
+        let published = |field: &str, endpoint: &str| {
+            let mut document = serde_json::json!({
+                "issuer": "https://as.example.com",
+                "authorization_endpoint": "https://as.example.com/authorize",
+                "token_endpoint": "https://as.example.com/token",
+                "registration_endpoint": "https://as.example.com/register",
+            });
+            document[field] = endpoint.into();
+            serde_json::from_value::<AuthorizationServerMetadata>(document).unwrap()
+        };
+        for (field, what) in [
+            ("authorization_endpoint", "authorization endpoint"),
+            ("token_endpoint", "token endpoint"),
+            ("registration_endpoint", "registration endpoint"),
+        ] {
+            for endpoint in [
+                "http://127.0.0.1:6379/x",
+                "https://localhost/x",
+                "http://[::1]/x",
+            ] {
+                let metadata = published(field, endpoint);
+                let error = check_endpoints(remote, &metadata).expect_err(endpoint);
+                assert_eq!(error.step, AuthStep::Discovery);
+                assert!(error.message.contains(what), "{}", error.message);
+                assert_eq!(error.url.as_deref(), Some(endpoint));
+                // The same document is fine for a server on this machine.
+                check_endpoints("http://127.0.0.1:3000/mcp", &metadata).unwrap();
+            }
+        }
+        check_endpoints(
+            remote,
+            &published("token_endpoint", "https://as.example.com/t"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_remote_servers_challenge_may_not_name_local_metadata() {
+        let remote = "https://mcp.example.com/mcp";
+        for advertised in [
+            "https://127.0.0.1/.well-known/oauth-protected-resource",
+            "https://localhost:8443/prm",
+            "http://mcp.example.com/prm",
+            "http://127.0.0.1/prm",
+        ] {
+            assert!(
+                followable(remote, advertised.into()).is_err(),
+                "{advertised}"
+            );
+        }
+        let prm = "https://mcp.example.com/.well-known/oauth-protected-resource";
+        assert_eq!(followable(remote, prm.into()).unwrap(), prm);
+        let local = "http://localhost:9/prm";
+        assert_eq!(
+            followable("http://127.0.0.1:8/mcp", local.into()).unwrap(),
+            local
+        );
     }
 
     #[test]

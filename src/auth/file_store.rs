@@ -1,16 +1,16 @@
 //! A [`TokenStore`] in one JSON file, written atomically and readable by its owner only.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::pkce::random_string;
 use super::store::{self, StoredCredentials, TokenStore};
 use crate::error::{Error, Result};
+use crate::private_file;
 
 /// Keeps credentials in a JSON file, so they survive restarts.
 ///
@@ -105,21 +105,10 @@ impl FileStore {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        create_private_dir(&dir).map_err(|e| self.io_error("cannot create the directory of", e))?;
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "tokens".into());
-        let suffix = random_string(6).unwrap_or_else(|_| std::process::id().to_string());
-        let temp = dir.join(format!(".{name}.{suffix}.tmp"));
-        let written =
-            write_private(&temp, text.as_bytes()).and_then(|()| fs::rename(&temp, &self.path));
-        if let Err(e) = written {
-            let _ = fs::remove_file(&temp);
-            return Err(self.io_error("cannot write", e));
-        }
-        Ok(())
+        private_file::create_dir(&dir)
+            .map_err(|e| self.io_error("cannot create the directory of", e))?;
+        private_file::replace(&self.path, text.as_bytes())
+            .map_err(|e| self.io_error("cannot write", e))
     }
 
     fn io_error(&self, what: &str, e: io::Error) -> Error {
@@ -159,34 +148,4 @@ impl TokenStore for FileStore {
     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
         self.update(|entries| store::retain_others(entries, server, issuer))
     }
-}
-
-/// Creates `path` and its data with owner-only permissions, failing if it exists, and flushes
-/// it to disk.
-fn write_private(path: &Path, data: &[u8]) -> io::Result<()> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file: File = options.open(path)?;
-    file.write_all(data)?;
-    file.sync_all()
-}
-
-/// Creates a directory (and its parents) readable by its owner only, when missing.
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir)
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 mod connection;
 
-use connection::{escape, respond, Pending, Poll};
+use connection::{respond, Pending, Poll};
 
 use super::encoding::parse_query;
 use super::handler::AuthorizationHandler;
@@ -36,7 +36,8 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// The listener is bound on the first use (port 0 picks a free one) and kept, so the
 /// redirect URI stays the same for later authorizations. Each authorization waits for one
 /// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
-/// answers it with a short page, and gives up after the timeout (default 5 minutes;
+/// answers it with a short page that shows nothing the authorization server sent (the
+/// response is checked after, and the application reports the outcome), and gives up after the timeout (default 5 minutes;
 /// `Duration::MAX` waits without limit), or within 50 ms of the client closing the
 /// connection the authorization is for (the opener it calls first is not interrupted). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
@@ -172,7 +173,8 @@ impl LoopbackHandler {
         }
     }
 
-    /// Answers one request for `target`; returns the target when it is the awaited callback.
+    /// Answers one request for `target`; returns the target when it is the awaited callback,
+    /// with a page that shows nothing of what the authorization server sent.
     fn serve(&self, stream: &mut TcpStream, target: &str, state: Option<&str>) -> Option<String> {
         // The answer is a small page; a client that does not read it cannot hold us long.
         let _ = stream.set_nonblocking(false);
@@ -203,23 +205,17 @@ impl LoopbackHandler {
             );
             return None;
         }
-        match param("error") {
-            Some(error) => respond(
-                stream,
-                "200 OK",
-                "Authorization failed",
-                &format!(
-                    "The authorization server answered: {}. You can close this window.",
-                    escape(error)
-                ),
-            ),
-            None => respond(
-                stream,
-                "200 OK",
-                "Authorization complete",
-                "You can close this window and return to the application.",
-            ),
-        }
+        // One page whatever the response says: until the flow has compared its `iss` with
+        // the authorization server's issuer, the response may come from anyone, and its
+        // `error` fields must be neither shown nor acted on (MCP 2026-07-28, RFC 9207). The
+        // application reports the outcome once the response is checked.
+        respond(
+            stream,
+            "200 OK",
+            "Authorization complete",
+            "The authorization server has answered. You can close this window and return to \
+             the application, which shows the outcome.",
+        );
         Some(target.to_owned())
     }
 }

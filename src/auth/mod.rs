@@ -28,7 +28,12 @@
 //!   the `oauth-jwt` feature an ES256 `private_key_jwt` assertion.
 //! - **Workload identity federation** ([`OAuthConfig::workload_identity`]): the JWT the
 //!   platform issued to the workload, read from a file or a variable before every exchange,
-//!   presented as an RFC 7523 JWT-bearer grant.
+//!   presented as an RFC 7523 JWT-bearer grant, and only to the authorization server it was
+//!   issued for ([`WorkloadIdentity`] names it).
+//!
+//! Pre-registered credentials (a client secret, a private key) go to whichever
+//! authorization server the MCP server names, unless [`OAuthConfig::issuer`] binds them to
+//! theirs. A server that is not on this machine may not name endpoints that are.
 //! - **Enterprise-managed authorization** ([`OAuthConfig::cross_app_access`], also called
 //!   cross-app access or identity assertion authorization grants), end to end:
 //!   1. the user signs in once at the enterprise identity provider; the application holds

@@ -236,8 +236,16 @@ impl OAuth {
         refused: Option<&HttpError>,
     ) -> Result<()> {
         let version = refused.and_then(|e| e.protocol_version.as_deref());
-        let discovered =
-            discovery::discover(&self.http, &self.server, &self.resource, challenge, version)?;
+        let allowed = |issuer: &str| self.check_bound(issuer).is_ok();
+        let discovered = discovery::discover(
+            &self.http,
+            &self.server,
+            &self.resource,
+            challenge,
+            version,
+            allowed,
+        )?;
+        self.check_bound(&discovered.issuer)?;
         let current = lock(&self.state).credentials.clone();
         let mut credentials = match current {
             Some(c) if c.issuer == discovered.issuer => c,
@@ -324,12 +332,49 @@ impl OAuth {
     }
 }
 
+impl OAuth {
+    /// Refuses the authorization server `offered` when the configuration binds the
+    /// credentials to another one: the workload identity's issuer, and
+    /// [`OAuthConfig::issuer`]. Checked before anything is sent to that server, and before
+    /// credentials kept for it are used.
+    fn check_bound(&self, offered: &str) -> std::result::Result<(), AuthError> {
+        let workload = match &self.config.grant {
+            Grant::WorkloadIdentity(identity) => Some(identity.get_issuer()),
+            _ => None,
+        };
+        let bindings = [
+            ("the workload identity is", workload),
+            ("the client is registered", self.config.issuer.as_deref()),
+        ];
+        for (what, expected) in bindings {
+            let Some(expected) = expected else { continue };
+            if urls::same_issuer(expected, offered) {
+                continue;
+            }
+            let expected = match expected {
+                "" => "(none named)".to_owned(),
+                named => format!("`{}`", crate::redact::url(named)),
+            };
+            return Err(AuthError::new(
+                AuthStep::Discovery,
+                format!(
+                    "{what} for the authorization server {expected}, but {} is protected by \
+                     `{}`; no credentials are sent there",
+                    crate::redact::url(&self.server),
+                    crate::redact::url(offered)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let has_token = lock(&self.state).access_token().is_some();
         f.debug_struct("OAuth")
             .field("server", &crate::redact::url(&self.server))
-            .field("resource", &self.resource)
+            .field("resource", &crate::redact::url(&self.resource))
             .field("config", &self.config)
             .field("has_token", &has_token)
             .finish_non_exhaustive()

@@ -260,8 +260,11 @@ fn hidden(secret: &Option<String>) -> &'static str {
 impl fmt::Debug for StoredCredentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoredCredentials")
-            .field("issuer", &self.issuer)
-            .field("token_endpoint", &self.token_endpoint)
+            .field("issuer", &crate::redact::url(&self.issuer))
+            .field(
+                "token_endpoint",
+                &self.token_endpoint.as_deref().map(crate::redact::url),
+            )
             .field("client", &self.client)
             .field("token", &self.token)
             .field("dpop_key", &hidden(&self.dpop_key))

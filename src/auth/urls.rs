@@ -100,6 +100,120 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
         .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// True for hosts that may reach this machine rather than another one: `localhost` and
+/// names under `.localhost` (RFC 6761), the IPv4 loopback and unspecified addresses in any
+/// form the system resolver accepts (`127.1`, `0x7f.0.0.1`, `2130706433`, `0.0.0.0`), and
+/// the IPv6 loopback and unspecified addresses, IPv4-mapped ones included. Broader than
+/// [`is_loopback_host`], which grants plain `http`: this one keeps a remote server from
+/// naming local endpoints, where a false "no" would be the mistake.
+pub(crate) fn is_local_host(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") {
+        return true;
+    }
+    if let Some(literal) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        // A zone (`%eth0`) does not change which address it is.
+        let address = literal.split('%').next().unwrap_or_default();
+        return address.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| {
+            ip.is_loopback() || ip.is_unspecified() || ip.to_ipv4_mapped().is_some_and(local_ipv4)
+        });
+    }
+    inet_aton(&host).is_some_and(local_ipv4)
+}
+
+fn local_ipv4(ip: std::net::Ipv4Addr) -> bool {
+    ip.is_loopback() || ip.is_unspecified()
+}
+
+/// An IPv4 address in the forms `inet_aton(3)` reads (one to four parts, each decimal,
+/// octal with a leading `0` or hex with `0x`; the last part fills the remaining bytes), as
+/// resolvers take a host name that looks like one.
+fn inet_aton(host: &str) -> Option<std::net::Ipv4Addr> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let mut numbers = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let (digits, radix) =
+            if let Some(hex) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+                (hex, 16)
+            } else if part.len() > 1 && part.starts_with('0') {
+                (&part[1..], 8)
+            } else {
+                (*part, 10)
+            };
+        if digits.is_empty() && radix != 16 {
+            return None;
+        }
+        let value = if digits.is_empty() {
+            0
+        } else {
+            u32::from_str_radix(digits, radix).ok()?
+        };
+        numbers.push(value);
+    }
+    let (last, leading) = numbers.split_last()?;
+    if leading.iter().any(|&n| n > 255) {
+        return None;
+    }
+    let rest_bits = 8 * (4 - leading.len() as u32);
+    if rest_bits < 32 && *last >= 1 << rest_bits {
+        return None;
+    }
+    let mut address: u32 = 0;
+    for (i, &n) in leading.iter().enumerate() {
+        address |= n << (24 - 8 * i as u32);
+    }
+    Some(std::net::Ipv4Addr::from(address | last))
+}
+
+/// Refuses an endpoint on this machine named for a server that is not on it. A remote MCP
+/// server (or the authorization server it names) has no business sending the client to a
+/// local port: that would make the client a tool for requests against local services, with
+/// grant forms and registrations as their bodies. A server on this machine may name local
+/// endpoints (a development setup).
+pub(crate) fn check_not_local(
+    server_url: &str,
+    step: AuthStep,
+    what: &str,
+    endpoint: &str,
+) -> Result<(), AuthError> {
+    let local = |url: &str| host(url).is_some_and(|h| is_local_host(&h));
+    if !local(endpoint) || local(server_url) {
+        return Ok(());
+    }
+    Err(AuthError {
+        url: Some(endpoint.to_owned()),
+        ..AuthError::new(
+            step,
+            format!(
+                "refusing the {what} `{}`: it is on this machine, and the server {} is not",
+                crate::redact::url(endpoint),
+                crate::redact::url(server_url)
+            ),
+        )
+    })
+}
+
+/// Whether two issuer identifiers name the same authorization server: equal once scheme and
+/// host case, a default port and a trailing slash are set aside (what a person writing one
+/// in a configuration may vary). Both then lead to the same metadata, and so to the same
+/// endpoints. (Metadata is still held to the exact issuer it was fetched for.)
+pub(crate) fn same_issuer(configured: &str, discovered: &str) -> bool {
+    if configured == discovered {
+        return true;
+    }
+    // An issuer has no query or fragment (RFC 8414 §2), which the canonical form would drop.
+    let plain = |issuer: &str| !issuer.contains(['?', '#']);
+    plain(configured)
+        && plain(discovered)
+        && matches!(
+            (canonical_resource(configured), canonical_resource(discovered)),
+            (Some(a), Some(b)) if a == b
+        )
+}
+
 /// The host of an absolute URL, without port or user info.
 pub(crate) fn host(target: &str) -> Option<String> {
     let parts = url::parse(target)?;
@@ -269,6 +383,85 @@ mod tests {
         assert!(!ok("http://localhost.evil.example/authorize"));
         assert!(!ok("javascript:alert(1)"));
         assert!(!ok("file:///etc/passwd"));
+    }
+
+    #[test]
+    fn local_hosts_are_recognised_in_every_spelling() {
+        for host in [
+            "localhost",
+            "LOCALHOST.",
+            "app.localhost",
+            "127.0.0.1",
+            "127.9.9.9",
+            "127.1",
+            "0x7f.0.0.1",
+            "0177.0.0.1",
+            "2130706433",
+            "0.0.0.0",
+            "0",
+            "[::1]",
+            "[0:0:0:0:0:0:0:1]",
+            "[::]",
+            "[::ffff:127.0.0.1]",
+            "[::1%25lo]",
+        ] {
+            assert!(is_local_host(host), "{host} is local");
+        }
+        for host in [
+            "example.com",
+            "localhost.example.com",
+            "128.0.0.1",
+            "10.0.0.1",
+            "1.2.3.4.5",
+            "127.0.0.256",
+            "[2001:db8::1]",
+            "[::ffff:10.0.0.1]",
+        ] {
+            assert!(!is_local_host(host), "{host} is not local");
+        }
+    }
+
+    #[test]
+    fn a_remote_server_may_not_name_local_endpoints() {
+        let check = |server, endpoint| {
+            check_not_local(server, AuthStep::Discovery, "token endpoint", endpoint)
+        };
+        let refused = check("https://mcp.example.com/mcp", "http://127.0.0.1:8080/token")
+            .expect_err("a remote server naming a local endpoint");
+        assert!(
+            refused.message.contains("token endpoint"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(refused.url.as_deref(), Some("http://127.0.0.1:8080/token"));
+        assert!(check("https://mcp.example.com/mcp", "https://localhost/token").is_err());
+        assert!(check("https://mcp.example.com/mcp", "https://[::1]/token").is_err());
+        assert!(check(
+            "https://mcp.example.com/mcp",
+            "https://as.example.com/token"
+        )
+        .is_ok());
+        assert!(check("http://127.0.0.1:3000/mcp", "http://localhost:4000/token").is_ok());
+        assert!(check("http://localhost:3000/mcp", "https://as.example.com/token").is_ok());
+    }
+
+    #[test]
+    fn issuers_compare_as_written_in_a_configuration() {
+        assert!(same_issuer("https://as.example/t", "https://as.example/t"));
+        assert!(same_issuer(
+            "https://AS.example:443/t/",
+            "https://as.example/t"
+        ));
+        assert!(same_issuer("http://127.0.0.1:9", "http://127.0.0.1:9/"));
+        assert!(!same_issuer("https://as.example/t", "https://as.example/u"));
+        assert!(!same_issuer("https://as.example", "https://evil.example"));
+        assert!(!same_issuer("https://as.example", "http://as.example"));
+        assert!(!same_issuer(
+            "https://as.example:8443",
+            "https://as.example"
+        ));
+        assert!(!same_issuer("https://as.example?x=1", "https://as.example"));
+        assert!(!same_issuer("", "https://as.example"));
     }
 
     #[test]

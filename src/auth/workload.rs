@@ -18,20 +18,35 @@ pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-
 /// The largest identity token read (platform tokens are a few kilobytes).
 const MAX_TOKEN_BYTES: u64 = 64 * 1024;
 
-/// Where a workload's identity token is read from.
+/// A workload's identity: the authorization server its platform token is for, and where the
+/// token is read from.
 ///
-/// It is read again for every token request: platforms rotate these tokens (often hourly),
-/// and the file or variable always holds the current one.
+/// The token is a bearer credential of the workload: whoever holds it can redeem it at the
+/// authorization server it was minted for, for anything that server serves. So it goes only
+/// to the token endpoint of the authorization server named here (`issuer`, as its metadata
+/// names itself; usually the token's audience). An MCP server that names any other
+/// authorization server, in its protected resource metadata or otherwise, gets no token: the
+/// request fails with an [`AuthError`](crate::AuthError) at
+/// [`AuthStep::Discovery`](crate::AuthStep::Discovery) naming both issuers, and nothing is
+/// sent to the server it named.
+///
+/// The token is read again for every token request: platforms rotate these tokens (often
+/// hourly), and the file or variable always holds the current one.
 ///
 /// ```
 /// use umcp::auth::{OAuthConfig, WorkloadIdentity};
 ///
-/// let identity = WorkloadIdentity::token_file("/var/run/secrets/tokens/mcp-token");
+/// let identity = WorkloadIdentity::token_file(
+///     "https://auth.example.com",
+///     "/var/run/secrets/tokens/mcp-token",
+/// );
+/// assert_eq!(identity.get_issuer(), "https://auth.example.com");
 /// let config = OAuthConfig::workload_identity("my-workload", identity);
 /// # let _ = config;
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct WorkloadIdentity {
+    issuer: String,
     source: Source,
 }
 
@@ -42,26 +57,41 @@ enum Source {
 }
 
 impl WorkloadIdentity {
-    /// The token is the content of the file at `path` (surrounding whitespace ignored).
+    /// The token for the authorization server `issuer` is the content of the file at `path`
+    /// (surrounding whitespace ignored).
+    ///
+    /// `issuer` is compared with the issuer discovery finds as a URL: scheme and host case,
+    /// a default port and a trailing slash do not matter; anything else does.
     ///
     /// See the example on [`WorkloadIdentity`].
-    pub fn token_file(path: impl Into<PathBuf>) -> WorkloadIdentity {
+    pub fn token_file(issuer: impl Into<String>, path: impl Into<PathBuf>) -> WorkloadIdentity {
         WorkloadIdentity {
+            issuer: issuer.into(),
             source: Source::File(path.into()),
         }
     }
 
-    /// The token is the value of the environment variable `name`.
+    /// The token for the authorization server `issuer` is the value of the environment
+    /// variable `name`.
     ///
     /// ```
     /// // A platform that hands the token over in a variable rather than a file:
-    /// let identity = umcp::auth::WorkloadIdentity::env("MCP_IDENTITY_TOKEN");
+    /// let identity =
+    ///     umcp::auth::WorkloadIdentity::env("https://auth.example.com", "MCP_IDENTITY_TOKEN");
     /// # let _ = identity;
     /// ```
-    pub fn env(name: impl Into<String>) -> WorkloadIdentity {
+    pub fn env(issuer: impl Into<String>, name: impl Into<String>) -> WorkloadIdentity {
         WorkloadIdentity {
+            issuer: issuer.into(),
             source: Source::Env(name.into()),
         }
+    }
+
+    /// The issuer of the only authorization server the token is sent to.
+    ///
+    /// See the example on [`WorkloadIdentity`].
+    pub fn get_issuer(&self) -> &str {
+        &self.issuer
     }
 
     /// The current token.
@@ -106,9 +136,12 @@ impl WorkloadIdentity {
 
 impl fmt::Debug for WorkloadIdentity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let issuer = crate::redact::url(&self.issuer);
         match &self.source {
-            Source::File(path) => write!(f, "WorkloadIdentity(file {})", path.display()),
-            Source::Env(name) => write!(f, "WorkloadIdentity(env {name})"),
+            Source::File(path) => {
+                write!(f, "WorkloadIdentity({issuer}, file {})", path.display())
+            }
+            Source::Env(name) => write!(f, "WorkloadIdentity({issuer}, env {name})"),
         }
     }
 }
@@ -159,7 +192,7 @@ mod tests {
     #[test]
     fn the_token_is_read_anew_each_time_and_trimmed() {
         let path = std::env::temp_dir().join(format!("umcp-wif-{}.jwt", std::process::id()));
-        let identity = WorkloadIdentity::token_file(&path);
+        let identity = WorkloadIdentity::token_file("https://as.example", &path);
         assert!(identity.read().is_err(), "a missing file is an error");
         std::fs::write(&path, "first.jwt.token\n").unwrap();
         assert_eq!(identity.read().unwrap(), "first.jwt.token");
@@ -170,7 +203,10 @@ mod tests {
         std::fs::write(&path, vec![b'a'; MAX_TOKEN_BYTES as usize + 1]).unwrap();
         assert!(identity.read().is_err(), "an oversized token is an error");
         let _ = std::fs::remove_file(&path);
-        let missing = WorkloadIdentity::env("UMCP_TEST_UNSET_WORKLOAD_TOKEN_VARIABLE");
+        let missing = WorkloadIdentity::env(
+            "https://as.example",
+            "UMCP_TEST_UNSET_WORKLOAD_TOKEN_VARIABLE",
+        );
         let err = missing.read().unwrap_err();
         assert!(err
             .message

@@ -4,17 +4,18 @@ use std::time::Duration;
 
 use super::{ServerConfig, ServerTransport};
 use crate::error::{Error, Result, Unsupported};
+use crate::transport::http::HttpConfig;
 use crate::transport::Connect;
 
 impl ServerConfig {
-    /// The transport configuration that connects to this server: a
-    /// [`StdioConfig`](crate::StdioConfig) or, with the `http` feature, an
-    /// `umcp::transport::http::HttpConfig` carrying the configured timeouts and headers.
+    /// The transport configuration that connects to this server: its
+    /// [`StdioConfig`](crate::StdioConfig), or its [`HttpConfig`] with the configured
+    /// timeouts.
     ///
     /// OAuth settings are not applied here: they need the user's step and a token store,
     /// which the [`Manager`](crate::Manager) supplies. To connect such a server yourself,
     /// build an `umcp::auth::OAuth` from `OAuthSettings::to_oauth_config` and give it to
-    /// `HttpConfig::credentials`.
+    /// [`HttpConfig::credentials`].
     ///
     /// ```no_run
     /// use umcp::{Client, ServerConfig};
@@ -44,73 +45,53 @@ impl ServerConfig {
         request: Option<Duration>,
     ) -> Result<Box<dyn Connect>> {
         match &self.transport {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => {
-                let mut config = crate::StdioConfig::new(command.clone())
-                    .args(args.iter().cloned())
-                    .envs(env.iter().cloned())
-                    .env_policy(*env_policy);
-                if let Some(cwd) = cwd {
-                    config = config.cwd(cwd.clone());
-                }
-                Ok(Box::new(config))
-            }
-            ServerTransport::Http { url, oauth, .. } => {
-                #[cfg(feature = "http")]
-                if oauth.is_none() || cfg!(feature = "oauth") {
-                    if let Some(config) = self.http_config(startup, request) {
-                        return Ok(Box::new(config));
-                    }
-                }
-                let _ = (startup, request);
-                let missing = if cfg!(feature = "http") && oauth.is_some() {
+            ServerTransport::Stdio(config) => Ok(Box::new(config.clone())),
+            ServerTransport::Http(config, oauth) => {
+                let missing = if !cfg!(feature = "http") {
+                    "umcp was built without the `http` feature"
+                } else if oauth.is_some() && !cfg!(feature = "oauth") {
                     "its OAuth settings need the `oauth` feature"
                 } else {
-                    "umcp was built without the `http` feature"
+                    return Ok(Box::new(with_timeouts(config.clone(), startup, request)));
                 };
                 Err(Error::Unsupported(Unsupported::Feature(format!(
-                    "HTTP server `{url}`: {missing}"
+                    "HTTP server `{}`: {missing}",
+                    crate::redact::url(config.get_url())
                 ))))
             }
         }
     }
 
-    /// The HTTP configuration of an HTTP server, with its headers, transport and timeouts
-    /// but no credentials; `None` for a stdio server.
-    #[cfg(feature = "http")]
+    /// The HTTP configuration of an HTTP server, with the timeouts given, its own
+    /// credentials but not its OAuth settings' (the manager adds those); `None` for a stdio
+    /// server.
+    #[cfg(feature = "oauth")]
     pub(crate) fn http_config(
         &self,
         startup: Option<Duration>,
         request: Option<Duration>,
-    ) -> Option<crate::HttpConfig> {
-        use super::HttpKind;
-        use crate::transport::http::{HttpConfig, HttpTransportKind};
-        let ServerTransport::Http {
-            url, headers, kind, ..
-        } = &self.transport
-        else {
-            return None;
-        };
-        let kind = match kind {
-            HttpKind::Auto => HttpTransportKind::Auto,
-            HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
-            HttpKind::Sse => HttpTransportKind::Sse,
-        };
-        let mut config = HttpConfig::new(url).transport(kind);
-        for (name, value) in headers {
-            config = config.header(name.clone(), value.clone());
+    ) -> Option<HttpConfig> {
+        match &self.transport {
+            ServerTransport::Http(config, _) => {
+                Some(with_timeouts(config.clone(), startup, request))
+            }
+            ServerTransport::Stdio(_) => None,
         }
-        if let Some(startup) = startup {
-            config = config.connect_timeout(startup);
-        }
-        if let Some(request) = request {
-            config = config.request_timeout(request);
-        }
-        Some(config)
     }
+}
+
+/// `config` with the configured start-up deadline as its connect timeout and the request
+/// timeout as its own, where they are set.
+fn with_timeouts(
+    mut config: HttpConfig,
+    startup: Option<Duration>,
+    request: Option<Duration>,
+) -> HttpConfig {
+    if let Some(startup) = startup {
+        config = config.connect_timeout(startup);
+    }
+    if let Some(request) = request {
+        config = config.request_timeout(request);
+    }
+    config
 }

@@ -232,8 +232,12 @@ impl<'a> Entry<'a> {
                 ))
             }
         };
+        // In name order: serde_json keeps the file's order only with `preserve_order`, which
+        // any crate in the program may turn on, and the first bad entry is the one named.
+        let mut entries: Vec<_> = entries.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
         entries
-            .iter()
+            .into_iter()
             .map(|(name, value)| {
                 let text = match value {
                     // Hosts that run on Node (Claude Desktop, Cursor) pass `{"PORT": 3000}`

@@ -27,7 +27,10 @@ pub(super) fn read(path: &Path) -> Result<Vec<(String, String)>, String> {
 /// Parses dotenv text.
 pub(super) fn parse(text: &str) -> Result<Vec<(String, String)>, String> {
     let mut vars: Vec<(String, String)> = Vec::new();
-    for (number, line) in text.lines().enumerate() {
+    // A line ends at `\n`, `\r\n` or a lone `\r` (as dotenv reads them): a file saved with
+    // old Mac line endings is lines, not one line whose first variable swallows the rest.
+    let lines = text.split("\r\n").flat_map(|part| part.split(['\r', '\n']));
+    for (number, line) in lines.enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -104,6 +107,17 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let vars = parse("A=1\rB=\"two\"\r\nC=3\r").unwrap();
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(vars, [pair("A", "1"), pair("B", "two"), pair("C", "3")]);
+        assert_eq!(
+            parse("A=1\r\n\rB C").unwrap_err(),
+            "line 3: expected KEY=VALUE"
+        );
+    }
+
+    #[test]
     fn a_line_that_is_not_a_variable_is_named() {
         assert_eq!(
             parse("A=1\njust words\n").unwrap_err(),
@@ -115,3 +129,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/internal/env_file.rs"]
+mod fuzz;

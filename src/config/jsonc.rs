@@ -145,3 +145,7 @@ mod tests {
         assert_eq!(err.line(), 1);
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/internal/jsonc.rs"]
+mod fuzz;

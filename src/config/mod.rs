@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::ProtocolMode;
-use crate::transport::EnvPolicy;
+use crate::transport::http::{HttpConfig, HttpTransportKind};
+use crate::transport::{EnvPolicy, StdioConfig};
 
 mod connect;
 mod entry;
@@ -25,7 +26,7 @@ mod vars;
 
 pub use oauth::OAuthSettings;
 pub use parse::{ConfigFile, ServerConfigError};
-pub use transport::{HttpKind, ServerTransport};
+pub use transport::ServerTransport;
 
 /// One configured server: its name, how to reach it, and its timeouts.
 ///
@@ -35,7 +36,7 @@ pub use transport::{HttpKind, ServerTransport};
 ///
 /// ```
 /// use std::time::Duration;
-/// use umcp::{EnvPolicy, HttpKind, OAuthSettings, ProtocolMode, ServerConfig, ServerTransport};
+/// use umcp::{EnvPolicy, HttpTransportKind, OAuthSettings, ProtocolMode, ServerConfig, ServerTransport};
 ///
 /// let files = ServerConfig::stdio("files", "npx")
 ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
@@ -46,21 +47,22 @@ pub use transport::{HttpKind, ServerTransport};
 ///     .with_request_timeout(Duration::from_secs(20));
 /// let search = ServerConfig::http("search", "https://mcp.example.com/mcp")
 ///     .with_header("X-Api-Key", "not-a-real-key")
-///     .with_http_kind(HttpKind::StreamableHttp);
+///     .with_http_kind(HttpTransportKind::StreamableHttp);
 /// let docs = ServerConfig::http("docs", "https://docs.example.com/mcp")
 ///     .with_oauth(OAuthSettings::new().with_scopes(["docs:read"]));
 /// let legacy = ServerConfig::http("legacy", "https://old.example.com/sse")
-///     .with_http_kind(HttpKind::parse("sse").unwrap_or_default())
+///     .with_http_kind(HttpTransportKind::parse("sse").unwrap_or_default())
 ///     .with_protocol(ProtocolMode::Legacy)
 ///     .with_disabled(true);
 /// assert_eq!(files.name, "files");
 /// assert_eq!((files.kind(), search.kind()), ("stdio", "streamable-http"));
 /// assert!(docs.oauth().is_some() && search.oauth().is_none());
-/// assert!(matches!(&legacy.transport, ServerTransport::Http { kind: HttpKind::Sse, .. }));
+/// let ServerTransport::Http(http, _) = &legacy.transport else { unreachable!() };
+/// assert_eq!(http.get_transport(), HttpTransportKind::Sse);
 /// assert!(legacy.disabled);
 /// assert_eq!(legacy.protocol, Some(ProtocolMode::Legacy));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerConfig {
     /// The server's name, unique within a manager; it prefixes the server's tool names.
@@ -81,42 +83,14 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// A server run as `command` over stdio, with no arguments and the default environment
-    /// policy ([`EnvPolicy::AllowList`]).
+    /// A server named `name`, reached through `transport`: a [`StdioConfig`], an
+    /// [`HttpConfig`], or a [`ServerTransport`].
     ///
-    /// See the example on [`ServerConfig`].
-    pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
-        ServerConfig::new(
-            name.into(),
-            ServerTransport::Stdio {
-                command: command.into(),
-                args: Vec::new(),
-                env: Vec::new(),
-                cwd: None,
-                env_policy: EnvPolicy::AllowList,
-            },
-        )
-    }
-
-    /// A server at an HTTP `url`, with [`HttpKind::Auto`].
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
-        ServerConfig::new(
-            name.into(),
-            ServerTransport::Http {
-                url: url.into(),
-                headers: Vec::new(),
-                kind: HttpKind::Auto,
-                oauth: None,
-            },
-        )
-    }
-
-    fn new(name: String, transport: ServerTransport) -> ServerConfig {
+    /// See the example on [`ServerTransport`].
+    pub fn new(name: impl Into<String>, transport: impl Into<ServerTransport>) -> ServerConfig {
         ServerConfig {
-            name,
-            transport,
+            name: name.into(),
+            transport: transport.into(),
             disabled: false,
             startup_timeout: None,
             request_timeout: None,
@@ -124,72 +98,83 @@ impl ServerConfig {
         }
     }
 
+    /// A server run as `command` over stdio, with no arguments and the default environment
+    /// policy ([`EnvPolicy::AllowList`]).
+    ///
+    /// See the example on [`ServerConfig`].
+    pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
+        ServerConfig::new(name, StdioConfig::new(command))
+    }
+
+    /// A server at an HTTP `url`, with [`HttpTransportKind::Auto`].
+    ///
+    /// See the example on [`ServerConfig`].
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
+        ServerConfig::new(name, HttpConfig::new(url))
+    }
+
+    /// Changes the stdio configuration with `change`; an HTTP server is left as it is.
+    fn map_stdio(mut self, change: impl FnOnce(StdioConfig) -> StdioConfig) -> ServerConfig {
+        self.transport = match self.transport {
+            ServerTransport::Stdio(config) => ServerTransport::Stdio(change(config)),
+            other => other,
+        };
+        self
+    }
+
+    /// Changes the HTTP configuration with `change`; a stdio server is left as it is.
+    fn map_http(mut self, change: impl FnOnce(HttpConfig) -> HttpConfig) -> ServerConfig {
+        self.transport = match self.transport {
+            ServerTransport::Http(config, oauth) => ServerTransport::Http(change(config), oauth),
+            other => other,
+        };
+        self
+    }
+
     /// Appends arguments (stdio only; ignored for HTTP).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_args<I, S>(mut self, new_args: I) -> ServerConfig
+    pub fn with_args<I, S>(self, args: I) -> ServerConfig
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        if let ServerTransport::Stdio { args, .. } = &mut self.transport {
-            args.extend(new_args.into_iter().map(Into::into));
-        }
-        self
+        self.map_stdio(|config| config.args(args))
     }
 
     /// Sets an environment variable (stdio only; ignored for HTTP).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
-        if let ServerTransport::Stdio { env, .. } = &mut self.transport {
-            env.push((key.into(), value.into()));
-        }
-        self
+    pub fn with_env(self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
+        self.map_stdio(|config| config.env(key, value))
     }
 
     /// Sets the working directory (stdio only; ignored for HTTP).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
-        if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
-            *cwd = Some(dir.into());
-        }
-        self
+    pub fn with_cwd(self, dir: impl Into<PathBuf>) -> ServerConfig {
+        self.map_stdio(|config| config.cwd(dir))
     }
 
     /// Sets which of the parent's variables the server sees (stdio only; ignored for HTTP).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_env_policy(mut self, policy: EnvPolicy) -> ServerConfig {
-        if let ServerTransport::Stdio { env_policy, .. } = &mut self.transport {
-            *env_policy = policy;
-        }
-        self
+    pub fn with_env_policy(self, policy: EnvPolicy) -> ServerConfig {
+        self.map_stdio(|config| config.env_policy(policy))
     }
 
     /// Adds a header sent with every request (HTTP only; ignored for stdio).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_header(
-        mut self,
-        name: impl Into<String>,
-        value: impl Into<String>,
-    ) -> ServerConfig {
-        if let ServerTransport::Http { headers, .. } = &mut self.transport {
-            headers.push((name.into(), value.into()));
-        }
-        self
+    pub fn with_header(self, name: impl Into<String>, value: impl Into<String>) -> ServerConfig {
+        self.map_http(|config| config.header(name, value))
     }
 
     /// Sets the HTTP transport (HTTP only; ignored for stdio).
     ///
     /// See the example on [`ServerConfig`].
-    pub fn with_http_kind(mut self, http_kind: HttpKind) -> ServerConfig {
-        if let ServerTransport::Http { kind, .. } = &mut self.transport {
-            *kind = http_kind;
-        }
-        self
+    pub fn with_http_kind(self, kind: HttpTransportKind) -> ServerConfig {
+        self.map_http(|config| config.transport(kind))
     }
 
     /// Authorizes the server with OAuth 2.1 (HTTP only; ignored for stdio). The
@@ -198,7 +183,7 @@ impl ServerConfig {
     ///
     /// See the example on [`ServerConfig`].
     pub fn with_oauth(mut self, settings: OAuthSettings) -> ServerConfig {
-        if let ServerTransport::Http { oauth, .. } = &mut self.transport {
+        if let ServerTransport::Http(_, oauth) = &mut self.transport {
             *oauth = Some(settings);
         }
         self
@@ -209,8 +194,8 @@ impl ServerConfig {
     /// See the example on [`ServerConfig`].
     pub fn oauth(&self) -> Option<&OAuthSettings> {
         match &self.transport {
-            ServerTransport::Http { oauth, .. } => oauth.as_ref(),
-            ServerTransport::Stdio { .. } => None,
+            ServerTransport::Http(_, oauth) => oauth.as_ref(),
+            ServerTransport::Stdio(_) => None,
         }
     }
 
@@ -253,63 +238,9 @@ impl ServerConfig {
     /// See the example on [`ServerConfig`].
     pub fn kind(&self) -> &'static str {
         match &self.transport {
-            ServerTransport::Stdio { .. } => "stdio",
-            ServerTransport::Http { kind, .. } => kind.as_str(),
+            ServerTransport::Stdio(_) => "stdio",
+            ServerTransport::Http(config, _) => config.get_transport().as_str(),
         }
-    }
-
-    /// Whether two configurations start the same server (everything but the name, the
-    /// `disabled` flag and the timeouts), as text that is stable across runs and versions.
-    pub(crate) fn identity(&self) -> String {
-        let mut out = String::new();
-        let mut push = |part: &str| {
-            out.push_str(part);
-            out.push('\u{0}');
-        };
-        match &self.transport {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => {
-                push("stdio");
-                push(command);
-                args.iter().for_each(|a| push(a));
-                push("env");
-                for (k, v) in env {
-                    push(&format!("{k}={v}"));
-                }
-                push(
-                    &cwd.as_ref()
-                        .map(|c| c.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                );
-                push(&format!("{env_policy:?}"));
-            }
-            ServerTransport::Http {
-                url,
-                headers,
-                kind,
-                oauth,
-            } => {
-                push("http");
-                push(url);
-                for (k, v) in headers {
-                    push(&format!("{k}: {v}"));
-                }
-                push(kind.as_str());
-                // Who the client is and what it asks for can change the tools a server
-                // offers; servers without OAuth keep the identity they always had.
-                if let Some(oauth) = oauth {
-                    push("oauth");
-                    push(oauth.client_id.as_deref().unwrap_or_default());
-                    push(&oauth.scopes.as_deref().unwrap_or_default().join(" "));
-                }
-            }
-        }
-        out
     }
 }
 

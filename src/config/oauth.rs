@@ -26,25 +26,34 @@ use crate::redact::clip;
 ///              "scopes": "files:read files:write", "redirectPort": 8765 } }
 /// ```
 ///
-/// The keys are `clientId`, `clientSecret` (only with `clientId`), `scopes` (an array of
-/// strings or one space-separated string), `clientMetadataUrl` (an https URL),
+/// The keys are `clientId`, `clientSecret` (only with `clientId`), `issuer` (the
+/// authorization server the client's credentials belong to, see below), `scopes` (an array
+/// of strings or one space-separated string), `clientMetadataUrl` (an https URL),
 /// `clientName`, `redirectPort` (a number or a string, 0 to 65535), `dpop` (`false` keeps
 /// Bearer tokens even where the server offers DPoP binding), `workloadIdentity` and
 /// `enabled` (`false` turns OAuth off again). Strings get `${VAR}` expansion like the rest
 /// of the entry.
 ///
+/// Without `issuer`, the authorization server is whichever the MCP server names, and a
+/// `clientSecret` goes to it: give `issuer` with a secret issued by one authorization
+/// server, and any other is refused before the secret is sent
+/// ([`OAuthConfig::issuer`](crate::auth::OAuthConfig::issuer)).
+///
 /// A workload that authenticates with its platform's identity (workload identity
 /// federation: the platform's JWT is presented as an RFC 7523 JWT-bearer grant, no browser
-/// and no stored secret) names its client and where the platform puts the token, a file
-/// (re-read for every exchange, as platforms rotate it) or an environment variable:
+/// and no stored secret) names its client, the authorization server the platform's token is
+/// for (`issuer`, required: the token is sent to no other) and where the platform puts the
+/// token, a file (re-read for every exchange, as platforms rotate it) or an environment
+/// variable:
 ///
 /// ```json
 /// { "type": "http", "url": "https://mcp.example.com/mcp",
 ///   "oauth": { "clientId": "build-agent",
-///              "workloadIdentity": { "tokenFile": "/var/run/secrets/tokens/mcp" } } }
+///              "workloadIdentity": { "issuer": "https://auth.example.com",
+///                                    "tokenFile": "/var/run/secrets/tokens/mcp" } } }
 /// ```
 ///
-/// (`{ "tokenEnv": "MCP_WORKLOAD_TOKEN" }` reads a variable instead; exactly one of the two.)
+/// (`"tokenEnv": "MCP_WORKLOAD_TOKEN"` reads a variable instead; exactly one of the two.)
 ///
 /// `Debug` never shows the client secret.
 ///
@@ -57,6 +66,10 @@ pub struct OAuthSettings {
     pub client_id: Option<String>,
     /// The secret of the pre-registered client.
     pub client_secret: Option<String>,
+    /// The authorization server the client's credentials are bound to (`issuer`): any
+    /// other is refused before anything is sent to it (`None`: whichever the MCP server
+    /// names).
+    pub issuer: Option<String>,
     /// The scopes to ask for when the server's challenge names none (`None`: the scopes the
     /// server advertises).
     pub scopes: Option<Vec<String>>,
@@ -71,11 +84,16 @@ pub struct OAuthSettings {
     /// `Some(false)` keeps Bearer tokens where the authorization server offers DPoP binding
     /// (`None`: bind them, with the `oauth-jwt` feature).
     pub dpop: Option<bool>,
+    /// Workload identity federation: the issuer of the authorization server the
+    /// platform's token is for, the only one it is sent to (`workloadIdentity.issuer`).
+    /// Needed with a token source.
+    pub workload_issuer: Option<String>,
     /// Workload identity federation: the file holding the platform's identity token
-    /// (`workloadIdentity.tokenFile`). Needs `client_id`.
+    /// (`workloadIdentity.tokenFile`). Needs `client_id` and `workload_issuer`.
     pub workload_token_file: Option<String>,
     /// Workload identity federation: the environment variable holding the platform's
-    /// identity token (`workloadIdentity.tokenEnv`). Needs `client_id`.
+    /// identity token (`workloadIdentity.tokenEnv`). Needs `client_id` and
+    /// `workload_issuer`.
     pub workload_token_env: Option<String>,
 }
 
@@ -89,6 +107,7 @@ impl OAuthSettings {
     ///
     /// let settings = OAuthSettings::new()
     ///     .with_client_id("client-1234")
+    ///     .with_issuer("https://auth.example.com")
     ///     .with_scopes(["files:read"])
     ///     .with_client_name("my-agent")
     ///     .with_redirect_port(8765);
@@ -96,7 +115,7 @@ impl OAuthSettings {
     /// // Workload identity instead of a user: a token file (or variable) and a client id.
     /// let workload = OAuthSettings::new()
     ///     .with_client_id("ci-runner")
-    ///     .with_workload_token_file("/var/run/secrets/tokens/mcp");
+    ///     .with_workload_token_file("https://auth.example.com", "/var/run/secrets/tokens/mcp");
     /// // A connection of your own (a manager does this itself):
     /// let config = workload.to_oauth_config(Arc::new(HeadlessHandler::new()));
     /// # let _ = config;
@@ -132,6 +151,14 @@ impl OAuthSettings {
         self
     }
 
+    /// Binds the client's credentials to the authorization server `issuer`.
+    ///
+    /// See the example on [`OAuthSettings::new`].
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> OAuthSettings {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
     /// Uses a client ID metadata document (an https URL with a path).
     ///
     /// See the example on [`OAuthSettings::new`].
@@ -156,20 +183,31 @@ impl OAuthSettings {
         self
     }
 
-    /// Authenticates with the platform's identity token read from `path` (workload identity
-    /// federation; with a client id).
+    /// Authenticates with the platform's identity token for the authorization server
+    /// `issuer`, read from `path` (workload identity federation; with a client id).
     ///
     /// See the example on [`OAuthSettings::new`].
-    pub fn with_workload_token_file(mut self, path: impl Into<String>) -> OAuthSettings {
+    pub fn with_workload_token_file(
+        mut self,
+        issuer: impl Into<String>,
+        path: impl Into<String>,
+    ) -> OAuthSettings {
+        self.workload_issuer = Some(issuer.into());
         self.workload_token_file = Some(path.into());
         self
     }
 
-    /// Authenticates with the platform's identity token read from the environment variable
-    /// `name` (workload identity federation; with a client id).
+    /// Authenticates with the platform's identity token for the authorization server
+    /// `issuer`, read from the environment variable `name` (workload identity federation;
+    /// with a client id).
     ///
     /// See the example on [`OAuthSettings::new`].
-    pub fn with_workload_token_env(mut self, name: impl Into<String>) -> OAuthSettings {
+    pub fn with_workload_token_env(
+        mut self,
+        issuer: impl Into<String>,
+        name: impl Into<String>,
+    ) -> OAuthSettings {
+        self.workload_issuer = Some(issuer.into());
         self.workload_token_env = Some(name.into());
         self
     }
@@ -177,7 +215,8 @@ impl OAuthSettings {
     /// An [`OAuthConfig`](crate::auth::OAuthConfig) with these settings and the default
     /// (in-memory) token store: the authorization code flow with `handler` for the user's
     /// step, or, with a workload token source and a client id, workload identity
-    /// federation (no user step; `handler` is not used). The redirect port is the handler's
+    /// federation (no user step; `handler` is not used), bound to `workload_issuer` (without
+    /// one, every authorization server is refused). The redirect port is the handler's
     /// business and is not applied here.
     ///
     /// See the example on [`OAuthSettings::new`].
@@ -187,9 +226,10 @@ impl OAuthSettings {
         handler: std::sync::Arc<dyn crate::auth::AuthorizationHandler>,
     ) -> crate::auth::OAuthConfig {
         use crate::auth::{OAuthConfig, WorkloadIdentity};
+        let issuer = self.workload_issuer.clone().unwrap_or_default();
         let identity = match (&self.workload_token_file, &self.workload_token_env) {
-            (Some(path), _) => Some(WorkloadIdentity::token_file(path)),
-            (None, Some(name)) => Some(WorkloadIdentity::env(name)),
+            (Some(path), _) => Some(WorkloadIdentity::token_file(issuer, path)),
+            (None, Some(name)) => Some(WorkloadIdentity::env(issuer, name)),
             (None, None) => None,
         };
         let mut config = match (identity, &self.client_id) {
@@ -204,6 +244,9 @@ impl OAuthSettings {
         }
         if let Some(secret) = &self.client_secret {
             config = config.client_secret(secret.clone());
+        }
+        if let Some(issuer) = &self.issuer {
+            config = config.issuer(issuer.clone());
         }
         if let Some(scopes) = &self.scopes {
             config = config.scopes(scopes.iter().cloned());
@@ -221,14 +264,17 @@ impl OAuthSettings {
 impl fmt::Debug for OAuthSettings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let secret = self.client_secret.as_ref().map(|_| "<redacted>");
+        let url = |s: &Option<String>| s.as_deref().map(crate::redact::url);
         f.debug_struct("OAuthSettings")
             .field("client_id", &self.client_id)
             .field("client_secret", &secret)
+            .field("issuer", &url(&self.issuer))
             .field("scopes", &self.scopes)
-            .field("client_metadata_url", &self.client_metadata_url)
+            .field("client_metadata_url", &url(&self.client_metadata_url))
             .field("client_name", &self.client_name)
             .field("redirect_port", &self.redirect_port)
             .field("dpop", &self.dpop)
+            .field("workload_issuer", &url(&self.workload_issuer))
             .field("workload_token_file", &self.workload_token_file)
             .field("workload_token_env", &self.workload_token_env)
             .finish()
@@ -267,15 +313,17 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
     if oauth.bool("enabled")? == Some(false) {
         return Ok(None);
     }
-    let (workload_token_file, workload_token_env) = workload(oauth)?;
+    let (workload_issuer, workload_token_file, workload_token_env) = workload(oauth)?;
     let settings = OAuthSettings {
         client_id: non_empty(oauth, "clientId")?,
         client_secret: non_empty(oauth, "clientSecret")?,
+        issuer: non_empty(oauth, "issuer")?,
         scopes: scopes(oauth)?,
         client_metadata_url: non_empty(oauth, "clientMetadataUrl")?,
         client_name: non_empty(oauth, "clientName")?,
         redirect_port: port(oauth)?,
         dpop: oauth.bool("dpop")?,
+        workload_issuer,
         workload_token_file,
         workload_token_env,
     };
@@ -298,14 +346,30 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
             return Err(oauth.error("clientMetadataUrl", "must be an https URL"));
         }
     }
+    let issuers = [
+        ("issuer", &settings.issuer),
+        ("workloadIdentity.issuer", &settings.workload_issuer),
+    ];
+    for (key, issuer) in issuers {
+        if let (Some(url), false) = (issuer, oauth.lenient) {
+            let lower = url.to_ascii_lowercase();
+            if !lower.starts_with("https://") && !lower.starts_with("http://") {
+                return Err(oauth.error(key, "must be an http(s) URL"));
+            }
+        }
+    }
     Ok(Some(settings))
 }
 
-/// `workloadIdentity`: `{ "tokenFile": path }` or `{ "tokenEnv": name }`, exactly one.
-fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), ServerConfigError> {
+/// What `workloadIdentity` says: the issuer, the token file and the token variable.
+type Workload = (Option<String>, Option<String>, Option<String>);
+
+/// `workloadIdentity`: `{ "issuer": url, "tokenFile": path }` or `{ "issuer": url,
+/// "tokenEnv": name }`, the issuer always, exactly one of the other two.
+fn workload(oauth: &Entry<'_>) -> Result<Workload, ServerConfigError> {
     const KEY: &str = "workloadIdentity";
     let object = match oauth.object_at(KEY) {
-        None | Some(Value::Null) => return Ok((None, None)),
+        None | Some(Value::Null) => return Ok((None, None, None)),
         Some(Value::Object(object)) => object,
         Some(other) => {
             let message = format!("must be an object, not {}", kind(other));
@@ -313,12 +377,20 @@ fn workload(oauth: &Entry<'_>) -> Result<(Option<String>, Option<String>), Serve
         }
     };
     let inner = oauth.nested(object, &["oauth", "workloadIdentity"]);
+    let issuer = non_empty(&inner, "issuer")?;
     let file = non_empty(&inner, "tokenFile")?;
     let env = non_empty(&inner, "tokenEnv")?;
     if file.is_some() == env.is_some() {
         return Err(oauth.error(KEY, "needs exactly one of `tokenFile` and `tokenEnv`"));
     }
-    Ok((file, env))
+    if issuer.is_none() {
+        return Err(oauth.error(
+            KEY,
+            "needs `issuer`: the authorization server the platform's token is for, the only \
+             one it is sent to",
+        ));
+    }
+    Ok((issuer, file, env))
 }
 
 fn non_empty(oauth: &Entry<'_>, key: &'static str) -> Result<Option<String>, ServerConfigError> {

@@ -7,11 +7,12 @@ use serde_json::Value;
 
 use super::entry::{entry_error, kind, Entry, Trace};
 use super::sections::{entries, of_value, read_sections};
-use super::{HttpKind, ServerConfig, ServerTransport};
+use super::{ServerConfig, ServerTransport};
 use crate::client::ProtocolMode;
 use crate::error::{Error, Result};
 use crate::redact::clip;
-use crate::transport::EnvPolicy;
+use crate::transport::http::{HttpConfig, HttpTransportKind};
+use crate::transport::{EnvPolicy, StdioConfig};
 
 /// The servers of a configuration file: the ones that are valid, and an error for each one
 /// that is not.
@@ -178,10 +179,10 @@ impl ConfigFile {
     /// let file = ConfigFile::parse_with(r#"{
     ///     "mcpServers": { "files": { "command": "mcp-files", "args": ["${HOME}/notes"] } }
     /// }"#, &vars)?;
-    /// let ServerTransport::Stdio { args, .. } = &file.servers[0].transport else {
+    /// let ServerTransport::Stdio(config) = &file.servers[0].transport else {
     ///     unreachable!("a stdio server");
     /// };
-    /// assert_eq!(args[0], "/home/me/notes");
+    /// assert_eq!(config.get_args()[0], "/home/me/notes");
     /// # Ok(()) }
     /// ```
     ///
@@ -282,7 +283,7 @@ pub(super) fn parse_server(
     }
     let transport = match entry.string("type")?.as_deref() {
         Some("stdio") => stdio(&entry)?,
-        Some(other) => match HttpKind::parse(other) {
+        Some(other) => match HttpTransportKind::parse(other) {
             Some(kind) => http(&entry, kind)?,
             None => {
                 let message = format!(
@@ -294,7 +295,7 @@ pub(super) fn parse_server(
         },
         None => match (entry.has("command"), entry.has("url")) {
             (true, false) => stdio(&entry)?,
-            (false, true) => http(&entry, HttpKind::Auto)?,
+            (false, true) => http(&entry, HttpTransportKind::Auto)?,
             (true, true) => {
                 let message = "has both `command` and `url`; add `type` to say which";
                 return Err(entry_error(name, None, message.into()));
@@ -351,16 +352,17 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
     };
     env.extend(entry.map("env")?);
     let env = super::env_file::last_wins(env);
-    Ok(ServerTransport::Stdio {
-        command,
-        args: entry.list("args")?,
-        env,
-        cwd: entry.string("cwd")?.map(PathBuf::from),
-        env_policy,
-    })
+    let mut config = StdioConfig::new(command)
+        .args(entry.list("args")?)
+        .envs(env)
+        .env_policy(env_policy);
+    if let Some(cwd) = entry.string("cwd")? {
+        config = config.cwd(PathBuf::from(cwd));
+    }
+    Ok(ServerTransport::Stdio(config))
 }
 
-fn http(entry: &Entry<'_>, kind: HttpKind) -> Result<ServerTransport, ServerConfigError> {
+fn http(entry: &Entry<'_>, kind: HttpTransportKind) -> Result<ServerTransport, ServerConfigError> {
     let url = match entry.string("url")? {
         Some(url) if !url.trim().is_empty() => url,
         Some(_) => return Err(entry.error("url", "is empty")),
@@ -371,10 +373,9 @@ fn http(entry: &Entry<'_>, kind: HttpKind) -> Result<ServerTransport, ServerConf
             ))
         }
     };
-    Ok(ServerTransport::Http {
-        url,
-        headers: entry.map("headers")?,
-        kind,
-        oauth: super::oauth::parse(entry)?,
-    })
+    let mut config = HttpConfig::new(url).transport(kind);
+    for (name, value) in entry.map("headers")? {
+        config = config.header(name, value);
+    }
+    Ok(ServerTransport::Http(config, super::oauth::parse(entry)?))
 }

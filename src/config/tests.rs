@@ -6,41 +6,61 @@ use super::*;
 fn builders_touch_only_their_transport() {
     let stdio = ServerConfig::stdio("a", "cmd")
         .with_header("X", "y")
-        .with_args(["1"]);
-    assert_eq!(
-        stdio.transport,
-        ServerTransport::Stdio {
-            command: "cmd".into(),
-            args: vec!["1".into()],
-            env: vec![],
-            cwd: None,
-            env_policy: EnvPolicy::AllowList,
-        }
-    );
+        .with_http_kind(HttpTransportKind::Sse)
+        .with_oauth(OAuthSettings::new())
+        .with_args(["1"])
+        .with_env("K", "v")
+        .with_cwd("/tmp")
+        .with_env_policy(EnvPolicy::Clear);
+    let ServerTransport::Stdio(config) = &stdio.transport else {
+        panic!("a stdio server: {stdio:?}");
+    };
+    assert_eq!(config.get_command(), "cmd");
+    assert_eq!(config.get_args(), ["1"]);
+    assert_eq!(config.get_envs(), [("K".to_owned(), "v".to_owned())]);
+    assert_eq!(config.get_cwd(), Some(std::path::Path::new("/tmp")));
+    assert_eq!(config.get_env_policy(), EnvPolicy::Clear);
+    assert!(stdio.oauth().is_none());
     let http = ServerConfig::http("b", "http://h/mcp")
         .with_args(["1"])
-        .with_http_kind(HttpKind::Sse);
+        .with_env("K", "v")
+        .with_header("X", "y")
+        .with_http_kind(HttpTransportKind::Sse);
     assert_eq!(http.kind(), "sse");
+    let ServerTransport::Http(config, None) = &http.transport else {
+        panic!("an HTTP server without OAuth: {http:?}");
+    };
+    assert_eq!(config.get_headers(), [("X".to_owned(), "y".to_owned())]);
 }
 
 #[test]
-fn identity_ignores_name_and_timeouts() {
-    let a = ServerConfig::stdio("a", "cmd").with_args(["x"]);
-    let b = ServerConfig::stdio("b", "cmd")
-        .with_args(["x"])
-        .with_startup_timeout(Duration::from_secs(1));
-    let c = ServerConfig::stdio("a", "cmd").with_args(["y"]);
-    assert_eq!(a.identity(), b.identity());
-    assert_ne!(a.identity(), c.identity());
-}
-
-#[test]
-fn http_kind_names_round_trip() {
-    for kind in [HttpKind::Auto, HttpKind::StreamableHttp, HttpKind::Sse] {
-        assert_eq!(HttpKind::parse(kind.as_str()), Some(kind));
+fn debug_hides_values_of_both_transports() {
+    let stdio = ServerConfig::stdio("a", "cmd")
+        .with_args(["--token", "s3cret-arg"])
+        .with_env("API_KEY", "s3cret-env");
+    let http = ServerConfig::http("b", "https://user:s3cret-pw@h/mcp?key=s3cret-query")
+        .with_header("Authorization", "Bearer s3cret-header");
+    for shown in [format!("{stdio:?}"), format!("{http:?}")] {
+        assert!(!shown.contains("s3cret"), "{shown}");
     }
-    assert_eq!(HttpKind::parse("http"), Some(HttpKind::Auto));
-    assert_eq!(HttpKind::parse("websocket"), None);
+    assert!(format!("{stdio:?}").contains("API_KEY"));
+    assert!(format!("{http:?}").contains("Authorization"));
+}
+
+#[test]
+fn transport_kind_names_round_trip() {
+    for kind in [
+        HttpTransportKind::Auto,
+        HttpTransportKind::StreamableHttp,
+        HttpTransportKind::Sse,
+    ] {
+        assert_eq!(HttpTransportKind::parse(kind.as_str()), Some(kind));
+    }
+    assert_eq!(
+        HttpTransportKind::parse("http"),
+        Some(HttpTransportKind::Auto)
+    );
+    assert_eq!(HttpTransportKind::parse("websocket"), None);
 }
 
 #[test]

@@ -2,135 +2,89 @@
 //! the HTTP transports.
 
 use std::fmt;
-use std::path::PathBuf;
 
 use crate::redact;
-use crate::transport::EnvPolicy;
+use crate::transport::http::HttpConfig;
+use crate::transport::StdioConfig;
 
 use super::OAuthSettings;
 
-/// How a server is reached.
+/// How a server is reached: the transport configuration [`Client::connect`](crate::Client::connect)
+/// takes, which the manager connects with.
 ///
-/// `Debug` hides what may be a secret: the values of `env` and `headers`, secret-looking
-/// arguments, and the password and query values of the URL.
+/// A configuration file's entry fills in what the file can say (command, arguments,
+/// environment, working directory; URL, headers, transport kind); a server built in code may
+/// set anything its transport offers (say [`StdioConfig::stderr_callback`] or
+/// [`HttpConfig::reconnect`]). A [`ServerConfig`](super::ServerConfig)'s timeouts, when set,
+/// win over the transport's own ([`HttpConfig::connect_timeout`],
+/// [`HttpConfig::request_timeout`]).
 ///
-/// See the example on [`ServerConfig`](super::ServerConfig).
-#[derive(Clone, PartialEq, Eq)]
+/// `Debug` hides what may be a secret: the values of environment variables and headers,
+/// secret-looking arguments, and the password and query values of the URL.
+///
+/// ```
+/// use umcp::{HttpConfig, OAuthSettings, ServerConfig, ServerTransport, StdioConfig};
+///
+/// let time = ServerConfig::new(
+///     "time",
+///     StdioConfig::new("uvx").arg("mcp-server-time").max_message_size(1 << 20),
+/// );
+/// let ServerTransport::Stdio(stdio) = &time.transport else { unreachable!() };
+/// assert_eq!(stdio.get_args(), ["mcp-server-time"]);
+///
+/// let docs = ServerConfig::new("docs", HttpConfig::new("https://docs.example.com/mcp"))
+///     .with_oauth(OAuthSettings::new());
+/// let ServerTransport::Http(http, Some(_oauth)) = &docs.transport else { unreachable!() };
+/// assert_eq!(http.get_url(), "https://docs.example.com/mcp");
+/// ```
+#[derive(Clone)]
 #[non_exhaustive]
+// One value per configured server, built once: boxing the larger variant would cost every
+// pattern a dereference and save nothing a caller could measure.
+#[allow(clippy::large_enum_variant)]
 pub enum ServerTransport {
     /// A child process speaking newline-delimited JSON on stdin and stdout.
-    #[non_exhaustive]
-    Stdio {
-        /// The program, found through `PATH` when it has no path separator.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Variables set in its environment, on top of what [`env_policy`](Self::Stdio::env_policy)
-        /// passes from the parent's.
-        env: Vec<(String, String)>,
-        /// Its working directory (`None`: the parent's).
-        cwd: Option<PathBuf>,
-        /// Which of the parent's environment variables it sees.
-        env_policy: EnvPolicy,
-    },
-    /// An HTTP endpoint (Streamable HTTP or legacy HTTP+SSE).
-    #[non_exhaustive]
-    Http {
-        /// The endpoint URL (for [`HttpKind::Sse`], the SSE endpoint).
-        url: String,
-        /// Headers sent with every request, e.g. `Authorization`.
-        headers: Vec<(String, String)>,
-        /// Which HTTP transport to speak.
-        kind: HttpKind,
-        /// OAuth 2.1 authorization, applied by the [`Manager`](crate::Manager) (feature
-        /// `oauth`); `None` when the server needs none or gets its credentials from a header.
-        oauth: Option<OAuthSettings>,
-    },
+    Stdio(StdioConfig),
+    /// An HTTP endpoint (Streamable HTTP or legacy HTTP+SSE), and the OAuth 2.1 settings the
+    /// [`Manager`](crate::Manager) authorizes it with (feature `oauth`): `None` when the
+    /// server needs none, or gets its credentials from a header or
+    /// [`HttpConfig::credentials`].
+    Http(HttpConfig, Option<OAuthSettings>),
+}
+
+impl From<StdioConfig> for ServerTransport {
+    fn from(config: StdioConfig) -> ServerTransport {
+        ServerTransport::Stdio(config)
+    }
+}
+
+impl From<HttpConfig> for ServerTransport {
+    fn from(config: HttpConfig) -> ServerTransport {
+        ServerTransport::Http(config, None)
+    }
 }
 
 impl fmt::Debug for ServerTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Expanded from `${VAR}`s, these values are where configured keys end up.
+        // Expanded from `${VAR}`s, these values are where configured keys end up; the
+        // transports' own `Debug` is not relied on to hide them.
         match self {
-            ServerTransport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => f
+            ServerTransport::Stdio(config) => f
                 .debug_struct("Stdio")
-                .field("command", command)
-                .field("args", &redact::args(args))
-                .field("env", &redact::values(env))
-                .field("cwd", cwd)
-                .field("env_policy", env_policy)
-                .finish(),
-            ServerTransport::Http {
-                url,
-                headers,
-                kind,
-                oauth,
-            } => f
+                .field("command", &config.get_command())
+                .field("args", &redact::args(config.get_args()))
+                .field("env", &redact::values(config.get_envs()))
+                .field("cwd", &config.get_cwd())
+                .field("env_policy", &config.get_env_policy())
+                .finish_non_exhaustive(),
+            ServerTransport::Http(config, oauth) => f
                 .debug_struct("Http")
-                .field("url", &redact::url(url))
-                .field("headers", &redact::values(headers))
-                .field("kind", kind)
+                .field("url", &redact::url(config.get_url()))
+                .field("headers", &redact::values(config.get_headers()))
+                .field("kind", &config.get_transport())
+                .field("credentials", &config.get_credentials().is_some())
                 .field("oauth", oauth)
-                .finish(),
+                .finish_non_exhaustive(),
         }
-    }
-}
-
-/// Which HTTP transport a configured server speaks.
-///
-/// The same choice as `umcp::transport::http::HttpTransportKind`, available in every build so
-/// configuration files read the same with and without the `http` feature.
-///
-/// See the example on [`ServerConfig`](super::ServerConfig).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum HttpKind {
-    /// Streamable HTTP, falling back to legacy SSE when the server rejects the first request
-    /// with 400, 404 or 405.
-    #[default]
-    Auto,
-    /// Streamable HTTP only.
-    StreamableHttp,
-    /// Legacy HTTP+SSE only.
-    Sse,
-}
-
-impl HttpKind {
-    /// The name used in configuration files: `auto`, `streamable-http` or `sse`.
-    ///
-    /// See the example on [`ServerConfig`](super::ServerConfig).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpKind::Auto => "auto",
-            HttpKind::StreamableHttp => "streamable-http",
-            HttpKind::Sse => "sse",
-        }
-    }
-
-    /// Reads `auto`, `http` (the same as `auto`), `streamable-http` (or `streamableHttp`) and
-    /// `sse`; `None` for anything else.
-    ///
-    /// See the example on [`ServerConfig`](super::ServerConfig).
-    pub fn parse(name: &str) -> Option<HttpKind> {
-        match name {
-            "auto" | "http" => Some(HttpKind::Auto),
-            "streamable-http" | "streamableHttp" | "streamable_http" => {
-                Some(HttpKind::StreamableHttp)
-            }
-            "sse" => Some(HttpKind::Sse),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for HttpKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }

@@ -44,8 +44,10 @@ impl AuthStep {
 /// repeated step-up authorizations did not satisfy the server; they are `None` when the client
 /// itself refused to go on (a resource mismatch, a missing PKCE capability, a state mismatch).
 ///
+/// `Debug`, like `Display`, shows the URL with its query values and password redacted.
+///
 /// See the example on [`Error`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct AuthError {
     /// The step that failed.
@@ -95,8 +97,12 @@ impl From<AuthError> for Error {
 
 /// The details of a failed HTTP exchange.
 ///
+/// `Debug`, like `Display`, shows URLs with their query values and password redacted: a
+/// server's URL often carries a key (`?api_key=…`), and `fn main() -> umcp::Result<()>`
+/// prints an error's `Debug`.
+///
 /// See the example on [`Error`].
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct HttpError {
     /// The HTTP status code.
     pub status: u16,
@@ -104,8 +110,13 @@ pub struct HttpError {
     pub url: String,
     /// The response body as text, truncated to a few kilobytes.
     pub body: String,
-    /// The parsed `WWW-Authenticate` challenge, when the server sent one.
+    /// The parsed `WWW-Authenticate` challenge to act on, when the server sent one: the
+    /// first `Bearer` challenge, else the first.
     pub www_authenticate: Option<WwwAuthenticate>,
+    /// Whether a challenge asked for a DPoP nonce (`error="use_dpop_nonce"`, RFC 9449 §9):
+    /// the token is fine, the proof lacked the nonce (in `dpop_nonce`). The `DPoP` challenge
+    /// saying so may stand beside a `Bearer` one (§7.1), which `www_authenticate` then holds.
+    pub asks_dpop_nonce: bool,
     /// The `Mcp-Auth-Server` header, when the server sent one.
     pub mcp_auth_server: Option<String>,
     /// The `DPoP-Nonce` header (RFC 9449 §9), when the server provided a nonce.
@@ -120,8 +131,11 @@ pub struct HttpError {
 
 /// A parsed `WWW-Authenticate` challenge (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1).
 ///
+/// `Debug` shows `resource_metadata` with its query values redacted, as `Display` of
+/// [`HttpError`] does.
+///
 /// See the example on [`Error`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct WwwAuthenticate {
     /// The scheme, e.g. `Bearer`.
     pub scheme: String,
@@ -133,6 +147,52 @@ pub struct WwwAuthenticate {
     pub error: Option<String>,
     /// The `error_description`, when given.
     pub error_description: Option<String>,
+}
+
+/// A URL for `Debug` output: query values, fragment and password redacted.
+fn shown(url: &Option<String>) -> Option<String> {
+    url.as_deref().map(crate::redact::url)
+}
+
+impl fmt::Debug for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthError")
+            .field("step", &self.step)
+            .field("message", &self.message)
+            .field("url", &shown(&self.url))
+            .field("status", &self.status)
+            .field("error", &self.error)
+            .field("error_description", &self.error_description)
+            .finish()
+    }
+}
+
+impl fmt::Debug for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpError")
+            .field("status", &self.status)
+            .field("url", &crate::redact::url(&self.url))
+            .field("body", &self.body)
+            .field("www_authenticate", &self.www_authenticate)
+            .field("asks_dpop_nonce", &self.asks_dpop_nonce)
+            .field("mcp_auth_server", &shown(&self.mcp_auth_server))
+            .field("dpop_nonce", &self.dpop_nonce)
+            .field("protocol_version", &self.protocol_version)
+            .field("location", &shown(&self.location))
+            .finish()
+    }
+}
+
+impl fmt::Debug for WwwAuthenticate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WwwAuthenticate")
+            .field("scheme", &self.scheme)
+            .field("resource_metadata", &shown(&self.resource_metadata))
+            .field("scope", &self.scope)
+            .field("error", &self.error)
+            .field("error_description", &self.error_description)
+            .finish()
+    }
 }
 
 impl fmt::Display for AuthError {
@@ -187,7 +247,7 @@ impl fmt::Display for HttpError {
             f.write_str(")")?;
         }
         if let Some(server) = &self.mcp_auth_server {
-            write!(f, " (Mcp-Auth-Server: {server})")?;
+            write!(f, " (Mcp-Auth-Server: {})", crate::redact::url(server))?;
         }
         if let Some(location) = &self.location {
             write!(

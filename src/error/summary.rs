@@ -1,21 +1,112 @@
 //! The one-line summaries that error messages end with: a JSON-RPC error's `data`
 //! ([`Error::Rpc`](crate::Error::Rpc)) and an HTTP error's body ([`HttpError`](crate::HttpError)).
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// How many characters of an error's `data` its message shows.
 const DATA_SUMMARY_CHARS: usize = 240;
 
-/// A JSON-RPC error's `data` as one bounded line: compact JSON (a string as its text), cut
-/// at [`DATA_SUMMARY_CHARS`] characters, line breaks and controls shown as spaces.
+/// A JSON-RPC error's `data` as one bounded line: compact JSON (a string as its text), object
+/// keys in sorted order, cut at [`DATA_SUMMARY_CHARS`] characters, line breaks and controls
+/// shown as spaces.
+///
+/// The keys are sorted here rather than left to `serde_json`, whose maps keep the server's order
+/// once anything in the program turns on its `preserve_order` feature (umcp's `cli` does): the
+/// message reads the same in every build. Nothing past the cut is written.
 pub(super) struct DataSummary<'a>(pub(super) &'a serde_json::Value);
 
 impl fmt::Display for DataSummary<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            serde_json::Value::String(s) => bounded(f, s.chars()),
-            other => bounded(f, other.to_string().chars()),
+        let mut line = Bounded {
+            f,
+            left: DATA_SUMMARY_CHARS,
+            cut: false,
+        };
+        let written = match self.0 {
+            serde_json::Value::String(s) => line.write_str(s),
+            other => compact(&mut line, other),
+        };
+        match written {
+            Err(_) if line.cut => line.f.write_str("…"),
+            written => written,
         }
+    }
+}
+
+/// Writes `value` as compact JSON with sorted object keys: what `serde_json` writes without
+/// `preserve_order`. Stops at the first error (the cut of [`Bounded`]).
+fn compact(out: &mut impl fmt::Write, value: &serde_json::Value) -> fmt::Result {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.write_str("null"),
+        Value::Bool(b) => write!(out, "{b}"),
+        Value::Number(n) => write!(out, "{n}"),
+        Value::String(s) => quoted(out, s),
+        Value::Array(items) => {
+            out.write_char('[')?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                compact(out, item)?;
+            }
+            out.write_char(']')
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.write_char('{')?;
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                quoted(out, key)?;
+                out.write_char(':')?;
+                compact(out, item)?;
+            }
+            out.write_char('}')
+        }
+    }
+}
+
+/// Writes `s` as a JSON string, escaped as `serde_json` escapes it.
+fn quoted(out: &mut impl fmt::Write, s: &str) -> fmt::Result {
+    out.write_char('"')?;
+    for c in s.chars() {
+        match c {
+            '"' => out.write_str("\\\""),
+            '\\' => out.write_str("\\\\"),
+            '\n' => out.write_str("\\n"),
+            '\r' => out.write_str("\\r"),
+            '\t' => out.write_str("\\t"),
+            '\u{8}' => out.write_str("\\b"),
+            '\u{c}' => out.write_str("\\f"),
+            c if c < ' ' => write!(out, "\\u{:04x}", c as u32),
+            c => out.write_char(c),
+        }?;
+    }
+    out.write_char('"')
+}
+
+/// A writer of at most [`DATA_SUMMARY_CHARS`] characters, controls as spaces; past that it
+/// notes the cut and fails, which stops whatever is writing.
+struct Bounded<'a, 'f> {
+    f: &'a mut fmt::Formatter<'f>,
+    left: usize,
+    cut: bool,
+}
+
+impl fmt::Write for Bounded<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            if self.left == 0 {
+                self.cut = true;
+                return Err(fmt::Error);
+            }
+            self.left -= 1;
+            self.f.write_char(if c.is_control() { ' ' } else { c })?;
+        }
+        Ok(())
     }
 }
 
@@ -44,18 +135,6 @@ pub(super) fn body_summary(body: &str) -> String {
         line.push('…');
     }
     line
-}
-
-/// Writes at most [`DATA_SUMMARY_CHARS`] of `chars`, controls as spaces, and `…` when cut.
-fn bounded(f: &mut fmt::Formatter<'_>, mut chars: impl Iterator<Item = char>) -> fmt::Result {
-    for c in chars.by_ref().take(DATA_SUMMARY_CHARS) {
-        let c = if c.is_control() { ' ' } else { c };
-        write!(f, "{c}")?;
-    }
-    if chars.next().is_some() {
-        f.write_str("…")?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -93,6 +172,61 @@ mod tests {
         assert!(!shown.contains('\n'));
         assert!(shown.ends_with("…)"), "{shown}");
         assert_eq!(shown.matches('é').count(), DATA_SUMMARY_CHARS);
+    }
+
+    #[test]
+    fn data_is_written_with_sorted_keys_whatever_the_map_order() {
+        use serde_json::{json, Map, Value};
+        // Keys inserted out of order: a map that keeps insertion order (`preserve_order`)
+        // holds them so, a sorted one does not; the summary is the same for both.
+        let mut inner = Map::new();
+        inner.insert("z".into(), json!(1));
+        inner.insert(
+            "a".into(),
+            json!([true, null, 2.5, "q\"\\\n\t\u{1}\u{8}\u{c}\r"]),
+        );
+        let mut outer = Map::new();
+        outer.insert("m".into(), Value::Object(inner));
+        outer.insert("b".into(), json!({}));
+        outer.insert("é".into(), json!(-7));
+        let data = Value::Object(outer);
+        assert_eq!(
+            DataSummary(&data).to_string(),
+            r#"{"b":{},"m":{"a":[true,null,2.5,"q\"\\\n\t\u0001\b\f\r"],"z":1},"é":-7}"#
+        );
+        // The same as serde_json's own compact text of the value with its keys sorted.
+        fn sorted(value: &Value) -> Value {
+            match value {
+                Value::Object(map) => {
+                    let mut keys: Vec<_> = map.keys().collect();
+                    keys.sort();
+                    Value::Object(
+                        keys.into_iter()
+                            .map(|k| (k.clone(), sorted(&map[k])))
+                            .collect(),
+                    )
+                }
+                Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+                other => other.clone(),
+            }
+        }
+        for value in [
+            data,
+            json!([]),
+            json!(null),
+            json!(u64::MAX),
+            json!(-0.5e-9),
+        ] {
+            assert_eq!(DataSummary(&value).to_string(), sorted(&value).to_string());
+        }
+        // A long value is cut after the bound, wherever the cut falls.
+        let long = json!({"k": vec![12345; 1000]});
+        let shown = DataSummary(&long).to_string();
+        assert_eq!(shown.chars().count(), DATA_SUMMARY_CHARS + 1, "{shown}");
+        assert!(
+            shown.starts_with("{\"k\":[12345,") && shown.ends_with('…'),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -36,15 +36,6 @@ fn http_and_auth_errors_never_show_url_secrets() {
 }
 
 #[test]
-fn error_stays_small() {
-    assert!(
-        std::mem::size_of::<Error>() <= 64,
-        "{}",
-        std::mem::size_of::<Error>()
-    );
-}
-
-#[test]
 fn a_client_close_reads_plainly_without_stderr() {
     let info = Closed {
         reason: CLOSED_BY_CLIENT.into(),

@@ -49,6 +49,13 @@ impl ErrorCode {
     ///
     /// See the example on [`Error`](crate::Error).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// MCP tasks extension (`io.modelcontextprotocol/tasks`, draft): the request needs a
+    /// client capability that was not declared, named in `data.requiredCapabilities` as with
+    /// [`MISSING_REQUIRED_CLIENT_CAPABILITY`](Self::MISSING_REQUIRED_CLIENT_CAPABILITY),
+    /// which servers of the extension's draft answer with instead.
+    ///
+    /// See the example on [`Error`](crate::Error).
+    pub const TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32003);
     /// MCP: the server does not support the requested protocol version (2026-07-28).
     ///
     /// See the example on [`Error`](crate::Error).
@@ -65,9 +72,11 @@ pub struct ErrorObject {
     /// A short description.
     #[serde(default)]
     pub message: String,
-    /// Extra information defined by the server.
+    /// Extra information defined by the server. Boxed: a [`Value`] object grows several
+    /// times over when anything in the program turns on `serde_json`'s `preserve_order`
+    /// feature, and this object travels inside every [`Error`](crate::Error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    pub data: Option<Box<Value>>,
 }
 
 impl ErrorObject {
@@ -86,7 +95,7 @@ impl ErrorObject {
     ///
     /// See the example on [`Error`](crate::Error).
     pub fn with_data(mut self, data: Value) -> ErrorObject {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 }

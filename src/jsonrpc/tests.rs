@@ -33,6 +33,24 @@ fn encodes_compact_lines() {
 }
 
 #[test]
+fn a_float_written_again_is_the_float_read() {
+    // Digits the fast float parsing reads one unit off: written back (as the shortest digits
+    // that read as the same double), they must read as that double again.
+    for digits in [
+        "1.1844674407370955e20",
+        "118446744073709551615",
+        "0.30000000000000004",
+    ] {
+        let text = format!(r#"{{"jsonrpc":"2.0","method":"n","params":{{"p":{digits}}}}}"#);
+        let message = one(&text);
+        let again = one(&message.encode());
+        assert_eq!(again, message, "{digits}");
+        let read = message.to_value()["params"]["p"].as_f64();
+        assert_eq!(read, digits.parse::<f64>().ok(), "{digits}");
+    }
+}
+
+#[test]
 fn decodes_each_kind_and_ignores_unknown_members() {
     let m = one(r#"{"jsonrpc":"2.0","id":"x","method":"ping","extra":1}"#);
     assert_eq!(m, Message::Request(Request::new("x", "ping", None)));

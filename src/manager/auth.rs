@@ -100,16 +100,11 @@ impl ServerAuth {
     }
 
     fn without_user(config: &ServerConfig, options: &AuthOptions) -> Option<ServerAuth> {
-        let ServerTransport::Http {
-            url,
-            oauth: Some(settings),
-            ..
-        } = &config.transport
-        else {
+        let ServerTransport::Http(http, Some(settings)) = &config.transport else {
             return None;
         };
         Some(ServerAuth {
-            url: url.clone(),
+            url: http.get_url().to_owned(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
                 inner: Arc::clone(&options.store),

@@ -1,15 +1,17 @@
 //! The tool-list cache: each server's last tool list, and the protocol era it speaks, in a
-//! small JSON file, written atomically.
+//! small JSON file only its owner may read, replaced whole (see [`private_file`]).
 //!
 //! The file is named after a hash of what starts the server (command, arguments,
-//! environment, working directory, or URL and headers), so a changed configuration never
-//! serves another server's tools. A cache that cannot be read or written is only logged: it
-//! is an optimisation, never a reason to fail.
+//! environment, working directory, or URL and headers) as umcp shows it: with every value
+//! that may be a secret redacted (environment and header values, secret-looking arguments,
+//! URL query values and passwords), so a name reveals nothing to whoever can list the
+//! directory, and a guess at a secret cannot be checked against it. A changed configuration
+//! starts afresh, except for a changed secret: a rotated key reaches the same server, whose
+//! tools the cache only offers (marked stale) until it answers. A cache that cannot be read
+//! or written is only logged: it is an optimisation, never a reason to fail.
 
-use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +20,7 @@ use serde_json::Value;
 
 use crate::client::ProtocolMode;
 use crate::config::ServerConfig;
+use crate::private_file;
 use crate::types::Tool;
 
 /// The layout version inside the file; other versions are ignored.
@@ -26,22 +29,8 @@ const VERSION: u64 = 1;
 /// The cached tools of `config`, if a usable cache file exists.
 pub(crate) fn load(dir: &Path, config: &ServerConfig) -> Option<Vec<Tool>> {
     let path = file(dir, config);
-    let text = match fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
-        Err(err) => {
-            log::debug!("cannot read the tool cache {}: {err}", path.display());
-            return None;
-        }
-    };
+    let text = read(&path)?;
     let file: CacheFile<'_> = serde_json::from_str(&text).ok()?;
-    if file.version != Some(VERSION) {
-        log::debug!(
-            "ignoring the tool cache {} of another version",
-            path.display()
-        );
-        return None;
-    }
     // From the file's text, so the schemas keep the server's own text (see `Schema`).
     match serde_json::from_str(file.tools?.get()) {
         Ok(tools) => Some(tools),
@@ -53,6 +42,28 @@ pub(crate) fn load(dir: &Path, config: &ServerConfig) -> Option<Vec<Tool>> {
             None
         }
     }
+}
+
+/// The text of the cache file at `path` when it is this version's, and only its owner's to
+/// read and write.
+fn read(path: &Path) -> Option<String> {
+    let text = match private_file::read(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+        Err(err) => {
+            log::debug!("ignoring the tool cache {}: {err}", path.display());
+            return None;
+        }
+    };
+    let file: CacheFile<'_> = serde_json::from_str(&text).ok()?;
+    if file.version != Some(VERSION) {
+        log::debug!(
+            "ignoring the tool cache {} of another version",
+            path.display()
+        );
+        return None;
+    }
+    Some(text)
 }
 
 /// The parts of a cache file read back; the tools are decoded once the version is known.
@@ -75,12 +86,10 @@ struct Saved<'a> {
     tools: &'a [Tool],
 }
 
-/// Saves the tools of `config`: a temporary file in the same directory, then a rename, so a
-/// reader never sees half a file.
 /// The era verdict saved with the tools (`legacy` or a stateless version), so a restart of
 /// the host can connect without the `server/discover` probe.
 pub(crate) fn load_era(dir: &Path, config: &ServerConfig) -> Option<ProtocolMode> {
-    let text = fs::read_to_string(file(dir, config)).ok()?;
+    let text = read(&file(dir, config))?;
     let value: Value = serde_json::from_str(&text).ok()?;
     match ProtocolMode::parse(value["era"].as_str()?)? {
         ProtocolMode::Auto => None,
@@ -88,6 +97,7 @@ pub(crate) fn load_era(dir: &Path, config: &ServerConfig) -> Option<ProtocolMode
     }
 }
 
+/// Saves the tools of `config`, replacing the file whole, so a reader never sees half a file.
 pub(crate) fn save(dir: &Path, config: &ServerConfig, tools: &[Tool], era: &ProtocolMode) {
     if let Err(err) = try_save(dir, config, tools, era) {
         log::debug!("cannot write the tool cache for `{}`: {err}", config.name);
@@ -100,9 +110,7 @@ fn try_save(
     tools: &[Tool],
     era: &ProtocolMode,
 ) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    fs::create_dir_all(dir)?;
-    let path = file(dir, config);
+    private_file::create_dir(dir)?;
     let saved_at = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -114,26 +122,18 @@ fn try_save(
         tools,
     };
     let text = serde_json::to_vec_pretty(&body).map_err(io::Error::other)?;
-    let temp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        hash(&config.identity()),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = fs::File::create(&temp).and_then(|mut f| {
-        f.write_all(&text)?;
-        f.sync_all()
-    });
-    let renamed = written.and_then(|()| fs::rename(&temp, &path));
-    if renamed.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    renamed
+    private_file::replace(&file(dir, config), &text)
 }
 
-/// The cache file of `config` inside `dir`.
+/// The cache file of `config` inside `dir`: named after the configuration as its `Debug`
+/// shows it, which redacts every value that may be a secret (see [`ServerTransport`]'s), and
+/// is stable for a given version of umcp (a new version may name the file anew, which costs
+/// one listing).
+///
+/// [`ServerTransport`]: crate::ServerTransport
 pub(crate) fn file(dir: &Path, config: &ServerConfig) -> PathBuf {
-    dir.join(format!("{}.json", hash(&config.identity())))
+    let shown = format!("{:?}", config.transport);
+    dir.join(format!("{}.json", hash(&shown)))
 }
 
 /// FNV-1a, 64 bits, as 16 hex digits: tiny and the same in every build and version, which
@@ -151,6 +151,25 @@ fn hash(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::fs;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("umcp-cache-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_file_is_named_by_what_starts_the_server() {
+        let dir = Path::new("/cache");
+        let a = ServerConfig::stdio("a", "cmd").with_args(["x"]);
+        let b = ServerConfig::stdio("b", "cmd")
+            .with_args(["x"])
+            .with_startup_timeout(std::time::Duration::from_secs(1));
+        let c = ServerConfig::stdio("a", "cmd").with_args(["y"]);
+        assert_eq!(file(dir, &a), file(dir, &b), "names and timeouts aside");
+        assert_ne!(file(dir, &a), file(dir, &c));
+    }
 
     #[test]
     fn hash_is_stable() {
@@ -160,7 +179,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_replace() {
-        let dir = std::env::temp_dir().join(format!("umcp-cache-unit-{}", std::process::id()));
+        let dir = scratch("unit");
         let config = ServerConfig::stdio("s", "server-cmd");
         assert!(load(&dir, &config).is_none());
         save(
@@ -194,7 +213,7 @@ mod tests {
 
     #[test]
     fn the_era_verdict_is_kept_next_to_the_tools() {
-        let dir = std::env::temp_dir().join(format!("umcp-cache-era-{}", std::process::id()));
+        let dir = scratch("era");
         let config = ServerConfig::stdio("s", "server-cmd");
         assert!(load_era(&dir, &config).is_none());
         let modern = ProtocolMode::Pinned("2026-07-28".into());
@@ -202,10 +221,90 @@ mod tests {
         assert_eq!(load_era(&dir, &config), Some(modern));
         save(&dir, &config, &[], &ProtocolMode::Legacy);
         assert_eq!(load_era(&dir, &config), Some(ProtocolMode::Legacy));
-        // A file from before the era was saved still serves its tools, and no verdict.
-        fs::write(file(&dir, &config), r#"{"version": 1, "tools": []}"#).unwrap();
+        // A file without a verdict still serves its tools, and no verdict.
+        let bare = json!({"version": VERSION, "tools": []});
+        private_file::replace(&file(&dir, &config), bare.to_string().as_bytes()).unwrap();
         assert!(load_era(&dir, &config).is_none());
         assert_eq!(load(&dir, &config).map(|t| t.len()), Some(0));
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// A stdio and an HTTP configuration holding `secret` in every place one goes.
+    fn with_secrets(secret: &str) -> [ServerConfig; 2] {
+        let stdio = ServerConfig::stdio("s", "server")
+            .with_args(["--token", secret, "--verbose"])
+            .with_env("API_KEY", secret);
+        let http = ServerConfig::http("h", format!("https://h.example/mcp?api_key={secret}"))
+            .with_header("Authorization", format!("Bearer {secret}"));
+        [stdio, http]
+    }
+
+    #[test]
+    fn file_names_reveal_no_secret() {
+        let dir = scratch("names");
+        let [stdio, http] = with_secrets("hunter2");
+        let [stdio_rotated, http_rotated] = with_secrets("correct-horse");
+        for (config, rotated) in [(&stdio, &stdio_rotated), (&http, &http_rotated)] {
+            let name = file(&dir, config);
+            // The name is a function of what may be shown: the same whatever the secret, so
+            // no guess at it can be checked against the name.
+            assert_eq!(name, file(&dir, rotated));
+            // A rotated key reaches the same server: its cached tools are offered.
+            let tools = [Tool::new("t", json!({}))];
+            save(&dir, config, &tools, &ProtocolMode::Legacy);
+            assert_eq!(load(&dir, rotated).map(|t| t.len()), Some(1));
+        }
+        assert_ne!(file(&dir, &stdio), file(&dir, &http));
+        let other = ServerConfig::http("h", "https://h.example/other?api_key=hunter2");
+        assert_ne!(
+            file(&dir, &other),
+            file(&dir, &http),
+            "the path is no secret"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn cache_files_are_the_owners_only_and_planted_ones_are_not_trusted() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let root = scratch("modes");
+        let dir = root.join("tools");
+        let config = ServerConfig::stdio("s", "server-cmd");
+        let tools = [Tool::new("t", json!({}))];
+        save(&dir, &config, &tools, &ProtocolMode::Legacy);
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&root), 0o700);
+        let path = file(&dir, &config);
+        assert_eq!(mode(&path), 0o600);
+
+        // A file others may write (as one planted by another user would be) is ignored.
+        let text = fs::read_to_string(&path).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(load(&dir, &config).is_none());
+        assert!(load_era(&dir, &config).is_none());
+
+        // Links planted at the cache's path and where a predictable temporary file would go
+        // lead nowhere: the cache reads none, and writing it leaves their targets alone.
+        let victim = root.join("victim.json");
+        fs::write(&victim, &text).unwrap();
+        fs::set_permissions(&victim, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::remove_file(&path).unwrap();
+        symlink(&victim, &path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for n in 0..4 {
+            let guess = format!(".{name}.{}.{n}.tmp", std::process::id());
+            symlink(&victim, dir.join(guess)).unwrap();
+        }
+        assert!(load(&dir, &config).is_none(), "a link is not followed");
+        save(&dir, &config, &[], &ProtocolMode::Legacy);
+        assert_eq!(fs::read_to_string(&victim).unwrap(), text);
+        assert!(!fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(load(&dir, &config).map(|t| t.len()), Some(0));
+        let _ = fs::remove_dir_all(&root);
     }
 }

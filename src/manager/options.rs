@@ -333,10 +333,17 @@ impl ManagerOptions {
     /// The file where the tools of `server` are cached, if the cache is on.
     ///
     /// Its name is a hash of what starts the server (command, arguments, environment and
-    /// working directory, or URL, headers and transport), so a changed configuration starts
-    /// afresh. It holds `{"version": 1, "server": name, "savedAt": unix seconds, "era":
-    /// "legacy" or the stateless version spoken, "tools": [Tool, …]}`; deleting it is always
-    /// safe (the next connect then probes the server's era again).
+    /// working directory, or URL, headers and transport) with every value that may be a
+    /// secret left out (environment and header values, secret-looking arguments, URL query
+    /// values), so a changed configuration starts afresh and the name reveals no secret. It
+    /// holds `{"version": 1, "server": name, "savedAt": unix seconds, "era": "legacy" or the
+    /// stateless version spoken, "tools": [Tool, …]}`; deleting it is always safe (the next
+    /// connect then probes the server's era again).
+    ///
+    /// Only its owner may read or write it (unix mode 0600, in a directory created 0700); it
+    /// is written under an unpredictable temporary name, created exclusively, then renamed.
+    /// A file others may read or write, or a symbolic link, is ignored: in a shared
+    /// directory, another user could have planted it.
     ///
     /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn cache_file(&self, server: &ServerConfig) -> Option<PathBuf> {

@@ -78,21 +78,38 @@ pub struct DiscoverResult {
     /// What the server can do.
     #[serde(default, deserialize_with = "super::lenient::null_as_default")]
     pub capabilities: ServerCapabilities,
-    /// How to use the server, for a model's context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
-    /// How long the result may be cached, in milliseconds.
+    /// How to use the server, for a model's context. Another type than a string reads as
+    /// `None` and is logged.
     #[serde(
         default,
-        deserialize_with = "super::lenient::opt_i64",
+        deserialize_with = "super::lenient::opt_string",
         skip_serializing_if = "Option::is_none"
     )]
-    pub ttl_ms: Option<i64>,
-    /// `public` or `private`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// How long the result may be cached, in milliseconds; read as on
+    /// [`ListToolsResult::ttl_ms`](crate::types::ListToolsResult::ttl_ms), so no value of it
+    /// makes the result unreadable.
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::ttl_ms",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ttl_ms: Option<u64>,
+    /// `public` or `private`; another type reads as `None` and is logged.
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt_string",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_scope: Option<String>,
-    /// Metadata, including `io.modelcontextprotocol/serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    /// Metadata, including `io.modelcontextprotocol/serverInfo`. Another type than an object
+    /// reads as `None` and is logged.
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "super::lenient::opt_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<Map<String, Value>>,
 }
 
@@ -215,5 +232,34 @@ mod tests {
         assert_eq!(result.supported_versions, ["2026-07-28"]);
         assert!(result.capabilities.tools.is_some());
         assert!(result.meta.unwrap().contains_key(META_SERVER_INFO));
+    }
+
+    #[test]
+    fn no_hint_makes_a_discover_result_unreadable() {
+        let base = r#""supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}"#;
+        for (hints, ttl) in [
+            (r#""ttlMs": 18446744073709551615"#, Some(u64::MAX)),
+            (r#""ttlMs": 1e300"#, Some(u64::MAX)),
+            (r#""ttlMs": 1e400"#, Some(u64::MAX)),
+            (r#""ttlMs": 2.5"#, Some(2)),
+            (r#""ttlMs": -5"#, None),
+            (r#""ttlMs": "x""#, None),
+            (r#""ttlMs": [1], "cacheScope": 7"#, None),
+            (r#""cacheScope": {"a": 1e999}, "instructions": ["x"]"#, None),
+            (r#""_meta": "none", "instructions": 5"#, None),
+        ] {
+            let text = format!("{{{base}, {hints}}}");
+            let result: DiscoverResult = serde_json::from_str(&text).expect(&text);
+            assert_eq!(result.supported_versions, ["2026-07-28"], "{text}");
+            assert!(result.capabilities.tools.is_some(), "{text}");
+            assert_eq!(result.ttl_ms, ttl, "{text}");
+            assert!(result.cache_scope.is_none() && result.instructions.is_none());
+            assert!(result.meta.is_none(), "{text}");
+            // From a value (no text to read), where one can hold the hints.
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                let again: DiscoverResult = serde_json::from_value(value).expect(&text);
+                assert_eq!(again, result, "{text}");
+            }
+        }
     }
 }

@@ -64,20 +64,24 @@ pub struct ListPromptsResult {
     /// The cursor for the next page; `None` means this was the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// How long, in milliseconds, the result may be cached (2026-07-28); 0 or less means stale
-    /// at once.
+    /// How long, in milliseconds, the result may be cached (2026-07-28); `None` or 0 means
+    /// stale at once. Any non-negative number reads (a fraction rounded down, anything past
+    /// `u64::MAX` as `u64::MAX`); a negative one or another type reads as `None` and is
+    /// logged, never failing the result.
     #[serde(
         default,
         rename = "ttlMs",
-        deserialize_with = "super::lenient::opt_i64",
+        deserialize_with = "super::lenient::ttl_ms",
         skip_serializing_if = "Option::is_none"
     )]
-    pub ttl_ms: Option<i64>,
+    pub ttl_ms: Option<u64>,
     /// Who may share a cached copy (2026-07-28): `public` or `private`. Kept as a string so a
-    /// new scope name never makes the result unreadable.
+    /// new scope name never makes the result unreadable; another type reads as `None` and is
+    /// logged.
     #[serde(
         rename = "cacheScope",
         default,
+        deserialize_with = "super::lenient::opt_string",
         skip_serializing_if = "Option::is_none"
     )]
     pub cache_scope: Option<String>,

@@ -50,6 +50,45 @@ fn the_loopback_handler_takes_the_browser_redirect() {
     );
 }
 
+/// A redirect whose `iss` is not the authorization server's may come from anyone: the page
+/// the browser gets shows none of its error text, and the flow fails without taking the
+/// error fields up.
+#[test]
+fn the_redirect_page_shows_nothing_of_an_unchecked_response() {
+    let fixture = start(Setup::default());
+    let (pages, landed) = std::sync::mpsc::channel();
+    let browser = move |url: &str| -> std::io::Result<()> {
+        let query = params(url.split_once('?').map(|(_, q)| q).unwrap_or_default());
+        let forged = format!(
+            "{}?error=access_denied&error_description=Call%20support%20at%20%2B1-555-0100\
+             &error_uri=https%3A%2F%2Fphish.example%2Fhelp&state={}\
+             &iss=https%3A%2F%2Fphish.example",
+            query["redirect_uri"], query["state"]
+        );
+        let pages = pages.clone();
+        std::thread::spawn(move || {
+            let page = ureq::get(&forged)
+                .call()
+                .map(|r| r.into_body().read_to_string());
+            let _ = pages.send(format!("{page:?}"));
+        });
+        Ok(())
+    };
+    let handler = LoopbackHandler::new(browser).timeout(Duration::from_secs(10));
+    let error = auth_error(provider(&fixture, OAuthConfig::new(handler)).authorize());
+    assert_eq!(error.step, AuthStep::Authorization);
+    assert!(error.message.contains("issuer"), "{}", error.message);
+    assert_eq!((error.error, error.error_description), (None, None));
+    let page = landed
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the browser got a page");
+    assert!(page.contains("Authorization complete"), "{page}");
+    for text in ["access_denied", "555-0100", "support", "phish"] {
+        assert!(!page.contains(text), "{text} on the page: {page}");
+    }
+    assert!(fixture.token_requests().is_empty());
+}
+
 #[test]
 fn the_loopback_handler_gives_up_at_its_deadline() {
     let fixture = start(Setup::default());

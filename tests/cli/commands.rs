@@ -123,8 +123,8 @@ fn config_file_with_several_servers() {
     let demo = crate::demo::demo_binary();
     let config = serde_json::json!({
         "mcpServers": {
-            "one": { "command": demo, "args": ["--server"], "env": { "WHO": "first" } },
-            "two": { "command": demo, "args": ["--server"], "env": { "WHO": "second" } },
+            "one": { "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": "first" } },
+            "two": { "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": "second" } },
             "off": { "command": "/nonexistent/umcp-server", "disabled": true },
         }
     });

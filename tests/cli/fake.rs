@@ -19,8 +19,16 @@ pub fn fake(modes: &[&str]) -> String {
 
 /// Runs umcp against the fake server in `modes` and checks the exit code.
 pub fn run(modes: &[&str], args: &[&str], code: i32) -> Output {
-    let server = fake(modes);
-    let out = cli(&[&["--stdio", server.as_str()][..], args].concat());
+    run_with(&fake(modes), args, code)
+}
+
+/// Runs umcp against the `--stdio` server `server` and checks the exit code.
+pub fn run_with(server: &str, args: &[&str], code: i32) -> Output {
+    ended(cli(&[&["--stdio", server][..], args].concat()), args, code)
+}
+
+/// `out`, of a run of umcp with `args`, once checked to have ended with `code`.
+pub fn ended(out: Output, args: &[&str], code: i32) -> Output {
     assert_eq!(
         out.status.code(),
         Some(code),

@@ -28,6 +28,7 @@ mod auth_server;
 mod python;
 
 mod asking;
+mod catalog;
 mod commands;
 mod exit_codes;
 mod fake;
@@ -37,6 +38,10 @@ mod http;
 mod listings;
 mod messages;
 #[cfg(unix)]
+mod sessions;
+mod shell;
+#[cfg(unix)]
 mod signals;
+mod tasks;
 mod timeouts;
 mod trust;

@@ -29,7 +29,7 @@ impl Drop for Reap {
 
 /// Whether process `pid` runs: it exists and is not a zombie waiting to be reaped (an orphan
 /// is reaped by init, which a container may never do).
-fn running(pid: u32) -> bool {
+pub fn running(pid: u32) -> bool {
     if Path::new("/proc/self/stat").exists() {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             return false;

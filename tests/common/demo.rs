@@ -40,10 +40,12 @@ pub fn demo_binary() -> PathBuf {
         .clone()
 }
 
-/// A stdio config that runs the demo server with a scripted behaviour.
+/// A stdio config that runs the demo server, with the tools only tests need, and a scripted
+/// behaviour.
 pub fn demo(behaviour: &str) -> StdioConfig {
     StdioConfig::new(demo_binary().to_string_lossy().into_owned()).args([
         "--server",
+        "--fixtures",
         "--behaviour",
         behaviour,
     ])

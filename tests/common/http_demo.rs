@@ -21,11 +21,11 @@ pub struct HttpDemo {
 }
 
 impl HttpDemo {
-    /// Starts `demo --server --http 127.0.0.1:0` with `extra` arguments (`--modern`, …) and
-    /// waits for the URL it prints.
+    /// Starts `demo --server --fixtures --http 127.0.0.1:0` with `extra` arguments
+    /// (`--modern`, …) and waits for the URL it prints.
     pub fn start(extra: &[&str]) -> HttpDemo {
         let mut child = Command::new(demo::demo_binary())
-            .args(["--server", "--http", "127.0.0.1:0"])
+            .args(["--server", "--fixtures", "--http", "127.0.0.1:0"])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -85,9 +85,15 @@ pub fn umcp_in(dir: &Path) -> Command {
     command
 }
 
-/// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split.
+/// `--stdio '<demo> --server'`, quoted so that a path with spaces survives the split: the demo
+/// server as a user runs it.
 pub fn demo_stdio() -> String {
     format!("'{}' --server", super::demo::demo_binary().display())
+}
+
+/// `--stdio '<demo> --server --fixtures'`: the demo server with the tools only tests need.
+pub fn fixtures_stdio() -> String {
+    format!("{} --fixtures", demo_stdio())
 }
 
 pub fn cli(args: &[&str]) -> Output {
@@ -107,7 +113,7 @@ pub fn stderr(output: &Output) -> String {
 
 /// Runs umcp against the demo server and checks the exit code.
 pub fn demo(args: &[&str], code: i32) -> Output {
-    let stdio = demo_stdio();
+    let stdio = fixtures_stdio();
     let mut all = vec!["--stdio", stdio.as_str()];
     all.extend_from_slice(args);
     let output = cli(&all);

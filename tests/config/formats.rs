@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use umcp::{ConfigFile, EnvPolicy, HttpKind};
+use umcp::{ConfigFile, EnvPolicy, HttpTransportKind};
 
 use crate::{http, pair, server, stdio, vars};
 
@@ -51,7 +51,7 @@ fn cursor_url_without_type_is_http_auto() {
     let (url, headers, kind) = http(server(&file, "remote"));
     assert_eq!(url, "https://mcp.example.com/mcp");
     assert_eq!(headers, [pair("Authorization", "Bearer tok-123")]);
-    assert_eq!(kind, HttpKind::Auto);
+    assert_eq!(kind, HttpTransportKind::Auto);
 }
 
 #[test]
@@ -67,10 +67,13 @@ fn mcp_json_types_cwd_defaults_and_umcp_keys() {
         [pair("CACHE", "/tmp/cache")],
         "the default applies to unset variables"
     );
-    assert_eq!(http(server(&file, "api")).2, HttpKind::Auto);
+    assert_eq!(http(server(&file, "api")).2, HttpTransportKind::Auto);
     assert_eq!(http(server(&file, "api")).1, [pair("X-Api-Key", "key-456")]);
-    assert_eq!(http(server(&file, "streaming")).2, HttpKind::StreamableHttp);
-    assert_eq!(http(server(&file, "legacy")).2, HttpKind::Sse);
+    assert_eq!(
+        http(server(&file, "streaming")).2,
+        HttpTransportKind::StreamableHttp
+    );
+    assert_eq!(http(server(&file, "legacy")).2, HttpTransportKind::Sse);
     let tuned = server(&file, "tuned");
     assert_eq!(stdio(tuned).policy, EnvPolicy::InheritAll);
     assert_eq!(tuned.startup_timeout, Some(Duration::from_millis(2500)));
@@ -84,7 +87,7 @@ fn vscode_servers_and_unsupported_input_variables() {
     let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["events", "fetch"]);
     assert_eq!(stdio(server(&file, "fetch")).args, ["mcp-server-fetch"]);
-    assert_eq!(http(server(&file, "events")).2, HttpKind::Sse);
+    assert_eq!(http(server(&file, "events")).2, HttpTransportKind::Sse);
     assert_eq!(file.errors.len(), 1);
     let error = &file.errors[0];
     assert_eq!(error.server, "remote");
@@ -280,5 +283,29 @@ fn env_numbers_and_booleans_are_taken_as_their_text() {
     assert_eq!(
         file.errors[0].to_string(),
         "server `h`, field `headers.X-N`: must be a string, not a number"
+    );
+}
+
+#[test]
+fn env_and_headers_are_read_in_name_order_whatever_the_file_order() {
+    // serde_json keeps an object's order only with `preserve_order`, which any crate in a
+    // program may turn on: the order, and which bad entry is named, must not depend on it.
+    let text = r#"{"mcpServers": {
+        "h": {"url": "http://localhost/mcp", "headers": {"X-Z": "1", "X-A": "2"}},
+        "s": {"command": "x", "env": {"ZED": "1", "ALPHA": "2", "MID": "3"}},
+        "bad": {"url": "http://localhost/mcp", "headers": {"X-Z": 1, "X-A": 2}}
+    }}"#;
+    let file = umcp::ConfigFile::parse(text).expect("parsed");
+    assert_eq!(
+        http(server(&file, "h")).1,
+        [pair("X-A", "2"), pair("X-Z", "1")]
+    );
+    assert_eq!(
+        stdio(server(&file, "s")).env,
+        [pair("ALPHA", "2"), pair("MID", "3"), pair("ZED", "1")]
+    );
+    assert_eq!(
+        file.errors[0].to_string(),
+        "server `bad`, field `headers.X-A`: must be a string, not a number"
     );
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use umcp::{ConfigFile, EnvPolicy, HttpKind, ServerConfig, ServerTransport};
+use umcp::{ConfigFile, EnvPolicy, HttpTransportKind, ServerConfig, ServerTransport};
 
 mod formats;
 mod oauth;
@@ -42,30 +42,23 @@ struct Stdio<'a> {
 
 fn stdio(config: &ServerConfig) -> Stdio<'_> {
     match &config.transport {
-        ServerTransport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-            env_policy,
-            ..
-        } => Stdio {
-            command,
-            args,
-            env,
-            cwd: cwd.as_deref(),
-            policy: *env_policy,
+        ServerTransport::Stdio(stdio) => Stdio {
+            command: stdio.get_command(),
+            args: stdio.get_args(),
+            env: stdio.get_envs(),
+            cwd: stdio.get_cwd(),
+            policy: stdio.get_env_policy(),
         },
         other => panic!("`{}` is not stdio: {other:?}", config.name),
     }
 }
 
 /// (url, headers, kind) of an HTTP server.
-fn http(config: &ServerConfig) -> (&str, &[(String, String)], HttpKind) {
+fn http(config: &ServerConfig) -> (&str, &[(String, String)], HttpTransportKind) {
     match &config.transport {
-        ServerTransport::Http {
-            url, headers, kind, ..
-        } => (url, headers, *kind),
+        ServerTransport::Http(http, _) => {
+            (http.get_url(), http.get_headers(), http.get_transport())
+        }
         other => panic!("`{}` is not HTTP: {other:?}", config.name),
     }
 }

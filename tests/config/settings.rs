@@ -28,6 +28,13 @@ fn connectors_follow_the_transport() {
     {
         let err = web.connector().err().expect("http is not built in");
         assert!(matches!(err, umcp::Error::Unsupported(_)), "{err}");
+        // The configuration is there in every build; connecting it says what is missing.
+        let err = umcp::Client::connect(umcp::HttpConfig::new("http://127.0.0.1:9/mcp"))
+            .expect_err("http is not built in");
+        assert!(
+            matches!(err, umcp::Error::Unsupported(_)) && err.to_string().contains("`http`"),
+            "{err}"
+        );
     }
 }
 
@@ -79,9 +86,10 @@ fn an_env_file_is_read_under_env() {
     } })
     .to_string();
     let file = ConfigFile::parse_with(&text, &vars).unwrap();
-    let ServerTransport::Stdio { env, .. } = &server(&file, "vscode").transport else {
+    let ServerTransport::Stdio(stdio) = &server(&file, "vscode").transport else {
         panic!("a stdio server");
     };
+    let env = stdio.get_envs();
     let get = |k: &str| {
         env.iter()
             .find(|(key, _)| key == k)

@@ -1,14 +1,19 @@
 """Captures the fuzz corpus from real MCP servers: the event streams and stdout bytes they
 send, byte for byte.
 
-Usage (from the repository root, after `bash tests/peers/install.sh all`):
+Usage (from the repository root, after `bash tests/peers/install.sh all` and
+`cargo build --example demo`):
 
-    target/peers/py/bin/python tests/fuzz/capture.py
+    target/peers/py/bin/python tests/fuzz/capture.py [http] [stdio] [results]
 
 It runs the interop peers (the Python SDK server of tests/peers/python_server.py and
 @modelcontextprotocol/server-everything) over Streamable HTTP and stdio, drives a short
 session with each (initialize, tool calls with progress and logging, resources, prompts,
-errors), and writes what the servers sent to tests/fuzz/corpus/{sse,lines,jsonrpc}/.
+errors), and writes what the servers sent to tests/fuzz/corpus/{sse,lines,jsonrpc}/. The
+`results` part asks the Python server and the bundled demo in the stateless era (2026-07-28),
+and server-everything in the handshake era, for `server/discover` (stateless only), every list
+and a `resources/read`, and writes each result's text as sent to tests/fuzz/corpus/results/.
+Naming parts captures only those.
 """
 
 from __future__ import annotations
@@ -173,14 +178,74 @@ def capture_stdio(label: str, argv: list[str], calls) -> None:
         server.wait(10)
 
 
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "umcp-capture", "version": "0"},
+}
+
+RESULT_CALLS = [
+    ("tools/list", {}),
+    ("prompts/list", {}),
+    ("resources/list", {}),
+    ("resources/templates/list", {}),
+]
+
+
+def capture_results(label: str, argv: list[str], uri: str, modern: bool) -> None:
+    """Writes the text of each result the server sends, exactly as sent."""
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    calls = RESULT_CALLS + [("resources/read", {"uri": uri})]
+    if modern:
+        calls = [("server/discover", {})] + calls
+    else:
+        calls = [("initialize", INIT)] + calls
+    try:
+        for i, (method, params) in enumerate(calls):
+            if modern:
+                params = dict(params, _meta=MODERN_META)
+            message = {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+            server.stdin.flush()
+            if method == "initialize":
+                notice = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+                server.stdin.write(json.dumps(notice).encode() + b"\n")
+                server.stdin.flush()
+            while True:
+                line = server.stdout.readline().decode()
+                if not line:
+                    raise SystemExit(f"{label} ended before answering {method}")
+                if json.loads(line).get("id") != i:
+                    continue
+                start = line.find('"result":')
+                if start >= 0 and method != "initialize":
+                    start += len('"result":')
+                    _, end = json.JSONDecoder().raw_decode(line, start)
+                    name = method.replace("/", "-")
+                    write("results", f"{label}-{name}.json", line[start:end].encode())
+                break
+    finally:
+        server.stdin.close()
+        server.terminate()
+        server.wait(10)
+
+
 def main() -> None:
-    port = free_port()
-    capture_http("python-sdk", PY_SERVER + ["streamable-http", "--port", str(port)], os.environ.copy(), port, PY_CALLS)
-    port = free_port()
-    env = dict(os.environ, PORT=str(port))
-    capture_http("server-everything", EVERYTHING + ["streamableHttp"], env, port, EVERYTHING_CALLS)
-    capture_stdio("python-sdk", PY_SERVER + ["stdio"], PY_CALLS)
-    capture_stdio("server-everything", EVERYTHING + ["stdio"], EVERYTHING_CALLS)
+    parts = set(sys.argv[1:]) or {"http", "stdio", "results"}
+    if "http" in parts:
+        port = free_port()
+        capture_http("python-sdk", PY_SERVER + ["streamable-http", "--port", str(port)], os.environ.copy(), port, PY_CALLS)
+        port = free_port()
+        env = dict(os.environ, PORT=str(port))
+        capture_http("server-everything", EVERYTHING + ["streamableHttp"], env, port, EVERYTHING_CALLS)
+    if "stdio" in parts:
+        capture_stdio("python-sdk", PY_SERVER + ["stdio"], PY_CALLS)
+        capture_stdio("server-everything", EVERYTHING + ["stdio"], EVERYTHING_CALLS)
+    if "results" in parts:
+        capture_results("python-sdk", PY_SERVER + ["stdio"], "demo://greeting", modern=True)
+        demo = os.path.join(ROOT, "target", "debug", "examples", "demo")
+        capture_results("demo", [demo, "--server", "--modern"], "demo://text/readme", modern=True)
+        capture_results("server-everything", EVERYTHING + ["stdio"], "demo://resource/static/document/architecture.md", modern=False)
 
 
 if __name__ == "__main__":

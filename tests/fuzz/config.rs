@@ -1,6 +1,8 @@
 //! The configuration parser: every entry accounted for, names unique and sorted, variables
 //! expanded once and never recursively, the same answer every time.
 
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 use umcp::ConfigFile;
 
@@ -102,20 +104,10 @@ fn parse_and_check(text: &str) {
         "not deterministic"
     );
 
-    // Every entry of every section is a server or an error, exactly once. Text that only the
-    // JSONC reading accepts (comments, trailing commas) has no plain JSON form to count in.
-    if let Ok(value) = serde_json::from_str::<Value>(text) {
-        let sections = [
-            value.get("mcpServers"),
-            value.get("servers"),
-            value.get("mcp").and_then(|m| m.get("servers")),
-        ];
-        let entries: usize = sections
-            .iter()
-            .flatten()
-            .filter_map(|s| s.as_object())
-            .map(|s| s.len())
-            .sum();
+    // Every entry of every section is a server or an error, exactly once, a name written
+    // twice included (the second is an error). Text that only the JSONC reading accepts
+    // (comments, trailing commas) has no plain JSON form to count in.
+    if let Ok(Sections(entries)) = serde_json::from_str::<Sections>(text) {
         assert_eq!(
             file.servers.len() + file.errors.len(),
             entries,
@@ -138,5 +130,112 @@ fn parse_and_check(text: &str) {
     }
     for error in &file.errors {
         assert!(!error.to_string().is_empty());
+    }
+}
+
+/// The number of entries in a file's server sections (`mcpServers`, `servers`,
+/// `mcp.servers`) as written: serde_json's `Value` keeps only the last of a repeated name.
+struct Sections(usize);
+
+/// The number of members of an object as written, repeated names included; 0 for any other
+/// value.
+struct Entries(usize);
+
+impl<'de> Deserialize<'de> for Sections {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Sections, D::Error> {
+        deserializer
+            .deserialize_any(Count(|name: &str| match name {
+                "mcpServers" | "servers" => Member::Section,
+                "mcp" => Member::Nested,
+                _ => Member::Other,
+            }))
+            .map(Sections)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entries, D::Error> {
+        deserializer
+            .deserialize_any(Count(|_: &str| Member::Counted))
+            .map(Entries)
+    }
+}
+
+/// What a member of an object is to the count.
+enum Member {
+    /// An entry: it counts one.
+    Counted,
+    /// A server section: its entries count.
+    Section,
+    /// `mcp`: its `servers` member is a section.
+    Nested,
+    Other,
+}
+
+/// Counts an object's members by what the function says of each name; any other value counts
+/// nothing.
+struct Count<F>(F);
+
+/// `mcp`'s object: its `servers` is a section.
+struct Mcp(usize);
+
+impl<'de> Deserialize<'de> for Mcp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Mcp, D::Error> {
+        deserializer
+            .deserialize_any(Count(|name: &str| match name {
+                "servers" => Member::Section,
+                _ => Member::Other,
+            }))
+            .map(Mcp)
+    }
+}
+
+impl<'de, F: Fn(&str) -> Member> Visitor<'de> for Count<F> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+        let mut count = 0;
+        while let Some(name) = map.next_key::<String>()? {
+            count += match (self.0)(&name) {
+                Member::Counted => map.next_value::<IgnoredAny>().map(|_| 1)?,
+                Member::Section => map.next_value::<Entries>()?.0,
+                Member::Nested => map.next_value::<Mcp>()?.0,
+                Member::Other => map.next_value::<IgnoredAny>().map(|_| 0)?,
+            };
+        }
+        Ok(count)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(0)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<usize, E> {
+        Ok(0)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<usize, E> {
+        Ok(0)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<usize, E> {
+        Ok(0)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<usize, E> {
+        Ok(0)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<usize, E> {
+        Ok(0)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<usize, E> {
+        Ok(0)
     }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use umcp::transport::http::{CredentialProvider, HttpConfig};
-use umcp::{Error, HttpError};
+use umcp::{AuthError, AuthStep, Client, Error, HttpError};
 
 use crate::http_server::serve;
 use crate::{connect, expect_response, request, result, soon};
@@ -35,6 +35,7 @@ fn unauthorized_carries_the_parsed_challenge() {
         panic!("{err:?}")
     };
     assert_eq!(e.status, 401);
+    assert!(!e.asks_dpop_nonce);
     let challenge = e.www_authenticate.expect("a parsed challenge");
     assert_eq!(challenge.scheme, "Bearer");
     assert_eq!(
@@ -45,6 +46,87 @@ fn unauthorized_carries_the_parsed_challenge() {
     assert_eq!(challenge.error.as_deref(), Some("invalid_token"));
     assert_eq!(e.mcp_auth_server.as_deref(), Some("http://auth.local"));
     assert!(e.body.contains("unauthorized"));
+}
+
+/// A DPoP nonce challenge beside a Bearer one, in headers of their own or in one value: the
+/// Bearer challenge is the one to act on, and the nonce request is not lost.
+#[test]
+fn a_nonce_challenge_beside_a_bearer_one_is_reported() {
+    let bearer = r#"Bearer resource_metadata="http://127.0.0.1/prm""#;
+    let dpop = r#"DPoP error="use_dpop_nonce", algs="ES256""#;
+    let both = format!("{bearer}, {dpop}");
+    for one_value in [false, true] {
+        let both = both.clone();
+        let server = serve(move |_seen, reply| {
+            let mut headers = vec![("DPoP-Nonce", "n-1")];
+            if one_value {
+                headers.push(("WWW-Authenticate", &both));
+            } else {
+                headers.extend([("WWW-Authenticate", bearer), ("WWW-Authenticate", dpop)]);
+            }
+            reply.json(401, &headers, "{}")
+        });
+        let (transport, _rx) = connect(&HttpConfig::new(server.url("/mcp")));
+        let err = transport
+            .send(&request(1, "initialize"), soon())
+            .unwrap_err();
+        let Error::Unauthorized(e) = err else {
+            panic!("{err:?}")
+        };
+        assert!(e.asks_dpop_nonce, "one value: {one_value}");
+        assert_eq!(e.dpop_nonce.as_deref(), Some("n-1"));
+        let challenge = e.www_authenticate.expect("the Bearer challenge");
+        assert_eq!(challenge.scheme, "Bearer");
+        assert_eq!(challenge.error, None);
+    }
+}
+
+/// `fn main() -> umcp::Result<()>` prints an error's `Debug`: a key in the server's URL, or
+/// in the URLs a challenge or redirect names, shows no more there than in `Display`.
+#[test]
+fn debug_shows_no_key_of_a_url() {
+    let server = serve(|_seen, reply| {
+        reply.json(
+            401,
+            &[
+                (
+                    "WWW-Authenticate",
+                    r#"Bearer resource_metadata="http://127.0.0.1/prm?sig=sk-prm""#,
+                ),
+                ("Mcp-Auth-Server", "http://auth.local/?tenant_key=sk-tenant"),
+            ],
+            r#"{"error":"unauthorized"}"#,
+        )
+    });
+    let url = server.url("/mcp?api_key=sk-x");
+    let err = Client::connect(HttpConfig::new(&url)).expect_err("a 401");
+    assert!(matches!(err, Error::Unauthorized(_)), "{err:?}");
+    let shown = format!("{err:?}");
+    for secret in ["sk-x", "sk-prm", "sk-tenant"] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+    assert!(shown.contains("api_key=<redacted>"), "{shown}");
+    assert!(shown.contains("/prm?sig=<redacted>"), "{shown}");
+    let moved = HttpError {
+        status: 308,
+        url: "https://u:pw-secret@h/mcp".into(),
+        location: Some("https://h/v2?token=sk-moved".into()),
+        ..HttpError::default()
+    };
+    let shown = format!("{moved:?}");
+    assert!(
+        !shown.contains("pw-secret") && !shown.contains("sk-moved"),
+        "{shown}"
+    );
+    let mut auth = AuthError::new(AuthStep::Token, "refused");
+    auth.url = Some("https://as.example/token?client_secret=sk-auth".into());
+    auth.status = Some(400);
+    let shown = format!("{:?}", Error::from(auth));
+    assert!(!shown.contains("sk-auth"), "{shown}");
+    assert!(
+        shown.contains("https://as.example/token?client_secret=<redacted>"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -15,14 +15,14 @@ use crate::{demo, options, text, BOUND};
 fn a_server_name_with_a_nul_byte_is_served_like_any_other() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let text_of_file = format!(
-        r#"{{"mcpServers": {{"a\u0000b": {{"command": {}, "args": ["--server"]}}}}}}"#,
+        r#"{{"mcpServers": {{"a\u0000b": {{"command": {}, "args": ["--server", "--fixtures"]}}}}}}"#,
         serde_json::to_string(&binary).unwrap()
     );
     let file = ConfigFile::parse(&text_of_file).expect("parses");
     assert_eq!(file.servers.len(), 1, "{:?}", file.errors);
     let manager = Manager::start(file.servers, options());
     manager
-        .add(ServerConfig::stdio("c\0d", binary).with_args(["--server"]))
+        .add(ServerConfig::stdio("c\0d", binary).with_args(["--server", "--fixtures"]))
         .expect("added");
     assert!(manager.wait_ready(BOUND));
     for server in ["a\0b", "c\0d"] {
@@ -58,7 +58,7 @@ fn a_removed_server_slow_to_stop_says_nothing_about_its_successor() {
     ));
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     manager
-        .add(ServerConfig::stdio("x", binary).with_args(["--server"]))
+        .add(ServerConfig::stdio("x", binary).with_args(["--server", "--fixtures"]))
         .expect("added again");
     wait_for(&events, "x", ServerStatus::is_connected);
     // The old server is killed after its close grace and kill grace; its supervisor ends

@@ -83,8 +83,8 @@ fn interop_group_over_three_transports() {
     let http_peer = common::peers::python_http(&["streamable-http"]);
     let sse_peer = common::peers::python_http(&["sse"]);
     let py_http = ServerConfig::http("py_http", http_peer.url("/mcp"));
-    let py_sse =
-        ServerConfig::http("py_sse", sse_peer.url("/sse")).with_http_kind(umcp::HttpKind::Sse);
+    let py_sse = ServerConfig::http("py_sse", sse_peer.url("/sse"))
+        .with_http_kind(umcp::HttpTransportKind::Sse);
     let options = options().with_startup_timeout(Duration::from_secs(60));
     let manager = Manager::start(vec![everything, py_http, py_sse], options);
     let events = manager.status_events();

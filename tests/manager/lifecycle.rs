@@ -264,7 +264,7 @@ fn restart_interrupts_a_start_that_hangs() {
 fn a_servers_protocol_setting_wins_over_the_managers() {
     let modern_demo = {
         let binary = demo::demo_binary().to_string_lossy().into_owned();
-        ServerConfig::stdio("modern", binary).with_args(["--server", "--modern"])
+        ServerConfig::stdio("modern", binary).with_args(["--server", "--fixtures", "--modern"])
     };
     let manager = Manager::start(
         vec![
@@ -321,6 +321,7 @@ fn connected_since_is_the_connect_not_the_listings_after_it() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let silent = ServerConfig::stdio("silent", binary).with_args([
         "--server",
+        "--fixtures",
         "--behaviour",
         "never-answer",
     ]);
@@ -366,4 +367,40 @@ fn restart_interrupts_a_server_that_hangs_after_its_handshake() {
     let started = Instant::now();
     manager.close();
     assert!(started.elapsed() < BOUND);
+}
+
+/// A server built from a whole `StdioConfig` runs with everything that configuration says,
+/// here its stderr callback, which a configuration file cannot set.
+#[test]
+fn a_server_built_from_a_stdio_config_keeps_its_settings() {
+    use std::sync::{Arc, Mutex};
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&lines);
+    let stdio = umcp::StdioConfig::new(demo::demo_binary().to_string_lossy().into_owned())
+        .args(["--server", "--fixtures", "--start-delay", "10"])
+        .stderr_callback(move |line| seen.lock().unwrap().push(line.to_owned()));
+    let manager = Manager::start(vec![ServerConfig::new("called", stdio)], options());
+    assert!(manager.wait_ready(BOUND));
+    assert!(
+        matches!(
+            manager.status("called"),
+            Some(ServerStatus::Connected { .. })
+        ),
+        "{:?}",
+        manager.status("called")
+    );
+    let result = manager
+        .call_tool("called__echo", json!({"message": "hi"}))
+        .unwrap();
+    assert_eq!(text(&result), "hi");
+    // The server says on stderr that it starts late, before it reads its input; the callback
+    // runs on a thread of its own, so the line may reach it a moment after the call returned.
+    let said = |lines: &[String]| lines.iter().any(|l| l.contains("starting in 10 ms"));
+    let until = Instant::now() + BOUND;
+    while !said(&lines.lock().unwrap()) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let lines = lines.lock().unwrap().clone();
+    assert!(said(&lines), "{lines:?}");
+    manager.close();
 }

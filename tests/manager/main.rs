@@ -25,7 +25,7 @@ const BOUND: Duration = Duration::from_secs(30);
 
 fn demo_server(name: &str) -> ServerConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    ServerConfig::stdio(name, binary).with_args(["--server"])
+    ServerConfig::stdio(name, binary).with_args(["--server", "--fixtures"])
 }
 
 /// A server that never answers `initialize`.

@@ -83,7 +83,13 @@ fn write_cache(options: &ManagerOptions, server: &ServerConfig, tools: &[&str]) 
     let path = options.cache_file(server).expect("cache on");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let body = json!({"version": 1, "server": server.name, "savedAt": 0, "tools": tools});
-    std::fs::write(path, body.to_string()).unwrap();
+    // As the manager writes it: only its owner may read or write it, or it is not trusted.
+    let mut file = std::fs::OpenOptions::new();
+    file.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut file, 0o600);
+    let mut file = file.open(path).unwrap();
+    std::io::Write::write_all(&mut file, body.to_string().as_bytes()).unwrap();
 }
 
 #[test]
@@ -166,7 +172,7 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let slow = ServerConfig::stdio("slow", "sh").with_args([
         "-c",
-        "sleep 2; exec \"$0\" --server",
+        "sleep 2; exec \"$0\" --server --fixtures",
         &binary,
     ]);
     write_cache(&options, &slow, &["echo", "retired"]);

@@ -3,11 +3,11 @@
 
 use serde_json::{json, Value};
 use umcp::jsonrpc::Request;
-use umcp::types::{ListRootsResult, Root, META_CLIENT_CAPABILITIES};
+use umcp::types::{CallToolResult, ListRootsResult, Root, Tool, META_CLIENT_CAPABILITIES};
 use umcp::{Client, Error, Options};
 
 use crate::memory::FakeServer;
-use crate::{initialize_capabilities, legacy, modern, modern_server, requests, SOON};
+use crate::{legacy, modern, modern_server, requests, SOON};
 
 /// The cursor a list request carried (`None` without one).
 fn cursor(request: &Request) -> Option<String> {
@@ -61,6 +61,15 @@ fn an_empty_cursor_ends_the_list_in_the_handshake_era() {
     assert_eq!(requests(&server, "tools/list").len(), 1);
 }
 
+/// A server whose `roots` tool returns the client's roots, speaking both eras.
+fn roots_server() -> umcp::testing::FakeServer {
+    let tool = Tool::new("roots", json!({"type": "object"}));
+    umcp::testing::FakeServer::new("roots").with_tool(tool, |ctx, _| {
+        let roots = serde_json::to_value(ctx.list_roots()?).unwrap_or_default();
+        Ok(CallToolResult::default().with_structured_content(roots))
+    })
+}
+
 #[test]
 fn roots_list_answers_only_file_roots() {
     let mixed = || {
@@ -70,13 +79,8 @@ fn roots_list_answers_only_file_roots() {
             Root::new("relative/path"),
         ]
     };
-    let server = FakeServer::new();
-    server.on("tools/call", |peer, _| {
-        let answer = peer.request("roots/list", json!({}));
-        Some(json!({"content": [], "structuredContent": answer.result.unwrap()}))
-    });
     let uris = |client: &Client| {
-        let result = client.call_tool("x", Value::Null).unwrap();
+        let result = client.call_tool("roots", Value::Null).unwrap();
         let roots = &result.structured_content.unwrap()["roots"];
         let roots = roots.as_array().unwrap().iter();
         roots
@@ -84,53 +88,41 @@ fn roots_list_answers_only_file_roots() {
             .collect::<Vec<_>>()
     };
     let options = legacy(Options::default().with_roots(mixed()));
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with(roots_server(), options).unwrap();
     assert_eq!(uris(&client), ["file:///work"]);
     let options = Options::default().with_roots_handler(move || Ok(ListRootsResult::new(mixed())));
-    let client = Client::connect_with(server.clone(), legacy(options)).unwrap();
+    let client = Client::connect_with(roots_server(), legacy(options)).unwrap();
     assert_eq!(uris(&client), ["file:///work"]);
 }
 
 #[test]
 fn the_roots_capability_has_list_changed_only_in_the_handshake_era() {
     let roots = || Options::default().with_roots(vec![Root::new("file:///work")]);
-    let server = FakeServer::new();
+    let server = roots_server();
     let _client = Client::connect_with(server.clone(), legacy(roots())).unwrap();
-    assert_eq!(
-        initialize_capabilities(&server)["roots"],
-        json!({"listChanged": true})
-    );
+    let declared = &server.requests("initialize")[0]["capabilities"]["roots"];
+    assert_eq!(*declared, json!({"listChanged": true}));
 
-    let server = modern_server("spec-rules-modern-roots");
-    server.on("tools/list", |_, _| Some(json!({"tools": []})));
     let client = Client::connect_with(server.clone(), modern(roots())).unwrap();
     client.list_tools(None).unwrap();
-    let sent = requests(&server, "tools/list");
-    let meta = &sent[0].params.as_ref().unwrap()["_meta"];
+    let meta = &server.requests("tools/list")[0]["_meta"];
     assert_eq!(meta[META_CLIENT_CAPABILITIES]["roots"], json!({}));
 }
 
 #[test]
 fn roots_list_changed_is_not_sent_in_the_stateless_era() {
     let roots = || Options::default().with_roots(vec![Root::new("file:///work")]);
-    let server = modern_server("spec-rules-modern-roots-changed");
-    server.on("tools/list", |_, _| Some(json!({"tools": []})));
+    let changed = "notifications/roots/list_changed";
+    let server = roots_server();
     let client = Client::connect_with(server.clone(), modern(roots())).unwrap();
     client.notify_roots_list_changed().unwrap();
-    // A request after it: the fake server records in order, so once it has the request it
-    // would have the notification too.
+    // A request after it: the server reads in order, so once it answered the request it has
+    // read the notification too, had there been one.
     client.list_tools(None).unwrap();
-    client.close();
-    assert!(server.wait_ended(1, SOON));
-    assert!(server
-        .notifications("notifications/roots/list_changed")
-        .is_empty());
+    assert!(server.notifications(changed).is_empty());
 
     // The handshake era still sends it.
-    let server = FakeServer::new();
     let client = Client::connect_with(server.clone(), legacy(roots())).unwrap();
     client.notify_roots_list_changed().unwrap();
-    assert!(server
-        .wait_notification("notifications/roots/list_changed", SOON)
-        .is_some());
+    assert!(server.wait_for(changed, SOON).is_some());
 }

@@ -11,7 +11,7 @@ mod python;
 use std::time::Duration;
 
 use memory::FakeServer;
-use serde_json::{json, Value};
+use serde_json::json;
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Request, Response};
 use umcp::{Options, ProtocolMode};
 
@@ -60,9 +60,4 @@ fn requests(server: &FakeServer, method: &str) -> Vec<Request> {
             _ => None,
         })
         .collect()
-}
-
-/// The capabilities the client declared in `initialize`.
-fn initialize_capabilities(server: &FakeServer) -> Value {
-    requests(server, "initialize")[0].params.as_ref().unwrap()["capabilities"].clone()
 }

@@ -3,6 +3,12 @@
 //! Each behaviour reproduces one way real servers go wrong (a crash, a flood, a stuck pipe,
 //! a grandchild that outlives its parent, …) so the client's handling of it can be tested
 //! against a real process.
+//!
+//! The options for tests, which the demo's usage does not show: `--fixtures` (the tools only
+//! tests need, see `fixtures.rs`), `--behaviour NAME`, `--page-size N` (items per page of
+//! every list), `--garbage N` and `--bytes N` (the sizes some behaviours use) and
+//! `--start-delay MS`. With `UMCP_DEMO_RECORD=<file>` set, the server appends every
+//! notification it receives to that file, one JSON object per line.
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -87,14 +93,16 @@ pub struct Opts {
     pub http: Option<String>,
     /// Speak the stateless protocol 2026-07-28 only (`--modern`).
     pub modern: bool,
+    /// Offer the tools only tests need (`--fixtures`).
+    pub fixtures: bool,
     /// How long the server takes to start before it reads stdin (`--start-delay MS`), as a
     /// first `npx -y` download or heavy imports do; it says so on stderr first.
     pub start_delay: Duration,
 }
 
 impl Opts {
-    /// Parses `[--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--http ADDR]
-    /// [--modern] [--start-delay MS]`.
+    /// Parses `[--modern] [--http ADDR]` and the options for tests: `[--fixtures]
+    /// [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--start-delay MS]`.
     pub fn parse(args: &[String]) -> Result<Opts, String> {
         let mut opts = Opts {
             behaviour: Behaviour::Normal,
@@ -103,12 +111,17 @@ impl Opts {
             bytes: 100 * 1024 * 1024,
             http: None,
             modern: false,
+            fixtures: false,
             start_delay: Duration::ZERO,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
             if arg == "--modern" {
                 opts.modern = true;
+                continue;
+            }
+            if arg == "--fixtures" {
+                opts.fixtures = true;
                 continue;
             }
             let value = args
@@ -137,9 +150,8 @@ impl Opts {
                 "--start-delay" => opts.start_delay = Duration::from_millis(number()?),
                 _ => {
                     return Err(format!(
-                        "unknown argument `{arg}`; usage: demo --server [--behaviour NAME] \
-                         [--page-size N] [--garbage N] [--bytes N] [--http ADDR] [--modern] \
-                         [--start-delay MS]"
+                        "unknown argument `{arg}`; usage: demo --server [--modern] \
+                         [--http ADDR]"
                     ))
                 }
             }

@@ -1,5 +1,5 @@
-//! A small blocking MCP server over stdin/stdout or Streamable HTTP, used by the demo and as
-//! the test fixture.
+//! A small blocking MCP server over stdin/stdout or Streamable HTTP, used by the demo and,
+//! with `--fixtures` and the behaviours, as the tests' server.
 //!
 //! Over stdio one thread reads stdin line by line and dispatches; over HTTP every POST is
 //! dispatched on its own thread. Quick requests are answered inline, and every `tools/call`
@@ -13,6 +13,7 @@
 mod asks;
 mod behaviours;
 mod catalog;
+mod fixtures;
 mod http;
 mod listen;
 mod modern;
@@ -124,6 +125,27 @@ impl Server {
         }
     }
 
+    /// The tools this server offers: the demo's own, the stateless era's with `--modern`, and
+    /// the tests' with `--fixtures`.
+    fn tools(&self) -> Vec<Value> {
+        let mut all = tools::list();
+        if self.opts.modern {
+            all.extend(modern::extra_tools());
+        }
+        if self.opts.fixtures {
+            all.extend(fixtures::list());
+            if self.opts.modern {
+                all.extend(modern::fixture_tools());
+            }
+        }
+        all
+    }
+
+    /// Whether `tools/list` lists tool `name`.
+    fn offers(&self, name: &str) -> bool {
+        self.tools().iter().any(|tool| tool["name"] == name)
+    }
+
     fn handle(self: &Arc<Self>, message: Message) {
         match message {
             Message::Request(request) => self.on_request(request),
@@ -161,7 +183,7 @@ impl Server {
             "initialize" => return self.initialize(request),
             "tools/call" => return self.spawn_call(request, params),
             "ping" => Ok(json!({})),
-            "tools/list" => page(tools::list(), "tools"),
+            "tools/list" => page(self.tools(), "tools"),
             "resources/list" => page(catalog::resources(), "resources"),
             "resources/templates/list" => page(catalog::templates(), "resourceTemplates"),
             "resources/read" => catalog::read(&params),

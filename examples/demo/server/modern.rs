@@ -122,16 +122,10 @@ fn base64_decode(text: &str) -> Vec<u8> {
     out
 }
 
-/// The tools only this mode lists: one whose argument is mirrored into a header, one whose
-/// annotation is invalid (a `number`), which clients must leave out, one that runs as a task
-/// (the tasks extension), and the ones that test the stateless rules (a URL-mode input round,
-/// a `task` result nobody asked for, a request to the client and subscriptions the server
-/// cancels).
+/// The tools only this mode lists: one that asks the client, in an input round, to send the
+/// user to a page (URL mode), and one that runs as a task (the tasks extension).
 pub fn extra_tools() -> Vec<Value> {
-    let region = json!({"type": "string", "x-mcp-header": "Region"});
-    let broken = json!({"type": "number", "x-mcp-header": "Ratio"});
     let string = json!({"type": "string"});
-    let integer = json!({"type": "integer"});
     vec![
         tools::tool(
             "ask_url",
@@ -139,6 +133,20 @@ pub fn extra_tools() -> Vec<Value> {
             json!({ "url": string, "message": string }),
             &["url"],
         ),
+        tasks::tool(),
+    ]
+}
+
+/// The tools of this mode only tests need (`--fixtures`): one whose argument is mirrored into
+/// a header, one whose annotation is invalid (a `number`), which clients must leave out, and
+/// the ones that test the stateless rules (a `task` result nobody asked for, a request to the
+/// client and subscriptions the server cancels).
+pub fn fixture_tools() -> Vec<Value> {
+    let region = json!({"type": "string", "x-mcp-header": "Region"});
+    let broken = json!({"type": "number", "x-mcp-header": "Ratio"});
+    let string = json!({"type": "string"});
+    let integer = json!({"type": "integer"});
+    vec![
         tools::tool(
             "task_result",
             "Answers with resultType `task`, from the tasks extension, which no client asked for.",
@@ -164,7 +172,6 @@ pub fn extra_tools() -> Vec<Value> {
             json!({ "region": region }),
             &["region"],
         ),
-        tasks::tool(),
         tools::tool(
             "bad_header",
             "Has an invalid x-mcp-header annotation; clients drop it from the list.",
@@ -202,11 +209,11 @@ pub fn on_request(server: &Arc<Server>, request: &Request) -> bool {
                         format!("`{method}` does not exist in {VERSION}"),
                     )),
                     "tools/list" => {
-                        let mut all = tools::list();
-                        all.extend(extra_tools());
-                        catalog::page(all, "tools", &params, server.opts.page_size)
+                        catalog::page(server.tools(), "tools", &params, server.opts.page_size)
                             .map(|page| cacheable(page, "public"))
                     }
+                    // A tool not offered is refused by the common code.
+                    "tools/call" if !offered(server, &params) => return false,
                     // Resources change only through `touch`, which notifies subscribers.
                     "resources/read" => catalog::read(&params).map(|r| cacheable(r, "private")),
                     "tools/call" if params["name"] == "report" => tasks::start(&params),
@@ -256,6 +263,14 @@ fn discover() -> Value {
         "ttlMs": 0,
         "cacheScope": "public",
     })
+}
+
+/// Whether the tool a `tools/call` names is offered.
+fn offered(server: &Server, params: &Value) -> bool {
+    params
+        .get("name")
+        .and_then(Value::as_str)
+        .is_some_and(|name| server.offers(name))
 }
 
 /// The tools that ask the client run in input rounds; `None` for every other tool.

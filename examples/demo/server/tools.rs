@@ -1,19 +1,18 @@
 //! The demo server's tools: their definitions for `tools/list` and what `tools/call` does.
 //!
-//! Besides the tools a demo shows (`echo`, `add`, `slow`, `ask_llm`, `ask_user`, `log`), there
-//! are tools that exist for tests: they expose what the server saw (`cancellations`,
-//! `client_info`, `process`, `env`) or make it misbehave on request (`crash`, `huge`, `fail`).
+//! These are the tools a user sees: `echo`, `add`, `time`, `slow` (progress), `ask_llm`
+//! (sampling), `ask_user` (elicitation), `list_roots` and `log`. The tools only tests need
+//! are in `fixtures.rs`, offered with `--fixtures`.
 
-use std::process;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Number, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
 use super::catalog::{level_index, LEVELS};
-use super::{asks, listen, lock, Reply, Server};
+use super::{asks, fixtures, lock, Reply, Server};
 
 /// One running `tools/call`.
 pub struct Call {
@@ -67,6 +66,7 @@ pub fn list() -> Vec<Value> {
             &["message"],
         ),
         add,
+        time(),
         tool(
             "slow",
             "Works for `steps` steps of `delay_ms` each, reporting progress; stops when cancelled.",
@@ -97,91 +97,14 @@ pub fn list() -> Vec<Value> {
             json!({"level": {"type": "string", "enum": LEVELS}, "message": string}),
             &["level", "message"],
         ),
-        tool(
-            "touch",
-            "Changes a resource: subscribers get notifications/resources/updated.",
-            json!({"uri": string}),
-            &["uri"],
-        ),
-        tool(
-            "list_changed",
-            "Sends notifications/<what>/list_changed.",
-            json!({"what": {"type": "string", "enum": ["tools", "resources", "prompts"]}}),
-            &["what"],
-        ),
-        tool(
-            "end_subscriptions",
-            "Ends every subscriptions/listen subscription with its result (--modern).",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "requests_seen",
-            "How many requests of each method the server received.",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "drop_subscriptions",
-            "Closes every subscription's stream without a result (--modern over HTTP).",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "cancellations",
-            "The requestId of every notifications/cancelled received so far.",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "client_info",
-            "What the client sent in initialize.",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "process",
-            "This server's pid and working directory.",
-            json!({}),
-            &[],
-        ),
-        tool(
-            "env",
-            "The value of environment variable `name`.",
-            json!({"name": string}),
-            &["name"],
-        ),
-        tool(
-            "fail",
-            "Fails with `message` (a tool error, isError).",
-            json!({"message": string}),
-            &[],
-        ),
-        tool(
-            "huge",
-            "Returns a text of `bytes` bytes (default: the --bytes option).",
-            json!({"bytes": integer}),
-            &[],
-        ),
-        tool(
-            "flood_status",
-            "Waits up to `timeout_ms` for the stderr flood to finish; reports bytes written.",
-            json!({"timeout_ms": timeout}),
-            &[],
-        ),
-        tool(
-            "crash",
-            "Exits the server with status 3 at once.",
-            json!({}),
-            &[],
-        ),
     ]
 }
 
-/// Runs tool `name`. Unknown tools are a protocol error; everything else that goes wrong is a
-/// tool error (`isError`), which is what the spec asks for bad arguments too.
+/// Runs tool `name`. Tools this server does not offer are a protocol error; everything else
+/// that goes wrong is a tool error (`isError`), which is what the spec asks for bad arguments
+/// too.
 pub fn call(call: &Call, name: &str, args: &Value) -> Reply {
-    if !list().iter().any(|t| t["name"] == name) {
+    if !call.server.offers(name) {
         let message = format!("unknown tool `{name}`");
         return Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, message));
     }
@@ -204,85 +127,9 @@ fn run(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
             Ok(structured(roots))
         }
         "log" => log(server, args),
-        "touch" => {
-            let uri = string(args, "uri")?;
-            if server.opts.modern {
-                let sent = listen::broadcast(server, "notifications/resources/updated", Some(uri));
-                return Ok(text(format!("{sent} subscriptions notified")));
-            }
-            if !lock(&server.state).subscriptions.contains(uri) {
-                return Ok(text("not subscribed"));
-            }
-            server.notify(
-                "notifications/resources/updated",
-                Some(json!({ "uri": uri })),
-            );
-            Ok(text("subscribers notified"))
-        }
-        "list_changed" => match string(args, "what")? {
-            what @ ("tools" | "resources" | "prompts") if server.opts.modern => {
-                let method = format!("notifications/{what}/list_changed");
-                let sent = listen::broadcast(server, &method, None);
-                Ok(text(format!("sent {method} to {sent} subscriptions")))
-            }
-            what @ ("tools" | "resources" | "prompts") => {
-                server.notify(&format!("notifications/{what}/list_changed"), None);
-                Ok(text(format!("sent notifications/{what}/list_changed")))
-            }
-            other => Err(format!("cannot change the list of `{other}`")),
-        },
-        "end_subscriptions" => {
-            let ended = listen::end_all(server);
-            Ok(text(format!("ended {ended} subscriptions")))
-        }
-        "requests_seen" => {
-            let seen = lock(&server.state).seen.clone();
-            Ok(structured(json!(seen)))
-        }
-        "drop_subscriptions" => {
-            let dropped = listen::drop_all(server);
-            Ok(text(format!("dropped {dropped} subscriptions")))
-        }
-        "cancellations" => {
-            let cancelled = lock(&server.state).cancelled.clone();
-            Ok(structured(json!({ "cancelled": cancelled })))
-        }
-        "client_info" => {
-            let state = lock(&server.state);
-            Ok(structured(json!({
-                "protocolVersion": state.protocol_version,
-                "clientInfo": state.client_init.get("clientInfo"),
-                "capabilities": state.client_init.get("capabilities"),
-            })))
-        }
-        "process" => {
-            let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
-            Ok(structured(json!({"pid": process::id(), "cwd": cwd})))
-        }
-        "env" => {
-            let name = string(args, "name")?;
-            std::env::var(name)
-                .map(text)
-                .map_err(|_| format!("`{name}` is not set"))
-        }
-        "fail" => Err(args["message"]
-            .as_str()
-            .unwrap_or("failed as asked")
-            .to_owned()),
-        "huge" => {
-            let bytes = uint(args, "bytes", server.opts.bytes)?;
-            let bytes = usize::try_from(bytes).map_err(|_| "`bytes` is too large".to_owned())?;
-            Ok(text("x".repeat(bytes)))
-        }
-        "flood_status" => {
-            let (written, done) = server.flood.wait(timeout(args)?);
-            Ok(structured(json!({"written": written, "done": done})))
-        }
-        "crash" => {
-            eprintln!("demo server: crash requested, exiting with status 3");
-            process::exit(3);
-        }
-        other => Err(format!("`{other}` is listed but not implemented")),
+        "time" => Ok(now()),
+        _ => fixtures::run(call, name, args)
+            .unwrap_or_else(|| Err(format!("`{name}` is listed but not implemented"))),
     }
 }
 
@@ -304,6 +151,46 @@ fn add(args: &Value) -> Result<Value, String> {
         "content": [{"type": "text", "text": sum.to_string()}],
         "structuredContent": {"sum": sum},
     }))
+}
+
+fn time() -> Value {
+    let mut time = tool("time", "The current time, in UTC.", json!({}), &[]);
+    time["outputSchema"] = json!({
+        "type": "object",
+        "properties": {"utc": {"type": "string", "format": "date-time"}, "unix": {"type": "integer"}},
+        "required": ["utc", "unix"],
+    });
+    time["annotations"] = json!({"readOnlyHint": true});
+    time
+}
+
+/// The current time as RFC 3339 text and as seconds since the Unix epoch.
+fn now() -> Value {
+    let unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let utc = rfc3339(unix);
+    json!({
+        "content": [{"type": "text", "text": utc}],
+        "structuredContent": {"utc": utc, "unix": unix},
+    })
+}
+
+/// `unix` seconds as `YYYY-MM-DDTHH:MM:SSZ`: the civil date of the day count (Howard
+/// Hinnant's `civil_from_days`), then the time of day.
+fn rfc3339(unix: u64) -> String {
+    let (days, seconds) = (unix / 86_400, unix % 86_400);
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    let (hour, minute, second) = (seconds / 3_600, seconds % 3_600 / 60, seconds % 60);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
 }
 
 fn slow(call: &Call, args: &Value) -> Result<Value, String> {
@@ -386,7 +273,7 @@ fn number<'a>(args: &'a Value, key: &str) -> Result<&'a Number, String> {
     }
 }
 
-fn uint(args: &Value, key: &str, default: u64) -> Result<u64, String> {
+pub fn uint(args: &Value, key: &str, default: u64) -> Result<u64, String> {
     match &args[key] {
         Value::Null => Ok(default),
         value => value
@@ -395,6 +282,6 @@ fn uint(args: &Value, key: &str, default: u64) -> Result<u64, String> {
     }
 }
 
-fn timeout(args: &Value) -> Result<Duration, String> {
+pub fn timeout(args: &Value) -> Result<Duration, String> {
     uint(args, "timeout_ms", 30_000).map(Duration::from_millis)
 }

@@ -26,6 +26,13 @@ impl OAuthConfig {
         self.client_id.as_deref()
     }
 
+    /// The authorization server the client's credentials are bound to, when set.
+    ///
+    /// See the example on [`OAuthConfig::issuer`].
+    pub fn get_issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
+    }
+
     /// The client ID metadata document URL, when set.
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
@@ -49,6 +56,7 @@ impl fmt::Debug for OAuthConfig {
             Grant::CrossAppAccess(_) => "cross_app_access",
             Grant::WorkloadIdentity(_) => "workload_identity",
         };
+        let url = |s: &Option<String>| s.as_deref().map(crate::redact::url);
         let hidden = |s: &Option<String>| {
             if s.is_some() {
                 "Some(<redacted>)"
@@ -61,7 +69,8 @@ impl fmt::Debug for OAuthConfig {
             .field("client_id", &self.client_id)
             .field("client_secret", &hidden(&self.client_secret))
             .field("private_key_pem", &hidden(&self.private_key_pem))
-            .field("client_metadata_url", &self.client_metadata_url)
+            .field("issuer", &url(&self.issuer))
+            .field("client_metadata_url", &url(&self.client_metadata_url))
             .field("client_name", &self.client_name)
             .field("scopes", &self.scopes)
             .field("offline_access", &self.offline_access)

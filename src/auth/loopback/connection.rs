@@ -103,17 +103,3 @@ pub(super) fn respond(stream: &mut TcpStream, status: &str, title: &str, text: &
     let _ = stream.write_all(response.as_bytes());
     let _ = stream.flush();
 }
-
-/// Escapes text for HTML.
-pub(super) fn escape(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '&' => "&amp;".to_owned(),
-            '<' => "&lt;".to_owned(),
-            '>' => "&gt;".to_owned(),
-            '"' => "&quot;".to_owned(),
-            '\'' => "&#39;".to_owned(),
-            c => c.to_string(),
-        })
-        .collect()
-}

@@ -40,11 +40,14 @@ impl CredentialProvider for OAuth {
     fn on_unauthorized(&self, error: &HttpError) -> Result<bool> {
         if let Some(nonce) = &error.dpop_nonce {
             self.nonces.remember(&error.url, nonce);
-            // RFC 9449 §9: the token is fine, the proof lacked the server's nonce.
-            let asks_nonce = error
-                .www_authenticate
-                .as_ref()
-                .is_some_and(|c| c.error.as_deref() == Some(USE_DPOP_NONCE));
+            // RFC 9449 §9: the token is fine, the proof lacked the server's nonce. The DPoP
+            // challenge saying so may stand beside a Bearer one (§7.1), which is the one
+            // `www_authenticate` holds.
+            let asks_nonce = error.asks_dpop_nonce
+                || error
+                    .www_authenticate
+                    .as_ref()
+                    .is_some_and(|c| c.error.as_deref() == Some(USE_DPOP_NONCE));
             let bound = state_token(&*self.loaded_state()?).is_some_and(TokenSet::is_dpop);
             if asks_nonce && bound {
                 log::debug!(

@@ -23,6 +23,9 @@ impl OAuth {
         if self.adopt_rotated(&credentials) {
             return Ok(());
         }
+        // Credentials kept from an authorization server the configuration no longer allows
+        // are not sent back there.
+        self.check_bound(&credentials.issuer)?;
         let (Some(old), Some(client), Some(endpoint)) = (
             credentials.token.clone(),
             credentials.client.clone(),

@@ -38,8 +38,17 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
     pub trust: crate::trust::Flags,
+    /// `--out`: where `record` writes the session.
+    pub out: Option<String>,
     /// The command and its arguments.
     pub command: Vec<String>,
+    /// `--session NAME`: the command runs through that session's process.
+    pub session: Option<String>,
+    /// `--idle`: how long a session's process waits for a command before it ends.
+    pub idle: Option<Duration>,
+    /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
+    /// `servers add` writes, where `NAME` stays a reference to the variable.
+    pub env_given: Vec<String>,
 }
 
 /// Parses `raw` (without the program name). Help and the version end the program with
@@ -123,7 +132,10 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
     let text = value.unwrap_or_default();
     match name {
         "stdio" => args.stdio = Some(text),
-        "env" => args.env.push(env_entry(&text)?),
+        "env" => {
+            args.env.push(env_entry(&text)?);
+            args.env_given.push(text);
+        }
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
         "header" => {
@@ -183,6 +195,9 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "out" => args.out = Some(text),
+        "session" => args.session = Some(text),
+        "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
         "version" => {
             return Err(Exit(0, format!("umcp {}", env!("CARGO_PKG_VERSION"))));
@@ -220,6 +235,25 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         return Err(usage(format!(
             "bad arguments: umcp {} {}",
             cmd.name, cmd.args
+        )));
+    }
+    let subcommands = spec::subcommands(cmd.name);
+    if !subcommands.is_empty() {
+        let (word, words) = rest.split_first().map_or(("", 0), |(w, r)| (*w, r.len()));
+        match subcommands.iter().find(|(name, _)| *name == word) {
+            Some((_, n)) if *n == words => {}
+            _ => {
+                return Err(usage(format!(
+                    "bad arguments: umcp {} {}",
+                    cmd.name, cmd.args
+                )))
+            }
+        }
+    }
+    if args.idle.is_some() && cmd.name != "session" {
+        return Err(usage(format!(
+            "--idle is for session start, not {}",
+            cmd.name
         )));
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {

@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umcp::types::{
-    CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, SubscriptionFilter,
-    Tool,
+    CallToolResult, CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource,
+    SubscriptionFilter, Tool,
 };
 use umcp::{Client, Manager, RequestOptions, ServerError};
 
@@ -157,6 +157,7 @@ impl Target<'_> {
             ("info", _) => self.info(),
             ("ping", _) => return self.ping(),
             ("watch", _) => return crate::watch::run(self),
+            ("tasks", _) => return self.tasks(rest),
             _ => return Err(usage("bad command")),
         }
         Ok(())
@@ -207,8 +208,13 @@ impl Target<'_> {
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
-        let result = result?;
-        self.out.content(&result, &result.content);
+        self.show_result(&result?)
+    }
+
+    /// Prints a tool's result: its content, or its structured content when it has no other;
+    /// exit code 4 when the tool reported an error.
+    pub fn show_result(&self, result: &CallToolResult) -> Result<(), Exit> {
+        self.out.content(result, &result.content);
         if result.content.is_empty() && !self.out.json {
             if let Some(structured) = &result.structured_content {
                 say(&pretty(structured));

@@ -1,6 +1,6 @@
 //! Shell completion scripts for bash, zsh and fish, generated from [`spec`](crate::spec).
 
-use crate::spec::{Completes, COMMANDS, FLAGS};
+use crate::spec::{Completes, COMMANDS, FLAGS, SUBCOMMANDS};
 
 /// The completion script for `shell`, or `None` for a shell this does not know.
 pub fn script(shell: &str) -> Option<String> {
@@ -37,6 +37,12 @@ fn bash() -> String {
         };
         values += &format!("        --{}) {action}; return ;;\n", flag.long);
     }
+    for (command, subcommands) in SUBCOMMANDS {
+        values += &format!(
+            "        {command}) COMPREPLY=($(compgen -W '{}' -- \"$cur\")); return ;;\n",
+            names(subcommands)
+        );
+    }
     format!(
         r#"# bash completion for umcp
 _umcp() {{
@@ -58,6 +64,12 @@ complete -F _umcp umcp
         commands = command_names(),
         flags = flags.join(" "),
     )
+}
+
+/// The names of `subcommands`, separated by spaces.
+fn names(subcommands: &[(&str, usize)]) -> String {
+    let names: Vec<&str> = subcommands.iter().map(|(name, _)| *name).collect();
+    names.join(" ")
 }
 
 /// Text safe inside a single-quoted zsh or fish string.
@@ -89,6 +101,13 @@ fn zsh() -> String {
         .iter()
         .map(|c| format!("'{}:{}'", c.name, quoted(&c.help.replace(':', " "))))
         .collect();
+    let mut subcommands = String::new();
+    for (command, list) in SUBCOMMANDS {
+        subcommands += &format!(
+            "                {command}) (( CURRENT == 2 )) && _values 'subcommand' {} ;;\n",
+            names(list)
+        );
+    }
     format!(
         r#"#compdef umcp
 # zsh completion for umcp
@@ -104,7 +123,7 @@ _umcp() {{
             case $words[1] in
                 completions) _values 'shell' bash zsh fish ;;
                 help) _describe 'command' commands ;;
-            esac ;;
+{subcommands}            esac ;;
     esac
 }}
 _umcp "$@"
@@ -143,6 +162,13 @@ fn fish() -> String {
         lines.push('\n');
     }
     lines += "complete -c umcp -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'\n";
+    for (command, list) in SUBCOMMANDS {
+        let names = names(list);
+        lines += &format!(
+            "complete -c umcp -n '__fish_seen_subcommand_from {command}; \
+             and not __fish_seen_subcommand_from {names}' -a '{names}'\n"
+        );
+    }
     lines += &format!(
         "complete -c umcp -n '__fish_seen_subcommand_from help' -a '{}'\n",
         command_names()
@@ -166,5 +192,20 @@ mod tests {
             }
         }
         assert!(script("tcsh").is_none());
+    }
+
+    #[test]
+    fn subcommands_are_offered_after_their_command() {
+        let bash = script("bash").unwrap();
+        assert!(bash.contains("session) COMPREPLY=($(compgen -W 'start list stop' -- \"$cur\"))"));
+        let zsh = script("zsh").unwrap();
+        assert!(zsh.contains(
+            "servers) (( CURRENT == 2 )) && _values 'subcommand' list show add remove ;;"
+        ));
+        let fish = script("fish").unwrap();
+        assert!(fish.contains(
+            "complete -c umcp -n '__fish_seen_subcommand_from tasks; and not \
+             __fish_seen_subcommand_from list get cancel result' -a 'list get cancel result'"
+        ));
     }
 }

@@ -39,6 +39,12 @@ static ASKED: Mutex<Asked> = Mutex::new(Asked {
     since: None,
 });
 
+/// Forgets the time questions took so far: a session's process runs many commands, and each
+/// counts only the questions asked while it runs.
+pub fn reset_asked() {
+    lock(&ASKED).total = Duration::ZERO;
+}
+
 /// Runs `ask`, which waits for the user, with every call's clock stopped meanwhile.
 pub fn asking<T>(ask: impl FnOnce() -> T) -> T {
     lock(&ASKED).since = Some(Instant::now());
@@ -57,6 +63,28 @@ fn asked() -> (Duration, bool) {
     (asked.total + now.unwrap_or_default(), now.is_some())
 }
 
+/// The user's stop of one command (Ctrl-C in a shell, or in the `umcp` that runs a command
+/// through a session): its requests are cancelled and what it follows ends, the program and
+/// its servers going on.
+#[derive(Clone, Default)]
+pub struct Interrupt {
+    set: Arc<AtomicBool>,
+    cancel: CancelHandle,
+}
+
+impl Interrupt {
+    /// Stops the command: cancels its requests.
+    pub fn interrupt(&self) {
+        self.set.store(true, Ordering::SeqCst);
+        self.cancel.cancel();
+    }
+
+    /// Whether the command was stopped.
+    pub fn is_set(&self) -> bool {
+        self.set.load(Ordering::SeqCst)
+    }
+}
+
 /// A command's deadline, watched by its thread until the deadline is dropped.
 pub struct Deadline {
     /// Set when the command ended; the watcher is woken by the condition variable.
@@ -66,13 +94,20 @@ pub struct Deadline {
     watcher: Option<JoinHandle<()>>,
     options: RequestOptions,
     timeout: Duration,
+    interrupt: Interrupt,
 }
 
 impl Deadline {
-    /// Times the requests of `options` (whose timeout is `timeout`) from `since`. Without a
-    /// thread to watch them, each request keeps the library's timeout.
-    pub fn start(options: RequestOptions, timeout: Duration, since: Instant) -> Deadline {
-        let cancel = CancelHandle::new();
+    /// Times the requests of `options` (whose timeout is `timeout`) from `since`, each also
+    /// cancelled by `interrupt`. Without a thread to watch them, each request keeps the
+    /// library's timeout.
+    pub fn start(
+        options: RequestOptions,
+        timeout: Duration,
+        since: Instant,
+        interrupt: &Interrupt,
+    ) -> Deadline {
+        let cancel = interrupt.cancel.clone();
         let ended = Arc::new((Mutex::new(false), Condvar::new()));
         let expired = Arc::new(AtomicBool::new(false));
         let (watched, handle, mark) = (Arc::clone(&ended), cancel.clone(), Arc::clone(&expired));
@@ -90,7 +125,7 @@ impl Deadline {
             .ok();
         let options = match watcher {
             Some(_) => options.with_timeout(UNTIMED).with_cancel(cancel),
-            None => options,
+            None => options.with_cancel(cancel),
         };
         Deadline {
             ended,
@@ -98,7 +133,13 @@ impl Deadline {
             watcher,
             options,
             timeout,
+            interrupt: interrupt.clone(),
         }
+    }
+
+    /// Whether the user stopped the command (see [`Interrupt`]).
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.is_set()
     }
 
     /// The options every request of the command is sent with.

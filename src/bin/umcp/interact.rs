@@ -2,7 +2,7 @@
 //! questions (elicitation) asked on the terminal, or declined when stdin or stderr is not one.
 
 use std::collections::HashMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::BufRead;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use umcp::jsonrpc::{ErrorCode, ErrorObject};
 use umcp::types::{ElicitForm, ElicitRequestParams, ElicitResult};
 use umcp::{RequestOptions, ServerConfig, ServerTransport};
 
+use crate::console::{self, Stream};
 use crate::output::warn;
 use crate::shown;
 
@@ -35,7 +36,7 @@ impl Progress {
         let progress = Progress {
             drawn: Arc::clone(&drawn),
         };
-        if !std::io::stderr().is_terminal() {
+        if !console::is_terminal(Stream::Stderr) {
             return (options, progress);
         }
         let frame = AtomicUsize::new(0);
@@ -46,10 +47,8 @@ impl Progress {
                 None => p.progress.to_string(),
             };
             let message = shown::line(p.message.as_deref().unwrap_or("working"));
-            let mut err = std::io::stderr().lock();
             // Back to the start of the line and clear it, then draw the new state.
-            let _ = write!(err, "\r\x1b[2K{spin} {message} ({amount})");
-            let _ = err.flush();
+            console::err(&format!("\r\x1b[2K{spin} {message} ({amount})"));
             drawn.store(true, Ordering::Relaxed);
         });
         (options, progress)
@@ -58,7 +57,7 @@ impl Progress {
     /// Clears the progress line, if one was drawn.
     pub fn finish(&self) {
         if self.drawn.load(Ordering::Relaxed) {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            console::err("\r\x1b[2K");
         }
     }
 }
@@ -88,19 +87,23 @@ pub fn handler(
 fn label(server: &ServerConfig, from_command_line: bool) -> String {
     let known = match &server.transport {
         _ if !from_command_line => server.name.clone(),
-        ServerTransport::Stdio { command, args, .. } => {
+        ServerTransport::Stdio(stdio) => {
+            let command = stdio.get_command();
             let program = Path::new(command).file_name().map_or_else(
-                || command.clone(),
+                || command.to_owned(),
                 |name| name.to_string_lossy().into_owned(),
             );
-            let line = std::iter::once(program).chain(args.iter().cloned());
+            let line = std::iter::once(program).chain(stdio.get_args().iter().cloned());
             let line = line.collect::<Vec<_>>().join(" ");
             match line.char_indices().nth(LABEL_CHARS) {
                 Some((cut, _)) => format!("{}…", &line[..cut]),
                 None => line,
             }
         }
-        ServerTransport::Http { url, .. } => shown::host(url).unwrap_or(url).to_owned(),
+        ServerTransport::Http(http, _) => {
+            let url = http.get_url();
+            shown::host(url).unwrap_or(url).to_owned()
+        }
         _ => server.name.clone(),
     };
     format!("`{}`", shown::line(&known))
@@ -113,8 +116,8 @@ fn elicit(label: &str, params: ElicitRequestParams) -> Result<ElicitResult, Erro
     // The question is read on stdin and shown on stderr: both must be the user's terminal,
     // or the user would be waited for on a question they cannot see, or cannot answer.
     let not_terminal = match (
-        std::io::stdin().is_terminal(),
-        std::io::stderr().is_terminal(),
+        console::is_terminal(Stream::Stdin),
+        console::is_terminal(Stream::Stderr),
     ) {
         (false, _) => Some("stdin"),
         (true, false) => Some("stderr"),
@@ -129,7 +132,7 @@ fn elicit(label: &str, params: ElicitRequestParams) -> Result<ElicitResult, Erro
     }
     // The user's time answering does not count against the command's `--timeout`.
     crate::deadline::asking(|| {
-        let mut input = std::io::stdin().lock();
+        let mut input = console::input();
         match params {
             ElicitRequestParams::Form(request) => {
                 let form = ElicitForm::new(&request)
@@ -171,10 +174,7 @@ fn page(label: &str, message: &str, url: &str) -> String {
 
 /// Shows `prompt` on stderr and reads one line; `None` at the end of input.
 fn ask(input: &mut impl BufRead, prompt: &str) -> Option<String> {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{prompt}");
-    let _ = err.flush();
-    drop(err);
+    console::err(prompt);
     let mut line = String::new();
     match input.read_line(&mut line) {
         Ok(0) | Err(_) => None,

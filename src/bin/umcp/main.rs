@@ -13,19 +13,26 @@
 //! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
 //! generated.
 //!
-//! The only unsafe code is the signal handler, in [`signals`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
+//! the user's id, in [`session`] (Unix only).
 #![deny(unsafe_code)]
 
+use std::ffi::OsString;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use umcp::{Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerStatus};
+use umcp::{
+    Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerConfig, ServerStatus,
+};
 
 mod args;
 mod arguments;
+mod catalog;
 mod commands;
 mod completions;
+mod console;
 mod deadline;
 mod help;
 mod interact;
@@ -34,11 +41,16 @@ mod logs;
 mod man;
 mod oauth;
 mod output;
-// The library's redaction of secrets in command lines and URLs, for what `trust` shows.
+// The library's redaction of secrets in command lines and URLs, compiled into the tool as
+// well (it is the crate's private module): what `trust` and `servers show` print hides what
+// the library's messages hide.
 #[allow(dead_code)]
 #[path = "../../redact.rs"]
 mod redact;
+mod relay;
 mod servers;
+mod session;
+mod shell;
 mod shown;
 mod signals;
 mod spec;
@@ -47,14 +59,16 @@ mod suggest;
 #[allow(dead_code)]
 #[path = "../../sync.rs"]
 mod sync;
+mod tasks;
 mod trust;
 mod watch;
 
-use args::usage;
+use args::{usage, Args};
 use arguments::Arguments;
 use commands::Target;
-use deadline::Deadline;
+use deadline::{Deadline, Interrupt};
 use output::{say, warn, Output};
+use spec::Cmd;
 
 /// How long a server whose start failed within `--timeout` may take beyond it to be closed,
 /// so that the failure is what gets reported: a stdio server that ignores the end of its
@@ -68,7 +82,19 @@ fn main() -> ExitCode {
     let shutdown = signals::Shutdown::install();
     let result = run(&shutdown);
     shutdown.finish();
-    let code = match result {
+    let code = report(result);
+    // Output that did not all reach stdout fails the run (a closed pipe does not).
+    if let Some(error) = output::write_error() {
+        warn(&format!("umcp: writing the output failed: {error}"));
+        return ExitCode::from(code.max(1));
+    }
+    ExitCode::from(code)
+}
+
+/// Prints how a command ended (its message on stdout for 0, on stderr otherwise) and returns
+/// its exit code.
+pub fn report(result: Result<(), Exit>) -> u8 {
+    match result {
         Ok(()) => 0,
         Err(Exit(0, message)) => {
             say(message.trim_end());
@@ -80,34 +106,62 @@ fn main() -> ExitCode {
             }
             code
         }
-    };
-    // Output that did not all reach stdout fails the run (a closed pipe does not).
-    if let Some(error) = output::write_error() {
-        warn(&format!("umcp: writing the output failed: {error}"));
-        return ExitCode::from(code.max(1));
     }
-    ExitCode::from(code)
 }
 
 fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
-    let args = args::parse(std::env::args_os().skip(1).collect())?;
-    let (cmd, rest) = args::command(&args)?;
-    if cmd.name == "completions" {
-        let shell = rest.first().copied().unwrap_or_default();
-        let script = completions::script(shell)
-            .ok_or_else(|| usage(format!("no completions for {shell}: bash, zsh or fish")))?;
-        return Err(Exit(0, script));
+    let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(raw) = session::daemon_args(&raw) {
+        return session::daemon(raw, shutdown);
     }
-    if cmd.name == "man" {
-        return Err(Exit(0, man::page()));
+    let args = args::parse(raw)?;
+    let (cmd, rest) = args::command(&args)?;
+    match cmd.name {
+        "completions" => {
+            let shell = rest.first().copied().unwrap_or_default();
+            let script = completions::script(shell)
+                .ok_or_else(|| usage(format!("no completions for {shell}: bash, zsh or fish")))?;
+            return Err(Exit(0, script));
+        }
+        "man" => return Err(Exit(0, man::page())),
+        "servers" => return catalog::run(&args, &rest),
+        "session" => return session::run(&args, &rest, shutdown),
+        _ => {}
     }
     if cmd.name == "trust" {
         return trust::command(&args, &rest);
     }
-    let mut servers = servers::servers(&args)?;
-    // A server of `--stdio` or `--url` is named after its program or host; one of a file,
-    // given or found, by its name there.
-    let from_command_line = args.stdio.is_some() || args.url.is_some();
+    relay::check(cmd.name, &args)?;
+    if matches!(cmd.name, "record" | "replay") {
+        return relay::run(cmd.name, &args, &rest);
+    }
+    if let Some(name) = &args.session {
+        return session::through(name, &args, cmd, shutdown);
+    }
+    let started = Instant::now();
+    let servers = configured(&args, cmd)?;
+    // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
+    // all text, whatever the server lists; a tool's are typed once its schema is known).
+    let arguments = arguments(cmd, &rest)?;
+    let connected = connect(&args, servers, shutdown)?;
+    let result = match cmd.name {
+        "shell" => shell::run(&connected.manager, &args, shutdown),
+        _ => execute(
+            &connected.manager,
+            &args,
+            (cmd, &rest, arguments),
+            started,
+            &Interrupt::default(),
+        ),
+    };
+    connected.finish();
+    result
+}
+
+/// The servers of the command line or configuration file, as `args` asks for them, checked
+/// against what `cmd` needs.
+pub fn configured(args: &Args, cmd: &Cmd) -> Result<Vec<ServerConfig>, Exit> {
+    let mut servers = servers::servers(args)?;
     // `--protocol` on the command line wins over a `protocol` key in the configuration file,
     // `auto` too (which probes a server the file pins).
     if let Some(protocol) = &args.protocol {
@@ -115,22 +169,60 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
             server.protocol = Some(protocol.clone());
         }
     }
-    if cmd.one_server && servers.len() != 1 {
+    one_server(cmd, servers.len())?;
+    Ok(servers)
+}
+
+/// Fails with a usage error when `cmd` needs one server and there are `count`.
+pub fn one_server(cmd: &Cmd, count: usize) -> Result<(), Exit> {
+    if cmd.one_server && count != 1 {
         return Err(usage(format!(
             "{} needs one server: add --server NAME",
             cmd.name
         )));
     }
-    // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
-    // all text, whatever the server lists; a tool's are typed once its schema is known).
+    Ok(())
+}
+
+/// The arguments of `call` and `prompt`, read from the words after the name.
+pub fn arguments(cmd: &Cmd, rest: &[&str]) -> Result<Arguments, Exit> {
     let arguments = match cmd.name {
         "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
         _ => Arguments::Json(Value::Null),
     };
-    let arguments = match cmd.name {
+    Ok(match cmd.name {
         "prompt" => Arguments::Json(arguments.for_prompt().map_err(usage)?),
         _ => arguments,
-    };
+    })
+}
+
+/// The servers, started and connected, and the printer of their log messages (`--log`).
+pub struct Connected {
+    pub manager: Arc<Manager>,
+    logs: Option<logs::Printer>,
+}
+
+impl Connected {
+    /// Closes the servers when log messages are printed, for the last ones to be.
+    pub fn finish(self) {
+        if let Some(logs) = self.logs {
+            self.manager.close();
+            logs.finish();
+        }
+    }
+}
+
+/// Starts `servers` as `args` configures them and waits until each one is connected or has
+/// failed (each failure said on stderr); exit code 3 when none connected, unless the command
+/// is `ping`, which reports each server.
+pub fn connect(
+    args: &Args,
+    servers: Vec<ServerConfig>,
+    shutdown: &signals::Shutdown,
+) -> Result<Connected, Exit> {
+    // A server of `--stdio` or `--url` is named after its program or host; one of a file,
+    // given or found, by its name there.
+    let from_command_line = args.stdio.is_some() || args.url.is_some();
     let timeout = args.timeout;
     let mut client_options = Options::default()
         .with_request_timeout(timeout)
@@ -151,7 +243,6 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     if servers.iter().any(|s| s.oauth().is_some()) {
         wait = wait.saturating_add(oauth::USER_WAIT);
     }
-    let single = servers.len() == 1;
     let manager = shutdown.start(|| Manager::start(servers, options));
     manager.wait_ready(wait);
     for (name, status) in manager.statuses() {
@@ -166,34 +257,49 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
             }
         }
     }
+    let command = args.command.first().map(String::as_str);
     // `ping` reports every server, those that never connected too.
-    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) && cmd.name != "ping" {
+    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) && command != Some("ping") {
         return Err(Exit(3, String::new()));
     }
     let logs = args.log.is_some().then(|| logs::Printer::start(&manager));
-    // The command's requests share one `--timeout`, counted from when the last server
-    // connected: the listings the manager ran on each new connection count against it.
-    let connected = manager.server_names().into_iter();
-    let since = connected
-        .filter_map(|name| manager.connected_since(&name))
+    Ok(Connected { manager, logs })
+}
+
+/// Runs one command (`cmd` with the words after it and its parsed arguments) against the
+/// connected servers, printing to the console in use: what a plain `umcp` command does once
+/// its servers are up, and what a session's process does for each command it is sent.
+///
+/// The command's requests share one `--timeout`, counted from when the last server connected
+/// or from `since`, whichever is later: the listings the manager ran on each new connection
+/// count against it. `interrupt` stops the command (Ctrl-C in a shell or a session's caller).
+pub fn execute(
+    manager: &Manager,
+    args: &Args,
+    (cmd, rest, arguments): (&Cmd, &[&str], Arguments),
+    since: Instant,
+    interrupt: &Interrupt,
+) -> Result<(), Exit> {
+    let names = manager.server_names();
+    one_server(cmd, names.len())?;
+    let timeout = args.timeout;
+    let connected = names
+        .iter()
+        .filter_map(|name| manager.connected_since(name))
         .max()
         .unwrap_or_else(Instant::now);
     let deadline = Deadline::start(
         RequestOptions::default().with_timeout(timeout),
         timeout,
-        since,
+        connected.max(since),
+        interrupt,
     );
     let target = Target {
-        manager: &manager,
-        single: single.then(|| manager.server_names().remove(0)),
+        manager,
+        single: (names.len() == 1).then(|| names[0].clone()),
         out: Output { json: args.json },
         deadline,
         watch: (args.watch.clone(), args.watch_for),
     };
-    let result = target.execute(cmd.name, &rest, arguments);
-    if let Some(logs) = logs {
-        manager.close();
-        logs.finish();
-    }
-    result
+    target.execute(cmd.name, rest, arguments)
 }

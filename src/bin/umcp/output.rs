@@ -5,7 +5,6 @@
 //! failure to write stdout (a full disk, `> /dev/full`) is kept, for [`write_error`] to fail
 //! the program with: output that did not reach its file is not success.
 
-use std::io::Write;
 use std::sync::Mutex;
 
 use umcp::types::{ContentBlock, ResourceContents};
@@ -15,10 +14,9 @@ use crate::shown;
 /// The first error writing stdout, other than a closed pipe.
 static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
-/// Writes a line to stdout.
+/// Writes a line to stdout (the [`console`](crate::console)'s).
 pub fn say(line: &str) {
-    let written = writeln!(std::io::stdout().lock(), "{line}");
-    if let Err(error) = written {
+    if let Err(error) = crate::console::out(&format!("{line}\n")) {
         failed_write(&error);
     }
 }
@@ -42,9 +40,9 @@ pub fn write_error() -> Option<String> {
         .clone()
 }
 
-/// Writes a line to stderr.
+/// Writes a line to stderr (the [`console`](crate::console)'s).
 pub fn warn(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    crate::console::err(&format!("{line}\n"));
 }
 
 /// `value` as indented JSON. Written compactly first and then indented, so that text kept as

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use umcp::{ConfigFile, HttpKind, ServerConfig, ServerStatus, StdioConfig};
+use umcp::{ConfigFile, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::{usage, Args};
 use crate::output::warn;
@@ -52,8 +52,8 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     }
     if let Some(url) = &args.url {
         let kind = args.transport.as_deref().unwrap_or("auto");
-        let kind =
-            HttpKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
+        let kind = HttpTransportKind::parse(kind)
+            .ok_or_else(|| usage(format!("unknown transport {kind}")))?;
         // `${VAR}` in the URL and header values comes from the environment, as in a
         // configuration file, so a token need not be on the command line.
         let expand = |what: &str, text: &str| {

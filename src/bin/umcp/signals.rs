@@ -24,9 +24,14 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 /// The manager, once started, for the watcher to close.
 type Slot = Arc<Mutex<Option<Arc<Manager>>>>;
 
+/// What takes a signal before it stops the servers (see [`Shutdown::intercept`]).
+type Hook = Arc<dyn Fn(u8) -> bool + Send + Sync>;
+
 /// What a signal stops: the manager [`Shutdown::start`] started.
 pub struct Shutdown {
     manager: Slot,
+    #[cfg_attr(not(unix), allow(dead_code))] // Only Unix has signals to take.
+    hook: Arc<Mutex<Option<Hook>>>,
 }
 
 impl Shutdown {
@@ -35,9 +40,10 @@ impl Shutdown {
     pub fn install() -> Shutdown {
         let shutdown = Shutdown {
             manager: Arc::new(Mutex::new(None)),
+            hook: Arc::new(Mutex::new(None)),
         };
         #[cfg(unix)]
-        if let Err(err) = watch(Arc::clone(&shutdown.manager)) {
+        if let Err(err) = watch(Arc::clone(&shutdown.manager), Arc::clone(&shutdown.hook)) {
             crate::output::warn(&format!(
                 "umcp: cannot handle Ctrl-C ({err}); interrupted, the servers may keep running"
             ));
@@ -52,6 +58,20 @@ impl Shutdown {
         let manager = Arc::new(start());
         *slot = Some(Arc::clone(&manager));
         manager
+    }
+
+    /// Has `hook` take each signal first, with its number: one it returns true for was dealt
+    /// with (a shell stopped its running command), and neither stops the servers nor ends the
+    /// program. Replaces the hook before.
+    pub fn intercept(&self, hook: impl Fn(u8) -> bool + Send + Sync + 'static) {
+        *lock(&self.hook) = Some(Arc::new(hook));
+    }
+
+    /// Closes the manager, if one was started, and ends the program with `code`: for a
+    /// thread other than the watcher that must stop everything (a session's end).
+    pub fn stopper(&self) -> impl Fn(i32) + Send + Sync + 'static {
+        let slot = Arc::clone(&self.manager);
+        move |code| stop(&slot, code)
     }
 
     /// Closes the manager, if one was started; then, if a signal came, waits for the watcher
@@ -76,15 +96,21 @@ pub fn stopping() -> bool {
 
 /// Installs the handler and starts the thread that waits for its signals.
 #[cfg(unix)]
-fn watch(manager: Slot) -> std::io::Result<()> {
+fn watch(manager: Slot, hook: Arc<Mutex<Option<Hook>>>) -> std::io::Result<()> {
     use std::io::Read;
 
     let mut signals = handler::install()?;
     std::thread::Builder::new()
         .name("umcp-signals".into())
         .spawn(move || {
-            let Some(signal) = next(&mut signals) else {
-                return;
+            let signal = loop {
+                let Some(signal) = next(&mut signals) else {
+                    return;
+                };
+                let hook = lock(&hook).clone();
+                if !hook.is_some_and(|hook| hook(signal)) {
+                    break signal;
+                }
             };
             let code = 128 + i32::from(signal);
             STOPPING.store(true, Ordering::SeqCst);
@@ -101,15 +127,6 @@ fn watch(manager: Slot) -> std::io::Result<()> {
         })?;
     return Ok(());
 
-    /// Closes the manager, if one was started, and ends the program with `code`.
-    fn stop(manager: &Slot, code: i32) -> ! {
-        let manager = lock(manager).clone();
-        if let Some(manager) = manager {
-            manager.close();
-        }
-        std::process::exit(code);
-    }
-
     /// The number of the next signal, or `None` once the socket fails (it never closes).
     fn next(signals: &mut std::os::unix::net::UnixStream) -> Option<u8> {
         let mut byte = [0u8];
@@ -121,4 +138,13 @@ fn watch(manager: Slot) -> std::io::Result<()> {
             }
         }
     }
+}
+
+/// Closes the manager, if one was started, and ends the program with `code`.
+fn stop(manager: &Slot, code: i32) -> ! {
+    let manager = lock(manager).clone();
+    if let Some(manager) = manager {
+        manager.close();
+    }
+    std::process::exit(code);
 }

@@ -157,6 +157,14 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
     },
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "out",
+            Some("FILE"),
+            "record: the file the session is written to",
+        )
+    },
     flag("tools", None, "watch: tool list changes"),
     flag("prompts", None, "watch: prompt list changes"),
     flag("resources", None, "watch: resource list changes"),
@@ -175,6 +183,16 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("revoke", Some("FILE"), "trust: no longer trust FILE")
     },
+    flag(
+        "session",
+        Some("NAME"),
+        "run the command through a session's servers (see umcp session)",
+    ),
+    flag(
+        "idle",
+        Some("SECS"),
+        "session start: end the session after this long without a command (default 3600)",
+    ),
     flag(
         "help",
         None,
@@ -312,6 +330,84 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "record",
+        args: "--out FILE",
+        arity: (0, 0),
+        help: "serve the server given on stdin/stdout, recording the session into FILE",
+        details: "Runs as a stdio MCP server that relays every message to the server given \
+                  (--stdio, --url or --server), and writes each one, with its timing, as a \
+                  JSON line into --out FILE, secrets redacted (tokens, credential headers, \
+                  the values of ${VAR}s). Wrap a host's server command with it to record \
+                  what the host does: umcp record --out s.jsonl --stdio 'npx -y server'. \
+                  umcp replay plays the file back.",
+        one_server: true,
+    },
+    Cmd {
+        name: "replay",
+        args: "FILE",
+        arity: (1, 1),
+        help: "serve a recorded session on stdin/stdout, with no server",
+        details: "Runs as a stdio MCP server that answers from a recording made by umcp \
+                  record (or the library's RecordingTransport): requests are matched by \
+                  method and params, ids and progress tokens rewritten; a request the \
+                  recording lacks is answered with an error naming the closest recorded one.",
+        one_server: false,
+    },
+    Cmd {
+        name: "tasks",
+        args: "list|get ID|cancel ID|result ID",
+        arity: (1, 2),
+        help: "list the servers' tasks, or show, cancel or wait for one",
+        details: "A task is a request the server runs in the background (a tool call the \
+                  server made a task). list shows each task's id and status; get shows one \
+                  task; cancel asks the server to stop it; result waits, within --timeout, \
+                  for the result of its request and prints it as call does (exit code 4 \
+                  when the tool reported an error). get, cancel and result need one server.",
+        one_server: false,
+    },
+    Cmd {
+        name: "shell",
+        args: "",
+        arity: (0, 0),
+        help: "connect once and read commands: tools, call, read, prompt, watch, info...",
+        details: "Each line is a command as umcp takes it (call add a=2 b=3, --json tools), \
+                  run over the one connection; help lists them, exit or Ctrl-D leaves. On a \
+                  terminal, lines are edited with history (kept in the state directory) and \
+                  Tab completes commands, tool, prompt and resource names and a tool's \
+                  argument names; Ctrl-C stops the running command, not the shell. Without \
+                  a terminal, lines are read from stdin and the exit code is the last \
+                  command's. With --session NAME, each line runs through the session.",
+        one_server: false,
+    },
+    Cmd {
+        name: "session",
+        args: "start NAME|list|stop NAME",
+        arity: (1, 2),
+        help: "keep servers connected in the background for --session NAME COMMAND",
+        details: "start NAME, with the server options (--stdio, --url or --config), starts a \
+                  background process that connects the servers and returns once they are up \
+                  (or fails as a command would). umcp --session NAME COMMAND then runs any \
+                  command through it, one at a time (a watch runs beside the others), its \
+                  output, questions and Ctrl-C on the caller's terminal. The process ends with session stop NAME, after --idle \
+                  SECS without a command (default 3600), or when its servers are gone. list \
+                  shows the running sessions. Not available on Windows yet.",
+        one_server: false,
+    },
+    Cmd {
+        name: "servers",
+        args: "list|show NAME|add NAME|remove NAME",
+        arity: (1, 2),
+        help: "list, show, add or remove the servers of the configuration file",
+        details: "Nothing is started or connected. Works on --config FILE or the file found \
+                  (see FILES). add NAME takes --stdio \
+                  'CMD ARGS' (with --env) or --url URL (with --header and --transport), and \
+                  --protocol; --env NAME is written as a reference, ${NAME}. The file is \
+                  edited in place: the other entries, their order, formatting and comments \
+                  stay as they are, and a file umcp cannot read is left untouched. show hides \
+                  the values of variables and headers, and secrets in URLs and arguments.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -340,6 +436,28 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
 ];
+
+/// The subcommands of the commands that have them (`session start NAME`): each one's name
+/// and how many words follow it.
+pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
+    (
+        "tasks",
+        &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+    ),
+    ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
+    (
+        "servers",
+        &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
+    ),
+];
+
+/// The subcommands of the command `name`, none for most.
+pub fn subcommands(name: &str) -> &'static [(&'static str, usize)] {
+    SUBCOMMANDS
+        .iter()
+        .find(|(command, _)| *command == name)
+        .map_or(&[], |(_, subcommands)| subcommands)
+}
 
 /// When the usual places are searched for servers.
 pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
@@ -407,6 +525,18 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config ~/.cursor/mcp.json --json tools",
         "the tools of every server of a configuration file, as JSON",
+    ),
+    (
+        "umcp session start time --stdio 'uvx mcp-server-time'",
+        "keep a server running in the background, as session time",
+    ),
+    (
+        "umcp --session time call get_current_time timezone=UTC",
+        "call a tool of the running session",
+    ),
+    (
+        "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
+        "add a server to a configuration file",
     ),
 ];
 

@@ -273,14 +273,9 @@ fn describe(file: &ConfigFile, variables: &BTreeSet<String>) -> String {
 
 fn describe_server(server: &ServerConfig) -> String {
     let mut text = match &server.transport {
-        ServerTransport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-            ..
-        } => {
-            let words: Vec<String> = std::iter::once(command.clone())
+        ServerTransport::Stdio(stdio) => {
+            let (args, env, cwd) = (stdio.get_args(), stdio.get_envs(), stdio.get_cwd());
+            let words: Vec<String> = std::iter::once(stdio.get_command().to_owned())
                 .chain(redact::args(args))
                 .map(|w| quoted(&w))
                 .collect();
@@ -294,13 +289,9 @@ fn describe_server(server: &ServerConfig) -> String {
             }
             text
         }
-        ServerTransport::Http {
-            url,
-            headers,
-            oauth,
-            ..
-        } => {
-            let mut text = format!("connects to {}", redact::url(url));
+        ServerTransport::Http(http, oauth) => {
+            let headers = http.get_headers();
+            let mut text = format!("connects to {}", redact::url(http.get_url()));
             if !headers.is_empty() {
                 let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
                 text += &format!(" sending {}", names.join(", "));

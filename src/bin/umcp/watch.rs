@@ -5,7 +5,6 @@
 //! the command line never reconnects (no restart to survive), and the client's handle tells
 //! how the subscription ended, which becomes that server's last line and the exit code.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -75,10 +74,16 @@ pub fn run(target: &Target<'_>) -> Result<(), Exit> {
                     name: name.as_deref(),
                     json,
                     stop: &stop,
+                    deadline: &target.deadline,
                 };
+                // A session's watch prints on its caller's console, which is the thread's.
+                let console = crate::console::inherited();
                 thread::Builder::new()
                     .name("umcp-watch".into())
-                    .spawn_scoped(scope, move || follower.follow(sub, deadline))
+                    .spawn_scoped(scope, move || {
+                        let _console = crate::console::redirect_thread(console);
+                        follower.follow(sub, deadline)
+                    })
             })
             .collect();
         followers
@@ -118,13 +123,15 @@ struct Follower<'a> {
     json: bool,
     /// Set when stdout is gone (`umcp watch | head -1`): every follower stops.
     stop: &'a AtomicBool,
+    /// The command's clock, whose interrupt (Ctrl-C in a shell) stops every follower too.
+    deadline: &'a crate::deadline::Deadline,
 }
 
 impl Follower<'_> {
     /// Prints events until the deadline, the end of the subscription, or a stop; returns
     /// this subscription's exit code.
     fn follow(&self, sub: &Subscription, deadline: Option<Instant>) -> u8 {
-        let stopped = || self.stop.load(Ordering::Relaxed);
+        let stopped = || self.stop.load(Ordering::Relaxed) || self.deadline.interrupted();
         match sub.for_each_event(deadline, &stopped, |event| self.print_event(&event)) {
             // Ended by the servers' close after Ctrl-C (the signal is marked before the close
             // begins): the user's own doing, not a lost connection to report.
@@ -178,11 +185,10 @@ impl Follower<'_> {
     }
 }
 
-/// Writes one whole line and flushes it (stdout's lock keeps lines of different servers
-/// apart).
+/// Writes one whole line in one write, which keeps lines of different servers apart (stdout
+/// writes a whole line through at once).
 fn print(line: &str) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}").and_then(|()| out.flush())
+    crate::console::out(&format!("{line}\n"))
 }
 
 /// `value` with a `"server"` member first, when a name is given.

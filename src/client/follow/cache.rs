@@ -190,14 +190,9 @@ impl Cache {
         }
         match hints.ttl_ms {
             Some(ttl) => {
-                // A whole float (`60000.0`) counts as the integer, as the typed results read
-                // it.
-                let ms = match &ttl {
-                    Value::Number(n) => crate::types::lenient::whole_i64(n),
-                    _ => None,
-                };
-                let ms = ms.filter(|ms| *ms > 0)?;
-                Some(Duration::from_millis(u64::try_from(ms).ok()?))
+                // As the typed results read it: a float, or a number of any size, counts too.
+                let ms = crate::types::lenient::ttl_millis(&ttl).filter(|ms| *ms > 0)?;
+                Some(Duration::from_millis(ms))
             }
             None if legacy => self.options.ttl_without_hints,
             None => None,

@@ -17,20 +17,41 @@ pub(crate) fn parse(value: &str) -> Option<WwwAuthenticate> {
         .iter()
         .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
         .or_else(|| challenges.first())?;
-    let param = |name: &str| {
-        chosen
+    Some(chosen.to_public())
+}
+
+/// Whether any challenge of the (possibly combined) `WWW-Authenticate` header values asks
+/// for a DPoP nonce (`error="use_dpop_nonce"`, RFC 9449 §9). A server may offer several
+/// schemes at once (§7.1: `Bearer` and `DPoP`), and the DPoP challenge saying so is then not
+/// the one [`parse`] picks.
+pub(crate) fn asks_dpop_nonce(value: &str) -> bool {
+    parse_challenges(value).iter().any(|challenge| {
+        challenge
             .params
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
-    Some(WwwAuthenticate {
-        scheme: chosen.scheme.clone(),
-        resource_metadata: param("resource_metadata"),
-        scope: param("scope"),
-        error: param("error"),
-        error_description: param("error_description"),
+            .any(|(name, value)| name == "error" && value == USE_DPOP_NONCE)
     })
+}
+
+/// The `error` of a challenge asking for a DPoP nonce.
+const USE_DPOP_NONCE: &str = "use_dpop_nonce";
+
+impl Challenge {
+    fn to_public(&self) -> WwwAuthenticate {
+        let param = |name: &str| {
+            self.params
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        WwwAuthenticate {
+            scheme: self.scheme.clone(),
+            resource_metadata: param("resource_metadata"),
+            scope: param("scope"),
+            error: param("error"),
+            error_description: param("error_description"),
+        }
+    }
 }
 
 fn parse_challenges(value: &str) -> Vec<Challenge> {
@@ -230,6 +251,23 @@ mod tests {
         let got = parse(r#"Basic realm="only""#).unwrap();
         assert_eq!(got.scheme, "Basic");
         assert_eq!(got.resource_metadata, None);
+    }
+
+    #[test]
+    fn finds_a_nonce_challenge_beside_a_bearer_one() {
+        let both = r#"Bearer resource_metadata="https://h/prm", DPoP error="use_dpop_nonce", algs="ES256""#;
+        assert!(asks_dpop_nonce(both));
+        // The one to act on is still the Bearer one.
+        let chosen = parse(both).unwrap();
+        assert_eq!((chosen.scheme.as_str(), chosen.error), ("Bearer", None));
+        assert!(asks_dpop_nonce(r#"DPoP error=use_dpop_nonce"#));
+        for other in [
+            r#"Bearer error="invalid_token", DPoP error="invalid_dpop_proof""#,
+            r#"DPoP error_description="use_dpop_nonce""#,
+            "",
+        ] {
+            assert!(!asks_dpop_nonce(other), "{other}");
+        }
     }
 
     #[test]

@@ -127,7 +127,9 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect();
-    let www_authenticate = auth_header::parse(&challenges.join(", "));
+    let challenges = challenges.join(", ");
+    let www_authenticate = auth_header::parse(&challenges);
+    let asks_dpop_nonce = auth_header::asks_dpop_nonce(&challenges);
     let mcp_auth_server = header(&response, "mcp-auth-server").map(str::to_owned);
     let dpop_nonce = header(&response, "dpop-nonce").map(str::to_owned);
     let location = (300..400)
@@ -139,6 +141,7 @@ pub(crate) fn http_error(response: HttpResponse, url: &str, deadline: Instant) -
         url: url.to_owned(),
         body: excerpt(response, deadline),
         www_authenticate,
+        asks_dpop_nonce,
         mcp_auth_server,
         dpop_nonce,
         protocol_version: None,

@@ -1,8 +1,11 @@
 //! Which HTTP transport to speak, and how a dropped event stream is reconnected.
 
+use std::fmt;
 use std::time::Duration;
 
-/// Which HTTP transport to speak.
+/// Which HTTP transport to speak: [`HttpConfig::transport`](super::HttpConfig::transport),
+/// and the `type` of an HTTP server in a configuration file
+/// ([`HttpTransportKind::parse`]).
 ///
 /// See the example on [`HttpConfig`](super::HttpConfig).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -21,13 +24,47 @@ pub enum HttpTransportKind {
 impl HttpTransportKind {
     /// The name used in configuration files and logs: `auto`, `streamable-http` or `sse`.
     ///
-    /// See the example on [`HttpConfig`](super::HttpConfig).
+    /// ```
+    /// use umcp::HttpTransportKind;
+    ///
+    /// assert_eq!(HttpTransportKind::StreamableHttp.as_str(), "streamable-http");
+    /// assert_eq!(HttpTransportKind::Sse.to_string(), "sse");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             HttpTransportKind::Auto => "auto",
             HttpTransportKind::StreamableHttp => "streamable-http",
             HttpTransportKind::Sse => "sse",
         }
+    }
+
+    /// Reads a configuration file's `type`: `auto`, `http` (the same as `auto`),
+    /// `streamable-http` (or `streamableHttp`, `streamable_http`) and `sse`; `None` for
+    /// anything else.
+    ///
+    /// ```
+    /// use umcp::HttpTransportKind;
+    ///
+    /// assert_eq!(HttpTransportKind::parse("http"), Some(HttpTransportKind::Auto));
+    /// assert_eq!(HttpTransportKind::parse("streamableHttp"), Some(HttpTransportKind::StreamableHttp));
+    /// assert_eq!(HttpTransportKind::parse("websocket"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<HttpTransportKind> {
+        match name {
+            "auto" | "http" => Some(HttpTransportKind::Auto),
+            "streamable-http" | "streamableHttp" | "streamable_http" => {
+                Some(HttpTransportKind::StreamableHttp)
+            }
+            "sse" => Some(HttpTransportKind::Sse),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HttpTransportKind {
+    /// The name of [`as_str`](HttpTransportKind::as_str).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

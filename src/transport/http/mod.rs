@@ -2,6 +2,10 @@
 //! included) and the legacy HTTP+SSE transport (2024-11-05), configured by one
 //! [`HttpConfig`].
 //!
+//! The configuration types are in every build, so a configured HTTP server reads the same
+//! everywhere; the transports themselves need the `http` feature (without it, connecting
+//! fails with [`Error::Unsupported`](crate::Error::Unsupported)).
+//!
 //! With [`HttpTransportKind::Auto`] (the default) the client speaks Streamable HTTP and, when
 //! the server rejects the very first request with 400, 404 or 405, falls back to legacy SSE
 //! through [`Connect::fallback`](crate::transport::Connect::fallback). 401 and 403 never fall back: they surface as
@@ -19,33 +23,57 @@
 //! # let _ = config;
 //! ```
 
+// Without the transports (and OAuth) the items some docs link to are not built; the docs are
+// built, and their links checked, with every feature.
+#![cfg_attr(not(feature = "oauth"), allow(rustdoc::broken_intra_doc_links))]
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-mod auth_header;
-mod body;
-mod call;
-mod connect;
 mod credentials;
-mod delivery;
-mod get_stream;
 mod kind;
+
+#[cfg(feature = "http")]
+mod auth_header;
+#[cfg(feature = "http")]
+mod body;
+#[cfg(feature = "http")]
+mod call;
+#[cfg(feature = "http")]
+mod connect;
+#[cfg(feature = "http")]
+mod delivery;
+#[cfg(feature = "http")]
+mod get_stream;
+#[cfg(feature = "http")]
 mod legacy;
+#[cfg(feature = "http")]
 mod parked;
+#[cfg(feature = "http")]
 mod post_stream;
+#[cfg(feature = "http")]
 pub(crate) mod provider_deadline;
+#[cfg(feature = "http")]
 mod reply;
+#[cfg(feature = "http")]
 mod session;
+#[cfg(feature = "http")]
 mod socket;
+#[cfg(feature = "http")]
 mod stop;
+#[cfg(feature = "http")]
 mod streamable;
+#[cfg(feature = "http")]
 mod streams;
+#[cfg(feature = "http")]
 pub(crate) mod url;
+#[cfg(feature = "http")]
 mod wire;
 
 pub use credentials::{CredentialProvider, MAX_CREDENTIAL_RETRIES};
 pub use kind::{HttpTransportKind, ReconnectPolicy};
+#[cfg(feature = "http")]
 pub use streamable::CLOSE_TIMEOUT;
 
 use kind::AUTO_CANDIDATES;
@@ -315,5 +343,25 @@ impl fmt::Debug for HttpConfig {
     }
 }
 
-#[cfg(test)]
+/// Without the `http` feature there is no HTTP stack: connecting fails at once, naming it.
+#[cfg(not(feature = "http"))]
+impl crate::transport::Connect for HttpConfig {
+    fn connect(
+        &self,
+        _inbox: crate::transport::Inbox,
+    ) -> crate::Result<Box<dyn crate::transport::Transport>> {
+        Err(crate::Error::Unsupported(crate::Unsupported::Feature(
+            format!(
+                "HTTP server `{}`: umcp was built without the `http` feature",
+                self.describe()
+            ),
+        )))
+    }
+
+    fn describe(&self) -> String {
+        crate::redact::url(&self.url)
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
 mod tests;

@@ -133,11 +133,12 @@ impl Connect for StdioConfig {
 
 impl fmt::Debug for StdioConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Values of the configured variables may be secrets, so only their names are shown.
+        // Values of the configured variables may be secrets, so only their names are shown;
+        // the arguments as the command line in messages shows them (`--token <redacted>`).
         let env_names: Vec<&str> = self.envs.iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("StdioConfig")
             .field("command", &self.command)
-            .field("args", &self.args)
+            .field("args", &crate::redact::args(&self.args))
             .field("envs", &env_names)
             .field("cwd", &self.cwd)
             .field("env_policy", &self.env_policy)

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::super::http_server::{Reply, Seen};
 use super::encoding::{base64url, encode, params};
 use super::token::token;
-use super::{Code, Inner, Metadata, Prm, Proof, RegisteredClient, Setup, RS_NONCE};
+use super::{Code, Inner, Metadata, NonceChallenge, Prm, Proof, RegisteredClient, Setup, RS_NONCE};
 
 pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply) {
     let (delay, token_delay) = {
@@ -54,7 +54,11 @@ pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply)
                     format!("{base}/mcp")
                 }
             });
-            let mut prm = json!({"resource": resource, "authorization_servers": [issuer]});
+            let servers = setup
+                .prm_authorization_servers
+                .clone()
+                .unwrap_or_else(|| vec![issuer.clone()]);
+            let mut prm = json!({"resource": resource, "authorization_servers": servers});
             if let Some(scopes) = &setup.prm_scopes {
                 prm["scopes_supported"] = json!(scopes);
             }
@@ -136,14 +140,21 @@ fn mcp(
             );
         }
         if !nonce_ok {
-            return reply.json(
-                401,
-                &[
-                    ("WWW-Authenticate", "DPoP error=\"use_dpop_nonce\""),
-                    ("DPoP-Nonce", RS_NONCE),
-                ],
-                r#"{"error":"use_dpop_nonce"}"#,
-            );
+            let dpop = "DPoP error=\"use_dpop_nonce\", algs=\"ES256\"";
+            let bearer = format!("Bearer {}", hints.join(", "));
+            let both = format!("{bearer}, {dpop}");
+            let challenges: Vec<(&str, &str)> = match setup.nonce_challenge {
+                NonceChallenge::Dpop => vec![("WWW-Authenticate", dpop)],
+                NonceChallenge::BesideBearer => {
+                    vec![("WWW-Authenticate", &bearer), ("WWW-Authenticate", dpop)]
+                }
+                NonceChallenge::BesideBearerInOneValue => vec![("WWW-Authenticate", &both)],
+            };
+            let headers: Vec<(&str, &str)> = challenges
+                .into_iter()
+                .chain([("DPoP-Nonce", RS_NONCE)])
+                .collect();
+            return reply.json(401, &headers, r#"{"error":"use_dpop_nonce"}"#);
         }
     } else if scheme != "Bearer" {
         inner

@@ -54,6 +54,17 @@ pub enum Metadata {
     Absent,
 }
 
+/// How the MCP endpoint's 401 asks for its DPoP nonce (RFC 9449 §9, §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonceChallenge {
+    /// `WWW-Authenticate: DPoP error="use_dpop_nonce"` alone.
+    Dpop,
+    /// A `Bearer` challenge, then the `DPoP` one in a header of its own.
+    BesideBearer,
+    /// `Bearer …, DPoP error="use_dpop_nonce"` in one header value.
+    BesideBearerInOneValue,
+}
+
 /// What the fixture does; tests change it with [`AuthServer::update`].
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -62,6 +73,8 @@ pub struct Setup {
     /// The PRM `resource` (default: the MCP endpoint URL).
     pub prm_resource: Option<String>,
     pub prm_scopes: Option<Vec<String>>,
+    /// The PRM `authorization_servers` (default: the fixture's issuer alone).
+    pub prm_authorization_servers: Option<Vec<String>>,
     pub challenge_scope: Option<String>,
     /// The issuer's path, e.g. `/tenant1`; the authorization server lives under it.
     pub issuer_path: String,
@@ -91,6 +104,8 @@ pub struct Setup {
     pub dpop_nonce: bool,
     /// The token endpoint demands a new nonce every time and never accepts one.
     pub dpop_nonce_never: bool,
+    /// How the MCP endpoint asks for its nonce.
+    pub nonce_challenge: NonceChallenge,
     /// The `issuer` the metadata claims, when not the real one.
     pub metadata_issuer: Option<String>,
 }
@@ -147,6 +162,7 @@ impl Default for Setup {
             prm_in_challenge: true,
             prm_resource: None,
             prm_scopes: None,
+            prm_authorization_servers: None,
             challenge_scope: None,
             issuer_path: String::new(),
             metadata: Metadata::OAuth,
@@ -167,6 +183,7 @@ impl Default for Setup {
             dpop: false,
             dpop_nonce: false,
             dpop_nonce_never: false,
+            nonce_challenge: NonceChallenge::Dpop,
             metadata_issuer: None,
         }
     }

@@ -1,0 +1,202 @@
+//! Files only their owner may read: directories created 0700, files written whole under an
+//! unpredictable temporary name, created exclusively with mode 0600, then renamed into place.
+//!
+//! What this guards against is another user of a shared directory: a symbolic link planted
+//! at the temporary path (an exclusive create never follows one, and the name cannot be
+//! guessed beforehand), a reader of a file half written or readable by all, and a file
+//! planted for umcp to trust ([`read`] refuses one that others may read or write). The
+//! permissions are unix ones; elsewhere the files get the directory's defaults.
+
+use std::collections::hash_map::RandomState;
+use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Creates a directory (and its missing parents) readable by its owner only. An existing
+/// directory is left as it is: it may be shared on purpose, and is not umcp's to change.
+pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// Replaces the file at `path` with `data` in one step: a reader sees the old file or the new
+/// one, never a part. The temporary file lives next to `path`, named `.{name}.{random}.tmp`;
+/// it is removed again when anything fails.
+pub(crate) fn replace(path: &Path, data: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.{}.tmp", unpredictable()));
+    let written = write_new(&temp, data).and_then(|()| fs::rename(&temp, path));
+    if written.is_err() {
+        // An exclusive create that failed made nothing: what is there is someone else's.
+        if !matches!(&written, Err(e) if e.kind() == io::ErrorKind::AlreadyExists) {
+            let _ = fs::remove_file(&temp);
+        }
+    }
+    written
+}
+
+/// Creates `path` with owner-only permissions, failing if anything is there (a symbolic
+/// link included, which is not followed), writes `data` and flushes it to disk.
+pub(crate) fn write_new(path: &Path, data: &[u8]) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file: File = options.open(path)?;
+    file.write_all(data)?;
+    file.sync_all()
+}
+
+/// The text of the file at `path`, refused (`PermissionDenied`) when it is not a regular
+/// file only its owner may read and write: such a file was not written by [`replace`], and
+/// may have been planted by another user. A symbolic link at `path` is not followed.
+pub(crate) fn read(path: &Path) -> io::Result<String> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut file = options.open(path)?;
+    let metadata = file.metadata()?;
+    let refuse = |why: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{}: {why}", path.display()),
+        ))
+    };
+    if !metadata.is_file() {
+        return refuse("not a regular file");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o077 != 0 {
+            return refuse("others may read or write it");
+        }
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// 128 bits no other process can predict, as 32 hex digits, from std's per-process random
+/// hash keys (SipHash keyed from the operating system's random source): enough for a
+/// temporary name, without a dependency for it.
+fn unpredictable() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (0..2u8)
+        .map(|half| {
+            let mut hasher = RandomState::new().build_hasher();
+            hasher.write_u8(half);
+            hasher.write_u64(count);
+            hasher.write_u32(std::process::id());
+            hasher.write_u128(nanos);
+            format!("{:016x}", hasher.finish())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "umcp-private-{name}-{}-{}",
+            std::process::id(),
+            unpredictable()
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn temporary_names_differ_every_time() {
+        let names: std::collections::HashSet<String> = (0..64).map(|_| unpredictable()).collect();
+        assert_eq!(names.len(), 64);
+        assert!(names.iter().all(|n| n.len() == 32));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn directories_and_files_are_owner_only_and_replaced_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("modes");
+        let dir = root.join("a/b");
+        create_dir(&dir).unwrap();
+        for created in [&root.join("a"), &dir] {
+            let mode = fs::metadata(created).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", created.display());
+        }
+        let path = dir.join("f.json");
+        replace(&path, b"one").unwrap();
+        replace(&path, b"two").unwrap();
+        assert_eq!(read(&path).unwrap(), "two");
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        // A file others may read is not trusted.
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        let refused = read(&path).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::PermissionDenied);
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symbolic_links_are_never_followed() {
+        let root = scratch("links");
+        create_dir(&root).unwrap();
+        let victim = root.join("victim");
+        fs::write(&victim, "precious").unwrap();
+        // At an exclusive create's path: refused, and the target is left alone.
+        let planted = root.join("planted.tmp");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let error = write_new(&planted, b"overwritten").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        // At the path read: not followed.
+        let private = root.join("private");
+        write_new(&private, b"mine").unwrap();
+        let link = root.join("link.json");
+        std::os::unix::fs::symlink(&private, &link).unwrap();
+        assert!(read(&link).is_err());
+        // At the final path of a replacement: the link is replaced, its target untouched.
+        replace(&link, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&private).unwrap(), "mine");
+        assert_eq!(read(&link).unwrap(), "new");
+        let _ = fs::remove_dir_all(&root);
+    }
+}
