@@ -51,8 +51,6 @@ pub mod jsonrpc;
 mod manager;
 mod private_file;
 mod redact;
-#[doc = include_str!("../docs/skills.md")]
-pub mod skills_guide {}
 mod sync;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -8,10 +8,6 @@ use crate::error::Error;
 use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Payload};
 use crate::types::{ElicitRequestUrlParams, UnsupportedProtocolVersionData};
 
-/// `MissingRequiredClientCapability` as the 2026-07-28 drafts and the tasks extension's
-/// drafts numbered it, before it became -32021.
-pub(crate) const DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32003;
-
 impl Error {
     /// The JSON-RPC error the server answered with: an [`Error::Rpc`], or the JSON-RPC body
     /// of an [`Error::Http`] (stateless servers send their errors with HTTP 400).
@@ -46,7 +42,7 @@ impl Error {
                 // The drafts numbered it -32003, and servers built from them still send that:
                 // in the implementation-defined range, so only with the data that makes it
                 // unambiguous.
-                || (e.code.0 == DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY
+                || (e.code == ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY
                     && e.data
                         .as_ref()
                         .is_some_and(|d| d["requiredCapabilities"].is_object()))

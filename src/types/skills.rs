@@ -116,13 +116,14 @@ pub struct ListSkillsResult {
     /// The cursor of the next page, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// How long, in milliseconds, the listing may be treated as current.
+    /// How long, in milliseconds, the listing may be treated as current; `None` or 0 means
+    /// stale at once. A value of another type reads as `None`, never failing the result.
     #[serde(
         default,
-        deserialize_with = "super::lenient::opt_i64",
+        deserialize_with = "super::lenient::ttl_ms",
         skip_serializing_if = "Option::is_none"
     )]
-    pub ttl_ms: Option<i64>,
+    pub ttl_ms: Option<u64>,
     /// `public` or `private`: who may share the cached listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<String>,
@@ -137,13 +138,14 @@ pub struct ListSkillsResult {
 pub struct GetSkillResult {
     /// The skill's entry.
     pub skill: Skill,
-    /// How long, in milliseconds, the entry may be treated as current.
+    /// How long, in milliseconds, the entry may be treated as current; `None` or 0 means
+    /// stale at once. A value of another type reads as `None`, never failing the result.
     #[serde(
         default,
-        deserialize_with = "super::lenient::opt_i64",
+        deserialize_with = "super::lenient::ttl_ms",
         skip_serializing_if = "Option::is_none"
     )]
-    pub ttl_ms: Option<i64>,
+    pub ttl_ms: Option<u64>,
     /// `public` or `private`: who may share the cached entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<String>,
