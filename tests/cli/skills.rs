@@ -57,7 +57,11 @@ fn a_skill_loads_verified_and_its_listed_files_only_are_read() {
     ));
     assert_eq!(forms, "Field names are case-sensitive.\n");
     let unlisted = run_with(&server, &["skills", "file", uri, "scripts/run.py"], 1);
-    assert!(stderr(&unlisted).contains("not a file skill"), "{}", stderr(&unlisted));
+    assert!(
+        stderr(&unlisted).contains("not a file skill"),
+        "{}",
+        stderr(&unlisted)
+    );
     // Two loads and one file: no read of the unlisted path.
     let log = read_log(&reads);
     assert!(!log.contains("scripts/run.py"), "{log}");
@@ -70,7 +74,11 @@ fn a_tampered_skill_is_not_printed_and_its_files_are_not_read() {
     let (server, reads) = server("tampered", true);
     let uri = "skill://docs/pdf/SKILL.md";
     let out = run_with(&server, &["skills", "file", uri, "references/FORMS.md"], 1);
-    assert!(stderr(&out).contains("verification failed"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("verification failed"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!stdout(&out).contains("evil"), "{}", stdout(&out));
     assert!(!read_log(&reads).contains("FORMS.md"));
     let _ = std::fs::remove_file(&reads);
