@@ -411,9 +411,11 @@ fn modern_error(error: &Error) -> Option<ErrorObject> {
 /// refused with, if it was one.
 ///
 /// Over HTTP, a refusal is a stateless answer only when its body is the probe's own JSON-RPC
-/// response: the transport makes such a body [`Error::Rpc`] (its id is the probe's), and a
-/// body with another id, a `null` id or no JSON-RPC at all stays [`Error::Http`], which is
-/// never one here. A 400 whose body is the probe's response with -32020, -32021 or -32022
+/// response: the transport makes such a body [`Error::Rpc`] (declared `application/json`, its
+/// id the probe's), and a body with another id, a `null` id, another content type or no
+/// JSON-RPC at all stays [`Error::Http`], which is never one here. (The status is not kept
+/// with [`Error::Rpc`]: the probe's own -32020, -32021 or -32022 under another error status
+/// than 400 counts as stateless too.) A 400 whose body is the probe's response with -32020, -32021 or -32022
 /// therefore means the stateless era; any other 400 (a -32600, an empty or HTML body) means
 /// the handshake era. The released text asks only to "inspect the body"; this is the
 /// stricter reading the conformance suite's version-compatibility helper applies.

@@ -517,3 +517,39 @@ impl Poll<'_, '_> {
         self.clock.cancelled()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::ErrorCode;
+
+    fn refusal(code: ErrorCode, data: Option<Value>) -> Error {
+        let mut error = ErrorObject::new(code, "Missing required client capability");
+        if let Some(data) = data {
+            error = error.with_data(data);
+        }
+        Error::Rpc(error)
+    }
+
+    #[test]
+    fn the_drafts_minus_32003_asks_for_the_extension_only_with_its_data() {
+        let data = json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}});
+        let current = refusal(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            Some(data.clone()),
+        );
+        let draft = refusal(
+            ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY,
+            Some(data),
+        );
+        assert!(requires_tasks(&current) && requires_tasks(&draft));
+        assert_eq!(
+            draft.missing_client_capabilities().unwrap()["extensions"][TASKS_EXTENSION],
+            json!({})
+        );
+        // -32003 is in the implementation-defined range: without the data it is another
+        // error.
+        let bare = refusal(ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY, None);
+        assert!(!requires_tasks(&bare) && bare.missing_client_capabilities().is_none());
+    }
+}
