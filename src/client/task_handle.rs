@@ -102,7 +102,8 @@ impl TaskStatus {
 /// See the example on [`Client::call_tool_as_task`].
 pub struct TaskHandle {
     session: Arc<Session>,
-    tracked: Tracked,
+    /// Boxed: a handle travels in [`ToolCall`] beside a whole result.
+    tracked: Box<Tracked>,
     status: TaskStatus,
 }
 
@@ -154,7 +155,7 @@ impl Client {
             let status = TaskStatus::of(tracked.status());
             return Ok(ToolCall::Task(TaskHandle {
                 session: Arc::clone(&self.session),
-                tracked,
+                tracked: Box::new(tracked),
                 status,
             }));
         }
@@ -168,7 +169,7 @@ impl Client {
     pub fn task(&self, task_id: &str) -> TaskHandle {
         TaskHandle {
             session: Arc::clone(&self.session),
-            tracked: Tracked::known(task_id),
+            tracked: Box::new(Tracked::known(task_id)),
             status: TaskStatus::Unknown,
         }
     }
