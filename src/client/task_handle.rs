@@ -122,7 +122,8 @@ impl Client {
     /// match client.call_tool_as_task("render", json!({ "scene": 1 }), &asked)? {
     ///     ToolCall::Done(result) => log::info!("{}", result.text()),
     ///     ToolCall::Task(mut task) => {
-    ///         log::info!("task {} is {:?}", task.id(), task.poll()?);
+    ///         let status = task.poll()?.clone();
+    ///         log::info!("task {} is {status:?}", task.id());
     ///         let patience = RequestOptions::default()
     ///             .with_timeout(Duration::from_secs(600))
     ///             .with_progress(|p| log::info!("{}", p.message.as_deref().unwrap_or("")));
