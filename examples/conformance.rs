@@ -118,6 +118,11 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
         client.close();
         return Ok(());
     }
+    if scenario.starts_with("sep-2640-client-") {
+        let result = skills(&client, scenario);
+        client.close();
+        return result;
+    }
     // A scenario whose context names its calls gets exactly those (the header scenarios check
     // the values sent); every other one is "use the server's tools".
     let calls = context_tool_calls();
@@ -145,6 +150,29 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
         }
     }
     client.close();
+    Ok(())
+}
+
+/// The Skills scenarios: list the skills; unless the scenario is only about not reading
+/// ahead, load the first (its `SKILL.md` read and verified) and then read its supporting
+/// files, each verified. A tampered skill fails to load, and its files are never read.
+fn skills(client: &Client, scenario: &str) -> umcp::Result<()> {
+    let listed = client.list_all_skills()?;
+    eprintln!("{} skill(s) listed", listed.len());
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(());
+    }
+    let Some(entry) = listed.into_iter().next() else {
+        return Err(umcp::Error::Protocol("the server listed no skill".into()));
+    };
+    let skill = client.load_skill(&entry)?;
+    eprintln!("loaded {}", entry.uri);
+    for file in entry.files().unwrap_or_default() {
+        if file.uri != entry.uri {
+            let bytes = skill.read(&file.uri)?;
+            eprintln!("read {} ({} bytes, verified)", file.uri, bytes.len());
+        }
+    }
     Ok(())
 }
 

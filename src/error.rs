@@ -140,6 +140,11 @@ pub enum Error {
     /// that are safe to repeat are re-issued by the client; a `tools/call` is only when the
     /// tool was listed as read-only or idempotent.
     ResponseLost(String),
+    /// A skill or one of its files failed the Skills extension's checks: an entry that may
+    /// not be loaded, a file the entry does not list (not read), or content whose size,
+    /// digest or frontmatter differs from the entry (not returned). Fetch the entry again
+    /// ([`Client::get_skill`](crate::Client::get_skill)) before trying once more.
+    Skill(Box<crate::types::SkillError>),
 }
 
 // Every `Result` of the crate, and of its callers, carries an `Error`: it stays within eight
@@ -315,12 +320,19 @@ impl fmt::Display for Error {
             Error::Config(msg) => write!(f, "config: {msg}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::Auth(e) => fmt::Display::fmt(e, f),
+            Error::Skill(e) => write!(f, "skill: {e}"),
         }
     }
 }
 
 // No `source`: `Display` includes the cause already (see [`Error`]).
 impl std::error::Error for Error {}
+
+impl From<crate::types::SkillError> for Error {
+    fn from(err: crate::types::SkillError) -> Error {
+        Error::Skill(Box::new(err))
+    }
+}
 
 impl From<io::Error> for Error {
     fn from(err: io::Error) -> Error {

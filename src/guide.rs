@@ -12,6 +12,8 @@
 //! - [`eras`]: the stateless 2026-07-28 era and the handshake era, how a server's era is
 //!   found and remembered, and what it costs, with an example.
 //! - [`following`]: `listen`, lists kept fresh and the response cache, with examples.
+//! - [`skills`]: the Skills extension: listing a server's skills, loading one, and what is
+//!   verified before anything of it is used.
 //! - [`manager`]: many servers from a configuration file or from code, their statuses,
 //!   restarts, names and authorization, with examples.
 #![cfg_attr(
@@ -40,6 +42,9 @@ pub mod eras {}
 
 #[doc = include_str!("../docs/following.md")]
 pub mod following {}
+
+#[doc = include_str!("../docs/skills.md")]
+pub mod skills {}
 
 #[doc = include_str!("../docs/manager.md")]
 pub mod manager {}

@@ -67,8 +67,9 @@ mod fuzz_engine;
 #[cfg(feature = "http")]
 pub use client::one_shot;
 pub use client::{
-    CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, Notifications, Options,
-    ProtocolMode, RequestOptions, Subscription, SubscriptionEnd, SubscriptionEvent, WithOptions,
+    CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
+    Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};

@@ -125,6 +125,7 @@ impl Client {
                     client.close();
                     watch.untrack();
                     options = options.with_protocol_mode(ProtocolMode::Legacy);
+                    options.era.legacy_after_probe = true;
                     continue;
                 }
                 Ok(discover::Established::Again) => {

@@ -31,13 +31,22 @@ impl Error {
         self.code() == Some(ErrorCode::HEADER_MISMATCH)
     }
 
-    /// For -32021 `MissingRequiredClientCapability`: the capabilities the request needs.
+    /// For -32021 `MissingRequiredClientCapability`: the capabilities the request needs. The
+    /// same for the drafts' -32003 when its `data.requiredCapabilities` is an object, as the
+    /// tasks extension's servers built from them send it.
     ///
     /// See the example on [`Error`].
     pub fn missing_client_capabilities(&self) -> Option<Value> {
-        let error = self
-            .rpc_error()
-            .filter(|e| e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)?;
+        let error = self.rpc_error().filter(|e| {
+            e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                // The drafts numbered it -32003, and servers built from them still send that:
+                // in the implementation-defined range, so only with the data that makes it
+                // unambiguous.
+                || (e.code == ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY
+                    && e.data
+                        .as_ref()
+                        .is_some_and(|d| d["requiredCapabilities"].is_object()))
+        })?;
         Some(
             error
                 .data

@@ -93,6 +93,22 @@ impl Client {
         self.initialize_result().capabilities.clone()
     }
 
+    /// The extensions the server declared (`capabilities.extensions`), by id, with their
+    /// settings exactly as the server wrote them (`{}`, nested `null`s and numbers included);
+    /// empty when it declared none.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// if let Some(ui) = client.server_extensions().get("io.modelcontextprotocol/ui") {
+    ///     log::info!("the server renders apps: {ui}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn server_extensions(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.session.extensions()
+    }
+
     /// The server's usage instructions, if it gave any.
     ///
     /// See the example on [`Client::server_info`].

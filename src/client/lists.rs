@@ -294,6 +294,11 @@ impl WithOptions<'_> {
         key: &str,
     ) -> Result<Vec<T>> {
         self.client.require(method, capability)?;
+        self.all_pages(method, key)
+    }
+
+    /// Every item under `key` of every page of `method`, following cursors.
+    pub(super) fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>> {
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.

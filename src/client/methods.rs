@@ -373,7 +373,7 @@ impl WithOptions<'_> {
         client.require("tools/call", "tools")?;
         let params = named("tool", name, arguments)?;
         if client.needs_task(name, options) {
-            return client.call_tool_as_task(params, options);
+            return client.call_tool_legacy_task(params, options);
         }
         client.request_as("tools/call", Some(params), options)
     }
@@ -509,7 +509,7 @@ impl WithOptions<'_> {
 
 /// The params of a call to a named tool or prompt: its arguments must be an object (the spec
 /// has no other shape for them), or `Null` for none.
-fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
+pub(super) fn named(what: &str, name: &str, arguments: Value) -> Result<Value> {
     let mut params = json!({ "name": name });
     match arguments {
         Value::Null => {}

@@ -86,6 +86,8 @@ mod options;
 mod requests;
 mod sampling;
 mod server_requests;
+mod skills;
+mod task_handle;
 mod tasks;
 mod with_options;
 
@@ -104,6 +106,8 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub use skills::{LoadedSkill, SkillPolicy};
+pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
 pub use with_options::WithOptions;
 
 #[cfg(test)]

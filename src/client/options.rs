@@ -56,6 +56,8 @@ pub struct Options {
     /// The handlers that answer the server's requests, and what they declare.
     pub(crate) handlers: Handlers,
     pub(crate) experimental: Option<Map<String, Value>>,
+    /// The extensions the application declares, by id, with their settings as given.
+    pub(crate) extensions: Map<String, Value>,
     /// Cancels a connect in progress.
     pub(crate) connect_cancel: Option<CancelHandle>,
 }
@@ -375,6 +377,52 @@ impl Options {
         self
     }
 
+    /// Declares the extension `id` (such as `io.modelcontextprotocol/ui`) with its `settings`,
+    /// in either era: in the stateless era in every request's client capabilities
+    /// (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`), in the handshake
+    /// era in `initialize`'s `capabilities.extensions` (as SEP-2133 has it). The settings are
+    /// sent exactly as given (`{}` for an extension without any); declaring the same id again
+    /// replaces them.
+    ///
+    /// Declaring an extension tells the server the application handles what it defines: for
+    /// the tasks extension (`io.modelcontextprotocol/tasks`) every tool call may then come
+    /// back as a task, which the client follows to its end. To ask for a task on one call
+    /// only, use [`RequestOptions::with_task`](crate::RequestOptions::with_task).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use umcp::Options;
+    ///
+    /// let options = Options::default()
+    ///     .with_extension(
+    ///         "io.modelcontextprotocol/ui",
+    ///         json!({ "mimeTypes": ["text/html;profile=mcp-app"] }),
+    ///     )
+    ///     .with_extension("com.example/empty", json!({}));
+    /// assert_eq!(options.extensions().len(), 2);
+    /// assert_eq!(options.extensions()["com.example/empty"], json!({}));
+    /// ```
+    pub fn with_extension(mut self, id: impl Into<String>, settings: Value) -> Options {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// Declares every extension of `extensions` (id to settings), as
+    /// [`Options::with_extension`] does one by one.
+    ///
+    /// See the example on [`Options::with_extension`].
+    pub fn with_extensions(mut self, extensions: Map<String, Value>) -> Options {
+        self.extensions.extend(extensions);
+        self
+    }
+
+    /// The extensions declared, by id, with their settings.
+    ///
+    /// See the example on [`Options::with_extension`].
+    pub fn extensions(&self) -> &Map<String, Value> {
+        &self.extensions
+    }
+
     /// How the protocol era is chosen at connect time (default [`ProtocolMode::Auto`]).
     ///
     /// Pass a verdict saved from [`Client::verdict`](crate::Client::verdict) to skip the
@@ -576,6 +624,11 @@ impl Options {
         if let Some(experimental) = &self.experimental {
             capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
         }
+        // The same object in both eras: the stateless era has `extensions` in its schema, the
+        // handshake era takes it in `initialize` as SEP-2133 defines it.
+        if !self.extensions.is_empty() {
+            capabilities.insert("extensions".into(), Value::Object(self.extensions.clone()));
+        }
         Value::Object(capabilities)
     }
 }
@@ -592,6 +645,7 @@ impl fmt::Debug for Options {
             .field("elicitation", &handlers.elicitation.is_some())
             .field("elicitation_modes", &handlers.elicitation_modes)
             .field("roots", &handlers.roots.is_some())
+            .field("extensions", &self.extensions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }

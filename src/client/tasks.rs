@@ -89,7 +89,7 @@ impl Client {
     }
 
     /// Calls a tool as a task and waits for its result.
-    pub(crate) fn call_tool_as_task(
+    pub(crate) fn call_tool_legacy_task(
         &self,
         mut params: Value,
         options: &RequestOptions,

@@ -38,6 +38,7 @@ mod resources;
 mod roots;
 mod sampling;
 mod schema;
+mod skills;
 mod subscriptions;
 mod tools;
 mod utilities;
@@ -91,6 +92,10 @@ pub use sampling::{
     SamplingContent, SamplingMessage,
 };
 pub use schema::Schema;
+pub use skills::{
+    sha256_digest, GetSkillResult, ListSkillsResult, Skill, SkillError, SkillResource,
+    SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
+};
 pub use subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, SUBSCRIPTIONS_ACKNOWLEDGED,

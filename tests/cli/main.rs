@@ -42,6 +42,7 @@ mod sessions;
 mod shell;
 #[cfg(unix)]
 mod signals;
+mod skills;
 mod tasks;
 mod timeouts;
 mod trust;

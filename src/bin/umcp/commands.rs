@@ -158,6 +158,7 @@ impl Target<'_> {
             ("ping", _) => return self.ping(),
             ("watch", _) => return crate::watch::run(self),
             ("tasks", _) => return self.tasks(rest),
+            ("skills", _) => return self.skills(rest),
             _ => return Err(usage("bad command")),
         }
         Ok(())

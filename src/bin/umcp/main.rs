@@ -53,6 +53,7 @@ mod session;
 mod shell;
 mod shown;
 mod signals;
+mod skills;
 mod spec;
 mod suggest;
 // The library's lock and deadline helpers: one file for both crates, not public API.

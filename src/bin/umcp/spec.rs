@@ -366,6 +366,20 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "skills",
+        args: "list|get URI|load URI|file URI PATH",
+        arity: (1, 3),
+        help: "list the servers' skills, describe one, or load it verified",
+        details: "For servers that offer the Skills extension. list shows each skill's \
+                  server, name, URI, description and files, reading none of them; get shows \
+                  one skill's entry (skills/get); load reads its SKILL.md and checks size, \
+                  digest and frontmatter against the entry; file loads the skill, then reads \
+                  the listed PATH (inside the skill, or a URI) and checks it. What passes is \
+                  printed; a mismatch fails with exit code 1. A file the entry does not list \
+                  is not read. get, load and file need one server.",
+        one_server: false,
+    },
+    Cmd {
         name: "shell",
         args: "",
         arity: (0, 0),
@@ -443,6 +457,10 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     (
         "tasks",
         &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+    ),
+    (
+        "skills",
+        &[("list", 0), ("get", 1), ("load", 1), ("file", 2)],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
     (

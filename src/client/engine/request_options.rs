@@ -42,6 +42,17 @@ pub struct RequestOptions {
     pub(crate) meta: Option<Map<String, Value>>,
     /// Skip the response cache: read by the layers above, which keep the cache.
     pub(crate) no_cache: bool,
+    /// Whether the call asks for a task (tasks extension): read by the layers above.
+    pub(crate) task: TaskMode,
+}
+
+/// How a call asks for a task: not at all, to be followed to its end, or to be handed back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum TaskMode {
+    #[default]
+    Off,
+    Follow,
+    Handle,
 }
 
 impl RequestOptions {

@@ -5,10 +5,16 @@
 
 use crate::error::Result;
 
+use crate::types::ResultType;
+
 use super::super::engine::pending::Answer;
+use super::super::engine::request_options::TaskMode;
+use super::clock::Clock;
+use super::finish::Head;
 use super::lifecycle;
 use super::rounds;
 use super::session::{CallSpec, Session};
+use super::task;
 
 /// Sends a request and waits for its outcome, in the era the connection speaks.
 ///
@@ -19,5 +25,46 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     if session.era.is_modern() {
         return rounds::call(session, &spec);
     }
-    lifecycle::call(session, spec)
+    handshake(session, spec)
+}
+
+/// A handshake-era call. The tasks extension's results are not of this era's schema, yet
+/// servers send them to clients that declared the extension in `initialize` (as SEP-2133
+/// lets a client) or on the request: a `tools/call` answered with a task is followed to its
+/// end (or handed back to a caller who asked for the handle), and a task answering anything
+/// else, or a request that did not declare the extension, fails as the invalid response it
+/// is, never read as an empty result.
+fn handshake(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
+    let (method, options) = (spec.method, spec.options);
+    let task_method = task::TASK_METHODS.contains(&method);
+    let asks = task_method && options.task != TaskMode::Off;
+    let spec = match asks {
+        true => CallSpec {
+            params: task::declare(session, spec.params),
+            ..spec
+        },
+        false => spec,
+    };
+    let declared = asks || task::declares(session, spec.params.as_ref());
+    if !task_method && !declared {
+        return lifecycle::call(session, spec);
+    }
+    let answer = lifecycle::call(session, spec)?;
+    if Head::of(&answer).kind() != Some(ResultType::Task) {
+        return Ok(answer);
+    }
+    if !(task_method && declared) {
+        return Err(rounds::unadvertised(method));
+    }
+    if options.task == TaskMode::Handle {
+        return Ok(answer);
+    }
+    let spec = CallSpec {
+        method,
+        params: None,
+        options,
+        handshake: false,
+    };
+    let mut clock = Clock::start(session, &spec);
+    task::follow(session, &mut clock, &answer)
 }

@@ -10,6 +10,17 @@
 //! still starting, which reads the probe only once it is up (see [`after_silence`]). A verdict
 //! remembered from an earlier connection skips the probe but is never trusted blindly (see
 //! [`establish`]), and -32022 on a later request forgets it ([`switch_version`]).
+//!
+//! The probe is `server/discover` on every transport, HTTP included, not the application's
+//! first request. The released text allows either ("Clients MAY call it before sending any
+//! other requests"; on HTTP "attempt a modern request and inspect the body of a 400"), and
+//! `server/discover` is the one request whose answer cannot be mistaken: an era-ambiguous
+//! method such as `tools/list` may be served under handshake-era semantics by a lax legacy
+//! server, and the connection must know the server's capabilities before any method is
+//! gated on them. A server that refuses a correct `server/discover` with a stateless error
+//! (-32020) speaks the stateless era, and the client does not fall back; the conformance
+//! suite's unreleased `version-backcompat` scenario, which expects a `tools/list` probe and
+//! answers `server/discover` so, is therefore not passed.
 
 use std::sync::Arc;
 
@@ -85,6 +96,7 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
         _ => None,
     };
     let from_cache = cached.is_some();
+    let auto = configured == ProtocolMode::Auto || session.options.legacy_after_probe;
     let mode = cached.unwrap_or(configured);
     // The legacy HTTP+SSE transport predates the stateless era.
     let mode = match session.conn.transport.kind() {
@@ -93,7 +105,7 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
     };
     let (version, how) = match mode {
         ProtocolMode::Legacy => {
-            return match initialize(session) {
+            return match initialize_or_forward(session, server, auto) {
                 Ok(()) => Ok(Established::Ready),
                 Err(error) if from_cache && contradicts_handshake(&error) => {
                     log::debug!("{server} refused initialize ({error}); probing again");
@@ -133,7 +145,7 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
             session.era.set_phase(Phase::Legacy);
             session.conn.transport.session_event(SessionEvent::Reset);
             remember_verdict(server, ProtocolMode::Legacy);
-            initialize(session)?;
+            initialize_or_forward(session, server, true)?;
             Ok(Established::Ready)
         }
         Verdict::Silent => after_silence(session, server, version),
@@ -176,6 +188,34 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
             adopt(session, *result, &version);
             remember_verdict(server, ProtocolMode::Pinned(version));
             Ok(Established::Ready)
+        }
+        _ => Err(error),
+    }
+}
+
+/// `initialize`, on a connection judged handshake-era. Under [`ProtocolMode::Auto`] (`auto`)
+/// a refusal with -32022 whose `supported` names a stateless version this client speaks
+/// falls forward: the spec has a modern-only server name its versions in any error to
+/// `initialize`, and the client retry with one of them, so `server/discover` at that version
+/// follows on the same connection. A user's pin to the handshake era keeps the refusal.
+fn initialize_or_forward(session: &Session, server: &str, auto: bool) -> Result<()> {
+    let error = match initialize(session) {
+        Ok(()) => return Ok(()),
+        Err(error) => error,
+    };
+    let forward = error
+        .rpc_error()
+        .filter(|e| auto && e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+        .and_then(|e| modern_in(&supported_versions(&e)));
+    let Some(version) = forward else {
+        return Err(error);
+    };
+    log::debug!("{server} refused initialize for protocol {version}; asking server/discover");
+    match probe(session, version, Probe::Late) {
+        Ok(Verdict::Modern(result, version)) => {
+            adopt(session, *result, &version);
+            remember_verdict(server, ProtocolMode::Pinned(version));
+            Ok(())
         }
         _ => Err(error),
     }
@@ -229,7 +269,7 @@ fn probe(session: &Session, mut version: String, how: Probe) -> Result<Verdict> 
             }
             Err(error) => error,
         };
-        let Some(object) = modern_error(&error) else {
+        let Some(object) = refusal(&error) else {
             return legacy_or(error, auto);
         };
         if object.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION || retried {
@@ -279,9 +319,8 @@ fn modern_in(supported: &[String]) -> Option<String> {
 /// version this client speaks, the connection switches to it and `true` says to send the
 /// request again (at most once per request: the caller decides).
 pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
-    let Some(object) = error
-        .rpc_error()
-        .filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+    // Only the request's own answer: a body with another id says nothing of this request.
+    let Some(object) = refusal(error).filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
     else {
         return false;
     };
@@ -359,13 +398,32 @@ fn legacy_or(error: Error, auto: bool) -> Result<Verdict> {
 
 /// The stateless-era error in a failed request: a JSON-RPC error, or an HTTP error whose
 /// body is one, with code -32020, -32021 or -32022.
-pub(crate) fn modern_error(error: &Error) -> Option<ErrorObject> {
+fn modern_error(error: &Error) -> Option<ErrorObject> {
     let modern = [
         ErrorCode::HEADER_MISMATCH,
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
     ];
     error.rpc_error().filter(|e| modern.contains(&e.code))
+}
+
+/// The stateless-era error a request (the probe, or a request the client may send again) was
+/// refused with, if it was one.
+///
+/// Over HTTP, a refusal is a stateless answer only when its body is the probe's own JSON-RPC
+/// response: the transport makes such a body [`Error::Rpc`] (declared `application/json`, its
+/// id the probe's), and a body with another id, a `null` id, another content type or no
+/// JSON-RPC at all stays [`Error::Http`], which is never one here. (The status is not kept
+/// with [`Error::Rpc`]: the probe's own -32020, -32021 or -32022 under another error status
+/// than 400 counts as stateless too.) A 400 whose body is the probe's response with -32020, -32021 or -32022
+/// therefore means the stateless era; any other 400 (a -32600, an empty or HTML body) means
+/// the handshake era. The released text asks only to "inspect the body"; this is the
+/// stricter reading the conformance suite's version-compatibility helper applies.
+pub(crate) fn refusal(error: &Error) -> Option<ErrorObject> {
+    match error {
+        Error::Rpc(_) => modern_error(error),
+        _ => None,
+    }
 }
 
 /// Makes the discover result the connection's description, as `initialize` would have.

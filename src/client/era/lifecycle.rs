@@ -16,6 +16,7 @@ use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::RequestOptions;
 use super::session::{CallSpec, Session};
+use super::state::forget_verdict;
 use super::wire::{cached, exchange};
 
 /// A handshake-era call: through the response cache only when the user asked to cache such
@@ -178,7 +179,14 @@ pub(crate) fn reinitialize(session: &Session, seen_generation: u64) -> Result<()
     session.conn.transport.session_event(SessionEvent::Reset);
     let deadline = deadline_after(Instant::now(), session.options.startup_timeout);
     *lock(&session.handshake_deadline) = deadline;
-    initialize(session)?;
+    if let Err(error) = initialize(session) {
+        // The cached handshake verdict failed: the next connection probes again, as the
+        // spec has a client re-probe "if the cached assumption later fails".
+        if let Some(key) = session.era.verdict_key.get() {
+            forget_verdict(key);
+        }
+        return Err(error);
+    }
     // What the old session's notifications would have said since it ended is lost.
     session
         .conn

@@ -117,6 +117,16 @@ pub(crate) fn headers(
     Ok(headers)
 }
 
+/// The `Mcp-Name` of a tasks extension request (`tasks/get`, `tasks/update`,
+/// `tasks/cancel`): its task id, encoded when unsafe.
+pub(crate) fn task_route(method: &str, params: Option<&Value>) -> Option<String> {
+    if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+        return None;
+    }
+    let id = params?.get("taskId")?.as_str()?;
+    Some(encode_value(id))
+}
+
 /// The largest magnitude of an integer in an `Mcp-Param-*` header: 2^53 − 1, the integers an
 /// IEEE 754 double holds exactly.
 const MAX_HEADER_INTEGER: u64 = (1 << 53) - 1;

@@ -17,9 +17,9 @@ use crate::sync::lock;
 use crate::types::{InputRequiredResult, ResultType};
 
 use super::super::engine::pending::Answer;
-use super::super::engine::request_options::RequestOptions;
+use super::super::engine::request_options::{RequestOptions, TaskMode};
 use super::clock::Clock;
-use super::discover::{modern_error, switch_version};
+use super::discover::{refusal, switch_version};
 use super::finish::{finish, relist_tools, Head};
 use super::inputs::fulfil;
 use super::session::{CallSpec, Session};
@@ -41,19 +41,24 @@ const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
     let mut clock = Clock::start(session, spec);
     let mut round = 0u32;
-    // What each round starts from once a server asked for the tasks extension: the caller's
-    // params declaring it (`None`: the caller's params, not copied on every call).
-    let mut declared: Option<Option<Value>> = None;
+    // Whether the request declares the tasks extension, and what each round then starts
+    // from: the params declaring it (`None`: the caller's params, which declare it already,
+    // not copied on every call). A caller asking for a task declares it on this request; a
+    // server asking for it (-32021) has the call sent again declaring it.
+    let task_method = task::TASK_METHODS.contains(&spec.method);
     let mut params = spec.params.clone();
+    let mut declared: Option<Option<Value>> = None;
+    if task_method && spec.options.task != TaskMode::Off {
+        params = task::declare(session, params);
+        declared = Some(params.clone());
+    } else if task::declares(session, params.as_ref()) {
+        declared = Some(None);
+    }
     loop {
         let options = clock.round()?;
         let answer = match call_round(session, spec, params.clone(), &options, true) {
             // Refused before it ran: sending it again declaring the extension is safe.
-            Err(error)
-                if declared.is_none()
-                    && task::TASK_METHODS.contains(&spec.method)
-                    && task::requires_tasks(&error) =>
-            {
+            Err(error) if declared.is_none() && task_method && task::requires_tasks(&error) => {
                 log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
                 declared = Some(task::declare(session, spec.params.clone()));
                 params = task::declare(session, params);
@@ -74,9 +79,13 @@ pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
                     head.result_type.unwrap_or(Value::Null)
                 )))
             }
+            // The caller holds the task by handle: the created task is its answer.
             Some(ResultType::Task)
-                if declared.is_some() && task::TASK_METHODS.contains(&spec.method) =>
+                if declared.is_some() && task_method && spec.options.task == TaskMode::Handle =>
             {
+                return Ok(answer)
+            }
+            Some(ResultType::Task) if declared.is_some() && task_method => {
                 return task::follow(session, &mut clock, &answer)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
@@ -94,7 +103,7 @@ pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
         let responses = fulfil(session, &clock, input.input_requests.iter().flatten())?;
         clock.check(session)?;
         params = Some(retry_params(
-            declared.clone().unwrap_or_else(|| spec.params.clone()),
+            declared.clone().flatten().or_else(|| spec.params.clone()),
             responses,
             input.request_state,
         ));
@@ -167,7 +176,7 @@ fn call_round(
             call_round(session, spec, round.params, options, false)
         }
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
-            let mismatch = modern_error(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
+            let mismatch = refusal(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {
                 return Err(error);
             }
@@ -213,13 +222,20 @@ fn retry_params(
     Value::Object(object)
 }
 
-/// A `resultType` of `task` where the client did not declare the tasks extension (or for a
-/// method the extension does not cover): the spec makes it an invalid response.
-fn unadvertised(method: &str) -> Error {
-    Error::Protocol(format!(
-        "`{method}` answered with resultType \"task\", an extension this client did not \
-         advertise"
-    ))
+/// A `resultType` of `task` where the client did not declare the tasks extension, or for a
+/// method the extension does not cover: the spec makes it an invalid response, and no
+/// `tasks/*` request follows it.
+pub(super) fn unadvertised(method: &str) -> Error {
+    if task::TASK_METHODS.contains(&method) {
+        Error::Protocol(format!(
+            "`{method}` answered with resultType \"task\", but this request did not declare the \
+             tasks extension"
+        ))
+    } else {
+        Error::Protocol(format!(
+            "`{method}` answered with resultType \"task\", which is no valid answer to it"
+        ))
+    }
 }
 
 fn decode<T: DeserializeOwned>(answer: &Answer, method: &str) -> Result<T> {

@@ -119,6 +119,29 @@ impl Session {
         }
     }
 
+    /// The server's `capabilities.extensions` as it wrote them (empty without any).
+    pub(crate) fn extensions(&self) -> serde_json::Map<String, Value> {
+        let caps = self
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match caps.get("extensions") {
+            Some(Value::Object(map)) => map.clone(),
+            _ => serde_json::Map::new(),
+        }
+    }
+
+    /// Whether the server declared the extension `id`: an object of settings (`{}` included)
+    /// under `capabilities.extensions`, or `true`.
+    pub(crate) fn offers_extension(&self, id: &str) -> bool {
+        let caps = self
+            .capabilities
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let settings = &caps["extensions"][id];
+        settings.is_object() || settings.as_bool() == Some(true)
+    }
+
     /// Whether the server advertised `capability`: a name such as `logging`, or a dotted path
     /// such as `resources.subscribe` (a flag, which must then be `true`) or
     /// `tasks.requests.tools.call` (an object, which must then be there).

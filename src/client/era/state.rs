@@ -135,6 +135,10 @@ pub(crate) struct EraOptions {
     pub(crate) startup_timeout: Duration,
     /// Whether an expired session is started again and the request retried once.
     pub(crate) reinitialize_on_expiry: bool,
+    /// `mode` is [`ProtocolMode::Legacy`] only because the server, probed under
+    /// [`ProtocolMode::Auto`], exited on the probe: a refused `initialize` may still fall
+    /// forward to the stateless era.
+    pub(crate) legacy_after_probe: bool,
 }
 
 impl Default for EraOptions {
@@ -147,6 +151,7 @@ impl Default for EraOptions {
             client_info: Implementation::new("umcp", env!("CARGO_PKG_VERSION")),
             startup_timeout: Duration::from_secs(30),
             reinitialize_on_expiry: true,
+            legacy_after_probe: false,
         }
     }
 }

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
-use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::jsonrpc::ErrorObject;
 use crate::types::META_CLIENT_CAPABILITIES;
 
 use super::super::engine::pending::{Answer, Reply, Slot};
@@ -56,7 +56,7 @@ const CLOSE_CHECK: Duration = Duration::from_millis(100);
 const MAX_INPUT_KEYS: usize = 1_024;
 
 /// A task as `CreateTaskResult` and `tasks/get` describe it (the fields the client reads).
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 struct Task {
     #[serde(rename = "taskId")]
     task_id: String,
@@ -103,13 +103,29 @@ impl Task {
     }
 }
 
-/// Whether `error` refuses a request for want of the tasks extension (-32021 naming it).
+/// Whether `error` refuses a request for want of the tasks extension (-32021 naming it, or
+/// the drafts' -32003 with the same data).
 pub(super) fn requires_tasks(error: &Error) -> bool {
-    error
-        .rpc_error()
-        .filter(|e| e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
-        .and_then(|e| e.data)
-        .is_some_and(|data| data["requiredCapabilities"]["extensions"][TASKS_EXTENSION].is_object())
+    // Only the request's own answer, which refused it before it ran: the call is sent again.
+    matches!(error, Error::Rpc(_))
+        && error
+            .missing_client_capabilities()
+            .is_some_and(|required| required["extensions"][TASKS_EXTENSION].is_object())
+}
+
+/// Whether a request with `params` declares the tasks extension: in its own `_meta` client
+/// capabilities, or else in the connection's (those of every stateless request, or those
+/// sent in `initialize`).
+pub(super) fn declares(session: &Session, params: Option<&Value>) -> bool {
+    let own = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES));
+    let capabilities = match own {
+        Some(own) => own,
+        None if session.era.is_modern() => &session.era.identity.capabilities,
+        None => &session.handshake_capabilities,
+    };
+    capabilities["extensions"][TASKS_EXTENSION].is_object()
 }
 
 /// `params` with the tasks extension added to the client capabilities of their `_meta`
@@ -122,9 +138,13 @@ pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value>
     };
     let meta = object.entry("_meta").or_insert_with(|| json!({}));
     if let Value::Object(meta) = meta {
-        let capabilities = meta
-            .entry(META_CLIENT_CAPABILITIES)
-            .or_insert_with(|| session.era.identity.capabilities.clone());
+        let capabilities = meta.entry(META_CLIENT_CAPABILITIES).or_insert_with(|| {
+            if session.era.is_modern() {
+                session.era.identity.capabilities.clone()
+            } else {
+                session.handshake_capabilities.clone()
+            }
+        });
         if let Value::Object(capabilities) = capabilities {
             let extensions = capabilities
                 .entry("extensions")
@@ -139,27 +159,168 @@ pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value>
 
 /// Follows the task `created` announced to its end; its result is the call's.
 pub(super) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
-    let spec = clock.spec();
-    let task = Task::read(created, spec.method)?;
+    let task = Task::read(created, clock.spec().method)?;
+    log::debug!("`{}` runs as task {}", clock.spec().method, task.task_id);
+    drive(session, clock, task, &mut HashSet::new())
+}
+
+/// Polls `task` to its end under `clock`; a call that gives up cancels it.
+fn drive(
+    session: &Session,
+    clock: &mut Clock<'_>,
+    task: Task,
+    answered: &mut HashSet<String>,
+) -> Result<Answer> {
     let id = task.task_id.clone();
-    log::debug!("`{}` runs as task {id}", spec.method);
+    let spec = clock.spec();
     let mut poll = Poll {
         session,
         spec,
         clock,
         id: &id,
-        answered: HashSet::new(),
+        answered: std::mem::take(answered),
         ended: false,
+        polls: 0,
     };
     let outcome = poll.run(task);
     if let Err(error) = &outcome {
         // The caller gets no result: the work is not worth finishing. A task that ended
         // itself, or a connection that is gone, needs no cancel.
         if !matches!(error, Error::Closed(_)) && !poll.ended {
-            poll.cancel();
+            if let Err(err) = cancel(session, &id) {
+                log::debug!("cancelling abandoned task {id} failed: {err}");
+            }
         }
     }
+    *answered = poll.answered;
     outcome
+}
+
+/// Asks the server to cancel task `id` with `tasks/cancel` (never `notifications/cancelled`,
+/// which the extension reserves for requests), bounded by [`CANCEL_TIMEOUT`].
+fn cancel(session: &Session, id: &str) -> Result<()> {
+    let options = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
+    let spec = CallSpec {
+        method: "tasks/cancel",
+        params: about(session, id, json!({})),
+        options: &options,
+        handshake: false,
+    };
+    once(session, &spec).map(drop)
+}
+
+/// The params of a request about task `id` (`fields` added), declaring the extension, as the
+/// extension has every `tasks/*` request do in the stateless era.
+fn about(session: &Session, id: &str, fields: Value) -> Option<Value> {
+    let mut params = json!({ "taskId": id });
+    for (key, value) in fields.as_object().into_iter().flatten() {
+        params[key] = value.clone();
+    }
+    if session.era.is_modern() {
+        return declare(session, Some(params));
+    }
+    Some(params)
+}
+
+/// A task an application holds by handle: its id, its last known state and the input keys
+/// already answered.
+pub(crate) struct Tracked {
+    task: Task,
+    answered: HashSet<String>,
+}
+
+impl Tracked {
+    /// The task a `CreateTaskResult` announced.
+    pub(crate) fn created(answer: &Answer) -> Result<Tracked> {
+        Ok(Tracked {
+            task: Task::read(answer, "tools/call")?,
+            answered: HashSet::new(),
+        })
+    }
+
+    /// A task known only by its id (its state unknown until polled).
+    pub(crate) fn known(id: &str) -> Tracked {
+        Tracked {
+            task: Task {
+                task_id: id.to_owned(),
+                status: String::new(),
+                status_message: None,
+                poll_interval_ms: None,
+                result: None,
+                error: None,
+                input_requests: None,
+            },
+            answered: HashSet::new(),
+        }
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.task.task_id
+    }
+
+    /// The last status seen (empty before the first poll of a task known by id).
+    pub(crate) fn status(&self) -> &str {
+        &self.task.status
+    }
+
+    pub(crate) fn status_message(&self) -> Option<&str> {
+        self.task.status_message.as_deref()
+    }
+
+    /// The server's suggested wait before the next poll.
+    pub(crate) fn poll_interval(&self) -> Duration {
+        self.task.interval()
+    }
+
+    /// One `tasks/get` now, under `options`; an `input_required` task's new requests are
+    /// answered at once by the client's handlers with `tasks/update`.
+    pub(crate) fn poll(&mut self, session: &Session, options: &RequestOptions) -> Result<()> {
+        let spec = CallSpec {
+            method: "tasks/get",
+            params: None,
+            options,
+            handshake: false,
+        };
+        let mut clock = Clock::start(session, &spec);
+        let id = self.task.task_id.clone();
+        let mut poll = Poll {
+            session,
+            spec: &spec,
+            clock: &mut clock,
+            id: &id,
+            answered: std::mem::take(&mut self.answered),
+            ended: false,
+            polls: 0,
+        };
+        let outcome = poll.get().and_then(|task| {
+            if task.status == "input_required" {
+                poll.answer(&task)?;
+            }
+            Ok(task)
+        });
+        self.answered = poll.answered;
+        self.task = outcome?;
+        Ok(())
+    }
+
+    /// Follows the task to its end under `options` (its timeout covers the whole wait),
+    /// polling at the server's interval; each poll is reported to the options' progress
+    /// callback. A wait given up (timeout, cancel) cancels the task.
+    pub(crate) fn wait(&mut self, session: &Session, options: &RequestOptions) -> Result<Answer> {
+        let spec = CallSpec {
+            method: "tools/call",
+            params: None,
+            options,
+            handshake: false,
+        };
+        let mut clock = Clock::start(session, &spec);
+        drive(session, &mut clock, self.task.clone(), &mut self.answered)
+    }
+
+    /// Asks the server to cancel the task (`tasks/cancel`).
+    pub(crate) fn cancel(&self, session: &Session) -> Result<()> {
+        cancel(session, &self.task.task_id)
+    }
 }
 
 /// One task being followed.
@@ -173,6 +334,8 @@ struct Poll<'a, 'c> {
     answered: HashSet<String>,
     /// Whether the task reached a terminal status.
     ended: bool,
+    /// How many polls were made, for the progress reported.
+    polls: u32,
 }
 
 impl Poll<'_, '_> {
@@ -211,6 +374,24 @@ impl Poll<'_, '_> {
             }
             task = self.get()?;
             self.clock.progress();
+            self.report(&task);
+        }
+    }
+
+    /// Tells the call's progress callback of a poll: the number of polls so far, and the
+    /// task's status message.
+    fn report(&mut self, task: &Task) {
+        self.polls = self.polls.saturating_add(1);
+        let Some(callback) = &self.spec.options.progress else {
+            return;
+        };
+        let params = json!({
+            "progressToken": self.id,
+            "progress": self.polls,
+            "message": task.status_message.clone().unwrap_or_else(|| task.status.clone()),
+        });
+        if let Ok(params) = serde_json::from_value(params) {
+            callback(&params);
         }
     }
 
@@ -234,7 +415,11 @@ impl Poll<'_, '_> {
         let responses = fulfil(self.session, self.clock, fresh.iter().copied())?;
         self.answered
             .extend(fresh.iter().map(|(key, _)| (*key).clone()));
-        let params = json!({ "taskId": self.id, "inputResponses": responses });
+        let params = about(
+            self.session,
+            self.id,
+            json!({ "inputResponses": responses }),
+        );
         self.request("tasks/update", params)?;
         Ok(true)
     }
@@ -271,7 +456,7 @@ impl Poll<'_, '_> {
 
     /// The task's state now.
     fn get(&self) -> Result<Task> {
-        let answer = self.request("tasks/get", json!({ "taskId": self.id }))?;
+        let answer = self.request("tasks/get", about(self.session, self.id, json!({})))?;
         let task = Task::read(&answer, "tasks/get")?;
         if task.task_id != self.id {
             return Err(Error::Protocol(format!(
@@ -284,14 +469,14 @@ impl Poll<'_, '_> {
 
     /// One request about the task, under what is left of the call's time and its cancel
     /// handle.
-    fn request(&self, method: &str, params: Value) -> Result<Answer> {
+    fn request(&self, method: &str, params: Option<Value>) -> Result<Answer> {
         self.check()?;
         let left = self.clock.left()?;
         let mut options = RequestOptions::default().with_timeout(left);
         options.cancel = self.spec.options.cancel.clone();
         let spec = CallSpec {
             method,
-            params: Some(params),
+            params,
             options: &options,
             handshake: false,
         };
@@ -306,20 +491,6 @@ impl Poll<'_, '_> {
     /// Fails when the caller cancelled or the client closed.
     fn check(&self) -> Result<()> {
         self.clock.check(self.session)
-    }
-
-    /// Asks the server to cancel the task; failures only logged.
-    fn cancel(&self) {
-        let options = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
-        let spec = CallSpec {
-            method: "tasks/cancel",
-            params: Some(json!({ "taskId": self.id })),
-            options: &options,
-            handshake: false,
-        };
-        if let Err(err) = once(self.session, &spec) {
-            log::debug!("cancelling abandoned task {} failed: {err}", self.id);
-        }
     }
 
     /// The JSON-RPC error a failed task carries.
@@ -344,5 +515,41 @@ impl Poll<'_, '_> {
 
     fn cancelled(&self) -> Error {
         self.clock.cancelled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::ErrorCode;
+
+    fn refusal(code: ErrorCode, data: Option<Value>) -> Error {
+        let mut error = ErrorObject::new(code, "Missing required client capability");
+        if let Some(data) = data {
+            error = error.with_data(data);
+        }
+        Error::Rpc(error)
+    }
+
+    #[test]
+    fn the_drafts_minus_32003_asks_for_the_extension_only_with_its_data() {
+        let data = json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}});
+        let current = refusal(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            Some(data.clone()),
+        );
+        let draft = refusal(
+            ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY,
+            Some(data),
+        );
+        assert!(requires_tasks(&current) && requires_tasks(&draft));
+        assert_eq!(
+            draft.missing_client_capabilities().unwrap()["extensions"][TASKS_EXTENSION],
+            json!({})
+        );
+        // -32003 is in the implementation-defined range: without the data it is another
+        // error.
+        let bare = refusal(ErrorCode::TASKS_MISSING_REQUIRED_CLIENT_CAPABILITY, None);
+        assert!(!requires_tasks(&bare) && bare.missing_client_capabilities().is_none());
     }
 }

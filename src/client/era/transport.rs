@@ -36,6 +36,15 @@ impl Transport for EraTransport {
         extra: &[(String, String)],
     ) -> Result<()> {
         let Some(version) = self.era.modern_version() else {
+            // The tasks extension routes a task's requests by `Mcp-Name` over HTTP whichever
+            // era carries them: servers serve it on handshake-era sessions too.
+            if let (true, Message::Request(request)) = (self.era.http, message) {
+                if let Some(name) = meta::task_route(&request.method, request.params.as_ref()) {
+                    let mut headers = extra.to_vec();
+                    headers.push(("Mcp-Name".to_owned(), name));
+                    return self.inner.send_with_headers(message, deadline, &headers);
+                }
+            }
             return self.inner.send_with_headers(message, deadline, extra);
         };
         match message {

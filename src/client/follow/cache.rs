@@ -29,8 +29,10 @@ use super::super::engine::pending::Answer;
 use super::super::era::session::CallSpec;
 
 /// The methods whose results carry caching hints.
-const CACHEABLE_METHODS: [&str; 6] = [
+const CACHEABLE_METHODS: [&str; 8] = [
     "server/discover",
+    "skills/list",
+    "skills/get",
     "tools/list",
     "prompts/list",
     "resources/list",

@@ -88,13 +88,16 @@ pub(crate) fn drain(response: HttpResponse, deadline: Instant) {
 }
 
 /// The error for a non-success status: 401 and 403 get their own variants; a JSON-RPC error
-/// answering `request` becomes [`Error::Rpc`]. The body is read by `deadline`.
+/// answering `request` in a body declared `application/json` becomes [`Error::Rpc`] (a body
+/// of another type is no JSON-RPC answer, whatever it looks like). The body is read by
+/// `deadline`.
 pub(crate) fn status_error(
     response: HttpResponse,
     url: &str,
     request: Option<&RequestId>,
     deadline: Instant,
 ) -> Error {
+    let request = request.filter(|_| media_type(&response) == "application/json");
     error_of(http_error(response, url, deadline), request)
 }
 
