@@ -168,3 +168,71 @@ fn a_subscription_under_an_unlimited_notification_capacity_allocates_nothing_up_
     client.ping().expect("ping");
     assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 3);
 }
+
+#[test]
+fn a_listen_under_an_unlimited_request_timeout_neither_panics_nor_hangs() {
+    // Stateless era: acknowledged, then followed as usual.
+    let (server, _) = modern_server(true, 2, 10);
+    let options = Options::default().with_request_timeout(Duration::MAX);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping");
+    assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 2);
+
+    // Handshake era, with resource subscriptions.
+    let options = Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_request_timeout(Duration::MAX);
+    let client = Client::connect_with(legacy_server(true), options).expect("connect");
+    let sub = client.listen(filter()).expect("listen");
+    assert_eq!(sub.acknowledged().resource_subscriptions.len(), URIS.len());
+}
+
+#[test]
+fn an_unacknowledged_listen_without_a_deadline_ends_with_its_connection() {
+    let (server, _) = modern_server(true, 0, 0);
+    // Never acknowledged: the server goes away instead.
+    server.on("subscriptions/listen", |peer, _| {
+        let peer = peer.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            peer.close("the server went away");
+        });
+        None
+    });
+    let options = Options::default().with_request_timeout(Duration::MAX);
+    let client = Client::connect_with(server, options).expect("connect");
+    let err = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect_err("no acknowledgement");
+    assert!(err.to_string().contains("the server went away"), "{err:?}");
+}
+
+#[test]
+fn a_handshake_era_update_sent_right_after_the_subscribe_answer_is_delivered() {
+    let server = legacy_server(true);
+    server.on("resources/subscribe", |peer, request| {
+        let uri = request.params.as_ref().map(|p| p["uri"].clone());
+        peer.respond(&request.id, json!({}));
+        peer.notify(
+            "notifications/resources/updated",
+            json!({"uri": uri.unwrap_or(Value::Null)}),
+        );
+        None
+    });
+    let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    assert_eq!(sub.acknowledged().resource_subscriptions, vec!["x://a"]);
+    match sub.recv_timeout(Duration::from_secs(10)) {
+        Some(SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(update))) => {
+            assert_eq!(update.uri, "x://a");
+        }
+        other => panic!("the update was lost: {other:?}"),
+    }
+}
