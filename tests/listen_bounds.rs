@@ -143,6 +143,11 @@ fn unread_subscription_events_are_bounded_by_bytes() {
         .expect("listen");
     client.call_tool("poke", json!({})).expect("poke");
     client.ping().expect("ping"); // By then every update was routed.
+                                  // What was dropped is reported first, as a gap.
+    assert!(matches!(
+        sub.try_recv(),
+        Some(SubscriptionEvent::Resubscribed { .. })
+    ));
     let mut kept = 0;
     while let Some(event) = sub.try_recv() {
         assert!(matches!(
@@ -151,6 +156,7 @@ fn unread_subscription_events_are_bounded_by_bytes() {
         ));
         kept += 1;
     }
+    assert_eq!(kept + usize::try_from(sub.dropped()).unwrap(), 40);
     let budget = NOTIFICATION_BYTES / (1 << 20);
     assert!(kept <= budget, "{kept} events of 1 MiB kept");
     assert!(kept >= budget / 2, "only {kept} kept");
@@ -235,4 +241,87 @@ fn a_handshake_era_update_sent_right_after_the_subscribe_answer_is_delivered() {
         }
         other => panic!("the update was lost: {other:?}"),
     }
+}
+
+#[test]
+fn dropped_subscription_events_are_counted_and_reported_as_a_gap() {
+    let (server, _) = modern_server(true, 10, 10);
+    let options = Options::default().with_notification_capacity(2);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping"); // By then every update was routed.
+    assert_eq!(sub.dropped(), 8);
+    match sub.try_recv() {
+        Some(SubscriptionEvent::Resubscribed { reason }) => {
+            assert!(reason.contains("8 events were dropped"), "{reason}");
+        }
+        other => panic!("expected the gap first, got {other:?}"),
+    }
+    let rest: Vec<_> = std::iter::from_fn(|| sub.try_recv()).collect();
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert!(rest.iter().all(|event| matches!(
+        event,
+        SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(_))
+    )));
+}
+
+#[test]
+fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
+    let server = FakeServer::new();
+    server.on("server/discover", |_, _| {
+        Some(json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "resources": {"subscribe": true}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
+        }))
+    });
+    let listens = Arc::new(AtomicUsize::new(0));
+    let counter = listens.clone();
+    let last = Arc::new(std::sync::Mutex::new(None));
+    let open = last.clone();
+    server.on("subscriptions/listen", move |peer, request| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        *open.lock().unwrap() = Some(request.id.clone());
+        let id = serde_json::to_value(&request.id).unwrap();
+        peer.notify(
+            "notifications/subscriptions/acknowledged",
+            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
+                   "notifications": {"resourceSubscriptions": ["x://a"]}}),
+        );
+        None
+    });
+    // The stream breaks, and the server goes on tagging updates with the old id elsewhere.
+    server.on("tools/call", move |peer, _| {
+        let id = last.lock().unwrap().clone().expect("a listen request");
+        peer.fail(&id, Error::ResponseLost("the stream ended".into()));
+        let tag = serde_json::to_value(&id).unwrap();
+        for _ in 0..10 {
+            peer.notify(
+                "notifications/resources/updated",
+                json!({"_meta": {"io.modelcontextprotocol/subscriptionId": tag}, "uri": "x://a"}),
+            );
+        }
+        Some(json!({"resultType": "complete", "content": []}))
+    });
+    let options = Options::default().with_notification_capacity(2);
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping");
+    // Reading goes through the flood to the broken stream's marker, which reopens it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listens.load(Ordering::SeqCst) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the subscription was never reopened"
+        );
+        let _ = sub.recv_timeout(Duration::from_millis(50));
+    }
+    assert!(sub.dropped() > 0);
+    assert!(sub.ended().is_none(), "{:?}", sub.ended());
 }

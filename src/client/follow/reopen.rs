@@ -108,6 +108,11 @@ impl Reopening {
         self.delivered = true;
     }
 
+    /// Hands `event` out on the next read, before anything else.
+    pub(super) fn hold(&mut self, event: SubscriptionEvent) {
+        self.held = Some(event);
+    }
+
     /// When the reopening has its next step: the end of its pause, or when an unacknowledged
     /// reopen is abandoned.
     pub(super) fn next_step(&self) -> Option<Instant> {
