@@ -1,6 +1,7 @@
 //! The paginated `*/list` methods: one page at a time, or every page following cursors.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -118,6 +119,21 @@ impl Client {
     /// As [`Client::list_all_tools`], plus [`Error::Cancelled`].
     pub fn list_all_tools_with(&self, options: &RequestOptions) -> Result<Vec<Tool>> {
         let tools: Vec<Tool> = self.all("tools/list", "tools", "tools", options)?;
+        self.note_listed(&tools);
+        Ok(tools)
+    }
+
+    /// Every tool, listed for a call of `method` that started at `started` with `options`:
+    /// each page gets only what is left of the call's time, and its cancel handle applies.
+    pub(crate) fn list_all_tools_within(
+        &self,
+        method: &str,
+        options: &RequestOptions,
+        started: Instant,
+    ) -> Result<Vec<Tool>> {
+        let timeout = self.session.conn.request_timeout();
+        let left = || options.left_since(method, started, timeout);
+        let tools: Vec<Tool> = self.pages("tools/list", "tools", "tools", &left)?;
         self.note_listed(&tools);
         Ok(tools)
     }
@@ -335,6 +351,17 @@ impl Client {
         key: &str,
         options: &RequestOptions,
     ) -> Result<Vec<T>> {
+        self.pages(method, capability, key, &|| Ok(options.clone()))
+    }
+
+    /// Every page of a listing, each sent with the options `page_options` gives then.
+    fn pages<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        capability: &'static str,
+        key: &str,
+        page_options: &dyn Fn() -> Result<RequestOptions>,
+    ) -> Result<Vec<T>> {
         self.require(method, capability)?;
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
@@ -345,7 +372,7 @@ impl Client {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page = self.request_raw(method, params, options)?;
+            let mut page = self.request_raw(method, params, &page_options()?)?;
             // A missing list and a `null` one (a Go server's nil slice) are both empty, as
             // in the typed results.
             let list = match page.get_mut(key).map(Value::take) {

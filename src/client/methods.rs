@@ -5,6 +5,8 @@
 //! Every method has a `_with` form taking [`RequestOptions`] (timeout, progress, cancel,
 //! `_meta`); the plain form is the `_with` form with the defaults.
 
+use std::time::Instant;
+
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result, Unsupported};
@@ -122,10 +124,14 @@ impl Client {
     ) -> Result<CallToolResult> {
         self.require("tools/call", "tools")?;
         let params = named("tool", name, arguments)?;
-        if self.needs_task(name, options) {
-            return self.call_tool_as_task(params, options);
+        // A listing the call needs first counts against its time.
+        let started = Instant::now();
+        if self.needs_task(name, options, started) {
+            return self.call_tool_as_task(params, options, started);
         }
-        self.request_as("tools/call", Some(params), options)
+        let timeout = self.session.conn.request_timeout();
+        let options = options.left_since("tools/call", started, timeout)?;
+        self.request_as("tools/call", Some(params), &options)
     }
 
     /// Calls `tool` and checks the result against the tool's `outputSchema` (see
