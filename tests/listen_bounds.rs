@@ -111,6 +111,18 @@ fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc
     (server, listens)
 }
 
+/// Connects to `server` with `options`, subscribes to `x://a`, and has the server send its
+/// updates; returns once every one of them was routed.
+fn poked(server: FakeServer, options: Options) -> (Client, umcp::Subscription) {
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping"); // By then every update was routed.
+    (client, sub)
+}
+
 #[test]
 fn a_stream_dropped_as_soon_as_it_opens_is_reopened_after_growing_pauses() {
     let (server, listens) = modern_server(false, 0, 0);
@@ -137,13 +149,8 @@ fn a_stream_dropped_as_soon_as_it_opens_is_reopened_after_growing_pauses() {
 #[test]
 fn unread_subscription_events_are_bounded_by_bytes() {
     let (server, _) = modern_server(true, 40, 1 << 20);
-    let client = Client::connect(server).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping"); // By then every update was routed.
-                                  // What was dropped is reported first, as a gap.
+    let (_client, sub) = poked(server, Options::default());
+    // What was dropped is reported first, as a gap.
     assert!(matches!(
         sub.try_recv(),
         Some(SubscriptionEvent::Resubscribed { .. })
@@ -166,12 +173,7 @@ fn unread_subscription_events_are_bounded_by_bytes() {
 fn a_subscription_under_an_unlimited_notification_capacity_allocates_nothing_up_front() {
     let (server, _) = modern_server(true, 3, 10);
     let options = Options::default().with_notification_capacity(usize::MAX);
-    let client = Client::connect_with(server, options).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping");
+    let (_client, sub) = poked(server, options);
     assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 3);
 }
 
@@ -180,12 +182,7 @@ fn a_listen_under_an_unlimited_request_timeout_neither_panics_nor_hangs() {
     // Stateless era: acknowledged, then followed as usual.
     let (server, _) = modern_server(true, 2, 10);
     let options = Options::default().with_request_timeout(Duration::MAX);
-    let client = Client::connect_with(server, options).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping");
+    let (_client, sub) = poked(server, options);
     assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 2);
 
     // Handshake era, with resource subscriptions.
@@ -247,12 +244,7 @@ fn a_handshake_era_update_sent_right_after_the_subscribe_answer_is_delivered() {
 fn dropped_subscription_events_are_counted_and_reported_as_a_gap() {
     let (server, _) = modern_server(true, 10, 10);
     let options = Options::default().with_notification_capacity(2);
-    let client = Client::connect_with(server, options).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping"); // By then every update was routed.
+    let (_client, sub) = poked(server, options);
     assert_eq!(sub.dropped(), 8);
     match sub.try_recv() {
         Some(SubscriptionEvent::Resubscribed { reason }) => {
@@ -307,12 +299,7 @@ fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
         Some(json!({"resultType": "complete", "content": []}))
     });
     let options = Options::default().with_notification_capacity(2);
-    let client = Client::connect_with(server, options).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping");
+    let (_client, sub) = poked(server, options);
     // Reading goes through the flood to the broken stream's marker, which reopens it.
     let deadline = Instant::now() + Duration::from_secs(10);
     while listens.load(Ordering::SeqCst) < 2 {
