@@ -473,8 +473,9 @@ impl Client {
     /// it honours). In the handshake era each resource URI is subscribed with
     /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
     /// not confirm in time is left out of the acknowledgement. The subscription holds as many
-    /// unread events as the client's notification capacity (at least 2); past that the oldest
-    /// are dropped, counted ([`Subscription::dropped`]) and reported as a gap.
+    /// unread events as the client's notification capacity (at least 2; 256 for a
+    /// [`Manager`](crate::Manager)'s clients); past that the oldest are dropped, counted
+    /// ([`Subscription::dropped`]) and reported as a gap.
     ///
     /// ```no_run
     /// use umcp::types::{ServerNotification, SubscriptionFilter};
@@ -504,17 +505,10 @@ impl Client {
     /// The server's refusal, a timeout (the request timeout) waiting for the
     /// acknowledgement, or a closed connection.
     pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
-        let capacity = self.session.conn.notification_capacity();
-        open(&self.session, &self.follower, filter, capacity)
-    }
-
-    /// [`Client::listen`] with a queue of its own size, `capacity` events, whatever the
-    /// client's notification capacity: the manager's subscriptions, read on its ticks.
-    pub(crate) fn listen_holding(
-        &self,
-        filter: SubscriptionFilter,
-        capacity: usize,
-    ) -> Result<Subscription> {
+        let capacity = self
+            .follower
+            .capacity
+            .unwrap_or_else(|| self.session.conn.notification_capacity());
         open(&self.session, &self.follower, filter, capacity)
     }
 

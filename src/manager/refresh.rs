@@ -31,7 +31,7 @@ use super::{lock, Manager};
 
 /// The events one managed handle holds before the oldest unread is dropped; also what the
 /// client-side subscriptions the manager opens hold between two of its ticks.
-const MANAGED_CAPACITY: usize = 256;
+pub(crate) const MANAGED_CAPACITY: usize = 256;
 
 /// The most subscriptions of one connection opened at the same time (the supervisor's
 /// thread counts as one).
@@ -145,7 +145,7 @@ impl Fresh {
 
 /// Opens the subscription to the server's list changes.
 fn open_lists(slot: &Slot, client: &Client) -> Option<Subscription> {
-    match client.listen_holding(SubscriptionFilter::all_lists(), MANAGED_CAPACITY) {
+    match client.listen(SubscriptionFilter::all_lists()) {
         Ok(sub) => Some(sub),
         Err(err) => {
             log::debug!("server `{}`: cannot follow its lists: {err}", slot.name());
@@ -199,7 +199,7 @@ impl ManagedSub {
             return;
         }
         let had_one = lock(&self.current).take().is_some();
-        match client.listen_holding(self.filter.clone(), MANAGED_CAPACITY) {
+        match client.listen(self.filter.clone()) {
             Ok(sub) => {
                 self.seen_dropped.store(0, Ordering::SeqCst);
                 *lock(&self.current) = Some(sub);

@@ -26,14 +26,18 @@ pub(crate) struct Follower {
     /// The open subscriptions (`client.listen`).
     pub(crate) listens: Registry,
     pub(crate) cache: Cache,
+    /// What each subscription's queue holds (`None`: the notification capacity).
+    pub(crate) capacity: Option<usize>,
 }
 
 impl Follower {
-    /// Nothing followed yet, and an empty cache with `options`.
-    pub(crate) fn new(options: CacheOptions) -> Follower {
+    /// Nothing followed yet, an empty cache with `options`, and subscriptions holding
+    /// `capacity` events each.
+    pub(crate) fn new(options: CacheOptions, capacity: Option<usize>) -> Follower {
         Follower {
             listens: Registry::default(),
             cache: Cache::new(options),
+            capacity,
         }
     }
 }
