@@ -167,20 +167,24 @@ impl RequestOptions {
             });
         }
         let elapsed = started.elapsed();
-        let timed_out = |kind| Error::Timeout {
+        // Told as the time the call had (a zero timeout fails having spent none, as a request
+        // with one does).
+        let timed_out = |kind, budget: Duration| Error::Timeout {
             method: method.to_owned(),
-            elapsed,
+            elapsed: elapsed.min(budget),
             kind,
             stderr_tail: None,
         };
         let left = |budget: Duration| budget.checked_sub(elapsed).filter(|left| !left.is_zero());
         let mut options = self.clone();
         if let Some(total) = self.max_total(default_timeout) {
-            options.max_total = Some(left(total).ok_or_else(|| timed_out(TimeoutKind::Total))?);
+            let left = left(total).ok_or_else(|| timed_out(TimeoutKind::Total, total))?;
+            options.max_total = Some(left);
         }
         if !self.reset_on_progress {
             let timeout = self.timeout.unwrap_or(default_timeout);
-            options.timeout = Some(left(timeout).ok_or_else(|| timed_out(TimeoutKind::Request))?);
+            let left = left(timeout).ok_or_else(|| timed_out(TimeoutKind::Request, timeout))?;
+            options.timeout = Some(left);
         }
         Ok(options)
     }
