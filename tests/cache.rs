@@ -5,6 +5,9 @@
 #[allow(dead_code)] // Only the binary's path is used here.
 #[path = "common/demo.rs"]
 mod demo;
+#[allow(dead_code)] // Only the fake server is used here.
+#[path = "common/memory.rs"]
+mod memory;
 
 use std::time::Duration;
 
@@ -156,4 +159,78 @@ fn nothing_is_cached_for_a_server_without_hints_unless_asked() {
     assert!(notes.recv_timeout(WAIT).is_some());
     client.list_all_tools().expect("tools");
     assert_eq!(seen(&client, "tools/list"), 2);
+}
+
+/// A stateless server whose `tools/list` is fresh for an hour and names the tool `v{N}`, N
+/// counting the listings; a `break` tool call changes nothing but drops the stream of the
+/// open `subscriptions/listen` (acknowledged every time).
+fn lists_and_breaks() -> (
+    memory::FakeServer,
+    std::sync::Arc<std::sync::atomic::AtomicU64>,
+) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    let server = memory::FakeServer::new();
+    server.on("server/discover", |_, _| {
+        Some(json!({
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {"listChanged": true}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
+        }))
+    });
+    let listed = Arc::new(AtomicU64::new(0));
+    let count = listed.clone();
+    server.on("tools/list", move |_, _| {
+        let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+        Some(json!({
+            "resultType": "complete", "ttlMs": 3_600_000, "cacheScope": "public",
+            "tools": [{"name": format!("v{n}"), "inputSchema": {"type": "object"}}],
+        }))
+    });
+    let listening = Arc::new(Mutex::new(None));
+    let open = listening.clone();
+    server.on("subscriptions/listen", move |peer, request| {
+        *open.lock().unwrap() = Some(request.id.clone());
+        let id = serde_json::to_value(&request.id).unwrap();
+        peer.notify(
+            "notifications/subscriptions/acknowledged",
+            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
+                   "notifications": {"toolsListChanged": true}}),
+        );
+        None
+    });
+    server.on("tools/call", move |peer, _| {
+        if let Some(id) = listening.lock().unwrap().take() {
+            peer.fail(&id, umcp::Error::ResponseLost("the stream dropped".into()));
+        }
+        Some(json!({"resultType": "complete", "content": []}))
+    });
+    (server, listed)
+}
+
+#[test]
+fn a_reopened_stateless_subscription_empties_the_cache() {
+    use std::sync::atomic::Ordering;
+    let (server, listed) = lists_and_breaks();
+    let client = Client::connect(server).expect("connect");
+    let names = |client: &Client| -> Vec<String> {
+        let tools = client.list_all_tools().expect("tools");
+        tools.into_iter().map(|t| t.name).collect()
+    };
+    assert_eq!(names(&client), ["v1"]);
+    assert_eq!(names(&client), ["v1"], "served from the cache");
+    assert_eq!(listed.load(Ordering::SeqCst), 1);
+    let sub = client
+        .listen(SubscriptionFilter::new().tools())
+        .expect("listen");
+    client.call_tool("break", json!({})).expect("break");
+    match sub.recv_timeout(WAIT) {
+        Some(SubscriptionEvent::Resubscribed { .. }) => {}
+        other => panic!("expected the reopening to be reported, got {other:?}"),
+    }
+    // Whatever changed while the stream was down went unannounced: the re-listing the event
+    // asks for reaches the server.
+    assert_eq!(names(&client), ["v2"]);
+    assert_eq!(listed.load(Ordering::SeqCst), 2);
 }

@@ -304,3 +304,103 @@ fn a_tool_the_server_runs_as_a_task_over_streamable_http() {
     let server = HttpDemo::start(&["--modern"]);
     demo::check_report_task(&server.connect(Options::default()));
 }
+
+/// A stateless server that refuses every `tools/call` with HTTP 400 and -32020, and serves
+/// `tools/list` slowly (`pause` a page), page after page up to `pages`, each naming the next
+/// (or, with `same_cursor`, the same one). Counts the pages it served.
+fn refusing_server(
+    pause: Duration,
+    pages: usize,
+    same_cursor: bool,
+) -> (
+    http_server::Server,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let served = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    let server = http_server::serve(move |seen, reply| {
+        if seen.method != "POST" {
+            return reply.status(405, &[]);
+        }
+        let id = seen.rpc_id();
+        let answer = |result: serde_json::Value| {
+            json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+        };
+        match seen.rpc_method().as_deref() {
+            Some("server/discover") => reply.json(200, &[], &answer(json!({
+                "resultType": "complete", "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "slow", "version": "1"}},
+            }))),
+            Some("tools/list") => {
+                std::thread::sleep(pause);
+                let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+                let mut page = json!({"resultType": "complete", "tools": []});
+                if n < pages {
+                    let cursor = if same_cursor { "c".to_owned() } else { format!("c{n}") };
+                    page["nextCursor"] = json!(cursor);
+                }
+                reply.json(200, &[], &answer(page));
+            }
+            Some("tools/call") => {
+                let error = json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32020, "message": "header mismatch"}});
+                reply.json(400, &[], &error.to_string());
+            }
+            _ => reply.status(202, &[]),
+        }
+    });
+    (server, served)
+}
+
+#[test]
+fn the_re_listing_after_a_header_mismatch_keeps_to_the_calls_deadline_and_cancel() {
+    use std::sync::atomic::Ordering;
+    let (server, served) = refusing_server(Duration::from_millis(200), 30, false);
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    assert_eq!(client.era(), Era::Modern);
+    let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(1));
+    let err = client
+        .with(&options)
+        .call_tool("t", json!({}))
+        .expect_err("out of time while re-listing");
+    assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
+    // Every page used to get the client's whole request timeout: thirty pages, then a retry.
+    let pages = served.load(Ordering::SeqCst);
+    assert!(pages < 30, "{pages} pages listed");
+
+    let (server, served) = refusing_server(Duration::from_millis(100), 30, false);
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    let cancel = umcp::CancelHandle::new();
+    let canceller = cancel.clone();
+    let watched = served.clone();
+    std::thread::spawn(move || {
+        while watched.load(Ordering::SeqCst) < 2 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        canceller.cancel();
+    });
+    let options = umcp::RequestOptions::default().with_cancel(cancel);
+    let err = client
+        .with(&options)
+        .call_tool("t", json!({}))
+        .expect_err("cancelled while re-listing");
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+    assert!(served.load(Ordering::SeqCst) < 30);
+}
+
+#[test]
+fn a_re_listing_whose_cursor_repeats_ends() {
+    use std::sync::atomic::Ordering;
+    let (server, served) = refusing_server(Duration::ZERO, 1000, true);
+    let client = Client::connect(HttpConfig::new(server.url("/mcp"))).expect("connect");
+    let err = client
+        .call_tool("t", json!({}))
+        .expect_err("the listing repeats itself");
+    assert!(
+        matches!(&err, Error::Protocol(m) if m.contains("repeated the cursor")),
+        "{err:?}"
+    );
+    assert_eq!(served.load(Ordering::SeqCst), 2);
+}

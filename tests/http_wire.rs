@@ -160,6 +160,26 @@ fn event_streams_read_with_any_line_ending_split_anywhere() {
 }
 
 #[test]
+fn an_event_with_an_id_and_no_result_settles_nothing() {
+    let server = mcp(|req, conn| {
+        conn.head(200, "text/event-stream", None);
+        let id = req.rpc_id();
+        // The pending request's id with neither `result` nor `error`, with and without the
+        // version: not a response. The real answer follows.
+        conn.raw(format!("data: {}\n\n", json!({"id": id})).as_bytes());
+        conn.raw(format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": id})).as_bytes());
+        std::thread::sleep(Duration::from_millis(20));
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [], "n": 7}});
+        conn.raw(format!("data: {answer}\n\n").as_bytes());
+        conn.hold(TIMEOUT);
+    });
+    let client = connect(config(&server));
+    let result = call(&client, "odd").expect("the real answer is read");
+    assert_eq!(result["n"], 7, "{result}");
+    call(&client, "plain").expect("the next call works");
+}
+
+#[test]
 fn broken_framing_fails_the_request_at_once() {
     let answered = AtomicUsize::new(0);
     let server = mcp(

@@ -111,6 +111,18 @@ fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc
     (server, listens)
 }
 
+/// Connects to `server` with `options`, subscribes to `x://a`, and has the server send its
+/// updates; returns once every one of them was routed.
+fn poked(server: FakeServer, options: Options) -> (Client, umcp::Subscription) {
+    let client = Client::connect_with(server, options).expect("connect");
+    let sub = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect("listen");
+    client.call_tool("poke", json!({})).expect("poke");
+    client.ping().expect("ping"); // By then every update was routed.
+    (client, sub)
+}
+
 #[test]
 fn a_stream_dropped_as_soon_as_it_opens_is_reopened_after_growing_pauses() {
     let (server, listens) = modern_server(false, 0, 0);
@@ -137,12 +149,12 @@ fn a_stream_dropped_as_soon_as_it_opens_is_reopened_after_growing_pauses() {
 #[test]
 fn unread_subscription_events_are_bounded_by_bytes() {
     let (server, _) = modern_server(true, 40, 1 << 20);
-    let client = Client::connect(server).expect("connect");
-    let sub = client
-        .listen(SubscriptionFilter::new().resource("x://a"))
-        .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping"); // By then every update was routed.
+    let (_client, sub) = poked(server, Options::default());
+    // What was dropped is reported first, as a gap.
+    assert!(matches!(
+        sub.try_recv(),
+        Some(SubscriptionEvent::Resubscribed { .. })
+    ));
     let mut kept = 0;
     while let Some(event) = sub.try_recv() {
         assert!(matches!(
@@ -151,6 +163,7 @@ fn unread_subscription_events_are_bounded_by_bytes() {
         ));
         kept += 1;
     }
+    assert_eq!(kept + usize::try_from(sub.dropped()).unwrap(), 40);
     let budget = NOTIFICATION_BYTES / (1 << 20);
     assert!(kept <= budget, "{kept} events of 1 MiB kept");
     assert!(kept >= budget / 2, "only {kept} kept");
@@ -160,11 +173,142 @@ fn unread_subscription_events_are_bounded_by_bytes() {
 fn a_subscription_under_an_unlimited_notification_capacity_allocates_nothing_up_front() {
     let (server, _) = modern_server(true, 3, 10);
     let options = Options::default().with_notification_capacity(usize::MAX);
+    let (_client, sub) = poked(server, options);
+    assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 3);
+}
+
+#[test]
+fn a_listen_under_an_unlimited_request_timeout_neither_panics_nor_hangs() {
+    // Stateless era: acknowledged, then followed as usual.
+    let (server, _) = modern_server(true, 2, 10);
+    let options = Options::default().with_request_timeout(Duration::MAX);
+    let (_client, sub) = poked(server, options);
+    assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 2);
+
+    // Handshake era, with resource subscriptions.
+    let options = Options::default()
+        .with_protocol_mode(ProtocolMode::Legacy)
+        .with_request_timeout(Duration::MAX);
+    let client = Client::connect_with(legacy_server(true), options).expect("connect");
+    let sub = client.listen(filter()).expect("listen");
+    assert_eq!(sub.acknowledged().resource_subscriptions.len(), URIS.len());
+}
+
+#[test]
+fn an_unacknowledged_listen_without_a_deadline_ends_with_its_connection() {
+    let (server, _) = modern_server(true, 0, 0);
+    // Never acknowledged: the server goes away instead.
+    server.on("subscriptions/listen", |peer, _| {
+        let peer = peer.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            peer.close("the server went away");
+        });
+        None
+    });
+    let options = Options::default().with_request_timeout(Duration::MAX);
+    let client = Client::connect_with(server, options).expect("connect");
+    let err = client
+        .listen(SubscriptionFilter::new().resource("x://a"))
+        .expect_err("no acknowledgement");
+    assert!(err.to_string().contains("the server went away"), "{err:?}");
+}
+
+#[test]
+fn a_handshake_era_update_sent_right_after_the_subscribe_answer_is_delivered() {
+    let server = legacy_server(true);
+    server.on("resources/subscribe", |peer, request| {
+        let uri = request.params.as_ref().map(|p| p["uri"].clone());
+        peer.respond(&request.id, json!({}));
+        peer.notify(
+            "notifications/resources/updated",
+            json!({"uri": uri.unwrap_or(Value::Null)}),
+        );
+        None
+    });
+    let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
     let client = Client::connect_with(server, options).expect("connect");
     let sub = client
         .listen(SubscriptionFilter::new().resource("x://a"))
         .expect("listen");
-    client.call_tool("poke", json!({})).expect("poke");
-    client.ping().expect("ping");
-    assert_eq!(std::iter::from_fn(|| sub.try_recv()).count(), 3);
+    assert_eq!(sub.acknowledged().resource_subscriptions, vec!["x://a"]);
+    match sub.recv_timeout(Duration::from_secs(10)) {
+        Some(SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(update))) => {
+            assert_eq!(update.uri, "x://a");
+        }
+        other => panic!("the update was lost: {other:?}"),
+    }
+}
+
+#[test]
+fn dropped_subscription_events_are_counted_and_reported_as_a_gap() {
+    let (server, _) = modern_server(true, 10, 10);
+    let options = Options::default().with_notification_capacity(2);
+    let (_client, sub) = poked(server, options);
+    assert_eq!(sub.dropped(), 8);
+    match sub.try_recv() {
+        Some(SubscriptionEvent::Resubscribed { reason }) => {
+            assert!(reason.contains("8 events were dropped"), "{reason}");
+        }
+        other => panic!("expected the gap first, got {other:?}"),
+    }
+    let rest: Vec<_> = std::iter::from_fn(|| sub.try_recv()).collect();
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert!(rest.iter().all(|event| matches!(
+        event,
+        SubscriptionEvent::Notification(ServerNotification::ResourceUpdated(_))
+    )));
+}
+
+#[test]
+fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
+    let server = FakeServer::new();
+    server.on("server/discover", |_, _| {
+        Some(json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "resources": {"subscribe": true}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
+        }))
+    });
+    let listens = Arc::new(AtomicUsize::new(0));
+    let counter = listens.clone();
+    let last = Arc::new(std::sync::Mutex::new(None));
+    let open = last.clone();
+    server.on("subscriptions/listen", move |peer, request| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        *open.lock().unwrap() = Some(request.id.clone());
+        let id = serde_json::to_value(&request.id).unwrap();
+        peer.notify(
+            "notifications/subscriptions/acknowledged",
+            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
+                   "notifications": {"resourceSubscriptions": ["x://a"]}}),
+        );
+        None
+    });
+    // The stream breaks, and the server goes on tagging updates with the old id elsewhere.
+    server.on("tools/call", move |peer, _| {
+        let id = last.lock().unwrap().clone().expect("a listen request");
+        peer.fail(&id, Error::ResponseLost("the stream ended".into()));
+        let tag = serde_json::to_value(&id).unwrap();
+        for _ in 0..10 {
+            peer.notify(
+                "notifications/resources/updated",
+                json!({"_meta": {"io.modelcontextprotocol/subscriptionId": tag}, "uri": "x://a"}),
+            );
+        }
+        Some(json!({"resultType": "complete", "content": []}))
+    });
+    let options = Options::default().with_notification_capacity(2);
+    let (_client, sub) = poked(server, options);
+    // Reading goes through the flood to the broken stream's marker, which reopens it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listens.load(Ordering::SeqCst) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the subscription was never reopened"
+        );
+        let _ = sub.recv_timeout(Duration::from_millis(50));
+    }
+    assert!(sub.dropped() > 0);
+    assert!(sub.ended().is_none(), "{:?}", sub.ended());
 }

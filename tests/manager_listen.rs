@@ -317,3 +317,133 @@ fn a_refused_managed_subscription_is_asked_again_with_backoff() {
     assert!((1..=4).contains(&asked), "asked {asked} times in 3 s");
     assert!(sub.acknowledged().is_empty());
 }
+
+/// A stateless stdio server for managed subscriptions. Its first process acknowledges every
+/// `subscriptions/listen` at once; a restarted one (argument 1 counts the processes in a file)
+/// holds them until `WANTED` (argument 2) are open together, then acknowledges them all, so
+/// that only a client opening its subscriptions in parallel is ever acknowledged. The tool
+/// `burst` sends `count` `resources/updated` of `uri` to every listen request that asked.
+const LISTENS_SERVER: &str = r#"
+import json, sys
+counter, wanted = sys.argv[1], int(sys.argv[2])
+try:
+    runs = int(open(counter).read())
+except OSError:
+    runs = 0
+open(counter, "w").write(str(runs + 1))
+hold = runs > 0
+pending, released = {}, False
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+def ack(rid):
+    send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+          "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": rid},
+                     "notifications": pending[rid]}})
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, rid = msg.get("method"), msg.get("id")
+    if method == "notifications/cancelled":
+        pending.pop(msg["params"].get("requestId"), None)
+        continue
+    if rid is None:
+        continue
+    if method == "server/discover":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "resources": {"subscribe": True}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "listens", "version": "1"}}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete", "tools": [
+            {"name": "burst", "inputSchema": {"type": "object"}}]}})
+    elif method == "subscriptions/listen":
+        pending[rid] = msg["params"]["notifications"]
+        if not hold or released:
+            ack(rid)
+        elif len(pending) >= wanted:
+            released = True
+            for held in pending:
+                ack(held)
+    elif method == "tools/call":
+        args = msg["params"]["arguments"]
+        for target, asked in list(pending.items()):
+            if args["uri"] in asked.get("resourceSubscriptions", []):
+                for _ in range(args["count"]):
+                    send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                          "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": target},
+                                     "uri": args["uri"]}})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete", "content": []}})
+    else:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})
+"#;
+
+/// Reads a managed subscription until `count` notifications came or it stays quiet.
+fn notifications_read(sub: &umcp::ManagedSubscription, count: usize) -> (usize, bool) {
+    let (mut notes, mut gap) = (0, false);
+    while notes < count {
+        match sub.recv_timeout(Duration::from_secs(2)) {
+            Some(SubscriptionEvent::Notification(_)) => notes += 1,
+            Some(SubscriptionEvent::Resubscribed { .. }) => gap = true,
+            Some(_) => {}
+            None => break,
+        }
+    }
+    (notes, gap)
+}
+
+#[test]
+fn managed_subscriptions_open_in_parallel_hold_a_burst_and_count_their_drops() {
+    let dir = std::env::temp_dir().join(format!("umcp-listens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let counter = dir.join("runs");
+    let _ = std::fs::remove_file(&counter);
+    // Three managed subscriptions and the manager's own list subscription: four together.
+    let config = ServerConfig::stdio("s", python::system_python())
+        .with_args(["-c", LISTENS_SERVER, &path_arg(&counter), "4"])
+        .with_request_timeout(Duration::from_secs(5));
+    let manager = Manager::start(vec![config], options());
+    assert!(manager.wait_ready(BOUND));
+    let subs: Vec<_> = ["x://a", "x://b", "x://c"]
+        .into_iter()
+        .map(|uri| {
+            let filter = SubscriptionFilter::new().resource(uri);
+            let sub = manager.listen("s", filter).expect("listen");
+            assert_eq!(sub.acknowledged().resource_subscriptions, [uri]);
+            sub
+        })
+        .collect();
+
+    // The restarted server acknowledges only when all four listen requests are open at once.
+    manager.restart("s").expect("restart");
+    for sub in &subs {
+        match next(sub) {
+            SubscriptionEvent::Resubscribed { .. } => {}
+            other => panic!("expected the reconnection to be reported, got {other:?}"),
+        }
+        assert!(!sub.acknowledged().resource_subscriptions.is_empty());
+    }
+
+    // A burst of updates between two ticks is held whole.
+    let client = manager.client("s").expect("client");
+    client
+        .call_tool("burst", json!({"uri": "x://a", "count": 200}))
+        .expect("burst");
+    assert_eq!(notifications_read(&subs[0], 200), (200, false));
+    assert_eq!(subs[0].dropped(), 0);
+
+    // Past what a subscription holds: the drops are counted, and reported as a gap.
+    client
+        .call_tool("burst", json!({"uri": "x://b", "count": 2000}))
+        .expect("burst");
+    let deadline = Instant::now() + BOUND;
+    while subs[1].dropped() == 0 {
+        assert!(Instant::now() < deadline, "no drop was counted");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (read, gap) = notifications_read(&subs[1], 2000);
+    assert!(gap, "the drops were not reported");
+    let dropped = usize::try_from(subs[1].dropped()).unwrap();
+    assert!(read + dropped >= 2000, "{read} read, {dropped} dropped");
+    assert!(read >= 256, "{read} read");
+    let _ = std::fs::remove_dir_all(&dir);
+}

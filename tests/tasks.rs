@@ -173,3 +173,88 @@ fn a_listing_that_fails_is_not_repeated_with_every_call() {
     let listings = listings(&server);
     assert_eq!(listings, 1);
 }
+
+/// Makes the server's `tools/list` slow and endless: each page takes `pause` and names a next
+/// one, up to `pages` pages.
+fn slow_pages(server: &FakeServer, pause: Duration, pages: usize) {
+    let served = Arc::new(Mutex::new(0usize));
+    server.on("tools/list", move |_, _| {
+        std::thread::sleep(pause);
+        let mut n = served.lock().unwrap();
+        *n += 1;
+        let tool = json!({"name": format!("t{n}"), "inputSchema": {"type": "object"},
+                          "execution": {"taskSupport": "required"}});
+        Some(match *n < pages {
+            true => json!({"tools": [tool], "nextCursor": format!("c{n}")}),
+            false => json!({"tools": [tool]}),
+        })
+    });
+}
+
+#[test]
+fn the_listing_before_a_first_call_counts_against_the_calls_timeout() {
+    let (server, _) = task_server(true);
+    slow_pages(&server, Duration::from_millis(200), 30);
+    let client = Client::connect(server.clone()).expect("connect");
+    let options = RequestOptions::default().with_timeout(Duration::from_secs(1));
+    let err = client
+        .with(&options)
+        .call_tool("research", json!({}))
+        .expect_err("the listing alone outlasts the call's time");
+    assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
+    // Each page used to get the whole timeout: all thirty pages, then the call.
+    assert!(listings(&server) < 30, "{} pages listed", listings(&server));
+}
+
+#[test]
+fn the_listing_before_a_first_call_obeys_its_cancel_handle() {
+    let (server, _) = task_server(true);
+    slow_pages(&server, Duration::from_millis(100), 30);
+    let client = Client::connect(server.clone()).expect("connect");
+    let cancel = umcp::CancelHandle::new();
+    let canceller = cancel.clone();
+    let watched = server.clone();
+    std::thread::spawn(move || {
+        while listings(&watched) < 2 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        canceller.cancel();
+    });
+    let options = RequestOptions::default().with_cancel(cancel);
+    let err = client
+        .with(&options)
+        .call_tool("research", json!({}))
+        .expect_err("cancelled");
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+    assert!(listings(&server) < 30, "{} pages listed", listings(&server));
+}
+
+#[test]
+fn waiting_for_a_tasks_result_gets_only_what_is_left_of_the_call() {
+    let (server, seen) = task_server(false);
+    let client = Client::connect(server.clone()).expect("connect");
+    client.list_all_tools().expect("tools");
+    // The task is created slowly; its result never comes.
+    server.on("tools/call", |_, _| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Some(json!({"task": {
+            "taskId": "t-1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 100}}))
+    });
+    let timeout = Duration::from_secs(2);
+    let options = RequestOptions::default().with_timeout(timeout);
+    let started = std::time::Instant::now();
+    let err = client
+        .with(&options)
+        .call_tool("research", json!({}))
+        .expect_err("no result");
+    let took = started.elapsed();
+    assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
+    assert!(seen
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|(m, _)| m == "tasks/result"));
+    // The deadline is the caller's, not one per request (that was 3.5 s here).
+    assert!(took < timeout + Duration::from_millis(900), "took {took:?}");
+}

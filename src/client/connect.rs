@@ -174,7 +174,10 @@ impl Client {
         // The layers are built bottom up: the engine's core (which the transport delivers
         // into, and which tells the follower what is its own), the transport, the era's
         // wrapper around it, the engine's connection, and the session above it.
-        let follower = Arc::new(Follower::new(options.cache.clone()));
+        let follower = Arc::new(Follower::new(
+            options.cache.clone(),
+            options.listen_capacity,
+        ));
         let observer: Arc<dyn Observer> = Arc::clone(&follower) as Arc<dyn Observer>;
         let (core, channels) = Core::new(&options.engine, observer);
         let transport = connector.connect_by(core.inbox(), deadline)?;

@@ -1,6 +1,7 @@
 //! The paginated `*/list` methods: one page at a time, or every page following cursors.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -67,6 +68,22 @@ impl Client {
     /// As [`Client::list_tools`], plus [`Error::Protocol`] when the server repeats a cursor.
     pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
         self.with(&RequestOptions::default()).list_all_tools()
+    }
+
+    /// Every tool, listed for a call of `method` that started at `started` with `options`:
+    /// each page gets only what is left of the call's time, and its cancel handle applies.
+    pub(crate) fn list_all_tools_within(
+        &self,
+        method: &str,
+        options: &RequestOptions,
+        started: Instant,
+    ) -> Result<Vec<Tool>> {
+        let timeout = self.session.conn.request_timeout();
+        let left = || options.left_since(method, started, timeout);
+        self.require("tools/list", "tools")?;
+        let tools: Vec<Tool> = self.pages("tools/list", "tools", &left)?;
+        self.note_listed(&tools);
+        Ok(tools)
     }
 
     /// Lists one page of resources.
@@ -299,16 +316,29 @@ impl WithOptions<'_> {
 
     /// Every item under `key` of every page of `method`, following cursors.
     pub(super) fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>> {
+        let options = self.options;
+        self.client.pages(method, key, &|| Ok(options.clone()))
+    }
+}
+
+impl Client {
+    /// Every page of a listing, each sent with the options `page_options` gives then.
+    fn pages<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+        page_options: &dyn Fn() -> Result<RequestOptions>,
+    ) -> Result<Vec<T>> {
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.
-        let stateless = self.client.session.era.is_modern();
+        let stateless = self.session.era.is_modern();
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page = self.request_raw(method, params)?;
+            let mut page = self.with(&page_options()?).request_raw(method, params)?;
             // A missing list and a `null` one (a Go server's nil slice) are both empty, as
             // in the typed results.
             let list = match page.get_mut(key).map(Value::take) {

@@ -5,6 +5,8 @@
 //! Each request is written once, on [`WithOptions`] (the per-call options); the client's own
 //! method is it with the default options.
 
+use std::time::Instant;
+
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result, Unsupported};
@@ -293,7 +295,10 @@ impl Client {
     /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
     /// it honours). In the handshake era each resource URI is subscribed with
     /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
-    /// not confirm in time is left out of the acknowledgement.
+    /// not confirm in time is left out of the acknowledgement. The subscription holds as many
+    /// unread events as the client's notification capacity (at least 2; 256 for a
+    /// [`Manager`](crate::Manager)'s clients); past that the oldest are dropped, counted
+    /// ([`Subscription::dropped`]) and reported as a gap.
     ///
     /// ```no_run
     /// use umcp::types::{ServerNotification, SubscriptionFilter};
@@ -323,7 +328,11 @@ impl Client {
     /// The server's refusal, a timeout (the request timeout) waiting for the
     /// acknowledgement, or a closed connection.
     pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
-        open(&self.session, &self.follower, filter)
+        let capacity = self
+            .follower
+            .capacity
+            .unwrap_or_else(|| self.session.conn.notification_capacity());
+        open(&self.session, &self.follower, filter, capacity)
     }
 
     /// Fails without sending when the server did not advertise `capability` (see
@@ -372,10 +381,14 @@ impl WithOptions<'_> {
         let (client, options) = (self.client, self.options);
         client.require("tools/call", "tools")?;
         let params = named("tool", name, arguments)?;
-        if client.needs_task(name, options) {
-            return client.call_tool_legacy_task(params, options);
+        // A listing the call needs first counts against its time.
+        let started = Instant::now();
+        if client.needs_task(name, options, started) {
+            return client.call_tool_legacy_task(params, options, started);
         }
-        client.request_as("tools/call", Some(params), options)
+        let timeout = client.session.conn.request_timeout();
+        let options = options.left_since("tools/call", started, timeout)?;
+        client.request_as("tools/call", Some(params), &options)
     }
 
     /// [`Client::call_tool_validated`] with these options.

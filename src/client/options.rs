@@ -60,6 +60,10 @@ pub struct Options {
     pub(crate) extensions: Map<String, Value>,
     /// Cancels a connect in progress.
     pub(crate) connect_cancel: Option<CancelHandle>,
+    /// What a subscription's queue holds, when not the notification capacity: the manager
+    /// reads notifications through the callback and keeps that queue tiny, but reads its
+    /// clients' subscriptions only on its ticks.
+    pub(crate) listen_capacity: Option<usize>,
 }
 
 impl Options {

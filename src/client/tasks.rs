@@ -8,6 +8,7 @@
 //! when it offers `tasks/cancel`. Tools whose support is `optional` run as ordinary calls.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -63,9 +64,15 @@ impl Client {
     /// handshake era, whose tasks these are.
     ///
     /// A server offering them whose tools were never listed on this connection has them
-    /// listed once, with the call's options, to find out: a caller need not list first. If
-    /// that listing fails, only a listing by the caller tells later.
-    pub(crate) fn needs_task(&self, tool: &str, options: &RequestOptions) -> bool {
+    /// listed once, within the call's time (it `started` then) and cancel handle, to find
+    /// out: a caller need not list first. If that listing fails, only a listing by the caller
+    /// tells later.
+    pub(crate) fn needs_task(
+        &self,
+        tool: &str,
+        options: &RequestOptions,
+        started: Instant,
+    ) -> bool {
         // On every call: the cheap tests first, and no allocation on the way.
         let (listed, needed) = {
             let known = lock(&self.task_tools);
@@ -78,24 +85,31 @@ impl Client {
             return false;
         }
         if !listed {
-            if let Err(err) = self.with(options).list_all_tools() {
-                // Once per connection: a listing that fails is not sent again with every call.
+            if let Err(err) = self.list_all_tools_within("tools/call", options, started) {
                 log::debug!("listing the tools to see which need a task failed: {err}");
-                lock(&self.task_tools).listed = true;
+                // Once per connection: a listing that fails is not sent again with every
+                // call. One this call ran out of time for, or cancelled, may be tried again.
+                if !matches!(err, Error::Timeout { .. } | Error::Cancelled { .. }) {
+                    lock(&self.task_tools).listed = true;
+                }
                 return false;
             }
         }
         lock(&self.task_tools).names.contains(tool)
     }
 
-    /// Calls a tool as a task and waits for its result.
+    /// Calls a tool as a task and waits for its result, both within the time the call has
+    /// left since it `started`.
     pub(crate) fn call_tool_legacy_task(
         &self,
         mut params: Value,
         options: &RequestOptions,
+        started: Instant,
     ) -> Result<CallToolResult> {
+        let timeout = self.session.conn.request_timeout();
+        let left = || options.left_since("tools/call", started, timeout);
         params["task"] = json!({});
-        let created: Value = self.request_as("tools/call", Some(params), options)?;
+        let created: Value = self.request_as("tools/call", Some(params), &left()?)?;
         let task_id = match crate::jsonrpc::decode_value::<CreateTaskResult>(&created) {
             Ok(created) => created.task.task_id,
             // A server that ran it at once anyway: its answer is the result.
@@ -109,7 +123,9 @@ impl Client {
         };
         log::debug!("tool call runs as task {task_id}");
         let asked = json!({ "taskId": task_id });
-        let result = self.request_as("tasks/result", Some(asked.clone()), options);
+        let result = left().and_then(|options| {
+            self.request_as::<CallToolResult>("tasks/result", Some(asked.clone()), &options)
+        });
         if let Err(Error::Timeout { .. } | Error::Cancelled { .. }) = &result {
             self.cancel_task(asked);
         }

@@ -10,8 +10,13 @@
 //! session), and the managed handles get what their client subscriptions delivered. A
 //! managed handle re-opened on a new connection first gets
 //! [`SubscriptionEvent::Resubscribed`]: the server was away, notifications may be lost.
+//!
+//! Every subscription the manager opens holds [`MANAGED_CAPACITY`] events between two ticks
+//! (the client's own notification queue stays small: the manager reads notifications through
+//! the callback), and the subscriptions of a new connection are opened in parallel, so that a
+//! server slow to acknowledge costs one request timeout, not one per subscription.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -24,8 +29,13 @@ use super::slot::Slot;
 use super::status::{Hub, NotificationSource, TaggedNotification};
 use super::{lock, Manager};
 
-/// The events one managed handle holds before the oldest unread is dropped.
-const MANAGED_CAPACITY: usize = 256;
+/// The events one managed handle holds before the oldest unread is dropped; also what the
+/// client-side subscriptions the manager opens hold between two of its ticks.
+pub(crate) const MANAGED_CAPACITY: usize = 256;
+
+/// The most subscriptions of one connection opened at the same time (the supervisor's
+/// thread counts as one).
+const OPENING_THREADS: usize = 8;
 
 /// The first and the longest wait before a managed subscription the server did not open is
 /// asked for again on the same connection (a new connection always asks at once).
@@ -46,23 +56,45 @@ pub(crate) struct Fresh {
 }
 
 impl Fresh {
-    /// Opens the list subscription and the managed ones on a new connection; `reconnected`
-    /// says whether an earlier connection existed (then the managed handles hear of the gap).
+    /// Opens the list subscription and the managed ones on a new connection, in parallel;
+    /// `reconnected` says whether an earlier connection existed (then the managed handles
+    /// hear of the gap).
     pub(crate) fn open(slot: &Slot, client: &Client, reconnected: bool) -> Fresh {
-        let filter = SubscriptionFilter::all_lists();
-        let lists = match client.listen(filter) {
-            Ok(sub) => Some(sub),
-            Err(err) => {
-                log::debug!("server `{}`: cannot follow its lists: {err}", slot.name());
-                None
+        let managed = lock(&slot.subscriptions).clone();
+        let lists = Mutex::new(None);
+        // Job 0 is the list subscription, job `n` the managed subscription `n - 1`.
+        let jobs = managed.len() + 1;
+        let next = AtomicUsize::new(0);
+        let work = || loop {
+            let job = next.fetch_add(1, Ordering::SeqCst);
+            match job.checked_sub(1) {
+                _ if job >= jobs => return,
+                None => *lock(&lists) = open_lists(slot, client),
+                Some(index) => managed[index].attach(client, reconnected),
             }
         };
-        let managed = lock(&slot.subscriptions).clone();
-        for sub in managed {
-            sub.attach(client, reconnected);
-        }
+        std::thread::scope(|scope| {
+            // A thread that cannot be started leaves its share to the others: this thread
+            // takes jobs too, so every job is done whatever the others.
+            let name = format!("umcp-listen-{}", slot.name()).replace('\0', "?");
+            for _ in 1..jobs.min(OPENING_THREADS) {
+                let spawned = std::thread::Builder::new()
+                    .name(name.clone())
+                    .spawn_scoped(scope, work);
+                if let Err(err) = spawned {
+                    log::debug!(
+                        "server `{}`: no thread to open a subscription: {err}",
+                        slot.name()
+                    );
+                    break;
+                }
+            }
+            work();
+        });
         Fresh {
-            lists,
+            lists: lists
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
             modern: client.era() == Era::Modern,
         }
     }
@@ -111,6 +143,17 @@ impl Fresh {
     }
 }
 
+/// Opens the subscription to the server's list changes.
+fn open_lists(slot: &Slot, client: &Client) -> Option<Subscription> {
+    match client.listen(SubscriptionFilter::all_lists()) {
+        Ok(sub) => Some(sub),
+        Err(err) => {
+            log::debug!("server `{}`: cannot follow its lists: {err}", slot.name());
+            None
+        }
+    }
+}
+
 /// Lists the server's prompts again into its slot.
 pub(crate) fn relist_prompts(slot: &Slot, client: &Client) {
     let prompts = if client.server_capabilities().supports_prompts() {
@@ -136,6 +179,14 @@ pub(crate) struct ManagedSub {
     current: Mutex<Option<Subscription>>,
     /// Events for the handle; bounded by count and bytes, the oldest unread dropped when full.
     events: Lossy<SubscriptionEvent>,
+    /// An event read from `events` and held back while a gap before it is reported.
+    held: Mutex<Option<SubscriptionEvent>>,
+    /// The events dropped in all (here, and by the subscriptions on the client), and those
+    /// dropped here that the reader has not heard of yet (the client's report their own).
+    dropped: AtomicU64,
+    unreported: AtomicU64,
+    /// How many events the current client-side subscription had dropped when last forwarded.
+    seen_dropped: AtomicU64,
     closed: AtomicBool,
     /// After a failed opening: when to ask again, and the wait that led there (doubled on
     /// each failure), so a server that refuses is not asked every watch tick.
@@ -150,6 +201,7 @@ impl ManagedSub {
         let had_one = lock(&self.current).take().is_some();
         match client.listen(self.filter.clone()) {
             Ok(sub) => {
+                self.seen_dropped.store(0, Ordering::SeqCst);
                 *lock(&self.current) = Some(sub);
                 *lock(&self.reopen) = None;
                 if reconnected || had_one {
@@ -181,6 +233,11 @@ impl ManagedSub {
         while let Some(event) = sub.try_recv() {
             self.push(event);
         }
+        // Drops on the client's side are reported in its stream; here they are only counted.
+        let dropped = sub.dropped();
+        let seen = self.seen_dropped.swap(dropped, Ordering::SeqCst);
+        self.dropped
+            .fetch_add(dropped.saturating_sub(seen), Ordering::SeqCst);
         if sub.ended().is_some() && client.closed().is_none() {
             // The server ended it on a live connection: open it again, reporting the gap.
             log::debug!(
@@ -198,15 +255,44 @@ impl ManagedSub {
             SubscriptionEvent::Notification(note) => queued::size(note),
             _ => 0,
         };
-        if self.events.push(event, size) > 0 {
+        let dropped = self.events.push(event, size) as u64;
+        if dropped > 0 {
+            self.dropped.fetch_add(dropped, Ordering::SeqCst);
+            self.unreported.fetch_add(dropped, Ordering::SeqCst);
             log::debug!("managed subscription queue full; dropped its oldest event");
         }
+    }
+
+    /// The next event from `received` (`None`: nothing arrived), after the one held back,
+    /// and preceded by the report of a gap when events were dropped before it.
+    fn next(
+        &self,
+        received: impl FnOnce() -> Option<SubscriptionEvent>,
+    ) -> Option<SubscriptionEvent> {
+        if let Some(event) = lock(&self.held).take() {
+            return Some(event);
+        }
+        let event = received()?;
+        let dropped = self.unreported.swap(0, Ordering::SeqCst);
+        if dropped == 0 || matches!(event, SubscriptionEvent::Resubscribed { .. }) {
+            return Some(event);
+        }
+        *lock(&self.held) = Some(event);
+        Some(SubscriptionEvent::Resubscribed {
+            reason: format!("the subscription's queue was full: {dropped} events were dropped"),
+        })
     }
 }
 
 /// A subscription to one managed server that survives its reconnections: after a restart it
 /// is opened again and reports [`SubscriptionEvent::Resubscribed`] before new notifications.
 /// Dropping it (or [`close`](ManagedSubscription::close)) ends it.
+///
+/// It holds 256 unread events (and at most
+/// [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES)), which a burst of resource updates
+/// fits; past that the oldest unread are dropped, counted
+/// ([`dropped`](ManagedSubscription::dropped)) and reported as a
+/// [`SubscriptionEvent::Resubscribed`] before the next event.
 ///
 /// See the example on [`Manager::listen`].
 pub struct ManagedSubscription {
@@ -232,6 +318,9 @@ impl Manager {
     ///         log::info!("{}: {}", subscription.server(), notification.method());
     ///     }
     /// }
+    /// if subscription.dropped() > 0 {
+    ///     log::warn!("{} events were dropped unread", subscription.dropped());
+    /// }
     /// subscription.close();
     /// # Ok(()) }
     /// ```
@@ -245,6 +334,10 @@ impl Manager {
             filter,
             current: Mutex::new(None),
             events: Lossy::new(MANAGED_CAPACITY),
+            held: Mutex::new(None),
+            dropped: AtomicU64::new(0),
+            unreported: AtomicU64::new(0),
+            seen_dropped: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             reopen: Mutex::new(None),
         });
@@ -304,7 +397,10 @@ impl ManagedSubscription {
     /// See the example on [`Manager::listen`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.sub.events.receiver().recv_deadline(deadline).ok(),
+            Some(deadline) => {
+                let events = self.sub.events.receiver();
+                self.sub.next(|| events.recv_deadline(deadline).ok())
+            }
             None => self.recv(),
         }
     }
@@ -313,7 +409,16 @@ impl ManagedSubscription {
     ///
     /// See the example on [`Manager::listen`].
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
-        self.sub.events.receiver().try_recv().ok()
+        let events = self.sub.events.receiver();
+        self.sub.next(|| events.try_recv().ok())
+    }
+
+    /// How many events were dropped unread because a queue was full, in all (see
+    /// [`ManagedSubscription`]).
+    ///
+    /// See the example on [`Manager::listen`].
+    pub fn dropped(&self) -> u64 {
+        self.sub.dropped.load(Ordering::SeqCst)
     }
 
     /// The events until the handle is closed or its server stopped.

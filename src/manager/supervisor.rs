@@ -304,6 +304,10 @@ impl Supervisor {
             Some(handler) => handler.install(options, &server),
             None => options,
         };
+        let mut options = options;
+        // Subscriptions are read on the supervisor's ticks (and by the user's own reader):
+        // a burst between two must fit.
+        options.listen_capacity = Some(refresh::MANAGED_CAPACITY);
         options
             .with_startup_timeout(self.slot.startup_timeout)
             .with_request_timeout(

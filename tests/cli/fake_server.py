@@ -20,7 +20,6 @@ import itertools
 import json
 import sys
 import threading
-import time
 
 MODES = set(sys.argv[1:])
 QUESTIONS = itertools.count(1)
@@ -78,10 +77,9 @@ def send(message):
 
 
 def updates(uri):
-    """Sends three updates of `uri`, 0.3 s apart, the first 0.3 s after the subscription: the
-    client takes updates only once it has the answer to its `resources/subscribe`."""
+    """Sends three updates of `uri` at once: the client must take an update that follows the
+    answer to its `resources/subscribe` immediately."""
     for _ in range(3):
-        time.sleep(0.3)
         note = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
         send(note)
 
@@ -175,7 +173,7 @@ def hostile(id, method, params):
         result(id, {"contents": contents})
     elif method == "resources/subscribe":
         result(id, {})
-        threading.Thread(target=updates, args=(params.get("uri"),), daemon=True).start()
+        updates(params.get("uri"))
     elif method == "prompts/list":
         prompts = [{"name": "greet", "description": "Greets." + TERMINAL}, {"name": "p" + TERMINAL}]
         result(id, {"prompts": prompts})

@@ -67,6 +67,11 @@ for raw in sys.stdin.buffer:
     elif name == "unknown":
         line(json.dumps(result(rid + 1000, "stray")).encode())
         line(plain)
+    elif name == "bare-id":
+        # Objects that borrow the pending request's id and answer nothing, then the answer.
+        line(json.dumps({"id": rid}).encode())
+        line(json.dumps({"jsonrpc": "2.0", "id": rid}).encode())
+        line(plain)
     elif name == "string-id":
         line(json.dumps(result(str(rid), name)).encode())
     elif name == "late":
@@ -164,6 +169,25 @@ fn a_hostile_response_fails_only_its_own_request() {
     assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
     assert_eq!(call(&client, "after", json!({}), SOON).unwrap(), "after");
     assert!(client.closed().is_none());
+}
+
+#[test]
+fn an_id_without_result_or_error_settles_nothing_and_is_counted_as_noise() {
+    let client = connect(&[]);
+    assert_eq!(
+        call(&client, "bare-id", json!({}), SOON).unwrap(),
+        "bare-id"
+    );
+    assert_eq!(call(&client, "after", json!({}), SOON).unwrap(), "after");
+    // The skipped lines are counted as stdout noise, whose first lines join the stderr tail.
+    client.close();
+    let closed = client.closed().expect("closed");
+    let tail = closed.stderr_tail.clone().unwrap_or_default();
+    assert!(
+        tail.contains(r#"[stdout, not JSON-RPC] {"id": "#)
+            && tail.contains(r#"[stdout, not JSON-RPC] {"jsonrpc": "2.0", "id": "#),
+        "{tail}"
+    );
 }
 
 #[test]

@@ -327,8 +327,10 @@ for line in sys.stdin:
     client.close();
 }
 
-/// A response the client cannot read, but which names its request (an `id`, no `method`),
-/// fails that request at once with a protocol error rather than at its deadline.
+/// A response the client cannot read, but which names its request (an `id`, a `result` or
+/// `error`, no `method`), fails that request at once with a protocol error rather than at its
+/// deadline. An object with an `id` and neither a result nor an error is no response: it
+/// settles nothing, and the request gets the answer that follows.
 #[test]
 fn an_unreadable_response_fails_its_request_at_once() {
     let _serial = serial();
@@ -345,7 +347,8 @@ for line in sys.stdin:
         body = b'"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},' \
             b'"serverInfo":{"name":"bad","version":"1"}}'
     elif name == "neither":
-        body = b'"note":"neither a result nor an error"'
+        out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"note":"neither a result nor an error"}\n')
+        body = b'"result":{"content":[{"type":"text","text":"the answer"}]}'
     elif name == "latin1":
         body = b'"result":{"content":[{"type":"text","text":"caf\xe9"}]}'
     else:
@@ -358,17 +361,19 @@ for line in sys.stdin:
         .with_request_timeout(Duration::from_secs(30))
         .with_protocol_mode(umcp::ProtocolMode::Legacy);
     let client = umcp::Client::connect_with(config, options).expect("connect");
-    for (tool, why) in [("neither", "neither"), ("latin1", "UTF-8")] {
-        let started = Instant::now();
-        match client.call_tool(tool, json!({})) {
-            Err(umcp::Error::Protocol(message)) => {
-                assert!(message.contains("unreadable"), "{message}");
-                assert!(message.contains(why), "{message}");
-            }
-            other => panic!("{tool}: expected a protocol error, got {other:?}"),
+    let started = Instant::now();
+    match client.call_tool("latin1", json!({})) {
+        Err(umcp::Error::Protocol(message)) => {
+            assert!(message.contains("unreadable"), "{message}");
+            assert!(message.contains("UTF-8"), "{message}");
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "{tool} waited");
+        other => panic!("expected a protocol error, got {other:?}"),
     }
+    assert!(started.elapsed() < Duration::from_secs(10), "waited");
+    let answer = client
+        .call_tool("neither", json!({}))
+        .expect("the real answer");
+    assert_eq!(answer.text(), "the answer");
     client
         .call_tool("fine", json!({}))
         .expect("the connection goes on");

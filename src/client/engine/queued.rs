@@ -17,15 +17,17 @@ use crate::types::ServerNotification;
 /// See the example on [`Client::notifications`](crate::Client::notifications).
 pub const NOTIFICATION_BYTES: usize = 16 << 20;
 
-/// The sizes of the notifications in the queue, oldest first.
+/// The sizes of the notifications in the queue, oldest first, and which of them are
+/// markers a [`Lossy`] queue keeps (outside its count).
 ///
 /// The queue is first in, first out, and only its one writer records sizes here, so the
 /// queue holds exactly the newest `queue.len()` notifications recorded: what readers took
 /// since is dropped from the front by [`Queued::sync`].
 #[derive(Debug, Default)]
 pub(crate) struct Queued {
-    sizes: VecDeque<usize>,
+    sizes: VecDeque<(usize, bool)>,
     bytes: usize,
+    kept: usize,
 }
 
 impl Queued {
@@ -41,17 +43,41 @@ impl Queued {
         self.sizes.is_empty() || self.bytes.saturating_add(size) <= NOTIFICATION_BYTES
     }
 
-    /// The oldest notification left the queue.
-    pub(crate) fn pop(&mut self) {
-        if let Some(size) = self.sizes.pop_front() {
+    /// How many of those queued are not kept markers.
+    fn counted(&self) -> usize {
+        self.sizes.len() - self.kept
+    }
+
+    /// The oldest notification left the queue: its size and whether it was a marker.
+    pub(crate) fn pop(&mut self) -> (usize, bool) {
+        let Some((size, kept)) = self.sizes.pop_front() else {
+            return (0, false);
+        };
+        self.bytes -= size;
+        self.kept -= usize::from(kept);
+        (size, kept)
+    }
+
+    /// A notification of `size` bytes (a marker when `kept`) joined the queue.
+    pub(crate) fn push(&mut self, size: usize, kept: bool) {
+        self.sizes.push_back((size, kept));
+        self.bytes += size;
+        self.kept += usize::from(kept);
+    }
+
+    /// The notification `index` places from the front left the queue.
+    fn remove(&mut self, index: usize) {
+        if let Some((size, kept)) = self.sizes.remove(index) {
             self.bytes -= size;
+            self.kept -= usize::from(kept);
         }
     }
 
-    /// A notification of `size` bytes joined the queue.
-    pub(crate) fn push(&mut self, size: usize) {
-        self.sizes.push_back(size);
+    /// A notification went back to the front of the queue.
+    fn push_front(&mut self, (size, kept): (usize, bool)) {
+        self.sizes.push_front((size, kept));
         self.bytes += size;
+        self.kept += usize::from(kept);
     }
 }
 
@@ -60,21 +86,33 @@ impl Queued {
 /// subscription's. Writers take turns (the sizes must follow the queue's order); readers take
 /// from [`Lossy::receiver`] at will, and see the end of the queue once it is closed and read.
 ///
+/// Items its `keep` test marks (a subscription's end, a broken stream) are never dropped and
+/// not counted: the oldest item behind them that may go goes instead. Such markers are few
+/// (each follows a step of the queue's reader or ends the queue), so the bound stays the
+/// count plus a handful.
+///
 /// The channel underneath is unbounded and the count checked here: a bounded one would
 /// allocate all of its capacity up front (and `usize::MAX` would not fit at all).
 pub(crate) struct Lossy<T> {
     rx: Receiver<T>,
     capacity: usize,
+    keep: fn(&T) -> bool,
     /// The sending side (gone once closed) and the bytes queued.
     writer: Mutex<(Option<Sender<T>>, Queued)>,
 }
 
 impl<T> Lossy<T> {
     pub(crate) fn new(capacity: usize) -> Lossy<T> {
+        Lossy::keeping(capacity, |_| false)
+    }
+
+    /// A queue that never drops the items `keep` marks.
+    pub(crate) fn keeping(capacity: usize, keep: fn(&T) -> bool) -> Lossy<T> {
         let (tx, rx) = crossbeam_channel::unbounded();
         Lossy {
             rx,
             capacity: capacity.max(1),
+            keep,
             writer: Mutex::new((Some(tx), Queued::default())),
         }
     }
@@ -96,21 +134,47 @@ impl<T> Lossy<T> {
             return 0;
         };
         queued.sync(tx.len());
+        let kept = (self.keep)(&item);
         let mut dropped = 0;
-        while tx.len() >= self.capacity || !queued.fits(size) {
-            match self.rx.try_recv() {
-                Ok(_) => {
-                    queued.pop();
-                    dropped += 1;
-                }
-                Err(_) => break,
+        while (!kept && queued.counted() >= self.capacity) || !queued.fits(size) {
+            if !self.drop_oldest(tx, queued) {
+                break;
             }
+            dropped += 1;
             queued.sync(tx.len());
         }
         if tx.send(item).is_ok() {
-            queued.push(size);
+            queued.push(size, kept);
         }
         dropped
+    }
+
+    /// Drops the oldest unread item that may go; `false` when none may (or none is left).
+    fn drop_oldest(&self, tx: &Sender<T>, queued: &mut Queued) -> bool {
+        let Ok(oldest) = self.rx.try_recv() else {
+            return false;
+        };
+        let (oldest_size, _) = queued.pop();
+        if !(self.keep)(&oldest) {
+            return true;
+        }
+        // A marker that must not be lost: every item is taken out, the oldest that may go
+        // left out, and the rest queued again in their order. Readers take from the front
+        // only, so whatever they take meanwhile comes in the same order.
+        let mut rest: Vec<T> = self.rx.try_iter().collect();
+        // What readers took between the two reads was the front of what is left.
+        queued.sync(rest.len());
+        let droppable = rest.iter().position(|item| !(self.keep)(item));
+        if let Some(index) = droppable {
+            rest.remove(index);
+            queued.remove(index);
+        }
+        queued.push_front((oldest_size, true));
+        // The writer holds the only sender and the receiver is ours: these sends cannot fail.
+        for item in std::iter::once(oldest).chain(rest) {
+            let _ = tx.send(item);
+        }
+        droppable.is_some()
     }
 
     /// Ends the queue: readers get what is left, then its end.
@@ -142,14 +206,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn kept_items_are_never_dropped_and_the_order_holds() {
+        let queue = Lossy::keeping(3, |item: &i32| *item < 0);
+        assert_eq!(queue.push(-1, 0), 0);
+        assert_eq!(queue.push(1, 0), 0);
+        assert_eq!(queue.push(2, 0), 0);
+        assert_eq!(queue.push(3, 0), 0, "markers are not counted");
+        // Full: the oldest that may go (1) goes, not the marker before it.
+        assert_eq!(queue.push(4, 0), 1);
+        assert_eq!(queue.push(-2, 0), 0);
+        assert_eq!(queue.push(5, 0), 1);
+        let read: Vec<i32> = queue.receiver().try_iter().collect();
+        assert_eq!(read, [-1, 3, 4, -2, 5]);
+        // Bytes count markers too: one too large to sit beside the others makes room.
+        queue.push(-3, 0);
+        queue.push(6, NOTIFICATION_BYTES);
+        assert_eq!(queue.push(-4, 1), 1);
+        let read: Vec<i32> = queue.receiver().try_iter().collect();
+        assert_eq!(read, [-3, -4]);
+    }
+
+    #[test]
     fn bytes_follow_what_is_queued_and_read() {
         let mut queued = Queued::default();
         assert!(
             queued.fits(NOTIFICATION_BYTES * 2),
             "the newest always fits"
         );
-        queued.push(NOTIFICATION_BYTES / 2);
-        queued.push(NOTIFICATION_BYTES / 4);
+        queued.push(NOTIFICATION_BYTES / 2, false);
+        queued.push(NOTIFICATION_BYTES / 4, false);
         assert!(!queued.fits(NOTIFICATION_BYTES / 2));
         queued.sync(1); // A reader took the oldest.
         assert!(queued.fits(NOTIFICATION_BYTES / 2));

@@ -2,10 +2,11 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use crate::error::{Error, Result, TimeoutKind};
 use crate::types::ProgressNotificationParams;
 
 use super::cancel::CancelHandle;
@@ -17,7 +18,7 @@ pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Sen
 /// [`Client::with`](crate::Client::with) or [`Manager::with`](crate::Manager::with).
 ///
 /// ```
-/// use std::time::Duration;
+/// use std::time::{Duration, Instant};
 /// use umcp::{CancelHandle, RequestOptions};
 ///
 /// let cancel = CancelHandle::new();
@@ -163,6 +164,48 @@ impl RequestOptions {
                     .saturating_mul(RESET_TOTAL_FACTOR)
             })
         })
+    }
+
+    /// These options for the rest of a call of `method` that started at `started`: its
+    /// timeout shortened by the time spent (unless it resets on progress, when each request
+    /// gets it whole), and its maximum total likewise, so that what a call sends after its
+    /// first request (a retry, a listing it needs) never runs past the caller's deadline.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Cancelled`] once the caller cancelled, [`Error::Timeout`] once no time is left.
+    pub(crate) fn left_since(
+        &self,
+        method: &str,
+        started: Instant,
+        default_timeout: Duration,
+    ) -> Result<RequestOptions> {
+        if self.cancel.as_ref().is_some_and(CancelHandle::is_cancelled) {
+            return Err(Error::Cancelled {
+                method: method.to_owned(),
+            });
+        }
+        let elapsed = started.elapsed();
+        // Told as the time the call had (a zero timeout fails having spent none, as a request
+        // with one does).
+        let timed_out = |kind, budget: Duration| Error::Timeout {
+            method: method.to_owned(),
+            elapsed: elapsed.min(budget),
+            kind,
+            stderr_tail: None,
+        };
+        let left = |budget: Duration| budget.checked_sub(elapsed).filter(|left| !left.is_zero());
+        let mut options = self.clone();
+        if let Some(total) = self.max_total(default_timeout) {
+            let left = left(total).ok_or_else(|| timed_out(TimeoutKind::Total, total))?;
+            options.max_total = Some(left);
+        }
+        if !self.reset_on_progress {
+            let timeout = self.timeout.unwrap_or(default_timeout);
+            let left = left(timeout).ok_or_else(|| timed_out(TimeoutKind::Request, timeout))?;
+            options.timeout = Some(left);
+        }
+        Ok(options)
     }
 
     /// Adds the progress token and caller `_meta` to the params, creating the object if needed.

@@ -3,13 +3,13 @@
 //! `tools/list` loses the tools whose `x-mcp-header` annotations are invalid, and tells which
 //! tools may be called again when a response is lost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::jsonrpc::decode_value;
 use crate::sync::lock;
 use crate::types::{Implementation, ResultType, META_SERVER_INFO};
@@ -174,12 +174,22 @@ fn without(answer: Answer, keep: &[bool]) -> Answer {
     }
 }
 
-/// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table.
-pub(super) fn relist_tools(session: &Session) -> Result<()> {
-    // The annotations may have changed: a cached list is what got the headers wrong.
-    let options = RequestOptions::default().with_no_cache();
+/// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table, within
+/// what `left` says is left of the call that needs it (its time, its cancel handle): each
+/// page gets only that, and a cursor the server repeats ends the listing.
+pub(super) fn relist_tools(
+    session: &Session,
+    left: &dyn Fn() -> Result<RequestOptions>,
+) -> Result<()> {
     let mut cursor: Option<String> = None;
+    let mut seen = HashSet::new();
     for _ in 0..MAX_RELIST_PAGES {
+        let call = left()?;
+        // The annotations may have changed: a cached list is what got the headers wrong.
+        let mut options = RequestOptions::default().with_no_cache();
+        options.timeout = call.timeout;
+        options.max_total = call.max_total;
+        options.cancel = call.cancel;
         let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
         let answer = once(
             session,
@@ -198,8 +208,14 @@ pub(super) fn relist_tools(session: &Session) -> Result<()> {
             next_cursor: Option<String>,
         }
         cursor = answer.peek::<Cursor>().ok().and_then(|c| c.next_cursor);
-        if cursor.is_none() {
-            break;
+        match &cursor {
+            None => break,
+            Some(next) if !seen.insert(next.clone()) => {
+                return Err(Error::Protocol(format!(
+                    "`tools/list` repeated the cursor {next:?}"
+                )))
+            }
+            Some(_) => {}
         }
     }
     Ok(())

@@ -39,18 +39,26 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
 }
 
 /// A call of `message` (whose params `spec` no longer holds), sent again with a new id in a
-/// new session after the server ended the old one.
+/// new session after the server ended the old one, within what is left of the call's time.
 fn again_after_expiry(
     session: &Session,
     spec: &CallSpec<'_>,
     mut message: Message,
 ) -> Result<Answer> {
     let generation = session.generation.load(Ordering::SeqCst);
+    let started = Instant::now();
     match exchange(session, spec, &mut message) {
         Err(Error::SessionExpired) if !spec.handshake && session.options.reinitialize_on_expiry => {
             log::debug!("session expired during `{}`; re-initializing", spec.method);
             reinitialize(session, generation)?;
-            exchange(session, spec, &mut message)
+            let timeout = session.conn.request_timeout();
+            let options = spec.options.left_since(spec.method, started, timeout)?;
+            let again = CallSpec {
+                options: &options,
+                params: None,
+                ..*spec
+            };
+            exchange(session, &again, &mut message)
         }
         other => other,
     }

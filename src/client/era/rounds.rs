@@ -8,6 +8,8 @@
 //! an ordinary request (progress and cancel work as usual); the call's timeout and maximum
 //! total time span all rounds and the handlers between them (see [`clock`](super::clock)).
 
+use std::time::Instant;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -131,7 +133,9 @@ pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value>
 
 /// One request, repeated at most once: a `tools/call` rejected for its headers (-32020)
 /// re-lists the tools, whose annotations decide the `Mcp-Param-*` headers, and is sent again;
-/// any other request whose response stream broke is sent again under a new id.
+/// any other request whose response stream broke is sent again under a new id. The
+/// re-listing and the repeat get what is left of the round's time, and obey its cancel
+/// handle.
 fn call_round(
     session: &Session,
     spec: &CallSpec<'_>,
@@ -159,6 +163,8 @@ fn call_round(
         options,
         handshake: spec.handshake,
     };
+    let started = Instant::now();
+    let left = || options.left_since(spec.method, started, session.conn.request_timeout());
     match once(session, &round) {
         // Without resumption a broken stream loses the request, and the spec has it sent
         // again. That is harmless except for a tool call, whose effects would happen twice:
@@ -168,12 +174,12 @@ fn call_round(
                 "`{}` lost its response ({why}); sending it again",
                 spec.method
             );
-            call_round(session, spec, round.params, options, false)
+            call_round(session, spec, round.params, &left()?, false)
         }
         // The server was upgraded or replaced and speaks another stateless version now; it
         // refused the request before acting on it, so sending it again is safe.
         Err(error) if may_relist && switch_version(session, &error) => {
-            call_round(session, spec, round.params, options, false)
+            call_round(session, spec, round.params, &left()?, false)
         }
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
             let mismatch = refusal(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
@@ -181,8 +187,8 @@ fn call_round(
                 return Err(error);
             }
             log::debug!("header mismatch on tools/call; re-listing tools and retrying");
-            relist_tools(session)?;
-            call_round(session, spec, round.params, options, false)
+            relist_tools(session, &left)?;
+            call_round(session, spec, round.params, &left()?, false)
         }
         other => other,
     }

@@ -57,6 +57,9 @@ use super::state::{Item, Sub, SubscriptionEnd, SubscriptionEvent};
 /// if let Some(SubscriptionEvent::Notification(n)) = next {
 ///     log::info!("{}", n.method());
 /// }
+/// if subscription.dropped() > 0 {
+///     log::warn!("{} events were dropped unread", subscription.dropped());
+/// }
 /// // Or for as long as it takes (`None` once the subscription ended):
 /// if subscription.recv().is_none() {
 ///     log::info!("ended: {:?}", subscription.ended());
@@ -72,17 +75,19 @@ pub struct Subscription {
 }
 
 /// Opens a subscription to what `filter` names, with the means of the era `session` speaks,
-/// followed by `follower`; returns once the server acknowledged it.
+/// followed by `follower`, whose queue holds `capacity` events; returns once the server
+/// acknowledged it.
 pub(crate) fn open(
     session: &Arc<Session>,
     follower: &Arc<Follower>,
     filter: SubscriptionFilter,
+    capacity: usize,
 ) -> Result<Subscription> {
     if let Some(closed) = session.closed() {
         return Err(Error::Closed(closed));
     }
     let modern = session.era.era() == Era::Modern;
-    let sub = Sub::new(filter, modern, session.conn.notification_capacity());
+    let sub = Sub::new(filter, modern, capacity);
     if modern {
         open_modern(session, follower, &sub)?;
     } else {
@@ -113,6 +118,18 @@ impl Subscription {
             .acknowledged
             .clone()
             .unwrap_or_default()
+    }
+
+    /// How many events were dropped unread because the queue was full, in all. Each drop is
+    /// also reported in the stream, as a [`SubscriptionEvent::Resubscribed`] before the next
+    /// event. The queue holds the client's notification capacity
+    /// ([`Options::with_notification_capacity`](crate::Options::with_notification_capacity),
+    /// at least 2) and at most [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full,
+    /// its oldest unread event goes. Its end is never dropped.
+    ///
+    /// See the example on [`Subscription`].
+    pub fn dropped(&self) -> u64 {
+        self.sub.dropped()
     }
 
     /// The era serving this subscription.
@@ -234,11 +251,29 @@ impl Subscription {
                 None => self.sub.rx.recv().ok()?,
             };
             match item {
-                Item::Event(event) => return Some(self.event_arrived(event)),
+                Item::Event(event) => {
+                    let event = self.event_arrived(event);
+                    return Some(self.after_drops(event));
+                }
                 Item::End => return None,
                 Item::Settled => {}
                 Item::Broken(reason) => self.stream_broke(reason),
             }
+        }
+    }
+}
+
+impl Subscription {
+    /// `event`, or first the report of the events dropped before it (`event` is then handed
+    /// out next): a caller re-lists after a gap, and a full queue is one.
+    fn after_drops(&self, event: SubscriptionEvent) -> SubscriptionEvent {
+        let dropped = self.sub.take_unreported();
+        if dropped == 0 || matches!(event, SubscriptionEvent::Resubscribed { .. }) {
+            return event;
+        }
+        lock(&self.reopening).hold(event);
+        SubscriptionEvent::Resubscribed {
+            reason: format!("the subscription's queue was full: {dropped} events were dropped"),
         }
     }
 }

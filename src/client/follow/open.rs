@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::error::{Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, Request, RequestId};
-use crate::sync::lock;
+use crate::sync::{deadline_after, deadline_in, lock};
 use crate::transport::Transport;
 use crate::types::{SubscriptionFilter, SUBSCRIPTIONS_LISTEN};
 
@@ -18,7 +18,7 @@ use super::super::engine::senders::{AfterSend, Job, Report};
 use super::super::era::call::call;
 use super::super::era::session::{CallSpec, Session};
 use super::route::Follower;
-use super::state::{Settled, Sub};
+use super::state::{Settled, Sub, SubscriptionEnd};
 
 /// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
 pub(super) const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
@@ -26,7 +26,8 @@ pub(super) const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 /// Sends `subscriptions/listen` and waits for its acknowledgement.
 pub(super) fn open_modern(session: &Session, follower: &Follower, sub: &Arc<Sub>) -> Result<()> {
     let started = Instant::now();
-    let deadline = started + session.conn.request_timeout();
+    // A request timeout too long for the clock (`Duration::MAX`) is no limit, never a panic.
+    let deadline = deadline_after(started, session.conn.request_timeout());
     let Some((id, request)) = listen_request(session, follower, sub) else {
         // Nobody holds the subscription yet: only the end of the connection ends it.
         return Err(match session.closed() {
@@ -159,9 +160,21 @@ pub(super) fn open_legacy(session: &Session, follower: &Follower, sub: &Arc<Sub>
         resource_subscriptions: Vec::new(),
     };
     let can_subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+    // Registered before anything is sent: a server may send an update right after its answer
+    // to `resources/subscribe`, and the reading thread hands it over before this thread hears
+    // the answer. Until acknowledged below, the subscription takes what it asked for.
+    follower.listens.insert(sub);
+    if let Some(closed) = session.closed() {
+        // The connection ended before the registration, whose end nobody will report.
+        follower.listens.remove(sub);
+        sub.end(SubscriptionEnd::ConnectionLost {
+            reason: closed.reason.clone(),
+        });
+        return;
+    }
     if can_subscribe {
         // One request timeout for all of them: a server that never answers costs it once.
-        let deadline = Instant::now() + session.conn.request_timeout();
+        let deadline = deadline_in(session.conn.request_timeout());
         for uri in &wanted.resource_subscriptions {
             match legacy_call(session, "resources/subscribe", uri, deadline) {
                 Ok(()) => {
@@ -179,7 +192,6 @@ pub(super) fn open_legacy(session: &Session, follower: &Follower, sub: &Arc<Sub>
         }
     }
     sub.acknowledge(ack);
-    follower.listens.insert(sub);
 }
 
 /// Sends `method` for `uri` and waits for its answer until `deadline`.

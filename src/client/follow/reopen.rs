@@ -108,6 +108,11 @@ impl Reopening {
         self.delivered = true;
     }
 
+    /// Hands `event` out on the next read, before anything else.
+    pub(super) fn hold(&mut self, event: SubscriptionEvent) {
+        self.held = Some(event);
+    }
+
     /// When the reopening has its next step: the end of its pause, or when an unacknowledged
     /// reopen is abandoned.
     pub(super) fn next_step(&self) -> Option<Instant> {
@@ -144,9 +149,7 @@ impl Subscription {
                 Outcome::Ended => {}
                 Outcome::Acknowledged => {
                     reopening.opened();
-                    return Some(SubscriptionEvent::Resubscribed {
-                        reason: pending.reason,
-                    });
+                    return Some(self.resubscribed(pending.reason));
                 }
                 Outcome::Failed(err) => {
                     self.not_reopened(&mut reopening, pending.reason, pending.id, err);
@@ -177,12 +180,20 @@ impl Subscription {
         match proved {
             Some(pending) => {
                 reopening.held = Some(event);
-                SubscriptionEvent::Resubscribed {
-                    reason: pending.reason,
-                }
+                self.resubscribed(pending.reason)
             }
             None => event,
         }
+    }
+
+    /// The report of a reopened stream. What changed while it was down went unannounced, so
+    /// the response cache is emptied first: the re-listing the report asks for reaches the
+    /// server.
+    fn resubscribed(&self, reason: String) -> SubscriptionEvent {
+        if let Some(follower) = self.follower.upgrade() {
+            follower.cache.clear();
+        }
+        SubscriptionEvent::Resubscribed { reason }
     }
 
     /// The stream broke: it is opened again once its pause is over.

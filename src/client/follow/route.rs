@@ -26,14 +26,18 @@ pub(crate) struct Follower {
     /// The open subscriptions (`client.listen`).
     pub(crate) listens: Registry,
     pub(crate) cache: Cache,
+    /// What each subscription's queue holds (`None`: the notification capacity).
+    pub(crate) capacity: Option<usize>,
 }
 
 impl Follower {
-    /// Nothing followed yet, and an empty cache with `options`.
-    pub(crate) fn new(options: CacheOptions) -> Follower {
+    /// Nothing followed yet, an empty cache with `options`, and subscriptions holding
+    /// `capacity` events each.
+    pub(crate) fn new(options: CacheOptions, capacity: Option<usize>) -> Follower {
         Follower {
             listens: Registry::default(),
             cache: Cache::new(options),
+            capacity,
         }
     }
 }
@@ -49,7 +53,7 @@ impl Observer for Follower {
             return Some(result);
         };
         let result = result.and_then(|answer| answer.decode(SUBSCRIPTIONS_LISTEN));
-        finish(&self.listens, &sub, id, result);
+        finish(&self.listens, &self.cache, &sub, id, result);
         None
     }
 
@@ -151,8 +155,9 @@ fn route(registry: &Registry, cache: &Cache, notification: Notification) -> Opti
 }
 
 /// The response to `sub`'s listen request `id`: the subscription's end, or its refusal, or a
-/// broken stream (HTTP) that its handle opens again.
-fn finish(registry: &Registry, sub: &Arc<Sub>, id: i64, result: Result<Value>) {
+/// broken stream (HTTP) that its handle opens again. What the broken stream would have said
+/// is lost, so nothing cached can be trusted from then on.
+fn finish(registry: &Registry, cache: &Cache, sub: &Arc<Sub>, id: i64, result: Result<Value>) {
     let acknowledged = lock(&sub.status).acknowledged.is_some();
     match result {
         Ok(_) => {
@@ -173,6 +178,7 @@ fn finish(registry: &Registry, sub: &Arc<Sub>, id: i64, result: Result<Value>) {
         Err(err) if acknowledged => {
             // The stream broke (HTTP) without a result: the handle opens it again.
             log::debug!("subscription {id} broke: {err}");
+            cache.clear();
             sub.push(Item::Broken(err.to_string()));
         }
         Err(err) => {

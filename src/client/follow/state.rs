@@ -1,6 +1,7 @@
 //! One subscription's shared state (what it delivers and how it ends), and the registry of a
 //! connection's subscriptions.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
@@ -21,8 +22,11 @@ pub enum SubscriptionEvent {
     /// A notification the subscription asked for.
     Notification(ServerNotification),
     /// Notifications may have been missed, so re-list what matters: the subscription's
-    /// stream broke and was opened again (stateless era), or the connection's stream of
-    /// server messages was reopened or a new session began (handshake era).
+    /// stream broke and was opened again (stateless era), the connection's stream of
+    /// server messages was reopened or a new session began (handshake era), or the
+    /// subscription's queue was full and its oldest unread events were dropped (counted by
+    /// [`Subscription::dropped`](crate::Subscription::dropped)); the event comes before the
+    /// first event read after the gap.
     Resubscribed {
         /// Why it had to be opened again.
         reason: String,
@@ -97,16 +101,23 @@ pub(crate) struct Sub {
     pub(crate) status: Mutex<Status>,
     /// Signalled when `status` changes (acknowledged, refused, ended).
     pub(crate) changed: Condvar,
-    /// The events for the handle. Bounded by the connection's notification capacity and by
+    /// The items for the handle. Bounded by its capacity and by
     /// [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full, the oldest unread event
-    /// is dropped to make room (the newest matter most to a caller that re-lists anyway).
+    /// is dropped to make room (the newest matter most to a caller that re-lists anyway),
+    /// counted, and reported to the reader as a gap. The markers (`Broken`, `Settled`, `End`)
+    /// are never dropped: a server flooding the subscription cannot make it miss its end or
+    /// its reopening.
     events: Lossy<Item>,
     pub(crate) rx: Receiver<Item>,
+    /// The events dropped in all, and those the reader has not heard of yet.
+    dropped: AtomicU64,
+    unreported: AtomicU64,
 }
 
 impl Sub {
+    /// A subscription whose queue holds `capacity` events (at least 2).
     pub(crate) fn new(requested: SubscriptionFilter, modern: bool, capacity: usize) -> Arc<Sub> {
-        let events = Lossy::new(capacity.max(2));
+        let events = Lossy::keeping(capacity.max(2), |item| !matches!(item, Item::Event(_)));
         let rx = events.receiver().clone();
         Arc::new(Sub {
             requested,
@@ -115,7 +126,19 @@ impl Sub {
             changed: Condvar::new(),
             events,
             rx,
+            dropped: AtomicU64::new(0),
+            unreported: AtomicU64::new(0),
         })
+    }
+
+    /// How many events were dropped because the queue was full.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The events dropped since the reader last heard of a drop; zero when none were.
+    pub(crate) fn take_unreported(&self) -> u64 {
+        self.unreported.swap(0, Ordering::Relaxed)
     }
 
     pub(crate) fn id(&self) -> Option<i64> {
@@ -141,7 +164,10 @@ impl Sub {
             Item::Event(SubscriptionEvent::Notification(note)) => queued::size(note),
             _ => 0,
         };
-        if self.events.push(item, size) > 0 {
+        let dropped = self.events.push(item, size) as u64;
+        if dropped > 0 {
+            self.dropped.fetch_add(dropped, Ordering::Relaxed);
+            self.unreported.fetch_add(dropped, Ordering::Relaxed);
             log::debug!("subscription queue full; dropped its oldest event");
         }
     }

@@ -22,15 +22,16 @@ struct Peek {
 }
 
 impl Peek {
-    /// The id of the response this is, if it is one. A `method` of any value but null makes a
+    /// The id of the response this is, if it is one: a `result` or `error` member makes one,
+    /// an `id` alone (`{"id":5}`) answers nothing. A `method` of any value but null makes a
     /// request, if an invalid one: the server's `"method": 42` with an id the client also uses
     /// answers nothing. A null one next to `result` or `error` is taken as absent, as the
     /// inbox's reader of responses does: some JSON-RPC stacks write every member.
     fn response_id(&self) -> Option<&RequestId> {
         let present = |member: &Member| !matches!(member, Member::Absent);
+        let answers = present(&self.result) || present(&self.error);
         let is_response = match self.method {
-            Member::Absent => true,
-            Member::Null => present(&self.result) || present(&self.error),
+            Member::Absent | Member::Null => answers,
             Member::Value => false,
         };
         self.id.as_ref().filter(|_| is_response)

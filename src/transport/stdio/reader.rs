@@ -109,10 +109,12 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
 }
 
 /// Fails the request that an unreadable line answers, when the line names it (an object
-/// with an `id` and no `method`, which only a response is): its caller learns at once what
-/// went wrong instead of waiting for its deadline. `None` when the line names no request.
+/// with an `id`, a `result` or `error` and no `method`, which only a response is): its caller
+/// learns at once what went wrong instead of waiting for its deadline. `None` when the line
+/// names no request: an object with an `id` alone (`{"id":5}`) is no response, and must not
+/// settle the request whose id it borrows; it is noise like any other line.
 fn unreadable(bytes: &[u8], why: &str, shared: &Shared) -> Option<bool> {
-    let id = scan_head(bytes).and_then(|head| head.id.filter(|_| !head.request))?;
+    let id = response_id(bytes)?;
     let error = Error::Protocol(format!("the response to request {id} is unreadable: {why}"));
     Some(shared.deliver(|inbox| inbox.fail(id, error)))
 }
