@@ -309,3 +309,63 @@ fn a_form_is_asked_on_the_callers_terminal() {
         "{shown}"
     );
 }
+
+#[test]
+fn server_picks_one_server_of_a_session_for_a_command() {
+    let mut sessions = Sessions::new("pick");
+    let demo = crate::demo::demo_binary();
+    let config = serde_json::json!({
+        "mcpServers": {
+            "one": { "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": "first" } },
+            "two": { "command": demo, "args": ["--server", "--fixtures"], "env": { "WHO": "second" } },
+        }
+    });
+    std::fs::create_dir_all(empty_home()).unwrap();
+    let path = empty_home().join("pick-servers.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    sessions.start("both", &["--config", &path.to_string_lossy()], 0);
+    // Without --server a command sees both, and one that needs a single server says so.
+    let tools = stdout(&sessions.run("both", &["tools"], 0));
+    assert!(
+        tools.contains("one__echo  ") && tools.contains("two__echo  "),
+        "{tools}"
+    );
+    let read = sessions.run("both", &["read", "demo://text/readme"], 2);
+    assert!(stderr(&read).contains("--server"), "{}", stderr(&read));
+    // With it, the command is the named server's alone, with its own names.
+    let who = sessions.run(
+        "both",
+        &["--server", "two", "call", "env", r#"{"name": "WHO"}"#],
+        0,
+    );
+    assert_eq!(stdout(&who), "second\n");
+    let tools = stdout(&sessions.run("both", &["--server", "one", "tools"], 0));
+    assert!(
+        tools.lines().any(|l| l.starts_with("echo  ")) && !tools.contains("two__"),
+        "{tools}"
+    );
+    let resources = stdout(&sessions.run("both", &["--server", "one", "resources"], 0));
+    assert!(
+        resources.contains("demo://text/readme") && !resources.contains("two: "),
+        "{resources}"
+    );
+    let read = sessions.run(
+        "both",
+        &["--server", "one", "read", "demo://text/readme"],
+        0,
+    );
+    assert_eq!(stdout(&read), "Hello from the umcp demo server.\n");
+    let ping = stdout(&sessions.run("both", &["--server", "two", "ping"], 0));
+    assert!(
+        ping.starts_with("two  ok") && !ping.contains("one  "),
+        "{ping}"
+    );
+    // A name the session does not hold, and a watch, which follows every server, are refused.
+    let nope = sessions.run("both", &["--server", "three", "tools"], 2);
+    assert!(
+        stderr(&nope).contains("no server named three"),
+        "{}",
+        stderr(&nope)
+    );
+    sessions.run("both", &["--server", "one", "watch", "--for", "1"], 2);
+}

@@ -62,7 +62,8 @@ impl Target<'_> {
                 return done(code);
             }
             ("resources", _) => {
-                let (resources, errors) = manager.with(self.options()).list_resources();
+                let (mut resources, errors) = manager.with(self.options()).list_resources();
+                resources.retain(|e| self.picked(&e.server));
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("resources", server_errors(&errors));
                 out.list(resources.iter().map(|e| {
@@ -74,7 +75,9 @@ impl Target<'_> {
                 return done(code);
             }
             ("templates", _) => {
-                let (templates, errors) = manager.with(self.options()).list_resource_templates();
+                let (mut templates, errors) =
+                    manager.with(self.options()).list_resource_templates();
+                templates.retain(|e| self.picked(&e.server));
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("resource templates", server_errors(&errors));
                 out.list(templates.iter().map(|e| {
@@ -86,7 +89,8 @@ impl Target<'_> {
                 return done(code);
             }
             ("prompts", _) => {
-                let (prompts, errors) = manager.with(self.options()).list_prompts();
+                let (mut prompts, errors) = manager.with(self.options()).list_prompts();
+                prompts.retain(|e| self.picked(&e.server));
                 let errors = self.timed_errors(errors);
                 let code = self.report_failed("prompts", server_errors(&errors));
                 out.list(prompts.iter().map(|e| {
@@ -270,6 +274,9 @@ impl Target<'_> {
         let mut rows = Vec::new();
         let mut code = 0;
         for (name, status) in self.manager.statuses() {
+            if !self.picked(&name) {
+                continue;
+            }
             if !status.is_connected() {
                 let why = crate::servers::why_down(&status);
                 let line = format!("{name}  failed  {}", shown::line(&why));
@@ -321,6 +328,7 @@ impl Target<'_> {
     fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
         errors
             .into_iter()
+            .filter(|e| self.picked(&e.server))
             .map(|mut e| {
                 e.error = self.deadline.timed_error(e.error);
                 e
@@ -334,11 +342,18 @@ impl Target<'_> {
         self.manager.client(server).map_err(|e| self.failed(e))
     }
 
-    /// The clients of every connected server, by name.
+    /// Whether `server` is one this command is for: every server, or the one `--server`
+    /// named in a session of several.
+    pub fn picked(&self, server: &str) -> bool {
+        self.single.as_deref().is_none_or(|single| single == server)
+    }
+
+    /// The clients of every connected server this command is for, by name.
     pub fn clients(&self) -> Vec<(String, std::sync::Arc<Client>)> {
         self.manager
             .statuses()
             .into_iter()
+            .filter(|(name, _)| self.picked(name))
             .filter(|(_, status)| status.is_connected())
             .filter_map(|(name, _)| Some((name.clone(), self.manager.client(&name).ok()?)))
             .collect()

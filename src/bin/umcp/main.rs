@@ -281,7 +281,19 @@ pub fn execute(
     since: Instant,
     interrupt: &Interrupt,
 ) -> Result<(), Exit> {
-    let names = manager.server_names();
+    let mut names = manager.server_names();
+    // Through a session of several servers, `--server` names the one this command is for
+    // (a plain run has started that one alone).
+    if let (Some(server), true) = (&args.server, names.len() > 1) {
+        if !names.contains(server) {
+            return Err(usage(format!(
+                "no server named {} here: {}",
+                shown::line(server),
+                shown::line(&names.join(", "))
+            )));
+        }
+        names = vec![server.clone()];
+    }
     one_server(cmd, names.len())?;
     let timeout = args.timeout;
     let connected = names

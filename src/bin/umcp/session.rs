@@ -99,7 +99,10 @@ pub fn check_start(args: &Args, name: &str) -> Result<(), Exit> {
 /// Checks a command to run through a session: the options that pick and configure servers
 /// belong to `session start`, and the commands that need no server do not go through one.
 pub fn check_through(args: &Args, cmd: &Cmd) -> Result<(), Exit> {
-    if let Some(option) = start_options(args).first() {
+    // `--server` picks one of the session's servers for this command; the other options
+    // started them.
+    let settled = start_options(args).into_iter().find(|o| *o != "server");
+    if let Some(option) = settled {
         return Err(usage(format!(
             "--{option} is given to umcp session start, not to a command run through a session"
         )));
@@ -112,6 +115,11 @@ pub fn check_through(args: &Args, cmd: &Cmd) -> Result<(), Exit> {
             "umcp {} does not run through a session: leave out --session",
             cmd.name
         )));
+    }
+    if args.server.is_some() && cmd.name == "watch" {
+        return Err(usage(
+            "watch through a session watches every server of it: leave out --server",
+        ));
     }
     Ok(())
 }
