@@ -131,6 +131,8 @@ impl Client {
     /// The current entry of the skill whose `SKILL.md` is at `uri` (`skills/get`), listed or
     /// not. Nothing of the skill is read.
     ///
+    /// See the example on [`Client::load_skill`].
+    ///
     /// # Errors
     ///
     /// As [`Client::list_skills`]; a URI the server does not serve is [`Error::Rpc`] with
@@ -169,6 +171,8 @@ impl Client {
     }
 
     /// [`Client::load_skill`] under `policy` (dynamic skills, larger limits).
+    ///
+    /// See the example on [`Client::load_skill`].
     ///
     /// # Errors
     ///
@@ -254,6 +258,8 @@ impl<'a> WithOptions<'a> {
 
 impl LoadedSkill<'_> {
     /// The entry the skill was loaded from, held while it is used.
+    ///
+    /// See the example on [`Client::load_skill`].
     pub fn entry(&self) -> &Skill {
         &self.entry
     }
@@ -268,6 +274,8 @@ impl LoadedSkill<'_> {
     /// Reads one file of the skill, by URI or by path relative to its root
     /// (`references/FORMS.md`), and verifies it against its entry. A file the held entry does
     /// not list is refused before anything is sent.
+    ///
+    /// See the example on [`Client::load_skill`].
     ///
     /// # Errors
     ///

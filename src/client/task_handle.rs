@@ -25,10 +25,10 @@ use super::with_options::WithOptions;
 impl RequestOptions {
     /// Asks for a task: the request declares the tasks extension
     /// (`io.modelcontextprotocol/tasks`) in its client capabilities, so the server may run
-    /// it as a task. [`Client::call_tool_with`] then follows a task to its end and returns
-    /// its result under these options (the timeout covers the whole task; each poll is
-    /// reported to the progress callback); [`Client::call_tool_as_task`] hands back a
-    /// [`TaskHandle`] instead.
+    /// it as a task. `client.with(&options).call_tool(…)` then follows a task to its end and
+    /// returns its result under these options (the timeout covers the whole task; each poll
+    /// is reported to the progress callback); `client.with(&options).call_tool_as_task(…)`
+    /// hands back a [`TaskHandle`] instead (see [`Client::call_tool_as_task`]).
     ///
     /// Only `tools/call` can become a task; on other requests this does nothing. In the
     /// handshake era the declaration goes into the request's `_meta` the same way.
@@ -55,6 +55,8 @@ pub enum ToolCall {
 }
 
 /// A task's status as last seen.
+///
+/// See the example on [`Client::call_tool_as_task`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TaskStatus {
@@ -88,6 +90,8 @@ impl TaskStatus {
     }
 
     /// Whether the task has ended (completed, failed or cancelled).
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn is_terminal(&self) -> bool {
         matches!(
             self,
@@ -182,6 +186,8 @@ impl WithOptions<'_> {
 impl Client {
     /// The task `task_id` of this server, known from an earlier
     /// [`Client::call_tool_as_task`]; its status is [`TaskStatus::Unknown`] until polled.
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn task(&self, task_id: &str) -> TaskHandle {
         TaskHandle {
             session: Arc::clone(&self.session),
@@ -193,21 +199,29 @@ impl Client {
 
 impl TaskHandle {
     /// The task's id.
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn id(&self) -> &str {
         self.tracked.id()
     }
 
     /// The status last seen.
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn status(&self) -> &TaskStatus {
         &self.status
     }
 
     /// The status message last seen, if the server gave one.
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn status_message(&self) -> Option<&str> {
         self.tracked.status_message()
     }
 
     /// How long the server asks the client to wait between polls.
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     pub fn poll_interval(&self) -> Duration {
         self.tracked.poll_interval()
     }
@@ -215,6 +229,8 @@ impl TaskHandle {
     /// Asks the server for the task's status now (`tasks/get`), under the client's request
     /// timeout. A task waiting for input gets it from the client's handlers
     /// (`tasks/update`).
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     ///
     /// # Errors
     ///
@@ -231,6 +247,8 @@ impl TaskHandle {
     /// whole wait (timeout, maximum total time, cancel handle) and hear of every poll through
     /// their progress callback. A wait given up cancels the task with `tasks/cancel`.
     ///
+    /// See the example on [`Client::call_tool_as_task`].
+    ///
     /// # Errors
     ///
     /// A failed task is its [`Error::Rpc`](crate::Error::Rpc); a cancelled one
@@ -243,6 +261,8 @@ impl TaskHandle {
 
     /// Asks the server to cancel the task (`tasks/cancel`; cancellation is cooperative, and
     /// the task may still end otherwise).
+    ///
+    /// See the example on [`Client::call_tool_as_task`].
     ///
     /// # Errors
     ///

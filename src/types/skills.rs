@@ -18,15 +18,23 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// The extension's identifier, as servers declare it in `capabilities.extensions`.
+///
+/// See the example on [`Skill`].
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// The most files one skill may list that a host must accept (the spec's floor).
+///
+/// See the example on [`Skill`].
 pub const MAX_SKILL_FILES: usize = 512;
 
 /// The largest total size of one skill's files that a host must accept: 16 MiB.
+///
+/// See the example on [`Skill`].
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The server's settings of the Skills extension.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillsSettings {
@@ -39,6 +47,8 @@ pub struct SkillsSettings {
 }
 
 /// One file of a skill: where it is, and what its bytes must be.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillResource {
     /// The file's resource URI.
@@ -57,6 +67,8 @@ pub struct SkillResource {
 
 /// A skill's files: every one listed, or `"dynamic"` for a skill generated on demand, whose
 /// files cannot be verified.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SkillResources {
@@ -106,6 +118,8 @@ pub struct Skill {
 }
 
 /// The result of `skills/list`: one page of skills.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSkillsResult {
@@ -133,6 +147,8 @@ pub struct ListSkillsResult {
 }
 
 /// The result of `skills/get`: one skill's entry as it is now.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetSkillResult {
@@ -157,6 +173,8 @@ pub struct GetSkillResult {
 /// Why a skill may not be loaded, or a file of it may not be used. Each is a host-side
 /// verdict: nothing was sent to the server about it. The remedy for a mismatch is to fetch
 /// the entry again (`skills/get`) and, if it still fails, not to use the skill.
+///
+/// See the example on [`Skill`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SkillError {
@@ -304,6 +322,8 @@ impl SkillResource {
     /// Checks `bytes` read for this file: the size first (a wrong length fails without
     /// hashing), then the digest.
     ///
+    /// See the example on [`Skill`].
+    ///
     /// # Errors
     ///
     /// [`SkillError::SizeMismatch`] or [`SkillError::DigestMismatch`].
@@ -349,21 +369,29 @@ pub fn sha256_digest(bytes: &[u8]) -> String {
 
 impl Skill {
     /// The skill's `name` (from its frontmatter), if it is a string.
+    ///
+    /// See the example on [`Skill`].
     pub fn name(&self) -> Option<&str> {
         self.frontmatter.get("name").and_then(Value::as_str)
     }
 
     /// The skill's `description` (from its frontmatter), if it is a string.
+    ///
+    /// See the example on [`Skill`].
     pub fn description(&self) -> Option<&str> {
         self.frontmatter.get("description").and_then(Value::as_str)
     }
 
     /// The skill's root: its `SKILL.md` URI without `/SKILL.md`, when the URI ends so.
+    ///
+    /// See the example on [`Skill`].
     pub fn root(&self) -> Option<&str> {
         self.uri.strip_suffix("/SKILL.md")
     }
 
     /// The listed files, or `None` for a dynamic or invalid entry.
+    ///
+    /// See the example on [`Skill`].
     pub fn files(&self) -> Option<&[SkillResource]> {
         match &self.resources {
             Some(SkillResources::Files(files)) => Some(files),
@@ -381,6 +409,8 @@ impl Skill {
     }
 
     /// `path_or_uri` as a URI: as is when it has a scheme, else relative to the skill's root.
+    ///
+    /// See the example on [`Skill`].
     pub fn resolve(&self, path_or_uri: &str) -> Option<String> {
         if path_or_uri.contains("://") {
             return Some(path_or_uri.to_owned());
@@ -397,6 +427,8 @@ impl Skill {
     /// Checks the entry against the extension's rules, with the spec's limits (512 files,
     /// 16 MiB in all); a dynamic entry passes.
     ///
+    /// See the example on [`Skill`].
+    ///
     /// # Errors
     ///
     /// [`SkillError::Invalid`] saying what is wrong.
@@ -405,6 +437,8 @@ impl Skill {
     }
 
     /// [`Skill::validate`] with other limits on the number of files and their total size.
+    ///
+    /// See the example on [`Skill`].
     ///
     /// # Errors
     ///
@@ -486,6 +520,8 @@ impl Skill {
     /// Checks the frontmatter of `skill_md` (the text of this skill's `SKILL.md`) against the
     /// entry's, field by field; a field absent on one side equals `null` on the other, and
     /// numbers equal by value (`1` and `1.0`).
+    ///
+    /// See the example on [`Skill`].
     ///
     /// # Errors
     ///

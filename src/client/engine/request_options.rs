@@ -60,7 +60,7 @@ impl RequestOptions {
     /// The time the server has to answer (default: the client's request timeout), counted
     /// from when the request was handed to the transport. Handing it over is bounded by the
     /// same time (plus a fresh budget after a credentials retry on HTTP). A zero timeout
-    /// fails with [`Error::Timeout`](crate::Error::Timeout) at once, without sending.
+    /// fails with [`Error::Timeout`] at once, without sending.
     ///
     /// See the example on [`RequestOptions`].
     pub fn with_timeout(mut self, timeout: Duration) -> RequestOptions {
