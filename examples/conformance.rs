@@ -107,7 +107,7 @@ fn run(scenario: &str, url: &str) -> umcp::Result<()> {
     if scenario.starts_with("auth/") {
         config = config.credentials(Arc::new(OAuth::new(url, oauth_config(scenario)?)?));
     }
-    let client = Client::connect_with(config, options)?;
+    let client = Client::connect_with_options(config, options)?;
     eprintln!(
         "connected to {} over {} (protocol {})",
         client.server_info().name,

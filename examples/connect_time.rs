@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Each figure is the median of `ROUNDS` connects (process start and handshake or probe,
-//! until `Client::connect_with` returns), every one in a fresh child process so the era
+//! until `Client::connect_with_options` returns), every one in a fresh child process so the era
 //! verdict cache starts empty; "auto, cached" is a second connect in the same process. The
 //! interop peers are used when `cargo test --test interop_modern` has installed them under
 //! `target/peers`; missing ones are reported and skipped.
@@ -213,8 +213,10 @@ fn measure(args: &[String]) {
         let options = Options::default().with_protocol_mode(mode.clone());
         let started = Instant::now();
         let client = match args[2].as_str() {
-            "http" => Client::connect_with(HttpConfig::new(&args[3]), options)?,
-            _ => Client::connect_with(StdioConfig::new(&args[3]).args(&args[4..]), options)?,
+            "http" => Client::connect_with_options(HttpConfig::new(&args[3]), options)?,
+            _ => {
+                Client::connect_with_options(StdioConfig::new(&args[3]).args(&args[4..]), options)?
+            }
         };
         let elapsed = started.elapsed();
         client.close();

@@ -379,7 +379,8 @@ fn the_2025_03_26_metadata_request_names_the_sessions_protocol_version() {
         .credentials(Arc::clone(&oauth) as Arc<dyn CredentialProvider>)
         .standalone_stream(false);
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(config, options).expect("authorized at the first 401");
+    let client =
+        Client::connect_with_options(config, options).expect("authorized at the first 401");
     // That 401 answered `initialize`: no version was agreed on yet.
     let first = fixture.requests_to(metadata);
     assert_eq!(first.len(), 1);
@@ -424,7 +425,7 @@ fn oauth_requests_made_for_a_call_end_by_its_deadline() {
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_startup_timeout(Duration::from_secs(1));
     let started = Instant::now();
-    let outcome = Client::connect_with(config, options);
+    let outcome = Client::connect_with_options(config, options);
     let took = started.elapsed();
     assert!(outcome.is_err(), "{:?}", outcome.map(|_| ()));
     assert!(took < Duration::from_secs(5), "connecting took {took:?}");

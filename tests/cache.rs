@@ -29,7 +29,7 @@ fn connect(modern: bool, options: Options) -> Client {
     } else {
         options.with_protocol_mode(ProtocolMode::Legacy)
     };
-    Client::connect_with(config, options).expect("connect")
+    Client::connect_with_options(config, options).expect("connect")
 }
 
 fn seen(client: &Client, method: &str) -> u64 {

@@ -39,7 +39,7 @@ fn a_second_close_waits_for_the_first_to_end_the_server() {
     let config = StdioConfig::new(python::system_python())
         .args(["-c", STUBBORN])
         .close_grace(Duration::from_millis(500));
-    let client = Arc::new(Client::connect_with(config, legacy()).expect("connect"));
+    let client = Arc::new(Client::connect_with_options(config, legacy()).expect("connect"));
     let pid = client.server_info().name;
     assert!(alive(&pid), "server {pid} runs");
     let first = Arc::clone(&client);
@@ -94,7 +94,7 @@ fn a_connect_that_timed_out_returns_without_the_close_grace() {
     let config = StdioConfig::new("sleep").arg("100").close_grace(grace);
     let options = legacy().with_startup_timeout(Duration::from_millis(500));
     let started = Instant::now();
-    let err = Client::connect_with(config, options).expect_err("no handshake");
+    let err = Client::connect_with_options(config, options).expect_err("no handshake");
     let took = started.elapsed();
     assert!(
         matches!(
@@ -118,7 +118,7 @@ fn close_releases_a_call_in_flight_before_the_server_has_ended() {
     let config = StdioConfig::new(python::system_python())
         .args(["-c", STUBBORN])
         .close_grace(grace);
-    let client = Arc::new(Client::connect_with(config, legacy()).expect("connect"));
+    let client = Arc::new(Client::connect_with_options(config, legacy()).expect("connect"));
     let caller = Arc::clone(&client);
     let call = std::thread::spawn(move || {
         let options = umcp::RequestOptions::default().with_timeout(Duration::from_secs(60));

@@ -85,7 +85,7 @@ where
             Instant::now()
         })
         .expect("a thread");
-    let connected = Client::connect_with(server, options.with_connect_cancel(cancel));
+    let connected = Client::connect_with_options(server, options.with_connect_cancel(cancel));
     let returned = Instant::now();
     let cancelled_at = canceller.join().expect("the canceller");
     (connected, returned.saturating_duration_since(cancelled_at))
@@ -182,7 +182,7 @@ fn a_connect_cancelled_beforehand_fails_at_once_and_starts_nothing() {
         .with_startup_timeout(STARTUP)
         .with_connect_cancel(cancel);
     let started = Instant::now();
-    let connected = Client::connect_with(silent(&mark), options);
+    let connected = Client::connect_with_options(silent(&mark), options);
     assert_cancelled(&connected);
     assert!(started.elapsed() < PROMPTLY, "took {:?}", started.elapsed());
     // Had the server been started, it would have written its mark on the first line.
@@ -194,7 +194,7 @@ fn a_connect_cancelled_beforehand_fails_at_once_and_starts_nothing() {
 fn a_cancel_after_the_connect_leaves_the_client_alone() {
     let cancel = CancelHandle::new();
     let options = Options::default().with_connect_cancel(cancel.clone());
-    let client = Client::connect_with(demo::demo("normal"), options).expect("connect");
+    let client = Client::connect_with_options(demo::demo("normal"), options).expect("connect");
     cancel.cancel();
     client.ping().expect("the client still works");
     assert!(client.closed().is_none());

@@ -257,7 +257,7 @@ fn a_client_answers_the_demo_server_through_the_form() {
         form.set_text("answer", "typed").map_err(invalid)?;
         form.accept().map_err(invalid)
     };
-    let client = Client::connect_with(
+    let client = Client::connect_with_options(
         demo::demo("normal"),
         Options::default().with_elicitation_handler(handler),
     )

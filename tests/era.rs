@@ -106,7 +106,8 @@ fn a_legacy_server_that_exits_on_the_probe_is_started_again_and_initialized() {
 #[test]
 fn a_legacy_server_silent_on_the_probe_counts_as_legacy_after_the_probe_timeout() {
     let options = Options::default().with_probe_timeout(Duration::from_millis(500));
-    let client = Client::connect_with(demo::demo("silent-probe"), options).expect("connect");
+    let client =
+        Client::connect_with_options(demo::demo("silent-probe"), options).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
     client.ping().expect("ping");
 }
@@ -114,18 +115,18 @@ fn a_legacy_server_silent_on_the_probe_counts_as_legacy_after_the_probe_timeout(
 #[test]
 fn pinned_and_legacy_modes_do_not_fall_back() {
     let pinned = Options::default().with_protocol_mode(ProtocolMode::modern());
-    assert!(Client::connect_with(demo::demo("normal"), pinned).is_err());
+    assert!(Client::connect_with_options(demo::demo("normal"), pinned).is_err());
     let legacy = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    assert!(Client::connect_with(modern_demo(), legacy).is_err());
+    assert!(Client::connect_with_options(modern_demo(), legacy).is_err());
     let legacy = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(demo::demo("strict-init"), legacy).expect("no probe");
+    let client = Client::connect_with_options(demo::demo("strict-init"), legacy).expect("no probe");
     assert_eq!(client.era(), Era::Legacy);
 }
 
 #[test]
 fn an_input_round_runs_the_elicitation_handler_and_retries() {
     let options = Options::default().with_elicitation_handler(accept);
-    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     let reply = client
         .call_tool("ask_user", json!({"question": "Go on?"}))
         .expect("ask_user");
@@ -169,7 +170,7 @@ fn rounds_beyond_the_maximum_fail() {
     let options = Options::default()
         .with_elicitation_handler(accept)
         .with_max_input_rounds(0);
-    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     let err = client
         .call_tool("ask_user", json!({"question": "Go on?"}))
         .expect_err("no rounds allowed");
@@ -183,7 +184,7 @@ fn the_maximum_total_time_spans_all_input_rounds() {
         std::thread::sleep(Duration::from_millis(600));
         accept(params)
     });
-    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     let budget = RequestOptions::default().with_max_total_time(Duration::from_millis(300));
     let err = client
         .with(&budget)
@@ -204,7 +205,7 @@ fn a_cancel_during_an_input_round_stops_the_request() {
         trigger.cancel();
         accept(params)
     });
-    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     let with_cancel = RequestOptions::default().with_cancel(cancel);
     let err = client
         .with(&with_cancel)

@@ -77,7 +77,7 @@ fn mock(refusal: Refusal) -> http_server::Server {
 }
 
 fn connect(server: &http_server::Server) -> umcp::Result<Client> {
-    Client::connect_with(HttpConfig::new(server.url("/mcp")), Options::default())
+    Client::connect_with_options(HttpConfig::new(server.url("/mcp")), Options::default())
 }
 
 #[test]
@@ -210,7 +210,8 @@ fn an_initialize_refused_with_a_stateless_version_falls_forward() {
     // Pinned to the handshake era by the user: the refusal stands.
     let (server, probes) = modern_only(1, false);
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let outcome = Client::connect_with(HttpConfig::new(server.url("/mcp")), options).map(drop);
+    let outcome =
+        Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options).map(drop);
     assert!(
         matches!(&outcome, Err(Error::Rpc(e)) if e.code.0 == -32022),
         "{outcome:?}"
@@ -286,7 +287,7 @@ fn a_cached_handshake_verdict_that_fails_is_probed_again() {
     let stage = Arc::new(AtomicUsize::new(0));
     let server = changing(stage.clone(), true);
     let url = server.url("/mcp");
-    let connect = || Client::connect_with(HttpConfig::new(&url), Options::default());
+    let connect = || Client::connect_with_options(HttpConfig::new(&url), Options::default());
     let mut seen = Vec::new();
     // Probed once: the handshake era, remembered for the URL.
     connect().expect("first").close();
@@ -317,8 +318,9 @@ fn session_renegotiation_404_starts_a_new_session_without_the_old_id() {
     // starts a new session with an `initialize` that carries none, and the request goes on.
     let stage = Arc::new(AtomicUsize::new(2));
     let server = changing(stage, true);
-    let client = Client::connect_with(HttpConfig::new(server.url("/mcp")), Options::default())
-        .expect("connect");
+    let client =
+        Client::connect_with_options(HttpConfig::new(server.url("/mcp")), Options::default())
+            .expect("connect");
     client.list_all_tools().expect("after a new session");
     client.list_all_tools().expect("and on");
     client.close();
@@ -338,7 +340,8 @@ fn a_refused_new_session_forgets_the_cached_verdict() {
     let stage = Arc::new(AtomicUsize::new(2));
     let server = changing(stage, false);
     let url = server.url("/mcp");
-    let client = Client::connect_with(HttpConfig::new(&url), Options::default()).expect("first");
+    let client =
+        Client::connect_with_options(HttpConfig::new(&url), Options::default()).expect("first");
     assert!(
         client.list_all_tools().is_err(),
         "the new session was refused"
@@ -346,7 +349,7 @@ fn a_refused_new_session_forgets_the_cached_verdict() {
     client.close();
     let _ = scenario::posts(&server);
     // Without the forgotten verdict the next connection would start with `initialize`.
-    let outcome = Client::connect_with(HttpConfig::new(&url), Options::default());
+    let outcome = Client::connect_with_options(HttpConfig::new(&url), Options::default());
     let seen = scenario::methods(&scenario::posts(&server));
     assert_eq!(
         seen.first().map(String::as_str),

@@ -74,8 +74,8 @@ fn run(modern: bool) -> Vec<http_server::Seen> {
     let options = Options::default()
         .with_protocol_mode(mode)
         .with_extensions(client_extensions());
-    let client =
-        Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let client = Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options)
+        .expect("connect");
     assert_eq!(client.era() == Era::Modern, modern);
     let extensions = Value::Object(client.server_extensions());
     assert_eq!(extensions, server_extensions(), "read back unchanged");

@@ -93,7 +93,7 @@ fn next_notification(events: &umcp::Subscription) -> ServerNotification {
 fn book_through(mode: ProtocolMode, era: Era) {
     let server = booking_server();
     let (options, asked) = confirming(mode, true);
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     assert_eq!(client.era(), era);
     assert_eq!(client.server_info().name, "booking");
 
@@ -190,7 +190,7 @@ fn a_client_that_probes_chooses_the_stateless_era_of_a_server_that_speaks_both()
 fn a_declined_confirmation_is_the_tool_s_error_in_both_eras() {
     for mode in [ProtocolMode::Legacy, ProtocolMode::modern()] {
         let (options, _) = confirming(mode, false);
-        let client = Client::connect_with(booking_server(), options).expect("connect");
+        let client = Client::connect_with_options(booking_server(), options).expect("connect");
         let outcome = client.call_tool("book", json!({"seats": 1})).expect("book");
         assert!(outcome.is_error());
         assert_eq!(outcome.text(), "not confirmed");
@@ -201,13 +201,13 @@ fn a_declined_confirmation_is_the_tool_s_error_in_both_eras() {
 fn a_server_of_one_era_refuses_a_client_pinned_to_the_other() {
     let legacy_only = booking_server().with_era(Era::Legacy);
     let pinned = Options::default().with_protocol_mode(ProtocolMode::modern());
-    assert!(Client::connect_with(legacy_only.clone(), pinned).is_err());
+    assert!(Client::connect_with_options(legacy_only.clone(), pinned).is_err());
     let probing = Client::connect(legacy_only).expect("falls back to initialize");
     assert_eq!(probing.era(), Era::Legacy);
 
     let modern_only = booking_server().with_era(Era::Modern);
     let legacy = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    match Client::connect_with(modern_only, legacy) {
+    match Client::connect_with_options(modern_only, legacy) {
         Err(e) => assert_eq!(
             e.rpc_error().map(|o| o.code),
             Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
@@ -310,7 +310,7 @@ fn a_client_dropped_leaves_nothing_of_it_held_by_the_server() {
         let _ = &held;
     });
     let server = booking_server();
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     assert_eq!(client.list_all_tools().expect("tools").len(), 1);
     drop(client);
     let dropped = Instant::now();

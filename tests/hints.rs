@@ -55,7 +55,7 @@ for line in sys.stdin:
 fn connect(hints: &str) -> Client {
     let config = StdioConfig::new(python::system_python()).args(["-c", SERVER, hints]);
     let options = Options::default().with_startup_timeout(Duration::from_secs(30));
-    Client::connect_with(config, options)
+    Client::connect_with_options(config, options)
         .unwrap_or_else(|e| panic!("connect with hints {hints}: {e}"))
 }
 

@@ -83,17 +83,17 @@ fn server_on(port: u16, session: &'static str, get_stream: bool) -> Hostile {
 }
 
 fn connect(server: &Hostile) -> Client {
-    connect_with(server, ReconnectPolicy::default())
+    connect_with_options(server, ReconnectPolicy::default())
 }
 
-fn connect_with(server: &Hostile, policy: ReconnectPolicy) -> Client {
+fn connect_with_options(server: &Hostile, policy: ReconnectPolicy) -> Client {
     let config = HttpConfig::new(&server.url)
         .transport(HttpTransportKind::StreamableHttp)
         .reconnect(policy);
     let options = Options::default()
         .with_request_timeout(TIMEOUT)
         .with_protocol_mode(ProtocolMode::Legacy);
-    Client::connect_with(config, options).expect("connect")
+    Client::connect_with_options(config, options).expect("connect")
 }
 
 /// Asserts that `error` is the end of the connection because the server is gone.
@@ -146,7 +146,7 @@ fn an_idle_client_outlives_its_server_restarting_on_the_same_port() {
     let policy = ReconnectPolicy::new(100, Duration::from_millis(50), Duration::from_millis(100));
     let server = server(true);
     let port = server.port;
-    let client = connect_with(&server, policy);
+    let client = connect_with_options(&server, policy);
     client.ping().expect("ping while the server runs");
     server.next_with_method("GET");
     drop(server);
@@ -189,7 +189,7 @@ fn the_first_stateless_call_after_an_idle_death_fails_as_closed() {
     });
     let config = HttpConfig::new(&server.url).transport(HttpTransportKind::StreamableHttp);
     let options = Options::default().with_request_timeout(TIMEOUT);
-    let client = Client::connect_with(config, options).expect("connect");
+    let client = Client::connect_with_options(config, options).expect("connect");
     assert_eq!(client.era(), umcp::Era::Modern);
     drop(server);
     assert_first_call_gone(&client);
@@ -246,7 +246,7 @@ fn connect_through(url: &str, provider: &Arc<TokenService>, policy: ReconnectPol
     let options = Options::default()
         .with_request_timeout(TIMEOUT)
         .with_protocol_mode(ProtocolMode::Legacy);
-    Client::connect_with(config, options).expect("connect")
+    Client::connect_with_options(config, options).expect("connect")
 }
 
 #[test]

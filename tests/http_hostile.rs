@@ -60,7 +60,7 @@ fn connect(config: HttpConfig) -> Client {
     let options = Options::default()
         .with_request_timeout(TIMEOUT)
         .with_protocol_mode(ProtocolMode::Legacy);
-    Client::connect_with(config, options).expect("connect")
+    Client::connect_with_options(config, options).expect("connect")
 }
 
 /// Calls a tool, asserting that it fails within the timeout plus [`SLACK`].

@@ -38,7 +38,7 @@ fn a_retry_of_zero_does_not_make_a_reconnect_storm() {
     });
     let config = HttpConfig::new(server.url("/mcp")).transport(HttpTransportKind::StreamableHttp);
     let options = umcp::Options::default().with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client = Client::connect_with(config, options).expect("connect");
+    let client = Client::connect_with_options(config, options).expect("connect");
     let before = gets.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_secs(1));
     let in_a_second = gets.load(Ordering::SeqCst) - before;

@@ -105,7 +105,7 @@ fn unacknowledged_ping_replies_delay_neither_requests_nor_notifications() {
             },
         );
     let config = HttpConfig::new(&server.url).transport(HttpTransportKind::StreamableHttp);
-    let client = Client::connect_with(config, options).expect("connect");
+    let client = Client::connect_with_options(config, options).expect("connect");
 
     let started = Instant::now();
     let result = client
@@ -193,7 +193,7 @@ fn bad_ids_client(server: &Hostile, asked: &Arc<AtomicUsize>) -> Client {
             Ok(umcp::types::ListRootsResult::new(Vec::new()))
         });
     let config = HttpConfig::new(&server.url).transport(HttpTransportKind::StreamableHttp);
-    Client::connect_with(config, options).expect("connect")
+    Client::connect_with_options(config, options).expect("connect")
 }
 
 /// The replies the server got, once there are at least `count` (or the wait ran out).

@@ -64,7 +64,7 @@ fn slow_handlers_cannot_stretch_a_call_past_its_timeout() {
     // 8 rounds of 20 inputs at 100 ms each would take 16 s; the call has 1 s.
     let (server, rounds) = asking_server("rounds-slow-handlers", 20, 8);
     let (options, asked) = slow_handler(Duration::from_millis(100));
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let started = Instant::now();
     let outcome = client
         .with(&RequestOptions::default().with_timeout(Duration::from_secs(1)))
@@ -91,7 +91,7 @@ fn the_timeout_spans_every_round_unless_it_resets_on_progress() {
 
     let (server, _) = asking_server("rounds-one-timeout", 1, 4);
     let (options, asked) = slow_handler(pause);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let fixed = RequestOptions::default().with_timeout(timeout);
     match client.with(&fixed).call_tool("ask", json!({})) {
         Err(Error::Timeout { .. }) => {}
@@ -102,7 +102,7 @@ fn the_timeout_spans_every_round_unless_it_resets_on_progress() {
     // Each answer from the server is progress: every round starts the timeout again.
     let (server, rounds) = asking_server("rounds-reset-timeout", 1, 4);
     let (options, asked) = slow_handler(pause);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let reset = RequestOptions::default()
         .with_timeout(timeout)
         .with_reset_timeout_on_progress(true);
@@ -124,7 +124,7 @@ fn a_cancel_between_handlers_stops_the_round() {
         handle.cancel();
         Ok(ElicitResult::decline())
     });
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let call = RequestOptions::default().with_cancel(cancel);
     match client.with(&call).call_tool("ask", json!({})) {
         Err(Error::Cancelled { method }) => assert_eq!(method, "tools/call"),
@@ -147,7 +147,7 @@ fn a_client_closed_during_a_round_stops_it() {
         }
         Ok(ElicitResult::decline())
     });
-    let client = Arc::new(Client::connect_with(server, options).expect("connect"));
+    let client = Arc::new(Client::connect_with_options(server, options).expect("connect"));
     let _ = slot.set(Arc::downgrade(&client));
     match client.call_tool("ask", json!({})) {
         Err(Error::Closed(_)) => {}
@@ -163,7 +163,7 @@ fn a_client_closed_during_a_round_stops_it() {
 fn an_input_round_asking_for_too_many_inputs_fails_before_any_handler_runs() {
     let (server, _) = asking_server("rounds-many-inputs", 5_000, 1);
     let (options, asked) = slow_handler(Duration::ZERO);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     match client.call_tool("ask", json!({})) {
         Err(Error::Protocol(why)) => assert!(why.contains("5000 inputs"), "{why}"),
         other => panic!("expected a protocol error, got {other:?}"),
@@ -182,7 +182,7 @@ fn a_failing_handler_ends_the_call_naming_its_error() {
             "no user at the keyboard",
         ))
     });
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     match client.call_tool("ask", json!({})) {
         Err(Error::Protocol(why)) => {
             assert!(why.contains("elicitation/create"), "{why}");

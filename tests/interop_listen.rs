@@ -65,7 +65,8 @@ fn python_stdio_in_the_stateless_era() {
         return;
     }
     let config = python_stdio();
-    let client = Client::connect_with(config, options()).expect("connect to the Python server");
+    let client =
+        Client::connect_with_options(config, options()).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Modern);
     a_tool_added_at_run_time_reaches_the_handle(
         &client,
@@ -81,7 +82,8 @@ fn python_stdio_in_the_handshake_era_acknowledges_what_its_capabilities_promise(
     }
     let config = python_stdio();
     let options = options().with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client = Client::connect_with(config, options).expect("connect to the Python server");
+    let client =
+        Client::connect_with_options(config, options).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Legacy);
     let caps = client.server_capabilities();
     let promised = caps.tools.and_then(|t| t.list_changed) == Some(true);
@@ -100,7 +102,7 @@ fn python_streamable_http_in_the_stateless_era() {
     }
     let server = peers::python_http(&["streamable-http"]);
     let url = server.url("/mcp");
-    let client = Client::connect_with(HttpConfig::new(url.as_str()), options())
+    let client = Client::connect_with_options(HttpConfig::new(url.as_str()), options())
         .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
     assert_eq!(client.era(), Era::Modern);
     a_tool_added_at_run_time_reaches_the_handle(
@@ -118,7 +120,7 @@ fn typescript_v2_streamable_http_in_the_stateless_era() {
     }
     let server = peers::ts_v2_http();
     let url = server.url("/mcp");
-    let client = Client::connect_with(HttpConfig::new(url.as_str()), options())
+    let client = Client::connect_with_options(HttpConfig::new(url.as_str()), options())
         .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
     assert_eq!(client.era(), Era::Modern);
     a_tool_added_at_run_time_reaches_the_handle(&client, "add_tool", json!({"name": "late_ts"}));
@@ -132,7 +134,8 @@ fn server_everything_in_the_handshake_era() {
     let config = StdioConfig::new(path_arg(&peers::node()))
         .arg(path_arg(&peers::server_everything()))
         .arg("stdio");
-    let client = Client::connect_with(config, options()).expect("connect to server-everything");
+    let client =
+        Client::connect_with_options(config, options()).expect("connect to server-everything");
     assert_eq!(client.era(), Era::Legacy);
     // The same code as for the stateless servers; server-everything adds a resource at run
     // time (a session resource), so the list that changes is the resource list.
@@ -199,7 +202,8 @@ fn python_caches_reads_until_their_update() {
         return;
     }
     let config = python_stdio();
-    let client = Client::connect_with(config, options()).expect("connect to the Python server");
+    let client =
+        Client::connect_with_options(config, options()).expect("connect to the Python server");
     assert_eq!(client.era(), Era::Modern);
     a_cached_read_is_fetched_again_after_its_update(
         &client,
@@ -216,7 +220,7 @@ fn typescript_v2_caches_reads_until_their_update() {
     }
     let server = peers::ts_v2_http();
     let url = server.url("/mcp");
-    let client = Client::connect_with(HttpConfig::new(url.as_str()), options())
+    let client = Client::connect_with_options(HttpConfig::new(url.as_str()), options())
         .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
     a_cached_read_is_fetched_again_after_its_update(&client, "counted_reads", "touch_counted");
 }

@@ -60,7 +60,7 @@ fn python_stdio(options: Options) -> Client {
     let config = StdioConfig::new(path_arg(&peers::python_mcp()))
         .arg(path_arg(&peers::python_server_script()))
         .arg("stdio");
-    Client::connect_with(config, options)
+    Client::connect_with_options(config, options)
         .unwrap_or_else(|e| panic!("connecting to the Python SDK server over stdio failed: {e}"))
 }
 
@@ -151,7 +151,7 @@ fn python_streamable_http_auto_picks_the_stateless_era() {
     ] {
         let server = peers::python_http(args);
         let url = server.url("/mcp");
-        let client = Client::connect_with(HttpConfig::new(url.as_str()), modern_options())
+        let client = Client::connect_with_options(HttpConfig::new(url.as_str()), modern_options())
             .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
         assert_eq!(client.transport_kind(), "streamable-http");
         python_in_the_stateless_era(&client);
@@ -172,7 +172,7 @@ fn typescript_v2_streamable_http_auto_picks_the_stateless_era() {
     }
     let server = peers::ts_v2_http();
     let url = server.url("/mcp");
-    let client = Client::connect_with(HttpConfig::new(url.as_str()), modern_options())
+    let client = Client::connect_with_options(HttpConfig::new(url.as_str()), modern_options())
         .unwrap_or_else(|e| panic!("connecting to {url} failed: {e}"));
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(client.transport_kind(), "streamable-http");
@@ -198,7 +198,7 @@ fn typescript_v2_streamable_http_auto_picks_the_stateless_era() {
         .ping()
         .expect("ping is a server/discover in the stateless era");
     let legacy = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let refused = Client::connect_with(HttpConfig::new(url.as_str()), legacy);
+    let refused = Client::connect_with_options(HttpConfig::new(url.as_str()), legacy);
     assert!(
         refused.is_err(),
         "a stateless-only server refuses initialize"

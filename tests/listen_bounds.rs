@@ -42,7 +42,7 @@ fn unanswered_subscribes_cost_one_request_timeout_together() {
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_request_timeout(Duration::from_secs(1));
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let started = Instant::now();
     let sub = client.listen(filter()).expect("listen");
     let took = started.elapsed();
@@ -55,7 +55,7 @@ fn unanswered_subscribes_cost_one_request_timeout_together() {
 fn unanswered_unsubscribes_cost_one_close_deadline_together() {
     let server = legacy_server(true);
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let sub = client.listen(filter()).expect("listen");
     assert_eq!(sub.acknowledged().resource_subscriptions.len(), URIS.len());
     let started = Instant::now();
@@ -114,7 +114,7 @@ fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc
 /// Connects to `server` with `options`, subscribes to `x://a`, and has the server send its
 /// updates; returns once every one of them was routed.
 fn poked(server: FakeServer, options: Options) -> (Client, umcp::Subscription) {
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let sub = client
         .listen(SubscriptionFilter::new().resource("x://a"))
         .expect("listen");
@@ -189,7 +189,7 @@ fn a_listen_under_an_unlimited_request_timeout_neither_panics_nor_hangs() {
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_request_timeout(Duration::MAX);
-    let client = Client::connect_with(legacy_server(true), options).expect("connect");
+    let client = Client::connect_with_options(legacy_server(true), options).expect("connect");
     let sub = client.listen(filter()).expect("listen");
     assert_eq!(sub.acknowledged().resource_subscriptions.len(), URIS.len());
 }
@@ -207,7 +207,7 @@ fn an_unacknowledged_listen_without_a_deadline_ends_with_its_connection() {
         None
     });
     let options = Options::default().with_request_timeout(Duration::MAX);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let err = client
         .listen(SubscriptionFilter::new().resource("x://a"))
         .expect_err("no acknowledgement");
@@ -227,7 +227,7 @@ fn a_handshake_era_update_sent_right_after_the_subscribe_answer_is_delivered() {
         None
     });
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let sub = client
         .listen(SubscriptionFilter::new().resource("x://a"))
         .expect("listen");

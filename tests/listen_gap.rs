@@ -63,8 +63,8 @@ fn a_reopened_get_stream_reports_the_gap_and_drops_cached_lists() {
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_cache_ttl_without_hints(Duration::from_secs(600));
-    let client =
-        Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let client = Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options)
+        .expect("connect");
     let names = |client: &Client| -> Vec<String> {
         let tools = client.list_tools(None).expect("tools/list").tools;
         tools.into_iter().map(|t| t.name).collect()
@@ -126,8 +126,8 @@ fn a_new_session_after_expiry_reports_the_gap() {
         reply.json(200, &[("Mcp-Session-Id", &session)], &message.to_string());
     });
     let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let client =
-        Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let client = Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options)
+        .expect("connect");
     let sub = client
         .listen(SubscriptionFilter::new().tools())
         .expect("listen");

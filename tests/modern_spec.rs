@@ -31,7 +31,7 @@ fn modern_demo() -> StdioConfig {
 }
 
 fn connect(options: Options) -> Client {
-    let client = Client::connect_with(modern_demo(), options).expect("connect");
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     client
 }

@@ -56,7 +56,7 @@ fn session(connect: impl Connect + 'static) -> Outcome {
                 _ => Ok(ElicitResult::decline()),
             }
         });
-    let client = Client::connect_with(connect, options).expect("connect");
+    let client = Client::connect_with_options(connect, options).expect("connect");
     let notes = client.notifications();
     let tools = client.list_all_tools().expect("tools");
     let sum = client
@@ -109,7 +109,8 @@ fn recording(name: &str) -> PathBuf {
 /// A client connected to the replay of `path`.
 fn replayed(path: &Path) -> Client {
     let replay = ReplayTransport::open(path).expect("a valid recording");
-    Client::connect_with(replay, Options::default().with_request_timeout(WAIT)).expect("connect")
+    Client::connect_with_options(replay, Options::default().with_request_timeout(WAIT))
+        .expect("connect")
 }
 
 fn assert_session(outcome: &Outcome) {
@@ -267,8 +268,8 @@ fn an_answer_that_differs_from_the_recorded_one_fails_what_depended_on_it() {
     let declining = Options::default()
         .with_request_timeout(WAIT)
         .with_elicitation_handler(|_| Ok(ElicitResult::decline()));
-    let client =
-        Client::connect_with(ReplayTransport::open(&path).unwrap(), declining).expect("connect");
+    let client = Client::connect_with_options(ReplayTransport::open(&path).unwrap(), declining)
+        .expect("connect");
     let outcome = client.call_tool("ask_user", json!({"question": "Proceed?"}));
     match outcome {
         Err(Error::Rpc(error)) => {

@@ -71,7 +71,7 @@ fn a_failed_request_does_not_show_the_key_in_its_url() {
     let url = format!("http://127.0.0.1:{port}/mcp?api_key=sk-live-secret");
     let config = umcp::HttpConfig::new(&url).transport(umcp::HttpTransportKind::StreamableHttp);
     let options = umcp::Options::default().with_request_timeout(Duration::from_secs(5));
-    let error = umcp::Client::connect_with(config, options).expect_err("the server fails");
+    let error = umcp::Client::connect_with_options(config, options).expect_err("the server fails");
     let shown = format!("{error}");
     assert!(!shown.contains("sk-live-secret"), "{shown}");
     drop(server);

@@ -83,7 +83,7 @@ fn a_form_only_client_declares_form_and_refuses_url_mode() {
     let server = asking_server("elicitation/create");
     let calls = Arc::new(AtomicUsize::new(0));
     let options = counting_elicitor(&calls).with_elicitation_modes(ElicitationModes::FORM);
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     assert_eq!(
         initialize_capabilities(&server)["elicitation"],
         json!({"form": {}})
@@ -105,7 +105,7 @@ fn a_url_only_client_refuses_forms_and_the_default_declares_both() {
     let server = asking_server("elicitation/create");
     let calls = Arc::new(AtomicUsize::new(0));
     let options = counting_elicitor(&calls).with_elicitation_modes(ElicitationModes::URL);
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     assert_eq!(
         initialize_capabilities(&server)["elicitation"],
         json!({"url": {}})
@@ -117,7 +117,7 @@ fn a_url_only_client_refuses_forms_and_the_default_declares_both() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 
     let server = asking_server("elicitation/create");
-    let client = Client::connect_with(server.clone(), counting_elicitor(&calls)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting_elicitor(&calls)).unwrap();
     assert_eq!(
         initialize_capabilities(&server)["elicitation"],
         json!({"form": {}, "url": {}})
@@ -163,7 +163,7 @@ fn a_stateless_input_round_of_an_undeclared_mode_fails_the_call() {
     let options = counting_elicitor(&calls)
         .with_protocol_mode(ProtocolMode::modern())
         .with_elicitation_modes(ElicitationModes::FORM);
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let url = json!({"mode": "url", "message": "Sign in", "url": "https://example.com/x"});
     match client.call_tool("ask", url) {
         Err(Error::Unsupported(Unsupported::Feature(message))) => {
@@ -207,7 +207,7 @@ fn sampling(messages: Value) -> Value {
 fn sampling_with_unbalanced_tool_results_is_refused_before_the_handler() {
     let server = asking_server("sampling/createMessage");
     let calls = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server, counting_sampler(&calls)).unwrap();
+    let client = Client::connect_with_options(server, counting_sampler(&calls)).unwrap();
     let question = json!({"role": "user", "content": {"type": "text", "text": "weather?"}});
     let uses = json!({"role": "assistant", "content": [
         {"type": "tool_use", "id": "p", "name": "weather", "input": {"city": "Paris"}},

@@ -140,7 +140,7 @@ fn every_with_method_honours_the_callers_timeout() {
         server.on(method, |_, _| None);
     }
     let slow_default = Duration::from_secs(120);
-    let client = Client::connect_with(
+    let client = Client::connect_with_options(
         server.clone(),
         Options::default().with_request_timeout(slow_default),
     )

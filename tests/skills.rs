@@ -131,7 +131,8 @@ fn connect(server: &http_server::Server, legacy: bool) -> Client {
         false => ProtocolMode::Auto,
     };
     let options = Options::default().with_protocol_mode(mode);
-    let client = Client::connect_with(HttpConfig::new(server.url("/")), options).expect("connect");
+    let client =
+        Client::connect_with_options(HttpConfig::new(server.url("/")), options).expect("connect");
     assert_eq!(client.era() == Era::Legacy, legacy);
     client
 }

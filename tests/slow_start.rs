@@ -40,7 +40,7 @@ fn a_slow_handshake_era_server_that_exits_on_the_probe_connects() {
     // It reads `server/discover` first once it is up, and exits; started again, it gets
     // `initialize` first.
     let server = || demo(&["--behaviour", "strict-init", "--start-delay", START_MS]);
-    let client = Client::connect_with(server(), options()).expect("connect");
+    let client = Client::connect_with_options(server(), options()).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.verdict(), ProtocolMode::Legacy);
     let echo = client
@@ -48,7 +48,7 @@ fn a_slow_handshake_era_server_that_exits_on_the_probe_connects() {
         .expect("echo");
     assert_eq!(echo.text(), "hi");
     // The verdict is remembered: the next start gets `initialize` first.
-    let again = Client::connect_with(server(), options()).expect("connect again");
+    let again = Client::connect_with_options(server(), options()).expect("connect again");
     assert_eq!(again.era(), Era::Legacy);
 }
 
@@ -61,7 +61,7 @@ fn a_slow_stateless_server_connects_in_the_stateless_era() {
     let watched = options().with_late_response_handler(move |r| {
         let _ = late_tx.send(r.method);
     });
-    let client = Client::connect_with(server(), watched).expect("connect");
+    let client = Client::connect_with_options(server(), watched).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.verdict(), ProtocolMode::modern());
@@ -72,14 +72,14 @@ fn a_slow_stateless_server_connects_in_the_stateless_era() {
     let handed = late.recv_timeout(Duration::from_millis(300));
     assert!(handed.is_err(), "{handed:?}");
     // With the verdict remembered, the probe is still sent and still too early.
-    let again = Client::connect_with(server(), options()).expect("connect again");
+    let again = Client::connect_with_options(server(), options()).expect("connect again");
     assert_eq!(again.era(), Era::Modern);
 }
 
 #[test]
 fn a_slow_handshake_era_server_that_answers_the_probe_late_connects() {
     let server = demo(&["--behaviour", "normal", "--start-delay", START_MS]);
-    let client = Client::connect_with(server, options()).expect("connect");
+    let client = Client::connect_with_options(server, options()).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
     client.ping().expect("ping");
 }
@@ -91,7 +91,7 @@ fn a_server_that_never_answers_fails_within_the_startup_timeout_with_its_stderr(
     let server = demo(&["--start-delay", "600000"]);
     let started = Instant::now();
     // The default probe timeout (10 s) is longer than the whole budget.
-    let err = Client::connect_with(server, Options::default().with_startup_timeout(init))
+    let err = Client::connect_with_options(server, Options::default().with_startup_timeout(init))
         .expect_err("no answer");
     let elapsed = started.elapsed();
     assert!(err.is_timeout(), "{err:?}");
@@ -121,7 +121,7 @@ fn a_pinned_stateless_connect_that_times_out_also_has_the_stderr() {
         .with_protocol_mode(ProtocolMode::modern())
         .with_startup_timeout(init);
     let started = Instant::now();
-    let err = Client::connect_with(server, options).expect_err("no answer");
+    let err = Client::connect_with_options(server, options).expect_err("no answer");
     assert!(
         started.elapsed() < init + Duration::from_millis(1500),
         "{:?}",

@@ -186,7 +186,7 @@ fn input_a_task_asks_for_runs_the_handler_once_per_key_and_goes_back_with_tasks_
             _ => Ok(ElicitResult::decline()),
         }
     });
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let result = client.call_tool("report", json!({})).expect("result");
     assert_eq!(result.text(), "the report");
     assert_eq!(asked.load(Ordering::SeqCst), 1);
@@ -215,7 +215,7 @@ fn a_request_key_repeated_by_later_polls_is_answered_once() {
         counter.fetch_add(1, Ordering::SeqCst);
         Ok(ElicitResult::accept(content(json!({}))))
     });
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     client.call_tool("report", json!({})).expect("result");
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(sent(&server, "tasks/update").len(), 1);

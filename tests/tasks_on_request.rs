@@ -176,7 +176,8 @@ fn tasks_client_lifecycle_on_a_handshake_session_beyond_the_released_text() {
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
         .with_extension(TASKS, json!({}));
-    let client = Client::connect_with(HttpConfig::new(server.url("/")), options).expect("connect");
+    let client =
+        Client::connect_with_options(HttpConfig::new(server.url("/")), options).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(client.list_all_tools().expect("tools").len(), 4);
     // A task the server made of a call is followed to its result.
@@ -216,7 +217,7 @@ fn tasks_client_lifecycle_on_a_handshake_session_beyond_the_released_text() {
 #[test]
 fn a_task_asked_for_per_request_is_held_by_handle_in_the_stateless_era() {
     let server = mock();
-    let client = Client::connect_with(HttpConfig::new(server.url("/")), Options::default())
+    let client = Client::connect_with_options(HttpConfig::new(server.url("/")), Options::default())
         .expect("connect");
     assert_eq!(client.era(), Era::Modern);
     // Without asking, the mock answers at once: the client declared nothing.

@@ -19,7 +19,7 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     // The server is this very program, started again with `--server`.
     let exe = std::env::current_exe()?;
     let server = StdioConfig::new(exe.to_string_lossy()).arg("--server");
-    let client = Client::connect_with(server, options())?;
+    let client = Client::connect_with_options(server, options())?;
     let notes = client.notifications();
     let info = client.server_info();
     let server = format!("{} {}", info.name, info.version);

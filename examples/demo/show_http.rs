@@ -35,7 +35,7 @@ pub fn run(exe: &Path) -> Result<(), Box<dyn Error>> {
     let stdout = child.stdout.take();
     let _server = Served(child);
     let url = server_url(stdout)?;
-    let client = Client::connect_with(HttpConfig::new(&url), crate::show::options())?;
+    let client = Client::connect_with_options(HttpConfig::new(&url), crate::show::options())?;
     let transport = client.transport_kind();
     println!("  connected to {url}, transport {transport}");
 

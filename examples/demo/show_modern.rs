@@ -14,7 +14,7 @@ use umcp::{Client, StdioConfig};
 pub fn run(exe: &Path) -> Result<(), Box<dyn Error>> {
     println!("\nthe same server in the stateless era (demo --server --modern):");
     let server = StdioConfig::new(exe.to_string_lossy()).args(["--server", "--modern"]);
-    let client = Client::connect_with(server, crate::show::options())?;
+    let client = Client::connect_with_options(server, crate::show::options())?;
     let info = client.server_info();
     println!(
         "  connected to {} {}, era {}, protocol {}",

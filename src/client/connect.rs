@@ -38,7 +38,7 @@ impl Client {
     /// client does not speak ([`Error::Unsupported`]), or is cancelled ([`Error::Cancelled`],
     /// see [`Options::with_connect_cancel`]).
     pub fn connect(transport: impl Connect + 'static) -> Result<Client> {
-        Client::connect_with(transport, Options::default())
+        Client::connect_with_options(transport, Options::default())
     }
 
     /// Connects with `options` and sets up the protocol era they ask for
@@ -73,7 +73,7 @@ impl Client {
     ///     .with_request_timeout(Duration::from_secs(10));
     /// let server = StdioConfig::new("npx")
     ///     .args(["-y", "@modelcontextprotocol/server-everything"]);
-    /// let client = Client::connect_with(server, options)?;
+    /// let client = Client::connect_with_options(server, options)?;
     /// log::info!("connected to {}", client.server_info().name);
     /// # Ok(()) }
     /// ```
@@ -81,7 +81,10 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::connect`].
-    pub fn connect_with(transport: impl Connect + 'static, options: Options) -> Result<Client> {
+    pub fn connect_with_options(
+        transport: impl Connect + 'static,
+        options: Options,
+    ) -> Result<Client> {
         let watch = Watch::new(&options)?;
         let connected = Client::connect_rounds(Box::new(transport), options, &watch);
         watch.finish(connected)

@@ -150,7 +150,7 @@ impl Client {
     /// let verdict = client.verdict();
     /// // A later connection to the same server skips the probe:
     /// let options = Options::default().with_protocol_mode(verdict);
-    /// let again = Client::connect_with(StdioConfig::new("server"), options)?;
+    /// let again = Client::connect_with_options(StdioConfig::new("server"), options)?;
     /// # let _ = again;
     /// # Ok(()) }
     /// ```

@@ -201,7 +201,7 @@ impl Client {
     ///     let roots = served.lock().map(|roots| roots.clone()).unwrap_or_default();
     ///     Ok(ListRootsResult::new(roots))
     /// });
-    /// let client = Client::connect_with(StdioConfig::new("server"), options)?;
+    /// let client = Client::connect_with_options(StdioConfig::new("server"), options)?;
     /// if let Ok(mut roots) = roots.lock() {
     ///     roots.push(Root::new("file:///home/me/other"));
     /// }

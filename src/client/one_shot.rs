@@ -31,14 +31,14 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// Any error of [`Client::connect_with`] or [`Client::request`].
+    /// Any error of [`Client::connect_with_options`] or [`Client::request`].
     pub fn one_shot<M: Method>(
         transport: impl Connect + 'static,
         options: Options,
         params: &M::Params,
         request: &RequestOptions,
     ) -> Result<M::Result> {
-        let client = Client::connect_with(transport, options)?;
+        let client = Client::connect_with_options(transport, options)?;
         let result = client.with(request).request::<M>(params);
         client.close();
         result

@@ -88,7 +88,7 @@ impl Options {
     /// `server/discover` probe, `initialize`, and any new start of the server or fallback in
     /// between, a legacy SSE server's `endpoint` event included, whatever
     /// [`HttpConfig::connect_timeout`](crate::HttpConfig::connect_timeout) says
-    /// ([`Client::connect_with`](crate::Client::connect_with)); also how long `initialize` may
+    /// ([`Client::connect_with_options`](crate::Client::connect_with_options)); also how long `initialize` may
     /// take when a session is started again after it expired. To give up on a connect sooner
     /// (a Cancel button, Ctrl-C), see [`Options::with_connect_cancel`]. As for any request, time a
     /// transport spends obtaining credentials (a user authorizing in a browser) does not
@@ -329,7 +329,7 @@ impl Options {
     ///         }
     ///     }
     /// });
-    /// let client = Arc::new(Client::connect_with(StdioConfig::new("my-server"), options)?);
+    /// let client = Arc::new(Client::connect_with_options(StdioConfig::new("my-server"), options)?);
     /// let _ = slot.set(Arc::downgrade(&client));
     /// # Ok(()) }
     /// ```
@@ -517,7 +517,7 @@ impl Options {
         self
     }
 
-    /// Makes [`Client::connect`](crate::Client::connect_with) with these options cancellable
+    /// Makes [`Client::connect`](crate::Client::connect_with_options) with these options cancellable
     /// through `handle`, from any thread.
     ///
     /// Cancelling ends the connect at whatever stage it is: the connection under way is
@@ -548,7 +548,7 @@ impl Options {
     ///     std::thread::sleep(Duration::from_secs(2));
     ///     stopper.cancel();
     /// });
-    /// match Client::connect_with(StdioConfig::new("slow-server"), options) {
+    /// match Client::connect_with_options(StdioConfig::new("slow-server"), options) {
     ///     Ok(client) => log::info!("connected to {}", client.server_info().name),
     ///     Err(Error::Cancelled { .. }) => log::info!("gave up"),
     ///     Err(err) => log::warn!("{err}"),

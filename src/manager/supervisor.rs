@@ -273,7 +273,7 @@ impl Supervisor {
         if let Some(verdict) = &saved {
             options = options.with_protocol_mode(verdict.clone());
         }
-        let connected = Client::connect_with(tracked, options);
+        let connected = Client::connect_with_options(tracked, options);
         if connected.is_err() {
             if saved.is_some() {
                 self.saved_era_failed.store(true, Ordering::SeqCst);

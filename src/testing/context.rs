@@ -158,7 +158,7 @@ impl Context {
     ///         content.insert("name".into(), json!("Ada"));
     ///         Ok(ElicitResult::accept(content))
     ///     });
-    ///     let client = Client::connect_with(server.clone(), options)?;
+    ///     let client = Client::connect_with_options(server.clone(), options)?;
     ///     assert_eq!(client.era(), era);
     ///     assert_eq!(client.call_tool("greet", json!({}))?.text(), r#"hello "Ada""#);
     ///     let logged = client.notifications().recv_timeout(Duration::from_secs(5));

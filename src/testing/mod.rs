@@ -30,7 +30,7 @@
 //! });
 //! for mode in [ProtocolMode::Legacy, ProtocolMode::modern()] {
 //!     let options = Options::default().with_protocol_mode(mode);
-//!     let client = Client::connect_with(server.clone(), options)?;
+//!     let client = Client::connect_with_options(server.clone(), options)?;
 //!     assert_eq!(client.call_tool("add", json!({"a": 2, "b": 3}))?.text(), "5");
 //! }
 //! // What the client sent, across both connections:
@@ -385,7 +385,7 @@ impl FakeServer {
     /// let server = FakeServer::new("changing").with_tool(tool, |_, _| Ok(CallToolResult::default()));
     /// for mode in [ProtocolMode::Legacy, ProtocolMode::modern()] {
     ///     let options = Options::default().with_protocol_mode(mode);
-    ///     let client = Client::connect_with(server.clone(), options)?;
+    ///     let client = Client::connect_with_options(server.clone(), options)?;
     ///     let changes = client.listen(SubscriptionFilter::new().tools())?;
     ///     assert_eq!(server.notify("notifications/tools/list_changed", None), 1);
     ///     let event = changes.recv_timeout(Duration::from_secs(5));
@@ -483,7 +483,7 @@ impl FakeServer {
     /// let options = Options::default()
     ///     .with_protocol_mode(ProtocolMode::Legacy)
     ///     .with_roots(vec![Root::new("file:///work")]);
-    /// let client = Client::connect_with(server.clone(), options)?;
+    /// let client = Client::connect_with_options(server.clone(), options)?;
     /// client.notify_roots_list_changed()?;
     /// let changed = "notifications/roots/list_changed";
     /// assert!(server.wait_for(changed, Duration::from_secs(5)).is_some());

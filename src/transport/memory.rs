@@ -34,7 +34,7 @@
 //!     std::thread::spawn(move || serve(end));
 //! });
 //! let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-//! let client = Client::connect_with(server, options)?;
+//! let client = Client::connect_with_options(server, options)?;
 //! assert_eq!(client.server_info().name, "hand-made");
 //! assert_eq!(client.transport_kind(), "memory");
 //! assert!(client.list_all_tools()?.is_empty());
@@ -128,7 +128,7 @@ impl MemoryEnd {
     /// let (ends, accepted) = std::sync::mpsc::channel();
     /// let server = MemoryConfig::new("silent", move |end| drop(ends.send(end)));
     /// let options = Options::default().with_startup_timeout(Duration::from_millis(300));
-    /// let waiting = std::thread::spawn(move || Client::connect_with(server, options));
+    /// let waiting = std::thread::spawn(move || Client::connect_with_options(server, options));
     /// let end = accepted.recv().unwrap();
     /// // The client asks first (the era probe), and nobody answers it.
     /// assert!(end.recv_timeout(Duration::from_secs(5)).unwrap().is_some());

@@ -88,7 +88,7 @@ use crate::types::META_SUBSCRIPTION_ID;
 /// ].join("\n");
 /// let replay = ReplayTransport::parse("calc.jsonl", &recording)?;
 /// let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-/// let client = Client::connect_with(replay, options)?;
+/// let client = Client::connect_with_options(replay, options)?;
 /// assert_eq!(client.call_tool("add", json!({"b": 3, "a": 2}))?.text(), "5");
 /// let other = client.call_tool("add", json!({"a": 2, "b": 4})).unwrap_err();
 /// let error = other.rpc_error().unwrap();

@@ -76,7 +76,7 @@ pub struct Icon {
 
 /// The name and version of an MCP client or server, sent in `initialize`.
 ///
-/// See the example on [`Client::connect_with`](crate::Client::connect_with).
+/// See the example on [`Client::connect_with_options`](crate::Client::connect_with_options).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
@@ -184,7 +184,7 @@ impl Icon {
 impl Implementation {
     /// An implementation with a name and a version.
     ///
-    /// See the example on [`Client::connect_with`](crate::Client::connect_with).
+    /// See the example on [`Client::connect_with_options`](crate::Client::connect_with_options).
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Implementation {
         Implementation {
             name: name.into(),

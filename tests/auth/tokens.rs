@@ -226,8 +226,8 @@ fn a_request_repeated_after_slow_credentials_gets_its_time_budget_anew() {
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(1))
         .with_startup_timeout(Duration::from_secs(1));
-    let client =
-        Client::connect_with(config, options).expect("initialize succeeds after the slow step");
+    let client = Client::connect_with_options(config, options)
+        .expect("initialize succeeds after the slow step");
     assert_eq!(client.server_info().name, "auth-fixture");
     client.close();
 }

@@ -205,7 +205,7 @@ fn duration_max_means_no_limit() {
     let options = Options::default()
         .with_request_timeout(Duration::MAX)
         .with_startup_timeout(Duration::MAX);
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let unbounded = RequestOptions::default()
         .with_timeout(Duration::MAX)

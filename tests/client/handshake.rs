@@ -42,7 +42,7 @@ fn initialize_offers_latest_version_and_declares_handler_capabilities() {
         .with_roots(vec![Root::new("file:///tmp")])
         .with_sampling_handler(|_| Err(umcp::jsonrpc::ErrorObject::new(ErrorCode(-1), "no")))
         .with_elicitation_handler(|_| Ok(ElicitResult::new(ElicitAction::Decline)));
-    let _client = Client::connect_with(server.clone(), options).unwrap();
+    let _client = Client::connect_with_options(server.clone(), options).unwrap();
     let received = server.received.lock().unwrap().clone();
     let Message::Request(init) = &received[0] else {
         panic!()

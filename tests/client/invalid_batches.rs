@@ -54,7 +54,7 @@ fn each_invalid_request_in_a_batch_gets_its_own_invalid_request_reply() {
             Some(json!({"content": []}))
         });
         let asked = Arc::new(AtomicUsize::new(0));
-        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
         assert_eq!(client.protocol_version(), "2025-03-26");
         client.call_tool("x", Value::Null).unwrap();
         let mut wire = encoded(&server, 5);
@@ -113,7 +113,7 @@ fn a_batch_at_a_version_without_batches_is_dropped_invalid_requests_and_all() {
         Some(json!({"content": []}))
     });
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
     assert_eq!(client.protocol_version(), "2025-11-25");
     client.call_tool("x", Value::Null).unwrap();
     let until = Instant::now() + SOON;

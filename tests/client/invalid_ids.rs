@@ -84,7 +84,7 @@ fn requests_with_ids_of_forbidden_types_get_invalid_request_and_run_no_handler()
             Some(json!({"content": []}))
         });
         let asked = Arc::new(AtomicUsize::new(0));
-        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
         client.call_tool("x", Value::Null).unwrap();
         let replies = replies(&server, FORBIDDEN.len());
         assert_eq!(replies.len(), FORBIDDEN.len(), "queued sends: {queued}");
@@ -120,7 +120,7 @@ fn responses_with_such_ids_are_dropped_and_notifications_still_arrive() {
         Some(json!({"content": [{"type": "text", "text": "done"}]}))
     });
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
     let notes = client.notifications();
     assert_eq!(client.call_tool("x", Value::Null).unwrap().text(), "done");
     assert!(took.load(Ordering::SeqCst), "the notification was refused");
@@ -178,7 +178,7 @@ fn the_stateless_era_answers_no_request_not_even_an_invalid_one() {
         .with_notification_callback(move |_| {
             let _ = noted.try_send(());
         });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     client.list_tools(None).unwrap();
     note.recv_timeout(SOON).expect("the notification");
     client.close();
@@ -211,7 +211,7 @@ fn requests_whose_method_is_not_a_string_get_invalid_request_with_their_own_id()
             Some(json!({"content": []}))
         });
         let asked = Arc::new(AtomicUsize::new(0));
-        let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+        let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
         client.call_tool("x", Value::Null).unwrap();
         let replies = replies(&server, BAD_METHODS.len());
         assert_eq!(replies.len(), BAD_METHODS.len(), "queued sends: {queued}");
@@ -240,7 +240,7 @@ fn requests_with_integer_ids_beyond_i64_are_served_and_answered_with_those_ids()
         Some(json!({"content": []}))
     });
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let replies = replies(&server, 2);
     let wire: Vec<String> = replies
@@ -274,7 +274,7 @@ fn a_request_with_an_integer_id_beyond_64_bits_gets_invalid_request_with_that_id
         Some(json!({"content": []}))
     });
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let replies = replies(&server, 1);
     assert_eq!(replies.len(), 1, "{replies:?}");
@@ -289,7 +289,7 @@ fn a_request_with_an_integer_id_beyond_64_bits_gets_invalid_request_with_that_id
 /// request) reached it, and that no handler ran.
 pub(crate) fn survives_flood(server: &FakeServer, flood: usize) {
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), counting(&asked)).unwrap();
+    let client = Client::connect_with_options(server.clone(), counting(&asked)).unwrap();
     let result = client.call_tool("flood", Value::Null).unwrap();
     assert_eq!(result.text(), "flood");
     for i in 0..20 {

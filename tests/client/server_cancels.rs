@@ -42,7 +42,7 @@ fn a_request_withdrawn_while_it_waited_for_a_thread_never_reaches_its_handler() 
             let _ = held.recv_timeout(Duration::from_secs(10));
             Ok(ElicitResult::decline())
         });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     assert_eq!(*asked.lock().unwrap(), ["first"]);
     let replied: Vec<RequestId> = server
@@ -72,7 +72,7 @@ fn a_server_cancel_for_no_request_in_flight_silences_nothing_later() {
         Some(json!({"content": [], "structuredContent": {"ok": answer.result.is_ok()}}))
     });
     let options = Options::default().with_roots(vec![Root::new("file:///tmp")]);
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let result = client.call_tool("x", Value::Null).unwrap();
     assert_eq!(result.structured_content.unwrap()["ok"], true);
 }

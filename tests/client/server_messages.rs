@@ -33,7 +33,7 @@ fn notifications_reach_the_handle_and_callback() {
     let options = Options::default().with_notification_callback(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
     });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let notes = client.notifications();
     client.call_tool("x", Value::Null).unwrap();
     let mut got = Vec::new();
@@ -76,7 +76,7 @@ fn server_requests_are_answered_by_handlers_or_method_not_found() {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
             _ => Ok(ElicitResult::new(ElicitAction::Decline)),
         });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let answers = answers.lock().unwrap();
     assert_eq!(
@@ -105,7 +105,7 @@ fn a_panicking_handler_still_gets_an_error_reply() {
         Some(json!({"content": []}))
     });
     let options = Options::default().with_roots_handler(|| panic!("handler bug"));
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let reply = answer.lock().unwrap().take().unwrap();
     assert_eq!(reply.result.unwrap_err().code, ErrorCode::INTERNAL_ERROR);
@@ -135,7 +135,7 @@ fn late_responses_reach_the_handler_and_a_panicking_one_harms_nothing() {
             panic!("a handler may panic");
         }
     });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let quick = RequestOptions::default().with_timeout(Duration::from_millis(50));
     for text in ["panic", "done late"] {
         let err = client
@@ -207,7 +207,7 @@ fn a_panicking_notification_callback_leaves_the_client_working() {
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(5))
         .with_notification_callback(|_| panic!("a bug in the callback"));
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let notes = client.notifications();
     for _ in 0..3 {
         client.call_tool("x", Value::Null).unwrap();
@@ -237,7 +237,7 @@ fn a_blocked_notification_callback_loses_notifications_not_responses() {
             // A callback stuck on something else for a long time (until the test ends).
             let _ = blocked.recv_timeout(Duration::from_secs(30));
         });
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     let started = Instant::now();
     client.call_tool("x", Value::Null).unwrap();
     let took = started.elapsed();
@@ -270,7 +270,7 @@ fn the_notification_callback_may_call_the_client() {
                 sink.lock().unwrap().push(listed.map_err(|e| e.to_string()));
             }
         });
-    let client = Arc::new(Client::connect_with(server.clone(), options).unwrap());
+    let client = Arc::new(Client::connect_with_options(server.clone(), options).unwrap());
     cell.set(Arc::downgrade(&client)).unwrap();
     client.call_tool("x", Value::Null).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -304,7 +304,7 @@ fn the_notification_callback_may_close_the_client() {
                 *took.lock().unwrap() = Some(started.elapsed());
             }
         });
-    let client = Arc::new(Client::connect_with(server.clone(), options).unwrap());
+    let client = Arc::new(Client::connect_with_options(server.clone(), options).unwrap());
     cell.set(Arc::downgrade(&client)).unwrap();
     let _ = client.call_tool("x", Value::Null); // Closed from the callback meanwhile.
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -63,7 +63,8 @@ impl HttpDemo {
 
     /// Connects to it over HTTP with `options`.
     pub fn connect(&self, options: Options) -> Client {
-        Client::connect_with(HttpConfig::new(&self.url), options).expect("connect over HTTP")
+        Client::connect_with_options(HttpConfig::new(&self.url), options)
+            .expect("connect over HTTP")
     }
 
     /// Whether the server process is still running.

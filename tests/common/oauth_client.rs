@@ -32,7 +32,7 @@ pub fn connect(fixture: &AuthServer, oauth: &Arc<OAuth>) -> umcp::Result<Client>
     let config = HttpConfig::new(fixture.mcp_url())
         .credentials(Arc::clone(oauth) as Arc<dyn CredentialProvider>)
         .standalone_stream(false);
-    Client::connect_with(
+    Client::connect_with_options(
         config,
         Options::default().with_request_timeout(Duration::from_secs(10)),
     )

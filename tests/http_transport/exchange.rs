@@ -270,8 +270,8 @@ fn a_response_written_with_a_null_method_answers_the_call() {
         }
     });
     let options = umcp::Options::default().with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client =
-        umcp::Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let client = umcp::Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options)
+        .expect("connect");
     let tools = client
         .list_tools(None)
         .expect("the response answers tools/list");

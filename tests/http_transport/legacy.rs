@@ -258,7 +258,7 @@ fn connect_ends_by_the_startup_timeout(config: HttpConfig) {
     let config = config.connect_timeout(Duration::from_secs(30));
     let options = Options::default().with_startup_timeout(Duration::from_secs(1));
     let started = Instant::now();
-    match Client::connect_with(config, options) {
+    match Client::connect_with_options(config, options) {
         Err(Error::Timeout { kind, elapsed, .. }) => {
             assert_eq!(kind, TimeoutKind::Startup);
             assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");

@@ -213,7 +213,7 @@ fn waiting_for_a_silent_get_stream_ends_by_the_startup_timeout() {
         .with_protocol_mode(umcp::ProtocolMode::Legacy)
         .with_startup_timeout(Duration::from_secs(2));
     let started = std::time::Instant::now();
-    let client = Client::connect_with(config, options);
+    let client = Client::connect_with_options(config, options);
     let took = started.elapsed();
     assert!(took < Duration::from_secs(10), "connecting took {took:?}");
     // The handshake itself was done: the client works without the stream.

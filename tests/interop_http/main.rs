@@ -40,7 +40,7 @@ mod server_everything;
 fn connect(server: &HttpPeer, path: &str, kind: HttpTransportKind, options: Options) -> Client {
     let url = server.url(path);
     let config = HttpConfig::new(url.as_str()).transport(kind);
-    Client::connect_with(config, options)
+    Client::connect_with_options(config, options)
         .unwrap_or_else(|e| panic!("connecting to {url} with {kind:?} failed: {e}"))
 }
 
@@ -160,7 +160,7 @@ fn cancel_at_first_progress(client: &Client, tool: &str, arguments: Value, echo:
 fn assert_streamable_refused(server: &HttpPeer, status: u16) {
     let url = server.url("/sse");
     let config = HttpConfig::new(url.as_str()).transport(StreamableHttp);
-    match Client::connect_with(config, options()) {
+    match Client::connect_with_options(config, options()) {
         Ok(client) => panic!(
             "Streamable HTTP against the legacy endpoint {url} connected over {}",
             client.transport_kind()

@@ -22,7 +22,7 @@ fn python(options: Options) -> Client {
     let config = StdioConfig::new(path_arg(&peers::python_mcp()))
         .arg(path_arg(&peers::python_server_script()))
         .arg("stdio");
-    Client::connect_with(config, options.with_protocol_mode(ProtocolMode::Legacy))
+    Client::connect_with_options(config, options.with_protocol_mode(ProtocolMode::Legacy))
         .unwrap_or_else(|e| panic!("connecting to the Python SDK server over stdio failed: {e}"))
 }
 

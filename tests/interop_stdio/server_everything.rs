@@ -24,7 +24,7 @@ fn everything(options: Options) -> Client {
     let config = StdioConfig::new(path_arg(&peers::node()))
         .arg(path_arg(&peers::server_everything()))
         .arg("stdio");
-    Client::connect_with(config, options)
+    Client::connect_with_options(config, options)
         .unwrap_or_else(|e| panic!("connecting to server-everything over stdio failed: {e}"))
 }
 

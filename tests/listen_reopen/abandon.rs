@@ -56,7 +56,7 @@ fn wait_for(server: &FakeServer, done: impl Fn(&[(Value, bool)]) -> bool) -> Vec
 fn reopenings_given_up_while_still_being_sent_are_cancelled_after_they_reach_the_server() {
     let (server, _) = stateless_server(|_| true);
     let options = Options::default().with_request_timeout(Duration::from_secs(1));
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let sub = broken_subscription(&client);
     // From now on a request takes longer to hand over than the request timeout, as an HTTP
     // POST does that waits for a token refresh: each reopening is given up on before the
@@ -88,7 +88,7 @@ fn reopenings_given_up_while_still_being_sent_are_cancelled_after_they_reach_the
 fn closing_while_the_reopening_is_still_being_sent_cancels_it_once_it_was_sent() {
     let (server, _) = stateless_server(|_| true);
     let options = Options::default().with_request_timeout(Duration::from_secs(5));
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let sub = broken_subscription(&client);
     *server.send_delay.lock().unwrap() = Duration::from_secs(1);
     // This read hands the reopening to a sending thread, which takes a second to send it.
@@ -116,7 +116,7 @@ fn try_recv_is_not_held_by_a_reopening_another_thread_sends() {
         .queued_sends
         .store(true, std::sync::atomic::Ordering::SeqCst);
     let options = Options::default().with_request_timeout(Duration::from_secs(10));
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let sub = broken_subscription(&client);
     *server.send_delay.lock().unwrap() = Duration::from_secs(3);
     std::thread::scope(|scope| {

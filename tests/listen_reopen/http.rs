@@ -64,8 +64,8 @@ fn keep_alive(mut sse: SseWriter) -> bool {
 /// the server (`broken` opened), without a response.
 fn subscribe(server: &Server, request_timeout: Duration) -> (Client, Subscription) {
     let options = Options::default().with_request_timeout(request_timeout);
-    let client =
-        Client::connect_with(HttpConfig::new(server.url("/mcp")), options).expect("connect");
+    let client = Client::connect_with_options(HttpConfig::new(server.url("/mcp")), options)
+        .expect("connect");
     let sub = client
         .listen(SubscriptionFilter::new().tools())
         .expect("listen");

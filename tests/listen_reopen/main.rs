@@ -173,7 +173,7 @@ fn recv_timeout_keeps_its_deadline_while_the_server_sits_on_the_reopening_listen
     let held = gate.clone();
     let (server, listens) = stateless_server(move |n| n == 1 || held.wait(WAIT));
     let options = Options::default().with_request_timeout(Duration::from_secs(5));
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let sub = broken_subscription(&client);
     for _ in 0..3 {
         let event = read(&sub);
@@ -210,7 +210,7 @@ fn a_reopening_listen_never_acknowledged_is_abandoned_and_tried_again() {
     // The second listen request is never answered; the third is.
     let (server, listens) = stateless_server(|n| n != 2);
     let options = Options::default().with_request_timeout(Duration::from_secs(1));
-    let client = Client::connect_with(server.clone(), options).expect("connect");
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let sub = broken_subscription(&client);
     await_reopening(&sub);
     let ids = listens.lock().unwrap().clone();

@@ -20,7 +20,7 @@ fn a_reopening_whose_stream_breaks_before_its_acknowledgement_is_tried_again() {
         }
     });
     let options = Options::default().with_request_timeout(Duration::from_secs(2));
-    let client = Client::connect_with(server, options).expect("connect");
+    let client = Client::connect_with_options(server, options).expect("connect");
     let sub = broken_subscription(&client);
     await_reopening(&sub);
     assert_eq!(listens.lock().unwrap().len(), 3);

@@ -36,7 +36,7 @@ fn slow_server() -> FakeServer {
 #[test]
 fn resetting_the_timeout_on_progress_needs_no_progress_callback() {
     let server = slow_server();
-    let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(Options::default())).unwrap();
     let timeout = RequestOptions::default().with_timeout(Duration::from_millis(300));
     match client.with(&timeout).call_tool("slow", Value::Null) {
         Err(Error::Timeout { kind, .. }) => assert_eq!(kind, TimeoutKind::Request),
@@ -53,7 +53,7 @@ fn initialize_is_never_cancelled() {
     // Like stdio: a cancellation would be sent at once, on the caller's thread.
     server.queued_sends.store(true, Ordering::SeqCst);
     let options = legacy(Options::default()).with_startup_timeout(Duration::from_millis(200));
-    match Client::connect_with(server.clone(), options) {
+    match Client::connect_with_options(server.clone(), options) {
         Err(Error::Timeout { method, .. }) => assert_eq!(method, "initialize"),
         other => panic!("expected an initialize timeout, got {:?}", other.err()),
     }
@@ -93,7 +93,7 @@ fn a_server_request_the_server_cancelled_gets_no_reply() {
             release_rx.recv_timeout(SOON).expect("released");
             Ok(ElicitResult::decline())
         });
-    let client = Client::connect_with(server.clone(), legacy(options)).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(options)).unwrap();
     let result = client.call_tool("x", Value::Null).unwrap();
     assert_eq!(result.structured_content.unwrap()["roots"], true);
     let received = server.received.lock().unwrap();

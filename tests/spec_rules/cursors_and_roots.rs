@@ -33,7 +33,7 @@ fn an_empty_cursor_is_a_cursor_in_the_stateless_era() {
     server.on("prompts/list", |_, _| {
         Some(json!({"prompts": [], "nextCursor": ""}))
     });
-    let client = Client::connect_with(server.clone(), modern(Options::default())).unwrap();
+    let client = Client::connect_with_options(server.clone(), modern(Options::default())).unwrap();
     let names: Vec<_> = client
         .list_all_tools()
         .unwrap()
@@ -56,7 +56,7 @@ fn an_empty_cursor_ends_the_list_in_the_handshake_era() {
     server.on("tools/list", |_, _| {
         Some(json!({"tools": [tool("a")], "nextCursor": ""}))
     });
-    let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(Options::default())).unwrap();
     assert_eq!(client.list_all_tools().unwrap().len(), 1);
     assert_eq!(requests(&server, "tools/list").len(), 1);
 }
@@ -88,10 +88,10 @@ fn roots_list_answers_only_file_roots() {
             .collect::<Vec<_>>()
     };
     let options = legacy(Options::default().with_roots(mixed()));
-    let client = Client::connect_with(roots_server(), options).unwrap();
+    let client = Client::connect_with_options(roots_server(), options).unwrap();
     assert_eq!(uris(&client), ["file:///work"]);
     let options = Options::default().with_roots_handler(move || Ok(ListRootsResult::new(mixed())));
-    let client = Client::connect_with(roots_server(), legacy(options)).unwrap();
+    let client = Client::connect_with_options(roots_server(), legacy(options)).unwrap();
     assert_eq!(uris(&client), ["file:///work"]);
 }
 
@@ -99,11 +99,11 @@ fn roots_list_answers_only_file_roots() {
 fn the_roots_capability_has_list_changed_only_in_the_handshake_era() {
     let roots = || Options::default().with_roots(vec![Root::new("file:///work")]);
     let server = roots_server();
-    let _client = Client::connect_with(server.clone(), legacy(roots())).unwrap();
+    let _client = Client::connect_with_options(server.clone(), legacy(roots())).unwrap();
     let declared = &server.requests("initialize")[0]["capabilities"]["roots"];
     assert_eq!(*declared, json!({"listChanged": true}));
 
-    let client = Client::connect_with(server.clone(), modern(roots())).unwrap();
+    let client = Client::connect_with_options(server.clone(), modern(roots())).unwrap();
     client.list_tools(None).unwrap();
     let meta = &server.requests("tools/list")[0]["_meta"];
     assert_eq!(meta[META_CLIENT_CAPABILITIES]["roots"], json!({}));
@@ -114,7 +114,7 @@ fn roots_list_changed_is_not_sent_in_the_stateless_era() {
     let roots = || Options::default().with_roots(vec![Root::new("file:///work")]);
     let changed = "notifications/roots/list_changed";
     let server = roots_server();
-    let client = Client::connect_with(server.clone(), modern(roots())).unwrap();
+    let client = Client::connect_with_options(server.clone(), modern(roots())).unwrap();
     client.notify_roots_list_changed().unwrap();
     // A request after it: the server reads in order, so once it answered the request it has
     // read the notification too, had there been one.
@@ -122,7 +122,7 @@ fn roots_list_changed_is_not_sent_in_the_stateless_era() {
     assert!(server.notifications(changed).is_empty());
 
     // The handshake era still sends it.
-    let client = Client::connect_with(server.clone(), legacy(roots())).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(roots())).unwrap();
     client.notify_roots_list_changed().unwrap();
     assert!(server.wait_for(changed, SOON).is_some());
 }

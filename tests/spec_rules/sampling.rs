@@ -64,7 +64,8 @@ fn ask(client: &Client) -> Value {
 fn tool_enabled_sampling_is_refused_unless_sampling_tools_is_declared() {
     let server = sampling_server();
     let calls = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), legacy(counting_sampler(&calls))).unwrap();
+    let client =
+        Client::connect_with_options(server.clone(), legacy(counting_sampler(&calls))).unwrap();
     assert_eq!(
         server.requests("initialize")[0]["capabilities"]["sampling"],
         json!({})
@@ -77,7 +78,7 @@ fn tool_enabled_sampling_is_refused_unless_sampling_tools_is_declared() {
 
     let server = sampling_server();
     let options = counting_sampler(&calls).with_sampling_tools(true);
-    let client = Client::connect_with(server.clone(), legacy(options)).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(options)).unwrap();
     let declared = &server.requests("initialize")[0]["capabilities"]["sampling"];
     assert_eq!(*declared, json!({"tools": {}}));
     let answer = ask(&client);
@@ -89,7 +90,8 @@ fn tool_enabled_sampling_is_refused_unless_sampling_tools_is_declared() {
 fn a_stateless_input_round_with_tools_fails_unless_sampling_tools_is_declared() {
     let server = sampling_server();
     let calls = Arc::new(AtomicUsize::new(0));
-    let client = Client::connect_with(server.clone(), modern(counting_sampler(&calls))).unwrap();
+    let client =
+        Client::connect_with_options(server.clone(), modern(counting_sampler(&calls))).unwrap();
     match client.call_tool("ask", Value::Null) {
         Err(Error::Unsupported(Unsupported::Feature(message))) => {
             assert!(message.contains("sampling.tools"), "{message}")
@@ -101,7 +103,7 @@ fn a_stateless_input_round_with_tools_fails_unless_sampling_tools_is_declared() 
 
     let server = sampling_server();
     let options = modern(counting_sampler(&calls).with_sampling_tools(true));
-    let client = Client::connect_with(server.clone(), options).unwrap();
+    let client = Client::connect_with_options(server.clone(), options).unwrap();
     assert_eq!(ask(&client)["ok"]["content"]["text"], "1 tools");
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     let sent = server.requests("tools/call");

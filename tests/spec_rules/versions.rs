@@ -20,7 +20,7 @@ fn completion_needs_the_capability_except_at_2024_11_05() {
         Some(json!({"completion": {"values": ["Ann"]}}))
     });
     server.init_result.lock().unwrap()["capabilities"] = json!({"prompts": {}});
-    let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(Options::default())).unwrap();
     assert_eq!(client.protocol_version(), "2025-11-25");
     match client.complete(completion()) {
         Err(Error::Unsupported(Unsupported::Capability { capability, .. })) => {
@@ -31,7 +31,7 @@ fn completion_needs_the_capability_except_at_2024_11_05() {
     assert!(requests(&server, "completion/complete").is_empty());
 
     server.init_result.lock().unwrap()["protocolVersion"] = json!("2024-11-05");
-    let client = Client::connect_with(server.clone(), legacy(Options::default())).unwrap();
+    let client = Client::connect_with_options(server.clone(), legacy(Options::default())).unwrap();
     assert_eq!(client.protocol_version(), "2024-11-05");
     let result = client.complete(completion()).unwrap();
     assert_eq!(result.completion.values, ["Ann"]);
@@ -95,8 +95,9 @@ fn two_calls(client: &Client, options: &RequestOptions) -> Vec<umcp::Result<Stri
 #[cfg(unix)]
 #[test]
 fn batches_are_accepted_only_at_2025_03_26() {
-    let client = Client::connect_with(batching_server("2025-03-26"), legacy(Options::default()))
-        .expect("connect");
+    let client =
+        Client::connect_with_options(batching_server("2025-03-26"), legacy(Options::default()))
+            .expect("connect");
     assert_eq!(client.protocol_version(), "2025-03-26");
     let notes = client.notifications();
     let outcomes = two_calls(&client, &RequestOptions::default().with_timeout(SOON));
@@ -107,8 +108,9 @@ fn batches_are_accepted_only_at_2025_03_26() {
         "the batched notification"
     );
 
-    let client = Client::connect_with(batching_server("2025-11-25"), legacy(Options::default()))
-        .expect("connect");
+    let client =
+        Client::connect_with_options(batching_server("2025-11-25"), legacy(Options::default()))
+            .expect("connect");
     assert_eq!(client.protocol_version(), "2025-11-25");
     // Dropped, results and all; the requests it answered fail at once rather than at
     // their deadline.

@@ -107,7 +107,7 @@ fn progress_notifications_and_handlers_work_end_to_end() {
                 "no",
             )),
         });
-    let client = Client::connect_with(demo("normal"), options).unwrap();
+    let client = Client::connect_with_options(demo("normal"), options).unwrap();
     let notes = client.notifications();
 
     let steps = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -147,7 +147,7 @@ fn progress_notifications_and_handlers_work_end_to_end() {
 #[test]
 fn a_log_level_from_the_options_is_set_at_the_start_of_the_session() {
     let options = Options::default().with_log_level(LoggingLevel::Warning);
-    let client = Client::connect_with(demo("normal"), options).expect("connect");
+    let client = Client::connect_with_options(demo("normal"), options).expect("connect");
     let notes = client.notifications();
     for level in ["info", "error"] {
         client

@@ -96,7 +96,7 @@ fn a_stdout_flood_of_notifications_does_not_stall_requests_or_memory() {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         });
     let config = demo("stdout-flood").args(["--bytes", "67108864"]);
-    let client = Client::connect_with(config, options).unwrap();
+    let client = Client::connect_with_options(config, options).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut i = 0;
     while seen.load(std::sync::atomic::Ordering::SeqCst) < 64 {

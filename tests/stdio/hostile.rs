@@ -94,7 +94,7 @@ fn connect(args: &[&str]) -> Client {
         .max_message_size(LIMIT)
         .close_grace(Duration::from_millis(200))
         .kill_grace(Duration::from_millis(200));
-    Client::connect_with(config, Options::default().with_startup_timeout(SOON))
+    Client::connect_with_options(config, Options::default().with_startup_timeout(SOON))
         .expect("the Python server starts")
 }
 

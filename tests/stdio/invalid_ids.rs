@@ -93,7 +93,7 @@ fn connect_at(version: &str, asked: &Arc<AtomicUsize>) -> Client {
         Ok(ListRootsResult::new(vec![Root::new("file:///tmp")]))
     });
     let config = StdioConfig::new(python::system_python()).args(["-c", SERVER, version]);
-    let client = Client::connect_with(config, options).expect("the Python server starts");
+    let client = Client::connect_with_options(config, options).expect("the Python server starts");
     assert_eq!(client.protocol_version(), version);
     client
 }

@@ -164,7 +164,7 @@ fn text_on_stdout_shows_in_the_error_it_causes() {
     let options = umcp::Options::default()
         .with_protocol_mode(umcp::ProtocolMode::Legacy)
         .with_startup_timeout(Duration::from_millis(500));
-    let err = Client::connect_with(config, options).expect_err("no handshake");
+    let err = Client::connect_with_options(config, options).expect_err("no handshake");
     assert!(matches!(err, Error::Timeout { .. }), "{err}");
     let shown = err.to_string();
     assert!(

@@ -233,7 +233,7 @@ time.sleep(60)
     let options = umcp::Options::default()
         .with_handler_threads(4)
         .with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client = umcp::Client::connect_with(config, options).expect("connect");
+    let client = umcp::Client::connect_with_options(config, options).expect("connect");
     let mut most = 0;
     let until = Instant::now() + Duration::from_secs(3);
     while Instant::now() < until {
@@ -317,7 +317,7 @@ for line in sys.stdin:
     let options = umcp::Options::default()
         .with_request_timeout(Duration::from_secs(20))
         .with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client = umcp::Client::connect_with(config, options).expect("connect");
+    let client = umcp::Client::connect_with_options(config, options).expect("connect");
     let burst = client
         .call_tool("burst", json!({}))
         .expect("the burst's own reply");
@@ -360,7 +360,7 @@ for line in sys.stdin:
     let options = umcp::Options::default()
         .with_request_timeout(Duration::from_secs(30))
         .with_protocol_mode(umcp::ProtocolMode::Legacy);
-    let client = umcp::Client::connect_with(config, options).expect("connect");
+    let client = umcp::Client::connect_with_options(config, options).expect("connect");
     let started = Instant::now();
     match client.call_tool("latin1", json!({})) {
         Err(umcp::Error::Protocol(message)) => {
