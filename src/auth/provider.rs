@@ -161,6 +161,7 @@ impl OAuth {
         *state = State {
             loaded: true,
             generation: state.generation + 1,
+            context: state.context + 1,
             ..State::default()
         };
         self.config.store.remove(&self.resource, None)
@@ -327,6 +328,8 @@ impl OAuth {
         self.persist(&credentials);
         let mut state = lock(&self.state);
         state.replace(credentials, false);
+        // A new grant may speak for another subject than the tokens before it.
+        state.context += 1;
         state.requested_scope = scope;
         Ok(())
     }

@@ -46,6 +46,9 @@ pub(crate) struct State {
     pub credentials: Option<StoredCredentials>,
     /// Incremented whenever the credentials change.
     pub generation: u64,
+    /// Incremented when the identity may have changed (a logout, a new grant), not on a
+    /// refresh: the client's cache drops private results then.
+    pub context: u64,
     /// Whether the current access token came from a refresh that followed a 401 (when it is
     /// rejected in turn, a new authorization follows, not another refresh).
     pub refreshed: bool,

@@ -207,6 +207,10 @@ impl Transport for SharedTransport {
     fn kind(&self) -> &'static str {
         self.0.kind()
     }
+
+    fn authorization_context(&self) -> u64 {
+        self.0.authorization_context()
+    }
 }
 
 #[cfg(test)]

@@ -216,6 +216,16 @@ pub trait Transport: Send + Sync {
     ///
     /// See the example in the [`transport`](crate::transport) module.
     fn kind(&self) -> &'static str;
+
+    /// The authorization context of the credentials this transport sends (see
+    /// `CredentialProvider::authorization_context` under the `http` feature): when it
+    /// changes, the client drops the cached results the server marked private. By default 0;
+    /// a transport that wraps another forwards it.
+    ///
+    /// See the example in the [`transport`](crate::transport) module.
+    fn authorization_context(&self) -> u64 {
+        0
+    }
 }
 
 pub(crate) use crate::sync::deadline_after;

@@ -417,6 +417,10 @@ impl Transport for Recorded {
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }
+
+    fn authorization_context(&self) -> u64 {
+        self.inner.authorization_context()
+    }
 }
 
 /// The secrets of a server's configuration (see the [module](crate::transport::record)).

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use umcp::auth::{MemoryStore, OAuth, TokenStore};
+use umcp::CredentialProvider;
 
 use crate::auth_server::Setup;
 use crate::oauth_client::{headless, provider, start, use_server};
@@ -102,8 +103,13 @@ fn registrations_and_tokens_are_reused_from_the_store() {
     assert!(second.has_token().unwrap());
     use_server(&fixture, &second).expect("the stored token works");
     assert_eq!(fixture.count("GET", "/authorize"), 1);
+    // Tokens from the store are the same identity's: the client's private cache stays.
+    let stored = second.authorization_context();
     fixture.revoke_everything();
     use_server(&fixture, &second).expect("authorized again");
+    // A new grant may be another subject's, and so may whatever follows a logout.
+    let granted = second.authorization_context();
+    assert_ne!(granted, stored);
     assert_eq!(
         fixture.count("POST", "/register"),
         1,
@@ -111,6 +117,7 @@ fn registrations_and_tokens_are_reused_from_the_store() {
     );
     assert_eq!(fixture.count("GET", "/authorize"), 2);
     second.logout().unwrap();
+    assert_ne!(second.authorization_context(), granted);
     assert!(!second.has_token().unwrap());
     assert!(store.load(second.resource(), None).unwrap().is_none());
 }

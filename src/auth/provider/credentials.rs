@@ -15,6 +15,10 @@ impl CredentialProvider for OAuth {
         self.request_headers("POST", url)
     }
 
+    fn authorization_context(&self) -> u64 {
+        lock(&self.state).context
+    }
+
     fn request_headers(&self, method: &str, url: &str) -> Result<Vec<(String, String)>> {
         // Tokens go to the server they were issued for, never to another origin.
         if url::origin(url) != url::origin(&self.server) {

@@ -62,11 +62,13 @@ pub(crate) trait ResponseCache: Send + Sync {
     fn keeps_legacy(&self, method: &str) -> bool;
 
     /// Answers `spec` from the cache when a fresh entry exists, else with `wire`, storing
-    /// what may be cached (`legacy`: for a handshake-era server, which sends no hints).
+    /// what may be cached (`legacy`: for a handshake-era server, which sends no hints;
+    /// `context`: the transport's authorization context, whose change drops private entries).
     fn through(
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
+        context: u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer>;
 }

@@ -110,4 +110,8 @@ impl Transport for EraTransport {
     fn kind(&self) -> &'static str {
         self.inner.kind()
     }
+
+    fn authorization_context(&self) -> u64 {
+        self.inner.authorization_context()
+    }
 }

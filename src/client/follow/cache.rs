@@ -10,12 +10,14 @@
 //! hands the notification over).
 //!
 //! The cache belongs to one connection, whose credentials are those of its one transport, so
-//! a `private` entry never reaches another authorisation context: it is never shared at all
-//! (and no token is ever part of a key). Handshake-era servers send no hints; their results
+//! a `private` entry is never shared with another connection (and no token is ever part of a
+//! key); when the transport's authorization context changes (a logout, a new grant), the
+//! private entries are dropped, being the identity's before. Handshake-era servers send no hints; their results
 //! are cached only with
 //! [`Options::with_cache_ttl_without_hints`](crate::Options::with_cache_ttl_without_hints).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -66,6 +68,9 @@ struct Entry {
     fresh_until: Instant,
     method: String,
     uri: Option<String>,
+    /// Not marked `cacheScope: "public"`: it belongs to the authorization context it was
+    /// fetched under (handshake-era results, which carry no scope, count as private).
+    private: bool,
 }
 
 /// One connection's cached results.
@@ -73,6 +78,8 @@ struct Entry {
 pub(crate) struct Cache {
     options: CacheOptions,
     entries: Mutex<HashMap<String, Entry>>,
+    /// The transport's authorization context at the last request.
+    context: AtomicU64,
 }
 
 impl Cache {
@@ -81,6 +88,7 @@ impl Cache {
         Cache {
             options,
             entries: Mutex::default(),
+            context: AtomicU64::new(0),
         }
     }
 
@@ -94,13 +102,20 @@ impl Cache {
     }
 
     /// Answers `spec` from the cache when a fresh entry exists, else with `wire` (storing
-    /// what may be cached; `legacy` for a handshake-era server).
+    /// what may be cached; `legacy` for a handshake-era server). `context` is the transport's
+    /// authorization context now: when it differs from the last one seen, the private entries
+    /// are dropped first, as they were another identity's.
     pub(crate) fn through(
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
+        context: u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
+        if self.context.swap(context, Ordering::SeqCst) != context {
+            log::debug!("the authorization changed: private cached results dropped");
+            lock(&self.entries).retain(|_, e| !e.private);
+        }
         let Some(key) = self.key(spec) else {
             return wire(spec);
         };
@@ -121,9 +136,16 @@ impl Cache {
         let result = wire(spec);
         match &result {
             Ok(value) => {
-                if let Some(ttl) = self.ttl(value, legacy) {
+                if let Some((ttl, private)) = self.ttl(value, legacy) {
                     let uri = params_uri(spec.params.as_ref());
-                    self.store(key, spec.method, uri, value.clone(), ttl);
+                    let entry = Entry {
+                        value: value.clone(),
+                        fresh_until: Instant::now(),
+                        method: spec.method.to_owned(),
+                        uri,
+                        private,
+                    };
+                    self.store(key, entry, ttl);
                 }
             }
             Err(_) if has_cursor(spec.params.as_ref()) => {
@@ -181,9 +203,10 @@ impl Cache {
         Some(format!("{}\n{}", spec.method, canonical(&params)))
     }
 
-    /// How long `value` stays fresh, if it may be cached at all.
-    fn ttl(&self, value: &Answer, legacy: bool) -> Option<Duration> {
+    /// How long `value` stays fresh, if it may be cached at all, and whether it is private.
+    fn ttl(&self, value: &Answer, legacy: bool) -> Option<(Duration, bool)> {
         let hints: Hints = value.peek().ok()?;
+        let private = hints.cache_scope.as_ref().and_then(Value::as_str) != Some("public");
         let result_type = hints.result_type.as_ref().and_then(Value::as_str);
         if result_type.is_some_and(|t| t != "complete") {
             return None;
@@ -192,14 +215,14 @@ impl Cache {
             Some(ttl) => {
                 // As the typed results read it: a float, or a number of any size, counts too.
                 let ms = crate::types::lenient::ttl_millis(&ttl).filter(|ms| *ms > 0)?;
-                Some(Duration::from_millis(ms))
+                Some((Duration::from_millis(ms), private))
             }
-            None if legacy => self.options.ttl_without_hints,
+            None if legacy => self.options.ttl_without_hints.map(|ttl| (ttl, private)),
             None => None,
         }
     }
 
-    fn store(&self, key: String, method: &str, uri: Option<String>, value: Answer, ttl: Duration) {
+    fn store(&self, key: String, mut entry: Entry, ttl: Duration) {
         let now = Instant::now();
         // A TTL too long for the clock is as good as forever: a day is plenty.
         let fresh_until = now
@@ -218,15 +241,8 @@ impl Cache {
                 }
             }
         }
-        entries.insert(
-            key,
-            Entry {
-                value,
-                fresh_until,
-                method: method.to_owned(),
-                uri,
-            },
-        );
+        entry.fresh_until = fresh_until;
+        entries.insert(key, entry);
     }
 
     fn drop_method(&self, method: &str) {
@@ -261,6 +277,8 @@ struct Hints {
     result_type: Option<Value>,
     #[serde(rename = "ttlMs", default)]
     ttl_ms: Option<Value>,
+    #[serde(rename = "cacheScope", default)]
+    cache_scope: Option<Value>,
 }
 
 fn params_uri(params: Option<&Value>) -> Option<String> {

@@ -76,9 +76,10 @@ impl ResponseCache for Follower {
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
+        context: u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
-        self.cache.through(spec, legacy, wire)
+        self.cache.through(spec, legacy, context, wire)
     }
 }
 

@@ -118,6 +118,17 @@ pub trait CredentialProvider: Send + Sync {
     fn on_forbidden(&self, _error: &HttpError, _retries: u32) -> Result<bool> {
         Ok(false)
     }
+
+    /// A number that changes whenever the identity these credentials speak for may have
+    /// changed: a logout, a new authorization, another subject (not a refresh of the same
+    /// grant). When it changes, the client drops the cached results the server marked
+    /// `private` (`cacheScope`), which belonged to the identity before. By default 0:
+    /// never changes.
+    ///
+    /// See the example on [`CredentialProvider`].
+    fn authorization_context(&self) -> u64 {
+        0
+    }
 }
 
 /// The most times one request is repeated for credentials, whatever the provider says.

@@ -291,6 +291,10 @@ impl Transport for LegacySse {
     fn kind(&self) -> &'static str {
         "sse"
     }
+
+    fn authorization_context(&self) -> u64 {
+        self.shared.wire.authorization_context()
+    }
 }
 
 impl Drop for LegacySse {

@@ -264,6 +264,10 @@ impl Transport for StreamableHttp {
     fn kind(&self) -> &'static str {
         "streamable-http"
     }
+
+    fn authorization_context(&self) -> u64 {
+        self.shared.wire.authorization_context()
+    }
 }
 
 impl Drop for StreamableHttp {

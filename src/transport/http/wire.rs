@@ -44,6 +44,12 @@ pub(crate) struct Wire {
 }
 
 impl Wire {
+    /// The credentials' authorization context (0 without credentials).
+    pub fn authorization_context(&self) -> u64 {
+        let credentials = self.config.credentials.as_ref();
+        credentials.map_or(0, |c| c.authorization_context())
+    }
+
     /// Checks the configuration and builds the HTTP client.
     ///
     /// The agent's timeouts are fixed: connecting by the connect timeout, and every read by
