@@ -120,7 +120,7 @@ pub fn on_a_terminal(umcp: &Command, line: &str, keys: &[&str]) -> Output {
         stdin.write_all(key.as_bytes()).unwrap();
         stdin.flush().unwrap();
     }
-    drop(stdin);
+    crate::umcp::hold_until_exit(&mut script, stdin);
     script.wait_with_output().unwrap()
 }
 
@@ -133,7 +133,7 @@ fn typed(keys: &[&str]) -> String {
         fixtures_stdio().replace('"', "\\\"")
     );
     let out = on_a_terminal(&umcp, &line, keys);
-    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(out.status.success(), "{}\n{}", out.status, stdout(&out));
     stdout(&out)
 }
 

@@ -184,6 +184,17 @@ pub fn terminal_session_in(
     let mut stdin = child.stdin.take().unwrap();
     std::thread::sleep(delay);
     stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
+    hold_until_exit(&mut child, stdin);
     child.wait_with_output().unwrap()
+}
+
+/// Keeps `script`'s input open until it has ended (30 seconds at most): once its input ends,
+/// script(1) hangs the terminal up, which would race the command's own end (a SIGHUP while
+/// it closes its servers).
+pub fn hold_until_exit(script: &mut std::process::Child, stdin: std::process::ChildStdin) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while matches!(script.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(stdin);
 }
