@@ -360,12 +360,46 @@ fn server_picks_one_server_of_a_session_for_a_command() {
         ping.starts_with("two  ok") && !ping.contains("one  "),
         "{ping}"
     );
-    // A name the session does not hold, and a watch, which follows every server, are refused.
+    // A name the session does not hold is refused.
     let nope = sessions.run("both", &["--server", "three", "tools"], 2);
     assert!(
         stderr(&nope).contains("no server named three"),
         "{}",
         stderr(&nope)
     );
-    sessions.run("both", &["--server", "one", "watch", "--for", "1"], 2);
+    // A watch follows the named server alone, its lines without a server's name; without
+    // --server it follows both, each line naming its server.
+    let watch = |picked: &[&str]| {
+        let mut args = vec!["--session", "both"];
+        args.extend_from_slice(picked);
+        args.extend_from_slice(&["watch", "--tools", "--for", "4"]);
+        sessions
+            .umcp()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (one, both) = (watch(&["--server", "one"]), watch(&[]));
+    std::thread::sleep(Duration::from_millis(1000));
+    for server in ["one", "two"] {
+        let args = ["--server", server, "call", "list_changed", "what=tools"];
+        sessions.run("both", &args, 0);
+    }
+    let one = one.wait_with_output().unwrap();
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(stdout(&one), "notifications/tools/list_changed\n");
+    let both = both.wait_with_output().unwrap();
+    assert!(both.status.success(), "{}", stderr(&both));
+    let text = stdout(&both);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "one: notifications/tools/list_changed",
+            "two: notifications/tools/list_changed"
+        ]
+    );
 }

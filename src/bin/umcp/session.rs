@@ -116,11 +116,6 @@ pub fn check_through(args: &Args, cmd: &Cmd) -> Result<(), Exit> {
             cmd.name
         )));
     }
-    if args.server.is_some() && cmd.name == "watch" {
-        return Err(usage(
-            "watch through a session watches every server of it: leave out --server",
-        ));
-    }
     Ok(())
 }
 
