@@ -65,10 +65,8 @@ fn unanswered_unsubscribes_cost_one_close_deadline_together() {
     assert!(took < Duration::from_secs(9), "closing took {took:?}");
 }
 
-/// A stateless server that acknowledges every `subscriptions/listen` and, unless `keep`, drops
-/// its stream at once; it counts the listen requests, and sends `updates` tagged
-/// `resources/updated` of `padding` bytes each on `tools/call`.
-fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc<AtomicUsize>) {
+/// A stateless server offering tools and resource subscriptions, with no other handler.
+fn stateless_server() -> FakeServer {
     let server = FakeServer::new();
     server.on("server/discover", |_, _| {
         Some(json!({
@@ -77,19 +75,32 @@ fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
         }))
     });
+    server
+}
+
+/// Acknowledges the listen request `id` for `x://a`; its id as JSON, the updates' tag.
+fn acknowledge(peer: &memory::Peer, id: &umcp::jsonrpc::RequestId) -> Value {
+    let tag = serde_json::to_value(id).unwrap();
+    peer.notify(
+        "notifications/subscriptions/acknowledged",
+        json!({"_meta": {"io.modelcontextprotocol/subscriptionId": tag},
+               "notifications": {"resourceSubscriptions": ["x://a"]}}),
+    );
+    tag
+}
+
+/// A stateless server that acknowledges every `subscriptions/listen` and, unless `keep`, drops
+/// its stream at once; it counts the listen requests, and sends `updates` tagged
+/// `resources/updated` of `padding` bytes each on `tools/call`.
+fn modern_server(keep: bool, updates: usize, padding: usize) -> (FakeServer, Arc<AtomicUsize>) {
+    let server = stateless_server();
     let listens = Arc::new(AtomicUsize::new(0));
     let counter = listens.clone();
     let last = Arc::new(std::sync::Mutex::new(Value::Null));
     let tag = last.clone();
     server.on("subscriptions/listen", move |peer, request| {
         counter.fetch_add(1, Ordering::SeqCst);
-        let id = serde_json::to_value(&request.id).unwrap();
-        *tag.lock().unwrap() = id.clone();
-        peer.notify(
-            "notifications/subscriptions/acknowledged",
-            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
-                   "notifications": {"resourceSubscriptions": ["x://a"]}}),
-        );
+        *tag.lock().unwrap() = acknowledge(peer, &request.id);
         if !keep {
             let lost = Error::ResponseLost("the stream ended before the response".into());
             peer.fail(&request.id, lost);
@@ -262,14 +273,7 @@ fn dropped_subscription_events_are_counted_and_reported_as_a_gap() {
 
 #[test]
 fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
-    let server = FakeServer::new();
-    server.on("server/discover", |_, _| {
-        Some(json!({
-            "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}, "resources": {"subscribe": true}},
-            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "2"}},
-        }))
-    });
+    let server = stateless_server();
     let listens = Arc::new(AtomicUsize::new(0));
     let counter = listens.clone();
     let last = Arc::new(std::sync::Mutex::new(None));
@@ -277,12 +281,7 @@ fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
     server.on("subscriptions/listen", move |peer, request| {
         counter.fetch_add(1, Ordering::SeqCst);
         *open.lock().unwrap() = Some(request.id.clone());
-        let id = serde_json::to_value(&request.id).unwrap();
-        peer.notify(
-            "notifications/subscriptions/acknowledged",
-            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id},
-                   "notifications": {"resourceSubscriptions": ["x://a"]}}),
-        );
+        acknowledge(peer, &request.id);
         None
     });
     // The stream breaks, and the server goes on tagging updates with the old id elsewhere.
