@@ -162,3 +162,20 @@ fn on_a_terminal_tab_completes_and_ctrl_c_stops_only_the_command() {
         assert_eq!(mode & 0o777, 0o600);
     }
 }
+
+#[test]
+fn on_a_terminal_a_sigint_at_the_prompt_leaves_the_shell_running() {
+    let mut umcp = umcp_in(&empty_home());
+    umcp.env("XDG_STATE_HOME", empty_home().join("shell-state"));
+    // SIGINT reaches the shell at its prompt, where no command runs, as from `kill -INT`
+    // (after `exec`, `$$` is umcp's own process).
+    let line = format!(
+        "(sleep 2; kill -INT $$) & exec umcp shell --stdio \"{}\"",
+        fixtures_stdio().replace('"', "\\\"")
+    );
+    let out = on_a_terminal(&umcp, &line, &["", "", "call add a=1 b=2\r", "exit\r"]);
+    let shown = stdout(&out);
+    assert!(out.status.success(), "{}\n{shown}", out.status);
+    assert!(shown.contains("\r\n3\r\n"), "{shown}");
+    assert!(!shown.contains("stopping the servers"), "{shown}");
+}

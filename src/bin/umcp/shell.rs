@@ -53,6 +53,7 @@ pub trait Backend {
 pub fn run(manager: &Manager, args: &Args, shutdown: &Shutdown) -> Result<(), Exit> {
     let running: Arc<Mutex<Option<Interrupt>>> = Arc::default();
     let interrupting = Arc::clone(&running);
+    let typed = Local.is_terminal(Stream::Stdin);
     shutdown.intercept(move |signal| {
         let running = interrupting.lock().unwrap_or_else(PoisonError::into_inner);
         match (signal, running.as_ref()) {
@@ -60,6 +61,9 @@ pub fn run(manager: &Manager, args: &Args, shutdown: &Shutdown) -> Result<(), Ex
                 command.interrupt();
                 true
             }
+            // Between a line read and its command started (or after it ended), Ctrl-C on a
+            // terminal stops nothing, as at the prompt.
+            (SIGINT, None) => typed,
             _ => false,
         }
     });
@@ -70,6 +74,10 @@ pub fn run(manager: &Manager, args: &Args, shutdown: &Shutdown) -> Result<(), Ex
 /// The shell over session `name`: each line is sent to it.
 #[cfg(unix)]
 pub fn run_through(name: &str, args: &Args, shutdown: &Shutdown) -> Result<(), Exit> {
+    // Ctrl-C on a terminal stops the command running, never the shell (see `run`).
+    if Local.is_terminal(Stream::Stdin) {
+        shutdown.intercept(|signal| signal == SIGINT);
+    }
     let backend = Through { name, shutdown };
     repl(&backend, args, &format!("umcp {name}> "))
 }

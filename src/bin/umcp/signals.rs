@@ -25,7 +25,7 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 type Slot = Arc<Mutex<Option<Arc<Manager>>>>;
 
 /// What takes a signal before it stops the servers (see [`Shutdown::intercept`]).
-type Hook = Arc<dyn Fn(u8) -> bool + Send + Sync>;
+pub type Hook = Arc<dyn Fn(u8) -> bool + Send + Sync>;
 
 /// What a signal stops: the manager [`Shutdown::start`] started.
 pub struct Shutdown {
@@ -62,9 +62,14 @@ impl Shutdown {
 
     /// Has `hook` take each signal first, with its number: one it returns true for was dealt
     /// with (a shell stopped its running command), and neither stops the servers nor ends the
-    /// program. Replaces the hook before.
-    pub fn intercept(&self, hook: impl Fn(u8) -> bool + Send + Sync + 'static) {
-        *lock(&self.hook) = Some(Arc::new(hook));
+    /// program. Returns the hook it replaces, for [`Shutdown::restore`].
+    pub fn intercept(&self, hook: impl Fn(u8) -> bool + Send + Sync + 'static) -> Option<Hook> {
+        lock(&self.hook).replace(Arc::new(hook))
+    }
+
+    /// Puts back the hook [`Shutdown::intercept`] replaced.
+    pub fn restore(&self, hook: Option<Hook>) {
+        *lock(&self.hook) = hook;
     }
 
     /// Closes the manager, if one was started, and ends the program with `code`: for a

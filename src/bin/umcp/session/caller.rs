@@ -87,13 +87,14 @@ pub fn relay(
     send(request).map_err(|e| lost(format!("cannot send the command: {e}")))?;
     let signalled = Arc::new(AtomicU8::new(0));
     let ended = Arc::new((Mutex::new(false), Condvar::new()));
+    let mut before = None;
     if let Some((shutdown, mode)) = shutdown {
         let (writer, signalled, ended) = (
             Arc::clone(&writer),
             Arc::clone(&signalled),
             Arc::clone(&ended),
         );
-        shutdown.intercept(move |signal| {
+        before = shutdown.intercept(move |signal| {
             // A second signal: the program ends at once, as it always does.
             if signalled.swap(signal, Ordering::SeqCst) != 0 {
                 return false;
@@ -114,7 +115,7 @@ pub fn relay(
     }
     let result = relay_replies(&mut reader, &send, sink, &signalled, &lost);
     if let Some((shutdown, _)) = shutdown {
-        shutdown.intercept(|_| false);
+        shutdown.restore(before);
     }
     let (done, wake) = &*ended;
     *done.lock().unwrap_or_else(PoisonError::into_inner) = true;
