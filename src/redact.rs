@@ -66,15 +66,9 @@ pub(crate) fn url(url: &str) -> String {
     out
 }
 
-/// Splits `text` into what shows of its start up to its user info, redacted (`scheme://user:
-/// <redacted>@`), and the rest, from the host on; with no user info, into nothing and `text`.
-///
-/// After `://` (whatever precedes it: ` https://` pasted with a space is refused, and the error
-/// quotes it) or a leading `//`, the authority is known to start, and a user alone
-/// (`https://token@host`) is redacted too. Without either, only a `user:password@` form is:
-/// `bob@example.com` is no secret. Since a password pasted unencoded may hold any character,
-/// the user info ends at the last `@`, which hides too much rather than too little when a path
-/// or query holds one as well.
+/// Splits `text` into its start up to the user info, redacted, and the rest (with none, nothing
+/// and `text`). After `://` or a leading `//` a user alone is redacted too, else only
+/// `user:password@`; the user info ends at the last `@`, hiding too much rather than too little.
 fn user_info(text: &str) -> (String, &str) {
     // A `://` after a `/` is in a path, and a scheme holds no `?#@:`: such text, as
     // `me:p://w@h`, is read as having no scheme.
@@ -128,10 +122,8 @@ fn password_colon(text: &str) -> bool {
     })
 }
 
-/// Command-line arguments with secrets redacted: the value of a secret-looking option
-/// (`--token=…`, `--api-key …`, `-p …` is not guessed at), of a secret-looking `NAME=value`,
-/// of an `Authorization:`-style header argument, credentials and queries in URLs, and values
-/// that carry a well-known token prefix (`sk-`, `ghp_`, `xoxb-`, …).
+/// Command-line arguments with secrets redacted: secret-looking options and `NAME=value`, header
+/// arguments, URL credentials and queries, and values with a known token prefix (`sk-`, `ghp_`).
 pub(crate) fn args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     let mut hide_next = false;

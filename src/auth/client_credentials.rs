@@ -92,10 +92,6 @@ impl fmt::Debug for CrossAppAccess {
 }
 
 /// The `client_credentials` grant for the resource `discovered` describes.
-///
-/// # Errors
-///
-/// [`AuthStep::Token`] errors.
 pub(crate) fn client_credentials(
     http: &Http,
     discovered: &Discovered,
@@ -115,10 +111,6 @@ pub(crate) fn client_credentials(
 
 /// Cross-app access: the token exchange at the identity provider, then the JWT-bearer grant
 /// at the authorization server with the client's credentials there.
-///
-/// # Errors
-///
-/// [`AuthStep::Token`] errors of either request.
 pub(crate) fn cross_app_access(
     http: &Http,
     discovered: &Discovered,

@@ -46,15 +46,8 @@ pub(crate) struct Discovered {
     pub published: bool,
 }
 
-/// Finds the authorization server of the MCP server at `server_url`. `protocol_version` is
-/// the MCP version of the refused request, when known. Of several authorization servers,
-/// the first that `allowed` accepts is taken, else the first (which the caller then
-/// refuses, naming it).
-///
-/// # Errors
-///
-/// [`AuthStep::Discovery`] errors: unreachable or invalid metadata, a resource metadata
-/// document that names another resource, or no authorization server.
+/// Finds the authorization server of the MCP server at `server_url`: of several, the first
+/// `allowed` accepts, else the first (which the caller then refuses, naming it).
 pub(crate) fn discover(
     http: &Http,
     server_url: &str,
@@ -236,10 +229,8 @@ fn legacy(
     })
 }
 
-/// The issuer to record for the `iss` check of the authorization response (RFC 9207): the
-/// `issuer` of the metadata fetched for `expected`, which must be identical to it, compared
-/// as strings with no normalisation, not even of a trailing slash (RFC 8414 §3.3, OpenID
-/// Connect Discovery §4.3). Metadata naming another issuer is not used at all.
+/// The issuer for the `iss` check (RFC 9207): the metadata's `issuer`, equal to `expected` as
+/// strings, not even a trailing slash normalised (RFC 8414 §3.3); other metadata is not used.
 fn validated_issuer(
     expected: &str,
     metadata: &AuthorizationServerMetadata,

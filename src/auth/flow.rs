@@ -13,12 +13,6 @@ use crate::error::{AuthError, AuthStep, Error, Result};
 use crate::transport::http::provider_deadline;
 
 /// Runs the authorization code flow for `scope` and returns the tokens.
-///
-/// # Errors
-///
-/// [`Error::Auth`] at [`AuthStep::Authorization`] (no PKCE support, an unsafe endpoint or
-/// redirect URI, the user's refusal, a `state` or `iss` mismatch) or [`AuthStep::Token`];
-/// whatever the handler returns.
 pub(crate) fn authorization_code(
     http: &Http,
     discovered: &Discovered,

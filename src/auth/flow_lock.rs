@@ -79,13 +79,8 @@ pub(crate) struct FlowGuard<'a> {
 }
 
 impl FlowLock {
-    /// Takes the lock for a flow for `purpose`, waiting at most `wait` (`Duration::MAX`:
-    /// without limit).
-    ///
-    /// # Errors
-    ///
-    /// [`Refused`]: the lock stayed taken, a flow this thread waited for failed (when it
-    /// waited for the same `purpose`), or the connection closed.
+    /// Takes the lock for a flow for `purpose`, waiting at most `wait` (`Duration::MAX`: no limit).
+    /// Refused too when the flow waited for (same `purpose`) failed, or the connection closed.
     pub fn acquire(&self, wait: Duration, purpose: Purpose) -> Result<FlowGuard<'_>, Refused> {
         let deadline = Instant::now().checked_add(wait);
         // Registered before the state is locked (the hook locks it), and dropped after.
@@ -192,10 +187,8 @@ impl FlowGuard<'_> {
     }
 }
 
-/// Whether `error` is the authorization server's answer, which another flow would get too:
-/// an [`AuthError`](crate::AuthError) with an HTTP status, of a step without the user.
-/// Not a request that got no answer (no status), which the deadline of the call the flow
-/// ran for may have cut, nor anything once the connection closed.
+/// Whether `error` is the authorization server's answer (a status, a step without the user),
+/// which another flow would get too; not a request a deadline may have cut, nor any after close.
 fn is_answer(error: &Error) -> bool {
     let answered = matches!(error, Error::Auth(e)
         if e.status.is_some() && e.step != AuthStep::Authorization);

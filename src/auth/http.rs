@@ -88,12 +88,8 @@ impl Http {
         Http { config, timeout }
     }
 
-    /// The agent for one request to `url`, shut down if the connection the request serves
-    /// closes while the returned [`OnClose`] lives.
-    ///
-    /// # Errors
-    ///
-    /// When that connection has closed already.
+    /// The agent for one request to `url`, shut down if the connection it serves closes while the
+    /// [`OnClose`] lives (an error if that connection has closed already).
     fn agent(&self, step: AuthStep, url: &str) -> Result<(Agent, OnClose), AuthError> {
         let agent = Agent::new_with_config(self.config.clone());
         let cut = agent.clone();
@@ -106,19 +102,11 @@ impl Http {
     }
 
     /// `GET url` expecting JSON.
-    ///
-    /// # Errors
-    ///
-    /// When the server cannot be reached in time.
     pub fn get(&self, step: AuthStep, url: &str) -> Result<Answer, AuthError> {
         self.get_with(step, url, &[])
     }
 
     /// `GET url` expecting JSON, with `headers` besides `Accept`.
-    ///
-    /// # Errors
-    ///
-    /// When the server cannot be reached in time.
     pub fn get_with(
         &self,
         step: AuthStep,
@@ -140,12 +128,8 @@ impl Http {
         self.answer(step, url, result)
     }
 
-    /// `POST url` with a form body, optionally with an `Authorization` header (HTTP Basic
-    /// client authentication) and a `DPoP` proof.
-    ///
-    /// # Errors
-    ///
-    /// When the server cannot be reached in time.
+    /// `POST url` with a form body, an optional `Authorization` (HTTP Basic client authentication)
+    /// and a `DPoP` proof.
     pub fn post_form(
         &self,
         step: AuthStep,
@@ -189,10 +173,6 @@ impl Http {
     }
 
     /// `POST url` with a JSON body.
-    ///
-    /// # Errors
-    ///
-    /// When the server cannot be reached in time.
     pub fn post_json(&self, step: AuthStep, url: &str, body: &Value) -> Result<Answer, AuthError> {
         log::trace!("oauth > POST {} {}", redact_url(url), redact_json(body));
         let (agent, _watch) = self.agent(step, url)?;

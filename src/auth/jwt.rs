@@ -15,10 +15,6 @@ const LIFETIME_SECS: u64 = 300;
 
 /// A signed assertion of `client_id` (as `iss` and `sub`) for the authorization server
 /// `audience` (its issuer), with `iat`, `exp` and a random `jti`.
-///
-/// # Errors
-///
-/// [`AuthStep::Token`] when the key is not a P-256 private key in PKCS#8 (or SEC1) PEM.
 pub(crate) fn client_assertion(
     pem: &str,
     client_id: &str,

@@ -144,10 +144,9 @@ impl LoopbackHandler {
         Ok(port)
     }
 
-    /// Takes the listener, or returns the bound port as soon as it is known when `port_only`.
-    /// Another authorization holds the listener while its user takes their time: the wait is
-    /// polled, so it ends at `deadline` or when the connection this is for closes, like the
-    /// wait for the redirect.
+    /// Takes the listener, or with `port_only` returns the bound port once known. Another
+    /// authorization may hold it while its user takes their time: the wait is polled, to end at
+    /// `deadline` or when the connection closes.
     fn take_listener(&self, deadline: Option<Instant>, port_only: bool) -> Result<Turn<'_>> {
         loop {
             let port = self.bound_port.load(Ordering::SeqCst);

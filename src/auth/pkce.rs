@@ -8,10 +8,6 @@ use super::encoding::base64url;
 use crate::error::{AuthError, AuthStep};
 
 /// A random URL-safe string of `bytes` random bytes (43 characters for 32 bytes).
-///
-/// # Errors
-///
-/// When the operating system gives no random bytes.
 pub(crate) fn random_string(bytes: usize) -> Result<String, AuthError> {
     let mut buffer = vec![0u8; bytes];
     getrandom::getrandom(&mut buffer).map_err(|e| {
@@ -38,10 +34,6 @@ pub(crate) struct Pkce {
 
 impl Pkce {
     /// A fresh verifier of 32 random bytes (43 characters, within RFC 7636's 43–128).
-    ///
-    /// # Errors
-    ///
-    /// When the operating system gives no random bytes.
     pub fn new() -> Result<Pkce, AuthError> {
         let verifier = random_string(32)?;
         let challenge = challenge(&verifier);

@@ -167,15 +167,9 @@ impl OAuth {
         self.config.store.remove(&self.resource, None)
     }
 
-    /// Takes the flow lock for a flow for `purpose`, waiting at most the configured time
-    /// behind another thread's authorization (which may be waiting for a user).
-    ///
-    /// # Errors
-    ///
-    /// The error of the authorization waited for, when it failed with the authorization
-    /// server's answer (the flow is not run again at once, see [`FlowLock`]); an
-    /// [`AuthError`] when it is still running at the end of the wait, or when the connection
-    /// closed meanwhile.
+    /// Takes the flow lock for `purpose`, waiting at most the configured time behind another
+    /// thread's authorization. One that failed with the server's answer returns its error: the flow
+    /// is not run again at once (see [`FlowLock`]).
     fn flow(&self, purpose: Purpose) -> Result<FlowGuard<'_>> {
         // Within the deadline of the call waiting, when there is one.
         let wait = provider_deadline::capped(self.config.authorization_wait);
@@ -336,10 +330,9 @@ impl OAuth {
 }
 
 impl OAuth {
-    /// Refuses the authorization server `offered` when the configuration binds the
-    /// credentials to another one: the workload identity's issuer, and
-    /// [`OAuthConfig::issuer`]. Checked before anything is sent to that server, and before
-    /// credentials kept for it are used.
+    /// Refuses the authorization server `offered` when the configuration binds the credentials to
+    /// another (the workload identity's issuer, [`OAuthConfig::issuer`]), before anything is sent
+    /// to it or credentials kept for it are used.
     fn check_bound(&self, offered: &str) -> std::result::Result<(), AuthError> {
         let workload = match &self.config.grant {
             Grant::WorkloadIdentity(identity) => Some(identity.get_issuer()),

@@ -11,15 +11,8 @@ use super::store::ClientRegistration;
 use super::urls;
 use crate::error::{AuthError, AuthStep};
 
-/// The client identity to use with the authorization server `discovered` names.
-///
-/// `stored` is what was registered there before; it is reused while its secret is valid and
-/// it was made for the same redirect URI. `redirect_uri` is `None` for grants without a user.
-///
-/// # Errors
-///
-/// [`AuthStep::Registration`] errors: no way to obtain an identity, or a refused
-/// registration.
+/// The client identity for the authorization server `discovered` names: `stored` is reused while
+/// its secret is valid and it was made for `redirect_uri` (`None` for grants without a user).
 pub(crate) fn client_identity(
     http: &Http,
     config: &OAuthConfig,

@@ -145,17 +145,9 @@ impl fmt::Debug for ClientAuth {
     }
 }
 
-/// Posts a grant to `endpoint` with the client's authentication and reads the tokens.
-/// `requested_scope` stands in for the granted scope when the server does not name it.
-///
-/// With a DPoP key each attempt carries a fresh proof; a `use_dpop_nonce` refusal is
-/// repeated once with the server's nonce (RFC 9449 §8), and a `DPoP` token is accepted.
-///
-/// # Errors
-///
-/// [`AuthStep::Token`] errors: an endpoint that is not https (nor loopback), an unreachable
-/// server, a refusal (with the server's `error`), or a response without a bearer (or, with
-/// DPoP, a `DPoP`) token.
+/// Posts a grant to `endpoint` with the client's authentication and reads the tokens
+/// (`requested_scope` stands in for an unnamed granted scope). With DPoP, a `use_dpop_nonce`
+/// refusal is repeated once with the server's nonce (RFC 9449 §8).
 pub(crate) fn request<'a>(
     http: &Http,
     endpoint: &str,

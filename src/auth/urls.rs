@@ -100,12 +100,9 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
         .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// True for hosts that may reach this machine rather than another one: `localhost` and
-/// names under `.localhost` (RFC 6761), the IPv4 loopback and unspecified addresses in any
-/// form the system resolver accepts (`127.1`, `0x7f.0.0.1`, `2130706433`, `0.0.0.0`), and
-/// the IPv6 loopback and unspecified addresses, IPv4-mapped ones included. Broader than
-/// [`is_loopback_host`], which grants plain `http`: this one keeps a remote server from
-/// naming local endpoints, where a false "no" would be the mistake.
+/// True for hosts that may reach this machine: `localhost`, `*.localhost`, loopback and
+/// unspecified addresses in any form the resolver takes (`127.1`, `2130706433`, IPv4-mapped).
+/// Broader than [`is_loopback_host`] on purpose: here a false "no" would be the mistake.
 pub(crate) fn is_local_host(host: &str) -> bool {
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     if host == "localhost" || host.ends_with(".localhost") {
@@ -168,11 +165,8 @@ fn inet_aton(host: &str) -> Option<std::net::Ipv4Addr> {
     Some(std::net::Ipv4Addr::from(address | last))
 }
 
-/// Refuses an endpoint on this machine named for a server that is not on it. A remote MCP
-/// server (or the authorization server it names) has no business sending the client to a
-/// local port: that would make the client a tool for requests against local services, with
-/// grant forms and registrations as their bodies. A server on this machine may name local
-/// endpoints (a development setup).
+/// Refuses a local endpoint named for a server that is not local: a remote server must not make
+/// the client post grant forms and registrations to local services. A local server may.
 pub(crate) fn check_not_local(
     server_url: &str,
     step: AuthStep,
@@ -196,10 +190,8 @@ pub(crate) fn check_not_local(
     })
 }
 
-/// Whether two issuer identifiers name the same authorization server: equal once scheme and
-/// host case, a default port and a trailing slash are set aside (what a person writing one
-/// in a configuration may vary). Both then lead to the same metadata, and so to the same
-/// endpoints. (Metadata is still held to the exact issuer it was fetched for.)
+/// Whether two issuers name the same server: equal but for scheme and host case, a default port
+/// and a trailing slash, as a person configuring one may vary. Metadata still needs the exact one.
 pub(crate) fn same_issuer(configured: &str, discovered: &str) -> bool {
     if configured == discovered {
         return true;

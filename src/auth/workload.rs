@@ -94,12 +94,7 @@ impl WorkloadIdentity {
         &self.issuer
     }
 
-    /// The current token.
-    ///
-    /// # Errors
-    ///
-    /// [`AuthStep::Token`] when the file or variable is missing, unreadable, empty, or larger
-    /// than 64 KiB.
+    /// The current token (missing, unreadable, empty or over 64 KiB is an error).
     pub(crate) fn read(&self) -> Result<String, AuthError> {
         let fail = |what: String| AuthError::new(AuthStep::Token, what);
         let text = match &self.source {
@@ -146,12 +141,8 @@ impl fmt::Debug for WorkloadIdentity {
     }
 }
 
-/// The JWT-bearer grant with the workload's current identity token. A refusal is returned
-/// as is: the same assertion would be refused again, and no other grant is tried.
-///
-/// # Errors
-///
-/// [`AuthStep::Token`] errors: the token cannot be read, or the server refuses the grant.
+/// The JWT-bearer grant with the workload's current identity token. A refusal is returned as is:
+/// the same assertion would be refused again.
 pub(crate) fn jwt_bearer(
     http: &Http,
     discovered: &Discovered,

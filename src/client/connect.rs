@@ -223,10 +223,8 @@ impl Client {
     }
 }
 
-/// The error to report once a fallback failed too: the first refusal (a 400 with the server's
-/// reason, say) when the fallback was refused just as plainly (a 405 to its GET), since it
-/// says more; the fallback's own error when that got further (it timed out, or needs
-/// authorization), since that is the one to act on.
+/// The error to report once a fallback failed too: the first refusal when the fallback was refused
+/// as plainly (it says more), else the fallback's own (the one to act on).
 fn after_fallback(first: Option<Error>, err: Error) -> Error {
     match first {
         Some(first) if err.refuses_transport() => {

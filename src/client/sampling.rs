@@ -17,10 +17,8 @@ use crate::jsonrpc::{ErrorCode, ErrorObject};
 const UNDECLARED: &str = "the client did not declare the sampling.tools capability, so it takes \
                           no sampling request with `tools` or `toolChoice`";
 
-/// Refuses the params of a `sampling/createMessage` that use tools when the client did not
-/// declare `sampling.tools`: servers must not send such a request, and the handler was not
-/// written for one. Invalid params is the error the spec uses for sampling requests that
-/// break its tool rules.
+/// Refuses a `sampling/createMessage` using tools when the client did not declare `sampling.tools`:
+/// servers must not send one, and the handler was not written for it. Invalid params, per the spec.
 pub(crate) fn refuse_undeclared_tools(
     declared: bool,
     params: Option<&Value>,

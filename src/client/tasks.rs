@@ -59,14 +59,9 @@ impl Client {
         }
     }
 
-    /// Whether `tool` must be called as a task: its last listing says so, and the server
-    /// offers task-augmented tool calls (without that the spec forbids trying). Only in the
-    /// handshake era, whose tasks these are.
-    ///
-    /// A server offering them whose tools were never listed on this connection has them
-    /// listed once, within the call's time (it `started` then) and cancel handle, to find
-    /// out: a caller need not list first. If that listing fails, only a listing by the caller
-    /// tells later.
+    /// Whether `tool` must be called as a task (handshake era): its listing says so and the server
+    /// offers task tool calls. Tools never listed here are listed once, within the call's time, so
+    /// a caller need not list first.
     pub(crate) fn needs_task(
         &self,
         tool: &str,

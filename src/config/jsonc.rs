@@ -3,12 +3,8 @@
 
 use std::borrow::Cow;
 
-/// `text` with its `//` and `/* */` comments and trailing commas (a `,` whose next token is a
-/// `}` or `]`) blanked out, outside strings.
-///
-/// Every byte removed becomes a space, line breaks inside block comments stay, so a JSON error
-/// still names the line and column of the file as written. An unterminated `/*` is left as it
-/// is, for the JSON parser to report where it starts. Plain JSON comes back borrowed.
+/// `text` with its comments and trailing commas blanked out (outside strings): each byte removed
+/// becomes a space and line breaks stay, so a JSON error names its place in the file as written.
 pub(crate) fn strip(text: &str) -> Cow<'_, str> {
     if !text.contains(['/', ',']) {
         return Cow::Borrowed(text);

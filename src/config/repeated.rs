@@ -29,13 +29,8 @@ pub(super) struct Repeated {
     pub(super) column: usize,
 }
 
-/// Turns the raw entries of a section into values, in order (a repeated key keeps its last
-/// value). `lines` counts in the text they were read from.
-///
-/// # Errors
-///
-/// [`Error::Config`] for JSON that skipping over an entry accepted but reading it does not
-/// (a number out of range), at its place in the file, as when the whole file was read at once.
+/// Turns a section's raw entries into values, in order (a repeated key keeps its last); `lines`
+/// puts an error at its place in the file, as when the whole file was read at once.
 pub(super) fn values(entries: &[(String, &RawValue)], lines: &mut Lines<'_>) -> Result<Vec<Value>> {
     entries
         .iter()

@@ -41,12 +41,8 @@ struct Root<'a> {
 /// A section read from text: each entry's name, value and text (to find keys repeated in it).
 pub(super) type Read<'a> = Option<Option<Vec<(String, Value, &'a RawValue)>>>;
 
-/// Parses `text` (JSON, comments already stripped) into its sections `mcpServers`,
-/// `servers` and `mcp.servers`: `None` when the top level is not an object.
-///
-/// # Errors
-///
-/// [`Error::Config`] for text that is not JSON, or that repeats a section.
+/// Parses `text` (JSON, comments stripped) into its sections `mcpServers`, `servers` and
+/// `mcp.servers`: `None` when the top level is no object; a repeated section is an error.
 pub(super) fn parse(text: &str) -> Result<Option<[Read<'_>; 3]>> {
     let root = serde_json::from_str::<ObjectOr<Root<'_>>>(text).map_err(|e| {
         if e.classify() == serde_json::error::Category::Data {

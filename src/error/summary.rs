@@ -6,13 +6,9 @@ use std::fmt::{self, Write as _};
 /// How many characters of an error's `data` its message shows.
 const DATA_SUMMARY_CHARS: usize = 240;
 
-/// A JSON-RPC error's `data` as one bounded line: compact JSON (a string as its text), object
-/// keys in sorted order, cut at [`DATA_SUMMARY_CHARS`] characters, line breaks and controls
-/// shown as spaces.
-///
-/// The keys are sorted here rather than left to `serde_json`, whose maps keep the server's order
-/// once anything in the program turns on its `preserve_order` feature (umcp's `cli` does): the
-/// message reads the same in every build. Nothing past the cut is written.
+/// A JSON-RPC error's `data` as one line, cut at [`DATA_SUMMARY_CHARS`]. Keys are sorted here, not
+/// by `serde_json`, whose maps keep the server's order in a build with `preserve_order` (the `cli`
+/// turns it on): the message reads the same in every build.
 pub(super) struct DataSummary<'a>(pub(super) &'a serde_json::Value);
 
 impl fmt::Display for DataSummary<'_> {
@@ -110,10 +106,8 @@ impl fmt::Write for Bounded<'_, '_> {
     }
 }
 
-/// An HTTP error body as one bounded line, for the message only (the whole body stays in
-/// [`HttpError::body`](crate::HttpError::body)): an HTML page's text without its tags (proxies
-/// and web frameworks answer errors with pages), runs of white space as one space, cut at
-/// [`DATA_SUMMARY_CHARS`] characters with `…`. Empty when nothing readable is left.
+/// An HTTP error body as one bounded line for the message (the error keeps the whole body): an
+/// HTML page's text without its tags, as proxies answer with pages; empty if nothing is readable.
 pub(super) fn body_summary(body: &str) -> String {
     let body = body.trim();
     let html = body.starts_with('<');

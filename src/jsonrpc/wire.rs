@@ -62,14 +62,8 @@ impl<'a> From<&'a Message> for Wire<'a> {
     }
 }
 
-/// Reads a `T` out of a value by way of its text.
-///
-/// Every type the client reads off the wire is decoded from text. Decoding it from a [`Value`]
-/// too would compile a second decoder for it and for each of its fields (serde makes one per
-/// kind of input), and those add up to a good part of the client's code, which is most of a
-/// small process's resident memory. The values read here (the params of notifications and
-/// server requests, `_meta` entries, error data) are rare next to results, so writing them
-/// back to text costs less than the code it saves.
+/// Reads a `T` out of a value by way of its text: decoding from [`Value`] too would compile a
+/// second decoder per type, a good part of a small process's memory, for values that are rare.
 pub(crate) fn decode_value<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
     serde_json::from_str(&value.to_string())
 }

@@ -148,12 +148,8 @@ impl Attempt {
         Arc::new(Managed(Arc::clone(&self.oauth)))
     }
 
-    /// After an attempt failed with `error`, asks the user when it was a 401 or 403 and the
-    /// manager has a user step. `Ok(true)` when there are new credentials to try.
-    ///
-    /// # Errors
-    ///
-    /// The flow's [`Error::Auth`], or the handler's or store's error.
+    /// After an attempt failed with `error`: asks the user when it was a 401 or 403 and the manager
+    /// has a user step; `Ok(true)` when there are new credentials to try.
     pub(crate) fn ask_user(&self, error: &Error) -> Result<bool> {
         let (Error::Unauthorized(hints) | Error::Forbidden(hints)) = error else {
             return Ok(false);

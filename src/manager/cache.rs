@@ -125,12 +125,8 @@ fn try_save(
     private_file::replace(&file(dir, config), &text)
 }
 
-/// The cache file of `config` inside `dir`: named after the configuration as its `Debug`
-/// shows it, which redacts every value that may be a secret (see [`ServerTransport`]'s), and
-/// is stable for a given version of umcp (a new version may name the file anew, which costs
-/// one listing).
-///
-/// [`ServerTransport`]: crate::ServerTransport
+/// The cache file of `config` in `dir`, named after the configuration's `Debug`, which redacts
+/// every possible secret; stable within a version of umcp (a new one costs one listing).
 pub(crate) fn file(dir: &Path, config: &ServerConfig) -> PathBuf {
     let shown = format!("{:?}", config.transport);
     dir.join(format!("{}.json", hash(&shown)))

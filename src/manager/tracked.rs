@@ -57,11 +57,9 @@ impl Tracker {
         }
     }
 
-    /// Closes the current attempt's transport, or the next one as soon as it is started.
-    ///
-    /// Closing can take a transport's whole shutdown sequence (a stdio server that ignores
-    /// the end of its input is signalled only after a grace period), so it runs on its own
-    /// thread, `umcp-manager-stop`, and many servers stop in parallel.
+    /// Closes the current attempt's transport, or the next as soon as it starts, on its own
+    /// `umcp-manager-stop` thread: a close may take a whole shutdown sequence, and servers stop in
+    /// parallel.
     pub(crate) fn interrupt(&self) {
         let (transport, finished) = {
             let mut state = lock(&self.state);

@@ -59,10 +59,8 @@ pub(super) fn ttl_ms<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Optio
     })
 }
 
-/// A cache lifetime in milliseconds: any non-negative number, of any size the JSON allows
-/// (`18446744073709551615`, `1e300`), a fraction rounded down and anything past `u64::MAX`
-/// as `u64::MAX`, a lifetime no clock reaches. `None` for a negative number (which the
-/// specification reads as 0, stale at once) and for anything that is not a number.
+/// A cache lifetime in milliseconds: any non-negative number (a fraction rounded down, past
+/// `u64::MAX` capped there); `None` for a negative one (the spec reads it as 0) and non-numbers.
 pub(crate) fn ttl_millis(value: &Value) -> Option<u64> {
     let Value::Number(n) = value else {
         return None;

@@ -7,12 +7,9 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The name and key serde_json uses to hand over raw text: a `deserialize_newtype_struct`
-/// with this name gets a one-entry map of this key to the text (serde_json's `RawValue`
-/// protocol). Asking for it ourselves, instead of deserializing a `Box<RawValue>`, lets every
-/// other deserializer (serde's buffering for `untagged` and `flatten`, other formats) still
-/// give a plain value, where a `Box<RawValue>` would fail. Were the name ever to change,
-/// serde_json would no longer recognise it and values would simply be read without text.
+/// serde_json's `RawValue` token: a newtype struct of this name gets the raw text. Asked for
+/// directly, not as `Box<RawValue>`, so other deserializers (serde's buffering for `untagged` and
+/// `flatten`) still give a plain value; were it renamed, values would only lose their text.
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// What [`text_or_value`] read.

@@ -65,10 +65,9 @@ impl ListRootsResult {
         ListRootsResult { roots, meta: None }
     }
 
-    /// The result without the roots the spec forbids to expose: a URI that is not `file://`,
-    /// or a path with a `..` segment (plain or percent-encoded), which could climb out of the
-    /// directory it seems to name. Each one left out is logged as a warning, since it is the
-    /// client's own misconfiguration.
+    /// The result without the roots the spec forbids to expose: not `file://`, or with a `..`
+    /// segment (even percent-encoded). Each is logged as a warning: it is the client's own
+    /// misconfiguration.
     pub(crate) fn file_roots_only(mut self) -> ListRootsResult {
         self.roots.retain(|root| {
             let why = if !root.is_file() {

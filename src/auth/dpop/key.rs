@@ -20,10 +20,6 @@ pub(crate) struct DpopKey {
 
 impl DpopKey {
     /// A new key from the operating system's random source.
-    ///
-    /// # Errors
-    ///
-    /// When the random source fails.
     pub fn generate() -> Result<DpopKey, AuthError> {
         // A random scalar is valid unless it is zero or not below the group order, which
         // happens with probability ~2^-32; a few draws always suffice.
@@ -46,19 +42,11 @@ impl DpopKey {
     }
 
     /// A key from PKCS#8 (or SEC1) PEM.
-    ///
-    /// # Errors
-    ///
-    /// When the PEM is not a P-256 private key.
     pub fn from_pem(pem: &str) -> Result<DpopKey, AuthError> {
         crate::auth::jwt::parse_key(pem).map(|key| DpopKey { key })
     }
 
     /// The key as PKCS#8 PEM, to keep it with the tokens it binds.
-    ///
-    /// # Errors
-    ///
-    /// When the key cannot be encoded (it always can).
     pub fn to_pem(&self) -> Result<String, AuthError> {
         self.key
             .to_pkcs8_pem(LineEnding::LF)
@@ -78,13 +66,8 @@ impl DpopKey {
         thumbprint(&x, &y)
     }
 
-    /// A DPoP proof (RFC 9449 §4.2) for `method` on `htu` (already without query and
-    /// fragment), with a fresh `jti`, the current `iat`, the server's `nonce` when it gave
-    /// one, and `ath` when presenting `access_token`.
-    ///
-    /// # Errors
-    ///
-    /// When the random source fails.
+    /// A DPoP proof (RFC 9449 §4.2) for `method` on `htu` (already without query and fragment),
+    /// with the server's `nonce` if any and `ath` when presenting `access_token`.
     pub fn proof(
         &self,
         method: &str,

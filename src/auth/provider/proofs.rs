@@ -10,11 +10,9 @@ use crate::auth::store::{StoredCredentials, TokenSet};
 use crate::error::Result;
 
 impl OAuth {
-    /// The DPoP prover for token requests of `credentials`: the configured key, else the
-    /// key stored with them, else a new key, stored in `credentials` so the binding survives
-    /// a restart. With `metadata` (a new grant) only when the server advertises ES256
-    /// proofs; without (refreshing a bound token) the key the token is bound to. `None` when
-    /// DPoP is off or unavailable (no `oauth-jwt`).
+    /// The DPoP prover for token requests of `credentials`: the configured key, else the stored
+    /// one, else a new one stored with them so the binding survives a restart. For a new grant
+    /// (`metadata`) only if the server advertises ES256; `None` when DPoP is off or unavailable.
     pub(super) fn prover(
         &self,
         credentials: &mut StoredCredentials,
@@ -56,9 +54,8 @@ impl OAuth {
         }
     }
 
-    /// The headers presenting `token` for a `method` request to `url`: `Authorization:
-    /// DPoP …` and a proof for a bound token, `Authorization: Bearer …` otherwise. A bound
-    /// token whose key is gone is not sent at all: the server's 401 then leads to new
+    /// The headers presenting `token`: `DPoP` with a proof for a bound token, `Bearer` otherwise. A
+    /// bound token whose key is gone is not sent at all, so the server's 401 leads to new
     /// credentials.
     pub(super) fn presentation(
         &self,

@@ -9,13 +9,9 @@ use crate::error::{AuthError, AuthStep, Result};
 use crate::transport::http::provider_deadline;
 
 impl OAuth {
-    /// Refreshes the current token; on success installs and saves it. `rejected`: the
-    /// server refused the current token (a 401), so a rejection of the new one leads to a new
-    /// authorization rather than another refresh; a refresh before expiry is no such sign.
-    ///
-    /// The store is shared with other processes, which may rotate the tokens first: it is
-    /// read before refreshing (a newer token there is taken as is) and again after a refused
-    /// refresh, and only credentials the store still holds are ever overwritten.
+    /// Refreshes the current token and saves it; after a 401 (`rejected`), a rejection of the new
+    /// one asks a new authorization. Other processes share the store and may rotate first: it is
+    /// read before and after, and only credentials it still holds are overwritten.
     pub(super) fn refresh(&self, rejected: bool) -> Result<()> {
         let Some(mut credentials) = lock(&self.state).credentials.clone() else {
             return Err(AuthError::new(AuthStep::Token, "no credentials to refresh").into());

@@ -1,4 +1,4 @@
-//! Parsing the command line with `lexopt`, against the options of [`spec`](crate::spec).
+//! Parsing the command line with `lexopt`, against the options of [`spec`].
 
 use std::ffi::OsString;
 use std::time::Duration;

@@ -112,11 +112,9 @@ impl Arguments {
     }
 }
 
-/// The JSON type `schema` gives property `key`, when it is not text: `None` where the schema
-/// allows a string, says nothing, or is not there. A property may allow several types, as a
-/// `type` array (`["integer", "null"]`) or as alternatives (`anyOf`, `oneOf`: the Python SDK
-/// writes an optional parameter as `{"anyOf": [{"type": "integer"}, {"type": "null"}]}`): the
-/// first that is not `null` is wanted, and text wherever one allows a string.
+/// The JSON type `schema` gives property `key`, when not text: the first non-`null` one of a
+/// `type` array or of `anyOf`/`oneOf` alternatives (the Python SDK writes optional parameters so);
+/// `None` where a string is allowed or nothing is said.
 fn wanted_type<'a>(schema: Option<&'a Value>, key: &str) -> Option<&'a str> {
     let kinds = types(schema?.get("properties")?.get(key)?)?;
     if kinds.contains(&"string") {

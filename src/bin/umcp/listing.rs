@@ -92,10 +92,9 @@ impl Target<'_> {
         code
     }
 
-    /// Fails with a usage error (exit code 2) when the one server lists its prompts and
-    /// `name` is not among them: a mistyped name, whatever the server would answer. When the
-    /// listing fails, the server's own answer to the request decides, unless the command's
-    /// time ran out on it.
+    /// A usage error (exit code 2) when the one server's prompt listing lacks `name`: a mistyped
+    /// name, whatever the server would answer. A failed listing leaves it to the server's own
+    /// answer.
     pub fn check_prompt(&self, client: &Client, name: &str) -> Result<(), Exit> {
         if !client.server_capabilities().supports_prompts() {
             return Err(Exit(

@@ -267,13 +267,9 @@ pub fn connect(
     Ok(Connected { manager, logs })
 }
 
-/// Runs one command (`cmd` with the words after it and its parsed arguments) against the
-/// connected servers, printing to the console in use: what a plain `umcp` command does once
-/// its servers are up, and what a session's process does for each command it is sent.
-///
-/// The command's requests share one `--timeout`, counted from when the last server connected
-/// or from `since`, whichever is later: the listings the manager ran on each new connection
-/// count against it. `interrupt` stops the command (Ctrl-C in a shell or a session's caller).
+/// Runs one command against the connected servers, for a plain `umcp` command or a session. Its
+/// requests share one `--timeout`, counted from the last connection or `since`, whichever is later,
+/// so the manager's listings on connecting count against it.
 pub fn execute(
     manager: &Manager,
     args: &Args,

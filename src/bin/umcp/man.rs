@@ -104,11 +104,9 @@ fn prose(text: &str) -> String {
     })
 }
 
-/// `text` with roff's special characters escaped: backslashes, the hyphens `minus` picks
-/// (given the characters before and after), characters beyond ASCII (an ellipsis as three
-/// dots, which every output device has; others as `\[uXXXX]`, which every formatter reads
-/// whatever the page's encoding), and a control character (`.` or `'`) at the start of the
-/// line.
+/// `text` with roff's special characters escaped: backslashes, the hyphens `minus` picks,
+/// non-ASCII (`…` as three dots, others as `\[uXXXX]`, read whatever the page's encoding) and a
+/// leading `.` or `'`.
 fn escaped(text: &str, minus: impl Fn(Option<char>, Option<char>) -> bool) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());

@@ -40,12 +40,8 @@ impl Flags {
             || self.scopes.is_some()
     }
 
-    /// The settings of the `--url` server, when it uses OAuth.
-    ///
-    /// # Errors
-    ///
-    /// Why the client secret could not be had (the message names where it was looked for,
-    /// never the secret).
+    /// The settings of the `--url` server, when it uses OAuth; an error names where the secret was
+    /// looked for, never the secret.
     pub fn settings(&self) -> Result<Option<OAuthSettings>, String> {
         if !self.for_server() {
             return Ok(None);
@@ -63,10 +59,9 @@ impl Flags {
         Ok(Some(settings))
     }
 
-    /// The client secret, from the first place that gives one: `--oauth-client-secret`
-    /// (with `${VAR}` expanded, so that it need not be written on the command line, where
-    /// `ps` and the shell's history see it), `--oauth-client-secret-file`, or, with
-    /// `--oauth-client-id`, the [`SECRET_VARIABLE`] of `env`.
+    /// The client secret, from the first place that gives one: `--oauth-client-secret` (`${VAR}`
+    /// expanded, to keep it out of `ps` and shell history), `--oauth-client-secret-file`, or with
+    /// `--oauth-client-id` the [`SECRET_VARIABLE`] of `env`.
     fn secret(&self, env: impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
         match (&self.client_secret, &self.client_secret_file) {
             (Some(_), Some(_)) => {

@@ -45,10 +45,8 @@ pub fn warn(line: &str) {
     crate::console::err(&format!("{line}\n"));
 }
 
-/// `value` as indented JSON. Written compactly first and then indented, so that text kept as
-/// a server wrote it (a tool's schemas) keeps the server's key order yet is indented like the
-/// rest, where serde_json's pretty printer would copy it with the server's own spacing. The
-/// characters a terminal would act on are `\uXXXX` escapes (see [`shown::json`]).
+/// `value` as indented JSON, written compactly and then indented, so that text kept as the server
+/// wrote it (a tool's schemas) is indented like the rest; terminal controls are escaped.
 pub fn pretty(value: &impl serde::Serialize) -> String {
     shown::json(&indent(&serde_json::to_string(value).unwrap_or_default()))
 }

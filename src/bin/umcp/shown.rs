@@ -34,11 +34,9 @@ pub fn text_lines(text: &str) -> String {
     escape(&text.replace("\r\n", "\n"), true)
 }
 
-/// JSON text with every unsafe character that serde_json leaves as it is (DEL, the C1
-/// controls, bidi controls, invisible formatting) written as a `\uXXXX` escape (a surrogate
-/// pair beyond the first plane): the same JSON value, but no raw control reaches the terminal.
-/// serde_json already escapes the C0 controls inside strings, so a newline or tab is the
-/// layout's, and kept; outside strings JSON text is plain ASCII.
+/// JSON text with every unsafe character serde_json leaves raw (DEL, C1 and bidi controls,
+/// invisible formatting) as a `\uXXXX` escape: the same value, with no raw control for the
+/// terminal. Newlines and tabs outside strings are layout, and kept.
 pub fn json(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -20,9 +20,8 @@ use crate::shown;
 use crate::Exit;
 
 /// Follows the target's server (or every connected one) until `--for` runs out or every
-/// subscription has ended. With several servers each line names its server (`name: …` in
-/// text, a `"server"` member in JSON). The exit code is the worst end: 3 if a connection was
-/// lost, 1 if a subscription failed, else 0.
+/// subscription has ended. The exit code is the worst end: 3 for a lost connection, 1 for a failed
+/// subscription, else 0.
 pub fn run(target: &Target<'_>) -> Result<(), Exit> {
     let (wanted, limit) = &target.watch;
     let filter = match wanted.is_empty() {

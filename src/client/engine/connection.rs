@@ -112,10 +112,9 @@ impl Connection {
         self.senders.submit(job)
     }
 
-    /// Sends `notifications/cancelled` for request `id` without holding the caller, whose
-    /// deadline has passed already: a server that stopped reading must not hold it any
-    /// longer. A queued send (stdio) is tried at once and dropped when the queue is full; a
-    /// send that waits for the server goes to a sending thread.
+    /// Sends `notifications/cancelled` for `id` without holding the caller, whose deadline has
+    /// passed: a queued send is tried once and dropped when full, one that waits for the server
+    /// goes to a sending thread.
     pub(crate) fn send_cancelled(&self, id: i64, reason: &str) {
         if self.transport.send_waits_for_peer() {
             return cancel_later(&self.senders, id, reason);
@@ -128,10 +127,9 @@ impl Connection {
         }
     }
 
-    /// Closes the connection: pending requests fail at once, the transport closes (or is
-    /// aborted, for a server that failed its handshake), and the threads the connection
-    /// started are joined within [`THREADS_JOIN_TIMEOUT`] once all have ended (`threads_done`
-    /// disconnects then).
+    /// Closes the connection: pending requests fail at once, the transport closes (or is aborted),
+    /// and its threads are joined within [`THREADS_JOIN_TIMEOUT`] (`threads_done` disconnects
+    /// then).
     pub(crate) fn shut_down(&self, abort: bool, threads_done: &Receiver<()>) {
         self.core.closing.store(true, Ordering::Release);
         let by_client = Arc::new(Closed {

@@ -267,10 +267,9 @@ impl Connection {
         lock(&self.core.pending).entries.remove(&id);
     }
 
-    /// Gives up on a request: forget it, let the transport stop reading for it, and ask the
-    /// server to stop working on it. A response arriving later is dropped. A request a
-    /// sending thread has not written out yet is left for that thread to cancel once it has:
-    /// a cancellation must not reach the server before its request.
+    /// Gives up on a request: forgotten, its late response dropped, the server asked to stop. One
+    /// not written out yet is left for its sending thread to cancel: a cancellation must not
+    /// overtake it.
     fn abandon(&self, flight: &Flight<'_>, reason: &'static str) {
         let (id, method) = (flight.id, flight.call.method);
         let setup = flight.call.setup.is_some();

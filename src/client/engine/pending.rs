@@ -19,10 +19,8 @@ use crate::error::{Closed, Error, Result};
 use crate::sync::lock;
 use crate::types::ProgressNotificationParams;
 
-/// A response's result, as the text the transport read: decoded once, by the caller, into the
-/// type it wants. A result that reached the client as a [`Value`] (a batch, say) is written
-/// back to text, so that every result type is decoded from text alone: one decoder per type
-/// rather than two is a good part of the client's code size, and so of its resident memory.
+/// A response's result as the text read, decoded once by the caller into its type. A [`Value`]
+/// result (from a batch) is written back to text: one decoder per type, not two, saves code size.
 #[derive(Debug, Clone)]
 pub(crate) struct Answer(Box<RawValue>);
 
@@ -78,20 +76,9 @@ pub(crate) enum Reply {
     SendFailed(crate::Error),
 }
 
-/// How many times a caller whose request is the only one in flight on its connection gives
-/// its core away before it parks to wait for the reply (for at most [`LINGER_LIMIT`]).
-///
-/// A reply to a quick request often comes within the time of a few dozen yields, and a
-/// caller that is still runnable then takes it without the futex wake-up and the two
-/// context switches of parking; a yield, unlike a spin, lets the server (or the reading
-/// thread) run at once when it shares the core. Measured both ways with `examples/bench`
-/// (sequential calls, umcp ÷ the bare client): with client and server on one core 0.98–1.03
-/// without, 1.14 with; pinned to different cores 0.84–0.90 without, 1.14–1.29 with; unpinned
-/// 0.90–0.93 without, 1.37–1.43 with; 8 threads sharing a client, which never yield, as
-/// before. A 30 µs spin instead had taken the one-core case to 0.66–0.68× and 8 threads to a
-/// third: so only a lone caller lingers, and only by yielding. Each yield that finds nothing
-/// else to run costs well under a microsecond of CPU, so a slow answer costs a caller a few
-/// tens of microseconds before it parks.
+/// How many times a caller whose request is alone in flight yields before parking (within
+/// [`LINGER_LIMIT`]): a quick reply is taken without a futex wake-up. Yields, not a spin, and
+/// only a lone caller: `examples/bench` measured a spin slowing a shared core and many threads.
 pub(crate) const LONE_CALLER_YIELDS: u32 = 50;
 
 /// The longest a lone caller yields before parking, whatever the count: on a core other

@@ -120,10 +120,8 @@ impl Pool {
         }
     }
 
-    /// Answers a request JSON-RPC rejects with the error it prescribes, from the router
-    /// thread as it answers a ping: no handler runs, nothing waits for the server, and a
-    /// flood of them costs what a flood of pings does. Logged at debug only, so a flood does
-    /// not flood the log.
+    /// Answers a request JSON-RPC rejects from the router thread, as a ping is: no handler runs, so
+    /// a flood of them costs what pings do (and is logged at debug only).
     pub(crate) fn refuse_invalid(&mut self, conn: &Arc<Connection>, invalid: &InvalidRequest) {
         if !self.serve.takes_requests() {
             log::debug!("dropping an {invalid}: servers send no requests in the stateless era");

@@ -17,12 +17,8 @@ use crate::types::ServerNotification;
 /// See the example on [`Client::notifications`](crate::Client::notifications).
 pub const NOTIFICATION_BYTES: usize = 16 << 20;
 
-/// The sizes of the notifications in the queue, oldest first, and which of them are
-/// markers a [`Lossy`] queue keeps (outside its count).
-///
-/// The queue is first in, first out, and only its one writer records sizes here, so the
-/// queue holds exactly the newest `queue.len()` notifications recorded: what readers took
-/// since is dropped from the front by [`Queued::sync`].
+/// The sizes of the queued notifications, oldest first, and which are [`Lossy`] markers. Only the
+/// one writer records here, so the queue holds exactly the newest `queue.len()` of them.
 #[derive(Debug, Default)]
 pub(crate) struct Queued {
     sizes: VecDeque<(usize, bool)>,
@@ -81,18 +77,9 @@ impl Queued {
     }
 }
 
-/// A queue bounded by a count and by [`NOTIFICATION_BYTES`] that drops its oldest unread
-/// item to make room for a new one: the client's notification queue and every
-/// subscription's. Writers take turns (the sizes must follow the queue's order); readers take
-/// from [`Lossy::receiver`] at will, and see the end of the queue once it is closed and read.
-///
-/// Items its `keep` test marks (a subscription's end, a broken stream) are never dropped and
-/// not counted: the oldest item behind them that may go goes instead. Such markers are few
-/// (each follows a step of the queue's reader or ends the queue), so the bound stays the
-/// count plus a handful.
-///
-/// The channel underneath is unbounded and the count checked here: a bounded one would
-/// allocate all of its capacity up front (and `usize::MAX` would not fit at all).
+/// A queue bounded by a count and by [`NOTIFICATION_BYTES`] that drops its oldest unread item
+/// for a new one. Items `keep` marks (ends, broken streams) are never dropped or counted: few, so
+/// the bound is the count plus a handful. The channel is unbounded: a bounded one preallocates.
 pub(crate) struct Lossy<T> {
     rx: Receiver<T>,
     capacity: usize,

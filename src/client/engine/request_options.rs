@@ -166,14 +166,9 @@ impl RequestOptions {
         })
     }
 
-    /// These options for the rest of a call of `method` that started at `started`: its
-    /// timeout shortened by the time spent (unless it resets on progress, when each request
-    /// gets it whole), and its maximum total likewise, so that what a call sends after its
-    /// first request (a retry, a listing it needs) never runs past the caller's deadline.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Cancelled`] once the caller cancelled, [`Error::Timeout`] once no time is left.
+    /// These options for the rest of a call of `method` begun at `started`: timeout (unless it
+    /// resets on progress) and maximum total less the time spent, so a retry never outlasts the
+    /// deadline.
     pub(crate) fn left_since(
         &self,
         method: &str,

@@ -415,11 +415,8 @@ impl Core {
         fail(entries, &closed);
     }
 
-    /// Fails the requests pending now with `closed`, leaving the connection's own closing
-    /// (and the reason [`Client::closed`] gives) to the transport's report: a client closing
-    /// releases its callers before it waits for the server to exit.
-    ///
-    /// [`Client::closed`]: crate::Client::closed
+    /// Fails the requests pending now, leaving the connection's closing (and its reason) to the
+    /// transport's report: a closing client releases its callers before the server has exited.
     pub(crate) fn release_pending(&self, closed: &Arc<Closed>) {
         let entries = std::mem::take(&mut lock(&self.pending).entries);
         fail(entries, closed);

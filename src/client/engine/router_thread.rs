@@ -15,12 +15,8 @@ use super::late;
 use super::pool::Pool;
 use super::router::{RouterChannels, Work};
 
-/// Starts the router thread of `conn`, which answers server requests on `pool`.
-///
-/// The thread holds only a weak reference between jobs, so dropping the last client handle is
-/// never blocked by the router keeping the connection alive. `done` is dropped when the
-/// thread (and every handler thread it started) ends, which is how `close` waits for them
-/// with a bound.
+/// Starts the router thread of `conn`. Between jobs it holds only a weak reference, so the last
+/// client handle can drop; `done` drops when it and its handlers end, which `close` waits for.
 pub(crate) fn spawn(
     conn: &Arc<Connection>,
     channels: RouterChannels,

@@ -16,11 +16,8 @@ use super::rounds;
 use super::session::{CallSpec, Session};
 use super::task;
 
-/// Sends a request and waits for its outcome, in the era the connection speaks.
-///
-/// Every request of the client goes through here. In the handshake era the params are not
-/// copied: a request sent again after a session expiry is sent with a new id. In the stateless
-/// era the call runs its input rounds (see [`rounds`]).
+/// Sends a request and waits for its outcome, in the era the connection speaks: every request of
+/// the client goes through here.
 pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     if session.era.is_modern() {
         return rounds::call(session, &spec);
@@ -28,12 +25,9 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     handshake(session, spec)
 }
 
-/// A handshake-era call. The tasks extension's results are not of this era's schema, yet
-/// servers send them to clients that declared the extension in `initialize` (as SEP-2133
-/// lets a client) or on the request: a `tools/call` answered with a task is followed to its
-/// end (or handed back to a caller who asked for the handle), and a task answering anything
-/// else, or a request that did not declare the extension, fails as the invalid response it
-/// is, never read as an empty result.
+/// A handshake-era call. Servers send task results (not of this era's schema) to clients that
+/// declared the extension: a task answering `tools/call` is followed to its end; any other, or an
+/// undeclared one, fails as invalid, never read as an empty result.
 fn handshake(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     let (method, options) = (spec.method, spec.options);
     let task_method = task::TASK_METHODS.contains(&method);

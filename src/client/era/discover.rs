@@ -77,15 +77,9 @@ enum Probe {
     Pinned,
 }
 
-/// Chooses the era for the connection to `server` and sets it up: `server/discover` or
-/// `initialize`, or both in that order.
-///
-/// A cached verdict skips the probe, but it is only a hint: servers get upgraded (or
-/// downgraded) while a process runs. A cached stateless verdict still sends
-/// `server/discover`, which falls back as under `Auto`; a cached handshake verdict whose
-/// `initialize` is refused is forgotten, and the connection starts again with a probe.
-///
-/// Everything here ends by the handshake deadline: the start-up timeout bounds the whole connect.
+/// Chooses the era for the connection to `server` and sets it up, by the handshake deadline. A
+/// cached verdict is only a hint: a stateless one still sends `server/discover`, and a handshake
+/// one whose `initialize` is refused is forgotten, and the connection probes again.
 pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> {
     let configured = session.options.mode.clone();
     let cached = match configured {
@@ -157,11 +151,9 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
     }
 }
 
-/// After a probe that got no answer in time: `initialize`, as for a handshake-era server that
-/// ignores the probe. But a server slow to start (a first `npx -y` download, heavy imports)
-/// reads the probe first once it is up: a handshake-era one that exits on it is started again
-/// for `initialize` alone (as after [`Verdict::Exited`]); a stateless one answers it to nobody
-/// and refuses `initialize`, so a refusal asks `server/discover` again on this connection.
+/// After a probe got no answer in time: `initialize`. A slow starter reads the probe once up: a
+/// handshake-era one that exits on it is started again, and a stateless one refuses `initialize`,
+/// so a refusal asks `server/discover` again.
 fn after_silence(session: &Session, server: &str, version: String) -> Result<Established> {
     log::debug!("{server} did not answer server/discover in time; initializing");
     session.era.set_phase(Phase::Legacy);
@@ -193,11 +185,8 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
     }
 }
 
-/// `initialize`, on a connection judged handshake-era. Under [`ProtocolMode::Auto`] (`auto`)
-/// a refusal with -32022 whose `supported` names a stateless version this client speaks
-/// falls forward: the spec has a modern-only server name its versions in any error to
-/// `initialize`, and the client retry with one of them, so `server/discover` at that version
-/// follows on the same connection. A user's pin to the handshake era keeps the refusal.
+/// `initialize`, on a connection judged handshake-era. Under `Auto`, a -32022 naming a stateless
+/// version this client speaks falls forward to `server/discover` at that version, as the spec asks.
 fn initialize_or_forward(session: &Session, server: &str, auto: bool) -> Result<()> {
     let error = match initialize(session) {
         Ok(()) => return Ok(()),
@@ -313,11 +302,9 @@ fn modern_in(supported: &[String]) -> Option<String> {
         .cloned()
 }
 
-/// After a request failed with `error` in the stateless era: when it is -32022 (the server
-/// no longer speaks the version in use: it was upgraded or replaced behind the same command
-/// or URL), the cached verdict is forgotten, and when the server names another stateless
-/// version this client speaks, the connection switches to it and `true` says to send the
-/// request again (at most once per request: the caller decides).
+/// After a stateless request failed: a -32022 (server upgraded or replaced) forgets the cached
+/// verdict and, when it names another version this client speaks, switches to it; `true` says to
+/// send again (once per request, which the caller sees to).
 pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
     // Only the request's own answer: a body with another id says nothing of this request.
     let Some(object) = refusal(error).filter(|e| e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
@@ -407,20 +394,12 @@ fn modern_error(error: &Error) -> Option<ErrorObject> {
     error.rpc_error().filter(|e| modern.contains(&e.code))
 }
 
-/// The stateless-era error a request (the probe, or a request the client may send again) was
-/// refused with, if it was one.
-///
-/// Over HTTP, a refusal is a stateless answer only when its body is the probe's own JSON-RPC
-/// response: the transport makes such a body [`Error::Rpc`] (declared `application/json`, its
-/// id the probe's), and a body with another id, a `null` id, another content type or no
-/// JSON-RPC at all stays [`Error::Http`], which is never one here. (The status is not kept
-/// with [`Error::Rpc`]: the probe's own -32020, -32021 or -32022 under another error status
-/// than 400 counts as stateless too.) A 400 whose body is the probe's response with -32020, -32021 or -32022
-/// therefore means the stateless era; any other 400 (a -32600, an empty or HTML body) means
-/// the handshake era. The released text asks only to "inspect the body"; this is the
-/// stricter reading the conformance suite's version-compatibility helper applies.
+/// The stateless-era error a request was refused with, if any: only its own JSON-RPC response
+/// (the transport's [`Error::Rpc`]), never [`Error::Http`], so any other 400 (another id, -32600,
+/// HTML) means the handshake era: the conformance suite's reading of "inspect the body".
 pub(crate) fn refusal(error: &Error) -> Option<ErrorObject> {
     match error {
+        // `Rpc` keeps no HTTP status: a stateless error under a status other than 400 counts too.
         Error::Rpc(_) => modern_error(error),
         _ => None,
     }

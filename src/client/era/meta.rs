@@ -131,10 +131,8 @@ pub(crate) fn task_route(method: &str, params: Option<&Value>) -> Option<String>
 /// IEEE 754 double holds exactly.
 const MAX_HEADER_INTEGER: u64 = (1 << 53) - 1;
 
-/// A tool argument as an `Mcp-Param-*` value: strings (encoded if unsafe), integers in
-/// decimal, booleans; anything else (null included) sends no header. An integer is any number
-/// without a fraction, `42.0` included, as JSON Schema counts them; one beyond ±(2^53 − 1) is
-/// an error, since the spec allows no other.
+/// A tool argument as an `Mcp-Param-*` value: strings (encoded if unsafe), integers (`42.0` too, as
+/// JSON Schema counts them), booleans; anything else sends none. Beyond ±(2^53 − 1) is an error.
 fn header_value(value: &Value) -> Result<Option<String>, String> {
     let out_of_range =
         || format!("is {value}, outside the integers an Mcp-Param header may carry (±(2^53 − 1))");
@@ -203,10 +201,8 @@ fn base64(bytes: &[u8]) -> String {
 /// to it, and the name after `Mcp-Param-`.
 pub(crate) type HeaderParam = (Vec<String>, String);
 
-/// The `x-mcp-header` annotations of a tool's input schema, or why they are invalid: an empty
-/// or non-token name, a duplicate (case-insensitively), a non-primitive or `number` type, or an
-/// annotation not reachable from the root through `properties` keys alone (the root itself
-/// included: it is no argument).
+/// The `x-mcp-header` annotations of a tool's input schema, or why they are invalid (a bad or
+/// repeated name, a non-primitive type, or not reached through `properties` keys alone).
 pub(crate) fn tool_header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
     let mut pairs = Vec::new();
     collect(schema, &mut Vec::new(), &mut pairs)?;

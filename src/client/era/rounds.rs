@@ -131,11 +131,8 @@ pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value>
     }
 }
 
-/// One request, repeated at most once: a `tools/call` rejected for its headers (-32020)
-/// re-lists the tools, whose annotations decide the `Mcp-Param-*` headers, and is sent again;
-/// any other request whose response stream broke is sent again under a new id. The
-/// re-listing and the repeat get what is left of the round's time, and obey its cancel
-/// handle.
+/// One request, sent again at most once: a `tools/call` refused for its headers (-32020) after
+/// re-listing the tools, any other after its stream broke; within the round's time and cancel.
 fn call_round(
     session: &Session,
     spec: &CallSpec<'_>,

@@ -177,9 +177,7 @@ pub(crate) struct EraState {
     pub(crate) repeatable_tools: Mutex<HashSet<String>>,
     /// The client's `_meta` entries.
     pub(crate) identity: Identity,
-    /// The log level the client asked for
-    /// ([`Options::with_log_level`](crate::Options::with_log_level) or
-    /// `Client::set_logging_level`): in every stateless request's `_meta`, and sent with
+    /// The log level the client asked for: in every stateless request's `_meta`, and sent with
     /// `logging/setLevel` at the start of every handshake-era session.
     log_level: RwLock<Option<LoggingLevel>>,
     /// The server's key in the verdict cache, set when the era was chosen by

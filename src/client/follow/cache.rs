@@ -101,10 +101,8 @@ impl Cache {
             && CACHEABLE_METHODS.contains(&method)
     }
 
-    /// Answers `spec` from the cache when a fresh entry exists, else with `wire` (storing
-    /// what may be cached; `legacy` for a handshake-era server). `context` is the transport's
-    /// authorization context now: when it differs from the last one seen, the private entries
-    /// are dropped first, as they were another identity's.
+    /// Answers `spec` from the cache when fresh, else through `wire`. A new authorization `context`
+    /// first drops the private entries: they were another identity's.
     pub(crate) fn through(
         &self,
         spec: &CallSpec<'_>,

@@ -71,10 +71,8 @@ pub(super) enum Sending {
     Failed(Error),
 }
 
-/// Sends listen request `id` (from [`listen_request`]) for `sub` again without waiting for
-/// the server: from a sending thread, by `deadline`, when the transport's send waits for the
-/// server (an HTTP POST waits for its status), else on the caller's thread by `send_by` at
-/// the latest.
+/// Sends listen request `id` again without waiting for the server: from a sending thread when the
+/// transport's send waits for it (an HTTP POST), else on this thread by `send_by`.
 pub(super) fn send_listen(
     session: &Session,
     follower: &Follower,
@@ -124,10 +122,8 @@ pub(super) fn listen_request(
     Some((id, request))
 }
 
-/// Records that listen request `id` of `sub` was sent, or failed to be (`sent`). A request
-/// the subscription let go of while it was being sent (closed, given up on) is ended on the
-/// server now, after it and never before; the failure is returned only while the
-/// subscription still follows the request.
+/// Records that listen request `id` was sent (or not). One let go of meanwhile is ended on the
+/// server now, after it and never before; a failure is returned only while it is still followed.
 fn listen_sent(transport: &dyn Transport, sub: &Sub, id: i64, sent: Result<()>) -> Result<()> {
     if sub.sent(id) {
         return sent;

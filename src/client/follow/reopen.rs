@@ -134,10 +134,8 @@ enum Outcome {
 }
 
 impl Subscription {
-    /// Moves a reopening along without waiting for the server: hands out an event it held
-    /// back, reports a reopen the server acknowledged, abandons one it did not in time, and
-    /// sends the next once its pause is over (`deadline` bounds a send on the caller's
-    /// thread).
+    /// Moves a reopening along without waiting for the server (`deadline` bounds a send on the
+    /// caller's thread).
     pub(super) fn reopen_step(&self, deadline: Option<Instant>) -> Option<SubscriptionEvent> {
         let mut reopening = lock(&self.reopening);
         if let Some(event) = reopening.held.take() {
@@ -297,12 +295,9 @@ impl Subscription {
         }
     }
 
-    /// Listen request `id` did not reopen the subscription. The server's refusal ends it as
-    /// failed, and the end of the connection as lost; anything else (no acknowledgement in
-    /// time, a stream that broke before it, a server error, an I/O error, a credential flow
-    /// busy elsewhere) is abandoned and tried again after a pause, which grows with every
-    /// failure in a row up to [`LONGEST_PAUSE`]: a server failing for good costs a few
-    /// requests a minute.
+    /// Listen request `id` did not reopen the subscription: a refusal ends it as failed, the
+    /// connection's end as lost; anything else is tried again after a pause growing up to
+    /// [`LONGEST_PAUSE`], so a server failing for good costs a few requests a minute.
     fn not_reopened(&self, reopening: &mut Reopening, reason: String, id: i64, err: Error) {
         let Some((session, follower)) = self.upgrade() else {
             self.sub.end(SubscriptionEnd::ConnectionLost { reason });

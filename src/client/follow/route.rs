@@ -189,10 +189,8 @@ fn finish(registry: &Registry, cache: &Cache, sub: &Arc<Sub>, id: i64, result: R
     }
 }
 
-/// After notifications may have been lost (a server-initiated stream was reopened, a new
-/// session began): nothing cached can be trusted, and every handshake-era subscription, fed
-/// from that stream, hears of the gap (stateless-era subscriptions have streams of their own,
-/// whose breaks they report themselves).
+/// After notifications may have been lost: the cache is cleared, and every handshake-era
+/// subscription (fed by that stream) hears of the gap; stateless ones report their own.
 fn gap(registry: &Registry, cache: &Cache, reason: &str) {
     cache.clear();
     for sub in registry.snapshot().into_iter().filter(|s| !s.modern) {

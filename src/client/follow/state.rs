@@ -101,12 +101,9 @@ pub(crate) struct Sub {
     pub(crate) status: Mutex<Status>,
     /// Signalled when `status` changes (acknowledged, refused, ended).
     pub(crate) changed: Condvar,
-    /// The items for the handle. Bounded by its capacity and by
-    /// [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full, the oldest unread event
-    /// is dropped to make room (the newest matter most to a caller that re-lists anyway),
-    /// counted, and reported to the reader as a gap. The markers (`Broken`, `Settled`, `End`)
-    /// are never dropped: a server flooding the subscription cannot make it miss its end or
-    /// its reopening.
+    /// Bounded by capacity and by [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES): when full, the
+    /// oldest unread event goes, counted and reported as a gap. The markers (`Broken`, `Settled`,
+    /// `End`) are never dropped, so a flood cannot hide an end or a reopening.
     events: Lossy<Item>,
     pub(crate) rx: Receiver<Item>,
     /// The events dropped in all, and those the reader has not heard of yet.
@@ -181,10 +178,8 @@ impl Sub {
         self.acknowledged(None, filter);
     }
 
-    /// Listen request `id` was acknowledged; ignored once another request has taken its
-    /// place (an acknowledgement of one given up on arriving late).
-    /// The server's word is only a subset of the request: what it claims to honour beyond
-    /// that was never asked for, and is left out.
+    /// Listen request `id` was acknowledged (ignored once another took its place). Only what was
+    /// asked for is honoured, whatever the server claims beyond it.
     pub(crate) fn acknowledge_listen(&self, id: i64, filter: SubscriptionFilter) {
         let asked = &self.requested;
         let mut honoured = SubscriptionFilter {
@@ -245,10 +240,8 @@ impl Sub {
         status.id == Some(id) && !matches!(status.ended, Some(SubscriptionEnd::Closed))
     }
 
-    /// Lets go of listen request `id`, given up on: whether the caller must end it on the
-    /// server now. Not when the subscription ended meanwhile (its closer saw to it) or
-    /// follows another request, nor while the request is still being sent (its sender ends
-    /// it once sent).
+    /// Lets go of listen request `id`: whether the caller must end it on the server now (not once
+    /// the subscription ended or moved on, nor while it is being sent: its sender ends it).
     pub(crate) fn give_up(&self, id: i64) -> bool {
         let mut status = lock(&self.status);
         if status.ended.is_some() || status.id != Some(id) {

@@ -20,10 +20,8 @@ pub(crate) fn parse(value: &str) -> Option<WwwAuthenticate> {
     Some(chosen.to_public())
 }
 
-/// Whether any challenge of the (possibly combined) `WWW-Authenticate` header values asks
-/// for a DPoP nonce (`error="use_dpop_nonce"`, RFC 9449 §9). A server may offer several
-/// schemes at once (§7.1: `Bearer` and `DPoP`), and the DPoP challenge saying so is then not
-/// the one [`parse`] picks.
+/// Whether any challenge asks for a DPoP nonce (RFC 9449 §9), not only the one [`parse`] picks:
+/// a server may offer `Bearer` and `DPoP` at once.
 pub(crate) fn asks_dpop_nonce(value: &str) -> bool {
     parse_challenges(value).iter().any(|challenge| {
         challenge

@@ -37,14 +37,8 @@ pub(crate) fn is_empty_body(response: &HttpResponse) -> bool {
     header(response, "content-length").is_some_and(|v| v.trim() == "0")
 }
 
-/// Reads a whole body as text by `deadline`, refusing more than `limit` bytes
-/// (`usize::MAX` means no limit).
-///
-/// # Errors
-///
-/// [`Error::Timeout`] when the body is not complete by `deadline`,
-/// [`Error::MessageTooLarge`] beyond `limit`, [`Error::Io`] when the connection fails and
-/// [`Error::Protocol`] when the body is not UTF-8.
+/// Reads a whole body as text by `deadline`, refusing more than `limit` bytes (`usize::MAX`: no
+/// limit).
 pub(crate) fn read_text(
     response: HttpResponse,
     limit: usize,
@@ -87,10 +81,8 @@ pub(crate) fn drain(response: HttpResponse, deadline: Instant) {
     }
 }
 
-/// The error for a non-success status: 401 and 403 get their own variants; a JSON-RPC error
-/// answering `request` in a body declared `application/json` becomes [`Error::Rpc`] (a body
-/// of another type is no JSON-RPC answer, whatever it looks like). The body is read by
-/// `deadline`.
+/// The error for a non-success status. Only a body declared `application/json` may be a JSON-RPC
+/// error answering `request`, whatever another body looks like.
 pub(crate) fn status_error(
     response: HttpResponse,
     url: &str,

@@ -22,11 +22,9 @@ struct Peek {
 }
 
 impl Peek {
-    /// The id of the response this is, if it is one: a `result` or `error` member makes one,
-    /// an `id` alone (`{"id":5}`) answers nothing. A `method` of any value but null makes a
-    /// request, if an invalid one: the server's `"method": 42` with an id the client also uses
-    /// answers nothing. A null one next to `result` or `error` is taken as absent, as the
-    /// inbox's reader of responses does: some JSON-RPC stacks write every member.
+    /// The id of the response this is, if any: `result` or `error` makes one, an `id` alone does
+    /// not. A non-null `method` makes a request (if an invalid one); a null one is taken as absent,
+    /// as the inbox does, since some JSON-RPC stacks write every member.
     fn response_id(&self) -> Option<&RequestId> {
         let present = |member: &Member| !matches!(member, Member::Absent);
         let answers = present(&self.result) || present(&self.error);
@@ -79,19 +77,9 @@ pub(crate) fn deliver_event(
     })
 }
 
-/// Delivers one JSON-RPC text, a message or a batch. Returns whether it held the response to
-/// `target`. A response also stops any other stream still waiting for it: servers may answer
-/// on a different stream than the request's own.
-///
-/// A single message goes to the inbox as its text ([`Inbox::deliver_text`]), so a response's
-/// result is decoded once, straight from the server's bytes: a tool's schema keeps the
-/// server's text. Only its id is read here, to settle the streams.
-///
-/// # Errors
-///
-/// Fails when the text is not JSON-RPC; nothing was delivered. A request JSON-RPC rejects (see
-/// [`InvalidRequest`]) is delivered for the layer above to
-/// answer.
+/// Delivers one JSON-RPC text (message or batch); returns whether it held the response to
+/// `target`, which also stops any other stream waiting for it (servers may answer elsewhere).
+/// A single message goes to the inbox as text, so its result is decoded once.
 pub(crate) fn deliver_text(
     inbox: &Inbox,
     streams: Option<&Streams>,

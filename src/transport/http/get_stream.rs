@@ -23,13 +23,8 @@ pub(crate) struct GetStream {
     pub parked: Parked,
 }
 
-/// Opens the GET stream on its own thread, unless one is already running, and waits (at most
-/// the connect timeout, and not past the client's start-up deadline while it starts) until
-/// the server has answered the first GET.
-///
-/// The wait matters: servers route messages that belong to no request to the GET stream
-/// only while it is open, and drop or misroute them otherwise, so the stream must be there
-/// before the next request goes out.
+/// Opens the GET stream (unless running) and waits, within the connect timeout and the start-up
+/// deadline, for its first answer: servers send messages of no request only to an open GET stream.
 pub(crate) fn start(shared: &Arc<Shared>) {
     let Some(stream) = shared.claim_get_stream() else {
         return;
@@ -73,13 +68,9 @@ enum Opened {
     Failed(Error),
 }
 
-/// Keeps the stream open until it is stopped, and reports why it ended when it ends on its
-/// own: a server that never gave a stream (it refused the GET, or failed every attempt)
-/// offers none, which is not an error; a session the server forgot (404, or a 400 saying so)
-/// is left for the next request to find expired and re-initialize (which reopens the
-/// stream); a stream that was open and cannot be reopened (the attempts of the reconnection
-/// policy spent, refused connections included, or a refusal by the server) means the server is
-/// gone, and the connection is reported closed.
+/// Keeps the stream open until stopped. Never opened is no error; a forgotten session is left for
+/// the next request to re-initialize; a stream that was open and cannot be reopened means the
+/// server is gone, and the connection is reported closed.
 fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<()>) {
     let stop = &stream.stop;
     let policy = shared.wire.config.reconnect;

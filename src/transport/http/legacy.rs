@@ -67,14 +67,7 @@ impl Shared {
 }
 
 /// Opens the event stream and waits for the `endpoint` event until the connect timeout or
-/// the caller's start-up deadline `startup`, whichever comes first: a server that sends
-/// only keep-alives must not hold a connect past the caller's bound.
-///
-/// # Errors
-///
-/// The failure of the GET, [`Error::Timeout`] when no endpoint arrives in time (of kind
-/// [`TimeoutKind::Startup`] when `startup` came first, [`TimeoutKind::Connect`] otherwise),
-/// or [`Error::Protocol`] for an endpoint on another origin.
+/// `startup`, whichever is first: a server sending only keep-alives cannot hold a connect.
 pub(crate) fn connect(wire: Wire, inbox: Inbox, startup: Instant) -> Result<Box<dyn Transport>> {
     let started = Instant::now();
     let own = socket::deadline_after(started, wire.config.connect_timeout);

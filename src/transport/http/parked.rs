@@ -72,13 +72,9 @@ impl Parked {
         true
     }
 
-    /// The stream ended for good (`why`): the requests still waiting for a response here fail
-    /// with [`Error::ResponseLost`], at once rather than at their deadlines. Not when the
-    /// connection closed: its end fails them all with [`Error::Closed`]. Idempotent.
-    ///
-    /// The server is not asked to stop working on them: a stream ends for good only with its
-    /// session (expired, or replaced by a new one) or with the connection, so no server
-    /// session knows these requests any more.
+    /// The stream ended for good: the requests waiting here fail now with [`Error::ResponseLost`]
+    /// (a closed connection fails them all with `Closed` instead). Idempotent. The server is not
+    /// asked to cancel them: the session that knew them is gone.
     pub fn end(&self, shared: &Shared, why: &str) {
         let waiting = {
             let mut state = lock(&self.state);

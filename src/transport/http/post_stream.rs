@@ -11,15 +11,8 @@ use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
 
-/// Reads the stream of the POST that sent request `id` on its own thread, delivering every
-/// message until the response to `id` has arrived. `socket` is the connection it arrives
-/// on, shut down when nobody waits for the response any more; `claim` is the stream's place
-/// among the live ones, taken before the POST went out. A request abandoned meanwhile has
-/// its stream dropped unread.
-///
-/// # Errors
-///
-/// Fails when the thread cannot be started.
+/// Reads the stream of the POST that sent `id` on its own thread until the response arrives;
+/// `socket` is shut down once nobody waits for it, and an abandoned request's stream is dropped.
 pub(crate) fn start(
     shared: &Arc<Shared>,
     id: RequestId,
@@ -149,12 +142,8 @@ fn read(
     })
 }
 
-/// Opens the GET that continues a stream after `last_event_id`.
-///
-/// A 404 (or a 400 about the session) here fails the request with [`Error::Http`], never
-/// [`Error::SessionExpired`]: the request reached the server with its POST and may have run,
-/// so it must not be sent again on a new session. The session itself is left for the next
-/// POST to find expired.
+/// Opens the GET that continues a stream after `last_event_id`. A 404 here is [`Error::Http`],
+/// never `SessionExpired`: the request may have run, so it must not be sent again.
 fn resume(
     shared: &Shared,
     last_event_id: &str,

@@ -45,10 +45,9 @@ struct Hooks {
 }
 
 impl CloseSignal {
-    /// Marks the connection closed, for the reason `why` (unless it was closed before), and
-    /// runs the hooks registered, once. The hooks run under the signal's lock, so that one
-    /// whose [`OnClose`] is gone never runs: they must be quick and must not register hooks
-    /// themselves.
+    /// Marks the connection closed (the first `why` stays) and runs the hooks once, under the lock
+    /// so that one whose [`OnClose`] is gone never runs: hooks must be quick and not register
+    /// hooks.
     pub fn close(&self, why: Arc<Closed>) {
         let mut hooks = self.hooks();
         hooks.why.get_or_insert(why);

@@ -12,14 +12,8 @@ use super::{delivery, post_stream};
 use crate::error::{Error, Result};
 use crate::jsonrpc::RequestId;
 
-/// Handles a 2xx answer to request `id` (`what` is its method): the response arrives in the
-/// body (read by `deadline`) or on a stream read from `socket`, registered by `claim`.
-///
-/// # Errors
-///
-/// [`Error::Protocol`] when the body is no JSON-RPC holding the response; the errors of
-/// reading the body otherwise. An answer without a response is no error here: the request
-/// reached the server (see [`without_response`]).
+/// Handles a 2xx answer to request `id`: the response is in the body or on a stream read from
+/// `socket`. An answer without a response is no error here (see [`without_response`]).
 pub(crate) fn accept(
     shared: &Arc<Shared>,
     id: RequestId,
@@ -78,19 +72,9 @@ pub(crate) fn accept(
     }
 }
 
-/// A request answered with `status` and no response: 202 Accepted or an empty body, which
-/// the rules keep for notifications and responses (a request is answered with JSON or an
-/// event stream). The only place the response could still come from is the GET stream, where
-/// some servers route it: while one is open the request is parked there (`claim` keeps
-/// it among the live streams), and waits for it as long as its deadline allows, like any
-/// other, or until that stream ends for good (see [`Parked::end`](super::parked::Parked::end)).
-///
-/// Without one nothing will ever bring the response, so the request fails now rather than at
-/// its deadline, with [`Error::Protocol`], through the inbox: the server has it and may still
-/// be working on it, which the layer above hears (see [`Inbox::unanswered`]), as the send
-/// itself succeeded.
-///
-/// [`Inbox::unanswered`]: crate::transport::Inbox::unanswered
+/// A request answered with no response (202, or an empty body). While a GET stream is open it is
+/// parked there, where some servers route the response; otherwise nothing can bring it, so it
+/// fails now with [`Error::Protocol`], as unanswered: the server may still be working on it.
 fn without_response(shared: &Shared, id: RequestId, status: u16, what: &str, claim: Claim<'_>) {
     let answer = match status {
         202 => "HTTP 202 Accepted".to_owned(),

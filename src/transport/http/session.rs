@@ -177,15 +177,9 @@ pub(crate) enum Refusal {
     Error(Error),
 }
 
-/// Reads the refusal of a request that carried `headers`, its body by `deadline`.
-///
-/// The spec has a server answer an unknown session id with 404. The TypeScript SDK's
-/// servers (server-everything among them) answer 400 instead, with a JSON-RPC error saying
-/// "Bad Request: No valid session ID provided" (others say "Session not found" or "Invalid
-/// or missing session ID"); after such a server restarts, only re-initializing helps. So a
-/// 400 counts as expiry too when the request carried a session and the body (the bounded
-/// part read for errors) mentions the session. A 400 without a session sent, or about
-/// anything else, stays an HTTP error.
+/// Reads the refusal of a request that carried `headers`. Besides the spec's 404, a 400 whose body
+/// mentions the session counts as expiry when one was sent: the TypeScript SDK's servers answer an
+/// unknown session so ("Bad Request: No valid session ID provided").
 pub(crate) fn refusal(
     response: HttpResponse,
     url: &str,

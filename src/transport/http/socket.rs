@@ -90,10 +90,8 @@ impl Drop for Written {
     }
 }
 
-/// Makes the request `f` makes on this thread carry the message being sent: once it has been
-/// written out whole (ureq waits for the answer only then), the layer above is told
-/// ([`crate::transport::written`]). Only this request: the credentials obtained before it,
-/// which may take requests of their own, are not the message.
+/// Marks the request `f` makes on this thread as the message being sent, so the layer above hears
+/// when it is written whole; not the credentials' own requests made before it.
 pub(crate) fn writing<T>(f: impl FnOnce() -> T) -> T {
     WRITING.with(|w| w.set(true));
     let _written = Written;
@@ -118,12 +116,8 @@ pub(crate) fn agent(config: ureq::config::Config) -> Agent {
 /// How long a host name's addresses are reused before it is looked up again.
 const RESOLVED_TTL: Duration = Duration::from_secs(10);
 
-/// Resolves host names by ureq's default resolver, within this thread's deadline, keeping
-/// the last answer for [`RESOLVED_TTL`]; IP literals are taken as they are.
-///
-/// ureq resolves the host before it looks for a pooled connection, and with a timeout its
-/// resolver runs every lookup on a new thread: a thread per request, which cost more than
-/// the rest of a request to a local server.
+/// Resolves within this thread's deadline, keeping the last answer for [`RESOLVED_TTL`]: with a
+/// timeout, ureq's resolver starts a thread per lookup, costlier than a local request.
 #[derive(Debug, Default)]
 struct Resolving {
     inner: DefaultResolver,
@@ -251,10 +245,8 @@ fn capped(mut timeout: NextTimeout, reason: Timeout) -> Result<NextTimeout, ureq
     Ok(timeout)
 }
 
-/// Waits of a second or more are rounded up to [`COARSE`]: ureq sets a socket's timeout
-/// only when it changes, and a deadline's exact remainder changes on every call (three
-/// `setsockopt` calls a request, a fifth of a request to a local server). The rounding lets
-/// a wait end at most [`COARSE`] late; the next wait then finds the deadline passed.
+/// Rounds waits of a second or more up to [`COARSE`]: ureq sets a socket's timeout only when it
+/// changes, and an exact remainder changes on every call. A wait may end `COARSE` late.
 fn coarse(left: Duration) -> Duration {
     if left < Duration::from_secs(1) {
         return left;

@@ -205,11 +205,8 @@ impl Transport for StreamableHttp {
         }
     }
 
-    /// Sends at most one `DELETE` for the session. Authorization belongs on every request
-    /// of a session, so it carries the credentials the provider holds already; but never a
-    /// refresh and never a retry, so closing cannot start an authorization or wait for one.
-    /// Returns within [`CLOSE_TIMEOUT`] whatever the server does, and leaves no stream, thread
-    /// or connection behind (reader threads end as their sockets are shut down).
+    /// At most one `DELETE`, with the credentials held already and never a refresh or retry, so
+    /// closing cannot start or wait for an authorization. Returns within [`CLOSE_TIMEOUT`].
     fn close(&self) {
         // The slack covers the shutting down after the `DELETE`.
         if !self

@@ -127,12 +127,8 @@ pub(crate) struct StreamState {
 }
 
 impl StreamState {
-    /// Records the `id` of an event as the one to resume from; an empty id forgets it.
-    ///
-    /// An id that cannot be sent as the `Last-Event-ID` header is not recorded: SSE allows
-    /// control bytes in an id, an HTTP field value does not (RFC 9110 §5.5), and sending it
-    /// would fail the reconnection before it reaches the server. The previous id stays, so
-    /// the stream resumes as if this id had never been sent.
+    /// Records an event's `id` to resume from (an empty one forgets it). One that is no valid
+    /// header value (SSE allows control bytes) is ignored: the reconnection would fail with it.
     fn record_event_id(&mut self, id: &str, what: &str) {
         if id.is_empty() {
             self.last_event_id = None;
@@ -164,10 +160,8 @@ pub(crate) enum Flow {
     Done,
 }
 
-/// Reads the events of `response` until the handler is done, the stream ends or `stop` is
-/// raised (checked before every read). Oversized events end the stream with
-/// [`Error::MessageTooLarge`] unless `skip_oversized`, in which case they are logged and
-/// skipped.
+/// Reads events until the handler is done, the stream ends or `stop` is raised. An oversized
+/// event ends the stream unless `skip_oversized`.
 pub(crate) fn pump(
     response: HttpResponse,
     max_event_size: usize,
@@ -235,12 +229,9 @@ fn read_events(
 /// The least delay before a stream is opened again, whatever `retry` the server asks for.
 pub(crate) const MIN_RETRY: Duration = Duration::from_millis(100);
 
-/// The delay before reconnection attempt `attempt` (1-based).
-///
-/// The server's `retry` (at least [`MIN_RETRY`]), when it sent one, is what every attempt waits at least (the spec's
-/// "MUST respect"; servers measure it), and the first waits exactly that. Later attempts
-/// double the base up to the policy's maximum, with jitter so that many clients do not
-/// reconnect in step; the jitter never takes a delay below `retry`.
+/// The delay before reconnection attempt `attempt` (1-based). The server's `retry` (at least
+/// [`MIN_RETRY`]) is every attempt's floor and the first one's delay (the spec's "MUST respect");
+/// later attempts double up to the policy's maximum, with jitter.
 pub(crate) fn backoff(policy: &ReconnectPolicy, retry: Option<Duration>, attempt: u32) -> Duration {
     // A server asking for less (`retry: 0` on a stream it closes at once) would have the
     // client reconnect in a tight loop, thousands of times a second.

@@ -50,12 +50,8 @@ impl Wire {
         credentials.map_or(0, |c| c.authorization_context())
     }
 
-    /// Checks the configuration and builds the HTTP client.
-    ///
-    /// The agent's timeouts are fixed: connecting by the connect timeout, and every read by
-    /// the idle timeout (which is what ends a silent event stream). A request's own deadline
-    /// is enforced on the calling thread by [`socket::with_deadline`], so no request needs a
-    /// configuration of its own.
+    /// Checks the configuration and builds the agent with fixed timeouts (connect, idle read): a
+    /// request's own deadline is enforced on the calling thread ([`socket::with_deadline`]).
     pub fn new(config: HttpConfig) -> Result<Wire> {
         if !url::is_http(&config.url) {
             // Without a scheme a URL is still likely to carry its key in the query.
@@ -116,10 +112,8 @@ impl Wire {
         self.agent.clone().shutdown();
     }
 
-    /// Ends what the credential provider is doing for this connection's requests (a token
-    /// request, a wait behind another thread's authorization), and whatever it would start
-    /// for them: they fail with [`Error::Closed`] for `why`. For closing, before anything
-    /// else it does.
+    /// Fails with [`Error::Closed`] what the credential provider does, or would start, for this
+    /// connection's requests; closing calls this first.
     pub fn end_credentials(&self, why: Arc<Closed>) {
         self.closing.close(why);
     }
@@ -139,25 +133,15 @@ impl Wire {
         Err(self.closing.closed_error())
     }
 
-    /// Performs `call` up to the response headers, whatever the status. On a 401 or 403 the
-    /// credential provider is told, and the request repeated while it asks for that (a 401
-    /// once, all in all at most [`MAX_CREDENTIAL_RETRIES`] times).
-    ///
-    /// # Errors
-    ///
-    /// Transport failures ([`Error::Io`], [`Error::Timeout`]), a failing credential provider,
-    /// or [`Error::Unauthorized`] / [`Error::Forbidden`] when the provider declined to retry.
+    /// Performs `call` up to the response headers, whatever the status. A 401 or 403 is told to the
+    /// credential provider, and the request repeated while it asks (a 401 once, at most
+    /// [`MAX_CREDENTIAL_RETRIES`] times in all).
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
         self.perform_noting(call, &Cell::new(false))
     }
 
-    /// [`perform`](Self::perform), setting `refused` when it failed because the connection to
-    /// the server (or to the proxy in front of it) was refused: an error of that kind may also
-    /// come from the credential provider, which reached a service of its own.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`perform`](Self::perform).
+    /// [`perform`](Self::perform), setting `refused` when the connection to the server (or its
+    /// proxy) was refused, as opposed to one of the credential provider's own.
     pub fn perform_noting(&self, call: &Call<'_>, refused: &Cell<bool>) -> Result<HttpResponse> {
         let Some(provider) = &self.config.credentials else {
             return self.perform_once(call, call.deadline, Credentials::Current, refused);
@@ -209,12 +193,8 @@ impl Wire {
         }
     }
 
-    /// Performs `call` once with the credentials the provider holds already
-    /// ([`CredentialProvider::cached_headers`]), and no repetition whatever the status: the
-    /// provider hears of no 401 or 403. For requests that must never become interactive
-    /// (`DELETE` on close), yet are authorized like every other request.
-    ///
-    /// [`CredentialProvider::cached_headers`]: super::CredentialProvider::cached_headers
+    /// Performs `call` once with the credentials already held, and the provider hears of no 401 or
+    /// 403: for requests that must never become interactive (`DELETE` on close).
     pub fn perform_cached(&self, call: &Call<'_>) -> Result<HttpResponse> {
         self.perform_once(call, call.deadline, Credentials::Cached, &Cell::new(false))
     }

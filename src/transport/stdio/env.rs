@@ -36,11 +36,9 @@ const ALLOWED: &[&str] = &[
     "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "TZ", "LANG",
 ];
 
-/// What a server needs to reach the network the way its parent does: behind a corporate proxy
-/// (`npx` and `uvx` download the server itself through it) or a TLS-inspecting one whose
-/// certificate authority is added by path. A proxy URL may hold credentials, but a server that
-/// cannot reach the network cannot start, and these are the parent's choices for every program
-/// it runs.
+/// What a server needs to reach the network as its parent does (a proxy, which `npx` and `uvx`
+/// download through; an added CA). A proxy URL may hold credentials, but without it the server
+/// cannot start.
 const NETWORK: &[&str] = &[
     "HTTP_PROXY",
     "HTTPS_PROXY",

@@ -36,11 +36,8 @@ pub(super) fn signal_process(pid: u32, signal: Signal) -> io::Result<()> {
     kill_pid(pid, number)
 }
 
-/// Whether a process of the group `pgid` still runs.
-///
-/// On Linux, processes that have exited but were not reaped yet (zombies) do not count:
-/// orphaned members are reaped by init, which some containers never do, and waiting for them
-/// would only delay close.
+/// Whether a process of the group `pgid` still runs. On Linux zombies do not count: some
+/// containers never reap orphans, and waiting for them would only delay close.
 pub(super) fn alive(pgid: u32) -> bool {
     match kill_group(pgid, 0) {
         Ok(()) => live_member(pgid),

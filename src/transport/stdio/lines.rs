@@ -8,16 +8,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub(super) enum Line<'a> {
     /// A whole line within the limit.
     Complete(&'a [u8]),
-    /// The first bytes (at most [`HEAD`], and at most the limit) of a line longer than the limit; the rest is
-    /// skipped by the next read.
+    /// The first bytes (at most [`HEAD`], and at most the limit) of a line longer than the limit;
+    /// the rest is skipped by the next read.
     Oversized(&'a [u8]),
 }
 
-/// Splits a byte stream into lines, never buffering more than `limit` bytes of one line.
-///
-/// A line within the limit has to be held whole; past the limit only [`HEAD`] bytes are kept
-/// and the rest is consumed from the inner reader's buffer as it arrives, so a line of any
-/// length costs at most `limit` plus that buffer.
+/// Splits a byte stream into lines, buffering at most `limit` bytes of one: past it only [`HEAD`]
+/// bytes are kept and the rest is skipped as it arrives.
 pub(super) struct LineReader<R> {
     inner: R,
     limit: usize,
@@ -44,10 +41,8 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
-    /// The next line, or `None` at the end of the stream.
-    ///
-    /// An unterminated last line is returned as a line. An oversized line is returned as soon
-    /// as it passes the limit, before the rest of it has arrived.
+    /// The next line, or `None` at the end. An unterminated last line is a line; an oversized one
+    /// is returned as soon as it passes the limit.
     pub(super) fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         if self.buf.capacity() > KEEP_CAPACITY {
             self.buf = Vec::new();

@@ -26,10 +26,8 @@ const GROUP_POLL: Duration = Duration::from_millis(200);
 /// without an exit status.
 const EOF_GRACE: Duration = Duration::from_secs(1);
 
-/// How long a server whose stdin broke (it closed its input) gets to exit before the
-/// connection is reported closed without an exit status: nothing can be sent to it any more.
-/// Shorter than the wait of the send that found stdin broken, so that send fails with the
-/// report.
+/// How long a server whose stdin broke gets to exit before the end is reported without a status.
+/// Shorter than the wait of the send that found stdin broken, so that send fails with the report.
 const INPUT_GRACE: Duration = Duration::from_millis(500);
 
 /// How long the reader and stderr threads may wait on a pipe that stays open after the server
@@ -125,11 +123,8 @@ impl Monitor {
         }
     }
 
-    /// Closes the server down: it had `close_grace` since stdin was closed, then SIGTERM, then
-    /// `kill_grace`, then SIGKILL. Always reaps.
-    ///
-    /// The grace period is the server's own: once it has exited, whatever it left in its
-    /// group is an orphan with nobody to stop it, so that is terminated at once.
+    /// Closes the server down (`close_grace`, SIGTERM, `kill_grace`, SIGKILL); always reaps. The
+    /// grace is the server's own: once it has exited, what it left in its group is ended at once.
     fn shut_down(&mut self) {
         let grace = if self.shared.is_aborting() {
             Duration::ZERO

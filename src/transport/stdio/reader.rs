@@ -11,11 +11,8 @@ use crate::jsonrpc::RequestId;
 /// How much of a skipped line is shown in the debug log.
 const PREVIEW_CHARS: usize = 200;
 
-/// Reads messages from `stdout` until it ends, delivering them to the inbox.
-///
-/// Lines that are not UTF-8 or not JSON-RPC are logged and skipped: one bad line never ends
-/// the connection. Lines longer than `limit` are dropped as soon as they pass it (only their
-/// first 4 KiB are kept), and fail the request they answer when those bytes name it.
+/// Reads messages from `stdout` into the inbox until it ends. A bad line is logged and skipped,
+/// never ending the connection; an oversized one fails the request it names, if any.
 pub(super) fn run(stdout: impl Read, shared: &Shared, limit: usize, label: &str) {
     // One byte more is read, for the `\r` of a CRLF line ending, which the limit leaves out
     // like the `\n`.
@@ -108,11 +105,8 @@ fn deliver(bytes: &[u8], shared: &Shared, label: &str) -> bool {
     })
 }
 
-/// Fails the request that an unreadable line answers, when the line names it (an object
-/// with an `id`, a `result` or `error` and no `method`, which only a response is): its caller
-/// learns at once what went wrong instead of waiting for its deadline. `None` when the line
-/// names no request: an object with an `id` alone (`{"id":5}`) is no response, and must not
-/// settle the request whose id it borrows; it is noise like any other line.
+/// Fails the request an unreadable line answers, so its caller need not wait for its deadline.
+/// `None` when it names none: `{"id":5}` alone is no response and must not settle a request.
 fn unreadable(bytes: &[u8], why: &str, shared: &Shared) -> Option<bool> {
     let id = response_id(bytes)?;
     let error = Error::Protocol(format!("the response to request {id} is unreadable: {why}"));
@@ -139,10 +133,8 @@ fn preview(text: &str) -> &str {
     }
 }
 
-/// The id of the response that `head`, the start of a JSON object, begins, if it tells.
-///
-/// Only members of the top-level object count, and only when a `result` or `error` member shows
-/// it is a response (a server's request has an id too, but from the server's own sequence).
+/// The id of the response `head` (the start of a JSON object) begins, if it tells: top-level
+/// members only, and only beside `result` or `error` (a server's request has ids of its own).
 fn response_id(head: &[u8]) -> Option<RequestId> {
     let head = scan_head(head)?;
     head.id.filter(|_| head.response && !head.request)

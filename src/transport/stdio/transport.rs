@@ -52,10 +52,9 @@ pub(super) struct Shared {
     pub(super) stdout_activity: Activity,
     pub(super) stderr_activity: Activity,
     closed: Mutex<Option<Arc<Closed>>>,
-    /// Held (shared) by the reader while it delivers and (exclusively) while the end is
-    /// reported, so nothing is delivered after the end. Only those two take it: the reader may
-    /// wait inside a delivery (backpressure from the layer above), and nobody the layer above
-    /// waits on must wait for it.
+    /// Shared by the reader while it delivers, exclusive while the end is reported, so nothing is
+    /// delivered after the end. Only those two take it: a delivery may block (backpressure), so
+    /// nobody the layer above waits on may wait for it.
     gate: RwLock<()>,
     reported: Condvar,
     closing: AtomicBool,
@@ -72,9 +71,8 @@ pub(super) struct Worker {
 }
 
 impl StdioTransport {
-    /// Starts the threads of a freshly spawned `child`.
-    ///
-    /// On failure the child is killed and reaped.
+    /// Starts the threads of a freshly spawned `child`; on failure the child is killed and
+    /// reaped.
     pub(super) fn start(mut child: Child, config: &StdioConfig, inbox: Inbox) -> Result<Self> {
         let pid = child.id();
         let program = std::path::Path::new(&config.command)
@@ -282,9 +280,9 @@ impl Shared {
         self.reported.notify_all();
     }
 
-    /// Hands `deliver` the inbox unless the end was reported already, so that nothing
-    /// arrives after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` (or
-    /// when nothing more should be read (the end was reported, or nobody listens).
+    /// Hands `deliver` the inbox unless the end was reported already, so that nothing arrives
+    /// after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` when nothing more
+    /// should be read (the end was reported, or nobody listens).
     pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
         let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
         !self.is_reported() && deliver(&self.inbox)

@@ -468,11 +468,8 @@ impl Parser<'_> {
     }
 }
 
-/// Writes `text` to `path` atomically: into a new file beside it (created exclusively, with
-/// the file's permissions), then renamed over it, so that a reader sees the old file or the
-/// new one, never a part. `before` is the text the edit was made from: should the file have
-/// changed since, nothing is written. A symbolic link is followed, and the file it names
-/// replaced.
+/// Writes `text` to `path` (through a symbolic link) atomically, by a new file renamed over it;
+/// nothing is written when the file has changed since `before`, the text the edit was made from.
 pub fn write(path: &Path, before: Option<&str>, text: &str) -> io::Result<()> {
     let target = match fs::canonicalize(path) {
         Ok(target) => target,

@@ -153,10 +153,8 @@ impl Reader {
         })
     }
 
-    /// The next message, or `None` when none arrived within a [`TICK`]. An error of kind
-    /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof) when the other side closed the
-    /// connection, [`InvalidData`](io::ErrorKind::InvalidData) for a message too long or not
-    /// understood.
+    /// The next message, or `None` after a [`TICK`] without one; `UnexpectedEof` once the other
+    /// side closed, `InvalidData` for a message too long or not understood.
     pub fn next<T: DeserializeOwned>(&mut self) -> io::Result<Option<T>> {
         let mut chunk = [0u8; 8192];
         loop {

@@ -14,12 +14,9 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// the process: a signal may arrive at any moment, on any thread.
 static WRITE_END: AtomicI32 = AtomicI32::new(-1);
 
-/// Installs the handler for SIGINT, SIGTERM and SIGHUP and returns the socket on which each
-/// signal arrives as one byte.
-///
-/// SIGHUP stays ignored when it was ignored at start-up (`nohup umcp watch`). SIGINT is
-/// handled even then: a shell ignores it for a background job, but the servers still have to
-/// be stopped when it comes, and nothing else would stop them.
+/// Installs the handler for SIGINT, SIGTERM and SIGHUP; each signal arrives as one byte on the
+/// socket returned. SIGHUP stays ignored when it was at start-up (`nohup`), SIGINT never: a shell
+/// ignores it for a background job, yet the servers must still be stopped when it comes.
 pub fn install() -> io::Result<UnixStream> {
     // A socket pair rather than a pipe: std creates it close-on-exec, so no server inherits
     // it, without another system call here.

@@ -29,7 +29,8 @@ pub(crate) struct Shared {
     pub(super) ended: Mutex<Option<Arc<Closed>>>,
     /// The running GET stream, if any.
     pub(super) get_stream: Mutex<Option<Arc<GetStream>>>,
-    /// Set by [`SessionEvent::Stateless`](crate::transport::SessionEvent::Stateless): no session, no GET stream, no resumption.
+    /// Set by [`SessionEvent::Stateless`](crate::transport::SessionEvent::Stateless): no session,
+    /// no GET stream, no resumption.
     pub(super) stateless: AtomicBool,
     /// The caller's start-up deadline: the first GET stream is waited for until then at most.
     pub startup: Instant,
@@ -76,23 +77,9 @@ impl Shared {
 }
 
 impl Shared {
-    /// Performs `call`, a request someone waits on: a POST, or a call's stream resumed (see
-    /// [`Wire::perform`]).
-    ///
-    /// A connection refused once a session was set up means nothing listens at the URL any
-    /// more: the server is gone (a proxy in front of it that is gone counts the same; a proxy
-    /// answering 502 or 503 does not). The request is lost either way, and waiting out the
-    /// reconnection policy would only delay what its caller, the layer above and a manager
-    /// watching it must learn, so the connection ends at once and the call fails with
-    /// [`Error::Closed`], as every pending request does. Timeouts, resets and 5xx statuses
-    /// say nothing of the kind: a resumed stream keeps the reconnection policy then.
-    ///
-    /// The GET stream does not come through here: nobody waits on its reopening, which
-    /// retries a refused connection under the policy, for a server restarting on its port.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Wire::perform`], and [`Error::Closed`] as above.
+    /// Performs `call`, a request someone waits on. A connection refused once a session is set up
+    /// means the server is gone: the connection ends at once ([`Error::Closed`]) rather than wait
+    /// out the reconnection policy, which timeouts, resets and 5xx statuses keep.
     pub fn perform(&self, call: &Call<'_>) -> Result<HttpResponse> {
         // Refused when connecting, not by the credential provider's own service: a provider's
         // error fails its request alone.
