@@ -83,7 +83,14 @@ pub enum Error {
     },
     /// The peer broke the protocol: a reply that does not parse or does not fit the request.
     Protocol(String),
-    /// The server answered the request with a JSON-RPC error.
+    /// The server answered the request with a JSON-RPC error: its code, message and data.
+    ///
+    /// `Display` ends with a one-line summary of the `data` (compact JSON, a string as its
+    /// text, keys sorted, at most 240 characters), so the versions a server lists after
+    /// -32022 or the details of a -32602 reach the user. MCP's own codes have named
+    /// questions: [`Error::is_header_mismatch`], [`Error::missing_client_capabilities`],
+    /// [`Error::unsupported_protocol_version`], [`Error::url_elicitations_required`] and
+    /// [`Error::is_resource_not_found`].
     Rpc(ErrorObject),
     /// A deadline passed before the operation finished.
     Timeout {
@@ -118,13 +125,15 @@ pub enum Error {
     Http(Box<HttpError>),
     /// HTTP 401: the server wants credentials; the `WWW-Authenticate` hints say which.
     Unauthorized(Box<HttpError>),
-    /// HTTP 403: the credentials are not enough (for example `insufficient_scope`).
+    /// HTTP 403: the credentials are not enough (for example `insufficient_scope`); the
+    /// `WWW-Authenticate` hints say what is missing.
     Forbidden(Box<HttpError>),
     /// The HTTP session ended on the server: a request that carried a session id was answered
     /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
     /// answer an unknown session id).
     SessionExpired,
-    /// The configuration or an argument is invalid; nothing was sent.
+    /// A configuration file, entry, option or argument cannot be used, named in the message;
+    /// nothing was sent.
     Config(String),
     /// What the caller asked for does not exist or does not fit, and nothing was sent: a tool
     /// or prompt name the [`Manager`](crate::Manager) never gave, tool or prompt arguments
