@@ -145,9 +145,11 @@ pub enum Error {
     /// authorization or the token request. The details name the step and the server's answer.
     Auth(Box<AuthError>),
     /// The stream that was to carry a response ended before the response and cannot be
-    /// resumed: the request is lost, and the server may or may not have acted on it. Requests
-    /// that are safe to repeat are re-issued by the client; a `tools/call` is only when the
-    /// tool was listed as read-only or idempotent.
+    /// resumed: the request is lost, and the server may or may not have acted on it. In the
+    /// stateless era the client re-issues such a request once, under a new id, as the spec
+    /// asks, save a `tools/call` that could have acted already: that one only when the tool's
+    /// last listing marked it `readOnlyHint` or `idempotentHint`, since a second call would
+    /// otherwise do its work twice.
     ResponseLost(String),
     /// A skill or one of its files failed the Skills extension's checks: an entry that may
     /// not be loaded, a file the entry does not list (not read), or content whose size,

@@ -131,7 +131,9 @@ impl Client {
     }
 
     /// The protocol era the connection speaks: [`Era::Legacy`] after `initialize`,
-    /// [`Era::Modern`] after `server/discover`.
+    /// [`Era::Modern`] after `server/discover`. Either way [`Client::server_info`],
+    /// [`Client::server_capabilities`], [`Client::instructions`] and
+    /// [`Client::protocol_version`] answer alike (see [`Client::initialize_result`]).
     ///
     /// See the example on [`Client::server_info`].
     pub fn era(&self) -> Era {

@@ -272,8 +272,9 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] unless the server advertises
-    /// `resources.subscribe`.
+    /// [`Error::Unsupported`], before anything is sent, unless the server advertises
+    /// `resources.subscribe`, and always in the stateless era, which has no
+    /// `resources/subscribe` ([`Client::listen`] does the same there).
     pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
         self.with(&RequestOptions::default())
             .subscribe_resource(uri)

@@ -24,7 +24,9 @@ use super::server_requests::Handlers;
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
 ///
-/// Registering a handler declares the matching client capability in `initialize`.
+/// Registering a handler declares the matching client capability (in `initialize`, or in
+/// every stateless request's `_meta`); the same handlers answer a stateless server's input
+/// rounds (see [`Options::with_max_input_rounds`]).
 ///
 /// ```
 /// use std::time::Duration;
@@ -467,9 +469,27 @@ impl Options {
         self
     }
 
-    /// How many times one stateless request may come back asking for input before it fails
-    /// (default 8). Whatever the number, the request's timeout spans all its rounds and the
-    /// handlers that answer them (restarted by each round when it resets on progress).
+    /// How many times one stateless request may come back asking for input
+    /// (`input_required`) before it fails (default 8). Whatever the number, the request's
+    /// timeout and its maximum total time span all its rounds and the handlers that answer
+    /// them. [`Client::request_once`](crate::Client::request_once) returns the raw
+    /// `input_required` result instead, for callers who drive the rounds themselves.
+    ///
+    /// # Handlers in input rounds
+    ///
+    /// The elicitation, sampling and roots handlers answer an input round's requests exactly
+    /// as they answer a handshake-era server's requests, save that a round cannot carry a
+    /// handler's error back to the server: the call fails with
+    /// [`Error::Protocol`](crate::Error::Protocol) naming the handler's code and message (in
+    /// the handshake era the error goes to the server, which decides what to make of it). A
+    /// round asking for a handler that is not set fails the call with
+    /// [`Error::Unsupported`](crate::Error::Unsupported), and one asking for more than 64
+    /// inputs at once with `Error::Protocol`, before any handler runs.
+    ///
+    /// The handlers run on the call's clock: its timeout counts from its start across every
+    /// round and handler, unless it resets on progress, when each answer from the server
+    /// restarts it. A handler is never interrupted, but none starts once the call's time is
+    /// up, it was cancelled or the client closed.
     ///
     /// See the example on [`Options::with_protocol_mode`].
     pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
