@@ -142,7 +142,10 @@ impl Client {
 
     /// The era verdict for this server, to hand to a later connection with
     /// [`Options::with_protocol_mode`](crate::Options::with_protocol_mode) so it skips the
-    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use.
+    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use. Within one
+    /// process [`ProtocolMode::Auto`] remembers it already, and forgets it when the server
+    /// contradicts it. A verdict passed as the mode is held to, with no fallback: it suits
+    /// another process, with `Auto` to connect again with when it fails.
     ///
     /// ```no_run
     /// use umcp::{Client, Options, StdioConfig};
