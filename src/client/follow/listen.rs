@@ -125,7 +125,7 @@ impl Subscription {
     /// event. The queue holds the client's notification capacity
     /// ([`Options::with_notification_capacity`](crate::Options::with_notification_capacity),
     /// at least 2) and at most [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full,
-    /// its oldest unread event goes. Its end is never dropped.
+    /// its oldest unread event goes. Its end, and a break of its stream, are never dropped.
     ///
     /// See the example on [`Subscription`].
     pub fn dropped(&self) -> u64 {
@@ -184,6 +184,12 @@ impl Subscription {
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
+    ///
+    /// In the stateless era the listen request is given up: over HTTP its stream's
+    /// connection is shut down, elsewhere `notifications/cancelled` is sent (once the request
+    /// itself was, if it is still being sent). In the handshake era the resource URIs no
+    /// other subscription of the client still follows are unsubscribed, waiting at most 5 s
+    /// for all of them.
     ///
     /// See the example on [`Subscription`].
     pub fn close(&self) {
