@@ -159,9 +159,21 @@ impl Subscription {
     }
 
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
-    /// (tell the two apart with [`ended`](Subscription::ended)). Opening a broken stream
-    /// again never holds the call past `timeout`: a server slow to acknowledge the reopening
-    /// is waited for by the next calls.
+    /// (tell the two apart with [`ended`](Subscription::ended)).
+    ///
+    /// # Opening a broken stream again
+    ///
+    /// In the stateless era, the reading calls open a broken stream again (see
+    /// [`SubscriptionEvent::Resubscribed`] for when), and this never holds `recv_timeout` or
+    /// [`try_recv`](Subscription::try_recv) past its deadline: the new request is sent from a
+    /// sending thread, and a server slow to acknowledge it is waited for by the next calls. A
+    /// reopening not acknowledged within the request timeout, or that fails on the way (its
+    /// stream breaks before the acknowledgement, a 5xx, a network error, a credential flow
+    /// busy elsewhere), is abandoned and asked again after a pause that grows to 10 s. So
+    /// the subscription ends only when the server refuses it ([`SubscriptionEnd::Failed`]) or
+    /// the connection ends ([`SubscriptionEnd::ConnectionLost`]). A request abandoned while
+    /// still being sent is ended on the server once sent: nothing is left listening there,
+    /// and its cancellation never arrives before it.
     ///
     /// See the example on [`Subscription`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
