@@ -511,6 +511,25 @@ impl Options {
 
     /// Whether results with caching hints are cached at all (default on).
     ///
+    /// Results with caching hints (`ttlMs`, `cacheScope` on `server/discover`, the list
+    /// methods and `resources/read`) are cached per connection, at most 256 of them: a fresh
+    /// entry answers the same method with the same params (`_meta` aside) without a round
+    /// trip. An absent or non-positive `ttlMs` is stale at once, and the rounds of a multi
+    /// round-trip request are never cached. List-changed and resource-updated notifications
+    /// drop the matching entries as they arrive (on any subscription, or the session), and a
+    /// broken subscription stream or a new session drops them all
+    /// ([`SubscriptionEvent::Resubscribed`](crate::SubscriptionEvent::Resubscribed)).
+    ///
+    /// No entry is shared with another connection. Those not marked `cacheScope: "public"`
+    /// belong to the credentials that fetched them, and are dropped when their authorization
+    /// context changes
+    /// ([`CredentialProvider::authorization_context`](crate::CredentialProvider::authorization_context):
+    /// umcp's OAuth provider changes it on a logout and on a new grant, not on a refresh).
+    /// One request skips the cache with
+    /// [`RequestOptions::with_no_cache`](crate::RequestOptions::with_no_cache). Handshake-era
+    /// servers send no hints, so nothing of theirs is cached unless
+    /// [`Options::with_cache_ttl_without_hints`] asks for it.
+    ///
     /// ```
     /// use std::time::Duration;
     /// use umcp::{Options, RequestOptions};
