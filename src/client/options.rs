@@ -119,8 +119,18 @@ impl Options {
     /// `elicitation/create`) are answered at once, each on a thread of its own (default 4, at
     /// least 1). The threads start when first needed and last as long as the connection. As
     /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
-    /// error at once. `ping` needs no handler thread: it is answered as it arrives (over HTTP,
-    /// where the reply is a POST, by one more thread that sends such replies one at a time).
+    /// error at once.
+    ///
+    /// `ping` needs no handler thread: the router answers it as it arrives, and never waits
+    /// to send that reply (nor the busy error above, nor `Invalid Request` for a request
+    /// whose id or method is of a forbidden type). Over stdio such a reply that finds the
+    /// transport's write queue full is dropped, since a server sending requests without
+    /// reading its input would otherwise stall the reading of its own output, and both sides
+    /// would wait for good. Over HTTP, where a reply is a POST the server must answer, one
+    /// more thread (`umcp-reply`, started on the first such reply) sends them one at a time
+    /// from a queue of 4, and drops them past that: a server that never acknowledges its ping
+    /// replies stalls neither the stream they came on nor the requests and notifications
+    /// behind them.
     ///
     /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
