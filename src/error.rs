@@ -83,7 +83,14 @@ pub enum Error {
     },
     /// The peer broke the protocol: a reply that does not parse or does not fit the request.
     Protocol(String),
-    /// The server answered the request with a JSON-RPC error.
+    /// The server answered the request with a JSON-RPC error: its code, message and data.
+    ///
+    /// `Display` ends with a one-line summary of the `data` (compact JSON, a string as its
+    /// text, keys sorted, at most 240 characters), so the versions a server lists after
+    /// -32022 or the details of a -32602 reach the user. MCP's own codes have named
+    /// questions: [`Error::is_header_mismatch`], [`Error::missing_client_capabilities`],
+    /// [`Error::unsupported_protocol_version`], [`Error::url_elicitations_required`] and
+    /// [`Error::is_resource_not_found`].
     Rpc(ErrorObject),
     /// A deadline passed before the operation finished.
     Timeout {
@@ -118,13 +125,15 @@ pub enum Error {
     Http(Box<HttpError>),
     /// HTTP 401: the server wants credentials; the `WWW-Authenticate` hints say which.
     Unauthorized(Box<HttpError>),
-    /// HTTP 403: the credentials are not enough (for example `insufficient_scope`).
+    /// HTTP 403: the credentials are not enough (for example `insufficient_scope`); the
+    /// `WWW-Authenticate` hints say what is missing.
     Forbidden(Box<HttpError>),
     /// The HTTP session ended on the server: a request that carried a session id was answered
     /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
     /// answer an unknown session id).
     SessionExpired,
-    /// The configuration or an argument is invalid; nothing was sent.
+    /// A configuration file, entry, option or argument cannot be used, named in the message;
+    /// nothing was sent.
     Config(String),
     /// What the caller asked for does not exist or does not fit, and nothing was sent: a tool
     /// or prompt name the [`Manager`](crate::Manager) never gave, tool or prompt arguments
@@ -136,9 +145,11 @@ pub enum Error {
     /// authorization or the token request. The details name the step and the server's answer.
     Auth(Box<AuthError>),
     /// The stream that was to carry a response ended before the response and cannot be
-    /// resumed: the request is lost, and the server may or may not have acted on it. Requests
-    /// that are safe to repeat are re-issued by the client; a `tools/call` is only when the
-    /// tool was listed as read-only or idempotent.
+    /// resumed: the request is lost, and the server may or may not have acted on it. In the
+    /// stateless era the client re-issues such a request once, under a new id, as the spec
+    /// asks, save a `tools/call` that could have acted already: that one only when the tool's
+    /// last listing marked it `readOnlyHint` or `idempotentHint`, since a second call would
+    /// otherwise do its work twice.
     ResponseLost(String),
     /// A skill or one of its files failed the Skills extension's checks: an entry that may
     /// not be loaded, a file the entry does not list (not read), or content whose size,

@@ -73,8 +73,9 @@ impl Error {
 
     /// For -32042 `URLElicitationRequiredError` (2025-11-25): the pages the user has to visit
     /// before the request can succeed. Show each one's message and full URL, let the user
-    /// decide whether to open it, and send the request again afterwards. Entries that are not
-    /// well-formed URL elicitations are left out.
+    /// decide whether to open it, and send the request again afterwards (the `umcp` tool
+    /// prints them in full and opens none). Entries that are not well-formed URL elicitations
+    /// are left out.
     ///
     /// ```
     /// use serde_json::json;

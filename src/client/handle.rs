@@ -35,6 +35,32 @@ use super::tasks::TaskTools;
 /// log::info!("{}", result.text());
 /// # Ok(()) }
 /// ```
+///
+/// # Threads and queues
+///
+/// A call runs on its caller's thread. Besides its transport's threads (a stdio server's
+/// five, six with a stderr callback, are listed in [`transport::stdio`](crate::transport::stdio)),
+/// a connection runs one router thread, which hands the server's requests to handler threads
+/// and runs the notification callback and the late-response handler, and at most
+/// [`Options::with_handler_threads`](crate::Options::with_handler_threads) handler threads,
+/// each started when first needed: a stdio client runs six threads, plus its handler threads.
+/// Over HTTP one more thread sends the router's own replies, and up to 4 sending threads,
+/// each started when first needed, send what must not hold up a caller or the router.
+///
+/// Every queue is bounded, with a policy when full:
+///
+/// - unread notifications: at most
+///   [`Options::with_notification_capacity`](crate::Options::with_notification_capacity)
+///   (1,024) and [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES) (16 MiB) together; past
+///   either, the oldest is dropped and counted ([`Client::notifications_dropped`]);
+/// - the router's: 64 server requests, callback notifications and late responses; then the
+///   reading of the server's output waits for room, save that a notification for a callback
+///   that has not made room within a second is dropped and counted, so a callback that
+///   blocks loses notifications but never delays responses
+///   ([`Options::with_notification_callback`](crate::Options::with_notification_callback));
+/// - server requests beyond the handler threads and as many again waiting for them get a
+///   JSON-RPC error at once, and the router's own replies are never waited for
+///   ([`Options::with_handler_threads`](crate::Options::with_handler_threads)).
 pub struct Client {
     pub(super) session: Arc<Session>,
     /// The subscriptions and the response cache.
@@ -131,7 +157,9 @@ impl Client {
     }
 
     /// The protocol era the connection speaks: [`Era::Legacy`] after `initialize`,
-    /// [`Era::Modern`] after `server/discover`.
+    /// [`Era::Modern`] after `server/discover`. Either way [`Client::server_info`],
+    /// [`Client::server_capabilities`], [`Client::instructions`] and
+    /// [`Client::protocol_version`] answer alike (see [`Client::initialize_result`]).
     ///
     /// See the example on [`Client::server_info`].
     pub fn era(&self) -> Era {
@@ -140,7 +168,10 @@ impl Client {
 
     /// The era verdict for this server, to hand to a later connection with
     /// [`Options::with_protocol_mode`](crate::Options::with_protocol_mode) so it skips the
-    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use.
+    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use. Within one
+    /// process [`ProtocolMode::Auto`] remembers it already, and forgets it when the server
+    /// contradicts it. A verdict passed as the mode is held to, with no fallback: it suits
+    /// another process, with `Auto` to connect again with when it fails.
     ///
     /// ```no_run
     /// use umcp::{Client, Options, StdioConfig};
@@ -190,7 +221,9 @@ impl Client {
 
     /// How many notifications were dropped because the queue was full, by count or by bytes (the
     /// oldest unread one goes; see
-    /// [`Options::with_notification_capacity`](crate::Options::with_notification_capacity)).
+    /// [`Options::with_notification_capacity`](crate::Options::with_notification_capacity)),
+    /// or because the notification callback had not made room for them within a second (see
+    /// [`Options::with_notification_callback`](crate::Options::with_notification_callback)).
     ///
     /// See the example on [`Client::notifications`].
     pub fn notifications_dropped(&self) -> u64 {

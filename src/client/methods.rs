@@ -272,8 +272,9 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`Error::Unsupported`] unless the server advertises
-    /// `resources.subscribe`.
+    /// [`Error::Unsupported`], before anything is sent, unless the server advertises
+    /// `resources.subscribe`, and always in the stateless era, which has no
+    /// `resources/subscribe` ([`Client::listen`] does the same there).
     pub fn subscribe_resource(&self, uri: &str) -> Result<()> {
         self.with(&RequestOptions::default())
             .subscribe_resource(uri)
@@ -293,12 +294,23 @@ impl Client {
 
     /// Subscribes to the notifications `filter` names, in either protocol era, and returns
     /// once the server acknowledged them (see [`Subscription::acknowledged`] for the subset
-    /// it honours). In the handshake era each resource URI is subscribed with
-    /// `resources/subscribe`, all within one request timeout; a URI the server refuses or does
-    /// not confirm in time is left out of the acknowledgement. The subscription holds as many
-    /// unread events as the client's notification capacity (at least 2; 256 for a
-    /// [`Manager`](crate::Manager)'s clients); past that the oldest are dropped, counted
-    /// ([`Subscription::dropped`]) and reported as a gap.
+    /// it honours). Several subscriptions may be open at once. Closing or dropping the handle
+    /// ends it ([`Subscription::close`]).
+    ///
+    /// - Stateless era: a `subscriptions/listen` request that stays open. Over HTTP its
+    ///   notifications come on its own response stream, read on its own thread and
+    ///   connection; over stdio they are told apart by their `subscriptionId`. What the server
+    ///   acknowledges or sends beyond what the filter asked for is left out.
+    /// - Handshake era: served from the session's list-changed notifications, with the
+    ///   acknowledged subset taken from the server's capabilities; each resource URI is
+    ///   subscribed with `resources/subscribe`, all within one request timeout, and a URI the
+    ///   server refuses or does not confirm in time is left out of the acknowledgement.
+    ///
+    /// The subscription holds as many unread events as the client's notification capacity
+    /// (at least 2; 256 for a [`Manager`](crate::Manager)'s clients); past that the oldest are
+    /// dropped, counted ([`Subscription::dropped`]) and reported as a gap. A notification
+    /// about a request is not a subscription's: progress goes to the request that asked for
+    /// it, and a log message to [`Client::notifications`].
     ///
     /// ```no_run
     /// use umcp::types::{ServerNotification, SubscriptionFilter};

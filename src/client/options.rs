@@ -24,7 +24,9 @@ use super::server_requests::Handlers;
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
 ///
-/// Registering a handler declares the matching client capability in `initialize`.
+/// Registering a handler declares the matching client capability (in `initialize`, or in
+/// every stateless request's `_meta`); the same handlers answer a stateless server's input
+/// rounds (see [`Options::with_max_input_rounds`]).
 ///
 /// ```
 /// use std::time::Duration;
@@ -117,8 +119,18 @@ impl Options {
     /// `elicitation/create`) are answered at once, each on a thread of its own (default 4, at
     /// least 1). The threads start when first needed and last as long as the connection. As
     /// many requests again may wait for a free thread; beyond that the server gets a JSON-RPC
-    /// error at once. `ping` needs no handler thread: it is answered as it arrives (over HTTP,
-    /// where the reply is a POST, by one more thread that sends such replies one at a time).
+    /// error at once.
+    ///
+    /// `ping` needs no handler thread: the router answers it as it arrives, and never waits
+    /// to send that reply (nor the busy error above, nor `Invalid Request` for a request
+    /// whose id or method is of a forbidden type). Over stdio such a reply that finds the
+    /// transport's write queue full is dropped, since a server sending requests without
+    /// reading its input would otherwise stall the reading of its own output, and both sides
+    /// would wait for good. Over HTTP, where a reply is a POST the server must answer, one
+    /// more thread (`umcp-reply`, started on the first such reply) sends them one at a time
+    /// from a queue of 4, and drops them past that: a server that never acknowledges its ping
+    /// replies stalls neither the stream they came on nor the requests and notifications
+    /// behind them.
     ///
     /// See the example on [`Options`].
     pub fn with_handler_threads(mut self, threads: usize) -> Options {
@@ -467,9 +479,27 @@ impl Options {
         self
     }
 
-    /// How many times one stateless request may come back asking for input before it fails
-    /// (default 8). Whatever the number, the request's timeout spans all its rounds and the
-    /// handlers that answer them (restarted by each round when it resets on progress).
+    /// How many times one stateless request may come back asking for input
+    /// (`input_required`) before it fails (default 8). Whatever the number, the request's
+    /// timeout and its maximum total time span all its rounds and the handlers that answer
+    /// them. [`Client::request_once`](crate::Client::request_once) returns the raw
+    /// `input_required` result instead, for callers who drive the rounds themselves.
+    ///
+    /// # Handlers in input rounds
+    ///
+    /// The elicitation, sampling and roots handlers answer an input round's requests exactly
+    /// as they answer a handshake-era server's requests, save that a round cannot carry a
+    /// handler's error back to the server: the call fails with
+    /// [`Error::Protocol`](crate::Error::Protocol) naming the handler's code and message (in
+    /// the handshake era the error goes to the server, which decides what to make of it). A
+    /// round asking for a handler that is not set fails the call with
+    /// [`Error::Unsupported`](crate::Error::Unsupported), and one asking for more than 64
+    /// inputs at once with `Error::Protocol`, before any handler runs.
+    ///
+    /// The handlers run on the call's clock: its timeout counts from its start across every
+    /// round and handler, unless it resets on progress, when each answer from the server
+    /// restarts it. A handler is never interrupted, but none starts once the call's time is
+    /// up, it was cancelled or the client closed.
     ///
     /// See the example on [`Options::with_protocol_mode`].
     pub fn with_max_input_rounds(mut self, rounds: u32) -> Options {
@@ -490,6 +520,25 @@ impl Options {
     }
 
     /// Whether results with caching hints are cached at all (default on).
+    ///
+    /// Results with caching hints (`ttlMs`, `cacheScope` on `server/discover`, the list
+    /// methods and `resources/read`) are cached per connection, at most 256 of them: a fresh
+    /// entry answers the same method with the same params (`_meta` aside) without a round
+    /// trip. An absent or non-positive `ttlMs` is stale at once, and the rounds of a multi
+    /// round-trip request are never cached. List-changed and resource-updated notifications
+    /// drop the matching entries as they arrive (on any subscription, or the session), and a
+    /// broken subscription stream or a new session drops them all
+    /// ([`SubscriptionEvent::Resubscribed`](crate::SubscriptionEvent::Resubscribed)).
+    ///
+    /// No entry is shared with another connection. Those not marked `cacheScope: "public"`
+    /// belong to the credentials that fetched them, and are dropped when their authorization
+    /// context changes
+    /// ([`CredentialProvider::authorization_context`](crate::CredentialProvider::authorization_context):
+    /// umcp's OAuth provider changes it on a logout and on a new grant, not on a refresh).
+    /// One request skips the cache with
+    /// [`RequestOptions::with_no_cache`](crate::RequestOptions::with_no_cache). Handshake-era
+    /// servers send no hints, so nothing of theirs is cached unless
+    /// [`Options::with_cache_ttl_without_hints`] asks for it.
     ///
     /// ```
     /// use std::time::Duration;

@@ -26,8 +26,15 @@ pub(super) const WIDE: &str = "an integer beyond 64 bits";
 /// a null id when it cannot be given back. Decoding it fails with a [`DecodeError`] that
 /// carries it; in a batch it is one of the batch's [`Payload::Batch`] elements, owed its reply
 /// all the same. A [`Response`] with such an id is an ordinary [`DecodeError`] (it answers no
-/// request that could have been sent), and so is a message with neither an `id` (a
-/// notification, which is never answered) nor a string `method`.
+/// request that could have been sent, and the client drops it), and so is a message with
+/// neither an `id` (a notification, which is never answered) nor a string `method`. A
+/// `notifications/…` message that carries `"id": null`, as some servers write them, is none
+/// of these: it decodes as the notification it is.
+///
+/// The [`Client`](crate::Client) answers it as it answers a `ping`, without a handler (see
+/// [`Options::with_handler_threads`](crate::Options::with_handler_threads) for how such
+/// replies are sent); in the stateless era, which has no server requests, such a request gets
+/// no reply either.
 ///
 /// An integer id beyond 64 bits is given back in the server's own digits when the request is
 /// decoded from its text ([`Payload::decode`]); [`Message::from_value`] reads a `Value`, which

@@ -165,6 +165,12 @@ impl Inbox {
     /// (what [`Payload::Batch`] holds), for the client to answer each of those like one that
     /// came alone.
     ///
+    /// The client takes a batch only under protocol 2025-03-26, the one version that has
+    /// them: each request in it gets its own reply, sent alone and by the same bounded road
+    /// as one that came alone, so a batch of thousands costs no more than as many sent one by
+    /// one. At any other version the batch is dropped whole, and a request it answers fails
+    /// at once with [`Error::Protocol`] rather than at its deadline.
+    ///
     /// ```
     /// use umcp::jsonrpc::Payload;
     /// use umcp::transport::{Inbound, Inbox};

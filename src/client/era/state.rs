@@ -55,9 +55,42 @@ const VERDICT_CACHE_CAPACITY: usize = 256;
 pub enum ProtocolMode {
     /// Probe with `server/discover`; a discover result or a recognised stateless error means
     /// the stateless era, anything else the handshake era on the same connection (default).
+    ///
+    /// - A discover result naming a stateless version this client speaks means the stateless
+    ///   era. After -32022 (`UnsupportedProtocolVersion`) the probe is sent once more at a
+    ///   stateless version both speak; when the error's `supported` names only handshake-era
+    ///   versions, the server is a handshake-era one (naming only versions this client does
+    ///   not speak, the connect fails with [`Error::Unsupported`](crate::Error::Unsupported)).
+    ///   -32020 or -32021 mean a stateless server: the connect fails with that error, with no
+    ///   fallback. Over HTTP such an error counts only as the probe's own answer: a body
+    ///   declared `application/json` carrying the probe's id.
+    /// - Any other error (a 400 with -32600, another id or a `null` id, plain text or no body,
+    ///   a 404 or 405), a discover result without `supportedVersions` or naming only
+    ///   handshake-era versions, or no answer within the probe timeout
+    ///   ([`Options::with_probe_timeout`](crate::Options::with_probe_timeout), which says what
+    ///   becomes of a server only slow to start) means the handshake era, and `initialize`
+    ///   follows on the same connection. It offers 2025-11-25, never a stateless version;
+    ///   refused with -32022 whose `supported` names a stateless version this client speaks,
+    ///   it falls forward to `server/discover` at that version on the same connection.
+    /// - A stdio server that exits on the probe, as some handshake-era servers do on any first
+    ///   message but `initialize`, is started again and initialized; only a debug line tells.
+    ///   A legacy HTTP+SSE server, which predates the stateless era, is not probed.
+    ///
+    /// The verdict is remembered per server (its command line, or its URL) for the life of
+    /// the process (for up to 256 servers; past that all are forgotten), as a hint that skips
+    /// the probe, never as a trap: a server upgraded or replaced behind the same name is
+    /// followed. A remembered stateless verdict still sends `server/discover`, whose refusal
+    /// means `initialize` on the same connection. A remembered handshake verdict whose
+    /// `initialize` is refused is forgotten, and the server is started or connected again and
+    /// probed; one whose new session, after the server ended the old one, is refused is
+    /// forgotten too, so the next connection probes. A stateless server that answers -32022
+    /// to a later request has its verdict forgotten: the request fails with that error, or is
+    /// sent once more when the server names another stateless version both speak. To carry a
+    /// verdict to another process, see [`Client::verdict`](crate::Client::verdict).
     #[default]
     Auto,
-    /// The handshake era only: `initialize` first, no probe.
+    /// The handshake era only: `initialize` first, no probe, and a refused `initialize` is
+    /// never followed by `server/discover`.
     Legacy,
     /// The stateless era at this version only (e.g. `2026-07-28`): no fallback.
     Pinned(String),

@@ -125,7 +125,7 @@ impl Subscription {
     /// event. The queue holds the client's notification capacity
     /// ([`Options::with_notification_capacity`](crate::Options::with_notification_capacity),
     /// at least 2) and at most [`NOTIFICATION_BYTES`](crate::NOTIFICATION_BYTES); when full,
-    /// its oldest unread event goes. Its end is never dropped.
+    /// its oldest unread event goes. Its end, and a break of its stream, are never dropped.
     ///
     /// See the example on [`Subscription`].
     pub fn dropped(&self) -> u64 {
@@ -159,9 +159,21 @@ impl Subscription {
     }
 
     /// Like [`recv`](Subscription::recv), waiting at most `timeout`; `None` also on timeout
-    /// (tell the two apart with [`ended`](Subscription::ended)). Opening a broken stream
-    /// again never holds the call past `timeout`: a server slow to acknowledge the reopening
-    /// is waited for by the next calls.
+    /// (tell the two apart with [`ended`](Subscription::ended)).
+    ///
+    /// # Opening a broken stream again
+    ///
+    /// In the stateless era, the reading calls open a broken stream again (see
+    /// [`SubscriptionEvent::Resubscribed`] for when), and this never holds `recv_timeout` or
+    /// [`try_recv`](Subscription::try_recv) past its deadline: the new request is sent from a
+    /// sending thread, and a server slow to acknowledge it is waited for by the next calls. A
+    /// reopening not acknowledged within the request timeout, or that fails on the way (its
+    /// stream breaks before the acknowledgement, a 5xx, a network error, a credential flow
+    /// busy elsewhere), is abandoned and asked again after a pause that grows to 10 s. So
+    /// the subscription ends only when the server refuses it ([`SubscriptionEnd::Failed`]) or
+    /// the connection ends ([`SubscriptionEnd::ConnectionLost`]). A request abandoned while
+    /// still being sent is ended on the server once sent: nothing is left listening there,
+    /// and its cancellation never arrives before it.
     ///
     /// See the example on [`Subscription`].
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
@@ -184,6 +196,12 @@ impl Subscription {
     }
 
     /// Ends the subscription (also on the server). Idempotent; dropping does the same.
+    ///
+    /// In the stateless era the listen request is given up: over HTTP its stream's
+    /// connection is shut down, elsewhere `notifications/cancelled` is sent (once the request
+    /// itself was, if it is still being sent). In the handshake era the resource URIs no
+    /// other subscription of the client still follows are unsubscribed, waiting at most 5 s
+    /// for all of them.
     ///
     /// See the example on [`Subscription`].
     pub fn close(&self) {

@@ -26,7 +26,17 @@ pub enum SubscriptionEvent {
     /// server messages was reopened or a new session began (handshake era), or the
     /// subscription's queue was full and its oldest unread events were dropped (counted by
     /// [`Subscription::dropped`](crate::Subscription::dropped)); the event comes before the
-    /// first event read after the gap.
+    /// first event read after the gap. After a broken stream or a new session the client's
+    /// cached results are dropped too, so the re-listing reaches the server.
+    ///
+    /// A broken stateless HTTP stream is opened again under a new id: at once after a
+    /// stream that lived 10 s or delivered events, otherwise after a pause that starts at
+    /// 100 ms and doubles with each quick break up to 10 s, so a server that acknowledges and
+    /// drops every stream cannot make the client spin (see
+    /// [`Subscription::recv_timeout`](crate::Subscription::recv_timeout) for what the reading
+    /// calls do meanwhile). A handshake-era session GET stream that drops and is opened
+    /// again is reported even when resumed with `Last-Event-ID`, since servers need not
+    /// replay.
     Resubscribed {
         /// Why it had to be opened again.
         reason: String,

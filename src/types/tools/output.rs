@@ -39,6 +39,12 @@ impl Tool {
     /// A tool without an `outputSchema`, and a result with `isError`, pass unchecked. The
     /// schema is read as JSON Schema 2020-12 unless its `$schema` names another draft.
     ///
+    /// `$ref`, `$defs` and `$anchor` resolve inside the schema (and the bundled meta-schemas)
+    /// only: nothing is fetched or read from disk. Before the check runs, the work it could
+    /// take is estimated (every branch of `anyOf`, `oneOf` and `allOf`, through references,
+    /// against the members of the result), and a schema that would take more than 100,000
+    /// steps is refused: a few lines of nested `anyOf` can otherwise take hours.
+    ///
     /// ```
     /// use serde_json::json;
     /// use umcp::types::{CallToolResult, Tool};
