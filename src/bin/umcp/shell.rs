@@ -54,7 +54,7 @@ pub fn run(manager: &Manager, args: &Args, shutdown: &Shutdown) -> Result<(), Ex
     let running: Arc<Mutex<Option<Interrupt>>> = Arc::default();
     let interrupting = Arc::clone(&running);
     let typed = Local.is_terminal(Stream::Stdin);
-    shutdown.intercept(move |signal| {
+    let before = shutdown.intercept(move |signal| {
         let running = interrupting.lock().unwrap_or_else(PoisonError::into_inner);
         match (signal, running.as_ref()) {
             (SIGINT, Some(command)) => {
@@ -68,18 +68,24 @@ pub fn run(manager: &Manager, args: &Args, shutdown: &Shutdown) -> Result<(), Ex
         }
     });
     let backend = Direct { manager, running };
-    repl(&backend, args, "umcp> ")
+    let result = repl(&backend, args, "umcp> ");
+    // Once the shell has ended, Ctrl-C may cut its servers' close short again.
+    shutdown.restore(before);
+    result
 }
 
 /// The shell over session `name`: each line is sent to it.
 #[cfg(unix)]
 pub fn run_through(name: &str, args: &Args, shutdown: &Shutdown) -> Result<(), Exit> {
     // Ctrl-C on a terminal stops the command running, never the shell (see `run`).
-    if Local.is_terminal(Stream::Stdin) {
-        shutdown.intercept(|signal| signal == SIGINT);
-    }
+    let typed = Local.is_terminal(Stream::Stdin);
+    let before = typed.then(|| shutdown.intercept(|signal| signal == SIGINT));
     let backend = Through { name, shutdown };
-    repl(&backend, args, &format!("umcp {name}> "))
+    let result = repl(&backend, args, &format!("umcp {name}> "));
+    if let Some(before) = before {
+        shutdown.restore(before);
+    }
+    result
 }
 
 /// Reads and runs lines until `exit` or the end of input.
