@@ -299,7 +299,7 @@ fn a_watch_runs_beside_the_other_commands() {
 fn a_form_is_asked_on_the_callers_terminal() {
     let mut sessions = Sessions::new("form");
     sessions.start("demo", &["--stdio", &fixtures_stdio()], 0);
-    let line = "umcp --session demo call ask_user 'question=Who?'";
+    let line = "exec umcp --session demo call ask_user 'question=Who?'";
     let out = crate::shell::on_a_terminal(&sessions.umcp(), line, &["y\nAda\n\n"]);
     let shown = stdout(&out);
     assert!(out.status.success(), "{shown}");

@@ -103,11 +103,13 @@ fn a_shell_runs_its_lines_through_a_session() {
 
 /// Runs the shell command `line` under `script(1)`, which gives it a terminal, with the
 /// environment of `umcp`; types each of `keys` a moment after the one before, and returns
-/// what the terminal showed.
+/// what the terminal showed. `line` runs in `/bin/sh`, whatever `$SHELL` is, and should
+/// `exec` umcp (see `terminal_session_in` in `tests/common/umcp.rs` for why).
 pub fn on_a_terminal(umcp: &Command, line: &str, keys: &[&str]) -> Output {
     let mut script = Command::new("script")
         .args(["-q", "-e", "-c", line, "/dev/null"])
         .envs(umcp.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .env("SHELL", "/bin/sh")
         .current_dir(empty_home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -129,7 +131,7 @@ fn typed(keys: &[&str]) -> String {
     let mut umcp = umcp_in(&empty_home());
     umcp.env("XDG_STATE_HOME", empty_home().join("shell-state"));
     let line = format!(
-        "umcp shell --stdio \"{}\"",
+        "exec umcp shell --stdio \"{}\"",
         fixtures_stdio().replace('"', "\\\"")
     );
     let out = on_a_terminal(&umcp, &line, keys);

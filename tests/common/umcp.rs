@@ -163,7 +163,11 @@ pub fn terminal_session_in(
         .chain(args.iter().copied())
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
-    let line = format!("{} {redirect}", quoted.join(" "));
+    // `exec`: umcp is the terminal's session leader, alone in its foreground process group,
+    // as under an interactive shell. A shell left waiting as its parent would take the Ctrl-C
+    // as well: dash, which runs `-c` for script(1) where $SHELL is unset or /bin/sh, kills
+    // itself with that SIGINT once umcp has exited, and script reports exit status 130.
+    let line = format!("exec {} {redirect}", quoted.join(" "));
     let mut script = Command::new("script");
     // umcp's environment, the variables it must not see removed too.
     for (name, value) in umcp_in(dir).get_envs() {
@@ -173,6 +177,7 @@ pub fn terminal_session_in(
         };
     }
     let mut child = script
+        .env("SHELL", "/bin/sh")
         .envs(envs.iter().copied())
         .args(["-q", "-e", "-c", &line, "/dev/null"])
         .current_dir(dir)
