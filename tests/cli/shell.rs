@@ -181,3 +181,38 @@ fn on_a_terminal_a_sigint_at_the_prompt_leaves_the_shell_running() {
     assert!(shown.contains("\r\n3\r\n"), "{shown}");
     assert!(!shown.contains("stopping the servers"), "{shown}");
 }
+
+#[test]
+fn on_a_terminal_ctrl_c_after_exit_stops_the_servers_and_exits_130() {
+    let dir = empty_home().join("shell-close");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sleeper = dir.join("sleeper");
+    let _ = std::fs::remove_file(&sleeper);
+    // Once the demo has seen its input end, the server's shell records its pid and becomes a
+    // sleep that ignores SIGTERM: closing it takes both graces, then SIGKILL.
+    let server = format!(
+        r#"sh -c 'trap "" TERM; "$0" --server --fixtures; echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; exec sleep 60' {} '{}'"#,
+        crate::umcp::demo_stdio().trim_end_matches(" --server"),
+        sleeper.display(),
+    );
+    // SIGINT comes once the shell has ended and its server is being closed, as from `kill
+    // -INT` (after `exec`, `$$` is umcp's own process).
+    let line = format!(
+        r#"(i=0; while [ ! -e '{}' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; kill -INT $$) & exec umcp shell --stdio '{}'"#,
+        sleeper.display(),
+        server.replace('\'', r"'\''"),
+    );
+    let mut umcp = umcp_in(&empty_home());
+    umcp.env("XDG_STATE_HOME", empty_home().join("shell-state"));
+    let out = on_a_terminal(&umcp, &line, &["call add a=1 b=2\r", "exit\r"]);
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(130), "{}\n{shown}", out.status);
+    assert!(shown.contains("\r\n3\r\n"), "{shown}");
+    assert!(shown.contains("stopping the servers"), "{shown}");
+    // The close went on to its end: the sleep that ignored SIGTERM was killed.
+    let pid = std::fs::read_to_string(&sleeper).unwrap();
+    assert!(
+        !crate::signals::running(pid.trim().parse().unwrap()),
+        "{pid}"
+    );
+}
