@@ -19,7 +19,7 @@ use super::engine::late::LateResponse;
 use super::engine::settings::Settings;
 use super::era::state::{Era, EraOptions, ProtocolMode};
 use super::follow::cache::CacheOptions;
-use super::server_requests::Handlers;
+use super::server_requests::{self, Handlers};
 
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
@@ -175,7 +175,7 @@ impl Options {
             + Sync
             + 'static,
     {
-        self.handlers.sampling = Some(Arc::new(handler));
+        self.handlers.sampling = Some(server_requests::sampling(handler));
         self
     }
 
@@ -204,7 +204,7 @@ impl Options {
     /// # let _ = options;
     /// ```
     pub fn with_sampling_tools(mut self, enabled: bool) -> Options {
-        self.handlers.sampling_tools = enabled;
+        self.handlers.declared.sampling_tools = enabled;
         self
     }
 
@@ -230,7 +230,7 @@ impl Options {
     where
         F: Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync + 'static,
     {
-        self.handlers.elicitation = Some(Arc::new(handler));
+        self.handlers.elicitation = Some(server_requests::elicitation(handler));
         self
     }
 
@@ -258,7 +258,7 @@ impl Options {
     /// assert!(options.elicitation_modes().form() && !options.elicitation_modes().url());
     /// ```
     pub fn with_elicitation_modes(mut self, modes: ElicitationModes) -> Options {
-        self.handlers.elicitation_modes = modes;
+        self.handlers.declared.elicitation_modes = modes;
         self
     }
 
@@ -285,9 +285,7 @@ impl Options {
     where
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
     {
-        self.handlers.roots = Some(Arc::new(move || {
-            handler().map(ListRootsResult::file_roots_only)
-        }));
+        self.handlers.roots = Some(server_requests::roots(handler));
         self
     }
 
@@ -641,7 +639,7 @@ impl Options {
     ///
     /// See the example on [`Options::with_elicitation_modes`].
     pub fn elicitation_modes(&self) -> ElicitationModes {
-        self.handlers.elicitation_modes
+        self.handlers.declared.elicitation_modes
     }
 }
 
@@ -661,7 +659,7 @@ impl Options {
             capabilities.insert("roots".into(), roots);
         }
         if handlers.sampling.is_some() {
-            let sampling = if handlers.sampling_tools {
+            let sampling = if handlers.declared.sampling_tools {
                 json!({ "tools": {} })
             } else {
                 json!({})
@@ -671,7 +669,7 @@ impl Options {
         if handlers.elicitation.is_some() {
             // The same object in every version: those before 2025-11-25 know no modes and read
             // any `elicitation` as form mode.
-            let modes = handlers.elicitation_modes.capability();
+            let modes = handlers.declared.elicitation_modes.capability();
             capabilities.insert("elicitation".into(), modes);
         }
         if let Some(experimental) = &self.experimental {
@@ -694,9 +692,9 @@ impl fmt::Debug for Options {
             .field("request_timeout", &self.engine.request_timeout)
             .field("startup_timeout", &self.era.startup_timeout)
             .field("sampling", &handlers.sampling.is_some())
-            .field("sampling_tools", &handlers.sampling_tools)
+            .field("sampling_tools", &handlers.declared.sampling_tools)
             .field("elicitation", &handlers.elicitation.is_some())
-            .field("elicitation_modes", &handlers.elicitation_modes)
+            .field("elicitation_modes", &handlers.declared.elicitation_modes)
             .field("roots", &handlers.roots.is_some())
             .field("extensions", &self.extensions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()

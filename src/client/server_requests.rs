@@ -24,27 +24,85 @@ use super::era::session::Inputs;
 use super::era::state::EraState;
 use super::sampling::{refuse_unbalanced_tools, refuse_undeclared_tools};
 
-pub(crate) type SamplingHandler = Arc<
-    dyn Fn(CreateMessageRequestParams) -> std::result::Result<CreateMessageResult, ErrorObject>
+/// A handler for one kind of server request as the client keeps it: the params' checks, their
+/// decoding, the user's handler and the result's encoding in one closure, built by the
+/// builder that sets the handler ([`sampling`], [`elicitation`], [`roots`]). A program that
+/// sets none of them links none of that code.
+pub(crate) type Answerer =
+    Arc<dyn Fn(Option<Value>, &Declared) -> std::result::Result<Value, Refusal> + Send + Sync>;
+
+/// What the client declared beyond having a handler, which the checks before it read.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Declared {
+    /// Whether `sampling.tools` is declared.
+    pub(crate) sampling_tools: bool,
+    /// The modes declared with the elicitation handler.
+    pub(crate) elicitation_modes: ElicitationModes,
+}
+
+/// The `sampling/createMessage` answerer around `handler`: a request using tools when
+/// `sampling.tools` is not declared, or whose tool uses and results do not balance, is refused
+/// before the handler runs.
+pub(crate) fn sampling<F>(handler: F) -> Answerer
+where
+    F: Fn(CreateMessageRequestParams) -> std::result::Result<CreateMessageResult, ErrorObject>
         + Send
-        + Sync,
->;
-pub(crate) type ElicitationHandler = Arc<
-    dyn Fn(ElicitRequestParams) -> std::result::Result<ElicitResult, ErrorObject> + Send + Sync,
->;
-pub(crate) type RootsHandler =
-    Arc<dyn Fn() -> std::result::Result<ListRootsResult, ErrorObject> + Send + Sync>;
+        + Sync
+        + 'static,
+{
+    Arc::new(move |params, declared| {
+        refuse_undeclared_tools(declared.sampling_tools, params.as_ref()).map_err(|error| {
+            Refusal::Undeclared {
+                error,
+                asking: " with tools",
+                builder: "with_sampling_tools",
+            }
+        })?;
+        refuse_unbalanced_tools(params.as_ref()).map_err(Refusal::Broken)?;
+        encode(handler(decode(params)?).map_err(Refusal::Handler)?)
+    })
+}
+
+/// The `elicitation/create` answerer around `handler`: a request of a mode not declared is
+/// refused before the handler runs.
+pub(crate) fn elicitation<F>(handler: F) -> Answerer
+where
+    F: Fn(ElicitRequestParams) -> std::result::Result<ElicitResult, ErrorObject>
+        + Send
+        + Sync
+        + 'static,
+{
+    Arc::new(move |params, declared| {
+        refuse_undeclared_mode(declared.elicitation_modes, params.as_ref()).map_err(|error| {
+            Refusal::Undeclared {
+                error,
+                asking: "",
+                builder: "with_elicitation_modes",
+            }
+        })?;
+        encode(handler(decode(params)?).map_err(Refusal::Handler)?)
+    })
+}
+
+/// The `roots/list` answerer around `handler`; roots whose URI is not `file://` are left out.
+pub(crate) fn roots<F>(handler: F) -> Answerer
+where
+    F: Fn() -> std::result::Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
+{
+    Arc::new(move |_, _| {
+        let roots = handler().map_err(Refusal::Handler)?;
+        encode(roots.file_roots_only())
+    })
+}
 
 /// The client's handlers for the server's requests, and what they declare.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
-    pub(crate) roots: Option<RootsHandler>,
-    pub(crate) sampling: Option<SamplingHandler>,
-    /// Whether `sampling.tools` is declared.
-    pub(crate) sampling_tools: bool,
-    pub(crate) elicitation: Option<ElicitationHandler>,
-    /// The modes declared with the elicitation handler.
-    pub(crate) elicitation_modes: ElicitationModes,
+    pub(crate) roots: Option<Answerer>,
+    pub(crate) sampling: Option<Answerer>,
+    pub(crate) elicitation: Option<Answerer>,
+    /// What the checks before the handlers read.
+    pub(crate) declared: Declared,
 }
 
 /// Why the client's handlers gave no result.
@@ -81,41 +139,18 @@ impl Handlers {
         method: &str,
         params: Option<Value>,
     ) -> std::result::Result<Value, Refusal> {
-        match method {
-            "roots/list" => {
-                let handler = self.roots.as_ref();
-                let handler = handler.ok_or(Refusal::NoHandler(Some(("roots", "with_roots"))))?;
-                encode(handler().map_err(Refusal::Handler)?)
-            }
-            "sampling/createMessage" => {
-                let missing = ("sampling", "with_sampling_handler");
-                let handler = self.sampling.as_ref();
-                let handler = handler.ok_or(Refusal::NoHandler(Some(missing)))?;
-                refuse_undeclared_tools(self.sampling_tools, params.as_ref()).map_err(|error| {
-                    Refusal::Undeclared {
-                        error,
-                        asking: " with tools",
-                        builder: "with_sampling_tools",
-                    }
-                })?;
-                refuse_unbalanced_tools(params.as_ref()).map_err(Refusal::Broken)?;
-                encode(handler(decode(params)?).map_err(Refusal::Handler)?)
-            }
-            "elicitation/create" => {
-                let missing = ("elicitation", "with_elicitation_handler");
-                let handler = self.elicitation.as_ref();
-                let handler = handler.ok_or(Refusal::NoHandler(Some(missing)))?;
-                refuse_undeclared_mode(self.elicitation_modes, params.as_ref()).map_err(
-                    |error| Refusal::Undeclared {
-                        error,
-                        asking: "",
-                        builder: "with_elicitation_modes",
-                    },
-                )?;
-                encode(handler(decode(params)?).map_err(Refusal::Handler)?)
-            }
-            _ => Err(Refusal::NoHandler(None)),
-        }
+        let (handler, missing) = match method {
+            "roots/list" => (&self.roots, ("roots", "with_roots")),
+            "sampling/createMessage" => (&self.sampling, ("sampling", "with_sampling_handler")),
+            "elicitation/create" => (
+                &self.elicitation,
+                ("elicitation", "with_elicitation_handler"),
+            ),
+            _ => return Err(Refusal::NoHandler(None)),
+        };
+        let handler = handler.as_ref().ok_or(Refusal::NoHandler(Some(missing)))?;
+        handler(params, &self.declared)
+
     }
 }
 
@@ -238,13 +273,16 @@ mod tests {
     use serde_json::json;
 
     fn sampling(tools: bool) -> Handlers {
-        let handler: SamplingHandler = Arc::new(|_| {
+        let handler = super::sampling(|_| {
             let answer = crate::types::ContentBlock::text("ok");
             Ok(CreateMessageResult::new("m", answer))
         });
         Handlers {
             sampling: Some(handler),
-            sampling_tools: tools,
+            declared: Declared {
+                sampling_tools: tools,
+                ..Declared::default()
+            },
             ..Handlers::default()
         }
     }
