@@ -1,7 +1,7 @@
 //! Connecting: starting the transport, setting up the protocol era, and the fallbacks and
 //! restarts in between, all within one deadline.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, TimeoutKind};
@@ -10,15 +10,13 @@ use crate::transport::Connect;
 
 use super::connect_cancel::Watch;
 use super::engine::connection::Connection;
-use super::engine::observer::Observer;
 use super::engine::pool::Pool;
 use super::engine::router::Core;
 use super::engine::router_thread;
 use super::era::discover;
-use super::era::session::{Inputs, ResponseCache, Session};
+use super::era::session::{Inputs, Session};
 use super::era::state::{Era, EraState, ProtocolMode};
 use super::era::transport::EraTransport;
-use super::follow::route::Follower;
 use super::handle::Client;
 use super::options::Options;
 use super::server_requests::ServerRequests;
@@ -175,14 +173,9 @@ impl Client {
     /// SSE's `endpoint` event) ends by `deadline`, the start-up deadline.
     fn start(connector: &dyn Connect, options: Options, deadline: Instant) -> Result<Client> {
         // The layers are built bottom up: the engine's core (which the transport delivers
-        // into, and which tells the follower what is its own), the transport, the era's
-        // wrapper around it, the engine's connection, and the session above it.
-        let follower = Arc::new(Follower::new(
-            options.cache.clone(),
-            options.listen_capacity,
-        ));
-        let observer: Arc<dyn Observer> = Arc::clone(&follower) as Arc<dyn Observer>;
-        let (core, channels) = Core::new(&options.engine, observer);
+        // into), the transport, the era's wrapper around it, the engine's connection, and the
+        // session above it. The follow layer is installed when first needed (`Client::follow`).
+        let (core, channels) = Core::new(&options.engine);
         let transport = connector.connect_by(core.inbox(), deadline)?;
         log::debug!(
             "connected to {} over {}",
@@ -207,15 +200,10 @@ impl Client {
             era,
             options.era.clone(),
             options.capabilities(Era::Legacy),
-            Arc::clone(&follower) as Arc<dyn ResponseCache>,
             Arc::clone(&handlers) as Arc<dyn Inputs>,
         );
-        let client = Client {
-            session: Arc::new(session),
-            follower,
-            threads_done,
-            task_tools: Mutex::default(),
-        };
+        let follow_with = (options.cache.clone(), options.listen_capacity);
+        let client = Client::from_parts(Arc::new(session), threads_done, follow_with);
         // On failure the client's drop closes the transport.
         let pool = Pool::new(options.engine.handler_threads, handlers, done_tx.clone());
         router_thread::spawn(&client.session.conn, channels, pool, done_tx).map_err(Error::io)?;

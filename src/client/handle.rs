@@ -2,7 +2,7 @@
 //! server, and how it closes.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crossbeam_channel::Receiver;
 
@@ -10,8 +10,11 @@ use crate::error::Closed;
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 use super::engine::notifications::Notifications;
+use super::engine::observer::Observer;
+use super::era::session::ResponseCache;
 use super::era::session::Session;
 use super::era::state::{Era, ProtocolMode};
+use super::follow::cache::CacheOptions;
 use super::follow::route::Follower;
 use super::tasks::TaskTools;
 
@@ -63,8 +66,11 @@ use super::tasks::TaskTools;
 ///   ([`Options::with_handler_threads`](crate::Options::with_handler_threads)).
 pub struct Client {
     pub(super) session: Arc<Session>,
-    /// The subscriptions and the response cache.
-    pub(super) follower: Arc<Follower>,
+    /// The subscriptions and the response cache, built and installed when first needed
+    /// ([`Client::follow`]): a program that neither listens nor lists links none of it.
+    follower: OnceLock<Arc<Follower>>,
+    /// What the follower is built with: the cache settings and a subscription's capacity.
+    follow_with: (CacheOptions, Option<usize>),
     /// Disconnects once the router, handler and sending threads have all ended.
     pub(super) threads_done: Receiver<()>,
     /// The tools that must run as tasks (handshake era), as far as the listings told.
@@ -278,6 +284,42 @@ impl Client {
 
     fn shut_down(&self, abort: bool) {
         self.session.conn.shut_down(abort, &self.threads_done);
+    }
+}
+
+impl Client {
+    /// The connection's [`Client`] parts, built by `connect` (see `connect.rs`).
+    pub(super) fn from_parts(
+        session: Arc<Session>,
+        threads_done: Receiver<()>,
+        follow_with: (CacheOptions, Option<usize>),
+    ) -> Client {
+        Client {
+            session,
+            follower: OnceLock::new(),
+            follow_with,
+            threads_done,
+            task_tools: Mutex::default(),
+        }
+    }
+
+    /// The follow layer of this connection (its subscriptions and its response cache),
+    /// installed on first use as the engine's observer and the eras' cache. Only what
+    /// subscribes or sends a request whose result may be cached calls it.
+    pub(super) fn follow(&self) -> &Arc<Follower> {
+        self.follower.get_or_init(|| {
+            let (cache, capacity) = self.follow_with.clone();
+            let follower = Arc::new(Follower::new(cache, capacity));
+            let session = &self.session;
+            session
+                .conn
+                .core
+                .observe(Arc::clone(&follower) as Arc<dyn Observer>);
+            let _ = session
+                .cache
+                .set(Arc::clone(&follower) as Arc<dyn ResponseCache>);
+            follower
+        })
     }
 }
 

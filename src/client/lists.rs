@@ -300,6 +300,8 @@ impl WithOptions<'_> {
         cursor: Option<&str>,
     ) -> Result<T> {
         self.client.require(method, capability)?;
+        // Listings may be cached.
+        self.client.follow();
         let params = cursor.map(|c| json!({ "cursor": c }));
         self.client.request_as(method, params, self.options)
     }
@@ -316,6 +318,8 @@ impl WithOptions<'_> {
 
     /// Every item under `key` of every page of `method`, following cursors.
     pub(super) fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>> {
+        // Listings may be cached.
+        self.client.follow();
         let options = self.options;
         self.client.pages(method, key, &|| Ok(options.clone()))
     }
@@ -338,7 +342,7 @@ impl Client {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page = self.with(&page_options()?).request_raw(method, params)?;
+            let mut page: Value = self.request_as(method, params, &page_options()?)?;
             // A missing list and a `null` one (a Go server's nil slice) are both empty, as
             // in the typed results.
             let list = match page.get_mut(key).map(Value::take) {

@@ -340,11 +340,11 @@ impl Client {
     /// The server's refusal, a timeout (the request timeout) waiting for the
     /// acknowledgement, or a closed connection.
     pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
-        let capacity = self
-            .follower
+        let follower = self.follow();
+        let capacity = follower
             .capacity
             .unwrap_or_else(|| self.session.conn.notification_capacity());
-        open(&self.session, &self.follower, filter, capacity)
+        open(&self.session, follower, filter, capacity)
     }
 
     /// Fails without sending when the server did not advertise `capability` (see
@@ -430,6 +430,7 @@ impl WithOptions<'_> {
     /// As [`Client::read_resource`].
     pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         self.client.require("resources/read", "resources")?;
+        self.client.follow();
         let params = Some(json!({ "uri": uri }));
         self.client
             .request_as("resources/read", params, self.options)

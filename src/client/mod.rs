@@ -16,7 +16,9 @@
 //!    the stateless era's input rounds and tasks. Both reach the engine through `era::wire`,
 //!    the one place the response cache is consulted.
 //! 3. **`follow/`**: following a server: subscriptions in either era, and the response cache,
-//!    fed by the engine through `follow::route::Follower`, its observer.
+//!    fed by the engine through `follow::route::Follower`, its observer. It is installed
+//!    when the client first subscribes or sends a request whose result may be cached, so a
+//!    program that does neither has none of it in its binary.
 //! 4. **The face**, this folder's own files: [`Client`] (`handle.rs` and the files of its
 //!    methods), [`Options`] (every builder in `options.rs`), [`RequestOptions`], connecting,
 //!    and the client's handlers for the server's requests with the checks before them, one

@@ -12,6 +12,7 @@ use super::engine::request_options::RequestOptions;
 use super::era::call::call;
 use super::era::rounds;
 use super::era::session::CallSpec;
+use super::follow::cache::cacheable;
 use super::handle::Client;
 use super::with_options::WithOptions;
 
@@ -146,6 +147,7 @@ impl WithOptions<'_> {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::Config(format!("unencodable params for {}: {e}", M::METHOD)))?;
         let params = (!params.is_null()).then_some(params);
+        self.follow_for(M::METHOD);
         self.client.request_as(M::METHOD, params, self.options)
     }
 
@@ -157,6 +159,7 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::request_raw`].
     pub fn request_raw(&self, method: &str, params: Option<Value>) -> Result<Value> {
+        self.follow_for(method);
         self.client.request_as(method, params, self.options)
     }
 
@@ -168,6 +171,7 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::request_once`].
     pub fn request_once(&self, method: &str, params: Option<Value>) -> Result<Value> {
+        self.follow_for(method);
         let spec = CallSpec {
             method,
             params,
@@ -177,6 +181,16 @@ impl WithOptions<'_> {
         match self.client.session.era.is_modern() {
             true => rounds::call_once(&self.client.session, &spec),
             false => call(&self.client.session, spec)?.decode(method),
+        }
+    }
+}
+
+impl WithOptions<'_> {
+    /// Installs the follow layer before a request whose result may be cached, as the named
+    /// methods that send one do.
+    fn follow_for(&self, method: &str) {
+        if cacheable(method) {
+            self.client.follow();
         }
     }
 }

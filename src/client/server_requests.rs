@@ -150,7 +150,6 @@ impl Handlers {
         };
         let handler = handler.as_ref().ok_or(Refusal::NoHandler(Some(missing)))?;
         handler(params, &self.declared)
-
     }
 }
 

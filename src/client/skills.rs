@@ -203,6 +203,7 @@ impl<'a> WithOptions<'a> {
     /// As [`Client::list_skills`].
     pub fn list_skills(&self, cursor: Option<&str>) -> Result<ListSkillsResult> {
         self.client.require_skills("skills/list")?;
+        self.client.follow();
         let params = cursor.map(|c| json!({ "cursor": c }));
         self.client.request_as("skills/list", params, self.options)
     }
@@ -228,6 +229,7 @@ impl<'a> WithOptions<'a> {
     /// As [`Client::get_skill`].
     pub fn get_skill(&self, uri: &str) -> Result<Skill> {
         self.client.require_skills("skills/get")?;
+        self.client.follow();
         let params = Some(json!({ "uri": uri }));
         let result: GetSkillResult = self.client.request_as("skills/get", params, self.options)?;
         Ok(result.skill)

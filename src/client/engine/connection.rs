@@ -85,7 +85,7 @@ impl Connection {
 
     /// Notifications may have been lost (a new session began): the layers above hear of it.
     pub(crate) fn report_gap(&self, reason: &str) {
-        self.core.observer.gap(reason);
+        self.core.gap(reason);
     }
 
     /// Whether the protocol in use allows JSON-RPC batches (only 2025-03-26 does).

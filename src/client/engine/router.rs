@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
@@ -78,8 +78,9 @@ pub(crate) struct Core {
     /// requests in flight are kept, so the map is bounded by the router queue and the pool.
     pub(crate) server_requests: Mutex<HashMap<RequestId, bool>>,
     /// The layers above, told of what is theirs: the notifications and responses of their
-    /// subscriptions, gaps and the close.
-    pub(crate) observer: Arc<dyn Observer>,
+    /// subscriptions, gaps and the close. Installed when the client first follows the
+    /// server (a subscription, a cacheable request): until then nothing is theirs.
+    observer: OnceLock<Arc<dyn Observer>>,
     /// Requests given up, for the late-response handler.
     pub(crate) abandoned: Abandoned,
 }
@@ -103,11 +104,8 @@ pub(crate) struct RouterChannels {
 }
 
 impl Core {
-    /// The core of a connection with `settings`, telling `observer` what is not the engine's.
-    pub(crate) fn new(
-        settings: &Settings,
-        observer: Arc<dyn Observer>,
-    ) -> (Arc<Core>, RouterChannels) {
+    /// The core of a connection with `settings`, with no observer yet.
+    pub(crate) fn new(settings: &Settings) -> (Arc<Core>, RouterChannels) {
         let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
         let (stop_tx, stop) = crossbeam_channel::bounded(1);
         let core = Core {
@@ -123,10 +121,22 @@ impl Core {
             closing: AtomicBool::new(false),
             batches: AtomicBool::new(false),
             server_requests: Mutex::new(HashMap::new()),
-            observer,
+            observer: OnceLock::new(),
             abandoned: Abandoned::new(settings.on_late_response.is_some()),
         };
         (Arc::new(core), RouterChannels { work, stop })
+    }
+
+    /// Tells `observer` from now on what is not the engine's; the first one installed stays.
+    pub(crate) fn observe(&self, observer: Arc<dyn Observer>) {
+        let _ = self.observer.set(observer);
+    }
+
+    /// Notifications may have been lost, for `reason`: the observer hears of it.
+    pub(crate) fn gap(&self, reason: &str) {
+        if let Some(observer) = self.observer.get() {
+            observer.gap(reason);
+        }
     }
 
     /// The inbox the transport delivers into.
@@ -226,7 +236,7 @@ impl Core {
             }
             Inbound::Gap(reason) => {
                 log::debug!("notifications may have been lost: {reason}");
-                self.observer.gap(&reason);
+                self.gap(&reason);
             }
             Inbound::Closed(closed) => {
                 self.close_all(closed);
@@ -265,13 +275,25 @@ impl Core {
         match slot {
             Some(slot) => slot.put(id, Reply::Done(result)),
             // One of the layers above may have sent it (a subscription's request).
-            None => match self.observer.unmatched(id, result) {
+            None => match self.unmatched_above(id, result) {
                 None => {}
                 Some(result) => match self.abandoned.response(id, result) {
                     Some(late) => self.to_router(Work::Late(late)),
                     None => log::debug!("dropping a late or unknown response for request {id}"),
                 },
             },
+        }
+    }
+
+    /// A response no caller waits for, offered to the observer: `None` when it took it.
+    fn unmatched_above(
+        &self,
+        id: i64,
+        result: crate::Result<Answer>,
+    ) -> Option<crate::Result<Answer>> {
+        match self.observer.get() {
+            Some(observer) => observer.unmatched(id, result),
+            None => Some(result),
         }
     }
 
@@ -288,8 +310,12 @@ impl Core {
 
     fn notify(&self, notification: Notification) {
         // The layers above take what is theirs (a subscription's) and copy what they follow.
-        let Some(notification) = self.observer.notification(notification) else {
-            return;
+        let notification = match self.observer.get() {
+            Some(observer) => match observer.notification(notification) {
+                Some(notification) => notification,
+                None => return,
+            },
+            None => notification,
         };
         if notification.method == "notifications/progress" {
             let progress = notification
@@ -406,7 +432,9 @@ impl Core {
         }
         let _ = self.stop_tx.try_send(());
         // A closed connection ends every subscription.
-        self.observer.closed(&closed);
+        if let Some(observer) = self.observer.get() {
+            observer.closed(&closed);
+        }
         log::debug!(
             "connection closed ({}); failing {} pending",
             closed.reason,

@@ -23,7 +23,8 @@ use super::wire::{cached, exchange};
 /// servers' lists (they send no hints), so that the common path sends the params without
 /// copying them.
 pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
-    if session.cache.keeps_legacy(spec.method) {
+    let cache = session.cache.get();
+    if cache.is_some_and(|cache| cache.keeps_legacy(spec.method)) {
         let mut wire = |spec: &CallSpec<'_>| {
             let message = Request::new(0, spec.method, spec.params.clone());
             again_after_expiry(session, spec, Message::Request(message))

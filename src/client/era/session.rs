@@ -4,7 +4,7 @@
 //! handlers for input requests.
 
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -40,8 +40,10 @@ pub(crate) struct Session {
     /// for all its requests, pushed back by any time a transport spent past a request's
     /// deadline obtaining credentials, which counts no more here than for one request.
     pub(crate) handshake_deadline: Mutex<Instant>,
-    /// The response cache, consulted by [`call`](super::call).
-    pub(crate) cache: Arc<dyn ResponseCache>,
+    /// The response cache, consulted by [`call`](super::call) once the layer above installs
+    /// it (on the first request whose result may be cached); until then every request goes
+    /// to the wire.
+    pub(crate) cache: OnceLock<Arc<dyn ResponseCache>>,
     /// The client's handlers, answering the input requests of the stateless era.
     pub(crate) inputs: Arc<dyn Inputs>,
 }
@@ -87,7 +89,6 @@ impl Session {
         era: Arc<EraState>,
         options: EraOptions,
         handshake_capabilities: Value,
-        cache: Arc<dyn ResponseCache>,
         inputs: Arc<dyn Inputs>,
     ) -> Session {
         let handshake_deadline =
@@ -103,7 +104,7 @@ impl Session {
             reinit_lock: Mutex::new(()),
             subscriptions: Mutex::new(Vec::new()),
             handshake_deadline,
-            cache,
+            cache: OnceLock::new(),
             inputs,
         }
     }

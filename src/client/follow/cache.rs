@@ -42,6 +42,11 @@ const CACHEABLE_METHODS: [&str; 8] = [
     "resources/read",
 ];
 
+/// Whether results of `method` may be cached.
+pub(crate) fn cacheable(method: &str) -> bool {
+    CACHEABLE_METHODS.contains(&method)
+}
+
 /// How many results one connection keeps; when full, expired entries go first, then the one
 /// closest to expiring.
 const CAPACITY: usize = 256;
