@@ -50,6 +50,7 @@ pub mod guide;
 pub mod jsonrpc;
 mod manager;
 mod private_file;
+mod queue;
 mod redact;
 mod sync;
 #[cfg(feature = "testing")]

@@ -189,7 +189,7 @@ impl Client {
             http,
         ));
         let transport = Arc::new(EraTransport::new(transport, Arc::clone(&era)));
-        let (done_tx, threads_done) = crossbeam_channel::bounded(0);
+        let (done_tx, threads_done) = crate::queue::bounded(1);
         let conn = Connection::new(transport, core, &options.engine, done_tx.clone());
         let handlers = Arc::new(ServerRequests::new(
             options.handlers.clone(),

@@ -8,11 +8,10 @@
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::queue::{Receiver, RecvTimeoutError};
 use crate::sync::lock;
 use crate::transport::Transport;
 
@@ -122,7 +121,7 @@ impl Watch {
         if let Some((thread, ended)) = stopper {
             // The connection is closed by now (closing the client waited for it): the thread
             // ends at once, within the transport's close bound at worst.
-            match ended.recv_deadline(Instant::now() + STOPPER_WAIT) {
+            match ended.recv_timeout(STOPPER_WAIT) {
                 Err(RecvTimeoutError::Timeout) => log::debug!("a cancelled connect is closing"),
                 _ => {
                     let _ = thread.join();
@@ -146,7 +145,7 @@ fn cancel(state: &Mutex<State>) {
         return;
     };
     let closing = Arc::clone(&transport);
-    let (ended_tx, ended) = crossbeam_channel::bounded::<()>(0);
+    let (ended_tx, ended) = crate::queue::bounded::<()>(1);
     let spawned = std::thread::Builder::new()
         .name("umcp-connect-cancel".into())
         .spawn(move || {

@@ -2,11 +2,10 @@
 //! server, and how it closes.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, OnceLock};
-
-use crossbeam_channel::Receiver;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::error::Closed;
+use crate::queue::Receiver;
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 use super::engine::notifications::Notifications;
@@ -67,8 +66,10 @@ use super::tasks::TaskTools;
 pub struct Client {
     pub(super) session: Arc<Session>,
     /// The subscriptions and the response cache, built and installed when first needed
-    /// ([`Client::follow`]): a program that neither listens nor lists links none of it.
-    follower: OnceLock<Arc<Follower>>,
+    /// ([`Client::follow`]): a program that neither listens nor lists links none of it. The
+    /// engine and the session own it (as trait objects), so the client's own drop does not
+    /// name its type.
+    follower: OnceLock<Weak<Follower>>,
     /// What the follower is built with: the cache settings and a subscription's capacity.
     follow_with: (CacheOptions, Option<usize>),
     /// Disconnects once the router, handler and sending threads have all ended.
@@ -306,10 +307,11 @@ impl Client {
     /// The follow layer of this connection (its subscriptions and its response cache),
     /// installed on first use as the engine's observer and the eras' cache. Only what
     /// subscribes or sends a request whose result may be cached calls it.
-    pub(super) fn follow(&self) -> &Arc<Follower> {
-        self.follower.get_or_init(|| {
-            let (cache, capacity) = self.follow_with.clone();
-            let follower = Arc::new(Follower::new(cache, capacity));
+    pub(super) fn follow(&self) -> Arc<Follower> {
+        let (cache, capacity) = &self.follow_with;
+        let new = || Arc::new(Follower::new(cache.clone(), *capacity));
+        let installed = self.follower.get_or_init(|| {
+            let follower = new();
             let session = &self.session;
             session
                 .conn
@@ -318,8 +320,11 @@ impl Client {
             let _ = session
                 .cache
                 .set(Arc::clone(&follower) as Arc<dyn ResponseCache>);
-            follower
-        })
+            Arc::downgrade(&follower)
+        });
+        // The engine holds it as long as the client holds the engine; a detached one would
+        // only see nothing.
+        installed.upgrade().unwrap_or_else(new)
     }
 }
 

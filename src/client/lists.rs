@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
@@ -70,20 +71,25 @@ impl Client {
         self.with(&RequestOptions::default()).list_all_tools()
     }
 
-    /// Every tool, listed for a call of `method` that started at `started` with `options`:
-    /// each page gets only what is left of the call's time, and its cancel handle applies.
-    pub(crate) fn list_all_tools_within(
+    /// Every tool's task support, listed for a call of `method` that started at `started`
+    /// with `options`: each page gets only what is left of the call's time, and its cancel
+    /// handle applies. Only the name and `execution` of each tool are read.
+    pub(crate) fn list_task_support_within(
         &self,
         method: &str,
         options: &RequestOptions,
         started: Instant,
-    ) -> Result<Vec<Tool>> {
+    ) -> Result<()> {
         let timeout = self.session.conn.request_timeout();
         let left = || options.left_since(method, started, timeout);
         self.require("tools/list", "tools")?;
-        let tools: Vec<Tool> = self.pages("tools/list", "tools", &left)?;
-        self.note_listed(&tools);
-        Ok(tools)
+        let tools: Vec<TaskSupport> = self.pages("tools/list", "tools", &left)?;
+        self.note_listed(
+            tools
+                .iter()
+                .map(|t| (t.name.as_str(), t.execution.as_ref())),
+        );
+        Ok(())
     }
 
     /// Lists one page of resources.
@@ -206,7 +212,7 @@ impl WithOptions<'_> {
     /// As [`Client::list_tools`].
     pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
         let page: ListToolsResult = self.page("tools/list", "tools", cursor)?;
-        self.client.note_listed(&page.tools);
+        self.client.note_listed(listed(&page.tools));
         Ok(page)
     }
 
@@ -219,7 +225,7 @@ impl WithOptions<'_> {
     /// As [`Client::list_all_tools`].
     pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
         let tools: Vec<Tool> = self.all("tools/list", "tools", "tools")?;
-        self.client.note_listed(&tools);
+        self.client.note_listed(listed(&tools));
         Ok(tools)
     }
 
@@ -367,6 +373,22 @@ impl Client {
             "`{method}` returned more than {MAX_PAGES} pages"
         )))
     }
+}
+
+/// What a listing for the tools that need a task reads of each tool.
+#[derive(Deserialize)]
+struct TaskSupport {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    execution: Option<Value>,
+}
+
+/// The name and `execution` of each of `tools`.
+fn listed(tools: &[Tool]) -> impl Iterator<Item = (&str, Option<&Value>)> {
+    tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.execution.as_ref()))
 }
 
 /// `value` decoded as the items of a `method` listing.

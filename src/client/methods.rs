@@ -344,7 +344,7 @@ impl Client {
         let capacity = follower
             .capacity
             .unwrap_or_else(|| self.session.conn.notification_capacity());
-        open(&self.session, follower, filter, capacity)
+        open(&self.session, &follower, filter, capacity)
     }
 
     /// Fails without sending when the server did not advertise `capability` (see

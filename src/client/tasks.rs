@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::sync::lock;
-use crate::types::{CallToolResult, Tool};
+use crate::types::CallToolResult;
 
 use super::engine::request_options::RequestOptions;
 use super::era::task::CANCEL_TIMEOUT;
@@ -45,16 +45,19 @@ struct TaskHead {
 }
 
 impl Client {
-    /// Remembers which of `tools` (a listing) must run as tasks.
-    pub(crate) fn note_listed(&self, tools: &[Tool]) {
+    /// Remembers which of `tools` (a listing's names and `execution`) must run as tasks.
+    pub(crate) fn note_listed<'a>(
+        &self,
+        tools: impl Iterator<Item = (&'a str, Option<&'a Value>)>,
+    ) {
         let mut known = lock(&self.task_tools);
         known.listed = true;
-        for tool in tools {
-            let support = tool.execution.as_ref().and_then(|e| e.get("taskSupport"));
+        for (name, execution) in tools {
+            let support = execution.and_then(|e| e.get("taskSupport"));
             if support.and_then(Value::as_str) != Some("required") {
-                known.names.remove(&tool.name);
+                known.names.remove(name);
             } else if known.names.len() < MAX_TASK_TOOLS {
-                known.names.insert(tool.name.clone());
+                known.names.insert(name.to_owned());
             }
         }
     }
@@ -80,7 +83,7 @@ impl Client {
             return false;
         }
         if !listed {
-            if let Err(err) = self.list_all_tools_within("tools/call", options, started) {
+            if let Err(err) = self.list_task_support_within("tools/call", options, started) {
                 log::debug!("listing the tools to see which need a task failed: {err}");
                 // Once per connection: a listing that fails is not sent again with every
                 // call. One this call ran out of time for, or cancelled, may be tried again.

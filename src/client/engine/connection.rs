@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde_json::Value;
 
 use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, Notification};
+use crate::queue::{Receiver, RecvTimeoutError, Sender};
 use crate::sync::{deadline_after, lock};
 use crate::transport::Transport;
 

@@ -22,10 +22,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
 use serde_json::Value;
 
 use crate::jsonrpc::{ErrorCode, ErrorObject, InvalidRequest, Message, Request, Response};
+use crate::queue::{self, Receiver, Sender, TrySendError};
 use crate::sync::lock;
 
 use super::connection::Connection;
@@ -75,7 +75,7 @@ struct Lane {
 impl Pool {
     /// A pool of at most `size` threads answering by `serve`.
     pub(crate) fn new(size: usize, serve: Arc<dyn Serve>, done: Sender<()>) -> Pool {
-        let (jobs, queue) = crossbeam_channel::bounded(size.max(1));
+        let (jobs, queue) = queue::bounded(size.max(1));
         Pool {
             serve,
             jobs,
@@ -146,8 +146,9 @@ impl Pool {
             log::debug!("no thread to send {}; dropped", reply_to(&response));
             return;
         };
-        if let Err(err) = lane.replies.try_send((Arc::downgrade(conn), response)) {
-            let (_, response) = err.into_inner();
+        if let Err(TrySendError::Full((_, response)) | TrySendError::Disconnected((_, response))) =
+            lane.replies.try_send((Arc::downgrade(conn), response))
+        {
             log::debug!(
                 "the server has not taken the client's last {LANE_BOUND} replies; {} dropped",
                 reply_to(&response)
@@ -156,7 +157,7 @@ impl Pool {
     }
 
     fn start_lane(&self, conn: &Connection) -> Option<Lane> {
-        let (replies, queue) = crossbeam_channel::bounded(LANE_BOUND);
+        let (replies, queue) = queue::bounded(LANE_BOUND);
         let send = |conn: &Connection, response| reply(conn, response, deadline());
         spawn_worker(conn, "umcp-reply", queue, self.done.clone(), send).then_some(Lane { replies })
     }

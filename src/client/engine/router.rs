@@ -25,13 +25,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, SendTimeoutError, Sender};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{Closed, Error};
 use crate::jsonrpc::decode_value;
 use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, Response};
+use crate::queue::{self, Receiver, SendTimeoutError, Sender};
 use crate::sync::lock;
 use crate::transport::{Inbound, Inbox};
 use crate::types::{ProgressNotificationParams, ServerNotification};
@@ -68,8 +68,8 @@ pub(crate) struct Core {
     /// Taken by the router when it ends: the transport's threads may outlive the client a
     /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
     pub(super) callback: Mutex<Option<NotificationCallback>>,
+    /// The router's queue; closed to stop the router.
     work_tx: Sender<Work>,
-    stop_tx: Sender<()>,
     /// Set by `close`: the reader stops waiting for room in the router's queue.
     pub(crate) closing: AtomicBool,
     /// Whether the protocol in use allows JSON-RPC batches (set by the era above).
@@ -100,14 +100,12 @@ pub(crate) enum Work {
 /// The receiving ends the router thread reads.
 pub(crate) struct RouterChannels {
     pub(super) work: Receiver<Work>,
-    pub(super) stop: Receiver<()>,
 }
 
 impl Core {
     /// The core of a connection with `settings`, with no observer yet.
     pub(crate) fn new(settings: &Settings) -> (Arc<Core>, RouterChannels) {
-        let (work_tx, work) = crossbeam_channel::bounded(ROUTER_QUEUE);
-        let (stop_tx, stop) = crossbeam_channel::bounded(1);
+        let (work_tx, work) = queue::bounded(ROUTER_QUEUE);
         let core = Core {
             pending: Mutex::new(Pending::default()),
             notes: Lossy::new(settings.notification_capacity),
@@ -117,14 +115,13 @@ impl Core {
             has_callback: settings.on_notification.is_some(),
             callback: Mutex::new(settings.on_notification.clone()),
             work_tx,
-            stop_tx,
             closing: AtomicBool::new(false),
             batches: AtomicBool::new(false),
             server_requests: Mutex::new(HashMap::new()),
             observer: OnceLock::new(),
             abandoned: Abandoned::new(settings.on_late_response.is_some()),
         };
-        (Arc::new(core), RouterChannels { work, stop })
+        (Arc::new(core), RouterChannels { work })
     }
 
     /// Tells `observer` from now on what is not the engine's; the first one installed stays.
@@ -430,7 +427,7 @@ impl Core {
             // With a callback the router ends the queue, after what it still has to pass on.
             self.notes.close();
         }
-        let _ = self.stop_tx.try_send(());
+        self.work_tx.close();
         // A closed connection ends every subscription.
         if let Some(observer) = self.observer.get() {
             observer.closed(&closed);

@@ -5,8 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use crossbeam_channel::{select, Sender};
-
+use crate::queue::Sender;
 use crate::sync::lock;
 use crate::types::ServerNotification;
 
@@ -40,19 +39,16 @@ pub(crate) fn spawn(
 
 fn run(weak: &Weak<Connection>, channels: &RouterChannels, mut pool: Pool) {
     loop {
-        let work = select! {
-            recv(channels.stop) -> _ => break,
-            recv(channels.work) -> work => match work {
-                Ok(work) => work,
-                Err(_) => break,
-            },
+        // Ends once the connection closed the queue (or dropped it).
+        let Ok(work) = channels.work.recv() else {
+            break;
         };
         let Some(conn) = weak.upgrade() else { return };
         handle(&conn, &mut pool, work);
     }
     // Pass on the notifications that arrived before the end, then end the queue.
     let Some(conn) = weak.upgrade() else { return };
-    while let Ok(work) = channels.work.try_recv() {
+    while let Some(work) = channels.work.try_recv() {
         if let Work::Notification(note) = work {
             callback(&conn, note);
         }

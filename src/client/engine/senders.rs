@@ -18,9 +18,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
-
 use crate::jsonrpc::Message;
+use crate::queue::{self, Receiver, Sender, TrySendError};
 use crate::sync::{deadline_after, lock};
 use crate::transport::{written, Transport};
 
@@ -75,7 +74,7 @@ struct State {
 
 impl Senders {
     pub(crate) fn new(transport: Arc<dyn Transport>, done: Sender<()>) -> Arc<Senders> {
-        let (jobs, queue) = crossbeam_channel::bounded(SEND_THREADS);
+        let (jobs, queue) = queue::bounded(SEND_THREADS);
         Arc::new(Senders {
             state: Mutex::new(State {
                 jobs: Some(jobs),

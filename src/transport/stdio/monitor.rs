@@ -6,14 +6,13 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{never, select, Receiver, RecvTimeoutError};
-
 use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
 use super::stdin::Stdin;
 use super::transport::{lock, Shared};
 use crate::error::Closed;
+use crate::queue::{self, Receiver, RecvTimeoutError, Sender};
 
 /// How often the monitor looks at a running server's state (its exit itself is reported at
 /// once by the waiting thread).
@@ -47,6 +46,34 @@ pub(super) const SHUTDOWN_EXTRA: Duration = REAP_WAIT
     .saturating_add(DRAIN_MAX)
     .saturating_add(Duration::from_millis(100));
 
+/// What wakes the monitor: each comes at most once, so its queue never fills.
+pub(super) enum Event {
+    /// The transport is closing.
+    Close,
+    /// The reader thread ended: the server closed its output.
+    ReaderDone,
+    /// The server exited with this status (or waiting failed); `None` when the waiting
+    /// thread ended without one.
+    Exited(Option<io::Result<ExitStatus>>),
+}
+
+/// A sending end of the monitor's queue.
+#[derive(Clone)]
+pub(super) struct Events(Sender<Event>);
+
+impl Events {
+    /// Tells the monitor of `event`.
+    pub(super) fn tell(&self, event: Event) {
+        let _ = self.0.try_send(event);
+    }
+}
+
+/// The monitor's queue: room for every event it can get.
+pub(super) fn events() -> (Events, Receiver<Event>) {
+    let (tx, rx) = queue::bounded(4);
+    (Events(tx), rx)
+}
+
 /// Watches the child process for its whole life.
 pub(super) struct Monitor {
     pub(super) child: ChildWatch,
@@ -59,8 +86,8 @@ pub(super) struct Monitor {
     pub(super) shared: Arc<Shared>,
     /// The server's input, which tells when the server stopped reading it.
     pub(super) stdin: Arc<Stdin>,
-    /// Disconnects when the transport is closed.
-    pub(super) close: Receiver<()>,
+    /// The exit, the end of the reader and the close, as they happen.
+    pub(super) events: Receiver<Event>,
     pub(super) reader_done: Receiver<()>,
     pub(super) stderr_done: Receiver<()>,
     pub(super) close_grace: Duration,
@@ -78,22 +105,15 @@ impl Monitor {
     /// Waits for the server's exit and reports it; `true` when the transport is being closed,
     /// `false` when nothing of the server runs any more.
     fn watch(&mut self) -> bool {
-        let mut reader_done = self.reader_done.clone();
-        let mut exited = self.child.exited().clone();
         let mut eof_at: Option<Instant> = None;
         loop {
             let poll = if self.reaped { GROUP_POLL } else { POLL };
-            select! {
-                recv(self.close) -> _ => return true,
-                recv(reader_done) -> _ => {
-                    reader_done = never();
-                    eof_at = Some(Instant::now());
-                }
-                recv(exited) -> status => {
-                    exited = never();
-                    self.record(status.ok());
-                }
-                default(poll) => {}
+            match self.events.recv_timeout(poll) {
+                // Every sender gone: the transport too, without closing.
+                Ok(Event::Close) | Err(RecvTimeoutError::Disconnected) => return true,
+                Ok(Event::ReaderDone) => eof_at = eof_at.or_else(|| Some(Instant::now())),
+                Ok(Event::Exited(status)) => self.record(status),
+                Err(RecvTimeoutError::Timeout) => {}
             }
             if self.shared.is_closing() {
                 // Closing stdin may have made the server exit before the close signal got
@@ -176,13 +196,16 @@ impl Monitor {
 
     /// Waits until the server itself has exited, for at most `limit`.
     fn wait_exit(&mut self, limit: Duration) {
-        if self.reaped {
-            return;
-        }
-        match self.child.exited().recv_timeout(limit) {
-            Ok(status) => self.record(Some(status)),
-            Err(RecvTimeoutError::Disconnected) => self.record(None),
-            Err(RecvTimeoutError::Timeout) => {}
+        let deadline = crate::transport::deadline_after(Instant::now(), limit);
+        while !self.reaped {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(Event::Exited(status)) => self.record(status),
+                Ok(_) => {}
+                // Nothing can tell of the exit any more.
+                Err(RecvTimeoutError::Disconnected) => self.record(None),
+                Err(RecvTimeoutError::Timeout) => return,
+            }
         }
     }
 

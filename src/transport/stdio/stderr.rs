@@ -10,7 +10,7 @@ use std::io::{BufReader, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crate::queue::{self, Receiver, Sender, TrySendError};
 
 use super::lines::{Line, LineReader};
 use super::transport::lock;
@@ -25,13 +25,13 @@ pub(super) const CALLBACK_BACKLOG: usize = 1024;
 
 /// The queue from the drain to the callback's thread.
 pub(super) fn callback_queue() -> (Sender<String>, Receiver<String>) {
-    crossbeam_channel::bounded(CALLBACK_BACKLOG)
+    queue::bounded(CALLBACK_BACKLOG)
 }
 
 /// The callback's thread: calls `callback` with each queued line until the drain ends. A
 /// panic is caught and logged, and the next line is passed as usual.
 pub(super) fn run_callback(lines: &Receiver<String>, callback: &StderrCallback, label: &str) {
-    for line in lines {
+    for line in lines.iter() {
         if catch_unwind(AssertUnwindSafe(|| callback(&line))).is_err() {
             log::debug!("{label}: the stderr callback panicked");
         }
@@ -183,7 +183,10 @@ mod tests {
         // reads to the end, and the queue holds its bound.
         let (queue, lines) = callback_queue();
         run(input.as_bytes(), &tail, Some(queue), "test");
-        assert_eq!(lines.len(), CALLBACK_BACKLOG);
+        assert_eq!(
+            std::iter::from_fn(|| lines.try_recv()).count(),
+            CALLBACK_BACKLOG
+        );
         assert_eq!(lock(&tail).text(), "line\n");
     }
 }

@@ -6,16 +6,15 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-
 use super::child;
 use super::lines::{Activity, Watched};
-use super::monitor::{self, Monitor};
+use super::monitor::{self, Event, Events, Monitor};
 use super::stderr::{self, Tail};
 use super::stdin::{Refused, Stdin};
 use super::{reader, StdioConfig};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
+use crate::queue::{self, Receiver, RecvTimeoutError};
 pub(super) use crate::sync::lock;
 use crate::transport::{Closing, Inbox, Transport};
 
@@ -33,8 +32,8 @@ const REPORT_WAIT: Duration = Duration::from_secs(1);
 pub(super) struct StdioTransport {
     shared: Arc<Shared>,
     stdin: Arc<Stdin>,
-    /// Dropping this sender tells the monitor to run the shutdown sequence.
-    close_monitor: Mutex<Option<Sender<()>>>,
+    /// Tells the monitor to run the shutdown sequence (once: it is taken).
+    close_monitor: Mutex<Option<Events>>,
     workers: Mutex<Vec<Worker>>,
     close_bound: Duration,
     /// A second `close` waits for the first to end the process.
@@ -104,7 +103,7 @@ impl StdioTransport {
             aborting: AtomicBool::new(false),
         });
         let stdin = Arc::new(Stdin::new(stdin, &label));
-        let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
+        let (events, events_rx) = monitor::events();
 
         let mut workers = Vec::with_capacity(5);
         let started = (|| -> std::io::Result<()> {
@@ -121,7 +120,9 @@ impl StdioTransport {
                 stderr::run(stderr, &s.tail, queue, &l);
             })?);
             let (s, limit, l) = (shared.clone(), config.max_message_size, label.clone());
+            let ended = ReaderEnd(events.clone());
             workers.push(Worker::spawn("umcp-stdio-reader", move || {
+                let _ended = ended;
                 reader::run(Watched::new(stdout, &s.stdout_activity), &s, limit, &l);
             })?);
             let (w, l) = (stdin.clone(), label.clone());
@@ -141,7 +142,7 @@ impl StdioTransport {
             stdin.close();
             return Err(Error::io(e));
         }
-        let (watch, waiter) = match child::watch(child) {
+        let (watch, waiter) = match child::watch(child, events.clone()) {
             Ok(started) => started,
             Err(e) => {
                 // The child is being killed, which ends the reader and stderr threads.
@@ -157,7 +158,7 @@ impl StdioTransport {
             reaped: false,
             shared: shared.clone(),
             stdin: stdin.clone(),
-            close: close_rx,
+            events: events_rx,
             stderr_done: workers[0].done.clone(),
             reader_done: workers[1].done.clone(),
             close_grace: config.close_grace,
@@ -166,7 +167,7 @@ impl StdioTransport {
         let transport = StdioTransport {
             shared,
             stdin,
-            close_monitor: Mutex::new(Some(close_tx)),
+            close_monitor: Mutex::new(Some(events)),
             workers: Mutex::new(workers),
             close_bound: config
                 .close_grace
@@ -232,7 +233,9 @@ impl Transport for StdioTransport {
         self.shared.closing.store(true, Ordering::Release);
         log::debug!("{}: closing", self.shared.label);
         self.stdin.close();
-        drop(lock(&self.close_monitor).take());
+        if let Some(events) = lock(&self.close_monitor).take() {
+            events.tell(Event::Close);
+        }
         let workers = std::mem::take(&mut *lock(&self.workers));
         let mut deadline = crate::transport::deadline_after(Instant::now(), self.close_bound);
         for worker in workers {
@@ -337,7 +340,7 @@ impl Worker {
         name: &'static str,
         work: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<Worker> {
-        let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
+        let (done_tx, done) = queue::bounded::<()>(1);
         let handle = thread::Builder::new().name(name.into()).spawn(move || {
             let _done = done_tx;
             work();
@@ -351,7 +354,10 @@ impl Worker {
         if self.handle.thread().id() == thread::current().id() {
             return;
         }
-        match self.done.recv_deadline(deadline) {
+        match self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             Err(RecvTimeoutError::Disconnected) => {
                 let _ = self.handle.join();
             }
@@ -360,6 +366,15 @@ impl Worker {
                 self.name
             ),
         }
+    }
+}
+
+/// Tells the monitor that the reader thread ended, however it ended.
+struct ReaderEnd(Events);
+
+impl Drop for ReaderEnd {
+    fn drop(&mut self) {
+        self.0.tell(Event::ReaderDone);
     }
 }
 
