@@ -12,7 +12,7 @@ use std::time::Duration;
 use memory::FakeServer;
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Response};
-use umcp::{Client, Error, RequestOptions};
+use umcp::{Client, Error, Options, RequestOptions};
 
 /// The `tasks/*` requests a fake server saw, with their params.
 type Seen = Arc<Mutex<Vec<(String, Value)>>>;
@@ -65,6 +65,12 @@ fn task_server(answer: bool) -> (FakeServer, Seen) {
     (server, seen)
 }
 
+/// A client of `server` that follows tasks.
+fn with_tasks(server: &FakeServer) -> Client {
+    let options = Options::default().with_tasks(true);
+    Client::connect_with_options(server.clone(), options).expect("connect")
+}
+
 /// How many `tools/list` requests the server received.
 fn listings(server: &FakeServer) -> usize {
     let received = server.received.lock().unwrap();
@@ -77,7 +83,7 @@ fn listings(server: &FakeServer) -> usize {
 #[test]
 fn a_tool_that_requires_a_task_is_called_as_one() {
     let (server, seen) = task_server(true);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     client.list_all_tools().expect("tools/list");
     let result = client
         .call_tool("research", json!({"topic": "rust"}))
@@ -97,7 +103,7 @@ fn a_tool_that_requires_a_task_is_called_as_one() {
 #[test]
 fn an_abandoned_task_is_cancelled() {
     let (server, seen) = task_server(false);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     client.list_all_tools().expect("tools/list");
     let quick = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let err = client
@@ -125,7 +131,7 @@ fn without_the_servers_capability_no_task_is_tried() {
         .as_object_mut()
         .unwrap()
         .remove("tasks");
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     client.list_all_tools().expect("tools/list");
     // The spec forbids a task then; the server refuses the plain call, as it says it would.
     let err = client
@@ -138,7 +144,7 @@ fn without_the_servers_capability_no_task_is_tried() {
 #[test]
 fn a_caller_need_not_list_the_tools_first() {
     let (server, seen) = task_server(true);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     for _ in 0..2 {
         let result = client
             .call_tool("research", json!({}))
@@ -162,7 +168,7 @@ fn a_listing_that_fails_is_not_repeated_with_every_call() {
         peer.send(Message::Response(Response::err(request.id.clone(), error)));
         None
     });
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     for _ in 0..3 {
         // Not known to need a task: sent plainly, and refused as the server says it would.
         let err = client
@@ -195,7 +201,7 @@ fn slow_pages(server: &FakeServer, pause: Duration, pages: usize) {
 fn the_listing_before_a_first_call_counts_against_the_calls_timeout() {
     let (server, _) = task_server(true);
     slow_pages(&server, Duration::from_millis(200), 30);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     let options = RequestOptions::default().with_timeout(Duration::from_secs(1));
     let err = client
         .with(&options)
@@ -210,7 +216,7 @@ fn the_listing_before_a_first_call_counts_against_the_calls_timeout() {
 fn the_listing_before_a_first_call_obeys_its_cancel_handle() {
     let (server, _) = task_server(true);
     slow_pages(&server, Duration::from_millis(100), 30);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     let cancel = umcp::CancelHandle::new();
     let canceller = cancel.clone();
     let watched = server.clone();
@@ -232,7 +238,7 @@ fn the_listing_before_a_first_call_obeys_its_cancel_handle() {
 #[test]
 fn waiting_for_a_tasks_result_gets_only_what_is_left_of_the_call() {
     let (server, seen) = task_server(false);
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = with_tasks(&server);
     client.list_all_tools().expect("tools");
     // The task is created slowly; its result never comes.
     server.on("tools/call", |_, _| {
@@ -257,4 +263,36 @@ fn waiting_for_a_tasks_result_gets_only_what_is_left_of_the_call() {
         .any(|(m, _)| m == "tasks/result"));
     // The deadline is the caller's, not one per request (that was 3.5 s here).
     assert!(took < timeout + Duration::from_millis(900), "took {took:?}");
+}
+
+#[test]
+fn without_task_support_the_call_goes_plain_and_nothing_is_listed() {
+    let (server, seen) = task_server(true);
+    let client = Client::connect(server.clone()).expect("connect");
+    // The server's own refusal of a plain call, and no listing first, no `tasks/*` request.
+    let error = client
+        .call_tool("research", json!({"topic": "rust"}))
+        .expect_err("a plain call of a tool that requires a task");
+    assert!(
+        matches!(&error, Error::Rpc(e) if e.code == ErrorCode::METHOD_NOT_FOUND),
+        "{error:?}"
+    );
+    assert_eq!(listings(&server), 0);
+    assert!(seen.lock().unwrap().is_empty());
+    // Asking for a task to follow fails before anything is sent.
+    let before = server.received.lock().unwrap().len();
+    let follow = RequestOptions::default().with_task();
+    let error = client
+        .with(&follow)
+        .call_tool("research", json!({}))
+        .expect_err("no task support");
+    assert!(
+        matches!(&error, Error::Unsupported(why) if why.to_string().contains("Options::with_tasks")),
+        "{error:?}"
+    );
+    assert_eq!(server.received.lock().unwrap().len(), before);
+    assert_eq!(
+        client.call_tool("echo", json!({})).unwrap().text(),
+        "echoed"
+    );
 }

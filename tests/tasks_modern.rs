@@ -111,6 +111,12 @@ fn cancel_sent(server: &FakeServer) -> Option<Value> {
     None
 }
 
+/// A client of `server` that follows tasks.
+fn tasking(server: &FakeServer) -> Client {
+    let options = Options::default().with_tasks(true);
+    Client::connect_with_options(server.clone(), options).expect("connect")
+}
+
 /// An elicitation answer's content.
 fn content(value: Value) -> serde_json::Map<String, Value> {
     value.as_object().cloned().unwrap_or_default()
@@ -129,7 +135,7 @@ fn a_tool_the_server_runs_as_a_task_returns_its_result() {
         1 | 2 => task("working", json!({"pollIntervalMs": 150})),
         _ => report_done(),
     });
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = tasking(&server);
     assert_eq!(client.era(), Era::Modern);
     let started = Instant::now();
     let result = client
@@ -177,15 +183,17 @@ fn input_a_task_asks_for_runs_the_handler_once_per_key_and_goes_back_with_tasks_
     });
     let asked = Arc::new(AtomicUsize::new(0));
     let counter = asked.clone();
-    let options = Options::default().with_elicitation_handler(move |params| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        match params {
-            ElicitRequestParams::Form(_) => {
-                Ok(ElicitResult::accept(content(json!({"name": "Ada"}))))
+    let options = Options::default()
+        .with_tasks(true)
+        .with_elicitation_handler(move |params| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            match params {
+                ElicitRequestParams::Form(_) => {
+                    Ok(ElicitResult::accept(content(json!({"name": "Ada"}))))
+                }
+                _ => Ok(ElicitResult::decline()),
             }
-            _ => Ok(ElicitResult::decline()),
-        }
-    });
+        });
     let client = Client::connect_with_options(server.clone(), options).expect("connect");
     let result = client.call_tool("report", json!({})).expect("result");
     assert_eq!(result.text(), "the report");
@@ -211,10 +219,12 @@ fn a_request_key_repeated_by_later_polls_is_answered_once() {
     });
     let asked = Arc::new(AtomicUsize::new(0));
     let counter = asked.clone();
-    let options = Options::default().with_elicitation_handler(move |_| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        Ok(ElicitResult::accept(content(json!({}))))
-    });
+    let options = Options::default()
+        .with_tasks(true)
+        .with_elicitation_handler(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(ElicitResult::accept(content(json!({}))))
+        });
     let client = Client::connect_with_options(server.clone(), options).expect("connect");
     client.call_tool("report", json!({})).expect("result");
     assert_eq!(asked.load(Ordering::SeqCst), 1);
@@ -230,7 +240,7 @@ fn a_failed_task_is_its_json_rpc_error() {
             json!({"error": {"code": -32603, "message": "disk full"}}),
         )
     });
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = tasking(&server);
     match client.call_tool("report", json!({})) {
         Err(Error::Rpc(error)) => {
             assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
@@ -246,7 +256,7 @@ fn a_task_the_server_cancelled_says_so() {
     let server = task_server("tasks-modern-server-cancelled", |_, _| {
         task("cancelled", json!({"statusMessage": "shutting down"}))
     });
-    let client = Client::connect(server).expect("connect");
+    let client = tasking(&server);
     match client.call_tool("report", json!({})) {
         Err(Error::Protocol(why)) => {
             assert!(why.contains("cancelled task t-1"), "{why}");
@@ -259,7 +269,7 @@ fn a_task_the_server_cancelled_says_so() {
 #[test]
 fn a_task_past_the_call_deadline_times_out_and_is_cancelled() {
     let server = task_server("tasks-modern-timeout", |_, _| task("working", json!({})));
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = tasking(&server);
     let options = RequestOptions::default().with_timeout(Duration::from_millis(300));
     let started = Instant::now();
     match client.with(&options).call_tool("report", json!({})) {
@@ -280,7 +290,7 @@ fn polls_keep_a_task_alive_when_the_timeout_resets_on_progress() {
     };
     let timeout = Duration::from_millis(300);
     let server = task_server("tasks-modern-reset", script);
-    let client = Client::connect(server).expect("connect");
+    let client = tasking(&server);
     let resetting = RequestOptions::default()
         .with_timeout(timeout)
         .with_reset_timeout_on_progress(true);
@@ -288,7 +298,7 @@ fn polls_keep_a_task_alive_when_the_timeout_resets_on_progress() {
     assert_eq!(result.expect("alive while polled").text(), "the report");
 
     let server = task_server("tasks-modern-no-reset", script);
-    let client = Client::connect(server).expect("connect");
+    let client = tasking(&server);
     let fixed = RequestOptions::default().with_timeout(timeout);
     let outcome = client.with(&fixed).call_tool("report", json!({}));
     assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
@@ -300,7 +310,7 @@ fn a_cancel_ends_the_wait_between_polls_at_once_and_cancels_the_task() {
     let server = task_server("tasks-modern-cancel", |_, _| {
         task("working", json!({"pollIntervalMs": 60000}))
     });
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = tasking(&server);
     let cancel = CancelHandle::new();
     let options = RequestOptions::default()
         .with_timeout(Duration::from_secs(120))
@@ -329,7 +339,7 @@ fn closing_the_client_ends_the_wait_between_polls() {
     let server = task_server("tasks-modern-close", |_, _| {
         task("working", json!({"pollIntervalMs": 60000}))
     });
-    let client = Arc::new(Client::connect(server).expect("connect"));
+    let client = Arc::new(tasking(&server));
     let closer = {
         let client = client.clone();
         std::thread::spawn(move || {
@@ -358,10 +368,26 @@ fn a_task_result_the_client_did_not_ask_for_is_invalid() {
         created["resultType"] = json!("task");
         Some(created)
     });
-    let client = Client::connect(server.clone()).expect("connect");
+    let client = tasking(&server);
     match client.call_tool("report", json!({})) {
         Err(Error::Protocol(why)) => assert!(why.contains("resultType \"task\""), "{why}"),
         other => panic!("expected a protocol error, got {other:?}"),
     }
+    assert!(sent(&server, "tasks/get").is_empty());
+}
+
+#[test]
+fn without_task_support_a_call_the_server_runs_only_as_a_task_names_the_builder() {
+    let server = task_server("tasks-modern-unsupported", |_, _| report_done());
+    let client = Client::connect(server.clone()).expect("connect");
+    let error = client
+        .call_tool("report", json!({}))
+        .expect_err("the server runs it only as a task");
+    assert!(
+        matches!(&error, Error::Unsupported(why) if why.to_string().contains("Options::with_tasks(true)")),
+        "{error:?}"
+    );
+    // Refused once, not sent again declaring the extension, and no task was polled.
+    assert_eq!(sent(&server, "tools/call").len(), 1);
     assert!(sent(&server, "tasks/get").is_empty());
 }

@@ -175,7 +175,8 @@ fn tasks_client_lifecycle_on_a_handshake_session_beyond_the_released_text() {
     let server = mock();
     let options = Options::default()
         .with_protocol_mode(ProtocolMode::Legacy)
-        .with_extension(TASKS, json!({}));
+        .with_extension(TASKS, json!({}))
+        .with_tasks(true);
     let client =
         Client::connect_with_options(HttpConfig::new(server.url("/")), options).expect("connect");
     assert_eq!(client.era(), Era::Legacy);
@@ -217,8 +218,9 @@ fn tasks_client_lifecycle_on_a_handshake_session_beyond_the_released_text() {
 #[test]
 fn a_task_asked_for_per_request_is_held_by_handle_in_the_stateless_era() {
     let server = mock();
-    let client = Client::connect_with_options(HttpConfig::new(server.url("/")), Options::default())
-        .expect("connect");
+    let options = Options::default().with_tasks(true);
+    let client =
+        Client::connect_with_options(HttpConfig::new(server.url("/")), options).expect("connect");
     assert_eq!(client.era(), Era::Modern);
     // Without asking, the mock answers at once: the client declared nothing.
     let plain = client.call_tool("quick_task", json!({})).expect("plain");

@@ -203,7 +203,12 @@ impl Client {
             Arc::clone(&handlers) as Arc<dyn Inputs>,
         );
         let follow_with = (options.cache.clone(), options.listen_capacity);
-        let client = Client::from_parts(Arc::new(session), threads_done, follow_with);
+        let client = Client::from_parts(
+            Arc::new(session),
+            threads_done,
+            follow_with,
+            options.task_call,
+        );
         // On failure the client's drop closes the transport.
         let pool = Pool::new(options.engine.handler_threads, handlers, done_tx.clone());
         router_thread::spawn(&client.session.conn, channels, pool, done_tx).map_err(Error::io)?;

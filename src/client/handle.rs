@@ -15,7 +15,7 @@ use super::era::session::Session;
 use super::era::state::{Era, ProtocolMode};
 use super::follow::cache::CacheOptions;
 use super::follow::route::Follower;
-use super::tasks::TaskTools;
+use super::tasks::{TaskCall, TaskTools};
 
 /// A connection to one MCP server.
 ///
@@ -76,6 +76,8 @@ pub struct Client {
     pub(super) threads_done: Receiver<()>,
     /// The tools that must run as tasks (handshake era), as far as the listings told.
     pub(super) task_tools: Mutex<TaskTools>,
+    /// How `call_tool` runs a tool that must run as a task; `None` without task support.
+    pub(super) task_call: Option<TaskCall>,
 }
 
 impl Client {
@@ -294,6 +296,7 @@ impl Client {
         session: Arc<Session>,
         threads_done: Receiver<()>,
         follow_with: (CacheOptions, Option<usize>),
+        task_call: Option<TaskCall>,
     ) -> Client {
         Client {
             session,
@@ -301,6 +304,7 @@ impl Client {
             follow_with,
             threads_done,
             task_tools: Mutex::default(),
+            task_call,
         }
     }
 

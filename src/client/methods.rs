@@ -52,8 +52,9 @@ impl Client {
     ///
     /// # Tasks
     ///
-    /// A tool that must run as a task is called the same way, and the call returns the task's
-    /// result when it ends.
+    /// With task support on ([`Options::with_tasks`](crate::Options::with_tasks)), a tool that
+    /// must run as a task is called the same way, and the call returns the task's result when
+    /// it ends.
     ///
     /// - Handshake era (2025-11-25): a tool whose last listing requires a task
     ///   (`execution.taskSupport: "required"`, such as server-everything's
@@ -70,7 +71,10 @@ impl Client {
     ///
     /// Either way the call's timeout covers the whole task (each poll counts as progress when
     /// the timeout resets on progress), a cancel handle or closing the client ends the wait
-    /// between polls at once, and a call given up on sends `tasks/cancel`.
+    /// between polls at once, and a call given up on sends `tasks/cancel`. Without task
+    /// support the call is sent as it is: a stateless server's -32021 fails it with
+    /// [`Error::Unsupported`] naming the builder, and a handshake-era server answers a tool
+    /// that requires a task with its own error.
     ///
     /// See the example on [`Client`].
     ///
@@ -395,9 +399,13 @@ impl WithOptions<'_> {
         let params = named("tool", name, arguments)?;
         // A listing the call needs first counts against its time.
         let started = Instant::now();
-        if client.needs_task(name, options, started) {
-            return client.call_tool_legacy_task(params, options, started);
-        }
+        let params = match client.task_call {
+            Some(call) => match call(client, name, params, options, started) {
+                Ok(result) => return result,
+                Err(params) => params,
+            },
+            None => params,
+        };
         let timeout = client.session.conn.request_timeout();
         let options = options.left_since("tools/call", started, timeout)?;
         client.request_as("tools/call", Some(params), &options)

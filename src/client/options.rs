@@ -18,8 +18,10 @@ use super::engine::cancel::CancelHandle;
 use super::engine::late::LateResponse;
 use super::engine::settings::Settings;
 use super::era::state::{Era, EraOptions, ProtocolMode};
+use super::era::task::{self, Follow};
 use super::follow::cache::CacheOptions;
 use super::server_requests::{self, Handlers};
+use super::tasks::{self as task_tools, TaskCall};
 
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
@@ -62,6 +64,8 @@ pub struct Options {
     pub(crate) extensions: Map<String, Value>,
     /// Cancels a connect in progress.
     pub(crate) connect_cancel: Option<CancelHandle>,
+    /// How `call_tool` runs a handshake-era tool that must run as a task (`with_tasks`).
+    pub(crate) task_call: Option<TaskCall>,
     /// What a subscription's queue holds, when not the notification capacity: the manager
     /// reads notifications through the callback and keeps that queue tiny, but reads its
     /// clients' subscriptions only on its ticks.
@@ -564,6 +568,42 @@ impl Options {
         self
     }
 
+    /// Whether a tool call that runs as a task is followed to its end, so that
+    /// [`Client::call_tool`](crate::Client::call_tool) returns the task's result like any
+    /// other (default `false`).
+    ///
+    /// - Handshake era (2025-11-25): a tool whose listing requires a task
+    ///   (`execution.taskSupport: "required"`), on a server offering task-augmented tool
+    ///   calls, is sent task-augmented and its result fetched with `tasks/result`. To learn
+    ///   which tools need one, the client lists the tools once before its first call, unless
+    ///   the caller listed them already.
+    /// - Stateless era: a call the server refuses for want of the tasks extension (-32021) is
+    ///   sent again declaring it, and a task it answers with is polled with `tasks/get` (its
+    ///   input requests answered through the handlers) to its end.
+    ///
+    /// Without it a call of the stateless era that the server would run only as a task fails
+    /// with [`Error::Unsupported`](crate::Error::Unsupported) naming this builder, as does a
+    /// call asking for a task with
+    /// [`RequestOptions::with_task`](crate::RequestOptions::with_task) (nothing is sent); a
+    /// handshake-era server refuses a call of a tool that requires a task with its own error.
+    /// [`Client::call_tool_as_task`](crate::Client::call_tool_as_task) needs no task support:
+    /// the application holds the task. Left off, a program carries none of the code that
+    /// follows tasks.
+    ///
+    /// ```
+    /// use umcp::Options;
+    ///
+    /// // `call_tool` waits for tools that run as tasks, such as server-everything's
+    /// // `simulate-research-query`, and returns their result.
+    /// let options = Options::default().with_tasks(true);
+    /// # let _ = options;
+    /// ```
+    pub fn with_tasks(mut self, enabled: bool) -> Options {
+        self.era.tasks = enabled.then_some(task::follow as Follow);
+        self.task_call = enabled.then_some(task_tools::call_as_task as TaskCall);
+        self
+    }
+
     /// Makes [`Client::connect`](crate::Client::connect_with_options) with these options cancellable
     /// through `handle`, from any thread.
     ///
@@ -696,6 +736,7 @@ impl fmt::Debug for Options {
             .field("elicitation", &handlers.elicitation.is_some())
             .field("elicitation_modes", &handlers.declared.elicitation_modes)
             .field("roots", &handlers.roots.is_some())
+            .field("tasks", &self.era.tasks.is_some())
             .field("extensions", &self.extensions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }

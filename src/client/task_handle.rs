@@ -27,8 +27,11 @@ impl RequestOptions {
     /// (`io.modelcontextprotocol/tasks`) in its client capabilities, so the server may run
     /// it as a task. `client.with(&options).call_tool(…)` then follows a task to its end and
     /// returns its result under these options (the timeout covers the whole task; each poll
-    /// is reported to the progress callback); `client.with(&options).call_tool_as_task(…)`
-    /// hands back a [`TaskHandle`] instead (see [`Client::call_tool_as_task`]).
+    /// is reported to the progress callback), on a client with task support
+    /// ([`Options::with_tasks`](crate::Options::with_tasks); without it the call fails with
+    /// [`Error::Unsupported`](crate::Error::Unsupported) before anything is sent);
+    /// `client.with(&options).call_tool_as_task(…)` hands back a [`TaskHandle`] instead (see
+    /// [`Client::call_tool_as_task`]), with or without it.
     ///
     /// Only `tools/call` can become a task; on other requests this does nothing. In the
     /// handshake era the declaration goes into the request's `_meta` the same way.

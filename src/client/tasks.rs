@@ -21,6 +21,32 @@ use super::engine::request_options::RequestOptions;
 use super::era::task::CANCEL_TIMEOUT;
 use super::handle::Client;
 
+/// A tool call of the handshake era made as a task when the tool's listing requires one: the
+/// result, or the params handed back when the tool runs as an ordinary call. Installed by
+/// [`Options::with_tasks`](crate::Options::with_tasks) ([`call_as_task`]); `call_tool` reaches
+/// it only through this pointer.
+pub(crate) type TaskCall = fn(
+    &Client,
+    &str,
+    Value,
+    &RequestOptions,
+    Instant,
+) -> std::result::Result<Result<CallToolResult>, Value>;
+
+/// Calls `tool` as a task when it must run as one (see [`Client::needs_task`]).
+pub(crate) fn call_as_task(
+    client: &Client,
+    tool: &str,
+    params: Value,
+    options: &RequestOptions,
+    started: Instant,
+) -> std::result::Result<Result<CallToolResult>, Value> {
+    if !client.needs_task(tool, options, started) {
+        return Err(params);
+    }
+    Ok(client.call_tool_legacy_task(params, options, started))
+}
+
 /// The most tool names remembered as needing a task, per connection.
 const MAX_TASK_TOOLS: usize = 10_000;
 

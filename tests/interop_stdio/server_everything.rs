@@ -338,7 +338,7 @@ fn everything_task_tool() {
     if peers::skip_interop() {
         return;
     }
-    let client = everything(Options::default());
+    let client = everything(Options::default().with_tasks(true));
     let tools = client.list_all_tools().expect("tools/list");
     let research = tools
         .iter()

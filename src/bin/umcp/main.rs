@@ -226,6 +226,7 @@ pub fn connect(
     let from_command_line = args.stdio.is_some() || args.url.is_some();
     let timeout = args.timeout;
     let mut client_options = Options::default()
+        .with_tasks(true)
         .with_request_timeout(timeout)
         .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto));
     if let Some(level) = args.log {

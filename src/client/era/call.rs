@@ -19,6 +19,12 @@ use super::task;
 /// Sends a request and waits for its outcome, in the era the connection speaks: every request of
 /// the client goes through here.
 pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
+    // A caller asking to follow a task, of a client that follows none: nothing is sent.
+    let follows =
+        spec.options.task == TaskMode::Follow && task::TASK_METHODS.contains(&spec.method);
+    if follows && session.options.tasks.is_none() {
+        return Err(task::without_support(spec.method));
+    }
     if session.era.is_modern() {
         return rounds::call(session, &spec);
     }
@@ -60,5 +66,5 @@ fn handshake(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
         handshake: false,
     };
     let mut clock = Clock::start(session, &spec);
-    task::follow(session, &mut clock, &answer)
+    task::follow_installed(session, &mut clock, &answer)
 }

@@ -20,7 +20,7 @@ use super::session::{CallSpec, Session};
 const FOREVER: Duration = Duration::from_secs(100 * 365 * 86_400);
 
 /// The deadlines of one call.
-pub(super) struct Clock<'a> {
+pub(crate) struct Clock<'a> {
     spec: &'a CallSpec<'a>,
     timeout: Duration,
     total: Option<Instant>,

@@ -61,6 +61,10 @@ pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
         let answer = match call_round(session, spec, params.clone(), &options, true) {
             // Refused before it ran: sending it again declaring the extension is safe.
             Err(error) if declared.is_none() && task_method && task::requires_tasks(&error) => {
+                if session.options.tasks.is_none() {
+                    log::debug!("`{}` needs the tasks extension: {error}", spec.method);
+                    return Err(task::without_support(spec.method));
+                }
                 log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
                 declared = Some(task::declare(session, spec.params.clone()));
                 params = task::declare(session, params);
@@ -88,7 +92,7 @@ pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
                 return Ok(answer)
             }
             Some(ResultType::Task) if declared.is_some() && task_method => {
-                return task::follow(session, &mut clock, &answer)
+                return task::follow_installed(session, &mut clock, &answer)
             }
             Some(ResultType::Task) => return Err(unadvertised(spec.method)),
             Some(ResultType::Complete) => return Ok(finish(session, spec.method, answer, head)),

@@ -103,6 +103,27 @@ impl Task {
     }
 }
 
+/// The task `created` followed to its end with the installed [`Follow`]; without task support
+/// the call fails, naming the builder that turns it on.
+pub(super) fn follow_installed(
+    session: &Session,
+    clock: &mut Clock<'_>,
+    created: &Answer,
+) -> Result<Answer> {
+    match session.options.tasks {
+        Some(follow) => follow(session, clock, created),
+        None => Err(without_support(clock.spec().method)),
+    }
+}
+
+/// The error of a call that needs task support the client was not given.
+pub(super) fn without_support(method: &str) -> Error {
+    Error::Unsupported(crate::error::Unsupported::Feature(format!(
+        "`{method}` runs as a task, and this client follows no tasks \
+         (Options::with_tasks(true) turns that on)"
+    )))
+}
+
 /// Whether `error` refuses a request for want of the tasks extension (-32021 naming it, or
 /// the drafts' -32003 with the same data).
 pub(super) fn requires_tasks(error: &Error) -> bool {
@@ -157,8 +178,13 @@ pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value>
     Some(Value::Object(object))
 }
 
+/// How the call path follows a task a call came back with: [`follow`], installed by
+/// [`Options::with_tasks`](crate::Options::with_tasks). The call path reaches it only through
+/// this pointer, so a program that never turns task support on has none of its code.
+pub(crate) type Follow = fn(&Session, &mut Clock<'_>, &Answer) -> Result<Answer>;
+
 /// Follows the task `created` announced to its end; its result is the call's.
-pub(super) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
+pub(crate) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
     let task = Task::read(created, clock.spec().method)?;
     log::debug!("`{}` runs as task {}", clock.spec().method, task.task_id);
     drive(session, clock, task, &mut HashSet::new())
