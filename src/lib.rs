@@ -56,6 +56,7 @@ mod sync;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
+mod threads;
 pub mod transport;
 pub mod types;
 

@@ -324,6 +324,7 @@ fn a_server_that_changes_era_between_connections_is_followed() {
 
 #[test]
 fn a_tool_the_server_runs_as_a_task_over_stdio() {
-    let client = Client::connect(modern_demo()).expect("connect");
+    let options = Options::default().with_tasks(true);
+    let client = Client::connect_with_options(modern_demo(), options).expect("connect");
     demo::check_report_task(&client);
 }

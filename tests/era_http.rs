@@ -302,7 +302,7 @@ fn a_url_whose_server_changes_era_is_followed() {
 #[test]
 fn a_tool_the_server_runs_as_a_task_over_streamable_http() {
     let server = HttpDemo::start(&["--modern"]);
-    demo::check_report_task(&server.connect(Options::default()));
+    demo::check_report_task(&server.connect(Options::default().with_tasks(true)));
 }
 
 /// A stateless server that refuses every `tools/call` with HTTP 400 and -32020, and serves

@@ -146,12 +146,13 @@ fn cancel(state: &Mutex<State>) {
     };
     let closing = Arc::clone(&transport);
     let (ended_tx, ended) = crate::queue::bounded::<()>(1);
-    let spawned = std::thread::Builder::new()
-        .name("umcp-connect-cancel".into())
-        .spawn(move || {
+    let spawned = crate::threads::spawn(
+        "umcp-connect-cancel",
+        Box::new(move || {
             closing.close();
             drop(ended_tx);
-        });
+        }),
+    );
     match spawned {
         Ok(thread) => guard.stopper = Some((thread, ended)),
         Err(err) => {

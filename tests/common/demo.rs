@@ -52,7 +52,8 @@ pub fn demo(behaviour: &str) -> StdioConfig {
 }
 
 /// Calls the `report` tool of the demo's `--modern` mode, which runs as a task (the tasks
-/// extension), then one given up on, which must be cancelled on the server.
+/// extension), then one given up on, which must be cancelled on the server: `client` follows
+/// tasks (`Options::with_tasks`).
 pub fn check_report_task(client: &Client) {
     use serde_json::json;
     assert_eq!(client.era(), Era::Modern);

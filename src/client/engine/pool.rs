@@ -221,16 +221,17 @@ fn spawn_worker<T: Send + 'static>(
     done: Sender<()>,
     work: impl Fn(&Connection, T) + Send + 'static,
 ) -> bool {
-    let spawned = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
+    let spawned = crate::threads::spawn(
+        name,
+        Box::new(move || {
             let _done = done;
             for (weak, item) in queue.iter() {
                 if let Some(conn) = weak.upgrade() {
                     work(&conn, item);
                 }
             }
-        });
+        }),
+    );
     match spawned {
         Ok(handle) => {
             lock(&conn.threads).push(handle);

@@ -24,15 +24,16 @@ pub(crate) fn spawn(
 ) -> std::io::Result<()> {
     let weak = Arc::downgrade(conn);
     let core = Arc::clone(&conn.core);
-    let handle = std::thread::Builder::new()
-        .name("umcp-router".into())
-        .spawn(move || {
+    let handle = crate::threads::spawn(
+        "umcp-router",
+        Box::new(move || {
             run(&weak, &channels, pool);
             // The end of the queue, and of the user's callback.
             core.notes.close();
             lock(&core.callback).take();
             drop(done);
-        })?;
+        }),
+    )?;
     lock(&conn.threads).push(handle);
     Ok(())
 }

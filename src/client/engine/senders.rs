@@ -104,15 +104,15 @@ impl Senders {
                     Arc::clone(&self.transport),
                     Arc::downgrade(self),
                 );
-                let spawned =
-                    std::thread::Builder::new()
-                        .name("umcp-send".into())
-                        .spawn(move || {
-                            let _done = done;
-                            for job in queue.iter() {
-                                run(transport.as_ref(), &senders, job);
-                            }
-                        });
+                let spawned = crate::threads::spawn(
+                    "umcp-send",
+                    Box::new(move || {
+                        let _done = done;
+                        for job in queue.iter() {
+                            run(transport.as_ref(), &senders, job);
+                        }
+                    }),
+                );
                 match spawned {
                     Ok(handle) => {
                         state.started += 1;

@@ -36,7 +36,7 @@ use crate::types::{
 
 use super::super::engine::request_options::RequestOptions;
 use super::lifecycle::{initialize, left};
-use super::session::{CallSpec, Session};
+use super::session::{CallSpec, RawCapabilities, Session};
 use super::state::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
 use super::wire::once;
 
@@ -52,7 +52,8 @@ pub(crate) enum Established {
 
 /// What the probe said about the server.
 enum Verdict {
-    Modern(Box<DiscoverResult>, String),
+    /// The result, the capabilities as the server wrote them, and the version to speak.
+    Modern(Box<(DiscoverResult, Value)>, String),
     Legacy(String),
     /// No answer within the probe timeout: a handshake-era server that ignores the probe, or
     /// a server still starting.
@@ -128,7 +129,8 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
     };
     match probe(session, version.clone(), how)? {
         Verdict::Modern(result, version) => {
-            adopt(session, *result, &version);
+            let (result, capabilities) = *result;
+            adopt(session, result, capabilities, &version);
             if how != Probe::Pinned {
                 remember_verdict(server, ProtocolMode::Pinned(version));
             }
@@ -177,7 +179,8 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
     log::debug!("{server} refused initialize ({error}); asking server/discover again");
     match probe(session, version, Probe::Late) {
         Ok(Verdict::Modern(result, version)) => {
-            adopt(session, *result, &version);
+            let (result, capabilities) = *result;
+            adopt(session, result, capabilities, &version);
             remember_verdict(server, ProtocolMode::Pinned(version));
             Ok(Established::Ready)
         }
@@ -202,7 +205,8 @@ fn initialize_or_forward(session: &Session, server: &str, auto: bool) -> Result<
     log::debug!("{server} refused initialize for protocol {version}; asking server/discover");
     match probe(session, version, Probe::Late) {
         Ok(Verdict::Modern(result, version)) => {
-            adopt(session, *result, &version);
+            let (result, capabilities) = *result;
+            adopt(session, result, capabilities, &version);
             remember_verdict(server, ProtocolMode::Pinned(version));
             Ok(())
         }
@@ -249,7 +253,12 @@ fn probe(session: &Session, mut version: String, how: Probe) -> Result<Verdict> 
         let error = match outcome {
             Ok(answer) => {
                 return match answer.peek::<DiscoverResult>() {
-                    Ok(result) => choose(result, version, auto),
+                    Ok(result) => {
+                        let capabilities = answer
+                            .peek::<RawCapabilities>()
+                            .map_or(Value::Null, |raw| raw.capabilities);
+                        choose((result, capabilities), version, auto)
+                    }
                     Err(e) => legacy_or(
                         Error::Protocol(format!("malformed server/discover result: {e}")),
                         auto,
@@ -335,8 +344,8 @@ pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
 }
 
 /// The version to speak with a server that answered `server/discover`.
-fn choose(result: DiscoverResult, asked: String, auto: bool) -> Result<Verdict> {
-    let supported = &result.supported_versions;
+fn choose(result: (DiscoverResult, Value), asked: String, auto: bool) -> Result<Verdict> {
+    let supported = &result.0.supported_versions;
     if supported.is_empty() {
         // `supportedVersions` is required: a server answering any request with an empty
         // object is not a stateless server.
@@ -405,8 +414,9 @@ pub(crate) fn refusal(error: &Error) -> Option<ErrorObject> {
     }
 }
 
-/// Makes the discover result the connection's description, as `initialize` would have.
-fn adopt(session: &Session, result: DiscoverResult, version: &str) {
+/// Makes the discover result the connection's description, as `initialize` would have;
+/// `capabilities` are the server's as it wrote them.
+fn adopt(session: &Session, result: DiscoverResult, capabilities: Value, version: &str) {
     speak(session, version);
     let server_info = server_info(result.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO)))
         .unwrap_or_else(|| Implementation::new("", ""));
@@ -416,7 +426,6 @@ fn adopt(session: &Session, result: DiscoverResult, version: &str) {
         server_info.version,
         session.conn.transport.kind()
     );
-    let capabilities = serde_json::to_value(&result.capabilities).unwrap_or(Value::Null);
     let mut init = InitializeResult::new(version, server_info);
     init.capabilities = result.capabilities;
     init.instructions = result.instructions;

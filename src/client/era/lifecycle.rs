@@ -15,7 +15,7 @@ use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL
 
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::RequestOptions;
-use super::session::{CallSpec, Session};
+use super::session::{CallSpec, RawCapabilities, Session};
 use super::state::forget_verdict;
 use super::wire::{cached, exchange};
 
@@ -82,13 +82,9 @@ pub(crate) fn initialize(session: &Session) -> Result<()> {
             None => return Err(error),
         },
     };
-    /// The capabilities as the server wrote them, unknown ones included.
-    #[derive(serde::Deserialize)]
-    struct Raw {
-        #[serde(default)]
-        capabilities: Value,
-    }
-    let capabilities = answer.peek::<Raw>().map_or(Value::Null, |r| r.capabilities);
+    let capabilities = answer
+        .peek::<RawCapabilities>()
+        .map_or(Value::Null, |raw| raw.capabilities);
     let result: InitializeResult = answer.decode("initialize")?;
     if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
         return Err(Error::Unsupported(Unsupported::Version {

@@ -48,6 +48,14 @@ pub(crate) struct Session {
     pub(crate) inputs: Arc<dyn Inputs>,
 }
 
+/// The capabilities of an `initialize` or `server/discover` result as the server wrote them,
+/// unknown ones included.
+#[derive(serde::Deserialize)]
+pub(crate) struct RawCapabilities {
+    #[serde(default)]
+    pub(crate) capabilities: Value,
+}
+
 /// How one call is made.
 pub(crate) struct CallSpec<'a> {
     pub(crate) method: &'a str,

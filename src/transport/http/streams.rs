@@ -259,9 +259,7 @@ fn jitter() -> f64 {
 
 /// Spawns a named reader thread.
 pub(crate) fn spawn(name: &str, body: impl FnOnce() + Send + 'static) -> Result<()> {
-    std::thread::Builder::new()
-        .name(name.to_owned())
-        .spawn(body)
+    crate::threads::spawn(name, Box::new(body))
         .map(|_| ())
         .map_err(Error::io)
 }

@@ -341,10 +341,13 @@ impl Worker {
         work: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<Worker> {
         let (done_tx, done) = queue::bounded::<()>(1);
-        let handle = thread::Builder::new().name(name.into()).spawn(move || {
-            let _done = done_tx;
-            work();
-        })?;
+        let handle = crate::threads::spawn(
+            name,
+            Box::new(move || {
+                let _done = done_tx;
+                work();
+            }),
+        )?;
         Ok(Worker { name, handle, done })
     }
 
