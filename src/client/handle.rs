@@ -8,7 +8,7 @@ use crate::error::Closed;
 use crate::queue::Receiver;
 use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
-use super::engine::notifications::Notifications;
+use super::engine::notifications::{typed_queue, Notifications};
 use super::engine::observer::Observer;
 use super::era::session::ResponseCache;
 use super::era::session::Session;
@@ -225,7 +225,8 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.session.conn.core.notes.receiver().clone())
+        let typed = self.session.conn.core.notes.typed(typed_queue);
+        Notifications::new(typed.receiver())
     }
 
     /// How many notifications were dropped because the queue was full, by count or by bytes (the

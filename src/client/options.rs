@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{ErrorObject, Notification};
 use crate::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     Implementation, ListRootsResult, LoggingLevel, Root, ServerNotification,
@@ -351,7 +351,12 @@ impl Options {
     where
         F: Fn(&ServerNotification) + Send + Sync + 'static,
     {
-        self.engine.on_notification = Some(Arc::new(callback));
+        let callback: Arc<dyn Fn(&ServerNotification) + Send + Sync> = Arc::new(callback);
+        let user = Arc::clone(&callback);
+        self.engine.on_notification = Some(callback);
+        self.engine.on_raw_notification = Some(Arc::new(move |note: &Notification| {
+            user(&ServerNotification::from_notification(note.clone()))
+        }));
         self
     }
 

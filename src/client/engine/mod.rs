@@ -10,6 +10,7 @@ pub(crate) mod connection;
 pub(crate) mod exchange;
 pub(crate) mod handover;
 pub(crate) mod late;
+pub(crate) mod notes;
 pub(crate) mod notifications;
 pub(crate) mod observer;
 pub(crate) mod pending;

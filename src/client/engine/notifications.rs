@@ -2,9 +2,15 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use crossbeam_channel::Receiver;
 
+use crate::jsonrpc::Notification;
 use crate::types::ServerNotification;
+
+use super::notes::Typed;
+use super::queued::Lossy;
 
 /// Server notifications (log messages, list changes, resource updates, cancellations and any
 /// others), in arrival order.
@@ -68,5 +74,25 @@ impl Notifications {
     /// See the example on [`Client::notifications`](crate::Client::notifications).
     pub fn receiver(&self) -> &Receiver<ServerNotification> {
         &self.rx
+    }
+}
+
+/// The typed queue [`Client::notifications`](crate::Client::notifications) reads, holding at
+/// most `capacity` notifications: each is decoded as it joins it.
+pub(crate) fn typed_queue(capacity: usize) -> Arc<dyn Typed> {
+    Arc::new(Lossy::<ServerNotification>::new(capacity))
+}
+
+impl Typed for Lossy<ServerNotification> {
+    fn push(&self, note: Notification, size: usize) -> usize {
+        Lossy::push(self, ServerNotification::from_notification(note), size)
+    }
+
+    fn close(&self) {
+        Lossy::close(self);
+    }
+
+    fn receiver(&self) -> Receiver<ServerNotification> {
+        Lossy::receiver(self).clone()
     }
 }

@@ -104,11 +104,6 @@ impl<T> Lossy<T> {
         }
     }
 
-    /// How many items the queue holds at most.
-    pub(crate) fn capacity(&self) -> usize {
-        self.capacity
-    }
-
     pub(crate) fn receiver(&self) -> &Receiver<T> {
         &self.rx
     }
@@ -172,6 +167,11 @@ impl<T> Lossy<T> {
 
 /// The size of `note` as JSON, counted without building the text.
 pub(crate) fn size(note: &ServerNotification) -> usize {
+    params_size(note.to_notification().params.as_ref())
+}
+
+/// The size of a notification's `params` as JSON, counted without building the text.
+pub(crate) fn params_size(params: Option<&serde_json::Value>) -> usize {
     struct Count(usize);
     impl io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -183,7 +183,6 @@ pub(crate) fn size(note: &ServerNotification) -> usize {
         }
     }
     let mut count = Count(0);
-    let params = note.to_notification().params;
     let _ = serde_json::to_writer(&mut count, &params);
     count.0
 }

@@ -34,13 +34,13 @@ use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, 
 use crate::queue::{self, Receiver, SendTimeoutError, Sender};
 use crate::sync::lock;
 use crate::transport::{Inbound, Inbox};
-use crate::types::{ProgressNotificationParams, ServerNotification};
+use crate::types::ProgressNotificationParams;
 
 use super::late::{Abandoned, LateResponse};
+use super::notes::Notes;
 use super::observer::Observer;
 use super::pending::{Answer, Pending, Reply, Slot};
-use super::queued::{self, Lossy};
-use super::settings::{NotificationCallback, Settings};
+use super::settings::{RawCallback, Settings};
 
 /// How many server requests and callback notifications wait for the router.
 pub(crate) const ROUTER_QUEUE: usize = 64;
@@ -56,7 +56,7 @@ pub(crate) struct Core {
     pub(crate) pending: Mutex<Pending>,
     /// The notifications for [`Client::notifications`](crate::Client::notifications), closed
     /// when the connection closes, so readers see its end once they have read what is left.
-    pub(crate) notes: Lossy<ServerNotification>,
+    pub(crate) notes: Notes,
     pub(crate) dropped: AtomicU64,
     /// Whether the last notification for the callback was dropped for want of room.
     stalled: AtomicBool,
@@ -67,7 +67,7 @@ pub(crate) struct Core {
     has_callback: bool,
     /// Taken by the router when it ends: the transport's threads may outlive the client a
     /// little (they hold the inbox), and the user's callback (with whatever it holds) must not.
-    pub(super) callback: Mutex<Option<NotificationCallback>>,
+    pub(super) callback: Mutex<Option<RawCallback>>,
     /// The router's queue; closed to stop the router.
     work_tx: Sender<Work>,
     /// Set by `close`: the reader stops waiting for room in the router's queue.
@@ -88,7 +88,7 @@ pub(crate) struct Core {
 /// What the router thread does.
 pub(crate) enum Work {
     /// Call the notification callback, then queue the notification.
-    Notification(ServerNotification),
+    Notification(Notification),
     /// Answer a server request.
     Request(Request),
     /// Answer a request JSON-RPC rejects with the error it prescribes.
@@ -108,12 +108,12 @@ impl Core {
         let (work_tx, work) = queue::bounded(ROUTER_QUEUE);
         let core = Core {
             pending: Mutex::new(Pending::default()),
-            notes: Lossy::new(settings.notification_capacity),
+            notes: Notes::new(settings.notification_capacity),
             dropped: AtomicU64::new(0),
             stalled: AtomicBool::new(false),
             received: AtomicU64::new(0),
-            has_callback: settings.on_notification.is_some(),
-            callback: Mutex::new(settings.on_notification.clone()),
+            has_callback: settings.on_raw_notification.is_some(),
+            callback: Mutex::new(settings.on_raw_notification.clone()),
             work_tx,
             closing: AtomicBool::new(false),
             batches: AtomicBool::new(false),
@@ -324,19 +324,22 @@ impl Core {
                 return;
             }
         }
-        let note = ServerNotification::from_notification(notification);
-        if let ServerNotification::Cancelled(params) = &note {
-            if let Some(id) = &params.request_id {
+        if notification.method == "notifications/cancelled" {
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("requestId"));
+            if let Some(id) = id.and_then(|id| decode_value::<RequestId>(id).ok()) {
                 // Only a request in flight can be withdrawn; ids of others are not kept.
-                if let Some(cancelled) = lock(&self.server_requests).get_mut(id) {
+                if let Some(cancelled) = lock(&self.server_requests).get_mut(&id) {
                     *cancelled = true;
                 }
             }
         }
         if self.has_callback {
-            self.to_router(Work::Notification(note));
+            self.to_router(Work::Notification(notification));
         } else {
-            self.queue(note);
+            self.queue(notification);
         }
     }
 
@@ -379,7 +382,7 @@ impl Core {
                                 level,
                                 "the notification callback has not kept up for \
                                  {CALLBACK_PATIENCE:?}; dropping notifications ({})",
-                                note.method()
+                                note.method
                             );
                             return;
                         }
@@ -405,9 +408,8 @@ impl Core {
 
     /// Queues a notification, dropping the oldest unread ones (counted) when the queue is
     /// full by count or by bytes.
-    pub(crate) fn queue(&self, note: ServerNotification) {
-        let size = queued::size(&note);
-        let dropped = self.notes.push(note, size);
+    pub(crate) fn queue(&self, note: Notification) {
+        let dropped = self.notes.push(note);
         if dropped > 0 {
             self.dropped.fetch_add(dropped as u64, Ordering::Relaxed);
             log::debug!("notification queue full; dropped the oldest {dropped}");

@@ -5,9 +5,9 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
+use crate::jsonrpc::Notification;
 use crate::queue::Sender;
 use crate::sync::lock;
-use crate::types::ServerNotification;
 
 use super::connection::Connection;
 use super::late;
@@ -67,7 +67,7 @@ fn handle(conn: &Arc<Connection>, pool: &mut Pool, work: Work) {
 
 /// Runs the notification callback with panics caught, then queues the notification. Once the
 /// client is closed neither happens: a callback must not run after `close` returned.
-fn callback(conn: &Connection, note: ServerNotification) {
+fn callback(conn: &Connection, note: Notification) {
     let core = &conn.core;
     if core.closing.load(Ordering::Acquire) {
         return;
@@ -78,7 +78,7 @@ fn callback(conn: &Connection, note: ServerNotification) {
         if std::panic::catch_unwind(call).is_err() {
             log::error!(
                 "the notification callback panicked on `{}`; carrying on",
-                note.method()
+                note.method
             );
         }
     }

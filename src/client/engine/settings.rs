@@ -3,12 +3,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::jsonrpc::Notification;
 use crate::types::ServerNotification;
 
 use super::late::LateHandler;
 
 /// Calls the user back with each server notification that goes to the shared queue.
 pub(crate) type NotificationCallback = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
+
+/// The callback as the engine runs it: on the notification as the server sent it, decoding
+/// it for the user's [`NotificationCallback`] (built by the builder that sets that, so a
+/// program without a callback has no decoder for it).
+pub(crate) type RawCallback = Arc<dyn Fn(&Notification) + Send + Sync>;
 
 /// How many server requests are handled at once by default.
 const DEFAULT_HANDLER_THREADS: usize = 4;
@@ -22,7 +28,10 @@ pub(crate) struct Settings {
     pub(crate) notification_capacity: usize,
     /// How many server requests are answered at once.
     pub(crate) handler_threads: usize,
+    /// The user's callback, as given (the manager chains its own with it).
     pub(crate) on_notification: Option<NotificationCallback>,
+    /// The same callback as the engine runs it.
+    pub(crate) on_raw_notification: Option<RawCallback>,
     pub(crate) on_late_response: Option<LateHandler>,
 }
 
@@ -33,6 +42,7 @@ impl Default for Settings {
             notification_capacity: 1024,
             handler_threads: DEFAULT_HANDLER_THREADS,
             on_notification: None,
+            on_raw_notification: None,
             on_late_response: None,
         }
     }
