@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use crate::error::{Closed, Error, Result};
 use crate::sync::lock;
-use crate::types::ProgressNotificationParams;
 
 /// A response's result as the text read, decoded once by the caller into its type. A [`Value`]
 /// result (from a batch) is written back to text: one decoder per type, not two, saves code size.
@@ -62,7 +61,7 @@ impl Answer {
 /// What a waiting caller is handed.
 pub(crate) enum Reply {
     /// Progress for the caller's token.
-    Progress(ProgressNotificationParams),
+    Progress(Value),
     /// The outcome.
     Done(Result<Answer>),
     /// The error of a request the server accepted and may still be working on, but whose

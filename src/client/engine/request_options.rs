@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, TimeoutKind};
+use crate::jsonrpc::decode_value;
 use crate::types::ProgressNotificationParams;
 
 use super::cancel::CancelHandle;
 
-/// Calls the caller back with each progress notification of its request, on its own thread.
-pub(crate) type ProgressCallback = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
+/// Calls the caller back with each progress notification of its request, on its own thread:
+/// with the notification's params as sent, which the closure [`RequestOptions::with_progress`]
+/// builds decodes for the caller's callback (so only a program that asks for progress has that
+/// decoder).
+pub(crate) type ProgressCallback = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// Options of one request: timeouts, progress and cancellation, given to it through
 /// [`Client::with`](crate::Client::with) or [`Manager::with`](crate::Manager::with).
@@ -99,7 +103,12 @@ impl RequestOptions {
     where
         F: Fn(&ProgressNotificationParams) + Send + Sync + 'static,
     {
-        self.progress = Some(Arc::new(callback));
+        self.progress = Some(Arc::new(move |params: &Value| {
+            match decode_value::<ProgressNotificationParams>(params) {
+                Ok(progress) => callback(&progress),
+                Err(e) => log::debug!("dropping malformed progress: {e}"),
+            }
+        }));
         self
     }
 

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::error::{Closed, Error};
 use crate::jsonrpc::decode_value;
@@ -34,7 +35,6 @@ use crate::jsonrpc::{InvalidRequest, Message, Notification, Request, RequestId, 
 use crate::queue::{self, Receiver, SendTimeoutError, Sender};
 use crate::sync::lock;
 use crate::transport::{Inbound, Inbox};
-use crate::types::ProgressNotificationParams;
 
 use super::late::{Abandoned, LateResponse};
 use super::notes::Notes;
@@ -314,15 +314,14 @@ impl Core {
             },
             None => notification,
         };
-        if notification.method == "notifications/progress" {
-            let progress = notification
-                .params
-                .as_ref()
-                .and_then(|p| decode_value::<ProgressNotificationParams>(p).ok());
-            if let Some(progress) = progress {
-                self.progress(progress);
-                return;
+        let tokened = |p: &Value| p.get("progressToken").is_some();
+        if notification.method == "notifications/progress"
+            && notification.params.as_ref().is_some_and(tokened)
+        {
+            if let Some(params) = notification.params {
+                self.progress(params);
             }
+            return;
         }
         if notification.method == "notifications/cancelled" {
             let id = notification
@@ -393,8 +392,9 @@ impl Core {
         }
     }
 
-    /// Progress goes to the request that asked for it; the token is that request's id.
-    fn progress(&self, progress: ProgressNotificationParams) {
+    /// Progress (its params, as sent) goes to the request that asked for it; the token is that
+    /// request's id.
+    fn progress(&self, progress: Value) {
         let Some(id) = token_id(&progress) else {
             log::debug!("dropping progress with a token this client did not issue");
             return;
@@ -457,10 +457,10 @@ fn fail(entries: impl IntoIterator<Item = (i64, Arc<Slot>)>, closed: &Arc<Closed
     }
 }
 
-/// The request id a progress token stands for.
-fn token_id(progress: &ProgressNotificationParams) -> Option<i64> {
-    let value = serde_json::to_value(&progress.progress_token).ok()?;
-    value
+/// The request id the progress token of `params` stands for.
+fn token_id(params: &Value) -> Option<i64> {
+    let token = params.get("progressToken")?;
+    token
         .as_i64()
-        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+        .or_else(|| token.as_str().and_then(|s| s.parse().ok()))
 }

@@ -416,9 +416,7 @@ impl Poll<'_, '_> {
             "progress": self.polls,
             "message": task.status_message.clone().unwrap_or_else(|| task.status.clone()),
         });
-        if let Ok(params) = serde_json::from_value(params) {
-            callback(&params);
-        }
+        callback(&params);
     }
 
     /// Answers the input requests not answered yet; whether any were.
