@@ -10,6 +10,7 @@ use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 use super::engine::notifications::{typed_queue, Notifications};
 use super::engine::observer::Observer;
+use super::era::finish::{listed_tools, ToolsListed};
 use super::era::session::ResponseCache;
 use super::era::session::Session;
 use super::era::state::{Era, ProtocolMode};
@@ -310,8 +311,9 @@ impl Client {
     }
 
     /// The follow layer of this connection (its subscriptions and its response cache),
-    /// installed on first use as the engine's observer and the eras' cache. Only what
-    /// subscribes or sends a request whose result may be cached calls it.
+    /// installed on first use as the engine's observer and the eras' cache, with the finishing
+    /// of `tools/list` results. Only what subscribes or sends a request whose result may be
+    /// cached (every listing is one) calls it.
     pub(super) fn follow(&self) -> Arc<Follower> {
         let (cache, capacity) = &self.follow_with;
         let new = || Arc::new(Follower::new(cache.clone(), *capacity));
@@ -325,6 +327,7 @@ impl Client {
             let _ = session
                 .cache
                 .set(Arc::clone(&follower) as Arc<dyn ResponseCache>);
+            let _ = session.tools_listed.set(listed_tools as ToolsListed);
             Arc::downgrade(&follower)
         });
         // The engine holds it as long as the client holds the engine; a detached one would

@@ -179,7 +179,7 @@ impl WithOptions<'_> {
             handshake: false,
         };
         match self.client.session.era.is_modern() {
-            true => rounds::call_once(&self.client.session, &spec),
+            true => rounds::call_once(&self.client.session, spec),
             false => call(&self.client.session, spec)?.decode(method),
         }
     }

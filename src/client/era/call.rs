@@ -26,7 +26,7 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
         return Err(task::without_support(spec.method));
     }
     if session.era.is_modern() {
-        return rounds::call(session, &spec);
+        return rounds::call(session, spec);
     }
     handshake(session, spec)
 }

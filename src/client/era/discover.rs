@@ -243,7 +243,7 @@ fn probe(session: &Session, mut version: String, how: Probe) -> Result<Verdict> 
         session.era.set_phase(Phase::Modern(version.clone()));
         let outcome = once(
             session,
-            &CallSpec {
+            &mut CallSpec {
                 method: "server/discover",
                 params: None,
                 options: &options,

@@ -3,25 +3,19 @@
 //! `tools/list` loses the tools whose `x-mcp-header` annotations are invalid, and tells which
 //! tools may be called again when a response is lost.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
 use crate::jsonrpc::decode_value;
 use crate::sync::lock;
 use crate::types::{Implementation, ResultType, META_SERVER_INFO};
 
 use super::super::engine::pending::Answer;
-use super::super::engine::request_options::RequestOptions;
 use super::meta::tool_header_params;
-use super::session::{CallSpec, Session};
-use super::wire::once;
-
-/// A re-listing after a header mismatch stops after this many pages.
-const MAX_RELIST_PAGES: usize = 1_000;
+use super::session::Session;
 
 /// The most tools whose `Mcp-Param-*` headers are remembered per connection (and the most
 /// remembered as safe to repeat).
@@ -86,17 +80,29 @@ struct ToolsPage {
     tools: Vec<ToolHeaders>,
 }
 
-/// Final touches on a complete result: the server's self-description is kept, and tools with
-/// invalid `x-mcp-header` annotations are left out of `tools/list`. The result keeps the
-/// server's text (and so tool schemas their bytes) unless a tool has to go.
+/// Final touches on a complete result: the server's self-description is kept, and a
+/// `tools/list` result is finished by what the layer above installed (see [`ToolsListed`]).
 pub(super) fn finish(session: &Session, method: &str, answer: Answer, head: Head) -> Answer {
     let info = head.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO));
     if let Some(info) = info.and_then(|v| decode_value::<Implementation>(v).ok()) {
         update_server_info(session, info);
     }
-    if method != "tools/list" {
-        return answer;
+    match session.tools_listed.get() {
+        Some(listed) if method == "tools/list" => listed(session, answer),
+        _ => answer,
     }
+}
+
+/// How a complete `tools/list` result is finished: [`listed_tools`], installed in the session
+/// by the first request of the layer above that may list tools (see `Client::follow`), so
+/// that a program that never lists them has none of this code.
+pub(crate) type ToolsListed = fn(&Session, Answer) -> Answer;
+
+/// Finishes a complete `tools/list` result: tools with invalid `x-mcp-header` annotations are
+/// left out, the `Mcp-Param-*` table is refreshed, and the tools safe to call again after a
+/// lost response are noted. The result keeps the server's text (and so tool schemas their
+/// bytes) unless a tool has to go.
+pub(crate) fn listed_tools(session: &Session, answer: Answer) -> Answer {
     // Not a list of tools: the caller's decoding says what is wrong with it.
     let Ok(page) = answer.peek::<ToolsPage>() else {
         return answer;
@@ -172,53 +178,6 @@ fn without(answer: Answer, keep: &[bool]) -> Answer {
             Err(_) => answer,
         },
     }
-}
-
-/// Fetches every page of `tools/list`, which refreshes the `Mcp-Param-*` table, within
-/// what `left` says is left of the call that needs it (its time, its cancel handle): each
-/// page gets only that, and a cursor the server repeats ends the listing.
-pub(super) fn relist_tools(
-    session: &Session,
-    left: &dyn Fn() -> Result<RequestOptions>,
-) -> Result<()> {
-    let mut cursor: Option<String> = None;
-    let mut seen = HashSet::new();
-    for _ in 0..MAX_RELIST_PAGES {
-        let call = left()?;
-        // The annotations may have changed: a cached list is what got the headers wrong.
-        let mut options = RequestOptions::default().with_no_cache();
-        options.timeout = call.timeout;
-        options.max_total = call.max_total;
-        options.cancel = call.cancel;
-        let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
-        let answer = once(
-            session,
-            &CallSpec {
-                method: "tools/list",
-                params,
-                options: &options,
-                handshake: false,
-            },
-        )?;
-        let head = Head::of(&answer);
-        let answer = finish(session, "tools/list", answer, head);
-        #[derive(Deserialize)]
-        struct Cursor {
-            #[serde(rename = "nextCursor")]
-            next_cursor: Option<String>,
-        }
-        cursor = answer.peek::<Cursor>().ok().and_then(|c| c.next_cursor);
-        match &cursor {
-            None => break,
-            Some(next) if !seen.insert(next.clone()) => {
-                return Err(Error::Protocol(format!(
-                    "`tools/list` repeated the cursor {next:?}"
-                )))
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(())
 }
 
 /// Keeps a server's self-description from a result's `_meta` as its current server info.

@@ -25,11 +25,12 @@ use super::wire::{cached, exchange};
 pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     let cache = session.cache.get();
     if cache.is_some_and(|cache| cache.keeps_legacy(spec.method)) {
-        let mut wire = |spec: &CallSpec<'_>| {
+        let mut wire = |spec: &mut CallSpec<'_>| {
             let message = Request::new(0, spec.method, spec.params.clone());
             again_after_expiry(session, spec, Message::Request(message))
         };
-        return cached(session, &spec, true, &mut wire);
+        let mut spec = spec;
+        return cached(session, &mut spec, true, &mut wire);
     }
     let message = Message::Request(Request::new(0, spec.method, spec.params));
     let spec = CallSpec {

@@ -6,9 +6,13 @@ pub(crate) mod call;
 pub(crate) mod clock;
 pub(crate) mod discover;
 pub(crate) mod finish;
+#[cfg(feature = "http")]
+pub(crate) mod headers;
 pub(crate) mod inputs;
 pub(crate) mod lifecycle;
 pub(crate) mod meta;
+#[cfg(feature = "http")]
+pub(crate) mod relist;
 pub(crate) mod rounds;
 pub(crate) mod session;
 pub(crate) mod state;

@@ -14,16 +14,19 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, Unsupported};
-use crate::jsonrpc::ErrorCode;
 use crate::sync::lock;
 use crate::types::{InputRequiredResult, ResultType};
 
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::{RequestOptions, TaskMode};
 use super::clock::Clock;
-use super::discover::{refusal, switch_version};
-use super::finish::{finish, relist_tools, Head};
+#[cfg(feature = "http")]
+use super::discover::refusal;
+use super::discover::switch_version;
+use super::finish::{finish, Head};
 use super::inputs::fulfil;
+#[cfg(feature = "http")]
+use super::relist::relist_tools;
 use super::session::{CallSpec, Session};
 use super::task;
 use super::wire::once;
@@ -39,34 +42,47 @@ const REMOVED: [&str; 4] = [
 /// Methods that may answer `input_required`.
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
-/// Sends a request in the stateless era, driving input rounds to the final result.
-pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
-    let mut clock = Clock::start(session, spec);
+/// Sends a request in the stateless era, driving input rounds to the final result. The
+/// caller's params are moved into each round's message, never copied: a round hands them back
+/// (see [`call_round`]), and the next round, if any, builds on them.
+pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
+    let CallSpec {
+        method,
+        params,
+        options,
+        handshake,
+    } = spec;
+    // What each round says of the request, its params aside.
+    let spec = CallSpec {
+        method,
+        params: None,
+        options,
+        handshake,
+    };
+    let mut clock = Clock::start(session, &spec);
     let mut round = 0u32;
-    // Whether the request declares the tasks extension, and what each round then starts
-    // from: the params declaring it (`None`: the caller's params, which declare it already,
-    // not copied on every call). A caller asking for a task declares it on this request; a
-    // server asking for it (-32021) has the call sent again declaring it.
-    let task_method = task::TASK_METHODS.contains(&spec.method);
-    let mut params = spec.params.clone();
-    let mut declared: Option<Option<Value>> = None;
-    if task_method && spec.options.task != TaskMode::Off {
+    // Whether the request declares the tasks extension. A caller asking for a task declares
+    // it on this request; a server asking for it (-32021) has the call sent again declaring it.
+    let task_method = task::TASK_METHODS.contains(&method);
+    let mut params = params;
+    let mut declared = task::declares(session, params.as_ref());
+    if task_method && options.task != TaskMode::Off {
         params = task::declare(session, params);
-        declared = Some(params.clone());
-    } else if task::declares(session, params.as_ref()) {
-        declared = Some(None);
+        declared = true;
     }
     loop {
         let options = clock.round()?;
-        let answer = match call_round(session, spec, params.clone(), &options, true) {
+        let (outcome, sent) = call_round(session, &spec, params, &options, true);
+        params = sent;
+        let answer = match outcome {
             // Refused before it ran: sending it again declaring the extension is safe.
-            Err(error) if declared.is_none() && task_method && task::requires_tasks(&error) => {
+            Err(error) if !declared && task_method && task::requires_tasks(&error) => {
                 if session.options.tasks.is_none() {
-                    log::debug!("`{}` needs the tasks extension: {error}", spec.method);
-                    return Err(task::without_support(spec.method));
+                    log::debug!("`{method}` needs the tasks extension: {error}");
+                    return Err(task::without_support(method));
                 }
-                log::debug!("`{}` needs the tasks extension; declaring it", spec.method);
-                declared = Some(task::declare(session, spec.params.clone()));
+                log::debug!("`{method}` needs the tasks extension; declaring it");
+                declared = true;
                 params = task::declare(session, params);
                 continue;
             }
@@ -75,52 +91,51 @@ pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
         clock.progress();
         let head = Head::of(&answer);
         let input = match head.kind() {
-            Some(ResultType::InputRequired) if MULTI_ROUND.contains(&spec.method) => {
-                decode::<InputRequiredResult>(&answer, spec.method)?
+            Some(ResultType::InputRequired) if MULTI_ROUND.contains(&method) => {
+                decode::<InputRequiredResult>(&answer, method)?
             }
             Some(ResultType::InputRequired) | None => {
                 return Err(Error::Protocol(format!(
-                    "`{}` answered with resultType {}",
-                    spec.method,
+                    "`{method}` answered with resultType {}",
                     head.result_type.unwrap_or(Value::Null)
                 )))
             }
             // The caller holds the task by handle: the created task is its answer.
             Some(ResultType::Task)
-                if declared.is_some() && task_method && spec.options.task == TaskMode::Handle =>
+                if declared && task_method && options.task == TaskMode::Handle =>
             {
                 return Ok(answer)
             }
-            Some(ResultType::Task) if declared.is_some() && task_method => {
+            Some(ResultType::Task) if declared && task_method => {
                 return task::follow_installed(session, &mut clock, &answer)
             }
-            Some(ResultType::Task) => return Err(unadvertised(spec.method)),
-            Some(ResultType::Complete) => return Ok(finish(session, spec.method, answer, head)),
+            Some(ResultType::Task) => return Err(unadvertised(method)),
+            Some(ResultType::Complete) => return Ok(finish(session, method, answer, head)),
         };
         round = round.saturating_add(1);
         let max = session.options.max_input_rounds;
         if round > max {
             return Err(Error::Protocol(format!(
-                "`{}` still asked for input after {max} rounds",
-                spec.method
+                "`{method}` still asked for input after {max} rounds"
             )));
         }
-        log::debug!("`{}` needs input (round {round})", spec.method);
+        log::debug!("`{method}` needs input (round {round})");
         let responses = fulfil(session, &clock, input.input_requests.iter().flatten())?;
         clock.check(session)?;
-        params = Some(retry_params(
-            declared.clone().flatten().or_else(|| spec.params.clone()),
-            responses,
-            input.request_state,
-        ));
+        params = Some(retry_params(params, responses, input.request_state));
     }
 }
 
 /// Sends one round without input handling: what [`Client::request_once`] returns.
 ///
 /// [`Client::request_once`]: crate::Client::request_once
-pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value> {
-    let answer = call_round(session, spec, spec.params.clone(), spec.options, true)?;
+pub(crate) fn call_once(session: &Session, spec: CallSpec<'_>) -> Result<Value> {
+    let CallSpec { params, .. } = spec;
+    let spec = CallSpec {
+        params: None,
+        ..spec
+    };
+    let answer = call_round(session, &spec, params, spec.options, true).0?;
     let head = Head::of(&answer);
     match head.kind() {
         Some(ResultType::InputRequired) => answer.decode(spec.method),
@@ -135,15 +150,16 @@ pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value>
     }
 }
 
-/// One request, sent again at most once: a `tools/call` refused for its headers (-32020) after
-/// re-listing the tools, any other after its stream broke; within the round's time and cancel.
+/// One request with `params`, sent again at most once: a `tools/call` refused for its headers
+/// (-32020) after re-listing the tools, any other after its stream broke; within the round's
+/// time and cancel. The params come back with the outcome, as they were given.
 fn call_round(
     session: &Session,
     spec: &CallSpec<'_>,
     params: Option<Value>,
     options: &RequestOptions,
     may_relist: bool,
-) -> Result<Answer> {
+) -> (Result<Answer>, Option<Value>) {
     if REMOVED.contains(&spec.method) {
         let instead = match spec.method {
             "resources/subscribe" | "resources/unsubscribe" => {
@@ -153,12 +169,13 @@ fn call_round(
             "logging/setLevel" => "; the log level goes into every request's `_meta` instead",
             _ => "",
         };
-        return Err(Error::Unsupported(Unsupported::Feature(format!(
+        let refused = Error::Unsupported(Unsupported::Feature(format!(
             "`{}` does not exist in the stateless protocol era{instead}",
             spec.method
-        ))));
+        )));
+        return (Err(refused), params);
     }
-    let round = CallSpec {
+    let mut round = CallSpec {
         method: spec.method,
         params,
         options,
@@ -166,47 +183,56 @@ fn call_round(
     };
     let started = Instant::now();
     let left = || options.left_since(spec.method, started, session.conn.request_timeout());
-    match once(session, &round) {
+    let outcome = once(session, &mut round);
+    let params = round.params;
+    let again = |params| match left() {
+        Ok(options) => call_round(session, spec, params, &options, false),
+        Err(error) => (Err(error), params),
+    };
+    match outcome {
         // Without resumption a broken stream loses the request, and the spec has it sent
         // again. That is harmless except for a tool call, whose effects would happen twice:
         // one is repeated only when the tool's listing said it is read-only or idempotent.
-        Err(Error::ResponseLost(why)) if may_relist && repeatable(session, spec) => {
+        Err(Error::ResponseLost(why)) if may_relist && repeatable(session, spec, &params) => {
             log::debug!(
                 "`{}` lost its response ({why}); sending it again",
                 spec.method
             );
-            call_round(session, spec, round.params, &left()?, false)
+            again(params)
         }
         // The server was upgraded or replaced and speaks another stateless version now; it
         // refused the request before acting on it, so sending it again is safe.
-        Err(error) if may_relist && switch_version(session, &error) => {
-            call_round(session, spec, round.params, &left()?, false)
-        }
+        Err(error) if may_relist && switch_version(session, &error) => again(params),
+        #[cfg(feature = "http")]
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
-            let mismatch = refusal(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
+            let mismatch =
+                refusal(&error).filter(|e| e.code == crate::jsonrpc::ErrorCode::HEADER_MISMATCH);
             if mismatch.is_none() {
-                return Err(error);
+                return (Err(error), params);
             }
             log::debug!("header mismatch on tools/call; re-listing tools and retrying");
-            relist_tools(session, &left)?;
-            call_round(session, spec, round.params, &left()?, false)
+            if let Err(error) = relist_tools(session, &left) {
+                return (Err(error), params);
+            }
+            again(params)
         }
-        other => other,
+        other => (other, params),
     }
 }
 
 /// Whether a request may be sent again after its response was lost: any but a `tools/call`,
 /// and a call of a tool last listed as read-only or idempotent.
-fn repeatable(session: &Session, spec: &CallSpec<'_>) -> bool {
+fn repeatable(session: &Session, spec: &CallSpec<'_>, params: &Option<Value>) -> bool {
     if spec.method != "tools/call" {
         return true;
     }
-    let name = spec.params.as_ref().and_then(|p| p.get("name"));
+    let name = params.as_ref().and_then(|p| p.get("name"));
     name.and_then(Value::as_str)
         .is_some_and(|name| lock(&session.era.repeatable_tools).contains(name))
 }
 
-/// The original params plus `inputResponses` and the echoed `requestState`.
+/// The params of the last round, with this round's `inputResponses` and the echoed
+/// `requestState` in place of that round's.
 fn retry_params(
     original: Option<Value>,
     responses: Map<String, Value>,

@@ -46,6 +46,8 @@ pub(crate) struct Session {
     pub(crate) cache: OnceLock<Arc<dyn ResponseCache>>,
     /// The client's handlers, answering the input requests of the stateless era.
     pub(crate) inputs: Arc<dyn Inputs>,
+    /// How a `tools/list` result is finished, once the layer above installed it.
+    pub(crate) tools_listed: OnceLock<super::finish::ToolsListed>,
 }
 
 /// The capabilities of an `initialize` or `server/discover` result as the server wrote them,
@@ -76,10 +78,10 @@ pub(crate) trait ResponseCache: Send + Sync {
     /// `context`: the transport's authorization context, whose change drops private entries).
     fn through(
         &self,
-        spec: &CallSpec<'_>,
+        spec: &mut CallSpec<'_>,
         legacy: bool,
         context: u64,
-        wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
+        wire: &mut dyn FnMut(&mut CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer>;
 }
 
@@ -114,6 +116,7 @@ impl Session {
             handshake_deadline,
             cache: OnceLock::new(),
             inputs,
+            tools_listed: OnceLock::new(),
         }
     }
 

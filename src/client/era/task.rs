@@ -226,13 +226,13 @@ fn drive(
 /// which the extension reserves for requests), bounded by [`CANCEL_TIMEOUT`].
 fn cancel(session: &Session, id: &str) -> Result<()> {
     let options = RequestOptions::default().with_timeout(CANCEL_TIMEOUT);
-    let spec = CallSpec {
+    let mut spec = CallSpec {
         method: "tasks/cancel",
         params: about(session, id, json!({})),
         options: &options,
         handshake: false,
     };
-    once(session, &spec).map(drop)
+    once(session, &mut spec).map(drop)
 }
 
 /// The params of a request about task `id` (`fields` added), declaring the extension, as the
@@ -498,13 +498,13 @@ impl Poll<'_, '_> {
         let left = self.clock.left()?;
         let mut options = RequestOptions::default().with_timeout(left);
         options.cancel = self.spec.options.cancel.clone();
-        let spec = CallSpec {
+        let mut spec = CallSpec {
             method,
             params,
             options: &options,
             handshake: false,
         };
-        once(self.session, &spec).map_err(|error| match error {
+        once(self.session, &mut spec).map_err(|error| match error {
             // The call timed out, whichever of its requests was waiting.
             Error::Timeout { .. } => self.timed_out(),
             Error::Cancelled { .. } => self.cancelled(),

@@ -110,10 +110,10 @@ impl Cache {
     /// first drops the private entries: they were another identity's.
     pub(crate) fn through(
         &self,
-        spec: &CallSpec<'_>,
+        spec: &mut CallSpec<'_>,
         legacy: bool,
         context: u64,
-        wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
+        wire: &mut dyn FnMut(&mut CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
         if self.context.swap(context, Ordering::SeqCst) != context {
             log::debug!("the authorization changed: private cached results dropped");

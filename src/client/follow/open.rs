@@ -17,6 +17,7 @@ use super::super::engine::request_options::RequestOptions;
 use super::super::engine::senders::{AfterSend, Job, Report};
 use super::super::era::call::call;
 use super::super::era::session::{CallSpec, Session};
+use super::super::era::wire::stamp_message;
 use super::route::Follower;
 use super::state::{Settled, Sub, SubscriptionEnd};
 
@@ -118,7 +119,9 @@ pub(super) fn listen_request(
         return None;
     }
     let params = json!({ "notifications": sub.requested });
-    let request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
+    let mut request = Message::Request(Request::new(id, SUBSCRIPTIONS_LISTEN, Some(params)));
+    // Sent by the transport itself, past the era's exchange: stamped here.
+    stamp_message(session, &mut request);
     Some((id, request))
 }
 

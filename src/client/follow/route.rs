@@ -74,10 +74,10 @@ impl ResponseCache for Follower {
 
     fn through(
         &self,
-        spec: &CallSpec<'_>,
+        spec: &mut CallSpec<'_>,
         legacy: bool,
         context: u64,
-        wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
+        wire: &mut dyn FnMut(&mut CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
         self.cache.through(spec, legacy, context, wire)
     }
