@@ -210,7 +210,9 @@ impl Client {
             options.task_call,
         );
         // On failure the client's drop closes the transport.
-        let pool = Pool::new(options.engine.handler_threads, handlers, done_tx.clone());
+        let threads = options.handlers.threads;
+        let size = options.engine.handler_threads;
+        let pool = Pool::new(size, handlers, done_tx.clone(), threads);
         router_thread::spawn(&client.session.conn, channels, pool, done_tx).map_err(Error::io)?;
         Ok(client)
     }

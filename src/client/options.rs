@@ -16,6 +16,7 @@ use crate::types::{
 use super::elicitation::ElicitationModes;
 use super::engine::cancel::CancelHandle;
 use super::engine::late::LateResponse;
+use super::engine::pool::handler_threads;
 use super::engine::settings::Settings;
 use super::era::state::{Era, EraOptions, ProtocolMode};
 use super::era::task::{self, Follow};
@@ -180,6 +181,7 @@ impl Options {
             + 'static,
     {
         self.handlers.sampling = Some(server_requests::sampling(handler));
+        self.handlers.threads = Some(handler_threads);
         self
     }
 
@@ -235,6 +237,7 @@ impl Options {
         F: Fn(ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync + 'static,
     {
         self.handlers.elicitation = Some(server_requests::elicitation(handler));
+        self.handlers.threads = Some(handler_threads);
         self
     }
 
@@ -290,6 +293,7 @@ impl Options {
         F: Fn() -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
     {
         self.handlers.roots = Some(server_requests::roots(handler));
+        self.handlers.threads = Some(handler_threads);
         self
     }
 

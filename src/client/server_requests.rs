@@ -19,7 +19,7 @@ use crate::types::{
 };
 
 use super::elicitation::{refuse_undeclared_mode, ElicitationModes};
-use super::engine::pool::Serve;
+use super::engine::pool::{Serve, StartThreads};
 use super::era::session::Inputs;
 use super::era::state::EraState;
 use super::sampling::{refuse_unbalanced_tools, refuse_undeclared_tools};
@@ -103,6 +103,9 @@ pub(crate) struct Handlers {
     pub(crate) elicitation: Option<Answerer>,
     /// What the checks before the handlers read.
     pub(crate) declared: Declared,
+    /// Starts the handler threads the handlers run on; set with the first handler, so that a
+    /// client with none answers every server request at once and has no handler threads.
+    pub(crate) threads: Option<StartThreads>,
 }
 
 /// Why the client's handlers gave no result.

@@ -54,8 +54,47 @@ pub(crate) trait Serve: Send + Sync {
 /// job does not keep a closed connection alive).
 type Job<T> = (Weak<Connection>, T);
 
-/// The handler threads of one connection.
+/// How the server's requests are answered on one connection, from the router thread.
 pub(crate) struct Pool {
+    serve: Arc<dyn Serve>,
+    /// The handler threads, when the client has handlers that need them; without, every
+    /// request is refused at once from the router thread, as a ping is answered.
+    threads: Option<Box<dyn Threads>>,
+    /// Held by every thread of the pool, so `close` can wait for them.
+    done: Sender<()>,
+    /// The thread sending the router's own replies over HTTP, once started.
+    lane: Option<Lane>,
+}
+
+/// Handler threads, as the router hands them requests.
+pub(crate) trait Threads: Send {
+    /// Queues `request` for a handler thread; gives it back when the pool is saturated.
+    fn submit(&mut self, conn: &Arc<Connection>, request: Request) -> Result<(), Request>;
+}
+
+/// Starts the handler threads of a connection: [`handler_threads`], set by the builders of
+/// the client's handlers, so that a client with none has none of this code.
+pub(crate) type StartThreads = fn(usize, Arc<dyn Serve>, Sender<()>) -> Box<dyn Threads>;
+
+/// At most `size` handler threads answering by `serve`, each started when first needed.
+pub(crate) fn handler_threads(
+    size: usize,
+    serve: Arc<dyn Serve>,
+    done: Sender<()>,
+) -> Box<dyn Threads> {
+    let (jobs, queue) = queue::bounded(size.max(1));
+    Box::new(HandlerThreads {
+        serve,
+        jobs,
+        queue,
+        size: size.max(1),
+        started: 0,
+        done,
+    })
+}
+
+/// The handler threads of one connection.
+struct HandlerThreads {
     serve: Arc<dyn Serve>,
     jobs: Sender<Job<Request>>,
     queue: Receiver<Job<Request>>,
@@ -63,8 +102,6 @@ pub(crate) struct Pool {
     started: usize,
     /// Held by every handler thread, so `close` can wait for them.
     done: Sender<()>,
-    /// The thread sending the router's own replies over HTTP, once started.
-    lane: Option<Lane>,
 }
 
 /// The thread that sends the router's own replies where sending waits for the server (HTTP).
@@ -73,15 +110,18 @@ struct Lane {
 }
 
 impl Pool {
-    /// A pool of at most `size` threads answering by `serve`.
-    pub(crate) fn new(size: usize, serve: Arc<dyn Serve>, done: Sender<()>) -> Pool {
-        let (jobs, queue) = queue::bounded(size.max(1));
+    /// A pool answering by `serve`, on at most `size` threads started by `threads` (none
+    /// without it).
+    pub(crate) fn new(
+        size: usize,
+        serve: Arc<dyn Serve>,
+        done: Sender<()>,
+        threads: Option<StartThreads>,
+    ) -> Pool {
+        let threads = threads.map(|start| start(size, Arc::clone(&serve), done.clone()));
         Pool {
             serve,
-            jobs,
-            queue,
-            size: size.max(1),
-            started: 0,
+            threads,
             done,
             lane: None,
         }
@@ -105,7 +145,16 @@ impl Pool {
             }
             return;
         }
-        if let Err(request) = self.submit(conn, request) {
+        let Some(threads) = &mut self.threads else {
+            // No handler that could take it: refused at once, without a thread.
+            let serve = Arc::clone(&self.serve);
+            let answer = |request: Request| serve.answer(&request.method, request.params);
+            if let Some(response) = respond(conn, request, answer) {
+                self.send_from_router(conn, response);
+            }
+            return;
+        };
+        if let Err(request) = threads.submit(conn, request) {
             log::debug!(
                 "too many server requests at once; refusing `{}` {}",
                 request.method,
@@ -161,8 +210,9 @@ impl Pool {
         let send = |conn: &Connection, response| reply(conn, response, deadline());
         spawn_worker(conn, "umcp-reply", queue, self.done.clone(), send).then_some(Lane { replies })
     }
+}
 
-    /// Queues `request` for a handler thread; gives it back when the pool is saturated.
+impl Threads for HandlerThreads {
     fn submit(&mut self, conn: &Arc<Connection>, request: Request) -> Result<(), Request> {
         if self.started < self.size {
             self.start(conn);
@@ -174,7 +224,9 @@ impl Pool {
             }
         }
     }
+}
 
+impl HandlerThreads {
     fn start(&mut self, conn: &Connection) {
         let serve = Arc::clone(&self.serve);
         let run = move |conn: &Connection, request: Request| {
