@@ -207,24 +207,73 @@ impl ContentBlock {
     }
 
     /// The block `text` holds, if it is of a known type and fits it. Decoded straight from
-    /// the text: no intermediate [`Value`] to build and copy out of.
+    /// the text: no intermediate [`Value`] to build and copy out of. The members of the text,
+    /// image, audio and embedded blocks are taken from one reading of the block, each decoded
+    /// only when its block has it ([`Members`]): one decoder for the four, where each block's
+    /// own derived one cost as much again.
     fn known(text: &str) -> Option<ContentBlock> {
-        /// Only the tag; a tag written with escapes is read into an owned string.
-        #[derive(Deserialize)]
-        struct Tag<'a> {
-            #[serde(rename = "type", borrow)]
-            kind: Option<std::borrow::Cow<'a, str>>,
-        }
-        let kind = serde_json::from_str::<Tag<'_>>(text).ok()?.kind?;
-        let block = match kind.as_ref() {
-            "text" => serde_json::from_str(text).map(ContentBlock::Text),
-            "image" => serde_json::from_str(text).map(ContentBlock::Image),
-            "audio" => serde_json::from_str(text).map(ContentBlock::Audio),
-            "resource_link" => serde_json::from_str(text).map(ContentBlock::ResourceLink),
-            "resource" => serde_json::from_str(text).map(ContentBlock::Resource),
+        let members = serde_json::from_str::<Members<'_>>(text).ok()?;
+        let block = match members.kind.as_deref()? {
+            "text" => ContentBlock::Text(TextContent {
+                text: members.read(members.text).ok()??,
+                annotations: members.read(members.annotations).ok()?,
+                meta: members.read(members.meta).ok()?,
+            }),
+            "image" => ContentBlock::Image(ImageContent {
+                data: members.read(members.data).ok()??,
+                mime_type: members.read(members.mime_type).ok()??,
+                annotations: members.read(members.annotations).ok()?,
+                meta: members.read(members.meta).ok()?,
+            }),
+            "audio" => ContentBlock::Audio(AudioContent {
+                data: members.read(members.data).ok()??,
+                mime_type: members.read(members.mime_type).ok()??,
+                annotations: members.read(members.annotations).ok()?,
+                meta: members.read(members.meta).ok()?,
+            }),
+            "resource" => ContentBlock::Resource(EmbeddedResource {
+                resource: members.read(members.resource).ok()??,
+                annotations: members.read(members.annotations).ok()?,
+                meta: members.read(members.meta).ok()?,
+            }),
+            "resource_link" => ContentBlock::ResourceLink(serde_json::from_str(text).ok()?),
             _ => return None,
         };
-        block.ok()
+        Some(block)
+    }
+}
+
+/// The members of a content block as written, each read only by the block that has it. A
+/// `null` optional member counts as absent, as in the blocks' own decoding.
+#[derive(Deserialize)]
+struct Members<'a> {
+    /// The tag; one written with escapes is read into an owned string.
+    #[serde(rename = "type", borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    data: Option<&'a serde_json::value::RawValue>,
+    #[serde(rename = "mimeType", borrow)]
+    mime_type: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    resource: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow)]
+    annotations: Option<&'a serde_json::value::RawValue>,
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<&'a serde_json::value::RawValue>,
+}
+
+impl Members<'_> {
+    /// `member` decoded: `Ok(None)` when absent (or `null`), `Err` when it does not fit.
+    fn read<T: serde::de::DeserializeOwned>(
+        &self,
+        member: Option<&serde_json::value::RawValue>,
+    ) -> Result<Option<T>, serde_json::Error> {
+        match member.filter(|raw| raw.get() != "null") {
+            Some(member) => serde_json::from_str(member.get()).map(Some),
+            None => Ok(None),
+        }
     }
 }
 

@@ -130,3 +130,29 @@ fn blocks_resource(b: &ContentBlock) -> ResourceContents {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn each_block_reads_only_its_own_members() {
+    // A member another block would have does not stop a text block, whatever its type.
+    let text: ContentBlock =
+        serde_json::from_str(r#"{"type":"text","text":"hi","data":5,"annotations":null}"#).unwrap();
+    assert_eq!(text, ContentBlock::text("hi"));
+    // A member of its own that does not fit makes the block unknown, kept as sent.
+    let sent = json!({"type": "image", "data": "AA==", "mimeType": 3});
+    let image: ContentBlock = serde_json::from_str(&sent.to_string()).unwrap();
+    assert_eq!(image, ContentBlock::Unknown(sent));
+    let audio: ContentBlock = serde_json::from_str(
+        r#"{"type":"audio","data":"AA==","mimeType":"audio/wav","_meta":{"k":1}}"#,
+    )
+    .unwrap();
+    match audio {
+        ContentBlock::Audio(audio) => {
+            assert_eq!(audio.mime_type, "audio/wav");
+            assert_eq!(audio.meta.unwrap()["k"], 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    let missing = json!({"type": "resource"});
+    let block: ContentBlock = serde_json::from_str(&missing.to_string()).unwrap();
+    assert_eq!(block, ContentBlock::Unknown(missing));
+}
