@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::transport::replay::NOT_RECORDED;
-use umcp::transport::{Connect, RecordingTransport, ReplayTransport};
+use umcp::testing::{RecordingTransport, ReplayTransport, NOT_RECORDED};
+use umcp::transport::Connect;
 use umcp::types::{ElicitRequestParams, ElicitResult, ServerNotification};
 use umcp::{Client, Error, Options, RequestOptions};
 

@@ -1,57 +1,4 @@
-//! [`ReplayTransport`]: a recording made by [`RecordingTransport`](super::RecordingTransport)
-//! served to a client, with no server at all.
-//!
-//! Each connection plays the next session of the recording (the last one again once they
-//! are used up). What the client sends is matched against what the recorded client sent, and
-//! what the recorded server sent is played back in its order, as soon as what it answered
-//! has been matched. Recorded timing is not reproduced: everything comes at once.
-//!
-//! # How requests are matched
-//!
-//! A request matches a recorded one of the same method whose params are equal after these
-//! volatile parts are left out on both sides:
-//!
-//! - the request id (the response goes back under the id the client used);
-//! - in `_meta`: the `progressToken` and every `io.modelcontextprotocol/…` entry (protocol
-//!   version, client capabilities and info, log level); an emptied `_meta` counts as absent,
-//!   and so do empty params;
-//! - all params of `initialize` and `server/discover`, which depend on the client's version
-//!   and handlers: these match on their method alone.
-//!
-//! Numbers compare by value (`2` equals `2.0`), and a recorded string holding `<redacted>`
-//! matches any string with the same text around it. The first recorded request that matches
-//! and has not been used yet is chosen; when all that match are used, the last of them is
-//! played again. A notification is matched the same way (a `notifications/cancelled` by the
-//! recorded request its id stands for) and one that matches nothing is ignored. A response
-//! to a server request is compared with the recorded one: when it differs, the answers that
-//! depended on it come back as errors saying how.
-//!
-//! A request that matches nothing is answered with the JSON-RPC error [`NOT_RECORDED`]
-//! (the client returns it as [`Error::Rpc`]), whose message names the
-//! closest recorded request, its line in the file and how it differs:
-//!
-//! ```text
-//! `tools/call` is not in the recording: the closest recorded request, line 12, is
-//! `tools/call` {"arguments":{"a":2,"b":3},"name":"add"}, which differs at /arguments/b:
-//! recorded 3, sent 4
-//! ```
-//!
-//! # What is played back when
-//!
-//! Every message the server sent has an owner: the recorded request it answers, the one whose
-//! progress token or subscription id it carries, or else the latest request still unanswered
-//! at that point of the recording (or, failing that, the client's latest message). It is
-//! played once its owner has been matched and the client has answered every server request
-//! recorded before it for the same owner, in the recorded order among those of its owner:
-//! progress and an elicitation come before the result they preceded, and a notification the
-//! server sent on its own comes after the client message that preceded it. Progress tokens,
-//! subscription ids and the ids of cancelled requests are rewritten to the client's own, and
-//! server requests get fresh ids. A recorded end of the connection by the server is played
-//! back as one, unless the client closed first, and a message that failed to go out when it
-//! was recorded (an HTTP server's refusal, say) fails the same way.
-//!
-//! See the example on [`NOT_RECORDED`], and the testing guide,
-//! [`umcp::guide::testing`](crate::guide::testing), for a whole test.
+//! The replaying transport: a recording served to a client, with no server at all.
 
 use crate::sync::lock;
 use std::collections::{HashMap, HashSet};
@@ -63,10 +10,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{SendTimeoutError, Sender};
 use serde_json::{json, Value};
 
-use super::{Connect, Inbox, Transport};
 use crate::error::{Closed, Error, HttpError, Result, TimeoutKind, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId, Response};
 use crate::redact::{clip, REDACTED};
+use crate::transport::{Connect, Inbox, Transport};
 use crate::types::META_SUBSCRIPTION_ID;
 
 /// The JSON-RPC error code of a request the recording does not hold (one of the codes
@@ -74,8 +21,7 @@ use crate::types::META_SUBSCRIPTION_ID;
 ///
 /// ```
 /// use serde_json::json;
-/// use umcp::transport::replay::NOT_RECORDED;
-/// use umcp::transport::ReplayTransport;
+/// use umcp::testing::{ReplayTransport, NOT_RECORDED};
 /// use umcp::{Client, Options, ProtocolMode};
 ///
 /// let recording = [
@@ -109,10 +55,60 @@ const DRAIN_WAIT: Duration = Duration::from_secs(2);
 /// How much of a request's params an error quotes.
 const QUOTE_CHARS: usize = 300;
 
-/// A [`Connect`] that serves a recording; see the [module](crate::transport::replay) for how
-/// it matches and what it plays back when.
+/// A [`Connect`] that serves a recording made by
+/// [`RecordingTransport`](super::RecordingTransport) to a client, with no server at all.
 ///
-/// See the example on [`NOT_RECORDED`].
+/// Each connection plays the next session of the recording (the last one again once they
+/// are used up). What the client sends is matched against what the recorded client sent, and
+/// what the recorded server sent is played back in its order, as soon as what it answered
+/// has been matched. Recorded timing is not reproduced: everything comes at once.
+///
+/// # How requests are matched
+///
+/// A request matches a recorded one of the same method whose params are equal after these
+/// volatile parts are left out on both sides:
+///
+/// - the request id (the response goes back under the id the client used);
+/// - in `_meta`: the `progressToken` and every `io.modelcontextprotocol/…` entry (protocol
+///   version, client capabilities and info, log level); an emptied `_meta` counts as absent,
+///   and so do empty params;
+/// - all params of `initialize` and `server/discover`, which depend on the client's version
+///   and handlers: these match on their method alone.
+///
+/// Numbers compare by value (`2` equals `2.0`), and a recorded string holding `<redacted>`
+/// matches any string with the same text around it. The first recorded request that matches
+/// and has not been used yet is chosen; when all that match are used, the last of them is
+/// played again. A notification is matched the same way (a `notifications/cancelled` by the
+/// recorded request its id stands for) and one that matches nothing is ignored. A response
+/// to a server request is compared with the recorded one: when it differs, the answers that
+/// depended on it come back as errors saying how.
+///
+/// A request that matches nothing is answered with the JSON-RPC error [`NOT_RECORDED`]
+/// (the client returns it as [`Error::Rpc`]), whose message names the
+/// closest recorded request, its line in the file and how it differs:
+///
+/// ```text
+/// `tools/call` is not in the recording: the closest recorded request, line 12, is
+/// `tools/call` {"arguments":{"a":2,"b":3},"name":"add"}, which differs at /arguments/b:
+/// recorded 3, sent 4
+/// ```
+///
+/// # What is played back when
+///
+/// Every message the server sent has an owner: the recorded request it answers, the one whose
+/// progress token or subscription id it carries, or else the latest request still unanswered
+/// at that point of the recording (or, failing that, the client's latest message). It is
+/// played once its owner has been matched and the client has answered every server request
+/// recorded before it for the same owner, in the recorded order among those of its owner:
+/// progress and an elicitation come before the result they preceded, and a notification the
+/// server sent on its own comes after the client message that preceded it. Progress tokens,
+/// subscription ids and the ids of cancelled requests are rewritten to the client's own, and
+/// server requests get fresh ids. A recorded end of the connection by the server is played
+/// back as one, unless the client closed first, and a message that failed to go out when it
+/// was recorded (an HTTP server's refusal, say) fails the same way.
+///
+/// See the example on [`NOT_RECORDED`], and the testing guide,
+/// [`umcp::guide::testing`](crate::guide::testing), for a whole test.
 pub struct ReplayTransport {
     name: String,
     /// What `describe` says: unique to this replay, so that no era verdict a client
@@ -396,7 +392,7 @@ fn clients_line(clients: &[ClientEntry], index: usize) -> usize {
     clients.get(index).map_or(0, |c| c.line)
 }
 
-/// A request's params as matching sees them (see the [module](crate::transport::replay)).
+/// A request's params as matching sees them (see "How requests are matched" on [`ReplayTransport`]).
 fn normalized(method: &str, params: Option<&Value>) -> Value {
     if method == "initialize" || method == "server/discover" {
         return Value::Null;
@@ -862,7 +858,7 @@ fn retag(value: &mut Value, id: &Value) {
     }
 }
 
-/// Whether a live value matches a recorded one (see the [module](crate::transport::replay)).
+/// Whether a live value matches a recorded one (see "How requests are matched" on [`ReplayTransport`]).
 fn matches(recorded: &Value, live: &Value) -> bool {
     match (recorded, live) {
         (Value::String(r), Value::String(l)) => r == l || glob(r, l),
