@@ -11,7 +11,7 @@ use crossbeam_channel::{SendTimeoutError, Sender};
 use serde_json::{json, Value};
 
 use crate::error::{Closed, Error, HttpError, Result, TimeoutKind, CLOSED_BY_CLIENT};
-use crate::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId, Response};
+use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response};
 use crate::redact::{clip, REDACTED};
 use crate::transport::{Connect, Inbox, Transport};
 use crate::types::META_SUBSCRIPTION_ID;
@@ -247,116 +247,143 @@ enum Played {
 
 impl Script {
     fn new(entries: Vec<(usize, Value)>) -> Script {
-        let mut clients: Vec<ClientEntry> = Vec::new();
-        let mut servers: Vec<ServerEntry> = Vec::new();
-        let mut request_of: HashMap<RequestId, usize> = HashMap::new();
-        let mut token_of: HashMap<String, usize> = HashMap::new();
-        let mut open: Vec<usize> = Vec::new();
-        let mut asked_for: HashMap<RequestId, Option<usize>> = HashMap::new();
-        let mut answers: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
-        let mut client_closed = false;
+        let mut reading = Reading::default();
         for (line, entry) in entries {
-            let from = entry
-                .get("from")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let message = entry
-                .get("message")
-                .cloned()
-                .and_then(|m| Message::from_value(m).ok());
-            match (from, message) {
-                ("client", Some(message)) => {
-                    let index = clients.len();
-                    match &message {
-                        Message::Request(request) => {
-                            request_of.insert(request.id.clone(), index);
-                            open.push(index);
-                            let token = request
-                                .params
-                                .as_ref()
-                                .and_then(|p| p.pointer("/_meta/progressToken"));
-                            if let Some(token) = token {
-                                token_of.insert(token.to_string(), index);
-                            }
-                        }
-                        Message::Response(response) => {
-                            let owner = response
-                                .id
-                                .as_ref()
-                                .and_then(|id| asked_for.get(id).copied())
-                                .flatten();
-                            answers.entry(owner).or_default().push(index);
-                        }
-                        Message::Notification(_) => {}
-                    }
-                    let compared = compared(&message, &|id| request_of.get(id).copied(), &clients);
-                    clients.push(ClientEntry {
-                        line,
-                        message,
-                        compared,
-                        refused: None,
-                    });
+            reading.entry(line, &entry);
+        }
+        Script {
+            clients: reading.clients,
+            servers: reading.servers,
+        }
+    }
+}
+
+/// A session being read, entry by entry, with what tells the owner of each server message.
+#[derive(Default)]
+struct Reading {
+    clients: Vec<ClientEntry>,
+    servers: Vec<ServerEntry>,
+    /// The client entry of each recorded request, by its id.
+    request_of: HashMap<RequestId, usize>,
+    /// The client entry of each recorded progress token.
+    token_of: HashMap<String, usize>,
+    /// The client's requests not answered yet, in the order they were sent.
+    open: Vec<usize>,
+    /// The owner of each server request, by its id.
+    asked_for: HashMap<RequestId, Option<usize>>,
+    /// The client's answers to server requests, by the owner of those requests.
+    answers: HashMap<Option<usize>, Vec<usize>>,
+    client_closed: bool,
+}
+
+impl Reading {
+    fn entry(&mut self, line: usize, entry: &Value) {
+        let from = entry
+            .get("from")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let message = entry
+            .get("message")
+            .cloned()
+            .and_then(|m| Message::from_value(m).ok());
+        match (from, message) {
+            ("client", Some(message)) => self.client(line, message),
+            ("server", Some(message)) => self.server(message),
+            ("client", None) if entry.get("closed").is_some() => self.client_closed = true,
+            ("transport", None) if entry.get("not_sent").is_some() => {
+                // The message just recorded never reached the server.
+                if let Some(last) = self.clients.last_mut() {
+                    last.refused = entry.get("not_sent").cloned();
+                    let index = self.clients.len() - 1;
+                    self.open.retain(|o| *o != index);
                 }
-                ("server", Some(message)) => {
-                    let latest = open.last().copied().or(clients.len().checked_sub(1));
-                    let owner = match &message {
-                        Message::Response(response) => {
-                            let answered = response.id.as_ref().and_then(|id| request_of.get(id));
-                            if let Some(index) = answered {
-                                open.retain(|o| o != index);
-                            }
-                            answered.copied().or(latest)
-                        }
-                        Message::Notification(note) => {
-                            let params = note.params.as_ref();
-                            let token = params.and_then(|p| p.get("progressToken"));
-                            let tagged = params.and_then(|p| p.pointer(SUBSCRIPTION_POINTER));
-                            let cancelled = params
-                                .filter(|_| note.method == "notifications/cancelled")
-                                .and_then(|p| p.get("requestId"));
-                            let by_token = token.and_then(|t| token_of.get(&t.to_string()));
-                            let by_id = tagged.or(cancelled).and_then(|id| {
-                                id_of(id).and_then(|id| request_of.get(&id).copied())
-                            });
-                            by_token.copied().or(by_id).or(latest)
-                        }
-                        Message::Request(request) => {
-                            asked_for.insert(request.id.clone(), latest);
-                            latest
-                        }
-                    };
-                    let waits = answers.get(&owner).cloned().unwrap_or_default();
-                    servers.push(ServerEntry {
-                        what: Played::Message(message),
-                        owner,
-                        waits,
-                    });
+            }
+            ("server", None) if entry.get("closed").is_some() && !self.client_closed => {
+                let reason = entry["closed"].as_str().unwrap_or("server closed");
+                self.servers.push(ServerEntry {
+                    what: Played::Closed(reason.to_owned()),
+                    owner: self.clients.len().checked_sub(1),
+                    waits: Vec::new(),
+                });
+            }
+            // Transport notes, texts that were no JSON, lines of newer formats.
+            _ => {}
+        }
+    }
+
+    fn client(&mut self, line: usize, message: Message) {
+        let index = self.clients.len();
+        match &message {
+            Message::Request(request) => {
+                self.request_of.insert(request.id.clone(), index);
+                self.open.push(index);
+                let params = request.params.as_ref();
+                if let Some(token) = params.and_then(|p| p.pointer("/_meta/progressToken")) {
+                    self.token_of.insert(token.to_string(), index);
                 }
-                ("client", None) if entry.get("closed").is_some() => client_closed = true,
-                ("transport", None) if entry.get("not_sent").is_some() => {
-                    // The message just recorded never reached the server.
-                    if let Some(last) = clients.last_mut() {
-                        last.refused = entry.get("not_sent").cloned();
-                        let index = clients.len() - 1;
-                        open.retain(|o| *o != index);
-                    }
+            }
+            Message::Response(response) => {
+                let asked = response.id.as_ref().and_then(|id| self.asked_for.get(id));
+                let owner = asked.copied().flatten();
+                self.answers.entry(owner).or_default().push(index);
+            }
+            Message::Notification(_) => {}
+        }
+        let request_of = |id: &RequestId| self.request_of.get(id).copied();
+        let compared = compared(&message, &request_of, &self.clients);
+        self.clients.push(ClientEntry {
+            line,
+            message,
+            compared,
+            refused: None,
+        });
+    }
+
+    fn server(&mut self, message: Message) {
+        let owner = self.owner(&message);
+        let waits = self.answers.get(&owner).cloned().unwrap_or_default();
+        self.servers.push(ServerEntry {
+            what: Played::Message(message),
+            owner,
+            waits,
+        });
+    }
+
+    /// The client entry a server message belongs to: the request it answers, the one whose
+    /// progress token or subscription id it carries, or else the latest request still
+    /// unanswered (failing that, the client's latest message).
+    fn owner(&mut self, message: &Message) -> Option<usize> {
+        let latest = self
+            .open
+            .last()
+            .copied()
+            .or(self.clients.len().checked_sub(1));
+        match message {
+            Message::Response(response) => {
+                let answered = response.id.as_ref().and_then(|id| self.request_of.get(id));
+                if let Some(index) = answered {
+                    self.open.retain(|o| o != index);
                 }
-                ("server", None) if entry.get("closed").is_some() && !client_closed => {
-                    let reason = entry["closed"]
-                        .as_str()
-                        .unwrap_or("server closed")
-                        .to_owned();
-                    servers.push(ServerEntry {
-                        what: Played::Closed(reason),
-                        owner: clients.len().checked_sub(1),
-                        waits: Vec::new(),
-                    });
-                }
-                // Transport notes, texts that were no JSON, lines of newer formats.
-                _ => {}
+                answered.copied().or(latest)
+            }
+            Message::Notification(note) => {
+                let params = note.params.as_ref();
+                let token = params.and_then(|p| p.get("progressToken"));
+                let tagged = params.and_then(|p| p.pointer(SUBSCRIPTION_POINTER));
+                let cancelled = params
+                    .filter(|_| note.method == "notifications/cancelled")
+                    .and_then(|p| p.get("requestId"));
+                let by_token = token.and_then(|t| self.token_of.get(&t.to_string()));
+                let by_id = tagged
+                    .or(cancelled)
+                    .and_then(|id| id_of(id).and_then(|id| self.request_of.get(&id).copied()));
+                by_token.copied().or(by_id).or(latest)
+            }
+            Message::Request(request) => {
+                self.asked_for.insert(request.id.clone(), latest);
+                latest
             }
         }
-        Script { clients, servers }
     }
 }
 
@@ -606,101 +633,120 @@ impl Player {
     /// message failed to go out.
     fn play(&self, message: &Message) -> Result<Vec<Out>> {
         let mut state = lock(&self.state);
-        let script = &self.script;
         match message {
-            Message::Request(request) => {
-                let live = compared(message, &|_| None, &script.clients);
-                let same = |c: &&ClientEntry| {
-                    matches!(&c.message, Message::Request(r) if r.method == request.method)
-                        && matches(&c.compared, &live)
-                };
-                let candidates: Vec<usize> = (0..script.clients.len())
-                    .filter(|i| same(&&script.clients[*i]))
-                    .collect();
-                let fresh = candidates.iter().find(|i| !state.matched[**i]).copied();
-                let token = request
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.pointer("/_meta/progressToken"))
-                    .cloned();
-                let id = request.id.clone();
-                let chosen = fresh.or(candidates.last().copied());
-                if let Some(refused) = chosen.and_then(|i| script.clients[i].refused.as_ref()) {
-                    if let Some(index) = fresh {
-                        state.matched[index] = true;
-                    }
-                    return Err(refusal(refused));
-                }
-                Ok(match (fresh, chosen) {
-                    (Some(index), _) => {
-                        state.matched[index] = true;
-                        state.live.insert(index, Live { id, token });
-                        self.pump(&mut state)
-                    }
-                    (None, Some(index)) => {
-                        log::debug!("{}: `{}` played again", self.name, request.method);
-                        state.live.insert(index, Live { id, token });
-                        self.replayed(&mut state, index)
-                    }
-                    (None, None) => {
-                        let error = self.not_recorded(&request.method, &live);
-                        let response = Response::err(request.id.clone(), error);
-                        vec![Out::Text(Message::from(response).encode())]
-                    }
-                })
-            }
-            Message::Notification(note) => {
-                let recorded_index = |id: &RequestId| {
-                    state
-                        .live
-                        .iter()
-                        .find(|(_, l)| l.id == *id)
-                        .map(|(index, _)| *index)
-                };
-                let live = compared(message, &recorded_index, &script.clients);
-                let found = (0..script.clients.len()).find(|i| {
-                    !state.matched[*i]
-                        && matches!(&script.clients[*i].message,
-                            Message::Notification(n) if n.method == note.method)
-                        && matches(&script.clients[*i].compared, &live)
-                });
-                match found {
-                    Some(index) => {
-                        state.matched[index] = true;
-                        if let Some(refused) = &script.clients[index].refused {
-                            return Err(refusal(refused));
-                        }
-                        Ok(self.pump(&mut state))
-                    }
-                    None => {
-                        log::debug!("{}: `{}` is not in the recording", self.name, note.method);
-                        Ok(Vec::new())
-                    }
-                }
-            }
-            Message::Response(response) => {
-                let recorded = response.id.as_ref().and_then(|id| state.asked.remove(id));
-                let found = recorded.and_then(|recorded| {
-                    (0..script.clients.len()).find(|i| {
-                        matches!(&script.clients[*i].message,
-                            Message::Response(r) if r.id.as_ref() == Some(&recorded))
-                    })
-                });
-                let Some(index) = found else {
-                    return Ok(Vec::new());
-                };
-                let live = compared(message, &|_| None, &script.clients);
-                let mut differences = Vec::new();
-                differ(&script.clients[index].compared, &live, "", &mut differences);
-                if !differences.is_empty() {
-                    let how = differences.join("; ");
-                    log::debug!("{}: the client answered differently: {how}", self.name);
-                    state.diverged.insert(index, how);
-                }
-                state.matched[index] = true;
-                Ok(self.pump(&mut state))
-            }
+            Message::Request(request) => self.play_request(&mut state, message, request),
+            Message::Notification(note) => self.play_notification(&mut state, message, note),
+            Message::Response(_) => Ok(self.play_response(&mut state, message)),
         }
+    }
+
+    /// A live request: the first recorded one it matches that is not used yet, or else the
+    /// last it matches played again, or else the error naming the closest.
+    fn play_request(
+        &self,
+        state: &mut State,
+        message: &Message,
+        request: &Request,
+    ) -> Result<Vec<Out>> {
+        let clients = &self.script.clients;
+        let live = compared(message, &|_| None, clients);
+        let candidates: Vec<usize> = (0..clients.len())
+            .filter(|i| {
+                matches!(&clients[*i].message, Message::Request(r) if r.method == request.method)
+                    && matches(&clients[*i].compared, &live)
+            })
+            .collect();
+        let fresh = candidates.iter().find(|i| !state.matched[**i]).copied();
+        let chosen = fresh.or(candidates.last().copied());
+        if let Some(refused) = chosen.and_then(|i| clients[i].refused.as_ref()) {
+            if let Some(index) = fresh {
+                state.matched[index] = true;
+            }
+            return Err(refusal(refused));
+        }
+        let token = request
+            .params
+            .as_ref()
+            .and_then(|p| p.pointer("/_meta/progressToken"))
+            .cloned();
+        let id = request.id.clone();
+        Ok(match (fresh, chosen) {
+            (Some(index), _) => {
+                state.matched[index] = true;
+                state.live.insert(index, Live { id, token });
+                self.pump(state)
+            }
+            (None, Some(index)) => {
+                log::debug!("{}: `{}` played again", self.name, request.method);
+                state.live.insert(index, Live { id, token });
+                self.replayed(state, index)
+            }
+            (None, None) => {
+                let error = self.not_recorded(&request.method, &live);
+                let response = Response::err(request.id.clone(), error);
+                vec![Out::Text(Message::from(response).encode())]
+            }
+        })
+    }
+
+    /// A live notification: the first recorded one it matches that is not used yet, or
+    /// nothing.
+    fn play_notification(
+        &self,
+        state: &mut State,
+        message: &Message,
+        note: &Notification,
+    ) -> Result<Vec<Out>> {
+        let clients = &self.script.clients;
+        let recorded_index = |id: &RequestId| {
+            let live = state.live.iter().find(|(_, l)| l.id == *id);
+            live.map(|(index, _)| *index)
+        };
+        let live = compared(message, &recorded_index, clients);
+        let found = (0..clients.len()).find(|i| {
+            !state.matched[*i]
+                && matches!(&clients[*i].message,
+                    Message::Notification(n) if n.method == note.method)
+                && matches(&clients[*i].compared, &live)
+        });
+        let Some(index) = found else {
+            log::debug!("{}: `{}` is not in the recording", self.name, note.method);
+            return Ok(Vec::new());
+        };
+        state.matched[index] = true;
+        if let Some(refused) = &clients[index].refused {
+            return Err(refusal(refused));
+        }
+        Ok(self.pump(state))
+    }
+
+    /// A live answer to a server request: compared with the recorded one, whose differences
+    /// turn the results that depended on it into errors.
+    fn play_response(&self, state: &mut State, message: &Message) -> Vec<Out> {
+        let clients = &self.script.clients;
+        let Message::Response(response) = message else {
+            return Vec::new();
+        };
+        let recorded = response.id.as_ref().and_then(|id| state.asked.remove(id));
+        let found = recorded.and_then(|recorded| {
+            (0..clients.len()).find(|i| {
+                matches!(&clients[*i].message,
+                    Message::Response(r) if r.id.as_ref() == Some(&recorded))
+            })
+        });
+        let Some(index) = found else {
+            return Vec::new();
+        };
+        let live = compared(message, &|_| None, clients);
+        let mut differences = Vec::new();
+        differ(&clients[index].compared, &live, "", &mut differences);
+        if !differences.is_empty() {
+            let how = differences.join("; ");
+            log::debug!("{}: the client answered differently: {how}", self.name);
+            state.diverged.insert(index, how);
+        }
+        state.matched[index] = true;
+        self.pump(state)
     }
 
     /// A recorded request used up, played again: everything it owned, under its new ids.
