@@ -21,11 +21,13 @@ mod oauth;
 mod parse;
 mod repeated;
 mod sections;
+mod server;
 mod transport;
 mod vars;
 
+pub use entry::ServerConfigError;
 pub use oauth::OAuthSettings;
-pub use parse::{ConfigFile, ServerConfigError};
+pub use parse::ConfigFile;
 pub use transport::ServerTransport;
 
 /// One configured server: its name, how to reach it, and its timeouts.
