@@ -143,6 +143,25 @@ fn hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
+/// or `$XDG_CACHE_HOME/umcp` (`~/.cache/umcp`).
+pub(super) fn user_base() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if cfg!(windows) {
+        var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
+    } else if cfg!(target_os = "macos") {
+        var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
+    } else {
+        var("XDG_CACHE_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("umcp"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
