@@ -263,11 +263,11 @@ impl Manager {
     /// Adds a server and starts it (unless it is disabled).
     ///
     /// ```no_run
-    /// use umcp::ServerConfig;
+    /// use umcp::{ServerConfig, StdioConfig};
     ///
     /// # fn main() -> umcp::Result<()> {
     /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// manager.add(ServerConfig::stdio("time", "uvx").with_args(["mcp-server-time"]))?;
+    /// manager.add(ServerConfig::new("time", StdioConfig::new("uvx").arg("mcp-server-time")))?;
     /// manager.restart("time")?; // reconnect now, e.g. after its configuration file changed
     /// manager.remove("time")?; // closes it; its tools are no longer offered
     /// # Ok(()) }

@@ -125,10 +125,11 @@ impl RecordingTransport {
     /// ```no_run
     /// use std::path::Path;
     /// use umcp::testing::RecordingTransport;
-    /// use umcp::{Client, ServerConfig};
+    /// use umcp::{Client, HttpConfig, ServerConfig};
     ///
-    /// let config = ServerConfig::http("search", "https://mcp.example.com/mcp")
-    ///     .with_header("Authorization", "Bearer not-a-real-token");
+    /// let search = HttpConfig::new("https://mcp.example.com/mcp")
+    ///     .header("Authorization", "Bearer not-a-real-token");
+    /// let config = ServerConfig::new("search", search);
     /// let client = Client::connect(RecordingTransport::for_server(&config, Path::new("search.jsonl"))?)?;
     /// # let _ = client;
     /// # Ok::<(), umcp::Error>(())
@@ -550,6 +551,8 @@ fn redact_string(text: &str, secrets: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::HttpConfig;
+    use crate::transport::StdioConfig;
 
     #[test]
     fn secrets_credentials_and_tokens_are_redacted_and_the_rest_kept() {
@@ -577,23 +580,25 @@ mod tests {
 
     #[test]
     fn a_configuration_gives_its_credentials_and_nothing_else() {
-        let stdio = ServerConfig::stdio("s", "server")
-            .with_args([
+        let stdio = StdioConfig::new("server")
+            .args([
                 "--token",
                 "tok-1234",
                 "--api-key=key-5678",
                 "--port",
                 "8080",
             ])
-            .with_env("GITHUB_TOKEN", "ghp_abcdef")
-            .with_env("LANG", "en_US.UTF-8");
+            .env("GITHUB_TOKEN", "ghp_abcdef")
+            .env("LANG", "en_US.UTF-8");
+        let stdio = ServerConfig::new("s", stdio);
         let mut secrets = secrets_of(&stdio);
         secrets.sort();
         assert_eq!(secrets, ["ghp_abcdef", "key-5678", "tok-1234"]);
 
-        let http = ServerConfig::http("h", "https://h.example/mcp?api_key=q-98765")
-            .with_header("Authorization", "Bearer b-4321")
-            .with_header("Accept-Language", "fr");
+        let http = HttpConfig::new("https://h.example/mcp?api_key=q-98765")
+            .header("Authorization", "Bearer b-4321")
+            .header("Accept-Language", "fr");
+        let http = ServerConfig::new("h", http);
         let mut secrets = secrets_of(&http);
         secrets.sort();
         assert_eq!(secrets, ["Bearer b-4321", "b-4321", "q-98765"]);
