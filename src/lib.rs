@@ -72,7 +72,9 @@ pub use client::{
     SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
-pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
+pub use config::{
+    ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,
+};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,
