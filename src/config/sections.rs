@@ -245,7 +245,7 @@ pub(super) fn read_sections(
     }
     file.servers.sort_by(|a, b| a.name.cmp(&b.name));
     // Sorted (stably) as well, so their order does not depend on whether serde_json keeps
-    // objects in file order (`preserve_order`, which the `cli` feature turns on).
+    // objects in file order (`preserve_order`, which any crate of a program may turn on).
     file.errors.sort_by(|a, b| a.server.cmp(&b.server));
     Ok(file)
 }
