@@ -6,11 +6,11 @@ use std::time::Duration;
 use umcp::types::{LoggingLevel, SubscriptionFilter};
 use umcp::ProtocolMode;
 
+use crate::exit::{usage, Exit};
 use crate::help;
 use crate::oauth;
 use crate::spec::{self, Cmd};
 use crate::suggest;
-use crate::Exit;
 
 /// The parsed command line.
 #[derive(Default)]
@@ -37,7 +37,7 @@ pub struct Args {
     /// The options given that only `watch` takes, for the error when another command has them.
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
-    pub trust: crate::trust::Flags,
+    pub trust: TrustFlags,
     /// `--out`: where `record` writes the session.
     pub out: Option<String>,
     /// The command and its arguments.
@@ -49,6 +49,20 @@ pub struct Args {
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
+}
+
+/// `--list` and `--revoke FILE`, the options of `trust`.
+#[derive(Default)]
+pub struct TrustFlags {
+    pub list: bool,
+    pub revoke: Option<String>,
+}
+
+impl TrustFlags {
+    /// Whether either was given (they are for `trust` only).
+    pub fn given(&self) -> bool {
+        self.list || self.revoke.is_some()
+    }
 }
 
 /// Parses `raw` (without the program name). Help and the version end the program with
@@ -279,11 +293,6 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
 fn did_you_mean(word: Option<String>) -> String {
     word.map(|w| format!(" (did you mean {w}?)"))
         .unwrap_or_default()
-}
-
-/// A usage error: exit code 2 with the short usage.
-pub fn usage(message: impl Into<String>) -> Exit {
-    Exit(2, format!("{}\n{}", message.into(), help::usage()))
 }
 
 fn bad(error: lexopt::Error) -> Exit {

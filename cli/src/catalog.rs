@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 use umcp::{ConfigFile, Redacted, StdioConfig};
 
-use crate::args::{usage, Args};
+use crate::args::Args;
+use crate::exit::{usage, Exit};
 use crate::output::{pretty, say, warn};
 use crate::shown;
-use crate::Exit;
 
 mod edit;
 
@@ -87,7 +87,7 @@ fn file(args: &Args, creating: bool) -> Result<PathBuf, Exit> {
         }
         return Ok(path);
     }
-    let candidates = crate::servers::config_candidates();
+    let candidates = crate::config_files::candidates();
     match candidates.into_iter().find(|p| p.is_file()) {
         Some(found) => {
             warn(&format!("umcp: using {}", found.display()));

@@ -1,21 +1,18 @@
-//! Running a command against the servers the manager connected.
+//! Running a command against the servers the manager connected: the dispatch, and the
+//! commands that list, call, read, prompt, complete, describe and ping.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
-use umcp::types::{
-    CallToolResult, CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource,
-    SubscriptionFilter, Tool,
-};
-use umcp::{Client, Manager, RequestOptions, ServerError};
+use umcp::types::{CompleteReference, CompleteRequestParams, ContentBlock, EmbeddedResource, Tool};
+use umcp::ServerError;
 
-use crate::args::usage;
 use crate::arguments::Arguments;
-use crate::deadline::Deadline;
+use crate::exit::{usage, Exit};
 use crate::interact::Progress;
-use crate::output::{first_line, pretty, say, warn, Output};
-use crate::shown;
-use crate::Exit;
+use crate::output::{first_line, pretty, say, warn};
+use crate::target::Target;
+use crate::{listing, shown, watch};
 
 /// One tool of `tools --json`: a struct, not a `Value`, so the tool's schemas are printed in
 /// the server's key order.
@@ -26,148 +23,173 @@ struct ToolRow {
     tool: Tool,
 }
 
-/// The servers a command runs against.
-pub struct Target<'a> {
-    pub manager: &'a Manager,
-    /// The server's name when there is only one: names are then used as the server gives them.
-    pub single: Option<String>,
-    pub out: Output,
-    /// The clock of every request: the `--timeout`, counted from when the servers connected
-    /// (see `deadline`).
-    pub deadline: Deadline,
-    /// What `watch` follows (empty: every list) and for how long (`None`: until ended).
-    pub watch: (SubscriptionFilter, Option<Duration>),
-}
-
 impl Target<'_> {
+    /// Runs `command` with the words after it (`rest`) and the arguments of `call` and
+    /// `prompt`, read before anything started.
     pub fn execute(&self, command: &str, rest: &[&str], arguments: Arguments) -> Result<(), Exit> {
-        let (manager, out, single) = (self.manager, &self.out, self.single.is_some());
         match (command, rest) {
-            ("tools", _) => {
-                let listing = self.tools();
-                let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
-                let code = self.report_failed("tools", failed);
-                if !listing.tools.is_empty() || code == 0 {
-                    out.list(listing.tools.into_iter().map(|t| {
-                        let line =
-                            format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
-                        let row = ToolRow {
-                            name: t.name,
-                            server: t.server,
-                            tool: t.tool,
-                        };
-                        (row, line)
-                    }));
-                }
-                return done(code);
-            }
-            ("resources", _) => {
-                let (mut resources, errors) = manager.with(self.options()).list_resources();
-                resources.retain(|e| self.picked(&e.server));
-                let errors = self.timed_errors(errors);
-                let code = self.report_failed("resources", server_errors(&errors));
-                out.list(resources.iter().map(|e| {
-                    let r = &e.resource;
-                    let about = first_line(r.description.as_deref().or(Some(&r.name)));
-                    let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
-                    (json!({"server": e.server, "resource": r}), line)
-                }));
-                return done(code);
-            }
-            ("templates", _) => {
-                let (mut templates, errors) =
-                    manager.with(self.options()).list_resource_templates();
-                templates.retain(|e| self.picked(&e.server));
-                let errors = self.timed_errors(errors);
-                let code = self.report_failed("resource templates", server_errors(&errors));
-                out.list(templates.iter().map(|e| {
-                    let t = &e.template;
-                    let about = first_line(t.description.as_deref().or(Some(&t.name)));
-                    let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
-                    (json!({"server": e.server, "template": t}), line)
-                }));
-                return done(code);
-            }
-            ("prompts", _) => {
-                let (mut prompts, errors) = manager.with(self.options()).list_prompts();
-                prompts.retain(|e| self.picked(&e.server));
-                let errors = self.timed_errors(errors);
-                let code = self.report_failed("prompts", server_errors(&errors));
-                out.list(prompts.iter().map(|e| {
-                    let name = if single { &e.prompt.name } else { &e.name };
-                    let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
-                    (
-                        json!({"name": name, "server": e.server, "prompt": e.prompt}),
-                        line,
-                    )
-                }));
-                return done(code);
-            }
-            ("call", [tool, ..]) => return self.call(tool, arguments),
-            ("read", [uri]) => {
-                let client = self.client()?;
-                let result = self
-                    .timed(client.with(self.options()).read_resource(uri))
-                    .map_err(|e| self.failed(e))?;
-                let blocks: Vec<ContentBlock> = result
-                    .contents
-                    .iter()
-                    .map(|c| ContentBlock::Resource(EmbeddedResource::new(c.clone())))
-                    .collect();
-                out.content(&result, &blocks);
-            }
-            ("prompt", [name, ..]) => {
-                let arguments = arguments.for_prompt().map_err(usage)?;
-                let result = match &self.single {
-                    Some(_) => {
-                        let client = self.client()?;
-                        self.check_prompt(&client, name)?;
-                        self.timed(client.with(self.options()).get_prompt(name, arguments))
-                            .map_err(|e| self.failed(e))
-                    }
-                    None => self
-                        .timed(manager.with(self.options()).get_prompt(name, arguments))
-                        .map_err(|e| self.unknown(name, e)),
-                };
-                let result = result?;
-                if let (Some(description), false) = (&result.description, out.json) {
-                    say(&format!("# {}", shown::block(description)));
-                }
-                let blocks: Vec<ContentBlock> =
-                    result.messages.iter().map(|m| m.content.clone()).collect();
-                out.content(&result, &blocks);
-            }
+            ("tools", _) => self.list_tools(),
+            ("resources", _) => self.list_resources(),
+            ("templates", _) => self.list_templates(),
+            ("prompts", _) => self.list_prompts(),
+            ("call", [tool, ..]) => self.call(tool, arguments),
+            ("read", [uri]) => self.read(uri),
+            ("prompt", [name, ..]) => self.prompt(name, arguments),
             ("complete", [kind, name, argument, typed @ ..]) => {
-                let reference = match *kind {
-                    "prompt" => CompleteReference::prompt(*name),
-                    "resource" => CompleteReference::resource(*name),
-                    other => {
-                        return Err(usage(format!(
-                            "complete {other}: expected prompt or resource"
-                        )))
-                    }
-                };
-                let value = typed.first().copied().unwrap_or_default();
-                let params = CompleteRequestParams::new(reference, *argument, value);
-                let client = self.client()?;
-                let result = self
-                    .timed(client.with(self.options()).complete(params))
-                    .map_err(|e| self.failed(e))?;
-                match out.json {
-                    true => say(&pretty(&result)),
-                    false => (result.completion.values.iter()).for_each(|v| say(&shown::line(v))),
-                }
+                self.complete(kind, name, argument, typed.first().copied())
             }
-            ("info", _) => self.info(),
-            ("ping", _) => return self.ping(),
-            ("watch", _) => return crate::watch::run(self),
-            ("tasks", _) => return self.tasks(rest),
-            ("skills", _) => return self.skills(rest),
-            _ => return Err(usage("bad command")),
+            ("info", _) => {
+                self.info();
+                Ok(())
+            }
+            ("ping", _) => self.ping(),
+            ("watch", _) => watch::run(self),
+            ("tasks", _) => self.tasks(rest),
+            ("skills", _) => self.skills(rest),
+            _ => Err(usage("bad command")),
+        }
+    }
+
+    /// `tools`: each tool with the first line of its description, or the tools as JSON.
+    fn list_tools(&self) -> Result<(), Exit> {
+        let listing = self.tools();
+        let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
+        let code = self.report_failed("tools", failed);
+        if !listing.tools.is_empty() || code == 0 {
+            self.out.list(listing.tools.into_iter().map(|t| {
+                let line = format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
+                let row = ToolRow {
+                    name: t.name,
+                    server: t.server,
+                    tool: t.tool,
+                };
+                (row, line)
+            }));
+        }
+        done(code)
+    }
+
+    /// `resources`: each resource's URI and what it is.
+    fn list_resources(&self) -> Result<(), Exit> {
+        let (mut resources, errors) = self.manager.with(self.options()).list_resources();
+        resources.retain(|e| self.picked(&e.server));
+        let errors = self.timed_errors(errors);
+        let code = self.report_failed("resources", server_errors(&errors));
+        self.out.list(resources.iter().map(|e| {
+            let r = &e.resource;
+            let about = first_line(r.description.as_deref().or(Some(&r.name)));
+            let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
+            (json!({"server": e.server, "resource": r}), line)
+        }));
+        done(code)
+    }
+
+    /// `templates`: each resource template's URI template and what it is.
+    fn list_templates(&self) -> Result<(), Exit> {
+        let (mut templates, errors) = self.manager.with(self.options()).list_resource_templates();
+        templates.retain(|e| self.picked(&e.server));
+        let errors = self.timed_errors(errors);
+        let code = self.report_failed("resource templates", server_errors(&errors));
+        self.out.list(templates.iter().map(|e| {
+            let t = &e.template;
+            let about = first_line(t.description.as_deref().or(Some(&t.name)));
+            let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
+            (json!({"server": e.server, "template": t}), line)
+        }));
+        done(code)
+    }
+
+    /// `prompts`: each prompt with the first line of its description.
+    fn list_prompts(&self) -> Result<(), Exit> {
+        let (mut prompts, errors) = self.manager.with(self.options()).list_prompts();
+        prompts.retain(|e| self.picked(&e.server));
+        let errors = self.timed_errors(errors);
+        let code = self.report_failed("prompts", server_errors(&errors));
+        let single = self.single.is_some();
+        self.out.list(prompts.iter().map(|e| {
+            let name = if single { &e.prompt.name } else { &e.name };
+            let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
+            (
+                json!({"name": name, "server": e.server, "prompt": e.prompt}),
+                line,
+            )
+        }));
+        done(code)
+    }
+
+    /// `read URI`: the resource's contents.
+    fn read(&self, uri: &str) -> Result<(), Exit> {
+        let client = self.client()?;
+        let result = self
+            .timed(client.with(self.options()).read_resource(uri))
+            .map_err(|e| self.failed(e))?;
+        let blocks: Vec<ContentBlock> = result
+            .contents
+            .iter()
+            .map(|c| ContentBlock::Resource(EmbeddedResource::new(c.clone())))
+            .collect();
+        self.out.content(&result, &blocks);
+        Ok(())
+    }
+
+    /// `prompt NAME [ARGS]`: the prompt's description and messages.
+    fn prompt(&self, name: &str, arguments: Arguments) -> Result<(), Exit> {
+        let arguments = arguments.for_prompt().map_err(usage)?;
+        let result = match &self.single {
+            Some(_) => {
+                let client = self.client()?;
+                self.check_prompt(&client, name)?;
+                self.timed(client.with(self.options()).get_prompt(name, arguments))
+                    .map_err(|e| self.failed(e))
+            }
+            None => self
+                .timed(
+                    self.manager
+                        .with(self.options())
+                        .get_prompt(name, arguments),
+                )
+                .map_err(|e| self.unknown(name, e)),
+        };
+        let result = result?;
+        if let (Some(description), false) = (&result.description, self.out.json) {
+            say(&format!("# {}", shown::block(description)));
+        }
+        let blocks: Vec<ContentBlock> = result.messages.iter().map(|m| m.content.clone()).collect();
+        self.out.content(&result, &blocks);
+        Ok(())
+    }
+
+    /// `complete prompt|resource NAME ARGUMENT [TYPED]`: the values the server offers.
+    fn complete(
+        &self,
+        kind: &str,
+        name: &str,
+        argument: &str,
+        typed: Option<&str>,
+    ) -> Result<(), Exit> {
+        let reference = match kind {
+            "prompt" => CompleteReference::prompt(name),
+            "resource" => CompleteReference::resource(name),
+            other => {
+                return Err(usage(format!(
+                    "complete {other}: expected prompt or resource"
+                )))
+            }
+        };
+        let params = CompleteRequestParams::new(reference, argument, typed.unwrap_or_default());
+        let client = self.client()?;
+        let result = self
+            .timed(client.with(self.options()).complete(params))
+            .map_err(|e| self.failed(e))?;
+        match self.out.json {
+            true => say(&pretty(&result)),
+            false => (result.completion.values.iter()).for_each(|v| say(&shown::line(v))),
         }
         Ok(())
     }
 
+    /// `call TOOL [ARGS]`: the tool's result, `KEY=VALUE` arguments typed by its input schema
+    /// and progress shown while it runs.
     fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
         // `KEY=VALUE` pairs are read by the types of the tool's input schema.
         let listing = self.tools();
@@ -186,11 +208,11 @@ impl Target<'_> {
                 // The one server listed its tools, and not this one: a mistyped name, however
                 // the server would refuse it (the SDKs answer with an `isError` result).
                 let names = listing.tools.iter().map(|t| t.name.as_str());
-                crate::listing::unlisted("tool", tool, names.collect())?;
+                listing::unlisted("tool", tool, names.collect())?;
             }
             if arguments.has_text() {
                 for (server, error) in &listing.failed {
-                    let why = crate::shown::block(&error.to_string());
+                    let why = shown::block(&error.to_string());
                     warn(&format!(
                         "umcp: server `{server}`: listing tools failed: {why}; \
                          KEY=VALUE arguments are sent as text, not typed by the tool's schema"
@@ -214,21 +236,6 @@ impl Target<'_> {
         };
         progress.finish();
         self.show_result(&result?)
-    }
-
-    /// Prints a tool's result: its content, or its structured content when it has no other;
-    /// exit code 4 when the tool reported an error.
-    pub fn show_result(&self, result: &CallToolResult) -> Result<(), Exit> {
-        self.out.content(result, &result.content);
-        if result.content.is_empty() && !self.out.json {
-            if let Some(structured) = &result.structured_content {
-                say(&pretty(structured));
-            }
-        }
-        if result.is_error() {
-            return Err(Exit(4, String::new()));
-        }
-        Ok(())
     }
 
     /// Each server's identity, protocol, capabilities and instructions.
@@ -313,17 +320,6 @@ impl Target<'_> {
         }
     }
 
-    /// The options of every request: the command's deadline.
-    pub fn options(&self) -> &RequestOptions {
-        self.deadline.options()
-    }
-
-    /// `result` of a request sent with [`Target::options`], a timeout once the command's time
-    /// is up.
-    pub fn timed<T>(&self, result: umcp::Result<T>) -> umcp::Result<T> {
-        self.deadline.timed(result)
-    }
-
     /// The failures of a listing across servers, each a timeout once the command's time is up.
     fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
         errors
@@ -336,61 +332,12 @@ impl Target<'_> {
             .collect()
     }
 
-    /// The one server's client (commands that need one server are checked before).
-    pub fn client(&self) -> Result<std::sync::Arc<Client>, Exit> {
-        let server = self.single.as_deref().unwrap_or_default();
-        self.manager.client(server).map_err(|e| self.failed(e))
-    }
-
-    /// Whether `server` is one this command is for: every server, or the one `--server`
-    /// named in a session of several.
-    pub fn picked(&self, server: &str) -> bool {
-        self.single.as_deref().is_none_or(|single| single == server)
-    }
-
-    /// The clients of every connected server this command is for, by name.
-    pub fn clients(&self) -> Vec<(String, std::sync::Arc<Client>)> {
-        self.manager
-            .statuses()
-            .into_iter()
-            .filter(|(name, _)| self.picked(name))
-            .filter(|(_, status)| status.is_connected())
-            .filter_map(|(name, _)| Some((name.clone(), self.manager.client(&name).ok()?)))
-            .collect()
-    }
-
     /// `server: ` before a listed item, when items of several servers are listed: a resource
     /// is read from one server (`--server NAME`), so its line says which.
     fn whose(&self, server: &str) -> String {
         match self.single {
             Some(_) => String::new(),
             None => format!("{server}: "),
-        }
-    }
-
-    /// A -32042 names the pages to visit before asking again: they are shown in full, never
-    /// opened.
-    pub fn failed(&self, error: umcp::Error) -> Exit {
-        if let Some(pages) = error.url_elicitations_required().filter(|p| !p.is_empty()) {
-            let mut message = String::from("the server needs you to open a page first:");
-            for page in pages {
-                let (text, url) = (shown::block(&page.message), shown::line(&page.url));
-                message.push_str(&format!("\n  {text}\n  {url}"));
-            }
-            message.push_str("\nthen run the command again");
-            return Exit(1, message);
-        }
-        match error {
-            // The connection went while the request was out: the server crashed or quit
-            // (a stdio server's pipe closed, an HTTP server's connection or event stream
-            // broke off before the response), or it refused the credentials.
-            umcp::Error::Closed(_)
-            | umcp::Error::Io(_)
-            | umcp::Error::ResponseLost(_)
-            | umcp::Error::Unauthorized(_)
-            | umcp::Error::Forbidden(_)
-            | umcp::Error::Auth(_) => Exit(3, shown::block(&error.to_string())),
-            other => Exit(1, shown::block(&other.to_string())),
         }
     }
 

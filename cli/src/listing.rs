@@ -5,11 +5,11 @@
 use umcp::types::Tool;
 use umcp::{Client, Error, ToolEntry};
 
-use crate::commands::Target;
+use crate::exit::Exit;
 use crate::output::warn;
 use crate::shown;
 use crate::suggest;
-use crate::Exit;
+use crate::target::Target;
 
 /// One tool: the name to call it by (as the server gives it when there is one server), its
 /// server, and the tool.

@@ -13,27 +13,35 @@
 //! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
 //! generated.
 //!
+//! Each floor names only the ones below it:
+//! - at the bottom, how a command ends ([`exit`]: its code and message, the usage error),
+//!   and what prints, reads the terminal and describes the commands ([`output`], [`shown`],
+//!   [`console`], [`spec`]);
+//! - the command line read ([`args`]) and the servers it names found ([`servers`], through
+//!   [`trust`] for a project's file);
+//! - one command run against connected servers ([`target`], [`commands`], [`listing`],
+//!   [`watch`], [`tasks`], [`skills`]);
+//! - connecting and running it ([`run`]), for a plain run, a line of [`shell`] and a command
+//!   sent to a [`session`];
+//! - `main`: the dispatch.
+//!
 //! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
 //! the user's id, in [`session`] (Unix only).
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use serde_json::Value;
-use umcp::{
-    Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerConfig, ServerStatus,
-};
+use std::time::Instant;
 
 mod args;
 mod arguments;
 mod catalog;
 mod commands;
 mod completions;
+mod config_files;
 mod console;
 mod deadline;
+mod exit;
 mod help;
 mod interact;
 mod listing;
@@ -42,6 +50,7 @@ mod man;
 mod oauth;
 mod output;
 mod relay;
+mod run;
 mod servers;
 mod session;
 mod shell;
@@ -51,57 +60,31 @@ mod skills;
 mod spec;
 mod suggest;
 mod sync;
+mod target;
 mod tasks;
 mod trust;
 mod watch;
 
-use args::{usage, Args};
-use arguments::Arguments;
-use commands::Target;
-use deadline::{Deadline, Interrupt};
-use output::{say, warn, Output};
-use spec::Cmd;
-
-/// How long a server whose start failed within `--timeout` may take beyond it to be closed,
-/// so that the failure is what gets reported: a stdio server that ignores the end of its
-/// input gets its close grace, then SIGTERM and its kill grace (2 s each by default).
-const CLOSE_MARGIN: Duration = Duration::from_secs(10);
-
-/// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
-pub struct Exit(pub u8, pub String);
+use deadline::Interrupt;
+use exit::{report, usage, Exit};
+use signals::Shutdown;
 
 fn main() -> ExitCode {
-    let shutdown = signals::Shutdown::install();
-    let result = run(&shutdown);
+    let shutdown = Shutdown::install();
+    let result = dispatch(&shutdown);
     shutdown.finish();
     let code = report(result);
     // Output that did not all reach stdout fails the run (a closed pipe does not).
     if let Some(error) = output::write_error() {
-        warn(&format!("umcp: writing the output failed: {error}"));
+        output::warn(&format!("umcp: writing the output failed: {error}"));
         return ExitCode::from(code.max(1));
     }
     ExitCode::from(code)
 }
 
-/// Prints how a command ended (its message on stdout for 0, on stderr otherwise) and returns
-/// its exit code.
-pub fn report(result: Result<(), Exit>) -> u8 {
-    match result {
-        Ok(()) => 0,
-        Err(Exit(0, message)) => {
-            say(message.trim_end());
-            0
-        }
-        Err(Exit(code, message)) => {
-            if !message.is_empty() {
-                warn(&format!("umcp: {message}"));
-            }
-            code
-        }
-    }
-}
-
-fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
+/// Runs the command line: a session's process, a command that needs no server, one sent to
+/// a session, or one run against servers started here.
+fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
     if let Some(raw) = session::daemon_args(&raw) {
         return session::daemon(raw, shutdown);
@@ -118,27 +101,30 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
         "man" => return Err(Exit(0, man::page())),
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
+        "trust" => return trust::command(&args, &rest),
         _ => {}
-    }
-    if cmd.name == "trust" {
-        return trust::command(&args, &rest);
     }
     relay::check(cmd.name, &args)?;
     if matches!(cmd.name, "record" | "replay") {
         return relay::run(cmd.name, &args, &rest);
     }
     if let Some(name) = &args.session {
-        return session::through(name, &args, cmd, shutdown);
+        session::check_command(name, &args, cmd)?;
+        return match cmd.name {
+            #[cfg(unix)]
+            "shell" => shell::run_through(name, &args, shutdown),
+            _ => session::through(name, shutdown),
+        };
     }
     let started = Instant::now();
-    let servers = configured(&args, cmd)?;
+    let servers = run::configured(&args, cmd)?;
     // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
     // all text, whatever the server lists; a tool's are typed once its schema is known).
-    let arguments = arguments(cmd, &rest)?;
-    let connected = connect(&args, servers, shutdown)?;
+    let arguments = run::arguments(cmd, &rest)?;
+    let connected = run::connect(&args, servers, shutdown)?;
     let result = match cmd.name {
         "shell" => shell::run(&connected.manager, &args, shutdown),
-        _ => execute(
+        _ => run::execute(
             &connected.manager,
             &args,
             (cmd, &rest, arguments),
@@ -148,158 +134,4 @@ fn run(shutdown: &signals::Shutdown) -> Result<(), Exit> {
     };
     connected.finish();
     result
-}
-
-/// The servers of the command line or configuration file, as `args` asks for them, checked
-/// against what `cmd` needs.
-pub fn configured(args: &Args, cmd: &Cmd) -> Result<Vec<ServerConfig>, Exit> {
-    let mut servers = servers::servers(args)?;
-    // `--protocol` on the command line wins over a `protocol` key in the configuration file,
-    // `auto` too (which probes a server the file pins).
-    if let Some(protocol) = &args.protocol {
-        for server in &mut servers {
-            server.protocol = Some(protocol.clone());
-        }
-    }
-    one_server(cmd, servers.len())?;
-    Ok(servers)
-}
-
-/// Fails with a usage error when `cmd` needs one server and there are `count`.
-pub fn one_server(cmd: &Cmd, count: usize) -> Result<(), Exit> {
-    if cmd.one_server && count != 1 {
-        return Err(usage(format!(
-            "{} needs one server: add --server NAME",
-            cmd.name
-        )));
-    }
-    Ok(())
-}
-
-/// The arguments of `call` and `prompt`, read from the words after the name.
-pub fn arguments(cmd: &Cmd, rest: &[&str]) -> Result<Arguments, Exit> {
-    let arguments = match cmd.name {
-        "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
-        _ => Arguments::Json(Value::Null),
-    };
-    Ok(match cmd.name {
-        "prompt" => Arguments::Json(arguments.for_prompt().map_err(usage)?),
-        _ => arguments,
-    })
-}
-
-/// The servers, started and connected, and the printer of their log messages (`--log`).
-pub struct Connected {
-    pub manager: Arc<Manager>,
-    logs: Option<logs::Printer>,
-}
-
-impl Connected {
-    /// Closes the servers when log messages are printed, for the last ones to be.
-    pub fn finish(self) {
-        if let Some(logs) = self.logs {
-            self.manager.close();
-            logs.finish();
-        }
-    }
-}
-
-/// Starts `servers` as `args` configures them and waits until each one is connected or has
-/// failed (each failure said on stderr); exit code 3 when none connected, unless the command
-/// is `ping`, which reports each server.
-pub fn connect(
-    args: &Args,
-    servers: Vec<ServerConfig>,
-    shutdown: &signals::Shutdown,
-) -> Result<Connected, Exit> {
-    // A server of `--stdio` or `--url` is named after its program or host; one of a file,
-    // given or found, by its name there.
-    let from_command_line = args.stdio.is_some() || args.url.is_some();
-    let timeout = args.timeout;
-    let mut client_options = Options::default()
-        .with_request_timeout(timeout)
-        .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto));
-    if let Some(level) = args.log {
-        client_options = client_options.with_log_level(level);
-    }
-    let options = ManagerOptions::default()
-        .without_cache()
-        .with_reconnect_attempts(0)
-        .with_startup_timeout(timeout)
-        .with_client_options(client_options)
-        .with_elicitation_handler(interact::handler(&servers, from_command_line));
-    let options = oauth::configure(options, &args.oauth).map_err(usage)?;
-    // The manager's start-up timeout bounds each connect (probe and `initialize` together);
-    // a user in a browser gets the authorization flow's own time on top.
-    let mut wait = timeout.saturating_add(CLOSE_MARGIN);
-    if servers.iter().any(|s| s.oauth().is_some()) {
-        wait = wait.saturating_add(oauth::USER_WAIT);
-    }
-    let manager = shutdown.start(|| Manager::start(servers, options));
-    manager.wait_ready(wait);
-    for (name, status) in manager.statuses() {
-        if !status.is_connected() {
-            // A server's failure may hold its stderr tail: escaped, as all it wrote.
-            let why = shown::block(&servers::why_down(&status));
-            match status {
-                ServerStatus::Connecting { .. } => {
-                    warn(&format!("umcp: server `{name}`: {why} after {wait:.0?}"));
-                }
-                _ => warn(&format!("umcp: server `{name}`: {why}")),
-            }
-        }
-    }
-    let command = args.command.first().map(String::as_str);
-    // `ping` reports every server, those that never connected too.
-    if !manager.statuses().iter().any(|(_, s)| s.is_connected()) && command != Some("ping") {
-        return Err(Exit(3, String::new()));
-    }
-    let logs = args.log.is_some().then(|| logs::Printer::start(&manager));
-    Ok(Connected { manager, logs })
-}
-
-/// Runs one command against the connected servers, for a plain `umcp` command or a session. Its
-/// requests share one `--timeout`, counted from the last connection or `since`, whichever is later,
-/// so the manager's listings on connecting count against it.
-pub fn execute(
-    manager: &Manager,
-    args: &Args,
-    (cmd, rest, arguments): (&Cmd, &[&str], Arguments),
-    since: Instant,
-    interrupt: &Interrupt,
-) -> Result<(), Exit> {
-    let mut names = manager.server_names();
-    // Through a session of several servers, `--server` names the one this command is for
-    // (a plain run has started that one alone).
-    if let (Some(server), true) = (&args.server, names.len() > 1) {
-        if !names.contains(server) {
-            return Err(usage(format!(
-                "no server named {} here: {}",
-                shown::line(server),
-                shown::line(&names.join(", "))
-            )));
-        }
-        names = vec![server.clone()];
-    }
-    one_server(cmd, names.len())?;
-    let timeout = args.timeout;
-    let connected = names
-        .iter()
-        .filter_map(|name| manager.connected_since(name))
-        .max()
-        .unwrap_or_else(Instant::now);
-    let deadline = Deadline::start(
-        RequestOptions::default().with_timeout(timeout),
-        timeout,
-        connected.max(since),
-        interrupt,
-    );
-    let target = Target {
-        manager,
-        single: (names.len() == 1).then(|| names[0].clone()),
-        out: Output { json: args.json },
-        deadline,
-        watch: (args.watch.clone(), args.watch_for),
-    };
-    target.execute(cmd.name, rest, arguments)
 }

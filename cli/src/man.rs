@@ -26,6 +26,16 @@ pub fn page() -> String {
          text as JSON strings, those characters as \\u escapes.",
     );
     page += "\n.SH COMMANDS\n";
+    page += &commands();
+    page += ".SH OPTIONS\n";
+    page += &options();
+    page += &reference();
+    page
+}
+
+/// The entries of COMMANDS, each with its details and whether it needs one server.
+fn commands() -> String {
+    let mut page = String::new();
     for cmd in COMMANDS {
         page += &format!(".TP\n\\fB{}\\fR", code(cmd.name));
         if !cmd.args.is_empty() {
@@ -48,7 +58,12 @@ pub fn page() -> String {
             page += &format!(".br\n{}\n", prose(ONE_SERVER));
         }
     }
-    page += ".SH OPTIONS\n";
+    page
+}
+
+/// The entries of OPTIONS, each with its value and choices.
+fn options() -> String {
+    let mut page = String::new();
     for flag in FLAGS {
         page += &format!(".TP\n\\fB\\-\\-{}\\fR", code(flag.long));
         if let Some(value) = flag.value {
@@ -64,7 +79,12 @@ pub fn page() -> String {
             page += &format!(".br\nOne of: {}.\n", choices.join(", "));
         }
     }
-    page += ".SH ENVIRONMENT\n";
+    page
+}
+
+/// ENVIRONMENT, FILES, EXIT STATUS and EXAMPLES.
+fn reference() -> String {
+    let mut page = String::from(".SH ENVIRONMENT\n");
     for (name, meaning) in ENVIRONMENT {
         page += &format!(".TP\n.B {}\n{}\n", code(name), prose(meaning));
     }

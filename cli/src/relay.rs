@@ -24,8 +24,9 @@ use umcp::transport::{
 use umcp::types::{is_modern_protocol_version, META_PROTOCOL_VERSION};
 use umcp::{ConfigFile, Error};
 
-use crate::args::{usage, Args};
-use crate::{servers, Exit};
+use crate::args::Args;
+use crate::exit::{usage, Exit};
+use crate::servers;
 
 /// How long the end of the session may take once stdin has ended: the server's close, and
 /// what it still sends.

@@ -5,12 +5,35 @@ use std::path::{Path, PathBuf};
 
 use umcp::{ConfigFile, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
 
-use crate::args::{usage, Args};
+use crate::args::Args;
+use crate::exit::{usage, Exit};
 use crate::output::warn;
-use crate::{shown, Exit};
+use crate::{config_files, shown, trust};
 
 /// The servers named on the command line, or found in a configuration file.
 pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
+    check_options(args)?;
+    if let Some(line) = &args.stdio {
+        return Ok(vec![from_stdio(line, args)?]);
+    }
+    if let Some(url) = &args.url {
+        return Ok(vec![from_url(url, args)?]);
+    }
+    let (path, file) = match &args.config {
+        Some(path) => (PathBuf::from(path), None),
+        None => found_file()?,
+    };
+    let file = match file {
+        Some(file) => file,
+        // Named with --config, or the user's own: trusted as the user's word.
+        None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
+    };
+    from_file(&path, file, args.server.as_deref())
+}
+
+/// Refuses options that do not go together: one way of naming servers, and the options of
+/// each for it alone.
+fn check_options(args: &Args) -> Result<(), Exit> {
     let given = [
         args.stdio.is_some(),
         args.url.is_some(),
@@ -38,75 +61,70 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
             "--server picks a server of a configuration file, not of --stdio or --url",
         ));
     }
-    if let Some(line) = &args.stdio {
-        // The library's own splitter, so a line means here what it means in code.
-        let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
-        let name = named(program_name(stdio.get_command()));
-        let config = ServerConfig::stdio(name, stdio.get_command())
-            .with_args(stdio.get_args().iter().cloned());
-        let config = args
-            .env
-            .iter()
-            .fold(config, |config, (k, v)| config.with_env(k, v));
-        return Ok(vec![config]);
-    }
-    if let Some(url) = &args.url {
-        let kind = args.transport.as_deref().unwrap_or("auto");
-        let kind = HttpTransportKind::parse(kind)
-            .ok_or_else(|| usage(format!("unknown transport {kind}")))?;
-        // `${VAR}` in the URL and header values comes from the environment, as in a
-        // configuration file, so a token need not be on the command line.
-        let expand = |what: &str, text: &str| {
-            ConfigFile::expand(text).map_err(|e| usage(format!("{what}: {e}")))
-        };
-        let given = url;
-        let url = expand("--url", url)?;
-        let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
-        let web = matches!(scheme.as_deref(), Some("http" | "https"));
-        if !web || shown::host(&url).is_none() {
-            return Err(usage(format!(
-                "--url {given}: not an http:// or https:// URL with a host"
-            )));
-        }
-        let name = named(shown::host(&url).unwrap_or_default().to_owned());
-        let mut config = ServerConfig::http(name, url).with_http_kind(kind);
-        for (name, value) in &args.headers {
-            config = config.with_header(name, expand(&format!("--header {name}"), value)?);
-        }
-        if let Some(settings) = args.oauth.settings().map_err(usage)? {
-            config = config.with_oauth(settings);
-        }
-        return Ok(vec![config]);
-    }
-    let (path, file) = match &args.config {
-        Some(path) => (PathBuf::from(path), None),
-        None => {
-            let candidates = config_candidates();
-            let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
-                let tried: Vec<String> =
-                    candidates.iter().map(|p| p.display().to_string()).collect();
-                usage(format!(
-                    "no server given (--stdio, --url or --config), and no configuration file in:\n  {}",
-                    tried.join("\n  ")
-                ))
-            })?;
-            // A file of the working directory came with the checkout: used once trusted.
-            if project_candidates().contains(found) {
-                let mine = user_candidates().into_iter().find(|p| p.is_file());
-                let file = crate::trust::servers_of_project(found, mine.as_deref())?;
-                (found.clone(), Some(file))
-            } else {
-                warn(&format!("umcp: using the servers of {}", found.display()));
-                (found.clone(), None)
-            }
-        }
+    Ok(())
+}
+
+/// The server of `--stdio LINE`, with the `--env` variables.
+fn from_stdio(line: &str, args: &Args) -> Result<ServerConfig, Exit> {
+    // The library's own splitter, so a line means here what it means in code.
+    let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
+    let name = named(program_name(stdio.get_command()));
+    let config =
+        ServerConfig::stdio(name, stdio.get_command()).with_args(stdio.get_args().iter().cloned());
+    Ok(args
+        .env
+        .iter()
+        .fold(config, |config, (k, v)| config.with_env(k, v)))
+}
+
+/// The server of `--url URL`, with its transport, headers and OAuth settings.
+fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
+    let kind = args.transport.as_deref().unwrap_or("auto");
+    let kind =
+        HttpTransportKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
+    // `${VAR}` in the URL and header values comes from the environment, as in a
+    // configuration file, so a token need not be on the command line.
+    let expand = |what: &str, text: &str| {
+        ConfigFile::expand(text).map_err(|e| usage(format!("{what}: {e}")))
     };
-    let file = match file {
-        Some(file) => file,
-        // Named with --config, or the user's own: trusted as the user's word.
-        None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
-    };
-    from_file(&path, file, args.server.as_deref())
+    let url = expand("--url", given)?;
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    let web = matches!(scheme.as_deref(), Some("http" | "https"));
+    if !web || shown::host(&url).is_none() {
+        return Err(usage(format!(
+            "--url {given}: not an http:// or https:// URL with a host"
+        )));
+    }
+    let name = named(shown::host(&url).unwrap_or_default().to_owned());
+    let mut config = ServerConfig::http(name, url).with_http_kind(kind);
+    for (name, value) in &args.headers {
+        config = config.with_header(name, expand(&format!("--header {name}"), value)?);
+    }
+    if let Some(settings) = args.oauth.settings().map_err(usage)? {
+        config = config.with_oauth(settings);
+    }
+    Ok(config)
+}
+
+/// The first configuration file found where umcp looks, with its servers when it is the
+/// project's (read once trusted; `None` for the user's own, read as it is).
+fn found_file() -> Result<(PathBuf, Option<ConfigFile>), Exit> {
+    let candidates = config_files::candidates();
+    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
+        let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+        usage(format!(
+            "no server given (--stdio, --url or --config), and no configuration file in:\n  {}",
+            tried.join("\n  ")
+        ))
+    })?;
+    // A file of the working directory came with the checkout: used once trusted.
+    if config_files::project().contains(found) {
+        let mine = config_files::user().into_iter().find(|p| p.is_file());
+        let file = trust::servers_of_project(found, mine.as_deref())?;
+        return Ok((found.clone(), Some(file)));
+    }
+    warn(&format!("umcp: using the servers of {}", found.display()));
+    Ok((found.clone(), None))
 }
 
 /// The program a command runs, as a server's name: its file name, less a Windows `.exe`,
@@ -187,51 +205,6 @@ pub fn why_down(status: &ServerStatus) -> String {
         ServerStatus::Connecting { .. } => "still connecting".to_owned(),
         other => other.to_string(),
     }
-}
-
-/// The configuration files looked for when none is given, in the documented order (see
-/// `FILES` in the help): the project's, then the user's own.
-pub fn config_candidates() -> Vec<PathBuf> {
-    let mut candidates = project_candidates().to_vec();
-    candidates.extend(user_candidates());
-    candidates
-}
-
-/// The project's configuration files, in the working directory: used once trusted (see
-/// [`trust`](crate::trust)).
-pub fn project_candidates() -> [PathBuf; 2] {
-    [
-        PathBuf::from(".mcp.json"),
-        PathBuf::from(".vscode/mcp.json"),
-    ]
-}
-
-/// The user's own configuration files, under the home directory, of Claude Desktop, Cursor
-/// and VS Code.
-fn user_candidates() -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .or_else(|| std::env::var_os("USERPROFILE"))
-        .map(PathBuf::from);
-    let config_home = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let app_data = std::env::var_os("APPDATA").map(PathBuf::from);
-    // The per-user application directory of each platform.
-    let user_dir = |app: &str| -> Option<PathBuf> {
-        if cfg!(target_os = "macos") {
-            home.as_ref()
-                .map(|h| h.join("Library/Application Support").join(app))
-        } else if cfg!(windows) {
-            app_data.as_ref().map(|a| a.join(app))
-        } else {
-            config_home.as_ref().map(|c| c.join(app))
-        }
-    };
-    let mut candidates = Vec::new();
-    candidates.extend(user_dir("Claude").map(|d| d.join("claude_desktop_config.json")));
-    candidates.extend(home.as_ref().map(|h| h.join(".cursor/mcp.json")));
-    candidates.extend(user_dir("Code").map(|d| d.join("User/mcp.json")));
-    candidates
 }
 
 #[cfg(test)]

@@ -8,15 +8,15 @@
 //! and the command returns once the servers are up. The process then listens on a socket in
 //! a directory only the user can reach ([`dir`]), and runs the commands sent to it one at a
 //! time (a `watch` beside them) with the same code a command run directly does
-//! ([`crate::execute`]), each on the console of the `umcp` that sent it ([`wire`] is what
+//! ([`crate::run::execute`]), each on the console of the `umcp` that sent it ([`wire`] is what
 //! they say). Unix only, for now.
 
 use std::ffi::OsString;
 
-use crate::args::{usage, Args};
+use crate::args::Args;
+use crate::exit::{usage, Exit};
 use crate::signals::Shutdown;
 use crate::spec::Cmd;
-use crate::Exit;
 
 #[cfg(unix)]
 mod caller;
@@ -145,16 +145,24 @@ pub fn run(args: &Args, rest: &[&str], shutdown: &Shutdown) -> Result<(), Exit> 
     }
 }
 
-/// Runs `cmd` through session `name`: this program's own command line is sent, and what
-/// the session prints is printed here.
-pub fn through(name: &str, args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Result<(), Exit> {
+/// Checks `cmd` before it runs through session `name` (see [`check_through`]), and the
+/// session's name; sessions need Unix.
+pub fn check_command(name: &str, args: &Args, cmd: &Cmd) -> Result<(), Exit> {
     check_through(args, cmd)?;
     #[cfg(unix)]
+    return dir::check_name(name);
+    #[cfg(not(unix))]
     {
-        dir::check_name(name)?;
-        if cmd.name == "shell" {
-            return crate::shell::run_through(name, args, shutdown);
-        }
+        let _ = name;
+        Err(unsupported())
+    }
+}
+
+/// Runs a command through session `name` once [`check_command`] passed it: this program's own
+/// command line is sent, and what the session prints is printed here.
+pub fn through(name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
+    #[cfg(unix)]
+    {
         // The words were read as text already: none is lost here.
         let words = std::env::args_os().skip(1);
         let words = words.map(|w| w.to_string_lossy().into_owned()).collect();

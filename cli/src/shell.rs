@@ -19,10 +19,11 @@ use umcp::{Manager, RequestOptions, StdioConfig};
 use crate::args::{self, Args};
 use crate::console::{Console, Local, Stream};
 use crate::deadline::Interrupt;
+use crate::exit::Exit;
 use crate::output::{say, warn};
+use crate::shown;
 use crate::signals::Shutdown;
 use crate::spec::{self, COMMANDS};
-use crate::{shown, Exit};
 
 mod complete;
 
@@ -285,11 +286,11 @@ impl Direct<'_> {
         let args = args::parse(words.into_iter().map(OsString::from).collect())?;
         let (cmd, rest) = args::command(&args)?;
         check(&args, cmd)?;
-        let arguments = crate::arguments(cmd, &rest)?;
+        let arguments = crate::run::arguments(cmd, &rest)?;
         let interrupt = Interrupt::default();
         *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(interrupt.clone());
         let command = (cmd, rest.as_slice(), arguments);
-        let result = crate::execute(self.manager, &args, command, Instant::now(), &interrupt);
+        let result = crate::run::execute(self.manager, &args, command, Instant::now(), &interrupt);
         *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
         match interrupt.is_set() {
             true => Err(Exit(130, "interrupted".into())),
@@ -300,7 +301,7 @@ impl Direct<'_> {
 
 impl Backend for Direct<'_> {
     fn run(&self, words: Vec<String>) -> u8 {
-        crate::report(self.command(words))
+        crate::exit::report(self.command(words))
     }
 
     fn names(&self) -> Names {
@@ -340,7 +341,7 @@ fn keys(schema: &Value) -> Vec<String> {
 /// needs none.
 fn check(args: &Args, cmd: &spec::Cmd) -> Result<(), Exit> {
     if NOT_IN_SHELL.contains(&cmd.name) {
-        return Err(args::usage(format!(
+        return Err(crate::exit::usage(format!(
             "{} is not a command of the shell",
             cmd.name
         )));
@@ -405,7 +406,7 @@ impl Backend for Through<'_> {
                 code
             }
             Ok(code) => code,
-            Err(exit) => crate::report(Err(exit)),
+            Err(exit) => crate::exit::report(Err(exit)),
         }
     }
 

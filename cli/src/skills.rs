@@ -4,11 +4,10 @@
 use serde_json::json;
 use umcp::types::{Skill, SkillResources};
 
-use crate::args::usage;
-use crate::commands::Target;
+use crate::exit::{usage, Exit};
 use crate::output::{pretty, say, warn};
 use crate::shown;
-use crate::Exit;
+use crate::target::Target;
 
 impl Target<'_> {
     /// `skills list`, `skills get URI`, `skills load URI` or `skills file URI PATH`.

@@ -6,12 +6,11 @@ use serde_json::{json, Map, Value};
 use umcp::types::CallToolResult;
 use umcp::Client;
 
-use crate::args::usage;
-use crate::commands::Target;
+use crate::exit::{usage, Exit};
 use crate::interact::Progress;
 use crate::output::{pretty, say};
 use crate::shown;
-use crate::Exit;
+use crate::target::Target;
 
 /// The most pages of `tasks/list` read from one server: a server whose cursor never ends
 /// is not followed forever.

@@ -22,9 +22,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use umcp::{ConfigFile, Redacted, ServerConfig, ServerTransport};
 
-use crate::args::{usage, Args};
+use crate::args::Args;
+use crate::exit::{usage, Exit};
 use crate::output::{say, warn};
-use crate::{shown, Exit};
+use crate::shown;
 
 /// The exit code of a run refused because the project file it found is not trusted.
 pub const UNTRUSTED: u8 = 5;
@@ -43,20 +44,6 @@ const STATE_BYTES: u64 = 1024 * 1024;
 
 /// The largest project file read: far more than any list of servers.
 const PROJECT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// `--list` and `--revoke FILE`, the options of `trust`.
-#[derive(Default)]
-pub struct Flags {
-    pub list: bool,
-    pub revoke: Option<String>,
-}
-
-impl Flags {
-    /// Whether either was given (they are for `trust` only).
-    pub fn given(&self) -> bool {
-        self.list || self.revoke.is_some()
-    }
-}
 
 /// One trusted file, as the state file keeps it.
 #[derive(Serialize, Deserialize, Clone)]
@@ -358,11 +345,11 @@ pub fn command(args: &Args, rest: &[&str]) -> Result<(), Exit> {
     }
     let path = match rest.first() {
         Some(path) => PathBuf::from(path),
-        None => crate::servers::project_candidates()
+        None => crate::config_files::project()
             .into_iter()
             .find(|p| p.is_file())
             .ok_or_else(|| {
-                let names: Vec<String> = crate::servers::project_candidates()
+                let names: Vec<String> = crate::config_files::project()
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect();

@@ -14,10 +14,10 @@ use serde_json::{json, Value};
 use umcp::types::SubscriptionFilter;
 use umcp::{Client, Subscription, SubscriptionEnd, SubscriptionEvent};
 
-use crate::commands::Target;
+use crate::exit::Exit;
 use crate::output::warn;
 use crate::shown;
-use crate::Exit;
+use crate::target::Target;
 
 /// Follows the target's server (or every connected one) until `--for` runs out or every
 /// subscription has ended. The exit code is the worst end: 3 for a lost connection, 1 for a failed

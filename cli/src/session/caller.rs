@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::wire::{self, Reader, Reply, Request, SILENCE};
 use crate::console::{self, Console, Local};
+use crate::exit::Exit;
 use crate::signals::Shutdown;
-use crate::Exit;
 
 /// How long a caller waits for the session to stop a command it passed Ctrl-C on to.
 const GRACE: Duration = Duration::from_secs(5);

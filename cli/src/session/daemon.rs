@@ -30,10 +30,11 @@ use umcp::{Manager, ServerStatus};
 
 use super::dir;
 use super::wire::{self, Reader, Reply, Request, Run, Status, TICK, WRITE_TIMEOUT};
+use crate::args;
 use crate::console::{self, Console, Nobody, Stream};
 use crate::deadline::Interrupt;
+use crate::exit::Exit;
 use crate::signals::Shutdown;
-use crate::{args, Exit};
 
 /// The most callers connected at once, each served by a thread of its own.
 pub const MAX_CALLERS: usize = 16;
@@ -75,7 +76,7 @@ pub fn run(raw: Vec<OsString>, shutdown: &Shutdown) -> Result<(), Exit> {
     });
     let code = {
         let _console = console::redirect(Arc::clone(&link) as Arc<dyn Console>);
-        crate::report(start(raw, shutdown, &bound))
+        crate::exit::report(start(raw, shutdown, &bound))
     };
     let session = match code {
         0 => bound_session(&bound),
@@ -106,7 +107,7 @@ struct Bound {
     listener: UnixListener,
     idle: Duration,
     /// The servers, once connected.
-    connected: Option<crate::Connected>,
+    connected: Option<crate::run::Connected>,
 }
 
 impl Bound {
@@ -134,10 +135,10 @@ fn start(
     let (cmd, rest) = args::command(&args)?;
     let name = match rest.as_slice() {
         ["start", name] => name.to_string(),
-        _ => return Err(args::usage("bad arguments: umcp session start NAME")),
+        _ => return Err(crate::exit::usage("bad arguments: umcp session start NAME")),
     };
     super::check_start(&args, &name)?;
-    let servers = crate::configured(&args, cmd)?;
+    let servers = crate::run::configured(&args, cmd)?;
     let dir = dir::runtime_dir()?;
     let path = dir::socket(&dir, &name);
     let listener = bind(&path, &name)?;
@@ -150,7 +151,7 @@ fn start(
         idle: args.idle.unwrap_or(DEFAULT_IDLE),
         connected: None,
     });
-    let connected = crate::connect(&args, servers, shutdown)?;
+    let connected = crate::run::connect(&args, servers, shutdown)?;
     if let Some(bound) = lock(bound).as_mut() {
         bound.connected = Some(connected);
     }
@@ -222,7 +223,7 @@ struct Session {
     wake: Condvar,
     callers: AtomicUsize,
     /// The servers and the printer of their log messages (`--log`), for the session's life.
-    _connected: crate::Connected,
+    _connected: crate::run::Connected,
 }
 
 impl Session {
@@ -362,14 +363,14 @@ impl Session {
             let result = parsed.and_then(|args| {
                 let (cmd, rest) = args::command(&args)?;
                 super::check_through(&args, cmd)?;
-                let arguments = crate::arguments(cmd, &rest)?;
+                let arguments = crate::run::arguments(cmd, &rest)?;
                 let command = (cmd, rest.as_slice(), arguments);
-                crate::execute(&self.manager, &args, command, received, &interrupt)
+                crate::run::execute(&self.manager, &args, command, received, &interrupt)
             });
             match link.cancelled() {
                 // Stopped by the caller: its own signal is the exit code, nothing printed.
                 Some(signal) => 128 + signal,
-                None => crate::report(result),
+                None => crate::exit::report(result),
             }
         };
         // The caller has its exit code before the session looks idle (or ends, its servers

@@ -12,7 +12,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-use crate::Exit;
+use crate::exit::Exit;
 
 /// The longest session name.
 const MAX_NAME: usize = 64;
@@ -31,7 +31,7 @@ pub fn check_name(name: &str) -> Result<(), Exit> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     match fits {
         true => Ok(()),
-        false => Err(crate::args::usage(format!(
+        false => Err(crate::exit::usage(format!(
             "`{}`: a session's name is 1 to {MAX_NAME} letters, digits, dots, dashes and \
              underscores, not starting with a dot or dash",
             crate::shown::line(name)
