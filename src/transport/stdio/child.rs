@@ -8,7 +8,7 @@ use std::process::{Child, ExitStatus};
 #[cfg(unix)]
 use super::group::{self, Signal};
 use super::monitor::{Event, Events};
-use super::transport::Worker;
+use super::worker::Worker;
 
 /// A way to kill the server process (its exit comes to the monitor as an [`Event`]).
 pub(super) struct ChildWatch {

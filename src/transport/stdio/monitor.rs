@@ -10,9 +10,10 @@ use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
 use super::stdin::Stdin;
-use super::transport::{lock, Shared};
+use super::shared::Shared;
 use crate::error::Closed;
 use crate::queue::{self, Receiver, RecvTimeoutError, Sender};
+use crate::sync::lock;
 
 /// How often the monitor looks at a running server's state (its exit itself is reported at
 /// once by the waiting thread).
