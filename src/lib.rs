@@ -31,7 +31,8 @@
 //! The modules stand on floors, and a file names only what stands on its own floor or below
 //! (`.ci/layers` checks it), from the ground up:
 //!
-//! 1. `jsonrpc`, `redact`, `private_file`, `sync`: the wire types and helpers that know no MCP.
+//! 1. `jsonrpc`, `redact`, `private_file`, `sync`, `queue`, `threads`: the wire types and
+//!    helpers that know no MCP.
 //! 2. `error`: the one [`Error`].
 //! 3. `types`: the MCP types, data only.
 //! 4. `transport`: moves messages and knows no MCP method.

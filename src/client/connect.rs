@@ -201,6 +201,7 @@ impl Client {
             options.era.clone(),
             options.capabilities(Era::Legacy),
             Arc::clone(&handlers) as Arc<dyn Inputs>,
+            options.task_follow,
         );
         let follow_with = (options.cache.clone(), options.listen_capacity);
         let client = Client::from_parts(

@@ -10,9 +10,9 @@ use crate::types::{Implementation, InitializeResult, ServerCapabilities};
 
 use super::engine::notifications::{typed_queue, Notifications};
 use super::engine::observer::Observer;
-use super::era::finish::{listed_tools, ToolsListed};
-use super::era::session::ResponseCache;
+use super::era::finish::listed_tools;
 use super::era::session::Session;
+use super::era::session::{ResponseCache, ToolsListed};
 use super::era::state::{Era, ProtocolMode};
 use super::follow::cache::CacheOptions;
 use super::follow::route::Follower;

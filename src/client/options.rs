@@ -18,8 +18,9 @@ use super::engine::cancel::CancelHandle;
 use super::engine::late::LateResponse;
 use super::engine::pool::handler_threads;
 use super::engine::settings::Settings;
+use super::era::session::Follow;
 use super::era::state::{Era, EraOptions, ProtocolMode};
-use super::era::task::{self, Follow};
+use super::era::task;
 use super::follow::cache::CacheOptions;
 use super::server_requests::{self, Handlers};
 use super::tasks::{self as task_tools, TaskCall};
@@ -67,6 +68,8 @@ pub struct Options {
     pub(crate) connect_cancel: Option<CancelHandle>,
     /// How `call_tool` runs a handshake-era tool that must run as a task (`with_tasks`).
     pub(crate) task_call: Option<TaskCall>,
+    /// How a task a call came back with is followed, in either era (`with_tasks`).
+    pub(crate) task_follow: Option<Follow>,
     /// What a subscription's queue holds, when not the notification capacity: the manager
     /// reads notifications through the callback and keeps that queue tiny, but reads its
     /// clients' subscriptions only on its ticks.
@@ -608,7 +611,7 @@ impl Options {
     /// # let _ = options;
     /// ```
     pub fn with_tasks(mut self, enabled: bool) -> Options {
-        self.era.tasks = enabled.then_some(task::follow as Follow);
+        self.task_follow = enabled.then_some(task::follow as Follow);
         self.task_call = enabled.then_some(task_tools::call_as_task as TaskCall);
         self
     }
@@ -745,7 +748,7 @@ impl fmt::Debug for Options {
             .field("elicitation", &handlers.elicitation.is_some())
             .field("elicitation_modes", &handlers.declared.elicitation_modes)
             .field("roots", &handlers.roots.is_some())
-            .field("tasks", &self.era.tasks.is_some())
+            .field("tasks", &self.task_follow.is_some())
             .field("extensions", &self.extensions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }

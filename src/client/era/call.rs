@@ -22,7 +22,7 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
     // A caller asking to follow a task, of a client that follows none: nothing is sent.
     let follows =
         spec.options.task == TaskMode::Follow && task::TASK_METHODS.contains(&spec.method);
-    if follows && session.options.tasks.is_none() {
+    if follows && session.tasks.is_none() {
         return Err(task::without_support(spec.method));
     }
     if session.era.is_modern() {

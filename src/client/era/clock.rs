@@ -20,7 +20,7 @@ use super::session::{CallSpec, Session};
 const FOREVER: Duration = Duration::from_secs(100 * 365 * 86_400);
 
 /// The deadlines of one call.
-pub(crate) struct Clock<'a> {
+pub(super) struct Clock<'a> {
     spec: &'a CallSpec<'a>,
     timeout: Duration,
     total: Option<Instant>,
@@ -51,6 +51,27 @@ impl<'a> Clock<'a> {
         };
         clock.deadline = clock.after(started);
         clock
+    }
+
+    /// The clock of `spec` as another one left it: started at `started`, due at `deadline`.
+    pub(super) fn resume(
+        session: &Session,
+        spec: &'a CallSpec<'a>,
+        (started, deadline): (Instant, Instant),
+    ) -> Clock<'a> {
+        let mut clock = Clock::start(session, spec);
+        clock.started = started;
+        clock.deadline = deadline;
+        clock.total = spec
+            .options
+            .max_total(session.conn.request_timeout())
+            .and_then(|max| started.checked_add(max));
+        clock
+    }
+
+    /// When the clock started, and when the call is due now: what [`Clock::resume`] takes.
+    pub(super) fn times(&self) -> (Instant, Instant) {
+        (self.started, self.deadline)
     }
 
     /// The call this clock times.

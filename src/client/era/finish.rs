@@ -81,7 +81,8 @@ struct ToolsPage {
 }
 
 /// Final touches on a complete result: the server's self-description is kept, and a
-/// `tools/list` result is finished by what the layer above installed (see [`ToolsListed`]).
+/// `tools/list` result is finished by what the layer above installed (see
+/// [`ToolsListed`](super::session::ToolsListed)).
 pub(super) fn finish(session: &Session, method: &str, answer: Answer, head: Head) -> Answer {
     let info = head.meta.as_ref().and_then(|m| m.get(META_SERVER_INFO));
     if let Some(info) = info.and_then(|v| decode_value::<Implementation>(v).ok()) {
@@ -92,11 +93,6 @@ pub(super) fn finish(session: &Session, method: &str, answer: Answer, head: Head
         _ => answer,
     }
 }
-
-/// How a complete `tools/list` result is finished: [`listed_tools`], installed in the session
-/// by the first request of the layer above that may list tools (see `Client::follow`), so
-/// that a program that never lists them has none of this code.
-pub(crate) type ToolsListed = fn(&Session, Answer) -> Answer;
 
 /// Finishes a complete `tools/list` result: tools with invalid `x-mcp-header` annotations are
 /// left out, the `Mcp-Param-*` table is refreshed, and the tools safe to call again after a

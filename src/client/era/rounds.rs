@@ -77,7 +77,7 @@ pub(crate) fn call(session: &Session, spec: CallSpec<'_>) -> Result<Answer> {
         let answer = match outcome {
             // Refused before it ran: sending it again declaring the extension is safe.
             Err(error) if !declared && task_method && task::requires_tasks(&error) => {
-                if session.options.tasks.is_none() {
+                if session.tasks.is_none() {
                     log::debug!("`{method}` needs the tasks extension: {error}");
                     return Err(task::without_support(method));
                 }

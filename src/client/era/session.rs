@@ -47,8 +47,21 @@ pub(crate) struct Session {
     /// The client's handlers, answering the input requests of the stateless era.
     pub(crate) inputs: Arc<dyn Inputs>,
     /// How a `tools/list` result is finished, once the layer above installed it.
-    pub(crate) tools_listed: OnceLock<super::finish::ToolsListed>,
+    pub(crate) tools_listed: OnceLock<ToolsListed>,
+    /// How a task a call came back with is followed; `None` without task support.
+    pub(crate) tasks: Option<Follow>,
 }
+
+/// How a complete `tools/list` result is finished (`finish::listed_tools`), installed by the
+/// first request of the layer above that may list tools, so that a program that never lists
+/// them has none of that code.
+pub(crate) type ToolsListed = fn(&Session, Answer) -> Answer;
+
+/// How a task a call came back with is followed to its end (`task::follow`): given the call,
+/// when its clock started and its deadline then, and the answer announcing the task. Set by
+/// [`Options::with_tasks`](crate::Options::with_tasks); the call path reaches it only through
+/// this pointer, so a program that never turns task support on has none of its code.
+pub(crate) type Follow = fn(&Session, &CallSpec<'_>, (Instant, Instant), &Answer) -> Result<Answer>;
 
 /// The capabilities of an `initialize` or `server/discover` result as the server wrote them,
 /// unknown ones included.
@@ -100,6 +113,7 @@ impl Session {
         options: EraOptions,
         handshake_capabilities: Value,
         inputs: Arc<dyn Inputs>,
+        tasks: Option<Follow>,
     ) -> Session {
         let handshake_deadline =
             Mutex::new(deadline_after(Instant::now(), options.startup_timeout));
@@ -117,6 +131,7 @@ impl Session {
             cache: OnceLock::new(),
             inputs,
             tools_listed: OnceLock::new(),
+            tasks,
         }
     }
 

@@ -172,8 +172,6 @@ pub(crate) struct EraOptions {
     /// [`ProtocolMode::Auto`], exited on the probe: a refused `initialize` may still fall
     /// forward to the stateless era.
     pub(crate) legacy_after_probe: bool,
-    /// How a task a call came back with is followed; `None` without task support.
-    pub(crate) tasks: Option<super::task::Follow>,
 }
 
 impl Default for EraOptions {
@@ -187,7 +185,6 @@ impl Default for EraOptions {
             startup_timeout: Duration::from_secs(30),
             reinitialize_on_expiry: true,
             legacy_after_probe: false,
-            tasks: None,
         }
     }
 }

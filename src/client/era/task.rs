@@ -103,15 +103,16 @@ impl Task {
     }
 }
 
-/// The task `created` followed to its end with the installed [`Follow`]; without task support
+/// The task `created` followed to its end with the installed
+/// [`Follow`](super::session::Follow); without task support
 /// the call fails, naming the builder that turns it on.
 pub(super) fn follow_installed(
     session: &Session,
     clock: &mut Clock<'_>,
     created: &Answer,
 ) -> Result<Answer> {
-    match session.options.tasks {
-        Some(follow) => follow(session, clock, created),
+    match session.tasks {
+        Some(follow) => follow(session, clock.spec(), clock.times(), created),
         None => Err(without_support(clock.spec().method)),
     }
 }
@@ -178,13 +179,15 @@ pub(super) fn declare(session: &Session, params: Option<Value>) -> Option<Value>
     Some(Value::Object(object))
 }
 
-/// How the call path follows a task a call came back with: [`follow`], installed by
-/// [`Options::with_tasks`](crate::Options::with_tasks). The call path reaches it only through
-/// this pointer, so a program that never turns task support on has none of its code.
-pub(crate) type Follow = fn(&Session, &mut Clock<'_>, &Answer) -> Result<Answer>;
-
-/// Follows the task `created` announced to its end; its result is the call's.
-pub(crate) fn follow(session: &Session, clock: &mut Clock<'_>, created: &Answer) -> Result<Answer> {
+/// Follows the task `created` announced to its end, under the clock of the call `spec` (see
+/// [`Follow`](super::session::Follow)); its result is the call's.
+pub(crate) fn follow(
+    session: &Session,
+    spec: &CallSpec<'_>,
+    times: (Instant, Instant),
+    created: &Answer,
+) -> Result<Answer> {
+    let clock = &mut Clock::resume(session, spec, times);
     let task = Task::read(created, clock.spec().method)?;
     log::debug!("`{}` runs as task {}", clock.spec().method, task.task_id);
     drive(session, clock, task, &mut HashSet::new())

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
-use super::stdin::Stdin;
 use super::shared::Shared;
+use super::stdin::Stdin;
 use crate::error::Closed;
 use crate::queue::{self, Receiver, RecvTimeoutError, Sender};
 use crate::sync::lock;

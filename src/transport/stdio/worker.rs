@@ -36,7 +36,10 @@ impl Worker {
         if self.handle.thread().id() == thread::current().id() {
             return;
         }
-        match self.done.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        match self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             Err(RecvTimeoutError::Disconnected) => {
                 let _ = self.handle.join();
             }
