@@ -1,6 +1,11 @@
-//! One HTTP request a transport makes, described apart from the client that performs it.
+//! One HTTP request a transport makes, described apart from the client that performs it, and
+//! the words a failed one is told in.
 
+use std::sync::Arc;
 use std::time::Instant;
+
+use crate::error::{Closed, Error, CLOSED_BY_CLIENT};
+use crate::jsonrpc::Message;
 
 /// The HTTP method of a [`Call`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,5 +60,27 @@ impl Call<'_> {
                     .find(|(n, _)| named(n))
                     .map(|(_, v)| v.as_str())
             })
+    }
+}
+
+/// The error for sending on a closed connection.
+pub(crate) fn closed_by_client() -> Error {
+    Error::Closed(by_client())
+}
+
+/// Why a connection the client closed is closed.
+pub(crate) fn by_client() -> Arc<Closed> {
+    Arc::new(Closed {
+        reason: CLOSED_BY_CLIENT.into(),
+        ..Closed::default()
+    })
+}
+
+/// What a POST is waited for, for timeout errors.
+pub(crate) fn describe(message: &Message) -> &str {
+    match message {
+        Message::Request(r) => &r.method,
+        Message::Notification(n) => &n.method,
+        Message::Response(_) => "response",
     }
 }

@@ -5,23 +5,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::delivery::deliver_event;
-use super::parked::Parked;
+use super::parked::GetStream;
 use super::session::{self, Refusal};
+use super::shared::Shared;
 use super::socket;
-use super::streamable::Shared;
 use super::streams::{self, backoff, End, Flow, Stop, StreamState};
-use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
+use super::wire::{self, HttpResponse};
 use crate::error::{AuthStep, Error};
+use crate::queue::{self, Sender};
 
 const WHAT: &str = "GET stream";
-
-/// One run of the GET stream: its stop signal, whether the stream is open, and the requests
-/// waiting for their responses on it.
-#[derive(Debug, Default)]
-pub(crate) struct GetStream {
-    pub stop: Stop,
-    pub parked: Parked,
-}
 
 /// Opens the GET stream (unless running) and waits, within the connect timeout and the start-up
 /// deadline, for its first answer: servers send messages of no request only to an open GET stream.
@@ -31,10 +24,10 @@ pub(crate) fn start(shared: &Arc<Shared>) {
     };
     let thread_shared = Arc::clone(shared);
     let thread_stream = Arc::clone(&stream);
-    let (opened_tx, opened_rx) = crossbeam_channel::bounded(1);
+    let (opened_tx, opened_rx) = queue::bounded(1);
     let spawned = streams::spawn("umcp-http-get", move || {
         run(&thread_shared, &thread_stream, &opened_tx);
-        thread_stream.parked.end(&thread_shared, "its reader ended");
+        thread_shared.end_parked(&thread_stream, "its reader ended");
     });
     match spawned {
         Ok(()) => {
@@ -71,32 +64,51 @@ enum Opened {
 /// Keeps the stream open until stopped. Never opened is no error; a forgotten session is left for
 /// the next request to re-initialize; a stream that was open and cannot be reopened means the
 /// server is gone, and the connection is reported closed.
-fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<()>) {
+fn run(shared: &Shared, stream: &GetStream, opened: &Sender<()>) {
     let stop = &stream.stop;
-    let policy = shared.wire.config.reconnect;
-    let mut state = StreamState::default();
-    let mut attempt = 0;
-    let mut was_open = false;
-    // Why the stream last dropped, until it is open again.
-    let mut dropped: Option<String> = None;
+    let mut reading = Reading::default();
     loop {
         if stop.is_stopped() || shared.is_closed() {
             return;
         }
-        let attempt_result = open(shared, &state, stop);
-        if let Opened::Stream(_) = attempt_result {
+        let attempt = open(shared, &reading.state, stop);
+        if let Opened::Stream(_) = attempt {
             // Before the waiting `start` hears of it: the next request may count on it.
             stream.parked.opened();
         }
         let _ = opened.try_send(());
-        let end = match attempt_result {
+        let Some(end) = reading.read(shared, stream, attempt) else {
+            return;
+        };
+        if !reading.again(shared, stop, end) {
+            return;
+        }
+    }
+}
+
+/// The GET stream across its attempts: where it is in the event stream, and how it went.
+#[derive(Default)]
+struct Reading {
+    state: StreamState,
+    /// Failed attempts in a row (reset by a stream that brought events).
+    attempt: u32,
+    was_open: bool,
+    /// Why the stream last dropped, until it is open again.
+    dropped: Option<String>,
+}
+
+impl Reading {
+    /// Reads what one attempt opened until it ends; `None` when the stream is over for good.
+    fn read(&mut self, shared: &Shared, stream: &GetStream, attempt: Opened) -> Option<End> {
+        let stop = &stream.stop;
+        match attempt {
             Opened::Stream(response) => {
                 log::debug!("GET stream open");
-                was_open = true;
-                if let Some(why) = dropped.take() {
+                self.was_open = true;
+                if let Some(why) = self.dropped.take() {
                     // Even a stream resumed with `Last-Event-ID` may have skipped what was
                     // sent meanwhile: servers may replay, and need not.
-                    let resumed = match &state.last_event_id {
+                    let resumed = match &self.state.last_event_id {
                         Some(id) => format!("resumed after event {id}"),
                         None => "without resumption".to_owned(),
                     };
@@ -105,67 +117,75 @@ fn run(shared: &Shared, stream: &GetStream, opened: &crossbeam_channel::Sender<(
                     ));
                 }
                 let max = shared.wire.config.max_event_size;
-                streams::pump(response, max, true, stop, &mut state, WHAT, |event| {
-                    deliver_event(&shared.inbox, Some(&shared.streams), &event, None);
-                    Flow::Continue
-                })
+                let state = &mut self.state;
+                Some(streams::pump(
+                    response,
+                    max,
+                    true,
+                    stop,
+                    state,
+                    WHAT,
+                    |event| {
+                        deliver_event(&shared.inbox, Some(&shared.streams), &event, None);
+                        Flow::Continue
+                    },
+                ))
             }
-            Opened::Refused(why) if !was_open => {
+            Opened::Refused(why) if !self.was_open => {
                 log::debug!("no GET stream: {why}");
-                return;
+                None
             }
             Opened::Refused(why) => {
-                gone(
-                    shared,
-                    stop,
-                    format!("the server refused to reopen the GET stream: {why}"),
-                );
-                return;
+                let why = format!("the server refused to reopen the GET stream: {why}");
+                gone(shared, stop, why);
+                None
             }
             Opened::Expired => {
                 log::debug!("GET stream: the session expired; the next request starts a new one");
-                stream.parked.end(shared, "the session expired");
-                return;
+                shared.end_parked(stream, "the session expired");
+                None
             }
             Opened::Failed(e) => {
-                state.events = 0;
-                End::Failed(e)
+                self.state.events = 0;
+                Some(End::Failed(e))
             }
-        };
+        }
+    }
+
+    /// After the stream ended with `end`: whether to open it again, once the policy's backoff
+    /// has passed. A server that never gave a stream (a GET it answers with 500, say) may still
+    /// serve POSTs: no stream then, as with a refusal; one that did and stops answering is gone.
+    fn again(&mut self, shared: &Shared, stop: &Stop, end: End) -> bool {
+        let policy = shared.wire.config.reconnect;
         let why = match end {
-            End::Done | End::Stopped => return,
+            End::Done | End::Stopped => return false,
             End::Eof => "the server ended it".to_owned(),
             End::Failed(e) => e.to_string(),
         };
         log::debug!("GET stream dropped: {why}");
-        if was_open && dropped.is_none() {
-            dropped = Some(why.clone());
+        if self.was_open && self.dropped.is_none() {
+            self.dropped = Some(why.clone());
         }
-        if state.events > 0 {
-            attempt = 0;
+        if self.state.events > 0 {
+            self.attempt = 0;
         }
-        attempt += 1;
-        if attempt > policy.max_attempts && !was_open {
-            // A server that never gave a stream (a GET it answers with 500, say) may still
-            // serve POSTs: no stream, as with a refusal.
-            log::debug!("no GET stream: {why}");
-            return;
-        }
-        if attempt > policy.max_attempts {
-            gone(
-                shared,
-                stop,
-                format!(
-                    "the server stopped answering: the GET stream could not be reopened \
-                     after {} attempts ({why})",
-                    policy.max_attempts
+        self.attempt += 1;
+        if self.attempt > policy.max_attempts {
+            match self.was_open {
+                false => log::debug!("no GET stream: {why}"),
+                true => gone(
+                    shared,
+                    stop,
+                    format!(
+                        "the server stopped answering: the GET stream could not be reopened \
+                         after {} attempts ({why})",
+                        policy.max_attempts
+                    ),
                 ),
-            );
-            return;
+            }
+            return false;
         }
-        if stop.sleep(backoff(&policy, state.retry, attempt)) {
-            return;
-        }
+        !stop.sleep(backoff(&policy, self.state.retry, self.attempt))
     }
 }
 
@@ -178,20 +198,7 @@ fn gone(shared: &Shared, stop: &Stop, reason: String) {
 
 fn open(shared: &Shared, state: &StreamState, stop: &Stop) -> Opened {
     let config = &shared.wire.config;
-    let mut headers = shared.session_headers();
-    if let Some(id) = &state.last_event_id {
-        headers.push(("last-event-id", id.clone()));
-    }
-    let call = Call {
-        method: Method::Get,
-        url: &config.url,
-        body: None,
-        accept: ACCEPT_SSE,
-        headers,
-        extra: &[],
-        deadline: shared.wire.internal_deadline(),
-        what: WHAT,
-    };
+    let call = shared.stream_get(state.last_event_id.as_deref(), WHAT);
     // Not `Shared::perform`: a refused connection here is one more failed attempt, so an idle
     // client survives a server restarting on its port within the policy's attempts (the next
     // request then finds the session expired and starts a new one). Only a request someone

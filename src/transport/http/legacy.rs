@@ -4,16 +4,15 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crossbeam_channel::RecvTimeoutError;
-
+use super::call::{by_client, describe};
 use super::delivery::deliver_event;
 use super::socket;
-use super::streamable::{by_client, describe};
 use super::streams::{self, lock, End, Flow, Stop, StreamState};
 use super::url;
 use super::wire::{self, Call, HttpResponse, Method, Wire, ACCEPT_BOTH, ACCEPT_SSE};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
+use crate::queue::{self, RecvTimeoutError};
 use crate::redact;
 use crate::transport::{Inbox, SessionEvent, Transport};
 
@@ -76,41 +75,8 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox, startup: Instant) -> Result<Box<
     } else {
         (own, TimeoutKind::Connect)
     };
-    let config = &wire.config;
-    let call = Call {
-        method: Method::Get,
-        url: &config.url,
-        body: None,
-        accept: ACCEPT_SSE,
-        headers: Vec::new(),
-        extra: &[],
-        deadline,
-        what: WHAT,
-    };
-    let response = wire.perform(&call).map_err(|e| match e {
-        Error::Timeout {
-            method, elapsed, ..
-        } => Error::Timeout {
-            method,
-            elapsed,
-            kind,
-            stderr_tail: None,
-        },
-        e => e,
-    })?;
+    let response = open(&wire, deadline, kind)?;
     let socket = socket::take_last();
-    let status = response.status().as_u16();
-    if !(200..300).contains(&status) {
-        return Err(wire::status_error(response, &config.url, None, deadline));
-    }
-    let media_type = wire::media_type(&response);
-    if media_type != "text/event-stream" {
-        wire::drain(response, deadline);
-        return Err(Error::Protocol(format!(
-            "{} answered `{media_type}`, not an event stream",
-            config.url
-        )));
-    }
     let shared = Arc::new(Shared {
         wire,
         inbox,
@@ -119,7 +85,7 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox, startup: Instant) -> Result<Box<
         protocol_version: Mutex::new(None),
     });
     shared.stop.attach(socket);
-    let (endpoint_tx, endpoint_rx) = crossbeam_channel::bounded(1);
+    let (endpoint_tx, endpoint_rx) = queue::bounded(1);
     let reader = Arc::clone(&shared);
     streams::spawn("umcp-sse-reader", move || {
         read(&reader, response, &endpoint_tx)
@@ -150,12 +116,47 @@ pub(crate) fn connect(wire: Wire, inbox: Inbox, startup: Instant) -> Result<Box<
     Ok(Box::new(LegacySse { shared, endpoint }))
 }
 
+/// The GET of the event stream, answered with one by `deadline` (a timeout told as `kind`).
+fn open(wire: &Wire, deadline: Instant, kind: TimeoutKind) -> Result<HttpResponse> {
+    let config = &wire.config;
+    let call = Call {
+        method: Method::Get,
+        url: &config.url,
+        body: None,
+        accept: ACCEPT_SSE,
+        headers: Vec::new(),
+        extra: &[],
+        deadline,
+        what: WHAT,
+    };
+    let response = wire.perform(&call).map_err(|e| match e {
+        Error::Timeout {
+            method, elapsed, ..
+        } => Error::Timeout {
+            method,
+            elapsed,
+            kind,
+            stderr_tail: None,
+        },
+        e => e,
+    })?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(wire::status_error(response, &config.url, None, deadline));
+    }
+    let media_type = wire::media_type(&response);
+    if media_type != "text/event-stream" {
+        wire::drain(response, deadline);
+        return Err(Error::Protocol(format!(
+            "{} answered `{media_type}`, not an event stream",
+            config.url
+        )));
+    }
+    Ok(response)
+}
+
 /// The reader thread: resolves the endpoint, delivers messages, reports the end.
-fn read(
-    shared: &Shared,
-    response: HttpResponse,
-    endpoint_tx: &crossbeam_channel::Sender<Result<String>>,
-) {
+fn read(shared: &Shared, response: HttpResponse, endpoint_tx: &queue::Sender<Result<String>>) {
     let config = &shared.wire.config;
     let mut announced = false;
     let mut state = StreamState::default();
@@ -177,7 +178,7 @@ fn read(
                 announced = true;
                 let endpoint = resolve_endpoint(&config.url, &event.data);
                 let failed = endpoint.is_err();
-                let _ = endpoint_tx.send(endpoint);
+                let _ = endpoint_tx.try_send(endpoint);
                 return if failed { Flow::Done } else { Flow::Continue };
             }
             deliver_event(&shared.inbox, None, &event, None);

@@ -59,6 +59,8 @@ mod reply;
 #[cfg(feature = "http")]
 mod session;
 #[cfg(feature = "http")]
+mod shared;
+#[cfg(feature = "http")]
 mod socket;
 #[cfg(feature = "http")]
 mod stop;

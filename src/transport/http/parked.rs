@@ -1,12 +1,21 @@
-//! The requests the server accepted without their response (`202 Accepted`, an empty `200`),
-//! parked on the GET stream that may still bring it, and failed when that stream ends for good.
+//! One run of the GET stream as the connection keeps it: its stop signal, and the requests the
+//! server accepted without their response (`202 Accepted`, an empty `200`), parked on the
+//! stream that may still bring it, and failed when that stream ends for good.
 
 use std::sync::{Arc, Mutex};
 
-use super::streamable::Shared;
-use super::streams::{lock, Claim, Stop};
+use super::streams::{lock, Claim, Stop, Streams};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
+use crate::transport::Inbox;
+
+/// One run of the GET stream: its stop signal, whether the stream is open, and the requests
+/// waiting for their responses on it.
+#[derive(Debug, Default)]
+pub(crate) struct GetStream {
+    pub stop: Stop,
+    pub parked: Parked,
+}
 
 /// Whether one run of the GET stream is open, and the requests waiting for a response on it.
 #[derive(Debug, Default)]
@@ -72,10 +81,11 @@ impl Parked {
         true
     }
 
-    /// The stream ended for good: the requests waiting here fail now with [`Error::ResponseLost`]
-    /// (a closed connection fails them all with `Closed` instead). Idempotent. The server is not
-    /// asked to cancel them: the session that knew them is gone.
-    pub fn end(&self, shared: &Shared, why: &str) {
+    /// The stream ended for good: the requests waiting here leave `streams` and fail now in
+    /// `inbox` with [`Error::ResponseLost`] (a `closed` connection fails them all with `Closed`
+    /// instead). Idempotent. The server is not asked to cancel them: the session that knew them
+    /// is gone.
+    pub fn end(&self, streams: &Streams, inbox: &Inbox, closed: bool, why: &str) {
         let waiting = {
             let mut state = lock(&self.state);
             state.open = false;
@@ -83,15 +93,15 @@ impl Parked {
             std::mem::take(&mut state.waiting)
         };
         for waiting in waiting {
-            shared.streams.unregister(waiting.key);
-            if waiting.stop.is_stopped() || shared.is_closed() {
+            streams.unregister(waiting.key);
+            if waiting.stop.is_stopped() || closed {
                 continue;
             }
             let Waiting {
                 id, what, answer, ..
             } = waiting;
             log::debug!("request {id} `{what}` loses its response: the GET stream ended ({why})");
-            shared.inbox.fail(
+            inbox.fail(
                 id.clone(),
                 Error::ResponseLost(format!(
                     "the server accepted request {id} `{what}` with {answer} and no response, \

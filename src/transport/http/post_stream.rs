@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::delivery::deliver_event;
+use super::shared::Shared;
 use super::socket::{self, Socket};
-use super::streamable::Shared;
 use super::streams::{self, backoff, Claim, End, Flow, Stop, StreamState};
-use super::wire::{self, Call, HttpResponse, Method, ACCEPT_SSE};
+use super::wire::{self, HttpResponse};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
 
@@ -151,18 +151,7 @@ fn resume(
     stop: &Stop,
 ) -> Result<HttpResponse, Resume> {
     let config = &shared.wire.config;
-    let mut headers = shared.session_headers();
-    headers.push(("last-event-id", last_event_id.to_owned()));
-    let call = Call {
-        method: Method::Get,
-        url: &config.url,
-        body: None,
-        accept: ACCEPT_SSE,
-        headers,
-        extra: &[],
-        deadline: shared.wire.internal_deadline(),
-        what,
-    };
+    let call = shared.stream_get(Some(last_event_id), what);
     // Nothing listening ends the connection at once (see `Shared::perform`): no retry then.
     let response = shared.perform(&call).map_err(|e| match e {
         Error::Io(_) | Error::Timeout { .. } => Resume::Retry(e),

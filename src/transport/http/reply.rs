@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::shared::Shared;
 use super::socket::Socket;
-use super::streamable::Shared;
 use super::streams::Claim;
 use super::wire::{self, HttpResponse};
 use super::{delivery, post_stream};

@@ -12,19 +12,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::call::{by_client, describe};
 use super::get_stream;
 use super::reply;
 use super::session::{self, sent_session, Refusal, Session};
+use super::shared::Shared;
 use super::socket;
 use super::streams::Streams;
 use super::wire::{self, Call, Method, Wire, ACCEPT_BOTH};
-use crate::error::{Closed, Error, Result, CLOSED_BY_CLIENT};
+use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Closing, Inbox, SessionEvent, Transport};
-
-mod shared;
-
-pub(crate) use shared::Shared;
 
 /// The longest `close` (and so `Drop`) takes, whatever the server does: the one `DELETE`
 /// that ends the session, headers and body, must be done by then.
@@ -37,28 +35,6 @@ pub(crate) struct StreamableHttp {
     shared: Arc<Shared>,
     /// A second `close` waits for the first one's `DELETE`.
     close_once: Closing,
-}
-
-/// The error for sending on a closed connection.
-pub(crate) fn closed_by_client() -> Error {
-    Error::Closed(by_client())
-}
-
-/// Why a connection the client closed is closed.
-pub(crate) fn by_client() -> Arc<Closed> {
-    Arc::new(Closed {
-        reason: CLOSED_BY_CLIENT.into(),
-        ..Closed::default()
-    })
-}
-
-/// What a POST is waited for, for timeout errors.
-pub(crate) fn describe(message: &Message) -> &str {
-    match message {
-        Message::Request(r) => &r.method,
-        Message::Notification(n) => &n.method,
-        Message::Response(_) => "response",
-    }
 }
 
 impl StreamableHttp {

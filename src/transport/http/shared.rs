@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::super::get_stream::GetStream;
-use super::super::session::{sent_session, Headers, Session};
-use super::super::streams::{lock, Claim, Streams};
-use super::super::wire::{Call, HttpResponse, Wire};
-use super::closed_by_client;
+use super::call::closed_by_client;
+use super::parked::GetStream;
+use super::session::{sent_session, Headers, Session};
+use super::streams::{lock, Claim, Streams};
+use super::wire::{Call, HttpResponse, Method, Wire, ACCEPT_SSE};
 use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::RequestId;
 use crate::transport::Inbox;
@@ -40,6 +40,26 @@ impl Shared {
     /// The session id and protocol-version headers every request after initialization carries.
     pub fn session_headers(&self) -> Headers {
         self.session.headers()
+    }
+
+    /// The GET that opens an event stream (`what`, for errors) on the connection's URL, with
+    /// the session headers and, to resume a stream, `Last-Event-ID`: the GET stream's, and a
+    /// POST's stream resumed after it dropped.
+    pub fn stream_get<'a>(&'a self, last_event_id: Option<&str>, what: &'a str) -> Call<'a> {
+        let mut headers = self.session_headers();
+        if let Some(id) = last_event_id {
+            headers.push(("last-event-id", id.to_owned()));
+        }
+        Call {
+            method: Method::Get,
+            url: &self.wire.config.url,
+            body: None,
+            accept: ACCEPT_SSE,
+            headers,
+            extra: &[],
+            deadline: self.wire.internal_deadline(),
+            what,
+        }
     }
 
     /// Ends the connection from the transport's side (the server is gone): reported to the
@@ -97,7 +117,7 @@ impl Shared {
     }
 
     /// Forgets the session if it is still the one `headers` carried: the server no longer
-    /// knows it (see [`session::refusal`](super::super::session::refusal)).
+    /// knows it (see [`session::refusal`](super::session::refusal)).
     pub fn expire_session(&self, headers: &[(&'static str, String)]) {
         if sent_session(headers).is_some_and(|sent| self.session.expire(sent)) {
             self.stop_get_stream("the session expired");
@@ -156,8 +176,16 @@ impl Shared {
         let stream = lock(&self.get_stream).take();
         if let Some(stream) = stream {
             // Before the stop wakes its reader, whose end would fail them without the reason.
-            stream.parked.end(self, why);
+            self.end_parked(&stream, why);
             stream.stop.stop();
         }
+    }
+
+    /// The requests parked on `stream`, which ended for good (`why`), fail (see
+    /// [`Parked::end`](super::parked::Parked::end)).
+    pub fn end_parked(&self, stream: &GetStream, why: &str) {
+        stream
+            .parked
+            .end(&self.streams, &self.inbox, self.is_closed(), why);
     }
 }
