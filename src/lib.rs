@@ -86,8 +86,8 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
     Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
-    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
-    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, VerdictStore,
+    WithOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,

@@ -127,3 +127,59 @@ fn an_unsupported_version_mid_session_is_reported_and_forgets_the_verdict() {
     assert_eq!(connect_era(&old), Era::Legacy);
     assert_eq!(requests(&old, from), ["server/discover", "initialize"]);
 }
+
+/// A store of the application's own, as another process would find it: a map.
+#[derive(Default)]
+struct Store(std::sync::Mutex<std::collections::HashMap<String, umcp::ProtocolMode>>);
+
+impl umcp::VerdictStore for Store {
+    fn load(&self, server: &str) -> Option<umcp::ProtocolMode> {
+        self.0.lock().unwrap().get(server).cloned()
+    }
+    fn save(&self, server: &str, verdict: &umcp::ProtocolMode) {
+        self.0
+            .lock()
+            .unwrap()
+            .insert(server.to_owned(), verdict.clone());
+    }
+    fn forget(&self, server: &str) {
+        self.0.lock().unwrap().remove(server);
+    }
+}
+
+/// Connects with `store` as the verdict store; the era.
+fn connect_with(server: &FakeServer, store: &std::sync::Arc<Store>) -> Era {
+    let options = umcp::Options::default().with_verdict_store(store.clone());
+    let client = Client::connect_with_options(server.clone(), options).expect("connect");
+    let era = client.era();
+    client.close();
+    era
+}
+
+#[test]
+fn a_verdict_store_given_by_the_application_saves_the_probe_and_follows_a_change() {
+    let (old, new) = handshake_then_stateless("era-cache-given-store");
+    let store = std::sync::Arc::new(Store::default());
+    assert_eq!(connect_with(&old, &store), Era::Legacy);
+    assert_eq!(requests(&old, 0), ["server/discover", "initialize"]);
+    let key = old.describe();
+    assert_eq!(
+        umcp::VerdictStore::load(&*store, &key),
+        Some(umcp::ProtocolMode::Legacy),
+        "the verdict went to the given store"
+    );
+
+    // Another client with the same store, as another process would be: no probe at all.
+    let from = old.received().len();
+    assert_eq!(connect_with(&old, &store), Era::Legacy);
+    assert_eq!(requests(&old, from), ["initialize"]);
+
+    // The server changed era meanwhile: the verdict is forgotten and the server probed.
+    let from = new.received().len();
+    assert_eq!(connect_with(&new, &store), Era::Modern);
+    assert_eq!(requests(&new, from), ["initialize", "server/discover"]);
+    assert_eq!(
+        umcp::VerdictStore::load(&*store, &key),
+        Some(umcp::ProtocolMode::modern())
+    );
+}

@@ -3,6 +3,8 @@
 //! protocol eras.
 
 mod common;
+#[path = "common/log_capture.rs"]
+mod log_capture;
 use umcp_test_support::demo;
 use umcp_test_support::python;
 
@@ -211,30 +213,38 @@ fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
     assert_eq!(saved["era"], "2026-07-28");
     assert!(saved["tools"].as_array().is_some_and(|t| !t.is_empty()));
 
-    // The next host connects with the saved verdict, without a probe. Prove it is read by
-    // saving a wrong one: the modern-only server refuses `initialize`, costing one failed
-    // attempt, after which the supervisor probes and connects.
+    // The next host connects with the saved verdict, as a hint, without a probe. Prove it is
+    // read by saving a wrong one: the modern-only server refuses the `initialize` it leads to,
+    // and the verdict is forgotten and the server probed within the same attempt.
     let mut wrong = saved.clone();
     wrong["era"] = json!("legacy");
     std::fs::write(&path, wrong.to_string()).expect("rewrite the cache");
+    log_capture::capture_logs();
     let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
     let events = manager.status_events();
     assert!(manager.wait_ready(BOUND));
     let deadline = Instant::now() + BOUND;
-    let mut failed_first = false;
+    let mut failed = false;
     while let Some(event) = events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
     {
         match event.status {
-            umcp::ServerStatus::Failed { .. } => failed_first = true,
+            umcp::ServerStatus::Failed { .. } => failed = true,
             umcp::ServerStatus::Connected { .. } => break,
             _ => {}
         }
     }
+    assert!(!failed, "a wrong verdict costs no failed attempt");
+    let tried = log_capture::logged("refused initialize");
     assert!(
-        failed_first,
-        "the saved verdict was used for the first attempt"
+        tried.iter().any(|line| line.contains("--page-size 41")),
+        "the saved verdict was tried first: {tried:?}"
     );
     assert!(manager.client("era").is_ok());
+    let corrected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        corrected["era"], "2026-07-28",
+        "the verdict is mended in the file"
+    );
     manager.close();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -178,10 +178,13 @@ impl Client {
 
     /// The era verdict for this server, to hand to a later connection with
     /// [`Options::with_protocol_mode`](crate::Options::with_protocol_mode) so it skips the
-    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use. Within one
-    /// process [`ProtocolMode::Auto`] remembers it already, and forgets it when the server
-    /// contradicts it. A verdict passed as the mode is held to, with no fallback: it suits
-    /// another process, with `Auto` to connect again with when it fails.
+    /// probe: [`ProtocolMode::Legacy`], or a pin to the stateless version in use.
+    /// [`ProtocolMode::Auto`] remembers it already in its
+    /// [`VerdictStore`](crate::VerdictStore) (this process's memory, unless
+    /// [`Options::with_verdict_store`](crate::Options::with_verdict_store) gives one that
+    /// outlives it), and forgets it when the server contradicts it. A verdict passed as the
+    /// mode is held to, with no fallback: to keep the fallback across processes, give `Auto` a
+    /// store instead.
     ///
     /// ```no_run
     /// use umcp::{Client, Options, StdioConfig};

@@ -101,6 +101,7 @@ pub(crate) use engine::queued;
 pub use engine::queued::NOTIFICATION_BYTES;
 pub use engine::request_options::RequestOptions;
 pub use era::state::{Era, ProtocolMode, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT};
+pub use era::verdicts::VerdictStore;
 pub use follow::listen::Subscription;
 pub use follow::state::{SubscriptionEnd, SubscriptionEvent};
 pub use fresh::FreshTools;

@@ -21,6 +21,7 @@ use super::engine::settings::Settings;
 use super::era::session::Follow;
 use super::era::state::{Era, EraOptions, ProtocolMode};
 use super::era::task;
+use super::era::verdicts::{VerdictStore, Verdicts};
 use super::follow::cache::CacheOptions;
 use super::server_requests::{self, Handlers};
 use super::tasks::{self as task_tools, TaskCall};
@@ -451,6 +452,23 @@ impl Options {
     /// See the example on [`Options::with_extension`].
     pub fn extensions(&self) -> &Map<String, Value> {
         &self.extensions
+    }
+
+    /// Where [`ProtocolMode::Auto`] keeps what it learned a server speaks, and looks it up
+    /// before connecting (default: this process's memory). A second connection to a server
+    /// whose era the store knows starts in that era: a handshake-era server gets `initialize`
+    /// with no `server/discover` probe first, so connecting costs no more round trips than the
+    /// handshake itself; a stateless one gets the `server/discover` its era begins with anyway.
+    /// A server changed meanwhile is followed: a refused `initialize` forgets the verdict and
+    /// the server is probed again, and a stateless server's refusal of `server/discover` means
+    /// `initialize` on the same connection (see [`ProtocolMode::Auto`]).
+    ///
+    /// Give a store that outlives the process (a file, the application's settings) to skip
+    /// the probe on a program's every start; see the example on
+    /// [`VerdictStore`](crate::VerdictStore).
+    pub fn with_verdict_store(mut self, store: Arc<dyn VerdictStore>) -> Options {
+        self.era.verdicts = Verdicts::of(store);
+        self
     }
 
     /// How the protocol era is chosen at connect time (default [`ProtocolMode::Auto`]).

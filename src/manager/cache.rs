@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::client::ProtocolMode;
+use crate::client::{ProtocolMode, VerdictStore};
 use crate::config::ServerConfig;
 use crate::private_file;
 use crate::types::Tool;
@@ -94,6 +94,48 @@ pub(crate) fn load_era(dir: &Path, config: &ServerConfig) -> Option<ProtocolMode
     match ProtocolMode::parse(value["era"].as_str()?)? {
         ProtocolMode::Auto => None,
         verdict => Some(verdict),
+    }
+}
+
+/// The era verdict of one server as [`load_era`] reads it and [`save_era`] writes it: the
+/// [`VerdictStore`] a manager with a cache directory gives the server's clients, so that a
+/// restart of the host connects with no `server/discover` probe and still follows a server
+/// that changed era. The key the client passes is ignored: the store is the server's.
+pub(crate) struct EraVerdicts {
+    pub(crate) dir: PathBuf,
+    pub(crate) config: ServerConfig,
+}
+
+impl VerdictStore for EraVerdicts {
+    fn load(&self, _server: &str) -> Option<ProtocolMode> {
+        load_era(&self.dir, &self.config)
+    }
+
+    fn save(&self, _server: &str, verdict: &ProtocolMode) {
+        save_era(&self.dir, &self.config, verdict);
+    }
+
+    fn forget(&self, _server: &str) {
+        save_era(&self.dir, &self.config, &ProtocolMode::Auto);
+    }
+}
+
+/// Writes `verdict` (`Auto`: none) into the cache file of `config`, whole, keeping its tools;
+/// with no file yet nothing is written: the verdict is saved with the tools, once listed.
+pub(crate) fn save_era(dir: &Path, config: &ServerConfig, verdict: &ProtocolMode) {
+    let path = file(dir, config);
+    let Some(text) = read(&path) else {
+        return;
+    };
+    let Ok(mut saved) = serde_json::from_str::<Value>(&text) else {
+        return;
+    };
+    saved["era"] = Value::from(verdict.as_str());
+    let written = serde_json::to_vec_pretty(&saved)
+        .map_err(io::Error::other)
+        .and_then(|text| private_file::replace(&path, &text));
+    if let Err(err) = written {
+        log::debug!("cannot write the era verdict for `{}`: {err}", config.name);
     }
 }
 
@@ -224,6 +266,31 @@ mod tests {
         assert!(load(&dir, &other).is_none());
         let leftovers = fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary files are left behind");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_servers_verdict_store_writes_its_era_beside_its_tools() {
+        let dir = scratch("era-store");
+        let config = ServerConfig::stdio("s", "server-cmd");
+        let store = EraVerdicts {
+            dir: dir.clone(),
+            config: config.clone(),
+        };
+        store.save("any key", &ProtocolMode::Legacy);
+        assert!(load_era(&dir, &config).is_none(), "no file, no verdict");
+        save(
+            &dir,
+            &config,
+            &[Tool::new("t", json!({"type": "object"}))],
+            &ProtocolMode::Legacy,
+        );
+        let modern = ProtocolMode::Pinned("2026-07-28".into());
+        store.save("any key", &modern);
+        assert_eq!(store.load("other key"), Some(modern));
+        store.forget("any key");
+        assert_eq!(store.load("any key"), None);
+        assert_eq!(load(&dir, &config).expect("the tools stay")[0].name, "t");
         let _ = fs::remove_dir_all(&dir);
     }
 

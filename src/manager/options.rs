@@ -439,9 +439,11 @@ impl ManagerOptions {
     /// working directory, or URL, headers and transport) with every value that may be a
     /// secret left out (environment and header values, secret-looking arguments, URL query
     /// values), so a changed configuration starts afresh and the name reveals no secret. It
-    /// holds `{"version": 1, "server": name, "savedAt": unix seconds, "era": "legacy" or the
-    /// stateless version spoken, "tools": [Tool, …]}`; deleting it is always safe (the next
-    /// connect then probes the server's era again).
+    /// holds `{"version": 1, "server": name, "savedAt": unix seconds, "era": "legacy", the
+    /// stateless version spoken, or "auto" once the server contradicted that, "tools": [Tool,
+    /// …]}`; deleting it is always safe (the next connect then probes the server's era again).
+    /// The era is the server's [`VerdictStore`](crate::VerdictStore): a restart of the host
+    /// connects with no `server/discover` probe.
     ///
     /// Only its owner may read or write it (unix mode 0600, in a directory created 0700); it
     /// is written under an unpredictable temporary name, created exclusively, then renamed.

@@ -4,14 +4,13 @@
 //! Each server has one thread, `umcp-manager-<name>`, which owns the server's client. It ends
 //! on [`Command::Stop`], or when the manager drops its end of the command channel.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use crate::client::{Client, Options, ProtocolMode};
+use crate::client::{Client, Options};
 use crate::error::{Error, Result};
 use crate::transport::Connect;
 use crate::types::{ServerNotification, Tool};
@@ -99,7 +98,6 @@ pub(crate) fn spawn(
         options,
         hub,
         commands,
-        saved_era_failed: AtomicBool::new(false),
     };
     let handle = std::thread::Builder::new().name(name).spawn(move || {
         supervisor.run();
@@ -113,9 +111,6 @@ struct Supervisor {
     options: ManagerOptions,
     hub: Arc<Hub>,
     commands: Receiver<Command>,
-    /// Set once a connection with the era verdict from the disk cache failed: the server
-    /// may have changed, so later attempts probe.
-    saved_era_failed: AtomicBool,
     /// The OAuth side of a server with OAuth settings.
     #[cfg(feature = "oauth")]
     auth: Option<ServerAuth>,
@@ -268,16 +263,16 @@ impl Supervisor {
             tracker: Arc::clone(&self.slot.tracker),
         };
         let mut options = self.client_options();
-        // Hook: a verdict saved by an earlier run of the host skips the probe (`cache.rs`).
-        let saved = self.saved_era(&options);
-        if let Some(verdict) = &saved {
-            options = options.with_protocol_mode(verdict.clone());
+        // Hook: the verdict an earlier run of the host saved beside the tools skips the probe,
+        // and one the server contradicts is forgotten there (`cache.rs`).
+        if let Some(dir) = &self.options.cache_dir {
+            options = options.with_verdict_store(Arc::new(cache::EraVerdicts {
+                dir: dir.clone(),
+                config: self.slot.config.clone(),
+            }));
         }
         let connected = Client::connect_with_options(tracked, options);
         if connected.is_err() {
-            if saved.is_some() {
-                self.saved_era_failed.store(true, Ordering::SeqCst);
-            }
             // A connection made stays interruptible through its first listings (`run`).
             self.slot.tracker.finished();
         }
@@ -330,17 +325,6 @@ impl Supervisor {
                     });
                 }
             })
-    }
-
-    /// The era verdict an earlier run saved in the cache directory, for an `Auto` connection
-    /// whose earlier attempt with it did not fail.
-    fn saved_era(&self, options: &Options) -> Option<ProtocolMode> {
-        let dir = self.options.cache_dir.as_ref()?;
-        let auto = *options.protocol_mode() == ProtocolMode::Auto;
-        if !auto || self.saved_era_failed.load(Ordering::SeqCst) {
-            return None;
-        }
-        cache::load_era(dir, &self.slot.config)
     }
 
     /// Lists the server's tools and saves them to the cache; `None` when listing failed.

@@ -37,7 +37,7 @@ use crate::types::{
 use super::super::engine::request_options::RequestOptions;
 use super::lifecycle::{initialize, left};
 use super::session::{CallSpec, RawCapabilities, Session};
-use super::state::{cached_verdict, forget_verdict, remember_verdict, Phase, ProtocolMode};
+use super::state::{Phase, ProtocolMode};
 use super::wire::once;
 
 /// How a connection attempt ended.
@@ -86,7 +86,7 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
     let cached = match configured {
         ProtocolMode::Auto => {
             let _ = session.era.verdict_key.set(server.to_owned());
-            cached_verdict(server)
+            session.options.verdicts.load(server)
         }
         _ => None,
     };
@@ -104,7 +104,7 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
                 Ok(()) => Ok(Established::Ready),
                 Err(error) if from_cache && contradicts_handshake(&error) => {
                     log::debug!("{server} refused initialize ({error}); probing again");
-                    forget_verdict(server);
+                    session.options.verdicts.forget(server);
                     Ok(Established::Again)
                 }
                 Err(error) => Err(error),
@@ -132,7 +132,10 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
             let (result, capabilities) = *result;
             adopt(session, result, capabilities, &version);
             if how != Probe::Pinned {
-                remember_verdict(server, ProtocolMode::Pinned(version));
+                session
+                    .options
+                    .verdicts
+                    .save(server, ProtocolMode::Pinned(version));
             }
             Ok(Established::Ready)
         }
@@ -140,14 +143,14 @@ pub(crate) fn establish(session: &Session, server: &str) -> Result<Established> 
             log::debug!("{server} is a handshake-era server ({why}); initializing");
             session.era.set_phase(Phase::Legacy);
             session.conn.transport.session_event(SessionEvent::Reset);
-            remember_verdict(server, ProtocolMode::Legacy);
+            session.options.verdicts.save(server, ProtocolMode::Legacy);
             initialize_or_forward(session, server, true)?;
             Ok(Established::Ready)
         }
         Verdict::Silent => after_silence(session, server, version),
         Verdict::Exited(why) => {
             log::debug!("{server} closed on server/discover ({why}); starting it again");
-            remember_verdict(server, ProtocolMode::Legacy);
+            session.options.verdicts.save(server, ProtocolMode::Legacy);
             Ok(Established::Restart)
         }
     }
@@ -162,7 +165,7 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
     session.conn.transport.session_event(SessionEvent::Reset);
     let error = match initialize(session) {
         Ok(()) => {
-            remember_verdict(server, ProtocolMode::Legacy);
+            session.options.verdicts.save(server, ProtocolMode::Legacy);
             return Ok(Established::Ready);
         }
         Err(error) => error,
@@ -170,7 +173,7 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
     match &error {
         Error::Closed(closed) if !closed.is_client_close() => {
             log::debug!("{server} closed after the probe ({error}); starting it again");
-            remember_verdict(server, ProtocolMode::Legacy);
+            session.options.verdicts.save(server, ProtocolMode::Legacy);
             return Ok(Established::Restart);
         }
         refused if contradicts_handshake(refused) => {}
@@ -181,7 +184,10 @@ fn after_silence(session: &Session, server: &str, version: String) -> Result<Est
         Ok(Verdict::Modern(result, version)) => {
             let (result, capabilities) = *result;
             adopt(session, result, capabilities, &version);
-            remember_verdict(server, ProtocolMode::Pinned(version));
+            session
+                .options
+                .verdicts
+                .save(server, ProtocolMode::Pinned(version));
             Ok(Established::Ready)
         }
         _ => Err(error),
@@ -207,7 +213,10 @@ fn initialize_or_forward(session: &Session, server: &str, auto: bool) -> Result<
         Ok(Verdict::Modern(result, version)) => {
             let (result, capabilities) = *result;
             adopt(session, result, capabilities, &version);
-            remember_verdict(server, ProtocolMode::Pinned(version));
+            session
+                .options
+                .verdicts
+                .save(server, ProtocolMode::Pinned(version));
             Ok(())
         }
         _ => Err(error),
@@ -322,7 +331,7 @@ pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
     };
     let key = session.era.verdict_key.get();
     if let Some(key) = key {
-        forget_verdict(key);
+        session.options.verdicts.forget(key);
     }
     let current = session.era.modern_version();
     let Some(next) =
@@ -338,7 +347,10 @@ pub(crate) fn switch_version(session: &Session, error: &Error) -> bool {
         }
     }
     if let Some(key) = key {
-        remember_verdict(key, ProtocolMode::Pinned(next));
+        session
+            .options
+            .verdicts
+            .save(key, ProtocolMode::Pinned(next));
     }
     true
 }

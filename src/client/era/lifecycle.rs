@@ -16,7 +16,6 @@ use crate::types::{InitializeResult, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL
 use super::super::engine::pending::Answer;
 use super::super::engine::request_options::RequestOptions;
 use super::session::{CallSpec, RawCapabilities, Session};
-use super::state::forget_verdict;
 use super::wire::{cached, exchange};
 
 /// A handshake-era call: through the response cache only when the user asked to cache such
@@ -189,7 +188,7 @@ pub(crate) fn reinitialize(session: &Session, seen_generation: u64) -> Result<()
         // The cached handshake verdict failed: the next connection probes again, as the
         // spec has a client re-probe "if the cached assumption later fails".
         if let Some(key) = session.era.verdict_key.get() {
-            forget_verdict(key);
+            session.options.verdicts.forget(key);
         }
         return Err(error);
     }

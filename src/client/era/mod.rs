@@ -18,4 +18,5 @@ pub(crate) mod session;
 pub(crate) mod state;
 pub(crate) mod task;
 pub(crate) mod transport;
+pub(crate) mod verdicts;
 pub(crate) mod wire;

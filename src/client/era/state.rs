@@ -5,8 +5,9 @@
 //! stateless era (2026-07-28) has no handshake: every request carries its own `_meta`, and the
 //! server is asked what it speaks with `server/discover`. [`ProtocolMode::Auto`] probes with
 //! `server/discover` and falls back to `initialize` (see [`discover`](super::discover)); the
-//! verdict is remembered per server (command line, or URL) for the life of the process, as a
-//! hint: a server that contradicts it has it forgotten (see [`discover`](super::discover)).
+//! verdict is remembered per server (command line, or URL) in a store ([`verdicts`](super::verdicts):
+//! the process's memory unless the application gives one), as a hint: a server that contradicts
+//! it has it forgotten (see [`discover`](super::discover)).
 //!
 //! Where the stateless era lives: [`EraState`] is the connection's era, shared with
 //! [`EraTransport`](super::transport), the wrapper every message passes on its way out,
@@ -27,10 +28,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::sync::lock;
 use crate::types::{Implementation, LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION};
 
 use super::meta::{HeaderParam, Identity};
+use super::verdicts::Verdicts;
 
 /// Default time a server has to answer the `server/discover` probe before it counts as a
 /// legacy server that ignores unknown requests (the figure rmcp and the Python SDK use).
@@ -42,10 +43,6 @@ pub const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// See the example on [`Options::with_protocol_mode`](crate::Options::with_protocol_mode).
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
-
-/// How many servers' verdicts the process remembers; when full, the cache is cleared (a
-/// cleared entry only costs one more probe).
-const VERDICT_CACHE_CAPACITY: usize = 256;
 
 /// How a client chooses the protocol era at connect time.
 ///
@@ -76,17 +73,19 @@ pub enum ProtocolMode {
     ///   message but `initialize`, is started again and initialized; only a debug line tells.
     ///   A legacy HTTP+SSE server, which predates the stateless era, is not probed.
     ///
-    /// The verdict is remembered per server (its command line, or its URL) for the life of
-    /// the process (for up to 256 servers; past that all are forgotten), as a hint that skips
-    /// the probe, never as a trap: a server upgraded or replaced behind the same name is
+    /// The verdict is remembered per server (its command line, or its URL) in the
+    /// [`VerdictStore`](crate::VerdictStore) of
+    /// [`Options::with_verdict_store`](crate::Options::with_verdict_store) (by default this
+    /// process's memory, for up to 256 servers; past that all are forgotten), as a hint that
+    /// skips the probe, never as a trap: a server upgraded or replaced behind the same name is
     /// followed. A remembered stateless verdict still sends `server/discover`, whose refusal
     /// means `initialize` on the same connection. A remembered handshake verdict whose
     /// `initialize` is refused is forgotten, and the server is started or connected again and
     /// probed; one whose new session, after the server ended the old one, is refused is
     /// forgotten too, so the next connection probes. A stateless server that answers -32022
     /// to a later request has its verdict forgotten: the request fails with that error, or is
-    /// sent once more when the server names another stateless version both speak. To carry a
-    /// verdict to another process, see [`Client::verdict`](crate::Client::verdict).
+    /// sent once more when the server names another stateless version both speak. To carry
+    /// verdicts to another process, give both the same store.
     #[default]
     Auto,
     /// The handshake era only: `initialize` first, no probe, and a refused `initialize` is
@@ -172,6 +171,8 @@ pub(crate) struct EraOptions {
     /// [`ProtocolMode::Auto`], exited on the probe: a refused `initialize` may still fall
     /// forward to the stateless era.
     pub(crate) legacy_after_probe: bool,
+    /// Where the verdicts of [`ProtocolMode::Auto`] are kept.
+    pub(crate) verdicts: Verdicts,
 }
 
 impl Default for EraOptions {
@@ -185,6 +186,7 @@ impl Default for EraOptions {
             startup_timeout: Duration::from_secs(30),
             reinitialize_on_expiry: true,
             legacy_after_probe: false,
+            verdicts: Verdicts::default(),
         }
     }
 }
@@ -284,34 +286,6 @@ impl EraState {
     }
 }
 
-/// The process-wide verdicts, by server key.
-fn verdicts() -> &'static Mutex<HashMap<String, ProtocolMode>> {
-    static VERDICTS: OnceLock<Mutex<HashMap<String, ProtocolMode>>> = OnceLock::new();
-    VERDICTS.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// The remembered verdict for `server`: [`ProtocolMode::Legacy`] or a pin.
-pub(crate) fn cached_verdict(server: &str) -> Option<ProtocolMode> {
-    lock(verdicts()).get(server).cloned()
-}
-
-/// Remembers the verdict for `server`.
-pub(crate) fn remember_verdict(server: &str, verdict: ProtocolMode) {
-    let mut cache = lock(verdicts());
-    if cache.len() >= VERDICT_CACHE_CAPACITY && !cache.contains_key(server) {
-        cache.clear();
-    }
-    log::debug!("era verdict for {server}: {}", verdict.as_str());
-    cache.insert(server.to_owned(), verdict);
-}
-
-/// Forgets the verdict for `server`, so that its next connection probes again.
-pub(crate) fn forget_verdict(server: &str) {
-    if lock(verdicts()).remove(server).is_some() {
-        log::debug!("era verdict for {server} forgotten");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,14 +298,5 @@ mod tests {
         assert_eq!(ProtocolMode::modern().as_str(), "2026-07-28");
         assert_eq!(ProtocolMode::parse("2025-11-25"), None);
         assert_eq!(EraOptions::default().mode, ProtocolMode::Auto);
-    }
-
-    #[test]
-    fn verdicts_are_remembered_per_server() {
-        remember_verdict("era-test-a", ProtocolMode::Legacy);
-        remember_verdict("era-test-b", ProtocolMode::modern());
-        assert_eq!(cached_verdict("era-test-a"), Some(ProtocolMode::Legacy));
-        assert_eq!(cached_verdict("era-test-b"), Some(ProtocolMode::modern()));
-        assert_eq!(cached_verdict("era-test-c"), None);
     }
 }
