@@ -32,6 +32,21 @@ thread_local! {
     /// Whether the request being made on this thread carries a message whose writing out the
     /// layer above hears of (see [`writing`]).
     static WRITING: Cell<bool> = const { Cell::new(false) };
+    /// What became of the request being made on this thread on the wire (see [`attempt`]).
+    static ATTEMPT: Cell<Attempt> = const { Cell::new(Attempt { fresh: false, sent: false }) };
+}
+
+/// What became of one request on the wire: whether it opened a connection of its own (rather
+/// than take one from the pool), and whether it was written out whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Attempt {
+    pub fresh: bool,
+    pub sent: bool,
+}
+
+/// What became of the last request on this thread since [`forget_last`].
+pub(crate) fn attempt() -> Attempt {
+    ATTEMPT.with(Cell::get)
 }
 
 /// Durations at least this long mean "no limit": ureq adds its timeouts to an `Instant`
@@ -98,9 +113,16 @@ pub(crate) fn writing<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Forgets which connection the last request on this thread used; call before a request.
+/// Forgets which connection the last request on this thread used, and what became of it;
+/// call before a request.
 pub(crate) fn forget_last() {
     LAST.with(|last| last.borrow_mut().take());
+    ATTEMPT.with(|a| {
+        a.set(Attempt {
+            fresh: false,
+            sent: false,
+        })
+    });
 }
 
 /// The connection the last request on this thread was written to, if it is known.
@@ -202,6 +224,12 @@ impl Connector<()> for Watching {
             }),
         };
         let transport = self.inner.connect(&watched, chained)?;
+        ATTEMPT.with(|a| {
+            a.set(Attempt {
+                fresh: true,
+                ..a.get()
+            })
+        });
         let socket = captured.lock().ok().and_then(|mut slot| slot.take());
         Ok(transport.map(|inner| {
             Box::new(Watched {
@@ -274,6 +302,12 @@ impl Transport for Watched {
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         // The first wait for the answer: the request is out whole.
+        ATTEMPT.with(|a| {
+            a.set(Attempt {
+                sent: true,
+                ..a.get()
+            })
+        });
         if WRITING.with(|w| w.replace(false)) {
             crate::transport::written::report();
         }

@@ -235,18 +235,30 @@ impl Wire {
             )
             .chain(provided.iter().map(|(n, v)| (n.as_str(), v.as_str())))
             .chain(call.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-        socket::forget_last();
-        let result = socket::with_deadline(deadline, || match call.method {
-            Method::Post => socket::writing(|| {
-                with_headers(self.agent.post(call.url), call.accept, headers)
-                    .header("content-type", "application/json")
-                    .send(call.body.unwrap_or_default())
-            }),
-            Method::Get => with_headers(self.agent.get(call.url), call.accept, headers).call(),
-            Method::Delete => {
-                with_headers(self.agent.delete(call.url), call.accept, headers).call()
+        let headers: Vec<(&str, &str)> = headers.collect();
+        let mut result = self.send_once(call, deadline, &headers);
+        // A pooled connection the server closed right after its last answer, without saying
+        // so (a `Connection: close` it did not send, an idle timeout at a load balancer): the
+        // request goes once more on a connection of its own when it provably never reached
+        // the server, or is safe to repeat. One that may have run (a `tools/call`) is not.
+        for _ in 0..POOLED_RETRIES {
+            let attempt = socket::attempt();
+            let again = match &result {
+                Err(ureq::Error::Io(e)) if !attempt.fresh && closed_under_us(e) => {
+                    !attempt.sent || repeatable(call)
+                }
+                _ => false,
+            };
+            if !again {
+                break;
             }
-        });
+            log::debug!(
+                "{} {}: the server had closed the pooled connection; sending again",
+                call.method.as_str(),
+                call.what
+            );
+            result = self.send_once(call, deadline, &headers);
+        }
         result.map_err(|e| match map_error(e, call.what, started, Phase::Headers) {
             // "Connection refused" alone does not say where: a program may talk to many servers.
             Error::Io(e) => {
@@ -262,6 +274,59 @@ impl Wire {
             }
             other => other,
         })
+    }
+}
+
+impl Wire {
+    /// Makes `call` once, by `deadline`, with `headers`.
+    fn send_once(
+        &self,
+        call: &Call<'_>,
+        deadline: Instant,
+        headers: &[(&str, &str)],
+    ) -> std::result::Result<HttpResponse, ureq::Error> {
+        socket::forget_last();
+        let headers = headers.iter().copied();
+        socket::with_deadline(deadline, || match call.method {
+            Method::Post => socket::writing(|| {
+                with_headers(self.agent.post(call.url), call.accept, headers)
+                    .header("content-type", "application/json")
+                    .send(call.body.unwrap_or_default())
+            }),
+            Method::Get => with_headers(self.agent.get(call.url), call.accept, headers).call(),
+            Method::Delete => {
+                with_headers(self.agent.delete(call.url), call.accept, headers).call()
+            }
+        })
+    }
+}
+
+/// How many times a request is sent again after a pooled connection turned out closed: the
+/// pool holds at most 4 (see [`Wire::new`]), and a connection of its own ends the retries.
+const POOLED_RETRIES: usize = 4;
+
+/// Whether `error` is how a connection the server closed under a request shows: the request's
+/// writing or the wait for its answer cut short.
+fn closed_under_us(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+    )
+}
+
+/// Whether `call` may be sent twice without harm: a `GET` or `DELETE`, or a POST of a
+/// request that changes nothing on the server (`initialize`, `ping`, `server/discover`, a
+/// listing).
+fn repeatable(call: &Call<'_>) -> bool {
+    match call.method {
+        Method::Get | Method::Delete => true,
+        Method::Post => {
+            matches!(call.what, "initialize" | "ping" | "server/discover")
+                || call.what.ends_with("/list")
+        }
     }
 }
 
