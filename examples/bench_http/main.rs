@@ -1,5 +1,6 @@
 //! Streamable HTTP call throughput against a bare ureq keep-alive POST loop:
-//! `cargo run --release --example bench_http`.
+//! `cargo run --release --example bench_http`, then the same against server-everything with
+//! rmcp beside them (see [`everything`]; `bash .ci/bench` runs both with rmcp).
 //!
 //! Both clients talk to the same minimal JSON server in this program (HTTP/1.1 keep-alive,
 //! one thread per connection, every request answered at once), so the client is the
@@ -21,6 +22,9 @@ use umcp::transport::http::{HttpConfig, HttpTransportKind};
 use umcp::transport::{Connect, Inbound, Inbox, Transport};
 use umcp::Client;
 
+mod everything;
+mod rmcp;
+
 /// Repetitions of each client; the medians are reported.
 const REPS: usize = 9;
 /// Calls per repetition.
@@ -35,8 +39,18 @@ fn main() -> Result<(), Box<dyn Error>> {
     let client = Client::connect(config.clone())?;
     let (inbox, replies) = Inbox::new();
     let transport = config.connect(inbox)?;
-    // `bench_http MODE N` runs one mode only, for profilers (`strace -c`, `perf`).
+    // `bench_http MODE N` runs one mode only, for profilers (`strace -c`, `perf`);
+    // `bench_http everything` only the comparison against server-everything.
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    match args.as_slice() {
+        [only] if only == "everything" => return everything::run(root),
+        // `bench_http everything-umcp N`: N calls of umcp alone, for profilers.
+        [only, calls] if only == "everything-umcp" => {
+            return everything::profile(root, calls.parse()?)
+        }
+        _ => {}
+    }
     if let [mode, calls] = args.as_slice() {
         let calls: usize = calls.parse()?;
         let rate = match mode.as_str() {
@@ -81,7 +95,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
     transport.close();
     client.close();
-    Ok(())
+    everything::run(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// The bare baseline: one agent, one kept-alive connection, a JSON body per call, the reply

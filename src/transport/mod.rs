@@ -109,6 +109,7 @@ pub mod http;
 mod inbox;
 pub mod sse;
 pub mod stdio;
+pub(crate) mod waiting;
 pub(crate) mod written;
 
 pub(crate) use closing::Closing;

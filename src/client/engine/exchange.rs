@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result, TimeoutKind};
 use crate::jsonrpc::{Message, RequestId};
 use crate::sync::{deadline_after as far, lock};
+use crate::transport::waiting::waiting_here;
 
 use super::cancel::Attached;
 use super::connection::Connection;
@@ -171,8 +172,15 @@ impl Connection {
                     .map_err(|err| flight.failed(err)),
             };
         }
-        self.send_now(message, send_deadline, id)
-            .map_err(|err| flight.failed(err))?;
+        // A caller with nothing to hear while it waits (no progress, no cancel handle) may
+        // have its answer read on its own thread.
+        let opts = flight.call.options;
+        let quiet = flight.attached.is_none() && opts.progress.is_none() && !opts.reset_on_progress;
+        let sent = match quiet {
+            true => waiting_here(|| self.send_now(message, send_deadline, id)),
+            false => self.send_now(message, send_deadline, id),
+        };
+        sent.map_err(|err| flight.failed(err))?;
         // Only a transport obtaining credentials hands a message over past its deadline.
         // Looked at for the set-up alone, so that other calls read no clock for it.
         if let Some(setup) = flight.call.setup {

@@ -2,6 +2,7 @@
 //! `Last-Event-ID` when the server closes it before the response (2025-11-25 polling).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::delivery::deliver_event;
 use super::shared::Shared;
@@ -10,15 +11,20 @@ use super::streams::{self, backoff, Claim, End, Flow, Stop, StreamState};
 use super::wire::{self, HttpResponse};
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
+use crate::transport::waiting;
 
-/// Reads the stream of the POST that sent `id` on its own thread until the response arrives;
-/// `socket` is shut down once nobody waits for it, and an abandoned request's stream is dropped.
+/// Reads the stream of the POST that sent `id` until the response arrives; `socket` is shut
+/// down once nobody waits for it, and an abandoned request's stream is dropped. When the
+/// caller only waits for the answer after its send (see [`waiting`](crate::transport::waiting)),
+/// the stream is read here, by `deadline`, as a JSON body is: no thread, and no hand-over to
+/// the caller; one that drops before the response is resumed on a thread of its own.
 pub(crate) fn start(
     shared: &Arc<Shared>,
     id: RequestId,
     response: HttpResponse,
     socket: Option<Socket>,
     claim: Claim<'_>,
+    deadline: Instant,
 ) -> crate::Result<()> {
     if claim.is_stopped() {
         log::debug!("request {id} was abandoned before its event stream opened; dropping it");
@@ -29,15 +35,47 @@ pub(crate) fn start(
     }
     let (key, stop) = claim.keep();
     stop.attach(socket);
+    let pending = match waiting::is_waiting_here() {
+        true => {
+            let mut state = StreamState::default();
+            let what = format!("response to request {id}");
+            let end = socket::with_deadline(deadline, || {
+                read(shared, &id, response, &stop, &mut state, &what)
+            });
+            match end {
+                End::Done | End::Stopped => {
+                    shared.streams.unregister(key);
+                    return Ok(());
+                }
+                // As a JSON body read too slowly, or too large: the request fails with it.
+                End::Failed(e @ (Error::Timeout { .. } | Error::MessageTooLarge { .. })) => {
+                    stop.stop();
+                    shared.streams.unregister(key);
+                    return Err(e);
+                }
+                // Dropped before the response: resumed on a thread of its own.
+                dropped => Pending::Dropped(dropped, state),
+            }
+        }
+        false => Pending::Unread(response),
+    };
     let thread_shared = Arc::clone(shared);
     let spawned = streams::spawn("umcp-http-post", move || {
-        run(&thread_shared, &id, response, &stop);
+        run(&thread_shared, &id, pending, &stop);
         thread_shared.streams.unregister(key);
     });
     if spawned.is_err() {
         shared.streams.unregister(key);
     }
     spawned
+}
+
+/// Where the reading thread of a POST's stream starts.
+enum Pending {
+    /// The stream as the server answered, not read yet.
+    Unread(HttpResponse),
+    /// Read on the caller's thread until it ended this way, before the response.
+    Dropped(End, StreamState),
 }
 
 /// Why a resumption attempt failed.
@@ -48,11 +86,16 @@ enum Resume {
     Fatal(Error),
 }
 
-fn run(shared: &Shared, id: &RequestId, response: HttpResponse, stop: &Stop) {
+fn run(shared: &Shared, id: &RequestId, pending: Pending, stop: &Stop) {
     let what = format!("response to request {id}");
     let policy = shared.wire.config.reconnect;
-    let mut state = StreamState::default();
-    let mut end = read(shared, id, response, stop, &mut state, &what);
+    let (mut end, mut state) = match pending {
+        Pending::Unread(response) => {
+            let mut state = StreamState::default();
+            (read(shared, id, response, stop, &mut state, &what), state)
+        }
+        Pending::Dropped(end, state) => (end, state),
+    };
     let mut attempt = 0;
     loop {
         let error = match end {

@@ -31,7 +31,7 @@ pub(crate) fn accept(
     }
     let media_type = wire::media_type(&response);
     if media_type == "text/event-stream" {
-        return post_stream::start(shared, id, response, socket, claim);
+        return post_stream::start(shared, id, response, socket, claim, deadline);
     }
     if media_type != "application/json" {
         // Often a page from something in between (a captive portal, a proxy), in any

@@ -178,9 +178,48 @@ pub(crate) fn pump(
     });
     let mut reader = SseReader::with_max_event_size(body, max_event_size);
     let end = read_events(&mut reader, skip_oversized, stop, state, what, on_event);
+    if let End::Done = end {
+        finish_body(&mut reader, what);
+    }
     stop.detach();
     drop(reader);
     end
+}
+
+/// How long a stream that brought what it was read for gets to end, so that its connection
+/// goes back to the pool rather than being closed: a server ends a POST's stream right after
+/// the response, and its last bytes follow at once. Shorter on a caller's own thread, which
+/// has its answer already (see [`waiting`](crate::transport::waiting)).
+const FINISH_GRACE: Duration = Duration::from_millis(50);
+const FINISH_GRACE_HERE: Duration = Duration::from_millis(10);
+
+/// How many more events a stream that brought what it was read for may send in the grace
+/// before its connection is given up.
+const FINISH_EVENTS: usize = 8;
+
+/// Reads `reader` to its end within [`FINISH_GRACE`]: a body read to its end lets ureq keep the
+/// connection for the next request. What comes meanwhile was not asked for and is dropped (a
+/// stream kept open past the grace is closed, as it was before).
+fn finish_body(
+    reader: &mut impl Iterator<Item = std::result::Result<Event, SseError>>,
+    what: &str,
+) {
+    let grace = match crate::transport::waiting::is_waiting_here() {
+        true => FINISH_GRACE_HERE,
+        false => FINISH_GRACE,
+    };
+    let deadline = super::socket::deadline_after(Instant::now(), grace);
+    super::socket::with_deadline(deadline, || {
+        for item in reader.take(FINISH_EVENTS) {
+            match item {
+                Ok(event) => log::debug!(
+                    "{what}: dropping an event after the response ({:?})",
+                    event.event
+                ),
+                Err(_) => return,
+            }
+        }
+    });
 }
 
 fn read_events(
