@@ -28,7 +28,9 @@ type BoxResult<T> = Result<T, Box<dyn Error>>;
 /// Interleaved runs of each client; medians are reported.
 const REPS: usize = 7;
 /// Sequential calls per run.
-const CALLS: usize = 300;
+const CALLS: usize = 500;
+/// Calls each client makes before it is timed: connections, the server's JIT, allocator pools.
+const WARM_UP: usize = 50;
 /// Connects per run.
 const CONNECTS: usize = 5;
 
@@ -45,11 +47,11 @@ pub fn run(root: &Path) -> BoxResult<()> {
     }
     let server = Everything::start(&script)?;
     let url = server.url.clone();
-    let auto = Client::connect(HttpConfig::new(&url))?;
-    let pinned = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-    let legacy = Client::connect_with_options(HttpConfig::new(&url), pinned)?;
-    let bare = Bare::connect(&url)?;
+    // The server's first session is slower than the others for as long as it lives (the
+    // reference server ties work of its own to it): a session nobody measures takes it.
+    let _first = Bare::connect(&url)?;
     let mut rmcp = Rmcp::start(&url)?;
+    let pinned = || Options::default().with_protocol_mode(ProtocolMode::Legacy);
     // Warm-up: connections, the server's JIT, allocator pools.
     let echo = |client: &Client| -> BoxResult<()> {
         client.call_tool("echo", json!({"message": "ping"}))?;
@@ -62,24 +64,43 @@ pub fn run(root: &Path) -> BoxResult<()> {
         }
         Ok(CALLS as f64 / start.elapsed().as_secs_f64())
     };
-    for _ in 0..100 {
-        echo(&auto)?;
-        echo(&legacy)?;
-        bare.echo()?;
-    }
     if let Some(rmcp) = &mut rmcp {
-        rmcp.seq(100)?;
+        rmcp.seq(WARM_UP)?;
     }
     let mut rates: [Vec<f64>; 4] = Default::default();
     let mut connects: [Vec<f64>; 4] = Default::default();
-    for _ in 0..REPS {
-        rates[0].push(timed(&mut || echo(&auto))?);
-        rates[1].push(timed(&mut || echo(&legacy))?);
-        rates[2].push(timed(&mut || bare.echo())?);
-        if let Some(rmcp) = &mut rmcp {
-            let ns = rmcp.seq(CALLS)?;
-            rates[3].push(CALLS as f64 / (ns as f64 / 1e9));
+    for rep in 0..REPS {
+        // Each run starts with another client, so that none always follows the same one; the
+        // clients of this program connect afresh for each (a session of their own, warmed up).
+        for k in (0..4).map(|k| (k + rep) % 4) {
+            let umcp = |options: Options| -> BoxResult<f64> {
+                let client = Client::connect_with_options(HttpConfig::new(&url), options)?;
+                (0..WARM_UP).try_for_each(|_| echo(&client))?;
+                let rate = timed(&mut || echo(&client))?;
+                client.close();
+                Ok(rate)
+            };
+            let rate = match k {
+                0 => umcp(Options::default())?,
+                1 => umcp(pinned())?,
+                2 => {
+                    let bare = Bare::connect(&url)?;
+                    (0..WARM_UP).try_for_each(|_| bare.echo())?;
+                    timed(&mut || bare.echo())?
+                }
+                _ => match &mut rmcp {
+                    Some(rmcp) => {
+                        rmcp.fresh()?;
+                        rmcp.seq(WARM_UP)?;
+                        CALLS as f64 / (rmcp.seq(CALLS)? as f64 / 1e9)
+                    }
+                    None => continue,
+                },
+            };
+            rates[k].push(rate);
         }
+    }
+    for _ in 0..REPS {
         connects[0].push(connect_ms(&url, Some(Arc::new(NoVerdicts)))?);
         connects[1].push(connect_ms(&url, None)?);
         connects[2].push(bare_connect_ms(&url)?);
@@ -88,19 +109,22 @@ pub fn run(root: &Path) -> BoxResult<()> {
             connects[3].push(ns as f64 / 1e6 / CONNECTS as f64);
         }
     }
-    auto.close();
-    legacy.close();
     print(&rates, &connects, rmcp.is_some());
     Ok(())
 }
 
 /// `calls` sequential calls of umcp alone against server-everything, for a profiler.
-pub fn profile(root: &Path, calls: usize) -> BoxResult<()> {
+pub fn profile(root: &Path, calls: usize, pinned: bool) -> BoxResult<()> {
     let script = root.join(
         "target/peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
     let server = Everything::start(&script)?;
-    let client = Client::connect(HttpConfig::new(&server.url))?;
+    let mode = match pinned {
+        true => ProtocolMode::Legacy,
+        false => ProtocolMode::Auto,
+    };
+    let options = Options::default().with_protocol_mode(mode);
+    let client = Client::connect_with_options(HttpConfig::new(&server.url), options)?;
     let start = Instant::now();
     for _ in 0..calls {
         client.call_tool("echo", json!({"message": "ping"}))?;

@@ -45,9 +45,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     match args.as_slice() {
         [only] if only == "everything" => return everything::run(root),
-        // `bench_http everything-umcp N`: N calls of umcp alone, for profilers.
-        [only, calls] if only == "everything-umcp" => {
-            return everything::profile(root, calls.parse()?)
+        // `bench_http everything-umcp N [legacy]`: N calls of umcp alone, for profilers.
+        [only, calls, rest @ ..] if only == "everything-umcp" => {
+            let pinned = rest.first().is_some_and(|mode| mode == "legacy");
+            return everything::profile(root, calls.parse()?, pinned);
         }
         _ => {}
     }

@@ -39,6 +39,11 @@ impl Rmcp {
         self.command(&format!("seq {calls}"))
     }
 
+    /// Closes the client's session and opens a new one.
+    pub fn fresh(&mut self) -> BoxResult<()> {
+        self.command("fresh 0").map(drop)
+    }
+
     /// `n` connects, each ready to call; the nanoseconds they took, closes left out.
     pub fn connect(&mut self, n: usize) -> BoxResult<u64> {
         self.command(&format!("connect {n}"))

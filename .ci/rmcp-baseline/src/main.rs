@@ -1,11 +1,15 @@
 //! An rmcp client driven over stdin, so that `examples/bench` can interleave its runs with
 //! umcp's and the bare client's without measuring this process's start-up.
 //!
-//! `rmcp-baseline [--multi-thread] PROGRAM [ARGS...]` starts the server `PROGRAM ARGS...`,
-//! initializes, then reads one command per line: `seq N` makes N sequential `tools/call echo`
-//! calls, `par N` makes N calls spread over 8 tasks sharing the one client. After each it
-//! prints `ns <elapsed nanoseconds> allocs <allocations>` and waits for the next. At the end
-//! of its input it closes the client and exits.
+//! `rmcp-baseline [--multi-thread] PROGRAM [ARGS...]` starts the server `PROGRAM ARGS...`;
+//! `rmcp-baseline [--multi-thread] --http URL` connects to a Streamable HTTP server. Either way
+//! it initializes, then reads one command per line: `seq N` makes N sequential `tools/call
+//! echo` calls, `par N` makes N calls spread over 8 tasks sharing the one client, and (over
+//! HTTP) `connect N` makes N fresh connections, each initialized and then closed, timing only
+//! the connect and `initialize` (until the client is ready to call), and `fresh 0` closes the
+//! client and connects a new one, for runs each on a session of its own. After each it prints
+//! `ns <elapsed nanoseconds> allocs <allocations>` and waits for the next. At the end of its
+//! input it closes the client and exits.
 //!
 //! Sequential calls run on a tokio current-thread runtime: what a blocking program that
 //! wanted rmcp would build, one `block_on` per batch. With `--multi-thread` the runtime is
@@ -22,7 +26,7 @@ use std::time::Instant;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
@@ -72,7 +76,7 @@ fn drive() -> BoxResult<()> {
         args.remove(0);
     }
     if args.is_empty() {
-        return Err("usage: rmcp-baseline [--multi-thread] PROGRAM [ARGS...]".into());
+        return Err("usage: rmcp-baseline [--multi-thread] (PROGRAM [ARGS...] | --http URL)".into());
     }
     let runtime = if multi_thread {
         tokio::runtime::Builder::new_multi_thread()
@@ -81,7 +85,8 @@ fn drive() -> BoxResult<()> {
     }
     .enable_all()
     .build()?;
-    let client: Client = Arc::new(runtime.block_on(connect(&args))?);
+    let mut client: Client = Arc::new(runtime.block_on(connect(&args))?);
+    let url = (args[0] == "--http").then(|| args[1].clone());
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         let line = line?;
@@ -92,6 +97,19 @@ fn drive() -> BoxResult<()> {
         match mode {
             "seq" => runtime.block_on(sequential(&client, calls))?,
             "par" => runtime.block_on(spread(&client, calls))?,
+            "fresh" => {
+                let old = std::mem::replace(&mut client, Arc::new(runtime.block_on(connect(&args))?));
+                let old = Arc::try_unwrap(old).map_err(|_| "the client is still shared")?;
+                runtime.block_on(old.cancel())?;
+            }
+            "connect" => {
+                let url = url.as_deref().ok_or("`connect` needs --http")?;
+                let spent = runtime.block_on(connects(url, calls))?;
+                let allocations = ALLOCATIONS.load(Ordering::Relaxed) - allocations;
+                writeln!(out, "ns {} allocs {allocations}", spent.as_nanos())?;
+                out.flush()?;
+                continue;
+            }
             _ => return Err(format!("unknown command {line:?}").into()),
         }
         let elapsed = start.elapsed().as_nanos();
@@ -106,8 +124,15 @@ fn drive() -> BoxResult<()> {
     Ok(())
 }
 
-/// Starts the server and initializes with rmcp's defaults (the `initialize` handshake).
+/// Starts the server, or connects to its URL (`--http URL`), and initializes with rmcp's
+/// defaults (the `initialize` handshake).
 async fn connect(command: &[String]) -> BoxResult<RunningService<RoleClient, ()>> {
+    if let [flag, url] = command {
+        if flag == "--http" {
+            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            return Ok(().serve(transport).await?);
+        }
+    }
     let mut server = tokio::process::Command::new(&command[0]);
     server.args(&command[1..]);
     // The server's stderr is not the benchmark's output (the bare client drops it too).
@@ -115,6 +140,19 @@ async fn connect(command: &[String]) -> BoxResult<RunningService<RoleClient, ()>
         .stderr(Stdio::null())
         .spawn()?;
     Ok(().serve(transport).await?)
+}
+
+/// `n` fresh connections to `url`, each closed after it is ready; the time spent connecting
+/// and initializing, closes left out.
+async fn connects(url: &str, n: usize) -> BoxResult<std::time::Duration> {
+    let mut spent = std::time::Duration::ZERO;
+    for _ in 0..n {
+        let start = Instant::now();
+        let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await?;
+        spent += start.elapsed();
+        client.cancel().await?;
+    }
+    Ok(spent)
 }
 
 /// One `tools/call echo` with the arguments the benchmark's other clients send.
