@@ -82,5 +82,6 @@ pub use manager::{
     NotificationSource, PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
+pub use transport::http::{ClientIdentity, NetworkError, NetworkProblem, Proxy, TrustRoots};
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

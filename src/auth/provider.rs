@@ -88,7 +88,7 @@ impl OAuth {
             }
         }
         Ok(OAuth {
-            http: Http::new(config.timeout),
+            http: Http::new(config.timeout, config.network.clone()),
             server,
             resource,
             config,

@@ -74,6 +74,8 @@ impl fmt::Debug for AuthOptions {
 /// The OAuth side of one managed server.
 pub(crate) struct ServerAuth {
     url: String,
+    /// The server's HTTP settings, whose proxy and trust the authorization requests share.
+    http: crate::HttpConfig,
     settings: OAuthSettings,
     store: Arc<dyn TokenStore>,
     /// The user's step for this server, kept for the supervisor's life so that a loopback
@@ -105,6 +107,7 @@ impl ServerAuth {
         };
         Some(ServerAuth {
             url: http.get_url().to_owned(),
+            http: http.clone(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
                 inner: Arc::clone(&options.store),
@@ -118,7 +121,8 @@ impl ServerAuth {
         let config = self
             .settings
             .to_oauth_config(handler)
-            .token_store(Arc::clone(&self.store));
+            .token_store(Arc::clone(&self.store))
+            .same_network_as(&self.http);
         OAuth::new(self.url.clone(), config)
     }
 

@@ -1,0 +1,479 @@
+//! umcp's own TLS connections, on rustls: the trust roots chosen ([`TlsSettings`]), extra
+//! authorities, a client certificate, and failures turned into a [`NetworkError`] that names the
+//! certificate refused.
+//!
+//! The verifier is rustls's (or the operating system's), wrapped only to keep the chain it
+//! refused, on the handshaking thread, so that the error can say who issued it.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::crypto::CryptoProvider;
+use rustls::{
+    AlertDescription, CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct,
+    RootCertStore, SignatureScheme, StreamOwned,
+};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, LazyBuffers, NextTimeout, Transport, TransportAdapter,
+};
+
+use super::certificate::CertificateSummary;
+use super::failure::{NetworkError, NetworkProblem};
+use super::trust::{PemSource, Roots, TlsSettings};
+use crate::error::{Error, Result};
+
+thread_local! {
+    /// The chain the verifier last refused on this thread, end entity first.
+    static REFUSED: RefCell<Option<Vec<CertificateDer<'static>>>> = const { RefCell::new(None) };
+}
+
+/// What a connection trusts and shows, built once per transport (or authorization client).
+pub(crate) struct TlsSetup {
+    config: Arc<ClientConfig>,
+    /// The roots in words, for errors.
+    roots: String,
+}
+
+impl fmt::Debug for TlsSetup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsSetup")
+            .field("roots", &self.roots)
+            .finish()
+    }
+}
+
+impl TlsSetup {
+    /// Reads the files `settings` names (and `SSL_CERT_FILE`/`SSL_CERT_DIR` through `env` when no
+    /// roots are chosen) and builds the rustls configuration.
+    pub fn new(settings: &TlsSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<TlsSetup> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let roots = settings.roots(env);
+        let mut extra = Vec::new();
+        for source in &settings.extra {
+            extra.extend(certificates(source, "extra CA")?);
+        }
+        let verifier = verifier(&roots, extra, &provider)?;
+        let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
+            .with_protocol_versions(rustls::ALL_VERSIONS)
+            .map_err(|e| Error::Config(format!("TLS: {e}")))?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Remembering(verifier)));
+        let config = match &settings.identity {
+            Some(identity) => {
+                let chain = certificates(&identity.chain, "client certificate")?;
+                let key = private_key(&identity.key)?;
+                builder.with_client_auth_cert(chain, key).map_err(|e| {
+                    Error::Config(format!(
+                        "client certificate {} and its key cannot be used together: {e}",
+                        identity.chain.describe()
+                    ))
+                })?
+            }
+            None => builder.with_no_client_auth(),
+        };
+        Ok(TlsSetup {
+            config: Arc::new(config),
+            roots: roots.describe(),
+        })
+    }
+}
+
+/// The verifier for `roots`, trusting `extra` too.
+fn verifier(
+    roots: &Roots,
+    extra: Vec<CertificateDer<'static>>,
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<dyn ServerCertVerifier>> {
+    let mut store = RootCertStore::empty();
+    match roots {
+        Roots::Bundled => store.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        Roots::Environment(sources) => {
+            for (variable, path) in sources {
+                for file in environment_files(variable, path)? {
+                    let source = PemSource::File(file);
+                    let certs = certificates(&source, variable)?;
+                    store.add_parsable_certificates(certs);
+                }
+            }
+        }
+        Roots::System => return system_verifier(extra, provider),
+    }
+    let (_, ignored) = store.add_parsable_certificates(extra);
+    if ignored > 0 {
+        log::debug!("{ignored} extra CA certificates could not be used as roots");
+    }
+    if store.is_empty() {
+        return Err(Error::Config(format!(
+            "TLS: {} hold no usable certificate",
+            roots.describe()
+        )));
+    }
+    WebPkiServerVerifier::builder_with_provider(Arc::new(store), Arc::clone(provider))
+        .build()
+        .map(|v| v as Arc<dyn ServerCertVerifier>)
+        .map_err(|e| Error::Config(format!("TLS: {e}")))
+}
+
+#[cfg(all(feature = "system-trust", not(target_os = "android")))]
+fn system_verifier(
+    extra: Vec<CertificateDer<'static>>,
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<dyn ServerCertVerifier>> {
+    rustls_platform_verifier::Verifier::new_with_extra_roots(extra, Arc::clone(provider))
+        .map(|v| Arc::new(v) as Arc<dyn ServerCertVerifier>)
+        .map_err(|e| Error::Config(format!("TLS: the operating system's trust store: {e}")))
+}
+
+#[cfg(not(all(feature = "system-trust", not(target_os = "android"))))]
+fn system_verifier(
+    _extra: Vec<CertificateDer<'static>>,
+    _provider: &Arc<CryptoProvider>,
+) -> Result<Arc<dyn ServerCertVerifier>> {
+    Err(Error::Unsupported(crate::error::Unsupported::Feature(
+        "TrustRoots::System: umcp was built without the `system-trust` feature".into(),
+    )))
+}
+
+/// The files an `SSL_CERT_FILE` or `SSL_CERT_DIR` entry stands for.
+fn environment_files(variable: &str, path: &Path) -> Result<Vec<std::path::PathBuf>> {
+    if variable != "SSL_CERT_DIR" {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| {
+        Error::Config(format!(
+            "TLS: SSL_CERT_DIR names `{}`, which cannot be read: {e}",
+            path.display()
+        ))
+    })?;
+    let mut files: Vec<_> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The certificates in `source`, read for `what` (named in errors).
+fn certificates(source: &PemSource, what: &str) -> Result<Vec<CertificateDer<'static>>> {
+    let text = source
+        .read()
+        .map_err(|e| Error::Config(format!("TLS: {what} {}: {e}", source.describe())))?;
+    let certs: Vec<_> = CertificateDer::pem_slice_iter(&text)
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::Config(format!("TLS: {what} {}: {e}", source.describe())))?;
+    if certs.is_empty() {
+        return Err(Error::Config(format!(
+            "TLS: {what} {} holds no PEM certificate",
+            source.describe()
+        )));
+    }
+    Ok(certs)
+}
+
+/// The private key in `source`; errors never quote it.
+fn private_key(source: &PemSource) -> Result<PrivateKeyDer<'static>> {
+    let text = source.read().map_err(|e| {
+        Error::Config(format!(
+            "TLS: client key {}: {}",
+            source.describe(),
+            e.kind()
+        ))
+    })?;
+    PrivateKeyDer::from_pem_slice(&text).map_err(|_| {
+        Error::Config(format!(
+            "TLS: client key {} holds no PEM private key (PKCS#8, PKCS#1 or SEC1)",
+            source.describe()
+        ))
+    })
+}
+
+/// A verifier that remembers, on this thread, the chain it refused.
+#[derive(Debug)]
+struct Remembering(Arc<dyn ServerCertVerifier>);
+
+impl ServerCertVerifier for Remembering {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> std::result::Result<ServerCertVerified, rustls::Error> {
+        let verdict =
+            self.0
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
+        if verdict.is_err() {
+            let chain = std::iter::once(end_entity)
+                .chain(intermediates)
+                .map(|c| c.clone().into_owned())
+                .collect();
+            REFUSED.with(|r| *r.borrow_mut() = Some(chain));
+        }
+        verdict
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+
+    fn requires_raw_public_keys(&self) -> bool {
+        self.0.requires_raw_public_keys()
+    }
+
+    fn root_hint_subjects(&self) -> Option<&[rustls::DistinguishedName]> {
+        self.0.root_hint_subjects()
+    }
+}
+
+/// Wraps connections to `https` URLs in TLS with a [`TlsSetup`].
+pub(crate) struct TlsConnector {
+    pub setup: Arc<TlsSetup>,
+    /// The proxy on the way, shown in errors.
+    pub proxy: Option<String>,
+}
+
+impl fmt::Debug for TlsConnector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsConnector")
+            .field("setup", &self.setup)
+            .finish()
+    }
+}
+
+impl<In: Transport> Connector<In> for TlsConnector {
+    type Out = Box<dyn Transport>;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        chained: Option<In>,
+    ) -> std::result::Result<Option<Self::Out>, ureq::Error> {
+        let Some(transport) = chained else {
+            return Ok(None);
+        };
+        // Every `https` connection is wrapped, also one arriving through a tunnel over TLS to an
+        // `https://` proxy (TLS inside TLS), which reports itself as TLS already.
+        if !details.needs_tls() {
+            return Ok(Some(Box::new(transport)));
+        }
+        let authority = details
+            .uri
+            .authority()
+            .ok_or_else(|| ureq::Error::BadUri(details.uri.to_string()))?;
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let port = authority.port_u16().unwrap_or(443);
+        let shown = format!("{}:{port}", authority.host());
+        let name = ServerName::try_from(host.to_owned())
+            .map_err(|_| ureq::Error::BadUri(details.uri.to_string()))?;
+        let mut conn = ClientConnection::new(Arc::clone(&self.setup.config), name)
+            .map_err(|e| self.failure(&shown, io::Error::new(io::ErrorKind::InvalidData, e)))?;
+        let mut sock = TransportAdapter::new(transport.boxed(), Arc::clone(&details.current_time));
+        sock.set_timeout(details.timeout);
+        REFUSED.with(|r| r.borrow_mut().take());
+        while conn.is_handshaking() {
+            if let Err(e) = conn.complete_io(&mut sock) {
+                return Err(self.failure(&shown, e));
+            }
+        }
+        let buffers = LazyBuffers::new(
+            details.config.input_buffer_size(),
+            details.config.output_buffer_size(),
+        );
+        Ok(Some(Box::new(TlsTransport {
+            buffers,
+            stream: StreamOwned { conn, sock },
+            host: shown,
+            proxy: self.proxy.clone(),
+        })))
+    }
+}
+
+impl TlsConnector {
+    /// The error for `error` on the way to `host`: a [`NetworkError`] inside an I/O error when it
+    /// is a TLS failure, else the error as it is.
+    fn failure(&self, host: &str, error: io::Error) -> ureq::Error {
+        match network_error(host, &error, Some(&self.setup.roots), self.proxy.as_deref()) {
+            Some(network) => ureq::Error::Io(io::Error::new(error.kind(), Failure(network))),
+            // ureq's own errors (a timeout) travel inside I/O errors: `from` gives them back.
+            None => ureq::Error::from(error),
+        }
+    }
+}
+
+/// A [`NetworkError`] carried inside an `io::Error` through ureq, unwrapped by the error mapping.
+#[derive(Debug)]
+pub(crate) struct Failure(pub NetworkError);
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// The [`NetworkError`] inside `error`, if it carries one.
+pub(crate) fn carried(error: &io::Error) -> Option<NetworkError> {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<Failure>())
+        .map(|failure| failure.0.clone())
+}
+
+/// Reads the TLS failure in `error` (a rustls error inside an I/O error) as a [`NetworkError`].
+fn network_error(
+    host: &str,
+    error: &io::Error,
+    roots: Option<&str>,
+    proxy: Option<&str>,
+) -> Option<NetworkError> {
+    let tls = error.get_ref()?.downcast_ref::<rustls::Error>()?;
+    let problem = match tls {
+        rustls::Error::InvalidCertificate(cert) => match cert {
+            CertificateError::UnknownIssuer => NetworkProblem::UnknownIssuer,
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                NetworkProblem::Expired
+            }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                NetworkProblem::NotYetValid
+            }
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                NetworkProblem::WrongName
+            }
+            CertificateError::Revoked => NetworkProblem::Revoked,
+            _ => NetworkProblem::BadCertificate,
+        },
+        rustls::Error::AlertReceived(AlertDescription::CertificateRequired) => {
+            NetworkProblem::ClientCertificateRequired
+        }
+        rustls::Error::AlertReceived(
+            AlertDescription::BadCertificate
+            | AlertDescription::UnknownCA
+            | AlertDescription::CertificateExpired
+            | AlertDescription::CertificateUnknown
+            | AlertDescription::AccessDenied
+            | AlertDescription::UnsupportedCertificate
+            | AlertDescription::CertificateRevoked,
+        ) => NetworkProblem::ClientCertificateRejected,
+        _ => NetworkProblem::Handshake,
+    };
+    let mut network = NetworkError::new(problem, host, tls.to_string());
+    network.proxy = proxy.map(str::to_owned);
+    if matches!(
+        problem,
+        NetworkProblem::ClientCertificateRequired
+            | NetworkProblem::ClientCertificateRejected
+            | NetworkProblem::Handshake
+    ) {
+        return Some(network);
+    }
+    network.roots = roots.map(str::to_owned);
+    if let Some(chain) = REFUSED.with(|r| r.borrow_mut().take()) {
+        if let Some(end_entity) = chain.first() {
+            let summary = CertificateSummary::read(end_entity);
+            network.certificate_names = summary.names.clone();
+            // The issuer of the chain's last certificate is the authority it needs trusted.
+            let top = chain.last().map(|c| CertificateSummary::read(c));
+            let mut shown = summary.to_string();
+            if let Some(top) = top.filter(|_| chain.len() > 1) {
+                if let Some(issuer) = top.issuer {
+                    shown.push_str(&format!(", chained up to `{issuer}`"));
+                }
+            }
+            network.certificate = Some(shown);
+        }
+    }
+    Some(network)
+}
+
+/// A TLS connection; its read errors that are TLS alerts (a client certificate refused after the
+/// handshake, as TLS 1.3 servers do) become [`NetworkError`]s too.
+struct TlsTransport {
+    buffers: LazyBuffers,
+    stream: StreamOwned<ClientConnection, TransportAdapter>,
+    host: String,
+    proxy: Option<String>,
+}
+
+impl fmt::Debug for TlsTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsTransport")
+            .field("host", &self.host)
+            .finish()
+    }
+}
+
+impl TlsTransport {
+    fn failure(&self, error: io::Error) -> ureq::Error {
+        match network_error(&self.host, &error, None, self.proxy.as_deref()) {
+            Some(network) => ureq::Error::Io(io::Error::new(error.kind(), Failure(network))),
+            None => ureq::Error::from(error),
+        }
+    }
+}
+
+impl Transport for TlsTransport {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        &mut self.buffers
+    }
+
+    fn transmit_output(
+        &mut self,
+        amount: usize,
+        timeout: NextTimeout,
+    ) -> std::result::Result<(), ureq::Error> {
+        self.stream.get_mut().set_timeout(timeout);
+        let output = &self.buffers.output()[..amount];
+        self.stream.write_all(output).map_err(|e| self.failure(e))
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> std::result::Result<bool, ureq::Error> {
+        self.stream.get_mut().set_timeout(timeout);
+        let input = self.buffers.input_append_buf();
+        match self.stream.read(input) {
+            Ok(amount) => {
+                self.buffers.input_appended(amount);
+                Ok(amount > 0)
+            }
+            Err(e) => Err(self.failure(e)),
+        }
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.stream.get_mut().get_mut().is_open()
+    }
+
+    fn is_tls(&self) -> bool {
+        true
+    }
+}
