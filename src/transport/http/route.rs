@@ -76,7 +76,7 @@ impl Route {
         }
         Ok(Route {
             proxy,
-            tls: Arc::new(TlsSetup::new(&network.tls, &env)?),
+            tls: TlsSetup::shared(&network.tls, &env)?,
             unix_socket: network.unix_socket.clone(),
             slowest: Arc::default(),
         })

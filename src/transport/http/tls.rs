@@ -5,15 +5,17 @@
 //! The verifier is rustls's (or the operating system's), wrapped only to keep the chain it
 //! refused, on the handshaking thread, so that the error can say who issued it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
+use rustls::client::{ResolvesClientCert, WebPkiServerVerifier};
 use rustls::crypto::CryptoProvider;
+use rustls::sign::CertifiedKey;
 use rustls::{
     AlertDescription, CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct,
     RootCertStore, SignatureScheme, StreamOwned,
@@ -32,6 +34,8 @@ use crate::error::{Error, Result};
 thread_local! {
     /// The chain the verifier last refused on this thread, end entity first.
     static REFUSED: RefCell<Option<Vec<CertificateDer<'static>>>> = const { RefCell::new(None) };
+    /// Whether the server of the handshake on this thread asked for a client certificate.
+    static ASKED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What a connection trusts and shows, built once per transport (or authorization client).
@@ -49,7 +53,46 @@ impl fmt::Debug for TlsSetup {
     }
 }
 
+/// How long a built [`TlsSetup`] is reused for the same settings: reading `SSL_CERT_DIR` (or
+/// the system store) means hundreds of files, too many for every connection, and a file
+/// replaced on disk is read again once this has passed.
+const SETUP_TTL: Duration = Duration::from_secs(60);
+
+/// The most setups kept (when full, the oldest goes).
+const SETUPS_KEPT: usize = 16;
+
+/// A setup's key: the settings and the environment variables they read.
+type SetupKey = (TlsSettings, Option<String>, Option<String>);
+
 impl TlsSetup {
+    /// [`TlsSetup::new`], reusing one built for the same settings and environment in the last
+    /// [`SETUP_TTL`].
+    pub fn shared(
+        settings: &TlsSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Arc<TlsSetup>> {
+        static SETUPS: OnceLock<Mutex<Vec<(SetupKey, Instant, Arc<TlsSetup>)>>> = OnceLock::new();
+        let setups = SETUPS.get_or_init(Mutex::default);
+        let key = (settings.clone(), env("SSL_CERT_FILE"), env("SSL_CERT_DIR"));
+        {
+            let kept = setups.lock().unwrap_or_else(PoisonError::into_inner);
+            let found = kept
+                .iter()
+                .find(|(k, at, _)| *k == key && at.elapsed() < SETUP_TTL);
+            if let Some((_, _, setup)) = found {
+                return Ok(Arc::clone(setup));
+            }
+        }
+        let setup = Arc::new(TlsSetup::new(settings, env)?);
+        let mut kept = setups.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.retain(|(k, at, _)| *k != key && at.elapsed() < SETUP_TTL);
+        if kept.len() >= SETUPS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, Instant::now(), Arc::clone(&setup)));
+        Ok(setup)
+    }
+
     /// Reads the files `settings` names (and `SSL_CERT_FILE`/`SSL_CERT_DIR` through `env` when no
     /// roots are chosen) and builds the rustls configuration.
     pub fn new(settings: &TlsSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<TlsSetup> {
@@ -65,7 +108,7 @@ impl TlsSetup {
             .map_err(|e| Error::Config(format!("TLS: {e}")))?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(Remembering(verifier)));
-        let config = match &settings.identity {
+        let mut config = match &settings.identity {
             Some(identity) => {
                 let chain = certificates(&identity.chain, "client certificate")?;
                 let key = private_key(&identity.key)?;
@@ -78,6 +121,8 @@ impl TlsSetup {
             }
             None => builder.with_no_client_auth(),
         };
+        config.client_auth_cert_resolver =
+            Arc::new(Asked(Arc::clone(&config.client_auth_cert_resolver)));
         Ok(TlsSetup {
             config: Arc::new(config),
             roots: roots.describe(),
@@ -252,6 +297,29 @@ impl ServerCertVerifier for Remembering {
     }
 }
 
+/// The client certificate resolver, noting on this thread that the server asked for one.
+#[derive(Debug)]
+struct Asked(Arc<dyn ResolvesClientCert>);
+
+impl ResolvesClientCert for Asked {
+    fn resolve(
+        &self,
+        root_hint_subjects: &[&[u8]],
+        sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<CertifiedKey>> {
+        ASKED.with(|asked| asked.set(true));
+        self.0.resolve(root_hint_subjects, sigschemes)
+    }
+
+    fn only_raw_public_keys(&self) -> bool {
+        self.0.only_raw_public_keys()
+    }
+
+    fn has_certs(&self) -> bool {
+        self.0.has_certs()
+    }
+}
+
 /// Wraps connections to `https` URLs in TLS with a [`TlsSetup`].
 pub(crate) struct TlsConnector {
     pub setup: Arc<TlsSetup>,
@@ -300,6 +368,7 @@ impl<In: Transport> Connector<In> for TlsConnector {
         let mut sock = TransportAdapter::new(transport.boxed(), Arc::clone(&details.current_time));
         sock.set_timeout(details.timeout);
         REFUSED.with(|r| r.borrow_mut().take());
+        ASKED.with(|asked| asked.set(false));
         while conn.is_handshaking() {
             if let Err(e) = conn.complete_io(&mut sock) {
                 return Err(self.failure(&shown, e));
@@ -309,11 +378,16 @@ impl<In: Transport> Connector<In> for TlsConnector {
             details.config.input_buffer_size(),
             details.config.output_buffer_size(),
         );
+        let asked = ASKED
+            .with(Cell::get)
+            .then_some(self.setup.config.client_auth_cert_resolver.has_certs());
         Ok(Some(Box::new(TlsTransport {
             buffers,
             stream: StreamOwned { conn, sock },
             host: shown,
             proxy: self.proxy.clone(),
+            asked,
+            answered: false,
         })))
     }
 }
@@ -423,6 +497,10 @@ struct TlsTransport {
     stream: StreamOwned<ClientConnection, TransportAdapter>,
     host: String,
     proxy: Option<String>,
+    /// When the server asked for a client certificate: whether one was shown.
+    asked: Option<bool>,
+    /// Whether the server has sent anything since the handshake.
+    answered: bool,
 }
 
 impl fmt::Debug for TlsTransport {
@@ -435,10 +513,35 @@ impl fmt::Debug for TlsTransport {
 
 impl TlsTransport {
     fn failure(&self, error: io::Error) -> ureq::Error {
-        match network_error(&self.host, &error, None, self.proxy.as_deref()) {
+        let network = network_error(&self.host, &error, None, self.proxy.as_deref())
+            .or_else(|| self.refused_certificate(&error));
+        match network {
             Some(network) => ureq::Error::Io(io::Error::new(error.kind(), Failure(network))),
             None => ureq::Error::from(error),
         }
+    }
+
+    /// A connection the server drops before its first answer, after asking for a client
+    /// certificate: it refused the client for its certificate (or the lack of one), even when
+    /// its alert saying so was lost to the reset.
+    fn refused_certificate(&self, error: &io::Error) -> Option<NetworkError> {
+        let dropped = matches!(
+            error.kind(),
+            io::ErrorKind::BrokenPipe
+                | io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::UnexpectedEof
+        );
+        let shown = self.asked.filter(|_| dropped && !self.answered)?;
+        let problem = if shown {
+            NetworkProblem::ClientCertificateRejected
+        } else {
+            NetworkProblem::ClientCertificateRequired
+        };
+        Some(NetworkError {
+            proxy: self.proxy.clone(),
+            ..NetworkError::new(problem, &self.host, error.to_string())
+        })
     }
 }
 
@@ -454,7 +557,20 @@ impl Transport for TlsTransport {
     ) -> std::result::Result<(), ureq::Error> {
         self.stream.get_mut().set_timeout(timeout);
         let output = &self.buffers.output()[..amount];
-        self.stream.write_all(output).map_err(|e| self.failure(e))
+        match self.stream.write_all(output) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // A TLS 1.3 server checks the client's certificate after the handshake, and
+                // closes with an alert that a write finds only as a broken pipe: read it.
+                let mut probe = [0u8; 1];
+                match self.stream.read(&mut probe) {
+                    Err(alert) if network_error(&self.host, &alert, None, None).is_some() => {
+                        Err(self.failure(alert))
+                    }
+                    _ => Err(self.failure(e)),
+                }
+            }
+        }
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> std::result::Result<bool, ureq::Error> {
@@ -463,6 +579,7 @@ impl Transport for TlsTransport {
         match self.stream.read(input) {
             Ok(amount) => {
                 self.buffers.input_appended(amount);
+                self.answered |= amount > 0;
                 Ok(amount > 0)
             }
             Err(e) => Err(self.failure(e)),
