@@ -10,6 +10,14 @@
 
 mod common;
 
+#[cfg(feature = "oauth")]
+#[path = "common/http_server.rs"]
+mod http_server;
+
+#[cfg(feature = "oauth")]
+#[path = "common/auth_server/mod.rs"]
+mod auth_server;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -245,14 +253,12 @@ fn buffering_proxy_never_outlives_the_deadline() {
             .with_startup_timeout(timeout)
             .with_request_timeout(timeout);
         let started = Instant::now();
-        let listed = Client::connect_with_options(config, options).and_then(|client| {
-            let tools = client.list_all_tools();
-            let call = client
-                .with(&umcp::RequestOptions::default().with_timeout(Duration::from_secs(2)))
-                .call_tool("long_task", json!({"steps": 400}));
-            Ok((tools, call, client))
-        });
-        let (tools, call, client) = listed.unwrap_or_else(|e| panic!("{era}: {e}"));
+        let client =
+            Client::connect_with_options(config, options).unwrap_or_else(|e| panic!("{era}: {e}"));
+        let tools = client.list_all_tools();
+        let call = client
+            .with(&umcp::RequestOptions::default().with_timeout(Duration::from_secs(2)))
+            .call_tool("long_task", json!({"steps": 400}));
         assert!(tools.is_ok(), "{era}: {tools:?}");
         match call {
             Err(e) if e.is_timeout() => {}
@@ -430,4 +436,135 @@ fn environment_decides_proxy_and_roots() {
         "{}",
         mitm.output()
     );
+}
+
+/// An OAuth-protected server reached through a proxy: the discovery, registration and token
+/// requests take the same proxy as the MCP requests (`OAuthConfig::same_network_as`).
+#[cfg(feature = "oauth")]
+#[test]
+fn oauth_discovery_and_tokens_go_through_the_proxy() {
+    use std::sync::Arc;
+    use umcp::auth::{HeadlessHandler, OAuth, OAuthConfig};
+
+    if peers::skip_interop() {
+        return;
+    }
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let mitm = Mitm::start(MitmMode::Streaming, &certs().file("ca.pem"));
+    let server = HttpConfig::new(fixture.mcp_url())
+        .proxy(Proxy::url(mitm.url()))
+        .standalone_stream(false);
+    let config = OAuthConfig::new(HeadlessHandler::new())
+        .timeout(Duration::from_secs(10))
+        .same_network_as(&server);
+    let oauth = Arc::new(OAuth::new(fixture.mcp_url(), config).expect("a valid URL"));
+    let client = Client::connect_with_options(
+        server.credentials(oauth),
+        options().with_protocol_mode(ProtocolMode::Legacy),
+    )
+    .expect("authorized through the proxy");
+    assert!(!client.list_all_tools().expect("tools/list").is_empty());
+    client.close();
+    let base = fixture.base();
+    // mitmproxy shortens long URLs in its log, ending them with `…`.
+    for path in [
+        "GET {}/.well-known/oauth-prot",
+        "POST {}/register",
+        "POST {}/token",
+    ] {
+        let needle = path.replace("{}", &base);
+        assert!(mitm.seen(&needle, 1) >= 1, "{needle}: {}", mitm.output());
+    }
+}
+
+/// The steps and whether each passed.
+fn steps(checks: &[umcp::NetworkCheck]) -> Vec<(umcp::NetworkStep, bool)> {
+    checks.iter().map(|c| (c.step, c.ok)).collect()
+}
+
+/// `check_network` passes every step on a healthy server, showing the chain and the roots, and
+/// names the failing step behind an intercepting proxy, without a client certificate, and with
+/// the proxy down.
+#[test]
+fn network_check_names_the_failing_step() {
+    use umcp::NetworkStep::{Dns, Http, Proxy as ProxyStep, Tcp, Tls};
+
+    if peers::skip_interop() {
+        return;
+    }
+    let certs = certs();
+    let wait = Duration::from_secs(10);
+    let server = python_https("server.pem", "server.key", false);
+    let url = format!("https://127.0.0.1:{}/mcp", server.port());
+    let healthy = HttpConfig::new(&url)
+        .proxy(Proxy::none())
+        .add_ca_file(certs.file("ca.pem"))
+        .check_network(wait);
+    assert_eq!(
+        steps(&healthy),
+        [
+            (ProxyStep, true),
+            (Dns, true),
+            (Tcp, true),
+            (Tls, true),
+            (Http, true)
+        ],
+        "{healthy:#?}"
+    );
+    assert!(
+        healthy[3].detail.contains("issued by `umcp test CA`"),
+        "{healthy:#?}"
+    );
+
+    let mitm = Mitm::start(MitmMode::Streaming, &certs.file("ca.pem"));
+    let intercepted = HttpConfig::new(&url)
+        .proxy(Proxy::url(mitm.url()))
+        .check_network(wait);
+    assert_eq!(
+        steps(&intercepted),
+        [(ProxyStep, true), (Dns, true), (Tcp, true), (Tls, false)],
+        "{intercepted:#?}"
+    );
+    assert!(
+        intercepted[0].detail.contains(&mitm.url()),
+        "{intercepted:#?}"
+    );
+    assert!(
+        intercepted[3].detail.contains("mitmproxy"),
+        "{intercepted:#?}"
+    );
+    assert!(
+        intercepted[3]
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.contains("--cacert")),
+        "{intercepted:#?}"
+    );
+    let trusted = HttpConfig::new(&url)
+        .proxy(Proxy::url(mitm.url()))
+        .add_ca_file(mitm.ca())
+        .check_network(wait);
+    assert!(
+        trusted.iter().all(|c| c.ok) && trusted.len() == 5,
+        "{trusted:#?}"
+    );
+
+    let mtls = python_https("server.pem", "server.key", true);
+    let checks = HttpConfig::new(format!("https://127.0.0.1:{}/mcp", mtls.port()))
+        .proxy(Proxy::none())
+        .add_ca_file(certs.file("ca.pem"))
+        .check_network(wait);
+    let last = checks.last().expect("steps");
+    assert_eq!((last.step, last.ok), (Tls, false), "{checks:#?}");
+    assert!(last.detail.contains("client certificate"), "{checks:#?}");
+
+    let down = HttpConfig::new(&url)
+        .proxy(Proxy::url("http://127.0.0.1:1"))
+        .check_network(wait);
+    assert_eq!(
+        steps(&down),
+        [(ProxyStep, true), (Dns, true), (Tcp, false)],
+        "{down:#?}"
+    );
+    assert!(down[2].detail.contains("the proxy"), "{down:#?}");
 }

@@ -88,8 +88,11 @@ fn element(der: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
     (found == tag).then_some((content, rest))
 }
 
+/// An element's tag and content.
+type Tagged<'a> = (u8, &'a [u8]);
+
 /// The element at the start of `der`, whatever its tag, and what follows it.
-fn any(der: &[u8]) -> Option<((u8, &[u8]), &[u8])> {
+fn any(der: &[u8]) -> Option<(Tagged<'_>, &[u8])> {
     let (tag, content, rest) = tagged(der)?;
     Some(((tag, content), rest))
 }
@@ -139,7 +142,7 @@ fn name(mut rdns: &[u8]) -> Option<String> {
 }
 
 /// A directory string's text: UTF-8, printable and IA5 strings read as UTF-8 (lossily), BMP
-/// strings as UTF-16, control characters dropped.
+/// strings likewise (their text is lost, not their place), control characters dropped.
 fn string(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes)
         .chars()
@@ -149,7 +152,7 @@ fn string(bytes: &[u8]) -> String {
 }
 
 /// `UTCTime` or `GeneralizedTime` as `YYYY-MM-DD HH:MM:SS UTC`.
-fn time((tag, text): (u8, &[u8])) -> Option<String> {
+fn time((tag, text): Tagged<'_>) -> Option<String> {
     let text = std::str::from_utf8(text).ok()?;
     let digits = text.strip_suffix('Z')?;
     let full = match tag {

@@ -47,6 +47,8 @@ mod body;
 #[cfg(feature = "http")]
 mod call;
 #[cfg(feature = "http")]
+mod check;
+#[cfg(feature = "http")]
 mod connect;
 #[cfg(feature = "http")]
 mod delivery;
@@ -81,6 +83,8 @@ pub(crate) mod url;
 #[cfg(feature = "http")]
 mod wire;
 
+#[cfg(feature = "http")]
+pub use check::{NetworkCheck, NetworkStep};
 pub use credentials::{CredentialProvider, MAX_CREDENTIAL_RETRIES};
 pub use failure::{NetworkError, NetworkProblem};
 pub use kind::{HttpTransportKind, ReconnectPolicy};

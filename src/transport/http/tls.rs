@@ -36,6 +36,28 @@ thread_local! {
     static REFUSED: RefCell<Option<Vec<CertificateDer<'static>>>> = const { RefCell::new(None) };
     /// Whether the server of the handshake on this thread asked for a client certificate.
     static ASKED: Cell<bool> = const { Cell::new(false) };
+    /// The chains of the handshakes on this thread while [`recording`] runs.
+    static SEEN: RefCell<Option<Vec<Seen>>> = const { RefCell::new(None) };
+}
+
+/// What one handshake showed: the host, its certificate chain (end entity first), the roots
+/// trusted, and whether a client certificate was asked for.
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    pub host: String,
+    pub chain: Vec<CertificateSummary>,
+    pub roots: String,
+    pub client_certificate_asked: bool,
+}
+
+/// Runs `f`, keeping what every TLS handshake on this thread showed meanwhile.
+pub(crate) fn recording<T>(f: impl FnOnce() -> T) -> (T, Vec<Seen>) {
+    SEEN.with(|seen| *seen.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    let seen = SEEN
+        .with(|seen| seen.borrow_mut().take())
+        .unwrap_or_default();
+    (out, seen)
 }
 
 /// What a connection trusts and shows, built once per transport (or authorization client).
@@ -64,6 +86,9 @@ const SETUPS_KEPT: usize = 16;
 /// A setup's key: the settings and the environment variables they read.
 type SetupKey = (TlsSettings, Option<String>, Option<String>);
 
+/// The setups kept, with when each was built.
+type Setups = Mutex<Vec<(SetupKey, Instant, Arc<TlsSetup>)>>;
+
 impl TlsSetup {
     /// [`TlsSetup::new`], reusing one built for the same settings and environment in the last
     /// [`SETUP_TTL`].
@@ -71,7 +96,7 @@ impl TlsSetup {
         settings: &TlsSettings,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Arc<TlsSetup>> {
-        static SETUPS: OnceLock<Mutex<Vec<(SetupKey, Instant, Arc<TlsSetup>)>>> = OnceLock::new();
+        static SETUPS: OnceLock<Setups> = OnceLock::new();
         let setups = SETUPS.get_or_init(Mutex::default);
         let key = (settings.clone(), env("SSL_CERT_FILE"), env("SSL_CERT_DIR"));
         {
@@ -381,6 +406,17 @@ impl<In: Transport> Connector<In> for TlsConnector {
         let asked = ASKED
             .with(Cell::get)
             .then_some(self.setup.config.client_auth_cert_resolver.has_certs());
+        SEEN.with(|seen| {
+            if let Some(seen) = seen.borrow_mut().as_mut() {
+                let chain = conn.peer_certificates().unwrap_or_default();
+                seen.push(Seen {
+                    host: shown.clone(),
+                    chain: chain.iter().map(|c| CertificateSummary::read(c)).collect(),
+                    roots: self.setup.roots.clone(),
+                    client_certificate_asked: asked.is_some(),
+                });
+            }
+        });
         Ok(Some(Box::new(TlsTransport {
             buffers,
             stream: StreamOwned { conn, sock },

@@ -27,6 +27,10 @@ pub(crate) use super::call::{Call, Method};
 
 /// `Accept` for POSTs: servers may answer with either.
 pub(crate) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// `Accept` for POSTs through a proxy: both still (as the protocol requires), JSON preferred,
+/// since a proxy may hold an event stream back until it ends; a server that honours the
+/// preference answers in one piece.
+const ACCEPT_BOTH_JSON_FIRST: &str = "application/json, text/event-stream;q=0.5";
 /// `Accept` for GET streams.
 pub(crate) const ACCEPT_SSE: &str = "text/event-stream";
 /// The bound of requests the transport makes on its own when no request timeout is set.
@@ -246,7 +250,11 @@ impl Wire {
         let sent = Instant::now();
         let result = socket::with_deadline(deadline, || match call.method {
             Method::Post => socket::writing(|| {
-                with_headers(self.agent.post(call.url), call.accept, headers)
+                let accept = match call.accept {
+                    ACCEPT_BOTH if self.route.proxy.is_some() => ACCEPT_BOTH_JSON_FIRST,
+                    accept => accept,
+                };
+                with_headers(self.agent.post(call.url), accept, headers)
                     .header("content-type", "application/json")
                     .send(call.body.unwrap_or_default())
             }),
