@@ -81,6 +81,7 @@ pub enum NetworkProblem {
 
 impl NetworkError {
     /// A failure of `problem` at `host`, with the underlying `detail`.
+    #[cfg(any(test, feature = "http"))]
     pub(crate) fn new(problem: NetworkProblem, host: &str, detail: impl Into<String>) -> Self {
         NetworkError {
             problem,

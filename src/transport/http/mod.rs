@@ -31,6 +31,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 mod certificate;
 mod credentials;
 mod failure;

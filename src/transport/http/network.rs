@@ -19,6 +19,7 @@ impl Network {
     /// The settings an authorization server is reached with: the same proxy and trust, but
     /// neither the client certificate (which identifies the client to the MCP server only) nor
     /// the Unix socket (which leads to the MCP server only).
+    #[cfg(feature = "oauth")]
     pub fn for_authorization(&self) -> Network {
         Network {
             proxy: self.proxy.clone(),

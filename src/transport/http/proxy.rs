@@ -1,42 +1,6 @@
 //! Which proxy, if any, carries the requests to a URL: the environment's `http_proxy`,
 //! `https_proxy`, `all_proxy` and `no_proxy` (read as curl reads them), or a proxy chosen for one
 //! server.
-//!
-//! # The environment
-//!
-//! With [`Proxy::from_env`] (the default) the proxy for a URL is, in order:
-//!
-//! - for an `https://` URL, `https_proxy`, then `HTTPS_PROXY`;
-//! - for an `http://` URL, `http_proxy`, then `HTTP_PROXY` (the upper-case name is ignored when
-//!   `REQUEST_METHOD` is set: in a CGI program a request's `Proxy:` header arrives as
-//!   `HTTP_PROXY`);
-//! - then, for either, `all_proxy`, then `ALL_PROXY`.
-//!
-//! The first variable that is set and not empty decides. A proxy is written as a URL:
-//! `http://proxy:3128`, `https://proxy:443` (TLS to the proxy), `socks5://proxy:1080` (the proxy
-//! is given the server's address, resolved here) or `socks5h://proxy:1080` (the proxy resolves
-//! the name); without a scheme it is an HTTP proxy; the port defaults to 80, 443 or 1080.
-//! Credentials go in the URL (`http://user:pass@proxy:3128`, percent-encoded); they are sent to
-//! the proxy only, and never shown: messages and `Debug` output show the URL with its password
-//! replaced by `<redacted>`.
-//!
-//! `no_proxy` (or `NO_PROXY`) lists the hosts reached directly, separated by commas or spaces:
-//!
-//! - `*` alone: every host;
-//! - a name, `example.com`: that host and every host under it (`api.example.com`); a leading
-//!   `.` or `*.` changes nothing (`.example.com` matches `example.com` too);
-//! - an IP address, `10.1.2.3` or `::1` (or `[::1]`): that address, written as an address in
-//!   the URL (names are never resolved to check);
-//! - a CIDR block, `10.0.0.0/8` or `fd00::/8`: every address in it, likewise;
-//! - any of these with `:port` (`example.com:8443`, `[::1]:8080`): only URLs with that port
-//!   (the scheme's default port when the URL has none).
-//!
-//! Matching ignores case and a trailing dot. Nothing is bypassed unless listed: `localhost` and
-//! `127.0.0.1` go through the proxy too, as with curl. A proxy set for one server with
-//! [`Proxy::url`] is used for every request to it; `no_proxy` does not apply to it.
-//!
-//! Other settings are not read: the Windows and macOS system proxy settings, PAC files and
-//! `WPAD`, and the variables of other programs (`npm_config_proxy`, `REQUESTS_CA_BUNDLE`).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -47,7 +11,45 @@ use crate::redact;
 /// Where the requests to an HTTP server go: through the proxy the environment names (the
 /// default), directly, or through a proxy chosen for this server.
 ///
-/// The rules for the environment are in the [module docs](self).
+/// # The environment
+///
+/// With [`Proxy::from_env`] (the default) the proxy for a URL is, in order:
+///
+/// - for an `https://` URL, `https_proxy`, then `HTTPS_PROXY`;
+/// - for an `http://` URL, `http_proxy`, then `HTTP_PROXY` (the upper-case name is ignored when
+///   `REQUEST_METHOD` is set: in a CGI program a request's `Proxy:` header arrives as
+///   `HTTP_PROXY`);
+/// - then, for either, `all_proxy`, then `ALL_PROXY`.
+///
+/// The first variable that is set and not empty decides. A proxy is written as a URL:
+/// `http://proxy:3128`, `https://proxy:443` (TLS to the proxy), `socks5://proxy:1080` (the proxy
+/// is given the server's address, resolved here) or `socks5h://proxy:1080` (the proxy resolves
+/// the name); without a scheme it is an HTTP proxy; the port defaults to 80, 443 or 1080.
+/// Credentials go in the URL (`http://user:pass@proxy:3128`, percent-encoded); they are sent to
+/// the proxy only, and never shown: messages and `Debug` output show the URL with its password
+/// replaced by `<redacted>`.
+///
+/// `no_proxy` (or `NO_PROXY`) lists the hosts reached directly, separated by commas or spaces:
+///
+/// - `*` alone: every host;
+/// - a name, `example.com`: that host and every host under it (`api.example.com`); a leading
+///   `.` or `*.` changes nothing (`.example.com` matches `example.com` too);
+/// - an IP address, `10.1.2.3` or `::1` (or `[::1]`): that address, written as an address in
+///   the URL (names are never resolved to check);
+/// - a CIDR block, `10.0.0.0/8` or `fd00::/8`: every address in it, likewise;
+/// - any of these with `:port` (`example.com:8443`, `[::1]:8080`): only URLs with that port
+///   (the scheme's default port when the URL has none).
+///
+/// HTTP proxies carry every request in a `CONNECT` tunnel, also to `http://` servers: a proxy
+/// that allows `CONNECT` only to port 443 refuses those (list such hosts in `no_proxy`, or give
+/// them a SOCKS5 proxy).
+///
+/// Matching ignores case and a trailing dot. Nothing is bypassed unless listed: `localhost` and
+/// `127.0.0.1` go through the proxy too, as with curl. A proxy set for one server with
+/// [`Proxy::url`] is used for every request to it; `no_proxy` does not apply to it.
+///
+/// Other settings are not read: the Windows and macOS system proxy settings, PAC files and
+/// `WPAD`, and the variables of other programs (`npm_config_proxy`, `REQUESTS_CA_BUNDLE`).
 ///
 /// ```
 /// use umcp::transport::http::Proxy;
@@ -74,8 +76,7 @@ enum Choice {
 }
 
 impl Proxy {
-    /// The proxy the environment names for each URL, as the [module docs](self) describe (the
-    /// default).
+    /// The proxy the environment names for each URL, as described on [`Proxy`] (the default).
     ///
     /// See the example on [`Proxy`].
     pub fn from_env() -> Proxy {

@@ -29,7 +29,9 @@ use crate::error::Result;
 pub(crate) struct Route {
     /// The proxy that applies, when one does.
     pub proxy: Option<ProxyUrl>,
-    tls: Arc<TlsSetup>,
+    /// Only when something on the way speaks TLS: a broken TLS setting (an unreadable
+    /// `SSL_CERT_FILE`) must not stop a plain `http` server.
+    tls: Option<Arc<TlsSetup>>,
     /// The socket to connect to instead of the URL's host.
     pub unix_socket: Option<PathBuf>,
     /// The longest a request has waited for its response headers on this route, in
@@ -74,9 +76,14 @@ impl Route {
                 proxy.source
             );
         }
+        let tls = if uses_tls(url, proxy.as_ref()) {
+            Some(TlsSetup::shared(&network.tls, &env)?)
+        } else {
+            None
+        };
         Ok(Route {
             proxy,
-            tls: TlsSetup::shared(&network.tls, &env)?,
+            tls,
             unix_socket: network.unix_socket.clone(),
             slowest: Arc::default(),
         })
@@ -115,11 +122,19 @@ impl Route {
             })
             .chain(TcpConnector::default())
             .chain(TlsConnector {
-                setup: Arc::clone(&self.tls),
+                setup: self.tls.clone(),
                 proxy: shown,
             });
         BoxedConnector(Box::new(chain))
     }
+}
+
+/// Whether a connection to `url` through `proxy` speaks TLS anywhere.
+fn uses_tls(url: &str, proxy: Option<&ProxyUrl>) -> bool {
+    let https = url
+        .get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+    https || proxy.is_some_and(|p| p.kind == ProxyKind::Https)
 }
 
 /// ureq's form of `proxy`.

@@ -347,7 +347,8 @@ impl ResolvesClientCert for Asked {
 
 /// Wraps connections to `https` URLs in TLS with a [`TlsSetup`].
 pub(crate) struct TlsConnector {
-    pub setup: Arc<TlsSetup>,
+    /// `None` when nothing on the route was to speak TLS.
+    pub setup: Option<Arc<TlsSetup>>,
     /// The proxy on the way, shown in errors.
     pub proxy: Option<String>,
 }
@@ -376,6 +377,10 @@ impl<In: Transport> Connector<In> for TlsConnector {
         if !details.needs_tls() {
             return Ok(Some(Box::new(transport)));
         }
+        // A redirect or a legacy endpoint is never followed to another scheme; this is a bug.
+        let Some(setup) = &self.setup else {
+            return Err(ureq::Error::TlsRequired);
+        };
         let authority = details
             .uri
             .authority()
@@ -388,15 +393,16 @@ impl<In: Transport> Connector<In> for TlsConnector {
         let shown = format!("{}:{port}", authority.host());
         let name = ServerName::try_from(host.to_owned())
             .map_err(|_| ureq::Error::BadUri(details.uri.to_string()))?;
-        let mut conn = ClientConnection::new(Arc::clone(&self.setup.config), name)
-            .map_err(|e| self.failure(&shown, io::Error::new(io::ErrorKind::InvalidData, e)))?;
+        let mut conn = ClientConnection::new(Arc::clone(&setup.config), name).map_err(|e| {
+            self.failure(setup, &shown, io::Error::new(io::ErrorKind::InvalidData, e))
+        })?;
         let mut sock = TransportAdapter::new(transport.boxed(), Arc::clone(&details.current_time));
         sock.set_timeout(details.timeout);
         REFUSED.with(|r| r.borrow_mut().take());
         ASKED.with(|asked| asked.set(false));
         while conn.is_handshaking() {
             if let Err(e) = conn.complete_io(&mut sock) {
-                return Err(self.failure(&shown, e));
+                return Err(self.failure(setup, &shown, e));
             }
         }
         let buffers = LazyBuffers::new(
@@ -405,14 +411,14 @@ impl<In: Transport> Connector<In> for TlsConnector {
         );
         let asked = ASKED
             .with(Cell::get)
-            .then_some(self.setup.config.client_auth_cert_resolver.has_certs());
+            .then_some(setup.config.client_auth_cert_resolver.has_certs());
         SEEN.with(|seen| {
             if let Some(seen) = seen.borrow_mut().as_mut() {
                 let chain = conn.peer_certificates().unwrap_or_default();
                 seen.push(Seen {
                     host: shown.clone(),
                     chain: chain.iter().map(|c| CertificateSummary::read(c)).collect(),
-                    roots: self.setup.roots.clone(),
+                    roots: setup.roots.clone(),
                     client_certificate_asked: asked.is_some(),
                 });
             }
@@ -431,8 +437,8 @@ impl<In: Transport> Connector<In> for TlsConnector {
 impl TlsConnector {
     /// The error for `error` on the way to `host`: a [`NetworkError`] inside an I/O error when it
     /// is a TLS failure, else the error as it is.
-    fn failure(&self, host: &str, error: io::Error) -> ureq::Error {
-        match network_error(host, &error, Some(&self.setup.roots), self.proxy.as_deref()) {
+    fn failure(&self, setup: &TlsSetup, host: &str, error: io::Error) -> ureq::Error {
+        match network_error(host, &error, Some(&setup.roots), self.proxy.as_deref()) {
             Some(network) => ureq::Error::Io(io::Error::new(error.kind(), Failure(network))),
             // ureq's own errors (a timeout) travel inside I/O errors: `from` gives them back.
             None => ureq::Error::from(error),

@@ -1,35 +1,5 @@
 //! What an HTTPS connection trusts and shows: the roots a server's certificate must chain to,
 //! extra certificate authorities, and a client certificate for servers that ask for one.
-//!
-//! # Which roots
-//!
-//! - [`TrustRoots::Bundled`]: Mozilla's root certificates, compiled into umcp. The same on every
-//!   machine, and blind to a company's own authority.
-//! - [`TrustRoots::System`]: the operating system's trust store and its verification policy
-//!   (the Windows certificate store, the macOS keychain, the system bundle on Linux and the
-//!   BSDs). Where a company installs its root (a TLS-inspecting proxy's, an internal CA's), this
-//!   is where it is. Needs the `system-trust` feature.
-//!
-//! Extra authorities ([`HttpConfig::add_ca_file`](super::HttpConfig::add_ca_file),
-//! [`HttpConfig::add_ca_pem`](super::HttpConfig::add_ca_pem)) are trusted on top of either.
-//!
-//! # The environment
-//!
-//! When the roots are not chosen ([`HttpConfig::trust_roots`](super::HttpConfig::trust_roots)
-//! not called), two variables are read, with the meaning OpenSSL, curl and Python give them:
-//!
-//! - `SSL_CERT_FILE`: a PEM file whose certificates are the trusted roots, instead of the
-//!   bundled ones;
-//! - `SSL_CERT_DIR`: a directory whose PEM files (every regular file in it; lists separated by
-//!   `:`) are trusted roots, instead of the bundled ones, together with `SSL_CERT_FILE`.
-//!
-//! With neither set the roots are the bundled ones. A file named there that cannot be read, or
-//! holds no certificate, fails the connection with [`Error::Config`](crate::Error::Config)
-//! naming the variable, rather than silently trusting something else. Chosen roots ignore
-//! both variables, except that on Linux and the BSDs the system store honours them itself.
-//!
-//! Not read: `CURL_CA_BUNDLE`, `REQUESTS_CA_BUNDLE` and `NODE_EXTRA_CA_CERTS` (other programs'
-//! settings), and no variable turns verification off: there is no such switch at all.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,8 +7,35 @@ use std::sync::Arc;
 
 /// The certificate authorities a server's certificate must chain to.
 ///
-/// See the [module docs](self) for what each means and for the environment variables read when
-/// none is chosen.
+/// # Which roots
+///
+/// - [`TrustRoots::Bundled`]: Mozilla's root certificates, compiled into umcp. The same on every
+///   machine, and blind to a company's own authority.
+/// - [`TrustRoots::System`]: the operating system's trust store and its verification policy
+///   (the Windows certificate store, the macOS keychain, the system bundle on Linux and the
+///   BSDs). Where a company installs its root (a TLS-inspecting proxy's, an internal CA's), this
+///   is where it is. Needs the `system-trust` feature.
+///
+/// Extra authorities ([`HttpConfig::add_ca_file`](super::HttpConfig::add_ca_file),
+/// [`HttpConfig::add_ca_pem`](super::HttpConfig::add_ca_pem)) are trusted on top of either.
+///
+/// # The environment
+///
+/// When the roots are not chosen ([`HttpConfig::trust_roots`](super::HttpConfig::trust_roots)
+/// not called), two variables are read, with the meaning OpenSSL, curl and Python give them:
+///
+/// - `SSL_CERT_FILE`: a PEM file whose certificates are the trusted roots, instead of the
+///   bundled ones;
+/// - `SSL_CERT_DIR`: a directory whose PEM files (every regular file in it; lists separated by
+///   `:`) are trusted roots, instead of the bundled ones, together with `SSL_CERT_FILE`.
+///
+/// With neither set the roots are the bundled ones. A file named there that cannot be read, or
+/// holds no certificate, fails the connection with [`Error::Config`](crate::Error::Config)
+/// naming the variable, rather than silently trusting something else. Chosen roots ignore
+/// both variables, except that on Linux and the BSDs the system store honours them itself.
+///
+/// Not read: `CURL_CA_BUNDLE`, `REQUESTS_CA_BUNDLE` and `NODE_EXTRA_CA_CERTS` (other programs'
+/// settings), and no variable turns verification off: there is no such switch at all.
 ///
 /// ```
 /// use umcp::{HttpConfig, TrustRoots};
@@ -70,6 +67,7 @@ pub enum PemSource {
     Bytes(Arc<[u8]>),
 }
 
+#[cfg(feature = "http")]
 impl PemSource {
     /// The file or the bytes' length, for messages.
     pub(crate) fn describe(&self) -> String {
@@ -109,7 +107,7 @@ impl fmt::Debug for PemSource {
 /// let config = HttpConfig::new("https://gateway.corp/mcp").client_identity(identity);
 /// assert!(config.get_client_identity().is_some());
 ///
-/// let inline = ClientIdentity::from_pem(b"-----BEGIN CERTIFICATE-----…".to_vec(), b"secret".to_vec());
+/// let inline = ClientIdentity::from_pem(b"-----BEGIN CERTIFICATE-----...".to_vec(), b"secret".to_vec());
 /// assert!(!format!("{inline:?}").contains("secret"));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
@@ -172,6 +170,7 @@ pub(crate) struct TlsSettings {
 }
 
 /// Where the roots come from once the environment is read.
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Roots {
     Bundled,
@@ -180,6 +179,7 @@ pub(crate) enum Roots {
     Environment(Vec<(&'static str, PathBuf)>),
 }
 
+#[cfg(feature = "http")]
 impl TlsSettings {
     /// The roots, reading `SSL_CERT_FILE` and `SSL_CERT_DIR` through `env` when none are
     /// chosen.
@@ -208,6 +208,7 @@ impl TlsSettings {
     }
 }
 
+#[cfg(feature = "http")]
 impl Roots {
     /// The roots in a sentence, for messages: "the bundled Mozilla roots".
     pub fn describe(&self) -> String {
@@ -225,7 +226,7 @@ impl Roots {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
 
