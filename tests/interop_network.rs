@@ -458,6 +458,12 @@ fn oauth_discovery_and_tokens_go_through_the_proxy() {
         .timeout(Duration::from_secs(10))
         .same_network_as(&server);
     let oauth = Arc::new(OAuth::new(fixture.mcp_url(), config).expect("a valid URL"));
+    let found = oauth.discover(None).expect("discovery through the proxy");
+    assert_eq!(found.issuer, fixture.issuer());
+    assert!(
+        found.published && found.metadata.token_endpoint.is_some(),
+        "{found:?}"
+    );
     let client = Client::connect_with_options(
         server.credentials(oauth),
         options().with_protocol_mode(ProtocolMode::Legacy),
