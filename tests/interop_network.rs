@@ -574,3 +574,41 @@ fn network_check_names_the_failing_step() {
     );
     assert!(down[2].detail.contains("the proxy"), "{down:#?}");
 }
+
+/// The operating system's store: without the feature it is refused as unsupported; with it, the
+/// test CA added on top lets the TLS server through, and without that CA its issuer is unknown.
+#[test]
+fn system_trust_store_takes_extra_cas() {
+    if peers::skip_interop() {
+        return;
+    }
+    let certs = certs();
+    let server = python_https("server.pem", "server.key", false);
+    let url = format!("https://127.0.0.1:{}/mcp", server.port());
+    let system = HttpConfig::new(&url)
+        .proxy(Proxy::none())
+        .trust_roots(umcp::TrustRoots::System);
+    let outcome = connect(system.clone(), ProtocolMode::Legacy);
+    if cfg!(not(feature = "system-trust")) {
+        match outcome {
+            Err(Error::Unsupported(e)) => assert!(e.to_string().contains("system-trust"), "{e}"),
+            other => panic!("expected the feature to be named, got {other:?}"),
+        }
+        return;
+    }
+    let refused = network_error(outcome);
+    assert_eq!(refused.problem, NetworkProblem::UnknownIssuer, "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("operating system's trust store"),
+        "{refused}"
+    );
+    let client = connect(
+        system.add_ca_file(certs.file("ca.pem")),
+        ProtocolMode::Legacy,
+    )
+    .expect("the system store with the test CA on top");
+    use_python(&client);
+    client.close();
+}
