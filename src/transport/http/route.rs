@@ -384,3 +384,35 @@ mod unix {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::trust::PemSource;
+
+    #[test]
+    fn tls_settings_are_read_only_where_tls_is_spoken() {
+        let mut network = Network::default();
+        network.proxy = crate::Proxy::none();
+        network
+            .tls
+            .extra
+            .push(PemSource::File("/no/such/ca.pem".into()));
+        assert!(Route::new(&network, "http://127.0.0.1:1/mcp").is_ok());
+        let error = Route::new(&network, "https://127.0.0.1:1/mcp").expect_err("unreadable");
+        assert!(error.to_string().contains("/no/such/ca.pem"), "{error}");
+        network.proxy = crate::Proxy::url("https://127.0.0.1:3128");
+        assert!(Route::new(&network, "http://127.0.0.1:1/mcp").is_err());
+    }
+
+    #[test]
+    fn the_stream_answer_wait_follows_the_slowest_answer() {
+        let route = Route::new(&Network::default(), "http://127.0.0.1:1/mcp").expect("a route");
+        assert_eq!(route.stream_answer_wait(), STREAM_ANSWER_FLOOR);
+        route.note_exchange(Duration::from_millis(50));
+        assert_eq!(route.stream_answer_wait(), STREAM_ANSWER_FLOOR);
+        route.note_exchange(Duration::from_millis(400));
+        route.note_exchange(Duration::from_millis(10));
+        assert_eq!(route.stream_answer_wait(), Duration::from_millis(1600));
+    }
+}
