@@ -97,7 +97,7 @@ impl Proxy {
     /// This proxy for every request to the server (`http://`, `https://`, `socks5://` or
     /// `socks5h://`, with credentials in the URL when it needs them); the environment is not
     /// read. The URL is checked when connecting: a malformed one fails with
-    /// [`Error::Config`](crate::Error::Config).
+    /// [`Error::Config`].
     ///
     /// See the example on [`Proxy`].
     pub fn url(url: impl Into<String>) -> Proxy {
@@ -120,7 +120,7 @@ impl Proxy {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`](crate::Error::Config) when the proxy URL (configured or from the
+    /// [`Error::Config`] when the proxy URL (configured or from the
     /// environment) is malformed, or `url` is not an `http(s)` URL; the message names the
     /// variable it came from.
     pub fn for_url(&self, url: &str) -> Result<Option<String>> {

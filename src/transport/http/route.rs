@@ -392,8 +392,10 @@ mod tests {
 
     #[test]
     fn tls_settings_are_read_only_where_tls_is_spoken() {
-        let mut network = Network::default();
-        network.proxy = crate::Proxy::none();
+        let mut network = Network {
+            proxy: crate::Proxy::none(),
+            ..Network::default()
+        };
         network
             .tls
             .extra
