@@ -11,12 +11,7 @@
 mod common;
 
 #[cfg(feature = "oauth")]
-#[path = "common/http_server.rs"]
-mod http_server;
-
-#[cfg(feature = "oauth")]
-#[path = "common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
