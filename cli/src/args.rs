@@ -20,6 +20,8 @@ pub struct Args {
     pub url: Option<String>,
     pub transport: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// `--proxy`, `--cacert`, `--system-trust`, `--cert`, `--key` and `--unix-socket`.
+    pub network: crate::network::Flags,
     pub config: Option<String>,
     pub server: Option<String>,
     pub json: bool,
@@ -170,6 +172,9 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
                 )));
             }
             args.headers.push((name.to_owned(), value.to_owned()));
+        }
+        "proxy" | "cacert" | "system-trust" | "cert" | "key" | "unix-socket" => {
+            args.network.set(name, text);
         }
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),

@@ -51,6 +51,12 @@ fn server_options(args: &Args) -> Vec<&'static str> {
         ("transport", args.transport.is_some()),
         ("protocol", args.protocol.is_some()),
         ("oauth", args.oauth.for_server()),
+        (
+            args.network
+                .first_given()
+                .map_or("proxy", |o| o.trim_start_matches('-')),
+            args.network.first_given().is_some(),
+        ),
     ];
     given
         .iter()
@@ -326,6 +332,9 @@ fn entry(args: &Args, typed: bool) -> Result<Value, Exit> {
             {
                 return Err(usage(format!("--{option} is for --url servers")));
             }
+            if let Some(option) = args.network.first_given() {
+                return Err(usage(format!("{option} is for --url servers")));
+            }
             let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
             if typed {
                 entry.insert("type".into(), json!("stdio"));
@@ -366,6 +375,7 @@ fn entry(args: &Args, typed: bool) -> Result<Value, Exit> {
                     .collect();
                 entry.insert("headers".into(), Value::Object(headers));
             }
+            entry.extend(args.network.entry_keys());
             let oauth = &args.oauth;
             if oauth.enabled {
                 entry.insert("auth".into(), json!("oauth"));

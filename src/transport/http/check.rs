@@ -275,7 +275,14 @@ fn exchange(config: &HttpConfig, route: &Route, timeout: Duration, checks: &mut 
                 ),
                 _ => None,
             };
-            checks.push(NetworkCheck::fail(step, error.to_string(), fix));
+            // The remedy is the check's fix, not repeated in its detail.
+            let mut detail = error.to_string();
+            if let Some(remedy) = fix.as_deref().filter(|f| !f.is_empty()) {
+                if let Some(kept) = detail.strip_suffix(&format!("; {remedy}")) {
+                    detail = kept.to_owned();
+                }
+            }
+            checks.push(NetworkCheck::fail(step, detail, fix));
         }
     }
 }

@@ -148,9 +148,14 @@ impl TlsSetup {
         };
         config.client_auth_cert_resolver =
             Arc::new(Asked(Arc::clone(&config.client_auth_cert_resolver)));
+        let mut described = roots.describe();
+        if !settings.extra.is_empty() {
+            let extra: Vec<String> = settings.extra.iter().map(PemSource::describe).collect();
+            described.push_str(&format!(" and the extra CAs of {}", extra.join(", ")));
+        }
         Ok(TlsSetup {
             config: Arc::new(config),
-            roots: roots.describe(),
+            roots: described,
         })
     }
 }
