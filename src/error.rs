@@ -9,9 +9,11 @@ use std::time::Duration;
 use crate::jsonrpc::ErrorObject;
 
 mod http;
+mod network;
 mod summary;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
+pub use network::{NetworkError, NetworkProblem};
 
 use summary::DataSummary;
 
@@ -131,7 +133,7 @@ pub enum Error {
     /// The network between umcp and an HTTP server failed in a way a person can act on: a
     /// certificate refused (and why, and who issued it), a client certificate required or
     /// refused, a proxy unreachable or refusing. `Display` ends with the remedy.
-    Network(Box<crate::transport::http::NetworkError>),
+    Network(Box<NetworkError>),
     /// The HTTP session ended on the server: a request that carried a session id was answered
     /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
     /// answer an unknown session id).

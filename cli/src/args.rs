@@ -99,7 +99,11 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                         )));
                     }
                 }
-                apply(&mut args, &name, value, &mut help)?;
+                if crate::network::Flags::takes(&name) {
+                    args.network.set(&name, value.unwrap_or_default());
+                } else {
+                    apply(&mut args, &name, value, &mut help)?;
+                }
             }
             Short('h') => help = true,
             Short(c) => return Err(usage(format!("unknown option -{c}"))),
@@ -172,9 +176,6 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
                 )));
             }
             args.headers.push((name.to_owned(), value.to_owned()));
-        }
-        "proxy" | "cacert" | "system-trust" | "cert" | "key" | "unix-socket" => {
-            args.network.set(name, text);
         }
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),

@@ -328,12 +328,10 @@ fn entry(args: &Args, typed: bool) -> Result<Value, Exit> {
         (Some(line), None) => {
             if let Some(option) = ["header", "transport", "oauth"]
                 .iter()
+                .chain(crate::network::OPTIONS.iter())
                 .find(|o| server_options(args).contains(o))
             {
                 return Err(usage(format!("--{option} is for --url servers")));
-            }
-            if let Some(option) = args.network.first_given() {
-                return Err(usage(format!("{option} is for --url servers")));
             }
             let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
             if typed {

@@ -19,7 +19,22 @@ pub struct Flags {
     unix_socket: Option<String>,
 }
 
+/// The options' names.
+pub const OPTIONS: [&str; 6] = [
+    "proxy",
+    "cacert",
+    "system-trust",
+    "cert",
+    "key",
+    "unix-socket",
+];
+
 impl Flags {
+    /// Whether `name` is one of these options.
+    pub fn takes(name: &str) -> bool {
+        OPTIONS.contains(&name)
+    }
+
     /// Stores the value of option `name`.
     pub fn set(&mut self, name: &str, value: String) {
         match name {

@@ -34,7 +34,6 @@ use std::time::Duration;
 #[cfg(feature = "http")]
 mod certificate;
 mod credentials;
-mod failure;
 mod kind;
 mod network;
 mod network_setters;
@@ -84,10 +83,10 @@ pub(crate) mod url;
 #[cfg(feature = "http")]
 mod wire;
 
+pub use crate::error::{NetworkError, NetworkProblem};
 #[cfg(feature = "http")]
 pub use check::{NetworkCheck, NetworkStep};
 pub use credentials::{CredentialProvider, MAX_CREDENTIAL_RETRIES};
-pub use failure::{NetworkError, NetworkProblem};
 pub use kind::{HttpTransportKind, ReconnectPolicy};
 pub(crate) use network::Network;
 pub use proxy::Proxy;

@@ -18,11 +18,11 @@ use ureq::unversioned::transport::{
     ShutdownHandle, SocksConnector, TcpConnector, Transport,
 };
 
-use super::failure::{NetworkError, NetworkProblem};
 use super::network::Network;
 use super::proxy::{ProxyKind, ProxyUrl};
 use super::tls::{carried, Failure, TlsConnector, TlsSetup};
 use crate::error::Result;
+use crate::error::{NetworkError, NetworkProblem};
 
 /// How requests to one server travel.
 #[derive(Debug, Clone)]

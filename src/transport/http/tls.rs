@@ -27,9 +27,9 @@ use ureq::unversioned::transport::{
 };
 
 use super::certificate::CertificateSummary;
-use super::failure::{NetworkError, NetworkProblem};
 use super::trust::{PemSource, Roots, TlsSettings};
 use crate::error::{Error, Result};
+use crate::error::{NetworkError, NetworkProblem};
 
 thread_local! {
     /// The chain the verifier last refused on this thread, end entity first.

@@ -139,6 +139,14 @@ impl NetworkError {
 
 impl fmt::Display for NetworkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.what(f)?;
+        self.context(f)
+    }
+}
+
+impl NetworkError {
+    /// What happened, in a sentence.
+    fn what(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let certificate = match &self.certificate {
             Some(summary) => format!(" ({summary})"),
             None => String::new(),
@@ -205,6 +213,11 @@ impl fmt::Display for NetworkError {
                 self.detail
             )?,
         }
+        Ok(())
+    }
+
+    /// The roots trusted, the proxy on the way, and the remedy.
+    fn context(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let certificate_problem = !matches!(
             self.problem,
             NetworkProblem::ProxyUnreachable
