@@ -264,49 +264,47 @@ impl AuthorizationHandler for LoopbackHandler {
             .map_err(|e| failed(format!("cannot open the browser: {e}")))?;
         // `Duration::MAX` means no deadline.
         let deadline = Instant::now().checked_add(self.timeout);
+        let target = self.redirect(listener, state.as_deref(), deadline)?;
+        Ok(format!("http://127.0.0.1:{port}{target}"))
+    }
+}
+
+impl LoopbackHandler {
+    /// Serves the listener's connections side by side until one brings the callback for `state`,
+    /// and returns its target; fails at `deadline` or when the connection closes.
+    fn redirect(
+        &self,
+        listener: &TcpListener,
+        state: Option<&str>,
+        deadline: Option<Instant>,
+    ) -> Result<String> {
+        let failed =
+            |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
         let mut pending: VecDeque<Pending> = VecDeque::new();
         loop {
-            let mut progress = false;
-            match listener.accept() {
-                Ok((stream, _)) => {
-                    progress = true;
-                    if let Some(connection) = Pending::new(stream, deadline) {
-                        if pending.len() >= MAX_CONNECTIONS {
-                            // The oldest is the likeliest to be a preconnect or a trickler.
-                            pending.pop_front();
-                        }
-                        pending.push_back(connection);
-                    }
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => return Err(failed(format!("the loopback listener failed: {e}"))),
-            }
+            let mut progress = accept(listener, &mut pending, deadline)?;
             let now = Instant::now();
             let mut index = 0;
             while index < pending.len() {
-                match pending[index].poll(now) {
-                    Poll::Waiting => index += 1,
+                let target = match pending[index].poll(now) {
+                    Poll::Waiting => {
+                        index += 1;
+                        continue;
+                    }
                     Poll::Progress => {
                         progress = true;
                         index += 1;
+                        continue;
                     }
-                    Poll::Done(target) => {
-                        progress = true;
-                        let connection = pending.remove(index);
-                        let served = match (connection, target) {
-                            (Some(mut c), Some(target)) => {
-                                self.serve(&mut c.stream, &target, state.as_deref())
-                            }
-                            _ => None,
-                        };
-                        if let Some(target) = served {
-                            return Ok(format!("http://127.0.0.1:{port}{target}"));
-                        }
-                    }
+                    Poll::Done(target) => target,
+                };
+                progress = true;
+                let served = match (pending.remove(index), target) {
+                    (Some(mut c), Some(target)) => self.serve(&mut c.stream, &target, state),
+                    _ => None,
+                };
+                if let Some(target) = served {
+                    return Ok(target);
                 }
             }
             if deadline.is_some_and(|d| now >= d) {
@@ -325,6 +323,40 @@ impl AuthorizationHandler for LoopbackHandler {
                 std::thread::sleep(POLL);
             }
         }
+    }
+}
+
+/// Accepts a waiting connection, if any, into `pending` (closing the oldest beyond
+/// [`MAX_CONNECTIONS`]); true when one came.
+fn accept(
+    listener: &TcpListener,
+    pending: &mut VecDeque<Pending>,
+    deadline: Option<Instant>,
+) -> Result<bool> {
+    match listener.accept() {
+        Ok((stream, _)) => {
+            if let Some(connection) = Pending::new(stream, deadline) {
+                if pending.len() >= MAX_CONNECTIONS {
+                    // The oldest is the likeliest to be a preconnect or a trickler.
+                    pending.pop_front();
+                }
+                pending.push_back(connection);
+            }
+            Ok(true)
+        }
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+            ) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(AuthError::new(
+            AuthStep::Authorization,
+            format!("the loopback listener failed: {e}"),
+        )
+        .into()),
     }
 }
 
