@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::client_credentials::CrossAppAccess;
+use super::device::{DeviceAuthorization, Prompt};
 use super::handler::AuthorizationHandler;
 use super::store::{MemoryStore, TokenStore};
 use super::workload::WorkloadIdentity;
@@ -16,6 +17,9 @@ mod view;
 pub(crate) enum Grant {
     /// The authorization code flow with PKCE, through a handler for the user's step.
     AuthorizationCode(Arc<dyn AuthorizationHandler>),
+    /// The device authorization grant, showing the user a code; with a handler, the code flow
+    /// where the authorization server does not offer the device grant.
+    Device(Arc<Prompt>, Option<Arc<dyn AuthorizationHandler>>),
     /// `client_credentials`: the client acts for itself, with a secret or a signed assertion.
     ClientCredentials,
     /// A token exchange at an identity provider, then a JWT-bearer grant.
@@ -92,6 +96,60 @@ impl OAuthConfig {
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn with_handler(handler: Arc<dyn AuthorizationHandler>) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::AuthorizationCode(handler))
+    }
+
+    /// The device authorization grant (RFC 8628), for a sign-in without a browser here (over
+    /// SSH, in a container): `prompt` shows the user a page to visit on any device and a code to
+    /// enter there, while umcp polls the authorization server at its pace until the user has
+    /// signed in, refused, or the code expired. The wait ends by the deadline of the call it
+    /// serves (or [`OAuth::authorize_within`](super::OAuth::authorize_within)'s) and when the
+    /// connection closes or the sign-in is cancelled.
+    ///
+    /// It composes with the rest of the flow: the scopes of the server's challenge, the RFC 8707
+    /// `resource`, DPoP-bound tokens and step-up after 403 `insufficient_scope`. An
+    /// authorization server that offers no `device_authorization_endpoint` fails the
+    /// authorization; [`device_prompt`](Self::device_prompt) falls back to the code flow
+    /// instead.
+    ///
+    /// See the example on [`auth::DeviceAuthorization`](crate::auth::DeviceAuthorization).
+    pub fn device(
+        prompt: impl Fn(&DeviceAuthorization) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::Device(Arc::new(prompt), None))
+    }
+
+    /// Prefers the device authorization grant where the authorization server offers it, with
+    /// `prompt` showing the code, and keeps the authorization code flow (this configuration's
+    /// handler) for servers that do not: what a program without a browser at hand chooses. Only
+    /// for the user's grants; the others are left as they are.
+    ///
+    /// ```
+    /// use umcp::auth::{OAuthConfig, PasteHandler, PastePrompt};
+    ///
+    /// // Over SSH: the device flow where offered, else a redirect pasted back by the user.
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// let config = OAuthConfig::new(paste).device_prompt(|device| {
+    ///     eprintln!("Visit {} and enter {}", device.verification_uri, device.user_code);
+    ///     Ok(())
+    /// });
+    /// # let _ = config;
+    /// ```
+    pub fn device_prompt(
+        mut self,
+        prompt: impl Fn(&DeviceAuthorization) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> OAuthConfig {
+        let prompt: Arc<Prompt> = Arc::new(prompt);
+        self.grant = match self.grant {
+            Grant::AuthorizationCode(handler) | Grant::Device(_, Some(handler)) => {
+                Grant::Device(prompt, Some(handler))
+            }
+            Grant::Device(_, None) => Grant::Device(prompt, None),
+            other => other,
+        };
+        self
     }
 
     /// The `client_credentials` grant (the MCP client-credentials extension) for the

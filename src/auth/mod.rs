@@ -78,6 +78,7 @@
 
 mod client_credentials;
 mod config;
+mod device;
 mod discovery;
 mod dpop;
 mod encoding;
@@ -91,6 +92,7 @@ mod http;
 mod jwt;
 mod loopback;
 mod metadata;
+mod pause;
 mod pkce;
 mod provider;
 mod registration;
@@ -102,6 +104,7 @@ mod workload;
 
 pub use client_credentials::CrossAppAccess;
 pub use config::OAuthConfig;
+pub use device::DeviceAuthorization;
 pub use file_store::FileStore;
 pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;

@@ -4,24 +4,19 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::client_credentials;
 use super::config::{Grant, OAuthConfig};
-use super::discovery;
 use super::dpop::{DpopKey, Nonces};
-use super::flow;
 use super::flow_lock::{FlowGuard, FlowLock, Purpose, Refused};
 use super::http::Http;
-use super::registration;
 use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
-use super::tokens::AuthMethod;
 use super::urls;
-use super::workload;
-use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
+use crate::error::{AuthError, AuthStep, Error, Result};
 use crate::sync::lock;
 use crate::transport::http::{provider_deadline, url};
 
 mod credentials;
+mod obtain;
 mod proofs;
 mod refresh;
 
@@ -219,113 +214,6 @@ impl OAuth {
     /// Whether another thread replaced the credentials since this thread sent its request.
     fn replaced_since_sent(&self, state: &State) -> bool {
         state::sent_generation(self.id).is_some_and(|sent| sent != state.generation)
-    }
-
-    /// Discovery, client identity and the configured grant; installs and saves the result.
-    /// `scope` overrides the scope selection (for step-ups); `refused` is the answer that
-    /// asked for it, when there was one.
-    fn obtain(
-        &self,
-        challenge: Option<&WwwAuthenticate>,
-        scope: Option<String>,
-        refused: Option<&HttpError>,
-    ) -> Result<()> {
-        let version = refused.and_then(|e| e.protocol_version.as_deref());
-        let allowed = |issuer: &str| self.check_bound(issuer).is_ok();
-        let discovered = discovery::discover(
-            &self.http,
-            &self.server,
-            &self.resource,
-            challenge,
-            version,
-            allowed,
-        )?;
-        self.check_bound(&discovered.issuer)?;
-        let current = lock(&self.state).credentials.clone();
-        let mut credentials = match current {
-            Some(c) if c.issuer == discovered.issuer => c,
-            other => {
-                if let Some(previous) = other {
-                    log::debug!(
-                        "oauth: the authorization server changed from {} to {}; using credentials bound to the new one",
-                        crate::redact::url(&previous.issuer),
-                        crate::redact::url(&discovered.issuer)
-                    );
-                }
-                self.config
-                    .store
-                    .load(&self.resource, Some(&discovered.issuer))?
-                    .unwrap_or_else(|| StoredCredentials::new(discovered.issuer.clone()))
-            }
-        };
-        let interactive = matches!(self.config.grant, Grant::AuthorizationCode(_));
-        let scope = scope
-            .or_else(|| state::select_scope(challenge, &discovered, &self.config, interactive));
-        let redirect_uri = match &self.config.grant {
-            Grant::AuthorizationCode(handler) => Some(handler.redirect_uri()?),
-            _ => None,
-        };
-        let mut client = registration::client_identity(
-            &self.http,
-            &self.config,
-            &discovered,
-            credentials.client.as_ref(),
-            redirect_uri.as_deref(),
-        )?;
-        let method = AuthMethod::choose(
-            client.token_endpoint_auth_method.as_deref(),
-            client.client_secret.is_some(),
-            self.config.private_key_pem.is_some(),
-            &discovered.metadata,
-        );
-        client.token_endpoint_auth_method = Some(method.as_str().to_owned());
-        credentials.client = Some(client.clone());
-        let prover = self.prover(&mut credentials, Some(&discovered.metadata));
-        credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
-        credentials.resource = Some(discovered.resource.clone());
-        // The registration is kept even if the rest fails, so it is not repeated.
-        self.persist(&credentials);
-        let mut auth = self.client_auth(&client, method, &discovered.issuer)?;
-        auth.dpop = prover;
-        let token = match &self.config.grant {
-            Grant::AuthorizationCode(handler) => flow::authorization_code(
-                &self.http,
-                &discovered,
-                &auth,
-                handler.as_ref(),
-                redirect_uri.as_deref().unwrap_or_default(),
-                scope.as_deref(),
-            )?,
-            Grant::ClientCredentials => client_credentials::client_credentials(
-                &self.http,
-                &discovered,
-                &auth,
-                scope.as_deref(),
-            )?,
-            Grant::CrossAppAccess(access) => client_credentials::cross_app_access(
-                &self.http,
-                &discovered,
-                access,
-                &auth,
-                scope.as_deref(),
-            )?,
-            Grant::WorkloadIdentity(identity) => {
-                workload::jwt_bearer(&self.http, &discovered, identity, &auth, scope.as_deref())?
-            }
-        };
-        log::debug!(
-            "oauth: obtained a token from {} (scope {:?})",
-            crate::redact::url(&discovered.issuer),
-            token.scope
-        );
-        credentials.token = Some(token);
-        self.persist(&credentials);
-        let mut state = lock(&self.state);
-        state.replace(credentials, false);
-        // A new grant may speak for another subject than the tokens before it.
-        state.context += 1;
-        state.requested_scope = scope;
-        Ok(())
     }
 }
 

@@ -124,6 +124,9 @@ pub struct StoredCredentials {
     /// The token endpoint, so tokens can be refreshed without discovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint: Option<String>,
+    /// Where the tokens can be revoked (RFC 7009), when the authorization server offers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
     /// The RFC 8707 `resource` the tokens were obtained for, exactly as the protected
     /// resource metadata published it; refreshes send the same value.
     #[serde(default, skip_serializing_if = "Option::is_none")]

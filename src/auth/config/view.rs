@@ -52,6 +52,8 @@ impl fmt::Debug for OAuthConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let grant = match &self.grant {
             Grant::AuthorizationCode(_) => "authorization_code",
+            Grant::Device(_, None) => "device_code",
+            Grant::Device(_, Some(_)) => "device_code, else authorization_code",
             Grant::ClientCredentials => "client_credentials",
             Grant::CrossAppAccess(_) => "cross_app_access",
             Grant::WorkloadIdentity(_) => "workload_identity",
