@@ -78,6 +78,7 @@ pub struct OAuthConfig {
     pub(crate) refresh_margin: Duration,
     pub(crate) authorization_wait: Duration,
     pub(crate) dpop: bool,
+    pub(crate) profile: Option<String>,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) dpop_key_pem: Option<String>,
 }
@@ -237,6 +238,7 @@ impl OAuthConfig {
             refresh_margin: Duration::from_secs(60),
             authorization_wait: Duration::from_secs(300),
             dpop: true,
+            profile: None,
             dpop_key_pem: None,
         }
     }
@@ -398,6 +400,25 @@ impl OAuthConfig {
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {
         self.authorization_wait = wait;
+        self
+    }
+
+    /// Keeps this sign-in apart from others to the same server under the name `profile`, so one
+    /// user can hold two identities for one server (work and personal, say) and pick one per
+    /// program or configuration entry. Tokens, registrations and DPoP keys are stored per
+    /// profile; without one (the default), under the server alone.
+    ///
+    /// A name is 1 to 64 letters, digits, `.`, `_`, `-` or `@`; [`OAuth::new`](super::OAuth::new)
+    /// refuses any other.
+    ///
+    /// ```
+    /// use umcp::auth::{HeadlessHandler, OAuthConfig};
+    ///
+    /// let work = OAuthConfig::new(HeadlessHandler::new()).profile("work");
+    /// assert_eq!(work.get_profile(), Some("work"));
+    /// ```
+    pub fn profile(mut self, profile: impl Into<String>) -> OAuthConfig {
+        self.profile = Some(profile.into());
         self
     }
 

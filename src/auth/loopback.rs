@@ -15,6 +15,7 @@ use connection::{respond, Pending, Poll};
 
 use super::encoding::parse_query;
 use super::handler::AuthorizationHandler;
+use super::pause;
 use super::urls;
 use crate::error::{AuthError, AuthStep, Error, Result};
 use crate::transport::http::provider_deadline;
@@ -37,8 +38,9 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// redirect URI stays the same for later authorizations. Each authorization waits for one
 /// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
 /// answers it with a short page that shows nothing the authorization server sent (the
-/// response is checked after, and the application reports the outcome), and gives up after the timeout (default 5 minutes;
-/// `Duration::MAX` waits without limit), or within 50 ms of the client closing the
+/// response is checked after, and the application reports the outcome), and gives up after the
+/// timeout (default 5 minutes; `Duration::MAX` waits without limit), cut to the deadline of the
+/// call it serves, or within 50 ms of the client closing the
 /// connection the authorization is for (the opener it calls first is not interrupted). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
 /// trickling bytes cannot hold the redirect back. Authorizations through one handler (one
@@ -262,8 +264,9 @@ impl AuthorizationHandler for LoopbackHandler {
         );
         (self.opener)(authorization_url)
             .map_err(|e| failed(format!("cannot open the browser: {e}")))?;
-        // `Duration::MAX` means no deadline.
-        let deadline = Instant::now().checked_add(self.timeout);
+        // The handler's timeout, cut to the deadline of the call it serves (`Duration::MAX` and
+        // no call: no limit).
+        let deadline = pause::deadline_within(self.timeout);
         let target = self.redirect(listener, state.as_deref(), deadline)?;
         Ok(format!("http://127.0.0.1:{port}{target}"))
     }
@@ -280,6 +283,7 @@ impl LoopbackHandler {
     ) -> Result<String> {
         let failed =
             |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
+        let started = Instant::now();
         let mut pending: VecDeque<Pending> = VecDeque::new();
         loop {
             let mut progress = accept(listener, &mut pending, deadline)?;
@@ -309,8 +313,8 @@ impl LoopbackHandler {
             }
             if deadline.is_some_and(|d| now >= d) {
                 return Err(failed(format!(
-                    "no redirect arrived within {:?} (the user did not finish)",
-                    self.timeout
+                    "no redirect arrived within {} s (the user did not finish)",
+                    started.elapsed().as_secs()
                 )));
             }
             // The connection this authorization is for closed: nobody waits for it any more.

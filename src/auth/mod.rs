@@ -92,10 +92,13 @@ mod http;
 mod jwt;
 mod loopback;
 mod metadata;
+mod paste;
 mod pause;
 mod pkce;
 mod provider;
 mod registration;
+mod revocation;
+mod sign_in;
 mod state;
 mod store;
 mod tokens;
@@ -110,6 +113,11 @@ pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;
 pub use loopback::LoopbackHandler;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+pub use paste::{PasteHandler, PastePrompt};
 pub use provider::OAuth;
-pub use store::{ClientRegistration, MemoryStore, StoredCredentials, TokenSet, TokenStore};
+pub use revocation::Revocation;
+pub use sign_in::SignIn;
+pub use store::{
+    ClientRegistration, MemoryStore, StoreLock, StoredCredentials, TokenSet, TokenStore,
+};
 pub use workload::WorkloadIdentity;

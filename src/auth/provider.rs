@@ -3,17 +3,23 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use super::config::{Grant, OAuthConfig};
 use super::dpop::{DpopKey, Nonces};
 use super::flow_lock::{FlowGuard, FlowLock, Purpose, Refused};
 use super::http::Http;
+use super::revocation::{self, Revocation};
 use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
+use super::tokens::AuthMethod;
 use super::urls;
-use crate::error::{AuthError, AuthStep, Error, Result};
+use crate::error::{AuthError, AuthStep, Closed, Error, Result, TimeoutKind};
+use crate::sync::deadline_after;
 use crate::sync::lock;
+use crate::transport::http::provider_deadline::CloseSignal;
 use crate::transport::http::{provider_deadline, url};
+use crate::CancelHandle;
 
 mod credentials;
 mod obtain;
@@ -43,6 +49,8 @@ mod refresh;
 pub struct OAuth {
     server: String,
     resource: String,
+    /// The key of the token store: the resource, and the profile when there is one.
+    key: String,
     config: OAuthConfig,
     http: Http,
     id: u64,
@@ -64,8 +72,8 @@ impl OAuth {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when `server_url` is not an http(s) URL, or the client ID metadata
-    /// document URL is not an https URL with a path.
+    /// [`Error::Config`] when `server_url` is not an http(s) URL, the client ID metadata
+    /// document URL is not an https URL with a path, or the profile name is not one.
     pub fn new(server_url: impl Into<String>, config: OAuthConfig) -> Result<OAuth> {
         let server = server_url.into();
         let Some(resource) = urls::canonical_resource(&server) else {
@@ -82,10 +90,24 @@ impl OAuth {
                 )));
             }
         }
+        if let Some(profile) = config.profile.as_deref() {
+            let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@');
+            if profile.is_empty() || profile.len() > 64 || !profile.chars().all(allowed) {
+                return Err(Error::Config(format!(
+                    "a profile name is 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not `{}`",
+                    crate::redact::clip(profile)
+                )));
+            }
+        }
+        let key = match config.profile.as_deref() {
+            Some(profile) => format!("{resource}#{profile}"),
+            None => resource.clone(),
+        };
         Ok(OAuth {
             http: Http::new(config.timeout),
             server,
             resource,
+            key,
             config,
             id: state::next_provider_id(),
             state: Mutex::new(State::default()),
@@ -118,8 +140,10 @@ impl OAuth {
     ///     oauth.authorize()?;
     /// }
     /// log::info!("signed in to {}", oauth.resource());
-    /// // And `logout`: forget the tokens and the client registration, here and in the store.
-    /// oauth.logout()?;
+    /// // And `logout`: revoke the tokens where the server offers it, and forget them and the
+    /// // client registration, here and in the store.
+    /// let revocation = oauth.logout()?;
+    /// log::info!("signed out: {revocation}");
     /// # Ok(()) }
     /// ```
     ///
@@ -129,6 +153,65 @@ impl OAuth {
     pub fn authorize(&self) -> Result<()> {
         let mut flow = self.flow(Purpose::Authorize)?;
         flow.outcome(self.obtain(None, None, None))
+    }
+
+    /// [`authorize`](Self::authorize) within `timeout`, ended early by `cancel` (a `login`
+    /// command with a deadline and Ctrl-C): every wait of the flow ends by then, the user's
+    /// step included (a device code's polling, a pasted address, the loopback redirect), and
+    /// every request to the authorization server is cut to it.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use umcp::auth::{OAuth, OAuthConfig};
+    /// use umcp::CancelHandle;
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let config = OAuthConfig::device(|device| {
+    ///     eprintln!("Visit {} and enter {}", device.verification_uri, device.user_code);
+    ///     Ok(())
+    /// });
+    /// let oauth = OAuth::new("https://mcp.example.com/mcp", config)?;
+    /// let cancel = CancelHandle::new(); // cancelled from a Ctrl-C handler, say
+    /// match oauth.authorize_within(Duration::from_secs(300), &cancel) {
+    ///     Ok(()) => eprintln!("signed in"),
+    ///     Err(umcp::Error::Cancelled { .. }) => eprintln!("cancelled"),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`authorize`](Self::authorize); [`Error::Cancelled`] (method `authorize`) once
+    /// `cancel` was cancelled, and [`Error::Timeout`] when `timeout` passed first.
+    pub fn authorize_within(&self, timeout: Duration, cancel: &CancelHandle) -> Result<()> {
+        let cancelled = || Error::Cancelled {
+            method: "authorize".into(),
+        };
+        let signal = Arc::new(CloseSignal::default());
+        let closer = Arc::clone(&signal);
+        let hook = cancel.on_cancel(Arc::new(move || {
+            closer.close(Arc::new(Closed {
+                reason: "the sign-in was cancelled".into(),
+                ..Closed::default()
+            }))
+        }));
+        let Some(_hook) = hook else {
+            return Err(cancelled());
+        };
+        let started = Instant::now();
+        let deadline = deadline_after(started, timeout);
+        let result = provider_deadline::within(deadline, &signal, || self.authorize());
+        match result {
+            Err(_) if cancel.is_cancelled() => Err(cancelled()),
+            Err(_) if Instant::now() >= deadline => Err(Error::Timeout {
+                method: "authorize".into(),
+                elapsed: started.elapsed(),
+                kind: TimeoutKind::Request,
+                stderr_tail: None,
+            }),
+            other => other,
+        }
     }
 
     /// True when an access token is at hand (from this session or the store).
@@ -143,15 +226,23 @@ impl OAuth {
         Ok(state_token(&state).is_some())
     }
 
-    /// Forgets this server's tokens and client registrations, here and in the store.
+    /// Signs out: revokes the tokens at the authorization server where it offers revocation
+    /// (RFC 7009), then forgets this server's tokens and client registrations (of this
+    /// profile), here and in the store, whatever the revocation's outcome.
     ///
     /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     ///
     /// # Errors
     ///
-    /// When the token store cannot be written.
-    pub fn logout(&self) -> Result<()> {
+    /// When the token store cannot be read or written; a failed revocation is not an error but
+    /// [`Revocation::Failed`].
+    pub fn logout(&self) -> Result<Revocation> {
         let _flow = self.flow(Purpose::Logout)?;
+        let held = self.loaded_state()?.credentials.clone();
+        let revocation = match held {
+            Some(credentials) => self.revoke(&credentials),
+            None => Revocation::NothingHeld,
+        };
         let mut state = lock(&self.state);
         *state = State {
             loaded: true,
@@ -159,7 +250,36 @@ impl OAuth {
             context: state.context + 1,
             ..State::default()
         };
-        self.config.store.remove(&self.resource, None)
+        self.config.store.remove(&self.key, None)?;
+        Ok(revocation)
+    }
+
+    /// Revokes the tokens of `credentials` where their authorization server offers it.
+    fn revoke(&self, credentials: &StoredCredentials) -> Revocation {
+        let (Some(token), Some(client)) = (&credentials.token, &credentials.client) else {
+            return Revocation::NothingHeld;
+        };
+        let Some(endpoint) = credentials.revocation_endpoint.as_deref() else {
+            return Revocation::NotOffered;
+        };
+        let method = AuthMethod::choose(
+            client.token_endpoint_auth_method.as_deref(),
+            client.client_secret.is_some(),
+            self.config.private_key_pem.is_some(),
+            &Default::default(),
+        );
+        let revoked = self
+            .check_bound(&credentials.issuer)
+            .map_err(Error::from)
+            .and_then(|()| self.client_auth(client, method, &credentials.issuer))
+            .and_then(|auth| Ok(revocation::revoke(&self.http, endpoint, &auth, token)?));
+        match revoked {
+            Ok(()) => Revocation::Revoked,
+            Err(Error::Auth(error)) => Revocation::Failed(error),
+            Err(other) => {
+                Revocation::Failed(Box::new(AuthError::new(AuthStep::Token, other.to_string())))
+            }
+        }
     }
 
     /// Takes the flow lock for `purpose`, waiting at most the configured time behind another
@@ -194,7 +314,7 @@ impl OAuth {
     fn loaded_state(&self) -> Result<MutexGuard<'_, State>> {
         let mut state = lock(&self.state);
         if !state.loaded {
-            state.credentials = self.config.store.load(&self.resource, None)?;
+            state.credentials = self.config.store.load(&self.key, None)?;
             state.loaded = true;
         }
         Ok(state)
@@ -203,7 +323,7 @@ impl OAuth {
     /// Saves credentials. A store that fails is reported but does not fail the request: the
     /// credentials are valid for this session all the same.
     fn persist(&self, credentials: &StoredCredentials) {
-        if let Err(e) = self.config.store.save(&self.resource, credentials) {
+        if let Err(e) = self.config.store.save(&self.key, credentials) {
             log::warn!(
                 "oauth: cannot save the credentials of {}: {e}",
                 crate::redact::url(&self.resource)

@@ -127,7 +127,7 @@ impl OAuth {
                 }
                 self.config
                     .store
-                    .load(&self.resource, Some(&discovered.issuer))?
+                    .load(&self.key, Some(&discovered.issuer))?
                     .unwrap_or_else(|| StoredCredentials::new(discovered.issuer.clone()))
             }
         };
@@ -150,6 +150,7 @@ impl OAuth {
         credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
         credentials.revocation_endpoint = discovered.metadata.revocation_endpoint.clone();
         credentials.resource = Some(discovered.resource.clone());
+        credentials.profile = self.config.profile.clone();
         self.persist(&credentials);
         let mut auth = self.client_auth(&client, method, &discovered.issuer)?;
         auth.dpop = prover;
