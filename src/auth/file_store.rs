@@ -2,13 +2,15 @@
 
 use std::fmt;
 use std::fs;
+use std::fs::TryLockError;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{self, StoredCredentials, TokenStore};
+use super::store::{self, StoreLock, StoredCredentials, TokenStore};
 use crate::error::{Error, Result};
 use crate::private_file;
 
@@ -148,4 +150,60 @@ impl TokenStore for FileStore {
     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
         self.update(|entries| store::retain_others(entries, server, issuer))
     }
+
+    fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.read()
+    }
+
+    fn location(&self) -> String {
+        format!(
+            "the file {} (readable by its owner only)",
+            self.path.display()
+        )
+    }
+
+    fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
+        let mut name = self.path.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        private_file::create_dir(&dir)
+            .map_err(|e| self.io_error("cannot create the directory of", e))?;
+        let file = open_lock(&path).map_err(|e| self.io_error("cannot open the lock of", e))?;
+        let deadline = crate::sync::deadline_in(wait);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Some(StoreLock::new(file))),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => return Err(self.io_error("cannot lock", e)),
+            }
+            if Instant::now() >= deadline {
+                let busy = io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("another process held the lock for {wait:?}"),
+                );
+                return Err(self.io_error("cannot lock", busy));
+            }
+            std::thread::sleep(LOCK_POLL);
+        }
+    }
+}
+
+/// How often a lock held by another process is tried again.
+const LOCK_POLL: Duration = Duration::from_millis(20);
+
+/// Opens (creating, owner-only) the lock file at `path`; its content is never read.
+fn open_lock(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
 }

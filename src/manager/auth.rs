@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use super::{Manager, ServerStatus};
 use crate::auth::{
-    AuthorizationHandler, FileStore, LoopbackHandler, MemoryStore, OAuth, StoredCredentials,
-    TokenStore,
+    AuthorizationHandler, FileStore, LoopbackHandler, MemoryStore, OAuth, StoreLock,
+    StoredCredentials, TokenStore,
 };
 use crate::config::{OAuthSettings, ServerConfig, ServerTransport};
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
@@ -324,5 +324,20 @@ impl TokenStore for ScopedStore {
 
     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
         self.inner.remove(&self.key(server), issuer)
+    }
+
+    fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        let prefix = self.key("");
+        let mut entries = self.inner.entries()?;
+        entries.retain(|(key, _)| key.starts_with(&prefix));
+        Ok(entries)
+    }
+
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+
+    fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
+        self.inner.lock(wait)
     }
 }
