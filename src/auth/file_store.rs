@@ -166,30 +166,40 @@ impl TokenStore for FileStore {
     fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
         let mut name = self.path.as_os_str().to_owned();
         name.push(".lock");
-        let path = PathBuf::from(name);
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        private_file::create_dir(&dir)
-            .map_err(|e| self.io_error("cannot create the directory of", e))?;
-        let file = open_lock(&path).map_err(|e| self.io_error("cannot open the lock of", e))?;
-        let deadline = crate::sync::deadline_in(wait);
-        loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(Some(StoreLock::new(file))),
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(e)) => return Err(self.io_error("cannot lock", e)),
-            }
-            if Instant::now() >= deadline {
-                let busy = io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("another process held the lock for {wait:?}"),
-                );
-                return Err(self.io_error("cannot lock", busy));
-            }
-            std::thread::sleep(LOCK_POLL);
+        lock_file(Path::new(&name), wait).map(Some)
+    }
+}
+
+/// Takes the lock on the file at `path` (created owner-only, in an owner-only directory when
+/// that is missing), waiting at most `wait` for another process to release it.
+pub(crate) fn lock_file(path: &Path, wait: Duration) -> Result<StoreLock> {
+    let failed = |what: &str, e: io::Error| {
+        Error::io(io::Error::new(
+            e.kind(),
+            format!("token store: {what} {}: {e}", path.display()),
+        ))
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    private_file::create_dir(&dir).map_err(|e| failed("cannot create the directory of", e))?;
+    let file = open_lock(path).map_err(|e| failed("cannot open", e))?;
+    let deadline = crate::sync::deadline_in(wait);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(StoreLock::new(file)),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => return Err(failed("cannot lock", e)),
         }
+        if Instant::now() >= deadline {
+            let busy = io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("another process held it for {wait:?}"),
+            );
+            return Err(failed("cannot lock", busy));
+        }
+        std::thread::sleep(LOCK_POLL);
     }
 }
 

@@ -90,6 +90,8 @@ mod headless;
 mod http;
 #[cfg(feature = "oauth-jwt")]
 mod jwt;
+#[cfg(feature = "keychain")]
+mod keychain;
 mod loopback;
 mod metadata;
 mod paste;
@@ -111,6 +113,9 @@ pub use device::DeviceAuthorization;
 pub use file_store::FileStore;
 pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;
+#[cfg(feature = "keychain")]
+#[cfg_attr(docsrs, doc(cfg(feature = "keychain")))]
+pub use keychain::KeychainStore;
 pub use loopback::LoopbackHandler;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use paste::{PasteHandler, PastePrompt};
