@@ -25,12 +25,16 @@ use std::time::Duration;
 mod http;
 mod install;
 
-use install::{ensure_installed, install_npm, install_py, npm_help, python_help};
+use install::{
+    ensure_installed, install_npm, install_py, install_py_auth, npm_help, python_auth_help,
+    python_help,
+};
 
 // Re-exported at their old paths; each test binary uses a different part of them.
 #[allow(unused_imports)]
 pub use http::{
-    python_http, server_everything_http, server_everything_http_on, ts_v2_http, HttpPeer,
+    oauth_authorization_server, oauth_mcp_server, python_http, server_everything_http,
+    server_everything_http_on, ts_v2_http, HttpPeer,
 };
 
 /// The pinned version of `@modelcontextprotocol/server-everything` (see `tests/peers/package.json`).
@@ -130,6 +134,25 @@ pub fn python_mcp() -> PathBuf {
     match result {
         Ok(path) => path.clone(),
         Err(detail) => panic!("{}", python_help(detail)),
+    }
+}
+
+/// The Python interpreter of a venv holding the sign-in peers (Authlib, Flask and the `mcp` SDK,
+/// pinned in `tests/peers/requirements-auth.txt`), installing it on first use.
+///
+/// # Panics
+///
+/// When Python 3 with `venv` is missing or the install fails; the message says what to install.
+pub fn python_oauth() -> PathBuf {
+    static INSTALL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let result = INSTALL.get_or_init(|| {
+        let pins = repo_path("tests/peers/requirements-auth.txt");
+        let dir = ensure_installed("auth", &pins, install_py_auth)?;
+        Ok(venv_python(&dir))
+    });
+    match result {
+        Ok(path) => path.clone(),
+        Err(detail) => panic!("{}", python_auth_help(detail)),
     }
 }
 
