@@ -108,6 +108,9 @@ pub struct Setup {
     pub nonce_challenge: NonceChallenge,
     /// The `issuer` the metadata claims, when not the real one.
     pub metadata_issuer: Option<String>,
+    /// Offer the device authorization grant (RFC 8628) at `/device_authorization`; its codes
+    /// are approved at once, as if the user had been quick.
+    pub device: bool,
 }
 
 /// The token endpoint's DPoP nonce.
@@ -185,6 +188,7 @@ impl Default for Setup {
             dpop_nonce_never: false,
             nonce_challenge: NonceChallenge::Dpop,
             metadata_issuer: None,
+            device: false,
         }
     }
 }
@@ -233,6 +237,10 @@ struct Inner {
     /// DPoP-bound access tokens and the thumbprint of their key.
     dpop_tokens: HashMap<String, String>,
     proofs: Vec<Proof>,
+    /// Device codes issued: `(client_id, scopes)`.
+    devices: HashMap<String, (String, Vec<String>)>,
+    /// The form of every device authorization request.
+    device_requests: Vec<HashMap<String, String>>,
 }
 
 /// The running fixture.
@@ -353,6 +361,11 @@ impl AuthServer {
     /// The query parameters of each authorization request.
     pub fn authorizations(&self) -> Vec<HashMap<String, String>> {
         self.inner.lock().unwrap().authorizations.clone()
+    }
+
+    /// The form of each device authorization request.
+    pub fn device_requests(&self) -> Vec<HashMap<String, String>> {
+        self.inner.lock().unwrap().device_requests.clone()
     }
 
     /// The registered clients.
