@@ -28,15 +28,19 @@ pub(crate) fn deadline_within(limit: Duration) -> Option<Instant> {
 /// Sleeps until `until`, or fails at once when the call's connection closes meanwhile.
 pub(crate) fn until(until: Instant) -> Result<(), AuthError> {
     let (woken, wake) = bounded::<()>(1);
+    // This end stays here, so the channel never disconnects: outside a call the hook is
+    // dropped at once, and the wait is a plain sleep.
+    let hook = woken.clone();
     let Some(_hook) = provider_deadline::on_close(move || {
-        let _ = woken.try_send(());
+        let _ = hook.try_send(());
     }) else {
         return Err(interrupted());
     };
     let left = until.saturating_duration_since(Instant::now());
-    match wake.recv_timeout(left) {
+    let woke = wake.recv_timeout(left);
+    drop(woken);
+    match woke {
         Err(RecvTimeoutError::Timeout) => Ok(()),
-        // Woken, or the hook ran and dropped its sender: the connection closed.
         Ok(()) | Err(RecvTimeoutError::Disconnected) => Err(interrupted()),
     }
 }
