@@ -453,3 +453,43 @@ fn a_user_step_that_panics_fails_the_attempt_and_is_retried() {
     wait_for(&events, "s", ServerStatus::is_connected);
     assert_eq!(call_echo(&manager, "s__echo"), "ok");
 }
+
+#[test]
+fn a_device_prompt_signs_in_between_attempts_and_the_profile_keeps_its_own_tokens() {
+    let fixture = AuthServer::start(Setup {
+        device: true,
+        ..Setup::default()
+    });
+    let shown = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&shown);
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let work = ServerConfig::http("work", fixture.mcp_url())
+        .with_oauth(OAuthSettings::new().with_profile("work"));
+    let manager = Manager::start(
+        vec![work],
+        options(Arc::clone(&store))
+            .with_authorization_handler(headless())
+            .with_device_authorization(move |server, device| {
+                seen.lock()
+                    .unwrap()
+                    .push((server.to_owned(), device.user_code.clone()));
+                Ok(())
+            }),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(call_echo(&manager, "work__echo"), "ok");
+    let shown = shown.lock().unwrap().clone();
+    assert_eq!(shown.len(), 1, "asked once, between attempts: {shown:?}");
+    assert_eq!(shown[0].0, "work");
+    assert!(
+        fixture.authorizations().is_empty(),
+        "the device grant, no browser"
+    );
+    let keys: Vec<String> = store
+        .entries()
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(keys, [format!("work {}#work", fixture.mcp_url())]);
+}

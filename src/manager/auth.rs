@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use super::{Manager, ServerStatus};
 use crate::auth::{
-    AuthorizationHandler, FileStore, LoopbackHandler, MemoryStore, OAuth, StoreLock,
-    StoredCredentials, TokenStore,
+    AuthorizationHandler, DeviceAuthorization, FileStore, LoopbackHandler, MemoryStore, OAuth,
+    StoreLock, StoredCredentials, TokenStore,
 };
 use crate::config::{OAuthSettings, ServerConfig, ServerTransport};
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
@@ -32,6 +32,9 @@ const SETTLE_MARGIN: Duration = Duration::from_secs(2);
 /// Shows an authorization URL (the second argument) for a server (the first) to the user.
 pub(crate) type Opener = dyn Fn(&str, &str) -> io::Result<()> + Send + Sync;
 
+/// Shows a device code for a server (the first argument) to the user.
+pub(crate) type DevicePrompt = dyn Fn(&str, &DeviceAuthorization) -> io::Result<()> + Send + Sync;
+
 /// Who takes the user through authorization.
 #[derive(Clone)]
 pub(crate) enum UserStep {
@@ -45,6 +48,8 @@ pub(crate) enum UserStep {
 #[derive(Clone)]
 pub(crate) struct AuthOptions {
     pub(crate) user: Option<UserStep>,
+    /// The device grant, preferred where offered.
+    pub(crate) device: Option<Arc<DevicePrompt>>,
     pub(crate) store: Arc<dyn TokenStore>,
 }
 
@@ -54,7 +59,11 @@ impl Default for AuthOptions {
             Some(path) => Arc::new(FileStore::new(path)),
             None => Arc::new(MemoryStore::new()),
         };
-        AuthOptions { user: None, store }
+        AuthOptions {
+            user: None,
+            device: None,
+            store,
+        }
     }
 }
 
@@ -74,8 +83,10 @@ impl fmt::Debug for AuthOptions {
 /// The OAuth side of one managed server.
 pub(crate) struct ServerAuth {
     url: String,
+    name: String,
     settings: OAuthSettings,
     store: Arc<dyn TokenStore>,
+    device: Option<Arc<DevicePrompt>>,
     /// The user's step for this server, kept for the supervisor's life so that a loopback
     /// handler keeps its port (and the redirect URI registered with it).
     user: Option<Arc<dyn AuthorizationHandler>>,
@@ -105,6 +116,8 @@ impl ServerAuth {
         };
         Some(ServerAuth {
             url: http.get_url().to_owned(),
+            name: config.name.clone(),
+            device: options.device.clone(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
                 inner: Arc::clone(&options.store),
@@ -114,11 +127,24 @@ impl ServerAuth {
         })
     }
 
-    fn provider(&self, handler: Arc<dyn AuthorizationHandler>) -> Result<OAuth> {
-        let config = self
+    /// A provider whose user's step is `handler`, and the device prompt where the manager has
+    /// one, shown while `gate` lets the user be asked.
+    fn provider(
+        &self,
+        handler: Arc<dyn AuthorizationHandler>,
+        gate: Option<Arc<Gate>>,
+    ) -> Result<OAuth> {
+        let mut config = self
             .settings
             .to_oauth_config(handler)
             .token_store(Arc::clone(&self.store));
+        if let Some(prompt) = &self.device {
+            let (prompt, name) = (Arc::clone(prompt), self.name.clone());
+            config = config.device_prompt(move |device: &DeviceAuthorization| match &gate {
+                Some(gate) if !gate.open.load(Ordering::SeqCst) => Err(io::Error::other(NO_USER)),
+                _ => prompt(&name, device),
+            });
+        }
         OAuth::new(self.url.clone(), config)
     }
 
@@ -128,7 +154,10 @@ impl ServerAuth {
             user: self.user.clone(),
             open: AtomicBool::new(false),
         });
-        let oauth = self.provider(Arc::clone(&gate) as Arc<dyn AuthorizationHandler>)?;
+        let oauth = self.provider(
+            Arc::clone(&gate) as Arc<dyn AuthorizationHandler>,
+            Some(Arc::clone(&gate)),
+        )?;
         Ok(Attempt {
             oauth: Arc::new(oauth),
             gate,
@@ -228,7 +257,7 @@ impl Manager {
             ServerStatus::NeedsAuthorization { hints } => Some(hints),
             _ => None,
         };
-        obtain(&auth.provider(handler)?, hints.as_ref(), true)?;
+        obtain(&auth.provider(handler, None)?, hints.as_ref(), true)?;
         log::debug!("server `{name}`: authorized; reconnecting");
         let seen = slot.state().version;
         self.restart(name)?;
@@ -270,7 +299,10 @@ struct Managed(Arc<OAuth>);
 impl Managed {
     fn or_refusal(result: Result<bool>) -> Result<bool> {
         match result {
-            Err(Error::Auth(e)) if e.step == AuthStep::Authorization && e.message == NO_USER => {
+            // The device prompt's refusal comes wrapped ("cannot show the device code: …").
+            Err(Error::Auth(e))
+                if e.step == AuthStep::Authorization && e.message.ends_with(NO_USER) =>
+            {
                 Ok(false)
             }
             other => other,
