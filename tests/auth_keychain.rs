@@ -99,7 +99,7 @@ fn an_oauth_sign_in_keeps_its_tokens_in_the_kernel_keyring_and_writes_no_token_f
     let token = held.token.expect("a token").access_token;
     assert!(!token.is_empty());
 
-    // Nothing under the directory but the (empty) lock file, if a refresh made one.
+    // Nothing under the directory but the (empty) lock files.
     for file in files(&dir) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         assert!(!text.contains(&token), "a token in {}", file.display());

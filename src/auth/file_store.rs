@@ -120,13 +120,27 @@ impl FileStore {
         ))
     }
 
+    /// A read-modify-write of the file, one process at a time (under `<path>.write-lock`, not
+    /// the refresh's lock, which a refresh holds while it saves), so that no process writes
+    /// back entries it read before another's save, such as a rotated refresh token.
     fn update(&self, change: impl FnOnce(&mut Vec<(String, StoredCredentials)>)) -> Result<()> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _write = lock_file(&self.beside(".write-lock"), WRITE_WAIT)?;
         let mut entries = self.read()?;
         change(&mut entries);
         self.write(entries)
     }
+
+    /// The path of the file named as the store's with `suffix` added.
+    fn beside(&self, suffix: &str) -> PathBuf {
+        let mut name = self.path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    }
 }
+
+/// How long a save waits for another process's: a read and a write of a small file.
+pub(crate) const WRITE_WAIT: Duration = Duration::from_secs(10);
 
 impl fmt::Debug for FileStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -164,9 +178,7 @@ impl TokenStore for FileStore {
     }
 
     fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
-        let mut name = self.path.as_os_str().to_owned();
-        name.push(".lock");
-        lock_file(Path::new(&name), wait).map(Some)
+        lock_file(&self.beside(".lock"), wait).map(Some)
     }
 }
 

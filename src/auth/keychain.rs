@@ -9,6 +9,7 @@ use std::time::Duration;
 use keyring::Entry;
 use serde::{Deserialize, Serialize};
 
+use super::file_store::{lock_file, WRITE_WAIT};
 use super::store::{self, StoreLock, StoredCredentials, TokenStore};
 use crate::error::{Error, Result};
 
@@ -26,8 +27,9 @@ const PROBE: &str = "umcp:probe";
 /// Each server's credentials are one item of the service `service`, the server's key as its
 /// account; one more item lists those keys, so the store can list its sign-ins. The items are
 /// JSON, as [`FileStore`] writes them, so a DPoP key is kept with its tokens. Processes sharing
-/// the store take turns to refresh a token under a lock on `lock_file` (only its lock is used;
-/// it holds nothing), so they refresh it once.
+/// the store take turns to refresh a token under a lock on `lock_file`, so they refresh it once,
+/// and to save, under `lock_file` with `.write` added (only their locks are used; they hold
+/// nothing).
 ///
 /// [`FileStore`]: super::FileStore
 ///
@@ -163,6 +165,10 @@ impl KeychainStore {
         change: impl FnOnce(&mut Vec<(String, StoredCredentials)>),
     ) -> Result<()> {
         let _turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+        // One process at a time reads and writes back an item and the index.
+        let mut write_lock = self.lock_file.clone().into_os_string();
+        write_lock.push(".write");
+        let _write = lock_file(std::path::Path::new(&write_lock), WRITE_WAIT)?;
         let mut entries: Vec<(String, StoredCredentials)> = self
             .item(key)?
             .credentials
@@ -255,6 +261,6 @@ impl TokenStore for KeychainStore {
     }
 
     fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
-        super::file_store::lock_file(&self.lock_file, wait).map(Some)
+        lock_file(&self.lock_file, wait).map(Some)
     }
 }

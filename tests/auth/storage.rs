@@ -69,11 +69,25 @@ fn the_file_store_writes_atomically_with_owner_only_permissions() {
         store.save("https://mcp.example/mcp", &credentials).unwrap();
         assert_eq!(mode(&path), 0o600);
     }
-    let entries: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+    let mut entries: Vec<String> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(entries, ["tokens.json"], "no temporary file is left behind");
+    entries.sort();
+    // The store and the (empty) lock its saves take turns by; no temporary file.
+    assert_eq!(
+        entries,
+        ["tokens.json", "tokens.json.write-lock"],
+        "no temporary file is left behind"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let lock = path.with_file_name("tokens.json.write-lock");
+        let mode = std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read(&lock).unwrap(), b"", "the lock holds nothing");
+    }
     let reopened = FileStore::new(&path);
     let loaded = reopened
         .load("https://mcp.example/mcp", Some("https://as.example"))
