@@ -417,6 +417,51 @@ mod tests {
     }
 
     #[test]
+    fn the_wait_for_a_paste_ends_at_the_call_deadline_or_when_its_connection_closes() {
+        use crate::error::Closed;
+        use crate::transport::http::provider_deadline::{within, CloseSignal};
+        use std::time::Instant;
+
+        // Nobody ever types: the writer end is kept open and silent.
+        let (reader, _writer) = io::pipe().unwrap();
+        let paste =
+            PasteHandler::new(|_: PastePrompt<'_>| Ok(())).input(io::BufReader::new(reader));
+        let signal = Arc::new(CloseSignal::default());
+        let started = Instant::now();
+        let soon = started + Duration::from_millis(300);
+        let late = within(soon, &signal, || {
+            paste.authorize("https://as.example/a?state=s")
+        });
+        assert!(late
+            .unwrap_err()
+            .to_string()
+            .contains("no address was pasted"));
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+
+        // The read still waiting is the next authorization's; a close ends that one at once.
+        let closer = Arc::clone(&signal);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            closer.close(Arc::new(Closed::default()));
+        });
+        let started = Instant::now();
+        let far = started + Duration::from_secs(60);
+        let closed = within(far, &signal, || {
+            paste.authorize("https://as.example/a?state=s")
+        });
+        assert!(closed.is_err());
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
     fn an_overlong_line_is_skipped_not_kept() {
         let long = format!("{}\nnext\n", "x".repeat(40 * 1024));
         let mut input: Input = Box::new(Cursor::new(long));
