@@ -493,3 +493,32 @@ fn a_device_prompt_signs_in_between_attempts_and_the_profile_keeps_its_own_token
         .collect();
     assert_eq!(keys, [format!("work {}#work", fixture.mcp_url())]);
 }
+
+#[test]
+fn signing_out_revokes_forgets_and_restarts_the_server() {
+    let fixture = AuthServer::start(Setup {
+        revocation: true,
+        ..Setup::default()
+    });
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let signed_in = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::clone(&store)).with_authorization_handler(headless()),
+    );
+    assert!(signed_in.wait_ready(BOUND));
+    signed_in.close();
+    assert_eq!(store.entries().unwrap().len(), 1);
+
+    // A later run without a user signs out: revoked at the server, forgotten, and restarted.
+    let manager = Manager::start(vec![secure("s", &fixture)], options(Arc::clone(&store)));
+    let events = manager.status_events();
+    assert!(manager.wait_ready(BOUND));
+    let revocation = manager.sign_out("s").unwrap();
+    assert!(revocation.is_revoked(), "{revocation}");
+    assert_eq!(fixture.revocations(), ["refresh_token", "access_token"]);
+    assert!(store.entries().unwrap().is_empty());
+    let status = wait_for(&events, "s", needs_authorization);
+    assert!(needs_authorization(&status), "{status}");
+    let unknown = manager.sign_out("nope");
+    assert!(matches!(unknown, Err(Error::Config(_))), "{unknown:?}");
+}

@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::{Manager, ServerStatus};
 use crate::auth::{
     AuthorizationHandler, DeviceAuthorization, FileStore, LoopbackHandler, MemoryStore, OAuth,
-    StoreLock, StoredCredentials, TokenStore,
+    Revocation, StoreLock, StoredCredentials, TokenStore,
 };
 use crate::config::{OAuthSettings, ServerConfig, ServerTransport};
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
@@ -264,6 +264,43 @@ impl Manager {
         let deadline = crate::sync::deadline_in(slot.startup_timeout.saturating_add(SETTLE_MARGIN));
         slot.wait_settled_after(seen, deadline);
         slot.client().map(|_| ())
+    }
+}
+
+impl Manager {
+    /// Signs out of a server that has [OAuth settings](crate::OAuthSettings): revokes its tokens
+    /// where the authorization server offers revocation (RFC 7009), forgets them and the client
+    /// registration in the manager's token store (those of the server's profile), and, when the
+    /// server is running, restarts it, so that its connection drops the tokens it held.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "oauth")] {
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let revocation = manager.sign_out("search")?;
+    /// log::info!("signed out of search: {revocation}");
+    /// # }
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an unknown server or one without OAuth settings; the token store's
+    /// error when it cannot be written. A failed revocation is not an error but
+    /// [`Revocation::Failed`].
+    pub fn sign_out(&self, name: &str) -> Result<Revocation> {
+        let slot = self.slot(name)?;
+        let auth = ServerAuth::without_user(&slot.config, &self.options.auth)
+            .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
+        let nobody: Arc<dyn AuthorizationHandler> = Arc::new(Gate {
+            user: None,
+            open: AtomicBool::new(false),
+        });
+        let revocation = auth.provider(nobody, None)?.logout()?;
+        log::debug!("server `{name}`: signed out ({revocation})");
+        if self.restart(name).is_err() {
+            log::debug!("server `{name}`: not running; nothing to restart");
+        }
+        Ok(revocation)
     }
 }
 

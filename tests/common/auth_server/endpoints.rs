@@ -93,12 +93,25 @@ pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply)
                 doc["device_authorization_endpoint"] =
                     json!(format!("{issuer}/device_authorization"));
             }
+            if setup.revocation {
+                doc["revocation_endpoint"] = json!(format!("{issuer}/revoke"));
+            }
             reply.json(200, &[], &doc.to_string());
         }
         ("POST", p) if setup.registration && p == format!("{ip}/register") => {
             register(&mut inner, &setup, &seen, reply)
         }
         ("GET", p) if p == format!("{ip}/authorize") => authorize(&mut inner, &seen, reply),
+        ("POST", p) if setup.revocation && p == format!("{ip}/revoke") => {
+            // RFC 7009 §2.2: the token is gone, whatever it was.
+            let form = params(&seen.body);
+            let token = form.get("token").cloned().unwrap_or_default();
+            inner.tokens.remove(&token);
+            inner.refresh_tokens.remove(&token);
+            let hint = form.get("token_type_hint").cloned().unwrap_or_default();
+            inner.revocations.push(hint);
+            reply.status(200, &[])
+        }
         ("POST", p) if setup.device && p == format!("{ip}/device_authorization") => {
             device_authorization(&mut inner, &issuer, &seen, reply)
         }

@@ -111,6 +111,8 @@ pub struct Setup {
     /// Offer the device authorization grant (RFC 8628) at `/device_authorization`; its codes
     /// are approved at once, as if the user had been quick.
     pub device: bool,
+    /// Offer token revocation (RFC 7009) at `/revoke`.
+    pub revocation: bool,
 }
 
 /// The token endpoint's DPoP nonce.
@@ -189,6 +191,7 @@ impl Default for Setup {
             nonce_challenge: NonceChallenge::Dpop,
             metadata_issuer: None,
             device: false,
+            revocation: false,
         }
     }
 }
@@ -241,6 +244,8 @@ struct Inner {
     devices: HashMap<String, (String, Vec<String>)>,
     /// The form of every device authorization request.
     device_requests: Vec<HashMap<String, String>>,
+    /// The `token_type_hint` of every revocation request.
+    revocations: Vec<String>,
 }
 
 /// The running fixture.
@@ -361,6 +366,11 @@ impl AuthServer {
     /// The query parameters of each authorization request.
     pub fn authorizations(&self) -> Vec<HashMap<String, String>> {
         self.inner.lock().unwrap().authorizations.clone()
+    }
+
+    /// The `token_type_hint` of each revocation request, in order.
+    pub fn revocations(&self) -> Vec<String> {
+        self.inner.lock().unwrap().revocations.clone()
     }
 
     /// The form of each device authorization request.
