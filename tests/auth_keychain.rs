@@ -103,10 +103,16 @@ fn an_oauth_sign_in_keeps_its_tokens_in_the_kernel_keyring_and_writes_no_token_f
     for file in files(&dir) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         assert!(!text.contains(&token), "a token in {}", file.display());
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
-            file.ends_with("keychain.lock"),
+            name.starts_with("keychain.lock"),
             "unexpected {}",
             file.display()
+        );
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len(),
+            0,
+            "a lock holds nothing"
         );
     }
 
@@ -164,5 +170,60 @@ fn the_keychain_store_keeps_issuers_and_keys_apart() {
     let held = store.lock(std::time::Duration::from_secs(1)).unwrap();
     assert!(held.is_some());
     assert!(dir.join("keychain.lock").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the test `name` again with a Secret Service of its own (GNOME Keyring on a private D-Bus
+/// session bus, which `tests/peers/secret_service.sh` starts); true in that run.
+#[cfg(feature = "keychain-secret-service")]
+fn with_secret_service(name: &str) -> bool {
+    if std::env::var_os("UMCP_SECRET_SERVICE").is_some() {
+        return true;
+    }
+    let helper = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/secret_service.sh");
+    let status = Command::new("sh")
+        .arg(helper)
+        .arg(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1"])
+        .status()
+        .expect("sh runs tests/peers/secret_service.sh (needs dbus-run-session, gnome-keyring)");
+    assert!(
+        status.success(),
+        "{name} with its own Secret Service: {status}"
+    );
+    false
+}
+
+#[cfg(feature = "keychain-secret-service")]
+#[test]
+fn the_desktop_secret_service_is_preferred_and_holds_the_tokens() {
+    if !with_secret_service("the_desktop_secret_service_is_preferred_and_holds_the_tokens") {
+        return;
+    }
+    let (dir, service) = place("secret-service");
+    let store = KeychainStore::open(&service, dir.join("keychain.lock")).unwrap();
+    assert_eq!(store.backend(), "Secret Service (D-Bus)");
+    assert!(
+        store.location().contains("Secret Service"),
+        "{}",
+        store.location()
+    );
+    let store: Arc<dyn TokenStore> = Arc::new(store);
+    let fixture = start(Setup::default());
+    let oauth = provider(&fixture, headless().token_store(Arc::clone(&store)));
+    use_server(&fixture, &oauth).expect("authorized");
+    let other = KeychainStore::open(&service, dir.join("keychain.lock")).unwrap();
+    let token = other
+        .load(&fixture.mcp_url(), None)
+        .unwrap()
+        .and_then(|c| c.token)
+        .expect("the tokens, read back through the Secret Service")
+        .access_token;
+    for file in files(&dir) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains(&token), "a token in {}", file.display());
+    }
+    oauth.logout().unwrap();
+    assert!(SignIn::list(&other).unwrap().is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,7 +22,9 @@ const PROBE: &str = "umcp:probe";
 /// Keeps credentials in the operating system's keychain (feature `keychain`): the macOS
 /// Keychain, the Windows Credential Manager, or the Linux kernel keyring (keyutils: the user's
 /// persistent keyring, kept a few days after the last use and across logins, but not across
-/// reboots; the kernel limits a user to some 20 kB of keys by default).
+/// reboots; the kernel limits a user to some 20 kB of keys by default). With the
+/// `keychain-secret-service` feature, a Linux desktop's Secret Service (GNOME Keyring, KWallet)
+/// comes first, where one answers on the session bus.
 ///
 /// Each server's credentials are one item of the service `service`, the server's key as its
 /// account; one more item lists those keys, so the store can list its sign-ins. The items are
@@ -43,7 +45,10 @@ const PROBE: &str = "umcp:probe";
 ///
 /// let dir = std::env::temp_dir().join("my-agent");
 /// let store: Arc<dyn TokenStore> = match KeychainStore::open("my-agent", dir.join("tokens.lock")) {
-///     Ok(keychain) => Arc::new(keychain),
+///     Ok(keychain) => {
+///         eprintln!("tokens go to the {}", keychain.backend());
+///         Arc::new(keychain)
+///     }
 ///     Err(e) => {
 ///         eprintln!("no keychain ({e}); keeping tokens in a file readable by you only");
 ///         Arc::new(FileStore::new(dir.join("tokens.json")))
@@ -52,10 +57,63 @@ const PROBE: &str = "umcp:probe";
 /// eprintln!("tokens live in {}", store.location());
 /// ```
 pub struct KeychainStore {
+    backend: Backend,
     service: String,
     lock_file: PathBuf,
     /// Serialises the read-modify-write cycles of this process.
     turn: Mutex<()>,
+}
+
+/// Which keychain holds the items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    /// The platform's own: the macOS Keychain, the Windows Credential Manager, or the Linux
+    /// kernel keyring.
+    Native,
+    /// The desktop's Secret Service over D-Bus (GNOME Keyring, KWallet), on Linux.
+    #[cfg(all(target_os = "linux", feature = "keychain-secret-service"))]
+    SecretService,
+}
+
+impl Backend {
+    /// The keychains to try, the first that works chosen.
+    const TRIED: &'static [Backend] = &[
+        #[cfg(all(target_os = "linux", feature = "keychain-secret-service"))]
+        Backend::SecretService,
+        Backend::Native,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            #[cfg(all(target_os = "linux", feature = "keychain-secret-service"))]
+            Backend::SecretService => "Secret Service (D-Bus)",
+            Backend::Native if cfg!(target_os = "macos") => "macOS Keychain",
+            Backend::Native if cfg!(windows) => "Windows Credential Manager",
+            Backend::Native if cfg!(target_os = "linux") => "Linux kernel keyring (keyutils)",
+            Backend::Native => "keychain (none on this platform)",
+        }
+    }
+
+    /// The item `account` of `service` in this keychain.
+    fn entry(self, service: &str, account: &str) -> keyring::Result<Entry> {
+        match self {
+            #[cfg(all(target_os = "linux", feature = "keychain-secret-service"))]
+            Backend::SecretService => {
+                let credential =
+                    keyring::secret_service::SsCredential::new_with_target(None, service, account)?;
+                Ok(Entry::new_with_credential(Box::new(credential)))
+            }
+            // Named, as the Secret Service would be the default with its feature on.
+            #[cfg(target_os = "linux")]
+            Backend::Native => {
+                let credential =
+                    keyring::keyutils::KeyutilsCredential::new_with_target(None, service, account)?;
+                Ok(Entry::new_with_credential(Box::new(credential)))
+            }
+            #[cfg(not(target_os = "linux"))]
+            Backend::Native => Entry::new(service, account),
+        }
+    }
 }
 
 /// One item: the credentials of one server key, one per authorization server, the last saved
@@ -69,6 +127,8 @@ struct Item {
 impl KeychainStore {
     /// The keychain of this platform under the service name `service`, with `lock_file` for the
     /// lock processes take turns by; fails when the keychain cannot store and read back an item.
+    /// On Linux with the `keychain-secret-service` feature, the desktop's Secret Service is tried
+    /// first, then the kernel keyring.
     ///
     /// See the example on [`KeychainStore`].
     ///
@@ -80,40 +140,45 @@ impl KeychainStore {
         service: impl Into<String>,
         lock_file: impl Into<PathBuf>,
     ) -> Result<KeychainStore> {
-        let store = KeychainStore {
+        let mut store = KeychainStore {
+            backend: Backend::Native,
             service: service.into(),
             lock_file: lock_file.into(),
             turn: Mutex::new(()),
         };
-        let probe = store.entry(PROBE)?;
+        let mut failures = Vec::new();
+        for backend in Backend::TRIED {
+            store.backend = *backend;
+            match store.probe() {
+                Ok(()) => return Ok(store),
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+        Err(Error::io(io::Error::other(failures.join("; "))))
+    }
+
+    /// Stores, reads back and removes an item, to see that the keychain works.
+    fn probe(&self) -> Result<()> {
+        let probe = self.entry(PROBE)?;
         probe
             .set_password("probe")
             .and_then(|()| probe.get_password())
             .and_then(|_| probe.delete_credential())
-            .map_err(|e| keychain_error(&store, "cannot store an item in", e))?;
-        Ok(store)
+            .map_err(|e| keychain_error(self, "cannot store an item in", e))
     }
 
-    /// The name of this platform's keychain.
+    /// The name of the keychain in use: `macOS Keychain`, `Windows Credential Manager`, `Linux
+    /// kernel keyring (keyutils)` or `Secret Service (D-Bus)`.
     ///
-    /// ```
-    /// let name = umcp::auth::KeychainStore::backend();
-    /// assert!(!name.is_empty());
-    /// ```
-    pub fn backend() -> &'static str {
-        if cfg!(target_os = "macos") {
-            "macOS Keychain"
-        } else if cfg!(windows) {
-            "Windows Credential Manager"
-        } else if cfg!(target_os = "linux") {
-            "Linux kernel keyring (keyutils)"
-        } else {
-            "keychain (none on this platform)"
-        }
+    /// See the example on [`KeychainStore`].
+    pub fn backend(&self) -> &'static str {
+        self.backend.name()
     }
 
     fn entry(&self, account: &str) -> Result<Entry> {
-        Entry::new(&self.service, account).map_err(|e| keychain_error(self, "cannot address", e))
+        self.backend
+            .entry(&self.service, account)
+            .map_err(|e| keychain_error(self, "cannot address", e))
     }
 
     /// The text of the item `account`, `None` when there is none.
@@ -203,7 +268,7 @@ fn json<T: Serialize>(value: &T) -> Result<String> {
 fn keychain_error(store: &KeychainStore, what: &str, e: keyring::Error) -> Error {
     Error::io(io::Error::other(format!(
         "token store: {what} the {} (service `{}`): {e}",
-        KeychainStore::backend(),
+        store.backend(),
         store.service
     )))
 }
@@ -211,7 +276,7 @@ fn keychain_error(store: &KeychainStore, what: &str, e: keyring::Error) -> Error
 impl fmt::Debug for KeychainStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeychainStore")
-            .field("backend", &KeychainStore::backend())
+            .field("backend", &self.backend())
             .field("service", &self.service)
             .finish_non_exhaustive()
     }
@@ -253,11 +318,7 @@ impl TokenStore for KeychainStore {
     }
 
     fn location(&self) -> String {
-        format!(
-            "the {} (service `{}`)",
-            KeychainStore::backend(),
-            self.service
-        )
+        format!("the {} (service `{}`)", self.backend(), self.service)
     }
 
     fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
