@@ -12,6 +12,9 @@ use super::workload::WorkloadIdentity;
 
 mod view;
 
+/// Whether the user can be asked now; its error ends the authorization before it starts.
+pub(crate) type UserReady = Arc<dyn Fn() -> crate::error::Result<()> + Send + Sync>;
+
 /// How tokens are obtained.
 #[derive(Clone)]
 pub(crate) enum Grant {
@@ -79,6 +82,9 @@ pub struct OAuthConfig {
     pub(crate) authorization_wait: Duration,
     pub(crate) dpop: bool,
     pub(crate) profile: Option<String>,
+    /// Asked before a flow that needs the user starts (before registration): a manager's gate,
+    /// shut while a connection starts up.
+    pub(crate) user_ready: Option<UserReady>,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) dpop_key_pem: Option<String>,
 }
@@ -239,6 +245,7 @@ impl OAuthConfig {
             authorization_wait: Duration::from_secs(300),
             dpop: true,
             profile: None,
+            user_ready: None,
             dpop_key_pem: None,
         }
     }

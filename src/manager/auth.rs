@@ -128,7 +128,7 @@ impl ServerAuth {
     }
 
     /// A provider whose user's step is `handler`, and the device prompt where the manager has
-    /// one, shown while `gate` lets the user be asked.
+    /// one; with a `gate`, no flow that needs the user starts while it is shut.
     fn provider(
         &self,
         handler: Arc<dyn AuthorizationHandler>,
@@ -138,12 +138,14 @@ impl ServerAuth {
             .settings
             .to_oauth_config(handler)
             .token_store(Arc::clone(&self.store));
+        if let Some(gate) = gate {
+            // Shut, the gate refuses before anything is registered or a code asked for.
+            config.user_ready = Some(Arc::new(move || gate.user().map(drop)));
+        }
         if let Some(prompt) = &self.device {
             let (prompt, name) = (Arc::clone(prompt), self.name.clone());
-            config = config.device_prompt(move |device: &DeviceAuthorization| match &gate {
-                Some(gate) if !gate.open.load(Ordering::SeqCst) => Err(io::Error::other(NO_USER)),
-                _ => prompt(&name, device),
-            });
+            config =
+                config.device_prompt(move |device: &DeviceAuthorization| prompt(&name, device));
         }
         OAuth::new(self.url.clone(), config)
     }
@@ -336,10 +338,7 @@ struct Managed(Arc<OAuth>);
 impl Managed {
     fn or_refusal(result: Result<bool>) -> Result<bool> {
         match result {
-            // The device prompt's refusal comes wrapped ("cannot show the device code: …").
-            Err(Error::Auth(e))
-                if e.step == AuthStep::Authorization && e.message.ends_with(NO_USER) =>
-            {
+            Err(Error::Auth(e)) if e.step == AuthStep::Authorization && e.message == NO_USER => {
                 Ok(false)
             }
             other => other,

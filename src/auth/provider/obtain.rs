@@ -83,6 +83,13 @@ impl OAuth {
     /// configuration asks for it and the server offers it, else the code flow when there is a
     /// handler.
     fn user_step(&self, discovered: &Discovered) -> Result<UserStep<'_>> {
+        let with_user = matches!(
+            self.config.grant,
+            Grant::AuthorizationCode(_) | Grant::Device(..)
+        );
+        if let (true, Some(ready)) = (with_user, &self.config.user_ready) {
+            ready()?;
+        }
         let offers_device = discovered.metadata.device_authorization_endpoint.is_some();
         let handler = match &self.config.grant {
             Grant::AuthorizationCode(handler) => handler,
