@@ -522,3 +522,29 @@ fn signing_out_revokes_forgets_and_restarts_the_server() {
     let unknown = manager.sign_out("nope");
     assert!(matches!(unknown, Err(Error::Config(_))), "{unknown:?}");
 }
+
+#[test]
+fn signing_in_ahead_of_time_keeps_a_deadline_and_a_cancel_handle() {
+    let fixture = AuthServer::start(Setup::default());
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let manager = Manager::start(vec![secure("s", &fixture)], options(Arc::clone(&store)));
+    let events = manager.status_events();
+    wait_for(&events, "s", needs_authorization);
+    let cancel = umcp::CancelHandle::new();
+    manager
+        .sign_in("s", headless(), Duration::from_secs(20), &cancel)
+        .expect("signed in and reconnected");
+    assert!(manager.statuses()[0].1.is_connected());
+    assert_eq!(call_echo(&manager, "s__echo"), "ok");
+    assert_eq!(store.entries().unwrap().len(), 1);
+
+    // A cancelled sign-in is refused before anything is asked.
+    cancel.cancel();
+    let before = fixture.count("GET", "/authorize");
+    let cancelled = manager.sign_in("s", headless(), Duration::from_secs(20), &cancel);
+    assert!(
+        matches!(cancelled, Err(Error::Cancelled { .. })),
+        "{cancelled:?}"
+    );
+    assert_eq!(fixture.count("GET", "/authorize"), before);
+}

@@ -260,6 +260,62 @@ impl Manager {
             _ => None,
         };
         obtain(&auth.provider(handler, None)?, hints.as_ref(), true)?;
+        self.reconnect_signed_in(name)
+    }
+
+    /// Signs in to a server that has [OAuth settings](crate::OAuthSettings) afresh (a `login`
+    /// command, or to switch accounts) through `handler`, and the device grant where the
+    /// manager prefers it ([`ManagerOptions::with_device_authorization`]): every wait of the
+    /// sign-in ends by `timeout`, or at once when `cancel` is cancelled
+    /// ([`OAuth::authorize_within`](crate::auth::OAuth::authorize_within)). Then, as
+    /// [`authorize`](Self::authorize), the server is reconnected with the new tokens, which
+    /// stay in the manager's token store for later runs.
+    ///
+    /// [`ManagerOptions::with_device_authorization`]: crate::ManagerOptions::with_device_authorization
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "oauth")] {
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use umcp::auth::{PasteHandler, PastePrompt};
+    /// use umcp::CancelHandle;
+    ///
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// manager.sign_in("search", Arc::new(paste), Duration::from_secs(300), &CancelHandle::new())?;
+    /// # }
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`authorize`](Self::authorize), and [`Error::Cancelled`] or [`Error::Timeout`] for a
+    /// sign-in cut short.
+    pub fn sign_in(
+        &self,
+        name: &str,
+        handler: Arc<dyn AuthorizationHandler>,
+        timeout: Duration,
+        cancel: &crate::CancelHandle,
+    ) -> Result<()> {
+        let slot = self.slot(name)?;
+        if slot.config.disabled {
+            return Err(Error::Config(format!("server `{name}` is disabled")));
+        }
+        let auth = ServerAuth::without_user(&slot.config, &self.options.auth)
+            .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
+        auth.provider(handler, None)?
+            .authorize_within(timeout, cancel)?;
+        self.reconnect_signed_in(name)
+    }
+
+    /// Reconnects a server that has new tokens and waits (up to its start-up timeout) for the
+    /// outcome.
+    fn reconnect_signed_in(&self, name: &str) -> Result<()> {
+        let slot = self.slot(name)?;
         log::debug!("server `{name}`: authorized; reconnecting");
         let seen = slot.state().version;
         self.restart(name)?;
