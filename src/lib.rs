@@ -1,5 +1,6 @@
 // The README links its guides by reference; on docs.rs the first definition of a reference
-// wins, so these point its links at the guide modules rather than at `docs/*.md`.
+// wins, so these point its links at the guide modules rather than at `docs/*.md`, and the
+// command-line tool's manual at its package page.
 //! [guide-client]: crate::guide::client
 //! [guide-transports]: crate::guide::transports
 //! [guide-eras]: crate::guide::eras
@@ -9,9 +10,9 @@
     feature = "oauth",
     doc = "[guide-authorization]: crate::guide::authorization"
 )]
-//! [guide-cli]: crate::guide::cli
 #![cfg_attr(feature = "testing", doc = "[guide-testing]: crate::guide::testing")]
 //! [guide-performance]: crate::guide::performance
+//! [cli-manual]: https://crates.io/crates/umcp-cli
 #![doc = include_str!("../README.md")]
 //!
 //! # Architecture
@@ -26,6 +27,19 @@
 //! caller's slot, notifications are queued on [`Notifications`], and server requests and
 //! notification callbacks go through a router thread to a bounded pool of handler threads.
 //! The MCP types live in [`types`]; the [`Manager`] runs many clients on top.
+//!
+//! The modules stand on floors, and a file names only what stands on its own floor or below
+//! (`.ci/layers` checks it), from the ground up:
+//!
+//! 1. `jsonrpc`, `redact`, `private_file`, `sync`: the wire types and helpers that know no MCP.
+//! 2. `error`: the one [`Error`].
+//! 3. `types`: the MCP types, data only.
+//! 4. `transport`: moves messages and knows no MCP method.
+//! 5. `auth`: OAuth for the HTTP transports.
+//! 6. `client`: inside it `engine` → `era` → `follow` → the face, each naming only those before.
+//! 7. `config`, `testing`: configuration files, and the testing kit.
+//! 8. `manager`: many clients.
+//! 9. `guide`, and the crate root.
 //!
 //! # Naming
 //!
@@ -72,7 +86,9 @@ pub use client::{
     SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
-pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
+pub use config::{
+    ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,
+};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,

@@ -6,11 +6,7 @@
 //! starts, as a login session has one (a test run may have none).
 #![cfg(all(feature = "keychain", target_os = "linux"))]
 
-#[path = "common/http_server.rs"]
-mod http_server;
-
-#[path = "common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 #[path = "common/log_capture.rs"]
 mod log_capture;

@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use umcp::{Client, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig, StdioConfig};
 
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 /// A handshake-era server that names its process id in `serverInfo.name` and, once its input
 /// ends, sleeps on: only a signal ends it.
@@ -58,9 +57,11 @@ fn a_second_close_waits_for_the_first_to_end_the_server() {
 #[cfg(target_os = "linux")]
 #[test]
 fn manager_close_returns_after_its_servers_ended() {
-    let server = ServerConfig::stdio("stubborn", python::system_python())
-        .with_args(["-c", STUBBORN])
-        .with_protocol(ProtocolMode::Legacy);
+    let server = ServerConfig::new(
+        "stubborn",
+        StdioConfig::new(python::system_python()).args(["-c", STUBBORN]),
+    )
+    .with_protocol(ProtocolMode::Legacy);
     let manager = Manager::start(vec![server], ManagerOptions::default().without_cache());
     assert!(manager.wait_ready(Duration::from_secs(30)));
     let pid = manager
