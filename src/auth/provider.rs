@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 
 use super::config::{Grant, OAuthConfig};
 use super::dpop::{DpopKey, Nonces};
@@ -14,12 +13,9 @@ use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
-use crate::error::{AuthError, AuthStep, Closed, Error, Result, TimeoutKind};
-use crate::sync::deadline_after;
+use crate::error::{AuthError, AuthStep, Error, Result};
 use crate::sync::lock;
-use crate::transport::http::provider_deadline::CloseSignal;
 use crate::transport::http::{provider_deadline, url};
-use crate::CancelHandle;
 
 mod credentials;
 mod obtain;
@@ -153,65 +149,6 @@ impl OAuth {
     pub fn authorize(&self) -> Result<()> {
         let mut flow = self.flow(Purpose::Authorize)?;
         flow.outcome(self.obtain(None, None, None))
-    }
-
-    /// [`authorize`](Self::authorize) within `timeout`, ended early by `cancel` (a `login`
-    /// command with a deadline and Ctrl-C): every wait of the flow ends by then, the user's
-    /// step included (a device code's polling, a pasted address, the loopback redirect), and
-    /// every request to the authorization server is cut to it.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::auth::{OAuth, OAuthConfig};
-    /// use umcp::CancelHandle;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// let config = OAuthConfig::device(|device| {
-    ///     eprintln!("Visit {} and enter {}", device.verification_uri, device.user_code);
-    ///     Ok(())
-    /// });
-    /// let oauth = OAuth::new("https://mcp.example.com/mcp", config)?;
-    /// let cancel = CancelHandle::new(); // cancelled from a Ctrl-C handler, say
-    /// match oauth.authorize_within(Duration::from_secs(300), &cancel) {
-    ///     Ok(()) => eprintln!("signed in"),
-    ///     Err(umcp::Error::Cancelled { .. }) => eprintln!("cancelled"),
-    ///     Err(e) => return Err(e),
-    /// }
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`authorize`](Self::authorize); [`Error::Cancelled`] (method `authorize`) once
-    /// `cancel` was cancelled, and [`Error::Timeout`] when `timeout` passed first.
-    pub fn authorize_within(&self, timeout: Duration, cancel: &CancelHandle) -> Result<()> {
-        let cancelled = || Error::Cancelled {
-            method: "authorize".into(),
-        };
-        let signal = Arc::new(CloseSignal::default());
-        let closer = Arc::clone(&signal);
-        let hook = cancel.on_cancel(Arc::new(move || {
-            closer.close(Arc::new(Closed {
-                reason: "the sign-in was cancelled".into(),
-                ..Closed::default()
-            }))
-        }));
-        let Some(_hook) = hook else {
-            return Err(cancelled());
-        };
-        let started = Instant::now();
-        let deadline = deadline_after(started, timeout);
-        let result = provider_deadline::within(deadline, &signal, || self.authorize());
-        match result {
-            Err(_) if cancel.is_cancelled() => Err(cancelled()),
-            Err(_) if Instant::now() >= deadline => Err(Error::Timeout {
-                method: "authorize".into(),
-                elapsed: started.elapsed(),
-                kind: TimeoutKind::Request,
-                stderr_tail: None,
-            }),
-            other => other,
-        }
     }
 
     /// True when an access token is at hand (from this session or the store).
