@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use umcp::auth::{
     AuthorizationHandler, DeviceAuthorization, FileStore, KeychainStore, LoopbackHandler,
-    MemoryStore, PasteHandler, PastePrompt, TokenStore,
+    MemoryStore, PasteHandler, PastePrompt, StoreLock, StoredCredentials, TokenStore,
 };
 use umcp::{AuthError, AuthStep, ManagerOptions};
 
@@ -59,12 +59,16 @@ impl Flow {
 /// The token store: `--token-store FILE`, else the operating system's keychain where it takes
 /// an item, else the owner-only file beside the tool cache. Chosen once per run.
 pub fn store(flags: &Flags) -> Arc<dyn TokenStore> {
-    static STORE: OnceLock<Arc<dyn TokenStore>> = OnceLock::new();
-    Arc::clone(STORE.get_or_init(|| open_store(flags)))
+    opened(flags.token_store.as_deref())
 }
 
-fn open_store(flags: &Flags) -> Arc<dyn TokenStore> {
-    if let Some(path) = &flags.token_store {
+fn opened(token_store: Option<&str>) -> Arc<dyn TokenStore> {
+    static STORE: OnceLock<Arc<dyn TokenStore>> = OnceLock::new();
+    Arc::clone(STORE.get_or_init(|| open_store(token_store)))
+}
+
+fn open_store(token_store: Option<&str>) -> Arc<dyn TokenStore> {
+    if let Some(path) = token_store {
         return Arc::new(FileStore::new(path));
     }
     let file = ManagerOptions::default_token_file();
@@ -109,7 +113,9 @@ pub fn has_display() -> bool {
 /// device grant where the flow prefers it.
 pub fn configure(options: ManagerOptions, flags: &Flags) -> Result<ManagerOptions, String> {
     let flow = Flow::of(flags)?.resolved();
-    let options = options.with_token_store(store(flags));
+    // The keychain is only opened (and probed) when a server needs OAuth.
+    let deferred = Deferred(flags.token_store.clone());
+    let options = options.with_token_store(Arc::new(deferred));
     let options = match flow {
         Flow::Browser => {
             return Ok(options.with_loopback_authorization(|server, url| {
@@ -213,5 +219,41 @@ impl AuthorizationHandler for DeviceOnly {
 
     fn authorize(&self, _: &str) -> umcp::Result<String> {
         Err(DeviceOnly::refuse())
+    }
+}
+
+/// The token store, opened on first use: a run whose servers need no OAuth never touches the
+/// keychain (which may ask the user for access).
+struct Deferred(Option<String>);
+
+impl Deferred {
+    fn store(&self) -> Arc<dyn TokenStore> {
+        opened(self.0.as_deref())
+    }
+}
+
+impl TokenStore for Deferred {
+    fn load(&self, server: &str, issuer: Option<&str>) -> umcp::Result<Option<StoredCredentials>> {
+        self.store().load(server, issuer)
+    }
+
+    fn save(&self, server: &str, credentials: &StoredCredentials) -> umcp::Result<()> {
+        self.store().save(server, credentials)
+    }
+
+    fn remove(&self, server: &str, issuer: Option<&str>) -> umcp::Result<()> {
+        self.store().remove(server, issuer)
+    }
+
+    fn entries(&self) -> umcp::Result<Vec<(String, StoredCredentials)>> {
+        self.store().entries()
+    }
+
+    fn location(&self) -> String {
+        self.store().location()
+    }
+
+    fn lock(&self, wait: std::time::Duration) -> umcp::Result<Option<StoreLock>> {
+        self.store().lock(wait)
     }
 }
