@@ -110,7 +110,7 @@ pub trait TokenStore: Send + Sync {
     /// # Errors
     ///
     /// When the store cannot be read, or cannot list at all
-    /// ([`Error::Unsupported`](crate::Error::Unsupported)).
+    /// ([`Error::Unsupported`]).
     fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
         Err(Error::Unsupported(Unsupported::Feature(
             "listing the entries of this token store".into(),
