@@ -84,6 +84,7 @@
 mod client_credentials;
 mod config;
 mod device;
+mod discovered;
 mod discovery;
 mod dpop;
 mod encoding;
@@ -115,6 +116,7 @@ mod workload;
 pub use client_credentials::CrossAppAccess;
 pub use config::OAuthConfig;
 pub use device::DeviceAuthorization;
+pub use discovered::AuthorizationDiscovery;
 pub use file_store::FileStore;
 pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::config::{Grant, OAuthConfig};
+use super::discovery;
 use super::dpop::{DpopKey, Nonces};
 use super::flow_lock::{FlowGuard, FlowLock, Purpose, Refused};
 use super::http::Http;
@@ -13,7 +14,7 @@ use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
-use crate::error::{AuthError, AuthStep, Error, Result};
+use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
 use crate::sync::lock;
 use crate::transport::http::{provider_deadline, url};
 
@@ -100,7 +101,7 @@ impl OAuth {
             None => resource.clone(),
         };
         Ok(OAuth {
-            http: Http::new(config.timeout),
+            http: Http::new(config.timeout, config.network.clone()),
             server,
             resource,
             key,
@@ -119,6 +120,38 @@ impl OAuth {
     /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     pub fn resource(&self) -> &str {
         &self.resource
+    }
+
+    /// Finds the server's authorization server as the next authorization would (from the
+    /// challenge of `refused`, a 401 or 403 the server answered, else the well-known URLs),
+    /// and nothing more: no registration, no token, nothing stored. For showing a person how a
+    /// server is protected (`umcp doctor`).
+    ///
+    /// ```no_run
+    /// use umcp::auth::{HeadlessHandler, OAuth, OAuthConfig};
+    ///
+    /// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(HeadlessHandler::new()))?;
+    /// let found = oauth.discover(None)?;
+    /// println!("{} issues tokens for {}", found.issuer, found.resource);
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when a document cannot be fetched or does not hold what it must.
+    pub fn discover(&self, refused: Option<&HttpError>) -> Result<super::AuthorizationDiscovery> {
+        let challenge = refused.and_then(|e| e.www_authenticate.as_ref());
+        let version = refused.and_then(|e| e.protocol_version.as_deref());
+        let allowed = |issuer: &str| self.check_bound(issuer).is_ok();
+        let found = discovery::discover(
+            &self.http,
+            &self.server,
+            &self.resource,
+            challenge,
+            version,
+            allowed,
+        )?;
+        Ok(found.into())
     }
 
     /// Obtains credentials now, before connecting (for a `login` command): discovery from

@@ -90,6 +90,8 @@ pub(crate) fn default_token_file() -> Option<PathBuf> {
 pub(crate) struct ServerAuth {
     url: String,
     name: String,
+    /// The server's HTTP settings, whose proxy and trust the authorization requests share.
+    http: crate::HttpConfig,
     settings: OAuthSettings,
     store: Arc<dyn TokenStore>,
     device: Option<Arc<DevicePrompt>>,
@@ -124,6 +126,7 @@ impl ServerAuth {
             url: http.get_url().to_owned(),
             name: config.name.clone(),
             device: options.device.clone(),
+            http: http.clone(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
                 inner: Arc::clone(&options.store),
@@ -143,7 +146,8 @@ impl ServerAuth {
         let mut config = self
             .settings
             .to_oauth_config(handler)
-            .token_store(Arc::clone(&self.store));
+            .token_store(Arc::clone(&self.store))
+            .same_network_as(&self.http);
         if let Some(gate) = gate {
             // Shut, the gate refuses before anything is registered or a code asked for.
             config.user_ready = Some(Arc::new(move || gate.user().map(drop)));
