@@ -26,6 +26,8 @@ pub struct Args {
     pub server: Option<String>,
     pub json: bool,
     pub timeout: Duration,
+    /// Whether `--timeout` was given (a sign-in waits for the user otherwise).
+    pub timeout_given: bool,
     /// `--protocol`, when given: `auto` probes each server; `legacy` and `modern` skip the
     /// probe. Given, it wins over a configuration file's `protocol` key, `auto` too.
     pub protocol: Option<ProtocolMode>,
@@ -180,7 +182,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
-        "timeout" => args.timeout = seconds(name, &text)?,
+        "timeout" => (args.timeout, args.timeout_given) = (seconds(name, &text)?, true),
         "for" | "tools" | "prompts" | "resources" | "resource" => {
             if let Some(flag) = spec::flag_named(name) {
                 args.watch_options.push(flag.long);
@@ -215,6 +217,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "profile" => args.oauth.profile = Some(text),
+        "flow" => args.oauth.flow = Some(text),
         "out" => args.out = Some(text),
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),

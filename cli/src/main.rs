@@ -35,6 +35,7 @@ use std::time::Instant;
 
 mod args;
 mod arguments;
+mod auth;
 mod catalog;
 mod commands;
 mod completions;
@@ -57,6 +58,7 @@ mod servers;
 mod session;
 mod shell;
 mod shown;
+mod sign_in;
 mod signals;
 mod skills;
 mod spec;
@@ -104,6 +106,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "auth" => return auth::run(&args, &rest, shutdown),
         "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }

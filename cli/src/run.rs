@@ -18,7 +18,7 @@ use crate::output::{warn, Output};
 use crate::signals::Shutdown;
 use crate::spec::Cmd;
 use crate::target::Target;
-use crate::{interact, logs, oauth, servers, shown};
+use crate::{interact, logs, oauth, servers, shown, sign_in};
 
 /// How long a server whose start failed within `--timeout` may take beyond it to be closed,
 /// so that the failure is what gets reported: a stdio server that ignores the end of its
@@ -104,7 +104,7 @@ pub fn connect(
         .with_startup_timeout(timeout)
         .with_client_options(client_options)
         .with_elicitation_handler(interact::handler(&servers, from_command_line));
-    let options = oauth::configure(options, &args.oauth).map_err(usage)?;
+    let options = sign_in::configure(options, &args.oauth).map_err(usage)?;
     // The manager's start-up timeout bounds each connect (probe and `initialize` together);
     // a user in a browser gets the authorization flow's own time on top.
     let mut wait = timeout.saturating_add(CLOSE_MARGIN);

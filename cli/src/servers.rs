@@ -83,7 +83,7 @@ fn from_stdio(line: &str, args: &Args) -> Result<ServerConfig, Exit> {
 }
 
 /// The server of `--url URL`, with its transport, headers and OAuth settings.
-fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
+pub fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     let kind = args.transport.as_deref().unwrap_or("auto");
     let kind =
         HttpTransportKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
@@ -101,6 +101,9 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
         )));
     }
     let name = named(shown::host(&url).unwrap_or_default().to_owned());
+    // Signed in with `umcp auth login`: its tokens are used, no flag needed.
+    let signed_in = args.oauth.settings().is_ok_and(|s| s.is_none())
+        && crate::sign_in::signed_in(&args.oauth, &name, &url);
     let mut http = HttpConfig::new(url).transport(kind);
     for (name, value) in &args.headers {
         http = http.header(name, expand(&format!("--header {name}"), value)?);
@@ -109,6 +112,8 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     let mut config = ServerConfig::new(name, http);
     if let Some(settings) = args.oauth.settings().map_err(usage)? {
         config = config.with_oauth(settings);
+    } else if signed_in {
+        config = config.with_oauth(args.oauth.settings_or_default().map_err(usage)?);
     }
     Ok(config)
 }

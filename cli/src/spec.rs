@@ -193,7 +193,24 @@ pub const FLAGS: &[Flag] = &[
     flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
     Flag {
         completes: Completes::File,
-        ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
+        ..flag(
+            "token-store",
+            Some("FILE"),
+            "keep OAuth tokens in FILE (default: the system keychain where it works, else a file)",
+        )
+    },
+    flag(
+        "profile",
+        Some("NAME"),
+        "the sign-in to use, of several to one --url server (implies --oauth)",
+    ),
+    Flag {
+        choices: &["auto", "device", "browser", "paste"],
+        ..flag(
+            "flow",
+            Some("FLOW"),
+            "how to sign in: a device code, a browser here, or a pasted address (default auto)",
+        )
     },
     Flag {
         completes: Completes::File,
@@ -460,6 +477,26 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "auth",
+        args: "login URL|logout URL|status|list",
+        arity: (1, 2),
+        help: "sign in to a server ahead of time, see who is signed in where, sign out",
+        details: "login URL signs in to the server at URL now (with --profile NAME, one of \
+                  several sign-ins to it), so that umcp --url URL COMMAND later runs without a \
+                  prompt. --flow picks how: device shows a page and a code to enter on any \
+                  device, browser prints a page to open here, paste prints one to open anywhere \
+                  and reads back the address the browser ends on; auto (the default) is browser \
+                  with a display, else the device flow where the server offers it, else paste. \
+                  The sign-in waits --timeout SECS if given, else 5 minutes; Ctrl-C ends it. \
+                  logout URL revokes the tokens where the server offers it and forgets them. \
+                  status says where tokens live and lists the sign-ins, list lists them (with \
+                  --json as JSON): server, profile, authorization server, scopes and expiry, \
+                  never a token. Tokens live in the system keychain (macOS Keychain, Windows \
+                  Credential Manager, the Linux kernel keyring) where it works, else in a file \
+                  only you can read; --token-store FILE picks a file.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -514,6 +551,10 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
         &[("list", 0), ("get", 1), ("load", 1), ("file", 2)],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
+    (
+        "auth",
+        &[("login", 1), ("logout", 1), ("status", 0), ("list", 0)],
+    ),
     (
         "servers",
         &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],

@@ -86,6 +86,8 @@ mod options;
 mod requests;
 mod sampling;
 mod server_requests;
+#[cfg(feature = "oauth")]
+mod sign_in;
 mod skills;
 mod task_handle;
 mod tasks;

@@ -376,6 +376,44 @@ impl ManagerOptions {
         self
     }
 
+    /// Prefers the device authorization grant (RFC 8628) for servers whose authorization
+    /// server offers it: `prompt` shows the user, with the server's name, the page to visit on
+    /// any device and the code to enter there, and the manager polls until the user is done.
+    /// Servers whose authorization server does not offer it keep the handler of
+    /// [`with_authorization_handler`](Self::with_authorization_handler) or
+    /// [`with_loopback_authorization`](Self::with_loopback_authorization), which is still
+    /// needed. As there, the user is asked between connection attempts, never inside the
+    /// start-up handshake. A program without a browser at hand chooses it (over SSH, in a
+    /// container).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use umcp::auth::{PasteHandler, PastePrompt};
+    ///
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// let options = umcp::ManagerOptions::default()
+    ///     .with_authorization_handler(Arc::new(paste))
+    ///     .with_device_authorization(|server, device| {
+    ///         eprintln!("{server}: visit {} and enter {}", device.verification_uri, device.user_code);
+    ///         Ok(())
+    ///     });
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "oauth")]
+    pub fn with_device_authorization(
+        mut self,
+        prompt: impl Fn(&str, &crate::auth::DeviceAuthorization) -> std::io::Result<()>
+            + Send
+            + Sync
+            + 'static,
+    ) -> ManagerOptions {
+        self.auth.device = Some(Arc::new(prompt));
+        self
+    }
+
     /// Where OAuth credentials (client registrations and tokens) are kept. The default is a
     /// [`FileStore`](crate::auth::FileStore) at [`ManagerOptions::default_token_file`] (or,
     /// when there is no home directory, a [`MemoryStore`](crate::auth::MemoryStore) for the

@@ -3,6 +3,8 @@
 //! server.
 
 mod asking;
+#[cfg(target_os = "linux")]
+mod auth;
 mod catalog;
 mod commands;
 mod exit_codes;
