@@ -48,6 +48,7 @@ mod config;
 mod error;
 pub mod guide;
 pub mod jsonrpc;
+pub mod lock;
 mod manager;
 mod private_file;
 mod redact;
@@ -69,13 +70,13 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
     Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
-    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, ToolFilter, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
 pub use error::{
-    AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
-    WwwAuthenticate,
+    AuthError, AuthStep, Closed, Error, Hidden, HiddenTool, HttpError, Result, TimeoutKind,
+    ToolField, Unsupported, WwwAuthenticate,
 };
 pub use manager::{
     ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, ManagerWithOptions,

@@ -89,6 +89,7 @@ mod server_requests;
 mod skills;
 mod task_handle;
 mod tasks;
+mod tool_filter;
 mod with_options;
 
 pub use elicitation::ElicitationModes;
@@ -108,6 +109,7 @@ pub use one_shot::one_shot;
 pub use options::Options;
 pub use skills::{LoadedSkill, SkillPolicy};
 pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
+pub use tool_filter::ToolFilter;
 pub use with_options::WithOptions;
 
 #[cfg(test)]
