@@ -85,6 +85,7 @@ mod one_shot;
 mod options;
 mod requests;
 mod sampling;
+mod screen;
 mod server_requests;
 mod skills;
 mod task_handle;
@@ -107,6 +108,7 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub(crate) use screen::ToolScreen;
 pub use skills::{LoadedSkill, SkillPolicy};
 pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
 pub use tool_filter::ToolFilter;

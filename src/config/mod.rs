@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::client::ProtocolMode;
+use crate::client::{ProtocolMode, ToolFilter};
 use crate::transport::http::{HttpConfig, HttpTransportKind};
 use crate::transport::{EnvPolicy, StdioConfig};
 
@@ -21,6 +21,7 @@ mod oauth;
 mod parse;
 mod repeated;
 mod sections;
+mod tool_filter;
 mod transport;
 mod vars;
 
@@ -80,6 +81,9 @@ pub struct ServerConfig {
     /// default [`ProtocolMode::Auto`]). The `protocol` key of a configuration file: `auto`,
     /// `legacy`, `modern` or a stateless-era version such as `2026-07-28`.
     pub protocol: Option<ProtocolMode>,
+    /// Which of the server's tools are offered (default: all). In a file: `allowedTools` and
+    /// `excludedTools`, or another host's spelling of them (see [`ConfigFile`]).
+    pub tool_filter: ToolFilter,
 }
 
 impl ServerConfig {
@@ -95,6 +99,7 @@ impl ServerConfig {
             startup_timeout: None,
             request_timeout: None,
             protocol: None,
+            tool_filter: ToolFilter::new(),
         }
     }
 
@@ -230,6 +235,25 @@ impl ServerConfig {
     /// See the example on [`ServerConfig`].
     pub fn with_protocol(mut self, mode: ProtocolMode) -> ServerConfig {
         self.protocol = Some(mode);
+        self
+    }
+
+    /// Offers only the server's tools that `filter` lets through: the manager neither lists
+    /// the others nor calls them, refusing such a call with
+    /// [`Error::ToolHidden`](crate::Error::ToolHidden) before anything is sent. Replaces the
+    /// filter the configuration file gave.
+    ///
+    /// ```
+    /// use umcp::{ServerConfig, ToolFilter};
+    ///
+    /// let everything = ServerConfig::stdio("everything", "npx")
+    ///     .with_args(["-y", "@modelcontextprotocol/server-everything"])
+    ///     .with_tool_filter(ToolFilter::new().with_denied(["echo", "get-env"]));
+    /// assert!(!everything.tool_filter.allows("echo"));
+    /// assert!(everything.tool_filter.allows("get-sum"));
+    /// ```
+    pub fn with_tool_filter(mut self, filter: ToolFilter) -> ServerConfig {
+        self.tool_filter = filter;
         self
     }
 

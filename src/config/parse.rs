@@ -38,6 +38,13 @@ use crate::transport::{EnvPolicy, StdioConfig};
 /// environment), `startupTimeoutMs`, `requestTimeoutMs` and `protocol` (`auto`, `legacy`,
 /// `modern` or a stateless-era version). Other keys are ignored.
 ///
+/// `allowedTools` and `excludedTools` (mcphost's names) are arrays of tool names, each
+/// maybe with `*` for any run of characters, that say which of the server's tools are
+/// offered ([`ServerConfig::tool_filter`]; an empty allow list allows none). Other hosts'
+/// spellings read the same: `includeTools` and `excludeTools` (Gemini CLI), `blockedTools`
+/// (mcporter), `enabled_tools` and `disabled_tools` (Codex). Given in two spellings, each
+/// allow list must allow a tool, and any deny list excludes it.
+///
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
 ///
@@ -313,6 +320,7 @@ pub(super) fn parse_server(
         startup_timeout: entry.millis("startupTimeoutMs")?,
         request_timeout: entry.millis("requestTimeoutMs")?,
         protocol: protocol(&entry)?,
+        tool_filter: super::tool_filter::parse(&entry)?,
     })
 }
 

@@ -27,6 +27,7 @@ mod membership;
 mod names;
 mod options;
 mod refresh;
+mod screened;
 mod slot;
 mod status;
 mod supervisor;
