@@ -16,6 +16,7 @@ use crate::transport::{EnvPolicy, StdioConfig};
 mod connect;
 mod entry;
 mod env_file;
+mod frozen;
 mod jsonc;
 mod oauth;
 mod parse;

@@ -48,6 +48,9 @@ use crate::transport::{EnvPolicy, StdioConfig};
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
 ///
+/// `"frozen": true` at the top level pins every server's tools to the lock beside the file
+/// ([`ConfigFile::frozen`]); `frozen` that is not `true` or `false` fails the whole file.
+///
 /// A configuration file is code to run. Each stdio entry is a command the [`Manager`]
 /// starts as the user; `${VAR}` puts the user's environment into URLs and headers sent to
 /// whatever host the file names; `envFile` and a workload identity's `tokenFile` read files
@@ -92,6 +95,11 @@ pub struct ConfigFile {
     pub servers: Vec<ServerConfig>,
     /// One error per entry that could not be read, sorted by server name.
     pub errors: Vec<ServerConfigError>,
+    /// Whether the file says its servers' tools are pinned to the lock beside it
+    /// (`"frozen": true` at its top level): a program that honours it, as the `umcp` command
+    /// does, loads [`Lockfile::beside`](crate::lock::Lockfile::beside) the file and gives it
+    /// to the manager ([`ManagerOptions::with_tool_lock`](crate::ManagerOptions::with_tool_lock)).
+    pub frozen: bool,
 }
 
 /// Why one server entry of a configuration file could not be read.
@@ -204,7 +212,7 @@ impl ConfigFile {
         let text = super::jsonc::strip(text);
         let [mcp_servers, servers, nested] =
             super::sections::parse(&text)?.ok_or_else(not_an_object)?;
-        read_sections(
+        let mut file = read_sections(
             [
                 ("mcpServers", entries(&mcp_servers)),
                 ("servers", entries(&servers)),
@@ -212,7 +220,9 @@ impl ConfigFile {
             ],
             lookup,
             Some(&mut super::repeated::Lines::new(&text)),
-        )
+        )?;
+        file.frozen = super::frozen::read(&text)?;
+        Ok(file)
     }
 
     /// Reads already parsed JSON.
@@ -228,7 +238,7 @@ impl ConfigFile {
     ) -> Result<ConfigFile> {
         let root = value.as_object().ok_or_else(not_an_object)?;
         let nested = root.get("mcp").and_then(|mcp| mcp.get("servers"));
-        read_sections(
+        let mut file = read_sections(
             [
                 ("mcpServers", of_value(root.get("mcpServers"))),
                 ("servers", of_value(root.get("servers"))),
@@ -236,7 +246,9 @@ impl ConfigFile {
             ],
             lookup,
             None,
-        )
+        )?;
+        file.frozen = super::frozen::of_value(value)?;
+        Ok(file)
     }
 }
 

@@ -91,3 +91,24 @@ fn a_key_written_twice_in_a_filter_is_refused_like_any_read_key() {
         file.errors
     );
 }
+
+#[test]
+fn frozen_at_the_top_level_pins_the_file() {
+    let frozen =
+        ConfigFile::parse(r#"{ "frozen": true, "mcpServers": { "a": { "command": "s" } } }"#);
+    assert!(frozen.unwrap().frozen);
+    let plain = ConfigFile::parse(r#"{ "mcpServers": { "a": { "command": "s" } } }"#).unwrap();
+    assert!(!plain.frozen);
+    let value = serde_json::json!({ "frozen": true, "servers": {} });
+    assert!(ConfigFile::from_value(&value, &vars).unwrap().frozen);
+    for bad in [
+        r#"{ "frozen": "yes", "mcpServers": {} }"#,
+        r#"{ "frozen": true, "frozen": false, "mcpServers": {} }"#,
+    ] {
+        let error = ConfigFile::parse(bad).unwrap_err().to_string();
+        assert!(error.contains("frozen"), "{error}");
+    }
+    // JSONC, as VS Code writes it.
+    let commented = "{ // pinned\n \"frozen\": true, \"servers\": {}, }";
+    assert!(ConfigFile::parse(commented).unwrap().frozen);
+}
