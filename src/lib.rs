@@ -5,6 +5,7 @@
 //! [guide-eras]: crate::guide::eras
 //! [guide-following]: crate::guide::following
 //! [guide-manager]: crate::guide::manager
+//! [guide-tools]: crate::guide::tools
 #![cfg_attr(
     feature = "oauth",
     doc = "[guide-authorization]: crate::guide::authorization"

@@ -91,6 +91,8 @@ impl HiddenTool {
 
 impl ToolField {
     /// Every field, in the order of the definition's keys.
+    ///
+    /// See the example on [`ToolField::from_key`].
     pub const ALL: [ToolField; 6] = [
         ToolField::Annotations,
         ToolField::Description,
@@ -123,6 +125,8 @@ impl ToolField {
     ///
     /// assert_eq!(ToolField::from_key("outputSchema"), Some(ToolField::OutputSchema));
     /// assert_eq!(ToolField::from_key("icons"), None);
+    /// let keys: Vec<&str> = ToolField::ALL.iter().map(|field| field.as_str()).collect();
+    /// assert_eq!(keys[0], "annotations");
     /// ```
     pub fn from_key(key: &str) -> Option<ToolField> {
         ToolField::ALL

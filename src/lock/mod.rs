@@ -8,7 +8,7 @@
 //! each tool's definition with its digest. Given one, a [`Client`](crate::Client) or a
 //! [`Manager`](crate::Manager) fails closed on drift: a tool whose definition differs from
 //! the lock, or that the lock does not have, is hidden and its calls refused with
-//! [`Error::ToolHidden`](crate::Error::ToolHidden), naming what changed
+//! [`Error::ToolHidden`], naming what changed
 //! ([`Options::with_tool_lock`](crate::Options::with_tool_lock),
 //! [`ManagerOptions::with_tool_lock`](crate::ManagerOptions::with_tool_lock)). A new lock
 //! compared with the old ([`Lockfile::diff`]) says which tools were added, removed or changed,
@@ -75,6 +75,8 @@ mod file;
 pub use diff::{FieldChange, LockDiff, ServerChange, ServerDiff, ToolChange, ToolDiff};
 
 /// The name of a lockfile beside its configuration file.
+///
+/// See the example on [`Lockfile::beside`].
 pub const LOCKFILE_NAME: &str = "mcp.lock";
 
 /// The tool definitions of the servers of a configuration: the contents of `mcp.lock`.
