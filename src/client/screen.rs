@@ -24,6 +24,11 @@ use super::engine::request_options::RequestOptions;
 use super::handle::Client;
 use super::tool_filter::ToolFilter;
 
+/// The most tool names a connection's verdicts hold from listings of single pages: past it,
+/// they start over (a call then lists every page first), so a server that pages out new
+/// names without end cannot grow them without bound. A listing of every page replaces them.
+const MAX_SEEN: usize = 100_000;
+
 /// What a client offers of a server's tools: a filter, and the lock that pins them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolScreen {
@@ -158,6 +163,9 @@ impl Client {
                 seen.hidden = hidden;
             }
             None => {
+                if seen.verdicts.len() + verdicts.len() > MAX_SEEN {
+                    *seen = Seen::default();
+                }
                 seen.hidden.retain(|old| !verdicts.contains_key(&old.tool));
                 seen.verdicts.extend(verdicts);
                 seen.hidden.extend(hidden);
