@@ -55,6 +55,17 @@ impl ToolScreen {
         }
     }
 
+    /// The tools of `tools` that are offered: for a list no client screened (a cached one).
+    pub(crate) fn offered(&self, tools: Vec<Tool>) -> Vec<Tool> {
+        if self.is_open() {
+            return tools;
+        }
+        tools
+            .into_iter()
+            .filter(|tool| self.check(tool).is_ok())
+            .collect()
+    }
+
     /// The hidden tool `name` of this server.
     pub(crate) fn hidden(&self, name: &str, why: Hidden) -> HiddenTool {
         let server = self

@@ -7,7 +7,6 @@ use crate::client::ToolScreen;
 use crate::config::ServerConfig;
 use crate::error::{Error, Hidden, HiddenTool};
 use crate::lock::{ServerIdentity, ServerLock};
-use crate::types::Tool;
 
 use super::options::ManagerOptions;
 use super::Manager;
@@ -29,19 +28,6 @@ impl ManagerOptions {
             lock,
             server: Some(config.name.clone()),
         }
-    }
-}
-
-impl ToolScreen {
-    /// The tools of `tools` that are offered (a cached list, which no client has screened).
-    pub(crate) fn offered(&self, tools: Vec<Tool>) -> Vec<Tool> {
-        if self.is_open() {
-            return tools;
-        }
-        tools
-            .into_iter()
-            .filter(|tool| self.check(tool).is_ok())
-            .collect()
     }
 }
 

@@ -162,3 +162,27 @@ fn a_list_change_that_brings_drift_hides_the_tool() {
     // echo once, redescribe, requests_seen.
     assert_eq!(seen(&manager, "demo", "tools/call"), 3);
 }
+
+#[test]
+fn cached_tools_offered_while_a_server_starts_are_filtered_and_pinned_too() {
+    let dir = crate::tools::temp_dir("pinned-cache");
+    let deny_echo = ToolFilter::new().with_denied(["echo"]);
+    let filtered = crate::stuck_server("f", BOUND).with_tool_filter(deny_echo);
+    let locked = crate::stuck_server("l", BOUND).with_args(["1001"]);
+    let cached = options().with_cache_dir(&dir);
+    crate::tools::write_cache(&cached, &filtered, &["echo", "add"]);
+    crate::tools::write_cache(&cached, &locked, &["echo", "add"]);
+    // Both servers stay in start-up: what is offered is their cached tools.
+    let manager = Manager::start(vec![filtered.clone(), locked.clone()], cached.clone());
+    assert_eq!(tool_names(&manager), ["f__add", "l__echo", "l__add"]);
+    manager.close();
+
+    let echo = umcp::types::Tool::new("echo", json!({"type": "object"}));
+    let mut lock = Lockfile::new();
+    lock.insert(ServerLock::new("l", ServerIdentity::default(), &[echo]));
+    // `f` has no entry in the lock: nothing of it is offered, cached or not.
+    let manager = Manager::start(vec![filtered, locked], cached.with_tool_lock(lock));
+    assert_eq!(tool_names(&manager), ["l__echo"]);
+    manager.close();
+    let _ = std::fs::remove_dir_all(dir);
+}
