@@ -76,9 +76,7 @@ fn a_denied_tool_is_neither_listed_nor_sent() {
     client.close();
 
     // The same through a manager, from the server's configuration.
-    let config = everything_config();
-    let server = ServerConfig::stdio("everything", config.get_command())
-        .with_args(config.get_args().to_vec())
+    let server = ServerConfig::new("everything", everything_config())
         .with_tool_filter(ToolFilter::new().with_denied(["echo"]));
     let manager = Manager::start(vec![server], ManagerOptions::default().without_cache());
     assert!(manager.wait_ready(std::time::Duration::from_secs(60)));

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::transport::replay::NOT_RECORDED;
-use umcp::transport::{Connect, RecordingTransport, ReplayTransport};
+use umcp::testing::{RecordingTransport, ReplayTransport, NOT_RECORDED};
+use umcp::transport::Connect;
 use umcp::types::{ElicitRequestParams, ElicitResult, ServerNotification};
 use umcp::{Client, Error, Options, RequestOptions};
 
@@ -218,14 +218,17 @@ fn the_recording_is_json_lines_with_timing_and_the_client_s_end() {
 #[cfg(feature = "http")]
 #[test]
 fn an_http_session_plays_back_and_its_secrets_stay_out_of_the_recording() {
-    use umcp::ServerConfig;
+    use umcp::{HttpConfig, ServerConfig};
 
     let path = recording("http.jsonl");
     let live = {
         let server = http_demo::HttpDemo::start(&[]);
-        let config = ServerConfig::http("demo", &server.url)
-            .with_header("Authorization", format!("Bearer {TOKEN}"))
-            .with_header("X-Api-Key", TOKEN);
+        let config = ServerConfig::new(
+            "demo",
+            HttpConfig::new(&server.url)
+                .header("Authorization", format!("Bearer {TOKEN}"))
+                .header("X-Api-Key", TOKEN),
+        );
         let recorded = RecordingTransport::for_server(&config, &path).expect("record");
         let live = session(recorded);
         // The token inside a message is redacted too.

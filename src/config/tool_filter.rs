@@ -7,7 +7,7 @@
 //! one), and every excluded name is excluded.
 
 use super::entry::Entry;
-use super::parse::ServerConfigError;
+use super::entry::ServerConfigError;
 use crate::client::ToolFilter;
 
 /// The keys of allow lists.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umcp::lock::{Lockfile, ServerIdentity, ServerLock};
-use umcp::{Client, Error, Hidden, Manager, ToolField, ToolFilter};
+use umcp::{Client, Error, Hidden, Manager, ServerConfig, ToolField, ToolFilter};
 
 use crate::{demo, demo_server, options, text, BOUND};
 
@@ -32,9 +32,7 @@ fn seen(manager: &Manager, server: &str, method: &str) -> u64 {
 
 /// A lock of the demo server as it lists its tools now, under the name `name`.
 fn lock_of_demo(name: &str) -> Lockfile {
-    let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = umcp::StdioConfig::new(binary).args(["--server", "--fixtures"]);
-    let client = Client::connect(config).unwrap();
+    let client = Client::connect(demo()).unwrap();
     let tools = client.list_all_tools().unwrap();
     let mut lock = Lockfile::new();
     let identity = ServerIdentity::from(&client.server_info());
@@ -86,7 +84,8 @@ fn a_filtered_tool_is_not_offered_and_its_call_never_reaches_the_server() {
 #[test]
 fn a_locked_manager_offers_what_matches_and_names_what_changed() {
     let lock = lock_of_demo("demo");
-    let changed = demo_server("demo").with_args(["--describe", "echo=Echoes, and more."]);
+    let described = demo().args(["--describe", "echo=Echoes, and more."]);
+    let changed = ServerConfig::new("demo", described);
     // `other` is not in the lock: it offers nothing.
     let manager = Manager::start(
         vec![changed, demo_server("other")],
@@ -168,7 +167,8 @@ fn cached_tools_offered_while_a_server_starts_are_filtered_and_pinned_too() {
     let dir = crate::tools::temp_dir("pinned-cache");
     let deny_echo = ToolFilter::new().with_denied(["echo"]);
     let filtered = crate::stuck_server("f", BOUND).with_tool_filter(deny_echo);
-    let locked = crate::stuck_server("l", BOUND).with_args(["1001"]);
+    // Another command line than `f`'s, so that the two cache files differ.
+    let locked = ServerConfig::new("l", crate::stuck().arg("1001")).with_startup_timeout(BOUND);
     let cached = options().with_cache_dir(&dir);
     crate::tools::write_cache(&cached, &filtered, &["echo", "add"]);
     crate::tools::write_cache(&cached, &locked, &["echo", "add"]);

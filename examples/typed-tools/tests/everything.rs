@@ -106,8 +106,7 @@ fn the_bindings_work_over_a_manager_too() {
     let Some(entry) = server_everything() else {
         return;
     };
-    let config = ServerConfig::stdio("everything", "node")
-        .with_args([entry.to_string_lossy().as_ref(), "stdio"]);
+    let config = ServerConfig::new("everything", stdio(&entry));
     let manager = Manager::start(vec![config], ManagerOptions::default().without_cache());
     assert!(manager.wait_ready(Duration::from_secs(60)));
     let tools = Everything::connect_manager(&manager).unwrap();
