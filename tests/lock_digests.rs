@@ -4,15 +4,13 @@
 //! every digest umcp writes must be the one Python computes, and a changed definition must
 //! change it.
 
-#[path = "common/python.rs"]
-mod python;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::json;
 use umcp::lock::{Lockfile, ServerIdentity, ServerLock};
 use umcp::types::{Tool, ToolAnnotations};
+use umcp_test_support::python;
 
 /// Python's digest of every tool of the lock `text`, as `name digest` lines.
 fn python_digests(text: &str) -> String {

@@ -1,60 +1,29 @@
 //! The generated bindings against the real server-everything, the one `mcp.lock` was made
 //! from: connecting checks its tools against the lock, and the typed methods call them.
 //!
-//! The server is the pinned npm install the library's interop tests use, under the
-//! repository's `target/peers` (`tests/peers/install.sh`, run here when it is missing).
-//! `UMCP_SKIP_INTEROP=1` skips these tests, saying so.
+//! The server is the pinned npm install the library's interop tests use (installed under
+//! `target/peers` on first use); `UMCP_SKIP_INTEROP=1` skips these tests, saying so.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use umcp::{
     Client, Hidden, Manager, ManagerOptions, Options, ServerConfig, StdioConfig, ToolFilter,
 };
+use umcp_test_support::peers;
 use umcp_typed_tools_example::everything::{
     EchoArgs, Everything, GetStructuredContentArgs, GetStructuredContentArgsLocation, GetSumArgs,
 };
 
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// server-everything's entry point, installed on first use; `None` when the interop tests are
 /// skipped.
 fn server_everything() -> Option<PathBuf> {
-    if std::env::var_os("UMCP_SKIP_INTEROP").is_some_and(|v| v == "1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "UMCP_SKIP_INTEROP is refused under CI"
-        );
-        eprintln!("SKIPPED interop: UMCP_SKIP_INTEROP=1");
-        return None;
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .filter(|dir| dir.is_absolute())
-        .unwrap_or_else(|| root().join("target"));
-    let entry =
-        target.join("peers/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !entry.exists() {
-        let status = Command::new("bash")
-            .arg(root().join("tests/peers/install.sh"))
-            .arg("npm")
-            .env("CARGO_TARGET_DIR", &target)
-            .status();
-        assert!(
-            status.is_ok_and(|s| s.success()) && entry.exists(),
-            "server-everything could not be installed: it needs Node.js 20 or newer and npm \
-             (then `bash tests/peers/install.sh npm`), or set UMCP_SKIP_INTEROP=1"
-        );
-    }
-    Some(entry)
+    (!peers::skip_interop()).then(peers::server_everything)
 }
 
 fn stdio(entry: &Path) -> StdioConfig {
-    StdioConfig::new("node").args([entry.to_string_lossy().as_ref(), "stdio"])
+    StdioConfig::new(peers::node().to_string_lossy())
+        .args([entry.to_string_lossy().as_ref(), "stdio"])
 }
 
 #[test]
