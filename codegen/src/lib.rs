@@ -47,6 +47,8 @@ mod schema;
 pub struct Builder {
     lock: PathBuf,
     servers: Vec<String>,
+    /// The tools to bind of some servers (the others: every tool).
+    tools: Vec<(String, Vec<String>)>,
 }
 
 /// Why the bindings could not be written.
@@ -64,6 +66,8 @@ pub enum Error {
     Lock(String),
     /// A server asked for is not in the lock.
     NoServer(String),
+    /// A tool asked for is not in the lock: the server, and the tool.
+    NoTool(String, String),
     /// `OUT_DIR` is not set: not run from a build script.
     NoOutDir,
 }
@@ -77,6 +81,7 @@ impl Builder {
         Builder {
             lock: lock.into(),
             servers: Vec::new(),
+            tools: Vec::new(),
         }
     }
 
@@ -94,6 +99,26 @@ impl Builder {
         self
     }
 
+    /// Binds only these tools of the server `server` (by default, every tool it has in the
+    /// lock): connecting checks only them, so the server's other tools may change, or be
+    /// listed only to clients with some capability, without refusing the bindings.
+    ///
+    /// ```no_run
+    /// umcp_codegen::Builder::new("mcp.lock")
+    ///     .tools("everything", ["echo", "get-sum"])
+    ///     .write_to_out_dir("everything.rs")
+    ///     .expect("bindings");
+    /// ```
+    pub fn tools<I, S>(mut self, server: impl Into<String>, tools: I) -> Builder
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let tools = tools.into_iter().map(Into::into).collect();
+        self.tools.push((server.into(), tools));
+        self
+    }
+
     /// The bindings' source.
     ///
     /// ```no_run
@@ -105,7 +130,8 @@ impl Builder {
     /// # Errors
     ///
     /// [`Error::Io`] when the lockfile cannot be read, [`Error::Lock`] when it is not a
-    /// lockfile, [`Error::NoServer`] for a server asked for that it does not have.
+    /// lockfile, [`Error::NoServer`] and [`Error::NoTool`] for a server or tool asked for that
+    /// it does not have.
     pub fn generate(&self) -> Result<String, Error> {
         let text = std::fs::read_to_string(&self.lock).map_err(|source| Error::Io {
             path: self.lock.clone(),
@@ -116,7 +142,7 @@ impl Builder {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| "mcp.lock".into());
-        generate(&text, &shown, &self.servers)
+        generate(&text, &shown, &self.servers, &self.tools)
     }
 
     /// Writes the bindings to `path`, leaving a file that already holds them untouched (so
@@ -160,14 +186,38 @@ impl Builder {
 }
 
 /// The bindings of the lockfile `text` (named `shown` in the header), for the servers
-/// `servers` (all when empty).
-fn generate(text: &str, shown: &str, servers: &[String]) -> Result<String, Error> {
-    let locked = lock::parse(text)?;
-    if let Some(missing) = servers
-        .iter()
+/// `servers` (all when empty), each with the tools `tools` names for it (all when it names
+/// none).
+fn generate(
+    text: &str,
+    shown: &str,
+    servers: &[String],
+    tools: &[(String, Vec<String>)],
+) -> Result<String, Error> {
+    let mut locked = lock::parse(text)?;
+    let named = servers.iter().chain(tools.iter().map(|(server, _)| server));
+    if let Some(missing) = named
+        .into_iter()
         .find(|name| !locked.iter().any(|s| &&s.name == name))
     {
         return Err(Error::NoServer(missing.clone()));
+    }
+    for server in &mut locked {
+        let chosen: Vec<&String> = tools
+            .iter()
+            .filter(|(name, _)| *name == server.name)
+            .flat_map(|(_, tools)| tools)
+            .collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        if let Some(missing) = chosen
+            .iter()
+            .find(|t| !server.tools.iter().any(|l| &l.name == **t))
+        {
+            return Err(Error::NoTool(server.name.clone(), (*missing).clone()));
+        }
+        server.tools.retain(|tool| chosen.contains(&&tool.name));
     }
     let mut out = emit::Out::default();
     emit::header(&mut out, shown);
@@ -185,6 +235,9 @@ impl fmt::Display for Error {
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Lock(what) => write!(f, "lockfile: {what}"),
             Error::NoServer(name) => write!(f, "the lock has no server `{name}`"),
+            Error::NoTool(server, tool) => {
+                write!(f, "the lock has no tool `{tool}` of server `{server}`")
+            }
             Error::NoOutDir => f.write_str("OUT_DIR is not set: run this from a build script"),
         }
     }

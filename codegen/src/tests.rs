@@ -72,7 +72,7 @@ fn item<'a>(source: &'a str, start: &str) -> Vec<&'a str> {
 
 #[test]
 fn a_schema_of_every_shape_gives_the_expected_types() {
-    let source = generate(SHAPES, "shapes.lock", &[]).unwrap();
+    let source = generate(SHAPES, "shapes.lock", &[], &[]).unwrap();
     let fields: Vec<&str> = item(&source, "pub struct PlanTripArgs {")
         .into_iter()
         .filter(|line| line.starts_with("pub "))
@@ -136,17 +136,17 @@ fn the_bindings_of_a_real_servers_lock_are_formatted() {
     // server-everything's tools, as the example crate locks them.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/typed-tools/mcp.lock");
     let text = std::fs::read_to_string(&path).unwrap();
-    let source = generate(&text, "mcp.lock", &[]).unwrap();
+    let source = generate(&text, "mcp.lock", &[], &[]).unwrap();
     assert!(source.contains("pub fn get_sum(&self, args: &GetSumArgs)"));
     assert_formatted(&source);
 }
 
 #[test]
 fn the_same_lock_gives_the_same_bytes() {
-    let one = generate(SHAPES, "mcp.lock", &[]).unwrap();
+    let one = generate(SHAPES, "mcp.lock", &[], &[]).unwrap();
     // Keys in another order and other spacing: the same lock.
     let value: serde_json::Value = serde_json::from_str(SHAPES).unwrap();
-    let two = generate(&value.to_string(), "mcp.lock", &[]).unwrap();
+    let two = generate(&value.to_string(), "mcp.lock", &[], &[]).unwrap();
     assert_eq!(one, two);
 }
 
@@ -174,7 +174,7 @@ fn what_a_server_names_is_made_safe_and_laid_out_as_rustfmt_would() {
         json!({"name": "connect", "inputSchema": {}}),
         json!({"name": "e\u{202e}vil\"\n", "inputSchema": {"type": "object"}}),
     ];
-    let source = generate(&lock_of("my server", &tools), "mcp.lock", &[]).unwrap();
+    let source = generate(&lock_of("my server", &tools), "mcp.lock", &[], &[]).unwrap();
     assert!(!source.contains('\u{202e}'), "{source}");
     assert!(source.contains("pub mod my_server {"));
     assert!(
@@ -203,22 +203,37 @@ fn what_a_server_names_is_made_safe_and_laid_out_as_rustfmt_would() {
 fn servers_are_chosen_and_a_foreign_file_is_refused() {
     let two =
         lock_of("one", &[json!({"name": "t", "inputSchema": {}})]).replace("\"one\"", "\"two\"");
-    let source = generate(&two, "mcp.lock", &["two".into()]).unwrap();
+    let source = generate(&two, "mcp.lock", &["two".into()], &[]).unwrap();
     assert!(source.contains("pub mod two {"));
-    let missing = generate(&two, "mcp.lock", &["one".into()]).unwrap_err();
+    let missing = generate(&two, "mcp.lock", &["one".into()], &[]).unwrap_err();
     assert_eq!(missing.to_string(), "the lock has no server `one`");
     let newer = SHAPES.replace("\"lockfileVersion\": 1", "\"lockfileVersion\": 2");
-    assert!(generate(&newer, "mcp.lock", &[])
+    assert!(generate(&newer, "mcp.lock", &[], &[])
         .unwrap_err()
         .to_string()
         .contains("lockfileVersion 2"));
     assert!(matches!(
-        generate("[]", "mcp.lock", &[]),
+        generate("[]", "mcp.lock", &[], &[]),
         Err(Error::Lock(_))
     ));
     let renamed = SHAPES.replace("\"name\": \"ping\"", "\"name\": \"pong\"");
-    let error = generate(&renamed, "mcp.lock", &[]).unwrap_err().to_string();
+    let error = generate(&renamed, "mcp.lock", &[], &[])
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("names another tool"), "{error}");
-    let empty = generate("{\"lockfileVersion\": 1}", "mcp.lock", &[]).unwrap();
+    let only = [("shapes".to_owned(), vec!["ping".to_owned()])];
+    let source = generate(SHAPES, "mcp.lock", &[], &only).unwrap();
+    assert!(source.contains("pub fn ping(&self)") && !source.contains("plan_trip"));
+    assert!(
+        !source.contains("\"plan-trip\","),
+        "only the tool bound is checked"
+    );
+    let unknown = [("shapes".to_owned(), vec!["pong".to_owned()])];
+    let error = generate(SHAPES, "mcp.lock", &[], &unknown).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the lock has no tool `pong` of server `shapes`"
+    );
+    let empty = generate("{\"lockfileVersion\": 1}", "mcp.lock", &[], &[]).unwrap();
     assert_formatted(&empty);
 }
