@@ -42,6 +42,7 @@ mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod doctor;
 mod drift;
 mod exit;
 mod help;
@@ -50,6 +51,7 @@ mod listing;
 mod lock;
 mod logs;
 mod man;
+mod network;
 mod oauth;
 mod output;
 mod pinned;
@@ -106,6 +108,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;

@@ -51,6 +51,7 @@ pub fn configured(args: &Args, cmd: &Cmd) -> Result<Configured, Exit> {
         }
     }
     one_server(cmd, servers.len())?;
+    crate::network::remember(&servers);
     // `lock` reads the servers as they are, whatever the file says.
     let lock = match (args.frozen || found.frozen) && cmd.name != "lock" {
         true => Some(crate::pinned::load(&found.lockfile, "--frozen")?),

@@ -17,6 +17,7 @@ mod entry;
 mod env_file;
 mod frozen;
 mod jsonc;
+mod network;
 mod oauth;
 mod parse;
 mod redacted;
