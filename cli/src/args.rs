@@ -42,8 +42,12 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
     pub trust: TrustFlags,
-    /// `--out`: where `record` writes the session.
+    /// `--out`: where `record` writes the session, and `lock` the lockfile.
     pub out: Option<String>,
+    /// `--check`: `lock` compares instead of writing.
+    pub check: bool,
+    /// `--frozen`: the servers' tools are pinned to the lockfile.
+    pub frozen: bool,
     /// The command and its arguments.
     pub command: Vec<String>,
     /// `--session NAME`: the command runs through that session's process.
@@ -220,6 +224,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "profile" => args.oauth.profile = Some(text),
         "flow" => args.oauth.flow = Some(text),
         "out" => args.out = Some(text),
+        "check" => args.check = true,
+        "frozen" => args.frozen = true,
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
@@ -282,6 +288,9 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if args.check && cmd.name != "lock" {
+        return Err(usage(format!("--check is for lock, not {}", cmd.name)));
     }
     if args.trust.given() && cmd.name != "trust" {
         return Err(usage(format!(

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use umcp::lock::{Lockfile, LOCKFILE_NAME};
 use umcp::{ConfigFile, HttpConfig, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::Args;
@@ -10,14 +11,34 @@ use crate::exit::{usage, Exit};
 use crate::output::warn;
 use crate::{config_files, shown, trust};
 
+/// The servers a command runs against, and where their lockfile is.
+pub struct Servers {
+    /// The servers, less the disabled ones and those `--server` leaves out.
+    pub list: Vec<ServerConfig>,
+    /// `mcp.lock` beside the configuration file, or in the working directory for a server of
+    /// the command line; `--out` wins for `lock`.
+    pub lockfile: PathBuf,
+    /// Whether the configuration file says `"frozen": true`.
+    pub frozen: bool,
+    /// Every server the configuration file names, disabled and malformed ones too; `None`
+    /// for a server of the command line.
+    pub in_file: Option<Vec<String>>,
+}
+
 /// The servers named on the command line, or found in a configuration file.
-pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
+pub fn servers(args: &Args) -> Result<Servers, Exit> {
     check_options(args)?;
+    let given = |server: ServerConfig| Servers {
+        list: vec![server],
+        lockfile: PathBuf::from(LOCKFILE_NAME),
+        frozen: false,
+        in_file: None,
+    };
     if let Some(line) = &args.stdio {
-        return Ok(vec![from_stdio(line, args)?]);
+        return Ok(given(from_stdio(line, args)?));
     }
     if let Some(url) = &args.url {
-        return Ok(vec![from_url(url, args)?]);
+        return Ok(given(from_url(url, args)?));
     }
     let (path, file) = match &args.config {
         Some(path) => (PathBuf::from(path), None),
@@ -28,7 +49,14 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         // Named with --config, or the user's own: trusted as the user's word.
         None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
     };
-    from_file(&path, file, args.server.as_deref())
+    let in_file = file.servers.iter().map(|s| s.name.clone());
+    let in_file = in_file.chain(file.errors.iter().map(|e| e.server.clone()));
+    Ok(Servers {
+        in_file: Some(in_file.collect()),
+        lockfile: Lockfile::beside(&path),
+        frozen: file.frozen,
+        list: from_file(&path, file, args.server.as_deref())?,
+    })
 }
 
 /// Refuses options that do not go together: one way of naming servers, and the options of

@@ -217,9 +217,19 @@ pub const FLAGS: &[Flag] = &[
         ..flag(
             "out",
             Some("FILE"),
-            "record: the file the session is written to",
+            "record: the file the session is written to; lock: the lockfile (default mcp.lock)",
         )
     },
+    flag(
+        "check",
+        None,
+        "lock: compare the servers' tools with the lockfile, writing nothing",
+    ),
+    flag(
+        "frozen",
+        None,
+        "pin the servers' tools to mcp.lock: one changed or not locked is refused (see lock)",
+    ),
     flag("tools", None, "watch: tool list changes"),
     flag("prompts", None, "watch: prompt list changes"),
     flag("resources", None, "watch: resource list changes"),
@@ -382,6 +392,25 @@ pub const COMMANDS: &[Cmd] = &[
                   named with --config, and your own files under your home directory, need no \
                   trust. --list shows the trusted files and whether each is unchanged, changed \
                   or missing; --revoke FILE no longer trusts FILE.",
+        one_server: false,
+    },
+    Cmd {
+        name: "lock",
+        args: "[--check] [--out FILE]",
+        arity: (0, 0),
+        help: "pin the servers' tools in mcp.lock, or check them against it (--check)",
+        details: "Connects the servers and writes, for each, its identity and every tool it \
+                  offers (after the configuration's allowedTools and excludedTools) with the \
+                  SHA-256 of the tool's canonical definition, and the definition itself, into \
+                  mcp.lock beside the configuration file (in the working directory for \
+                  --stdio and --url) or --out FILE: the same servers give the same bytes. A \
+                  server that does not connect keeps its entry, and the exit code is 3. \
+                  --check writes nothing: it prints what drifted (servers and tools added, \
+                  removed or changed, with each changed field's old and new value; --json for \
+                  a report) and exits with code 6 when anything did. --frozen, on any other \
+                  command, or \"frozen\": true in the configuration file, pins the servers to \
+                  the lock: a tool that changed since, or that the lock does not have, is \
+                  neither listed nor called (exit code 6), and what drifted is said on stderr.",
         one_server: false,
     },
     Cmd {
@@ -613,6 +642,11 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         "the configuration file found in the working directory is not trusted (see trust)",
     ),
     (
+        6,
+        "the servers' tools drifted from the lockfile: lock --check found a change, or a \
+         call was refused for one (--frozen)",
+    ),
+    (
         130,
         "interrupted (Ctrl-C; 143 for SIGTERM, 129 for SIGHUP), once the servers are stopped",
     ),
@@ -647,6 +681,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
         "add a server to a configuration file",
+    ),
+    (
+        "umcp --config .mcp.json lock --check",
+        "check the servers' tools against the mcp.lock beside the file (exit code 6 on drift)",
     ),
 ];
 

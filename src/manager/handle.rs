@@ -294,7 +294,9 @@ impl Manager {
             .startup_timeout
             .unwrap_or(self.options.startup_timeout);
         let cache_dir = self.options.cache_dir.as_deref();
-        let slot = Arc::new(Slot::new(config, startup, cache_dir, Arc::clone(&self.hub)));
+        let screen = self.options.screen_for(&config);
+        let hub = Arc::clone(&self.hub);
+        let slot = Arc::new(Slot::new(config, screen, startup, cache_dir, hub));
         let (commands, commands_rx) = crossbeam_channel::bounded(supervisor::COMMANDS);
         // An enabled server's supervisor reports `Connecting` as it starts.
         let thread = if slot.config.disabled {

@@ -12,6 +12,7 @@ mod fake;
 mod hostile;
 mod http;
 mod listings;
+mod lock;
 mod messages;
 #[cfg(unix)]
 mod sessions;
