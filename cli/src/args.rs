@@ -153,6 +153,27 @@ fn env_entry(text: &str) -> Result<(String, String), Exit> {
     }
 }
 
+/// `--header 'Name: value'` as its name and value, both checked.
+fn header_entry(text: &str) -> Result<(String, String), Exit> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
+    let (name, value) = (name.trim(), value.trim());
+    // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as a
+    // connection failure once the server was asked.
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        // The value is left out: it may be a secret.
+        return Err(usage(format!("--header: `{name}` is not a header name")));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(usage(format!(
+            "--header {name}: the value holds a control character"
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
@@ -164,25 +185,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         }
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
-        "header" => {
-            let (name, value) = text
-                .split_once(':')
-                .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
-            let (name, value) = (name.trim(), value.trim());
-            // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as
-            // a connection failure once the server was asked.
-            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-            if name.is_empty() || !name.chars().all(token) {
-                // The value is left out: it may be a secret.
-                return Err(usage(format!("--header: `{name}` is not a header name")));
-            }
-            if value.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(usage(format!(
-                    "--header {name}: the value holds a control character"
-                )));
-            }
-            args.headers.push((name.to_owned(), value.to_owned()));
-        }
+        "header" => args.headers.push(header_entry(&text)?),
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
