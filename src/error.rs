@@ -9,9 +9,11 @@ use std::time::Duration;
 use crate::jsonrpc::ErrorObject;
 
 mod http;
+mod skill;
 mod summary;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
+pub use skill::SkillError;
 
 use summary::DataSummary;
 
@@ -155,7 +157,7 @@ pub enum Error {
     /// not be loaded, a file the entry does not list (not read), or content whose size,
     /// digest or frontmatter differs from the entry (not returned). Fetch the entry again
     /// ([`Client::get_skill`](crate::Client::get_skill)) before trying once more.
-    Skill(Box<crate::types::SkillError>),
+    Skill(Box<SkillError>),
 }
 
 // Every `Result` of the crate, and of its callers, carries an `Error`: it stays within eight
@@ -339,8 +341,8 @@ impl fmt::Display for Error {
 // No `source`: `Display` includes the cause already (see [`Error`]).
 impl std::error::Error for Error {}
 
-impl From<crate::types::SkillError> for Error {
-    fn from(err: crate::types::SkillError) -> Error {
+impl From<SkillError> for Error {
+    fn from(err: SkillError) -> Error {
         Error::Skill(Box::new(err))
     }
 }

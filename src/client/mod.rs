@@ -106,7 +106,7 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
-pub use skills::{LoadedSkill, SkillPolicy};
+pub use skills::{sha256_digest, LoadedSkill, SkillPolicy};
 pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
 pub use with_options::WithOptions;
 
