@@ -7,7 +7,8 @@
 //! `server/discover`, the lists, `resources/read`). Inside the crate, from unit tests that
 //! include `tests/fuzz/internal/`: stdio lines (`lines`), `WWW-Authenticate` values
 //! (`www-authenticate`), URLs (`urls`, the HTTP transport's and the authorization spec's),
-//! JSONC (`jsonc`) and env files (`env-file`). See `tests/fuzz/engine.rs` for how inputs are
+//! JSONC (`jsonc`), env files (`env-file`), a server's `SKILL.md` frontmatter (`frontmatter`)
+//! and the URIs of a skill's files (`skill-uris`). See `tests/fuzz/engine.rs` for how inputs are
 //! made and for the knobs (`UMCP_FUZZ_CASES`, `UMCP_FUZZ_SEED`, `UMCP_FUZZ_CASE`,
 //! `UMCP_FUZZ_REPORT`).
 //!

@@ -658,3 +658,7 @@ mod tests {
         assert!(error.len() < 200, "{error}");
     }
 }
+
+#[cfg(test)]
+#[path = "../../../tests/fuzz/internal/frontmatter.rs"]
+mod fuzz;

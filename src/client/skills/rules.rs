@@ -126,10 +126,11 @@ fn valid_digest(digest: &str) -> bool {
 }
 
 /// Whether `uri` names a file inside the skill rooted at `root`: under it, with no empty,
-/// `.` or `..` segment (percent-encoded ones included), which could lead out of it, and no
-/// segment a second decoding would change (`%252e%252e` is `%2e%2e` once decoded, `..`
-/// twice) or that holds a control character once decoded (`%00`): a host that maps URIs to
-/// files, or decodes them again, reads neither as the server's name for a file.
+/// `.` or `..` segment and no `/` or `\` inside one (percent-encoded ones included), which
+/// could lead out of it, and no segment a second decoding would change (`%252e%252e` is
+/// `%2e%2e` once decoded, `..` twice) or that holds a control character once decoded
+/// (`%00`): a host that maps URIs to files, or decodes them again, reads neither as the
+/// server's name for a file.
 fn within(root: &str, uri: &str) -> bool {
     let Some(path) = uri
         .strip_prefix(root)
@@ -141,7 +142,7 @@ fn within(root: &str, uri: &str) -> bool {
         && path.split('/').all(|segment| {
             percent_decode(segment).is_some_and(|decoded| {
                 !matches!(decoded.as_str(), "" | "." | "..")
-                    && !decoded.contains('/')
+                    && !decoded.contains(['/', '\\'])
                     && !decoded.chars().any(char::is_control)
                     && !has_escape(&decoded)
             })
@@ -176,3 +177,7 @@ fn percent_decode(text: &str) -> Option<String> {
     }
     String::from_utf8(out).ok()
 }
+
+#[cfg(test)]
+#[path = "../../../tests/fuzz/internal/skill_uris.rs"]
+mod fuzz;

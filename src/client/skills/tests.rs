@@ -173,6 +173,7 @@ fn uris_a_second_decoding_or_a_control_character_would_change_are_outside() {
         "skill://pdf-processing/a%0a",
         "skill://pdf-processing/a%+f",
         "skill://pdf-processing/a%2",
+        "skill://pdf-processing/a%5c..%5cb",
     ] {
         let skill = entry(json!([SkillResource::of(uri, b"x"), own.clone()]));
         assert!(
