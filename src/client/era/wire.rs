@@ -28,8 +28,8 @@ pub(crate) fn cached(
     legacy: bool,
     wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
 ) -> Result<Answer> {
-    let context = session.conn.transport.authorization_context();
-    session.cache.through(spec, legacy, context, wire)
+    let context = || session.conn.transport.authorization_context();
+    session.cache.through(spec, legacy, &context, wire)
 }
 
 /// One round trip of `message` on the engine, as `spec` says.
