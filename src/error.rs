@@ -149,9 +149,12 @@ pub enum Error {
     /// The stream that was to carry a response ended before the response and cannot be
     /// resumed: the request is lost, and the server may or may not have acted on it. In the
     /// stateless era the client re-issues such a request once, under a new id, as the spec
-    /// asks, save a `tools/call` that could have acted already: that one only when the tool's
-    /// last listing marked it `readOnlyHint` or `idempotentHint`, since a second call would
-    /// otherwise do its work twice.
+    /// asks, when that does nothing twice: a read or listing (`resources/read`,
+    /// `prompts/get`, `tools/list`, `server/discover`, …), a task's status, result or
+    /// cancellation, and a `tools/call` only when the tool's last listing marked it
+    /// `readOnlyHint` or `idempotentHint`. Any other request, a vendor's or an extension's
+    /// method sent with [`Client::request_raw`](crate::Client::request_raw) among them,
+    /// could have acted already and comes back as this error.
     ResponseLost(String),
     /// A skill or one of its files failed the Skills extension's checks: an entry that may
     /// not be loaded, a file the entry does not list (not read), or content whose size,
