@@ -69,6 +69,67 @@ pub(crate) fn write_new(path: &Path, data: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
+/// Opens `path` to be written from its start, a line at a time, readable by its owner only:
+/// created exclusively with mode 0600 when nothing is there; an existing file is taken only
+/// when it is a regular file of the user's own with no other name (no symbolic link is
+/// followed, and no hard link planted in a shared directory leads the writing elsewhere), then
+/// made owner-only and emptied. Anything else is refused (`PermissionDenied`, or the
+/// system's error), and left as it was.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+pub(crate) fn create_or_truncate(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => take_existing(path),
+        other => other,
+    }
+}
+
+/// The existing file at `path` for [`create_or_truncate`], emptied, or refused.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+fn take_existing(path: &Path) -> io::Result<File> {
+    let refuse = |why: &str| {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{}: {why}; not written", path.display()),
+        )
+    };
+    let mut options = OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A FIFO without a reader fails at once rather than block the open.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        #[cfg(unix)]
+        Some(libc::ELOOP) => refuse("it is a symbolic link"),
+        _ => e,
+    })?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(refuse("it is not a regular file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        if metadata.nlink() > 1 {
+            return Err(refuse("it has another name (a hard link)"));
+        }
+        // Only the owner may change the mode: this fails for another user's file.
+        file.set_permissions(fs::Permissions::from_mode(0o600))
+            .map_err(|_| refuse("it belongs to another user"))?;
+    }
+    file.set_len(0)?;
+    Ok(file)
+}
+
 /// The text of the file at `path`, refused (`PermissionDenied`) when it is not a regular
 /// file only its owner may read and write: such a file was not written by [`replace`], and
 /// may have been planted by another user. A symbolic link at `path` is not followed.
@@ -197,6 +258,43 @@ mod tests {
         replace(&link, b"new").unwrap();
         assert_eq!(fs::read_to_string(&private).unwrap(), "mine");
         assert_eq!(read(&link).unwrap(), "new");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_as_it_goes_is_owner_only_and_never_reached_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("stream");
+        create_dir(&root).unwrap();
+        let path = root.join("rec.jsonl");
+        let mut file = create_or_truncate(&path).unwrap();
+        file.write_all(b"one\n").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        // One's own file again: emptied, and made owner-only if it was not.
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        drop(create_or_truncate(&path).unwrap());
+        assert_eq!((fs::read(&path).unwrap().len(), mode(&path)), (0, 0o600));
+        // A symbolic or hard link to another file: refused, the file left as it was.
+        let victim = root.join("notes.txt");
+        fs::write(&victim, "precious").unwrap();
+        let symlink = root.join("sym.jsonl");
+        std::os::unix::fs::symlink(&victim, &symlink).unwrap();
+        let hardlink = root.join("hard.jsonl");
+        fs::hard_link(&victim, &hardlink).unwrap();
+        for link in [&symlink, &hardlink] {
+            let error = create_or_truncate(link).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::PermissionDenied, "{error}");
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        // A directory or a FIFO (whose open would wait for a reader) is no file to write.
+        assert!(create_or_truncate(&root).is_err());
+        let fifo = root.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|status| status.success()) {
+            assert!(create_or_truncate(&fifo).is_err());
+        }
         let _ = fs::remove_dir_all(&root);
     }
 }
