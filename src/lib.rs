@@ -43,6 +43,7 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod capped;
 mod client;
 mod config;
 mod error;

@@ -101,19 +101,25 @@ pub struct ServerConfigError {
     pub message: String,
 }
 
+/// The largest configuration file read: a file found in a checkout is anyone's, and real
+/// ones are a few kilobytes.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
 impl ConfigFile {
-    /// Reads and parses a configuration file, expanding variables from the environment.
+    /// Reads and parses a configuration file, expanding variables from the environment. A
+    /// file larger than 16 MiB is refused unread.
     ///
     /// See the example on [`Manager`](crate::Manager).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when the file cannot be read, is not JSON, holds no `mcpServers` or
+    /// [`Error::Config`] when the file cannot be read, is larger than 16 MiB, is not JSON,
+    /// holds no `mcpServers` or
     /// `servers` object, or repeats one of these keys. Errors of single entries are in
     /// [`errors`](ConfigFile::errors) instead.
     pub fn load(path: impl AsRef<Path>) -> Result<ConfigFile> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
+        let text = crate::capped::read_text(path, MAX_FILE_BYTES)
             .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
         let workspace = workspace_folder(path);
         let lookup = |name: &str| {
