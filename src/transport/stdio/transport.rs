@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::child;
+#[cfg(unix)]
+use super::guard;
 use super::lines::{Activity, Watched};
 use super::monitor::{self, Monitor};
 use super::stderr::{self, Tail};
@@ -162,6 +164,8 @@ impl StdioTransport {
             reader_done: workers[1].done.clone(),
             close_grace: config.close_grace,
             kill_grace: config.kill_grace,
+            #[cfg(unix)]
+            _enlisted: config.end_with_parent.then(|| guard::enlist(pid)).flatten(),
         };
         let transport = StdioTransport {
             shared,
