@@ -50,7 +50,7 @@ mod error;
 pub mod guide;
 pub mod jsonrpc;
 mod manager;
-mod private_file;
+pub mod private_file;
 mod redact;
 mod sync;
 #[cfg(feature = "testing")]
