@@ -34,7 +34,8 @@
 //!
 //! - every occurrence of a value given with [`RecordingTransport::with_secret`], or taken
 //!   from the server's configuration by [`RecordingTransport::for_server`] (every header
-//!   value, `Cookie` included, environment variables with credential-like names, `SESSION`
+//!   value, `Cookie` included, but those of `Accept…`, `Content-Type`, `User-Agent` and the
+//!   like, environment variables with credential-like names, `SESSION`
 //!   and `COOKIE` among them, the OAuth client secret, query values of the URL,
 //!   secret-looking command-line arguments); values shorter than
 //!   [`MIN_SECRET_CHARS`] are ignored, since replacing them everywhere would garble the
@@ -468,10 +469,12 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
         }
         ServerTransport::Http(http, oauth) => {
             let url = http.get_url();
-            // A header given for a server is there to identify the client (a cookie, a key
-            // under a name of the server's choosing): every value counts, whatever its name.
-            for (_, value) in http.get_headers() {
-                named(None, value);
+            // A header given for a server is mostly there to identify the client (a cookie, a
+            // key under a name of the server's choosing): every value counts but those of the
+            // standard headers that describe the content or the client.
+            for (name, value) in http.get_headers() {
+                let plain = PLAIN_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name));
+                named(if plain { Some(name) } else { None }, value);
             }
             if let Some(secret) = oauth.as_ref().and_then(|o| o.client_secret.clone()) {
                 secrets.push(secret);
@@ -485,6 +488,19 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
     }
     secrets
 }
+
+/// Headers that say what the content or the client is, not who: their values are no secret
+/// unless they look like one.
+const PLAIN_HEADERS: [&str; 8] = [
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "cache-control",
+    "content-language",
+    "content-type",
+    "user-agent",
+    "mcp-protocol-version",
+];
 
 /// Member names whose string values are credentials, compared on their lowercased letters
 /// and digits alone.
@@ -603,9 +619,14 @@ mod tests {
 
         let http = ServerConfig::http("h", "https://h.example/mcp?api_key=q-98765")
             .with_header("Authorization", "Bearer b-4321")
-            .with_header("Accept-Language", "fr");
+            .with_header("Accept-Language", "fr-CH, fr;q=0.9")
+            .with_header("Cookie", "sid=c-1111")
+            .with_header("X-Acme-Tenant", "t-2222");
         let mut secrets = secrets_of(&http);
         secrets.sort();
-        assert_eq!(secrets, ["Bearer b-4321", "b-4321", "q-98765"]);
+        assert_eq!(
+            secrets,
+            ["Bearer b-4321", "b-4321", "q-98765", "sid=c-1111", "t-2222"]
+        );
     }
 }
