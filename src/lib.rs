@@ -27,6 +27,20 @@
 //! notification callbacks go through a router thread to a bounded pool of handler threads.
 //! The MCP types live in [`types`]; the [`Manager`] runs many clients on top.
 //!
+//! The modules stand on floors, and a file names only what stands on its own floor or below
+//! (`.ci/layers` checks it), from the ground up:
+//!
+//! 1. `jsonrpc`, `redact`, `private_file`, `capped`, `sync`: the wire types and helpers that
+//!    know no MCP.
+//! 2. `error`: the one [`Error`].
+//! 3. `types`: the MCP types, data only.
+//! 4. `transport`: moves messages and knows no MCP method.
+//! 5. `auth`: OAuth for the HTTP transports.
+//! 6. `client`: inside it `engine` → `era` → `follow` → the face, each naming only those before.
+//! 7. `config`, `testing`: configuration files, and the testing kit.
+//! 8. `manager`: many clients.
+//! 9. `guide`, and the crate root.
+//!
 //! # Naming
 //!
 //! The transport configurations, [`StdioConfig`] and [`HttpConfig`], are built like

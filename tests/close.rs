@@ -58,9 +58,11 @@ fn a_second_close_waits_for_the_first_to_end_the_server() {
 #[cfg(target_os = "linux")]
 #[test]
 fn manager_close_returns_after_its_servers_ended() {
-    let server = ServerConfig::stdio("stubborn", python::system_python())
-        .with_args(["-c", STUBBORN])
-        .with_protocol(ProtocolMode::Legacy);
+    let server = ServerConfig::new(
+        "stubborn",
+        StdioConfig::new(python::system_python()).args(["-c", STUBBORN]),
+    )
+    .with_protocol(ProtocolMode::Legacy);
     let manager = Manager::start(vec![server], ManagerOptions::default().without_cache());
     assert!(manager.wait_ready(Duration::from_secs(30)));
     let pid = manager

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use status::wait_for;
-use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus};
+use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StdioConfig};
 
 mod common;
 #[allow(dead_code)] // Only the binary's path is used here.
@@ -29,7 +29,7 @@ fn demo_server(name: &str, extra: &[&str]) -> ServerConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let mut args = vec!["--server", "--fixtures"];
     args.extend_from_slice(extra);
-    ServerConfig::stdio(name, binary).with_args(args)
+    ServerConfig::new(name, StdioConfig::new(binary).args(args))
 }
 
 fn options(interval: Duration, timeout: Duration) -> ManagerOptions {
@@ -170,10 +170,16 @@ fn interop_servers_of_both_eras_answer_the_checks_and_stay_connected() {
     }
     log_capture::capture_logs();
     let path = |p: std::path::PathBuf| p.to_string_lossy().into_owned();
-    let everything = ServerConfig::stdio("everything", path(common::peers::node()))
-        .with_args([path(common::peers::server_everything()), "stdio".into()]);
-    let python = ServerConfig::stdio("python", path(common::peers::python_mcp()))
-        .with_args([path(common::peers::python_server_script()), "stdio".into()]);
+    let everything = ServerConfig::new(
+        "everything",
+        StdioConfig::new(path(common::peers::node()))
+            .args([path(common::peers::server_everything()), "stdio".into()]),
+    );
+    let python = ServerConfig::new(
+        "python",
+        StdioConfig::new(path(common::peers::python_mcp()))
+            .args([path(common::peers::python_server_script()), "stdio".into()]),
+    );
     let manager = Manager::start(
         vec![everything, python],
         options(Duration::from_millis(100), Duration::from_secs(10))

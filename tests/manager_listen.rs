@@ -16,19 +16,26 @@ use serde_json::{json, Value};
 
 use common::peers;
 use umcp::types::{ServerNotification, SubscriptionFilter};
-use umcp::{Manager, ManagerOptions, NotificationSource, ServerConfig, SubscriptionEvent};
+use umcp::{
+    Manager, ManagerOptions, NotificationSource, ServerConfig, StdioConfig, SubscriptionEvent,
+};
 
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.
 const BOUND: Duration = Duration::from_secs(30);
 
-fn demo_server(name: &str, modern: bool) -> ServerConfig {
+/// The demo binary, serving its fixtures over stdio in the stateless era when `modern`.
+fn demo(modern: bool) -> StdioConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = ServerConfig::stdio(name, binary).with_args(["--server", "--fixtures"]);
+    let demo = StdioConfig::new(binary).args(["--server", "--fixtures"]);
     if modern {
-        config.with_args(["--modern"])
+        demo.arg("--modern")
     } else {
-        config
+        demo
     }
+}
+
+fn demo_server(name: &str, modern: bool) -> ServerConfig {
+    ServerConfig::new(name, demo(modern))
 }
 
 fn options() -> ManagerOptions {
@@ -155,8 +162,11 @@ fn a_tool_added_at_run_time_reaches_the_aggregated_list() {
     if peers::skip_interop() {
         return;
     }
-    let python = ServerConfig::stdio("py", path_arg(&peers::python_mcp()))
-        .with_args([path_arg(&peers::python_server_script()), "stdio".to_owned()]);
+    let python = ServerConfig::new(
+        "py",
+        StdioConfig::new(path_arg(&peers::python_mcp()))
+            .args([path_arg(&peers::python_server_script()), "stdio".to_owned()]),
+    );
     let manager = Manager::start(vec![python], options());
     added_tool_reaches_the_aggregated_list(&manager, "add_runtime_tool", "late_managed");
 }
@@ -185,7 +195,7 @@ fn the_era_verdict_is_saved_next_to_the_tools_and_used_by_the_next_host() {
     let dir = std::env::temp_dir().join(format!("umcp-manager-era-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // Arguments no other test uses, so no verdict of this process's own cache applies.
-    let config = || demo_server("era", true).with_args(["--page-size", "41"]);
+    let config = || ServerConfig::new("era", demo(true).args(["--page-size", "41"]));
     let manager = Manager::start(vec![config()], options().with_cache_dir(&dir));
     assert!(manager.wait_ready(BOUND));
     manager.close();
@@ -300,7 +310,10 @@ for line in sys.stdin:
 /// every tick of the supervisor (ten times a second, for as long as the connection lasts).
 #[test]
 fn a_refused_managed_subscription_is_asked_again_with_backoff() {
-    let refuser = ServerConfig::stdio("r", python::system_python()).with_args(["-c", REFUSER]);
+    let refuser = ServerConfig::new(
+        "r",
+        StdioConfig::new(python::system_python()).args(["-c", REFUSER]),
+    );
     let manager = Manager::start(vec![refuser], options());
     assert!(manager.wait_ready(BOUND));
     let listens = || {
@@ -398,9 +411,16 @@ fn managed_subscriptions_open_in_parallel_hold_a_burst_and_count_their_drops() {
     let counter = dir.join("runs");
     let _ = std::fs::remove_file(&counter);
     // Three managed subscriptions and the manager's own list subscription: four together.
-    let config = ServerConfig::stdio("s", python::system_python())
-        .with_args(["-c", LISTENS_SERVER, &path_arg(&counter), "4"])
-        .with_request_timeout(Duration::from_secs(5));
+    let config = ServerConfig::new(
+        "s",
+        StdioConfig::new(python::system_python()).args([
+            "-c",
+            LISTENS_SERVER,
+            &path_arg(&counter),
+            "4",
+        ]),
+    )
+    .with_request_timeout(Duration::from_secs(5));
     let manager = Manager::start(vec![config], options());
     assert!(manager.wait_ready(BOUND));
     let subs: Vec<_> = ["x://a", "x://b", "x://c"]

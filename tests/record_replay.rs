@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::transport::replay::NOT_RECORDED;
-use umcp::transport::{Connect, RecordingTransport, ReplayTransport};
+use umcp::testing::{RecordingTransport, ReplayTransport, NOT_RECORDED};
+use umcp::transport::Connect;
 use umcp::types::{ElicitRequestParams, ElicitResult, ServerNotification};
 use umcp::{Client, Error, Options, RequestOptions};
 
@@ -218,14 +218,17 @@ fn the_recording_is_json_lines_with_timing_and_the_client_s_end() {
 #[cfg(feature = "http")]
 #[test]
 fn an_http_session_plays_back_and_its_secrets_stay_out_of_the_recording() {
-    use umcp::ServerConfig;
+    use umcp::{HttpConfig, ServerConfig};
 
     let path = recording("http.jsonl");
     let live = {
         let server = http_demo::HttpDemo::start(&[]);
-        let config = ServerConfig::http("demo", &server.url)
-            .with_header("Authorization", format!("Bearer {TOKEN}"))
-            .with_header("X-Api-Key", TOKEN);
+        let config = ServerConfig::new(
+            "demo",
+            HttpConfig::new(&server.url)
+                .header("Authorization", format!("Bearer {TOKEN}"))
+                .header("X-Api-Key", TOKEN),
+        );
         let recorded = RecordingTransport::for_server(&config, &path).expect("record");
         let live = session(recorded);
         // The token inside a message is redacted too.
@@ -293,7 +296,7 @@ fn cookies_and_session_variables_stay_out_of_the_recording() {
     use umcp::ServerConfig;
 
     const SESSION: &str = "sess-5d1f0c7a2b";
-    let stdio = ServerConfig::new("demo", demo::demo("normal")).with_env("MY_SESSION", SESSION);
+    let stdio = ServerConfig::new("demo", demo::demo("normal").env("MY_SESSION", SESSION));
     let path = recording("session-env.jsonl");
     let client = Client::connect(RecordingTransport::for_server(&stdio, &path).expect("record"))
         .expect("connect");
@@ -311,9 +314,12 @@ fn cookies_and_session_variables_stay_out_of_the_recording() {
         const COOKIE: &str = "sid=c00k1e-93b1e5";
         const TENANT_KEY: &str = "tenant-key-0f4e";
         let server = http_demo::HttpDemo::start(&[]);
-        let config = ServerConfig::http("demo", &server.url)
-            .with_header("Cookie", COOKIE)
-            .with_header("X-Acme-Tenant", TENANT_KEY);
+        let config = ServerConfig::new(
+            "demo",
+            umcp::HttpConfig::new(&server.url)
+                .header("Cookie", COOKIE)
+                .header("X-Acme-Tenant", TENANT_KEY),
+        );
         let path = recording("cookie.jsonl");
         let recorded = RecordingTransport::for_server(&config, &path).expect("record");
         let client = Client::connect(recorded).expect("connect");

@@ -24,7 +24,7 @@ use umcp::types::{
 };
 use umcp::{
     Client, ElicitationModes, Error, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig,
-    Unsupported,
+    StdioConfig, Unsupported,
 };
 
 /// The capabilities the client declared in `initialize`.
@@ -247,8 +247,11 @@ fn the_manager_handler_is_told_which_server_asks() {
             }
         });
     let server = |name: &str| {
-        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy())
-            .with_args(["--server", "--fixtures"])
+        ServerConfig::new(
+            name,
+            StdioConfig::new(demo::demo_binary().to_string_lossy())
+                .args(["--server", "--fixtures"]),
+        )
     };
     let manager = Manager::start(vec![server("alpha"), server("beta")], options);
     assert!(manager.wait_ready(Duration::from_secs(30)));
@@ -281,8 +284,11 @@ fn the_managers_sampling_handler_is_told_which_server_asks() {
             ))
         });
     let server = |name: &str| {
-        ServerConfig::stdio(name, demo::demo_binary().to_string_lossy())
-            .with_args(["--server", "--fixtures"])
+        ServerConfig::new(
+            name,
+            StdioConfig::new(demo::demo_binary().to_string_lossy())
+                .args(["--server", "--fixtures"]),
+        )
     };
     let manager = Manager::start(vec![server("alpha"), server("beta")], options);
     assert!(manager.wait_ready(Duration::from_secs(30)));

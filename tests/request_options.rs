@@ -17,6 +17,7 @@ use umcp::jsonrpc::Message;
 use umcp::types::{CompleteRequestParams, LoggingLevel};
 use umcp::{
     CancelHandle, Client, Error, Manager, ManagerOptions, Options, RequestOptions, ServerConfig,
+    StdioConfig,
 };
 
 /// Every method this file calls, with an answer.
@@ -232,7 +233,10 @@ fn every_with_method_honours_a_cancel_handle() {
 fn manager_with_methods_pass_the_options_on() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     let manager = Manager::start(
-        vec![ServerConfig::stdio("demo", binary).with_args(["--server", "--fixtures"])],
+        vec![ServerConfig::new(
+            "demo",
+            StdioConfig::new(binary).args(["--server", "--fixtures"]),
+        )],
         ManagerOptions::default().without_cache(),
     );
     assert!(manager.wait_ready(Duration::from_secs(60)));
@@ -286,7 +290,10 @@ fn manager_with_methods_pass_the_options_on() {
 #[test]
 fn a_configured_servers_boxed_connector_connects_a_client() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let config = ServerConfig::stdio("demo", binary).with_args(["--server", "--fixtures"]);
+    let config = ServerConfig::new(
+        "demo",
+        StdioConfig::new(binary).args(["--server", "--fixtures"]),
+    );
     let connector = config.connector().unwrap();
     assert!(
         connector.describe().contains("--server"),

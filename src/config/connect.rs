@@ -18,12 +18,12 @@ impl ServerConfig {
     /// [`HttpConfig::credentials`].
     ///
     /// ```no_run
-    /// use umcp::{Client, ServerConfig};
+    /// use umcp::{Client, ServerConfig, StdioConfig};
     ///
     /// # fn main() -> umcp::Result<()> {
     /// // The same server a manager would start, on a client of its own:
-    /// let config = ServerConfig::stdio("files", "npx")
-    ///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
+    /// let files = StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
+    /// let config = ServerConfig::new("files", files);
     /// let client = Client::connect(config.connector()?)?;
     /// # let _ = client;
     /// # Ok(()) }

@@ -1,14 +1,42 @@
-//! Reading the fields of one configuration entry, with `${VAR}` expansion and messages that
-//! name the field.
+//! Reading the fields of one configuration entry, with `${VAR}` expansion, and the error that
+//! names the field at fault.
 
 use std::cell::{Cell, RefCell};
+use std::fmt;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::parse::ServerConfigError;
 use super::vars::{expand, VarError};
 pub(super) use crate::jsonrpc::value_kind as kind;
+use crate::redact::clip;
+
+/// Why one server entry of a configuration file could not be read.
+///
+/// See the example on [`ConfigFile`](super::ConfigFile).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerConfigError {
+    /// The server's name (its key in the file).
+    pub server: String,
+    /// The offending field, e.g. `args[1]` or `env.API_KEY`, when one field is to blame.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ServerConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Names and keys are the user's text, quoted only in part when huge.
+        write!(f, "server `{}`", clip(&self.server))?;
+        if let Some(field) = &self.field {
+            write!(f, ", field `{}`", clip(field))?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ServerConfigError {}
 
 pub(super) fn entry_error(server: &str, field: Option<&str>, message: String) -> ServerConfigError {
     ServerConfigError {

@@ -6,12 +6,11 @@
 //! read a whole file with [`ConfigFile::load`], which understands the `mcpServers` files of
 //! Claude Desktop, Cursor and `.mcp.json`, and the `servers` files of VS Code.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::ProtocolMode;
-use crate::transport::http::{HttpConfig, HttpTransportKind};
-use crate::transport::{EnvPolicy, StdioConfig};
+use crate::transport::http::HttpConfig;
+use crate::transport::StdioConfig;
 
 mod connect;
 mod entry;
@@ -21,14 +20,19 @@ mod oauth;
 mod parse;
 mod repeated;
 mod sections;
+mod server;
 mod transport;
 mod vars;
 
+pub use entry::ServerConfigError;
 pub use oauth::OAuthSettings;
-pub use parse::{ConfigFile, ServerConfigError};
+pub use parse::ConfigFile;
 pub use transport::ServerTransport;
 
 /// One configured server: its name, how to reach it, and its timeouts.
+///
+/// How to reach it is a transport's own configuration, a [`StdioConfig`] or an [`HttpConfig`]
+/// built with its setters: `ServerConfig::new(name, StdioConfig::new(…).arg(…))`.
 ///
 /// An HTTP server gets credentials from a header, or with OAuth 2.1 from
 /// [`with_oauth`](ServerConfig::with_oauth) (in a file: `"auth": "oauth"` for the defaults,
@@ -36,22 +40,29 @@ pub use transport::ServerTransport;
 ///
 /// ```
 /// use std::time::Duration;
-/// use umcp::{EnvPolicy, HttpTransportKind, OAuthSettings, ProtocolMode, ServerConfig, ServerTransport};
+/// use umcp::{EnvPolicy, HttpConfig, HttpTransportKind, OAuthSettings, ProtocolMode};
+/// use umcp::{ServerConfig, ServerTransport, StdioConfig};
 ///
-/// let files = ServerConfig::stdio("files", "npx")
-///     .with_args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
-///     .with_env("NODE_OPTIONS", "--max-old-space-size=256")
-///     .with_cwd("/tmp")
-///     .with_env_policy(EnvPolicy::AllowList)
-///     .with_startup_timeout(Duration::from_secs(60))
-///     .with_request_timeout(Duration::from_secs(20));
-/// let search = ServerConfig::http("search", "https://mcp.example.com/mcp")
-///     .with_header("X-Api-Key", "not-a-real-key")
-///     .with_http_kind(HttpTransportKind::StreamableHttp);
+/// let files = ServerConfig::new(
+///     "files",
+///     StdioConfig::new("npx")
+///         .args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"])
+///         .env("NODE_OPTIONS", "--max-old-space-size=256")
+///         .cwd("/tmp")
+///         .env_policy(EnvPolicy::AllowList),
+/// )
+/// .with_startup_timeout(Duration::from_secs(60))
+/// .with_request_timeout(Duration::from_secs(20));
+/// let search = ServerConfig::new(
+///     "search",
+///     HttpConfig::new("https://mcp.example.com/mcp")
+///         .header("X-Api-Key", "not-a-real-key")
+///         .transport(HttpTransportKind::StreamableHttp),
+/// );
 /// let docs = ServerConfig::http("docs", "https://docs.example.com/mcp")
 ///     .with_oauth(OAuthSettings::new().with_scopes(["docs:read"]));
-/// let legacy = ServerConfig::http("legacy", "https://old.example.com/sse")
-///     .with_http_kind(HttpTransportKind::parse("sse").unwrap_or_default())
+/// let old = HttpConfig::new("https://old.example.com/sse").transport(HttpTransportKind::Sse);
+/// let legacy = ServerConfig::new("legacy", old)
 ///     .with_protocol(ProtocolMode::Legacy)
 ///     .with_disabled(true);
 /// assert_eq!(files.name, "files");
@@ -99,82 +110,21 @@ impl ServerConfig {
     }
 
     /// A server run as `command` over stdio, with no arguments and the default environment
-    /// policy ([`EnvPolicy::AllowList`]).
+    /// policy ([`EnvPolicy::AllowList`](crate::EnvPolicy::AllowList)); give
+    /// [`ServerConfig::new`] a [`StdioConfig`] for more.
     ///
     /// See the example on [`ServerConfig`].
     pub fn stdio(name: impl Into<String>, command: impl Into<String>) -> ServerConfig {
         ServerConfig::new(name, StdioConfig::new(command))
     }
 
-    /// A server at an HTTP `url`, with [`HttpTransportKind::Auto`].
+    /// A server at an HTTP `url`, with
+    /// [`HttpTransportKind::Auto`](crate::HttpTransportKind::Auto); give [`ServerConfig::new`]
+    /// an [`HttpConfig`] for more.
     ///
     /// See the example on [`ServerConfig`].
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> ServerConfig {
         ServerConfig::new(name, HttpConfig::new(url))
-    }
-
-    /// Changes the stdio configuration with `change`; an HTTP server is left as it is.
-    fn map_stdio(mut self, change: impl FnOnce(StdioConfig) -> StdioConfig) -> ServerConfig {
-        self.transport = match self.transport {
-            ServerTransport::Stdio(config) => ServerTransport::Stdio(change(config)),
-            other => other,
-        };
-        self
-    }
-
-    /// Changes the HTTP configuration with `change`; a stdio server is left as it is.
-    fn map_http(mut self, change: impl FnOnce(HttpConfig) -> HttpConfig) -> ServerConfig {
-        self.transport = match self.transport {
-            ServerTransport::Http(config, oauth) => ServerTransport::Http(change(config), oauth),
-            other => other,
-        };
-        self
-    }
-
-    /// Appends arguments (stdio only; ignored for HTTP).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_args<I, S>(self, args: I) -> ServerConfig
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.map_stdio(|config| config.args(args))
-    }
-
-    /// Sets an environment variable (stdio only; ignored for HTTP).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_env(self, key: impl Into<String>, value: impl Into<String>) -> ServerConfig {
-        self.map_stdio(|config| config.env(key, value))
-    }
-
-    /// Sets the working directory (stdio only; ignored for HTTP).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_cwd(self, dir: impl Into<PathBuf>) -> ServerConfig {
-        self.map_stdio(|config| config.cwd(dir))
-    }
-
-    /// Sets which of the parent's variables the server sees (stdio only; ignored for HTTP).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_env_policy(self, policy: EnvPolicy) -> ServerConfig {
-        self.map_stdio(|config| config.env_policy(policy))
-    }
-
-    /// Adds a header sent with every request (HTTP only; ignored for stdio).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_header(self, name: impl Into<String>, value: impl Into<String>) -> ServerConfig {
-        self.map_http(|config| config.header(name, value))
-    }
-
-    /// Sets the HTTP transport (HTTP only; ignored for stdio).
-    ///
-    /// See the example on [`ServerConfig`].
-    pub fn with_http_kind(self, kind: HttpTransportKind) -> ServerConfig {
-        self.map_http(|config| config.transport(kind))
     }
 
     /// Authorizes the server with OAuth 2.1 (HTTP only; ignored for stdio). The

@@ -1,18 +1,13 @@
-//! Reading `mcpServers` and `servers` JSON files into [`ServerConfig`]s, entry by entry.
+//! Reading `mcpServers` and `servers` JSON files into a [`ConfigFile`]: its servers, and an
+//! error for each entry that could not be read.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::entry::{entry_error, kind, Entry, Trace};
 use super::sections::{entries, of_value, read_sections};
-use super::{ServerConfig, ServerTransport};
-use crate::client::ProtocolMode;
+use super::{ServerConfig, ServerConfigError};
 use crate::error::{Error, Result};
-use crate::redact::clip;
-use crate::transport::http::{HttpConfig, HttpTransportKind};
-use crate::transport::{EnvPolicy, StdioConfig};
 
 /// The servers of a configuration file: the ones that are valid, and an error for each one
 /// that is not.
@@ -85,20 +80,6 @@ pub struct ConfigFile {
     pub servers: Vec<ServerConfig>,
     /// One error per entry that could not be read, sorted by server name.
     pub errors: Vec<ServerConfigError>,
-}
-
-/// Why one server entry of a configuration file could not be read.
-///
-/// See the example on [`ConfigFile`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ServerConfigError {
-    /// The server's name (its key in the file).
-    pub server: String,
-    /// The offending field, e.g. `args[1]` or `env.API_KEY`, when one field is to blame.
-    pub field: Option<String>,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// The largest configuration file read: a file found in a checkout is anyone's, and real
@@ -228,7 +209,7 @@ impl ConfigFile {
         let text = super::jsonc::strip(text);
         let [mcp_servers, servers, nested] =
             super::sections::parse(&text)?.ok_or_else(not_an_object)?;
-        read_sections(
+        let (servers, errors) = read_sections(
             [
                 ("mcpServers", entries(&mcp_servers)),
                 ("servers", entries(&servers)),
@@ -236,7 +217,8 @@ impl ConfigFile {
             ],
             lookup,
             Some(&mut super::repeated::Lines::new(&text)),
-        )
+        )?;
+        Ok(ConfigFile { servers, errors })
     }
 
     /// Reads already parsed JSON.
@@ -252,7 +234,7 @@ impl ConfigFile {
     ) -> Result<ConfigFile> {
         let root = value.as_object().ok_or_else(not_an_object)?;
         let nested = root.get("mcp").and_then(|mcp| mcp.get("servers"));
-        read_sections(
+        let (servers, errors) = read_sections(
             [
                 ("mcpServers", of_value(root.get("mcpServers"))),
                 ("servers", of_value(root.get("servers"))),
@@ -260,7 +242,8 @@ impl ConfigFile {
             ],
             lookup,
             None,
-        )
+        )?;
+        Ok(ConfigFile { servers, errors })
     }
 }
 
@@ -274,139 +257,4 @@ fn workspace_folder(path: &Path) -> Option<PathBuf> {
     let path = std::path::absolute(path).ok()?;
     let folder = path.parent()?;
     (folder.file_name()? == ".vscode").then(|| folder.parent().map(Path::to_path_buf))?
-}
-
-impl fmt::Display for ServerConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Names and keys are the user's text, quoted only in part when huge.
-        write!(f, "server `{}`", clip(&self.server))?;
-        if let Some(field) = &self.field {
-            write!(f, ", field `{}`", clip(field))?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ServerConfigError {}
-
-/// Reads the entry `name`, noting in `trace` what of it was read.
-pub(super) fn parse_server(
-    name: &str,
-    value: &Value,
-    lookup: &dyn Fn(&str) -> Option<String>,
-    trace: &Trace,
-) -> Result<ServerConfig, ServerConfigError> {
-    if name.trim().is_empty() {
-        return Err(entry_error(name, None, "the server name is empty".into()));
-    }
-    let object = value.as_object().ok_or_else(|| {
-        entry_error(
-            name,
-            None,
-            format!("must be an object, not {}", kind(value)),
-        )
-    })?;
-    let mut entry = Entry::new(name, object, lookup, trace);
-    let disabled =
-        entry.bool("disabled")?.unwrap_or(false) || entry.bool("enabled")? == Some(false);
-    if disabled {
-        entry.disable();
-    }
-    let transport = match entry.string("type")?.as_deref() {
-        Some("stdio") => stdio(&entry)?,
-        Some(other) => match HttpTransportKind::parse(other) {
-            Some(kind) => http(&entry, kind)?,
-            None => {
-                let message = format!(
-                    "unknown type `{}` (expected stdio, http, streamable-http or sse)",
-                    clip(other)
-                );
-                return Err(entry.error("type", message));
-            }
-        },
-        None => match (entry.has("command"), entry.has("url")) {
-            (true, false) => stdio(&entry)?,
-            (false, true) => http(&entry, HttpTransportKind::Auto)?,
-            (true, true) => {
-                let message = "has both `command` and `url`; add `type` to say which";
-                return Err(entry_error(name, None, message.into()));
-            }
-            (false, false) => {
-                let message = "needs `command` (a stdio server) or `url` (an HTTP server)";
-                return Err(entry_error(name, None, message.into()));
-            }
-        },
-    };
-    Ok(ServerConfig {
-        name: name.to_owned(),
-        transport,
-        disabled,
-        startup_timeout: entry.millis("startupTimeoutMs")?,
-        request_timeout: entry.millis("requestTimeoutMs")?,
-        protocol: protocol(&entry)?,
-    })
-}
-
-/// The `protocol` key: the era to speak with this server.
-fn protocol(entry: &Entry<'_>) -> Result<Option<ProtocolMode>, ServerConfigError> {
-    let Some(text) = entry.string("protocol")? else {
-        return Ok(None);
-    };
-    match ProtocolMode::parse(&text) {
-        Some(mode) => Ok(Some(mode)),
-        None => Err(entry.error(
-            "protocol",
-            format!(
-                "`{}` is not auto, legacy, modern or a stateless-era protocol version",
-                clip(&text)
-            ),
-        )),
-    }
-}
-
-fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
-    let command = match entry.string("command")? {
-        Some(command) if !command.trim().is_empty() => command,
-        Some(_) => return Err(entry.error("command", "is empty")),
-        None => return Err(entry.error("command", "is missing (a stdio server needs one)")),
-    };
-    let env_policy = match entry.bool("inheritEnv")? {
-        Some(true) => EnvPolicy::InheritAll,
-        _ => EnvPolicy::AllowList,
-    };
-    // VS Code's `envFile` first, so that `env` wins over it.
-    let mut env = match entry.string("envFile")? {
-        Some(path) if !entry.lenient => {
-            super::env_file::read(Path::new(&path)).map_err(|e| entry.error("envFile", e))?
-        }
-        _ => Vec::new(),
-    };
-    env.extend(entry.map("env")?);
-    let env = super::env_file::last_wins(env);
-    let mut config = StdioConfig::new(command)
-        .args(entry.list("args")?)
-        .envs(env)
-        .env_policy(env_policy);
-    if let Some(cwd) = entry.string("cwd")? {
-        config = config.cwd(PathBuf::from(cwd));
-    }
-    Ok(ServerTransport::Stdio(config))
-}
-
-fn http(entry: &Entry<'_>, kind: HttpTransportKind) -> Result<ServerTransport, ServerConfigError> {
-    let url = match entry.string("url")? {
-        Some(url) if !url.trim().is_empty() => url,
-        Some(_) => return Err(entry.error("url", "is empty")),
-        None => {
-            return Err(entry.error(
-                "url",
-                format!("is missing (a `{}` server needs one)", kind.as_str()),
-            ))
-        }
-    };
-    let mut config = HttpConfig::new(url).transport(kind);
-    for (name, value) in entry.map("headers")? {
-        config = config.header(name, value);
-    }
-    Ok(ServerTransport::Http(config, super::oauth::parse(entry)?))
 }

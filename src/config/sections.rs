@@ -17,9 +17,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::entry::{entry_error, Trace};
-use super::parse::{parse_server, ServerConfigError};
 use super::repeated::{find, values, Lines};
-use super::{ConfigFile, ServerConfig};
+use super::server::parse_server;
+use super::{ServerConfig, ServerConfigError};
 use crate::error::{Error, Result};
 use crate::redact::clip;
 
@@ -212,13 +212,14 @@ pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, &'a Value, Option<&'a
 
 /// Reads the servers of the sections, named by their keys, in order: a name already taken,
 /// in the same section or an earlier one, is an error for that entry. `lines` counts in the
-/// text the entries were read from, if they were.
+/// text the entries were read from, if they were. The valid servers and the errors come back
+/// each sorted by name.
 pub(super) fn read_sections(
     sections: [(&str, Borrowed<'_>); 3],
     lookup: &dyn Fn(&str) -> Option<String>,
     mut lines: Option<&mut Lines<'_>>,
-) -> Result<ConfigFile> {
-    let mut file = ConfigFile::default();
+) -> Result<(Vec<ServerConfig>, Vec<ServerConfigError>)> {
+    let (mut servers, mut errors) = (Vec::new(), Vec::new());
     // Names seen so far, valid or not: a set, so a file of many servers loads in linear time.
     let mut taken = HashSet::new();
     let mut found = false;
@@ -235,19 +236,19 @@ pub(super) fn read_sections(
                 read_entry(name, value, text, lookup)
             };
             match parsed {
-                Ok(server) => file.servers.push(server),
-                Err(err) => file.errors.push(err),
+                Ok(server) => servers.push(server),
+                Err(err) => errors.push(err),
             }
         }
     }
     if !found {
         return Err(Error::Config("no `mcpServers` or `servers` object".into()));
     }
-    file.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    servers.sort_by(|a: &ServerConfig, b| a.name.cmp(&b.name));
     // Sorted (stably) as well, so their order does not depend on whether serde_json keeps
     // objects in file order (`preserve_order`, which the `cli` feature turns on).
-    file.errors.sort_by(|a, b| a.server.cmp(&b.server));
-    Ok(file)
+    errors.sort_by(|a: &ServerConfigError, b| a.server.cmp(&b.server));
+    Ok((servers, errors))
 }
 
 /// Reads the entry `name`. One read from `text` (its own, and the file's lines) is an error

@@ -1,45 +1,31 @@
 //! Tests of `config`.
 
 use super::*;
+use crate::transport::http::HttpTransportKind;
 
 #[test]
-fn builders_touch_only_their_transport() {
-    let stdio = ServerConfig::stdio("a", "cmd")
-        .with_header("X", "y")
-        .with_http_kind(HttpTransportKind::Sse)
-        .with_oauth(OAuthSettings::new())
-        .with_args(["1"])
-        .with_env("K", "v")
-        .with_cwd("/tmp")
-        .with_env_policy(EnvPolicy::Clear);
+fn oauth_settings_go_to_http_servers_only() {
+    let stdio = ServerConfig::stdio("a", "cmd").with_oauth(OAuthSettings::new());
     let ServerTransport::Stdio(config) = &stdio.transport else {
         panic!("a stdio server: {stdio:?}");
     };
     assert_eq!(config.get_command(), "cmd");
-    assert_eq!(config.get_args(), ["1"]);
-    assert_eq!(config.get_envs(), [("K".to_owned(), "v".to_owned())]);
-    assert_eq!(config.get_cwd(), Some(std::path::Path::new("/tmp")));
-    assert_eq!(config.get_env_policy(), EnvPolicy::Clear);
     assert!(stdio.oauth().is_none());
-    let http = ServerConfig::http("b", "http://h/mcp")
-        .with_args(["1"])
-        .with_env("K", "v")
-        .with_header("X", "y")
-        .with_http_kind(HttpTransportKind::Sse);
+    let sse = HttpConfig::new("http://h/mcp").transport(HttpTransportKind::Sse);
+    let http = ServerConfig::new("b", sse).with_oauth(OAuthSettings::new());
     assert_eq!(http.kind(), "sse");
-    let ServerTransport::Http(config, None) = &http.transport else {
-        panic!("an HTTP server without OAuth: {http:?}");
-    };
-    assert_eq!(config.get_headers(), [("X".to_owned(), "y".to_owned())]);
+    assert!(http.oauth().is_some());
 }
 
 #[test]
 fn debug_hides_values_of_both_transports() {
-    let stdio = ServerConfig::stdio("a", "cmd")
-        .with_args(["--token", "s3cret-arg"])
-        .with_env("API_KEY", "s3cret-env");
-    let http = ServerConfig::http("b", "https://user:s3cret-pw@h/mcp?key=s3cret-query")
-        .with_header("Authorization", "Bearer s3cret-header");
+    let stdio = StdioConfig::new("cmd")
+        .args(["--token", "s3cret-arg"])
+        .env("API_KEY", "s3cret-env");
+    let stdio = ServerConfig::new("a", stdio);
+    let http = HttpConfig::new("https://user:s3cret-pw@h/mcp?key=s3cret-query")
+        .header("Authorization", "Bearer s3cret-header");
+    let http = ServerConfig::new("b", http);
     for shown in [format!("{stdio:?}"), format!("{http:?}")] {
         assert!(!shown.contains("s3cret"), "{shown}");
     }

@@ -11,8 +11,6 @@ use crate::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
 };
 
-use super::options::ManagerOptions;
-
 type Handler = dyn Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorObject> + Send + Sync;
 
 /// The manager's elicitation handler, shared by every server's client.
@@ -20,6 +18,17 @@ type Handler = dyn Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorOb
 pub(crate) struct ServerElicitation(Arc<Handler>);
 
 impl ServerElicitation {
+    /// The handler `ManagerOptions::with_elicitation_handler` was given.
+    pub(crate) fn new<F>(handler: F) -> ServerElicitation
+    where
+        F: Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorObject>
+            + Send
+            + Sync
+            + 'static,
+    {
+        ServerElicitation(Arc::new(handler))
+    }
+
     /// `options` with an elicitation handler that passes `server`'s name to this one.
     pub(crate) fn install(&self, options: Options, server: &str) -> Options {
         let handler = Arc::clone(&self.0);
@@ -43,6 +52,17 @@ type Sampler = dyn Fn(&str, CreateMessageRequestParams) -> Result<CreateMessageR
 pub(crate) struct ServerSampling(Arc<Sampler>);
 
 impl ServerSampling {
+    /// The handler `ManagerOptions::with_sampling_handler` was given.
+    pub(crate) fn new<F>(handler: F) -> ServerSampling
+    where
+        F: Fn(&str, CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject>
+            + Send
+            + Sync
+            + 'static,
+    {
+        ServerSampling(Arc::new(handler))
+    }
+
     /// `options` with a sampling handler that passes `server`'s name to this one.
     pub(crate) fn install(&self, options: Options, server: &str) -> Options {
         let handler = Arc::clone(&self.0);
@@ -54,68 +74,5 @@ impl ServerSampling {
 impl fmt::Debug for ServerSampling {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ServerSampling")
-    }
-}
-
-impl ManagerOptions {
-    /// Answers every server's `elicitation/create` with `handler`, called with the name of
-    /// the server that asks (its [`ServerConfig::name`](crate::ServerConfig::name)) and the
-    /// request. The spec has a client make clear to the user which server is asking; a
-    /// handler set in [`with_client_options`](Self::with_client_options) is not told.
-    ///
-    /// It takes the place of that handler, for every server. The modes declared are still
-    /// those of the client options ([`Options::with_elicitation_modes`]).
-    ///
-    /// ```
-    /// use umcp::types::{ElicitRequestParams, ElicitResult};
-    /// use umcp::ManagerOptions;
-    ///
-    /// let options = ManagerOptions::default().with_elicitation_handler(|server, request| {
-    ///     log::info!("server `{server}` asks: {}", request.message());
-    ///     match request {
-    ///         ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
-    ///         _ => Ok(ElicitResult::decline()),
-    ///     }
-    /// });
-    /// # let _ = options;
-    /// ```
-    pub fn with_elicitation_handler<F>(mut self, handler: F) -> ManagerOptions
-    where
-        F: Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorObject>
-            + Send
-            + Sync
-            + 'static,
-    {
-        self.elicitation = Some(ServerElicitation(Arc::new(handler)));
-        self
-    }
-
-    /// Answers every server's `sampling/createMessage` with `handler`, called with the name of
-    /// the server that asks and the request: a host shows its user whose prompt is about to
-    /// go to the model, and may treat servers differently. A handler set in
-    /// [`with_client_options`](Self::with_client_options) is not told.
-    ///
-    /// It takes the place of that handler, for every server; whether tools may be offered
-    /// is still the client options' ([`Options::with_sampling_tools`]).
-    ///
-    /// ```
-    /// use umcp::jsonrpc::{ErrorCode, ErrorObject};
-    /// use umcp::ManagerOptions;
-    ///
-    /// let options = ManagerOptions::default().with_sampling_handler(|server, request| {
-    ///     log::info!("server `{server}` asks the model: {:?}", request.messages.len());
-    ///     Err(ErrorObject::new(ErrorCode::INVALID_REQUEST, format!("`{server}` may not sample")))
-    /// });
-    /// # let _ = options;
-    /// ```
-    pub fn with_sampling_handler<F>(mut self, handler: F) -> ManagerOptions
-    where
-        F: Fn(&str, CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject>
-            + Send
-            + Sync
-            + 'static,
-    {
-        self.sampling = Some(ServerSampling(Arc::new(handler)));
-        self
     }
 }

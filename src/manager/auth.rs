@@ -1,5 +1,6 @@
 //! OAuth for managed HTTP servers: a provider per connection attempt, built from the server's
-//! settings, the manager's token store and its user step, and [`Manager::authorize`].
+//! settings, the manager's token store and its user step, and
+//! [`Manager::authorize`](crate::Manager::authorize).
 //!
 //! The user is never asked inside the start-up handshake, whose deadline a person in a
 //! browser would miss: the provider's handler is a gate that stays shut while connecting, so
@@ -10,11 +11,12 @@
 
 use std::fmt;
 use std::io;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{Manager, ServerStatus};
+use super::cache;
+use super::status::ServerStatus;
 use crate::auth::{
     AuthorizationHandler, FileStore, LoopbackHandler, MemoryStore, OAuth, StoredCredentials,
     TokenStore,
@@ -25,9 +27,6 @@ use crate::CredentialProvider;
 
 /// What a gate answers while it is shut. Only [`Managed`] ever sees it.
 const NO_USER: &str = "the user's step is not available now";
-
-/// How long [`Manager::authorize`] waits for the reconnection beyond the start-up timeout.
-const SETTLE_MARGIN: Duration = Duration::from_secs(2);
 
 /// Shows an authorization URL (the second argument) for a server (the first) to the user.
 pub(crate) type Opener = dyn Fn(&str, &str) -> io::Result<()> + Send + Sync;
@@ -50,7 +49,7 @@ pub(crate) struct AuthOptions {
 
 impl Default for AuthOptions {
     fn default() -> AuthOptions {
-        let store: Arc<dyn TokenStore> = match super::ManagerOptions::default_token_file() {
+        let store: Arc<dyn TokenStore> = match default_token_file() {
             Some(path) => Arc::new(FileStore::new(path)),
             None => Arc::new(MemoryStore::new()),
         };
@@ -69,6 +68,12 @@ impl fmt::Debug for AuthOptions {
             .field("user", &user)
             .finish_non_exhaustive()
     }
+}
+
+/// The default token file, next to the tool cache: `oauth/tokens.json` in umcp's per-user
+/// cache directory.
+pub(crate) fn default_token_file() -> Option<PathBuf> {
+    cache::user_base().map(|b| b.join("oauth").join("tokens.json"))
 }
 
 /// The OAuth side of one managed server.
@@ -185,57 +190,24 @@ fn obtain(oauth: &OAuth, hints: Option<&HttpError>, fresh: bool) -> Result<bool>
     Ok(true)
 }
 
-impl Manager {
-    /// Authorizes a server that has [OAuth settings](crate::OAuthSettings) through
-    /// `handler`, then reconnects it and waits (up to its start-up timeout) for the outcome.
-    ///
-    /// This is the way out of [`ServerStatus::NeedsAuthorization`]: the flow uses the
-    /// server's challenge (a step-up for a 403 `insufficient_scope`). For a server in any
-    /// other state it authorizes anew, e.g. to switch accounts. The tokens go to the
-    /// manager's token store, so later runs connect without the user. The handler's redirect
-    /// URI is used as is (the server's `redirectPort` is not applied to it).
-    ///
-    /// ```no_run
-    /// # #[cfg(feature = "oauth")] {
-    /// use std::sync::Arc;
-    /// use umcp::auth::LoopbackHandler;
-    ///
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let browser = LoopbackHandler::new(|url: &str| {
-    ///     log::info!("Open this page to authorize: {url}");
-    ///     Ok(())
-    /// });
-    /// manager.authorize("search", Arc::new(browser))?;
-    /// # }
-    /// # Ok::<(), umcp::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] for an unknown, disabled or stopped server or one without OAuth
-    /// settings; [`Error::Auth`] (naming the step) or the handler's or store's error when
-    /// authorization fails; then the error the server's next connection ended with
-    /// ([`Error::Unauthorized`] if it still refuses, a [`Startup`](crate::TimeoutKind::Startup)
-    /// timeout if it has not settled in time).
-    pub fn authorize(&self, name: &str, handler: Arc<dyn AuthorizationHandler>) -> Result<()> {
-        let slot = self.slot(name)?;
-        if slot.config.disabled {
-            return Err(Error::Config(format!("server `{name}` is disabled")));
-        }
-        let auth = ServerAuth::without_user(&slot.config, &self.options.auth)
-            .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
-        let hints = match slot.status() {
-            ServerStatus::NeedsAuthorization { hints } => Some(hints),
-            _ => None,
-        };
-        obtain(&auth.provider(handler)?, hints.as_ref(), true)?;
-        log::debug!("server `{name}`: authorized; reconnecting");
-        let seen = slot.state().version;
-        self.restart(name)?;
-        let deadline = crate::sync::deadline_in(slot.startup_timeout.saturating_add(SETTLE_MARGIN));
-        slot.wait_settled_after(seen, deadline);
-        slot.client().map(|_| ())
-    }
+/// Authorizes the server of `config` through `handler`, with the challenge its `status`
+/// holds (a step-up for a 403 `insufficient_scope`), or anew when it holds none; the tokens
+/// go to the options' store. The caller reconnects the server.
+pub(crate) fn authorize(
+    config: &ServerConfig,
+    status: ServerStatus,
+    options: &AuthOptions,
+    handler: Arc<dyn AuthorizationHandler>,
+) -> Result<()> {
+    let name = &config.name;
+    let auth = ServerAuth::without_user(config, options)
+        .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
+    let hints = match status {
+        ServerStatus::NeedsAuthorization { hints } => Some(hints),
+        _ => None,
+    };
+    obtain(&auth.provider(handler)?, hints.as_ref(), true)?;
+    Ok(())
 }
 
 /// The handler of an attempt's provider: the user's step while open, a refusal while shut.

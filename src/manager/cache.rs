@@ -143,9 +143,30 @@ fn hash(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
+/// or `$XDG_CACHE_HOME/umcp` (`~/.cache/umcp`).
+pub(super) fn user_base() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if cfg!(windows) {
+        var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
+    } else if cfg!(target_os = "macos") {
+        var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
+    } else {
+        var("XDG_CACHE_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("umcp"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::HttpConfig;
+    use crate::transport::StdioConfig;
     use serde_json::json;
     use std::fs;
 
@@ -158,11 +179,10 @@ mod tests {
     #[test]
     fn a_file_is_named_by_what_starts_the_server() {
         let dir = Path::new("/cache");
-        let a = ServerConfig::stdio("a", "cmd").with_args(["x"]);
-        let b = ServerConfig::stdio("b", "cmd")
-            .with_args(["x"])
+        let a = ServerConfig::new("a", StdioConfig::new("cmd").arg("x"));
+        let b = ServerConfig::new("b", StdioConfig::new("cmd").arg("x"))
             .with_startup_timeout(std::time::Duration::from_secs(1));
-        let c = ServerConfig::stdio("a", "cmd").with_args(["y"]);
+        let c = ServerConfig::new("a", StdioConfig::new("cmd").arg("y"));
         assert_eq!(file(dir, &a), file(dir, &b), "names and timeouts aside");
         assert_ne!(file(dir, &a), file(dir, &c));
     }
@@ -227,11 +247,12 @@ mod tests {
 
     /// A stdio and an HTTP configuration holding `secret` in every place one goes.
     fn with_secrets(secret: &str) -> [ServerConfig; 2] {
-        let stdio = ServerConfig::stdio("s", "server")
-            .with_args(["--token", secret, "--verbose"])
-            .with_env("API_KEY", secret);
-        let http = ServerConfig::http("h", format!("https://h.example/mcp?api_key={secret}"))
-            .with_header("Authorization", format!("Bearer {secret}"));
+        let stdio = StdioConfig::new("server")
+            .args(["--token", secret, "--verbose"])
+            .env("API_KEY", secret);
+        let http = HttpConfig::new(format!("https://h.example/mcp?api_key={secret}"))
+            .header("Authorization", format!("Bearer {secret}"));
+        let (stdio, http) = (ServerConfig::new("s", stdio), ServerConfig::new("h", http));
         [stdio, http]
     }
 

@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::client::{CancelHandle, Client, RequestOptions};
 use crate::error::Error;
-
-use super::lock;
-use super::options::ManagerOptions;
+use crate::sync::lock;
 
 /// When and how long to check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,45 +22,6 @@ pub(crate) struct HealthCheck {
     pub(crate) interval: Duration,
     /// How long the ping may take.
     pub(crate) timeout: Duration,
-}
-
-impl ManagerOptions {
-    /// Checks that connected servers still answer: a server that has sent nothing for
-    /// `interval` is pinged (`ping` in the handshake era, `server/discover` in the stateless
-    /// era, as [`Client::ping`] does), and one that then sends nothing at all within
-    /// `timeout`, neither the answer nor anything else, is taken as hung. Its connection is
-    /// closed (a stdio server is stopped: stdin closed, then TERM, then KILL) and it is
-    /// reconnected as after a lost connection, its status showing the ping's
-    /// [`Error::Timeout`] in between. A server that answers with an error is alive.
-    ///
-    /// Off by default. A server that handles one request at a time and reports no progress
-    /// says nothing during a long call either: choose `interval + timeout` longer than its
-    /// longest call. A [`Manager::restart`](crate::Manager::restart) or stop cancels a ping
-    /// under way.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use umcp::ManagerOptions;
-    ///
-    /// let options = ManagerOptions::default()
-    ///     .with_health_check(Duration::from_secs(30), Duration::from_secs(10));
-    /// assert_eq!(
-    ///     options.health_check(),
-    ///     Some((Duration::from_secs(30), Duration::from_secs(10)))
-    /// );
-    /// assert_eq!(ManagerOptions::default().health_check(), None);
-    /// ```
-    pub fn with_health_check(mut self, interval: Duration, timeout: Duration) -> ManagerOptions {
-        self.health = Some(HealthCheck { interval, timeout });
-        self
-    }
-
-    /// The health check's interval and timeout, when it is on.
-    ///
-    /// See the example on [`ManagerOptions::with_health_check`].
-    pub fn health_check(&self) -> Option<(Duration, Duration)> {
-        self.health.map(|h| (h.interval, h.timeout))
-    }
 }
 
 /// The ping under way, so that a restart or stop does not wait for it.

@@ -9,10 +9,11 @@ use crate::client::{Client, RequestOptions};
 use crate::error::{Error, Result};
 use crate::types::{GetPromptResult, Prompt, ReadResourceResult, ResourceTemplate};
 
+use super::handle::Manager;
 use super::slot::Slot;
 use super::status::{PromptEntry, ResourceEntry, ServerError, ServerStatus};
 use super::with_options::ManagerWithOptions;
-use super::{lock, Manager};
+use crate::sync::lock;
 
 /// One resource template of the aggregated list.
 ///

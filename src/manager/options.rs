@@ -8,7 +8,12 @@ use std::time::Duration;
 
 use crate::client::Options;
 use crate::config::ServerConfig;
+use crate::jsonrpc::ErrorObject;
+use crate::types::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+};
 
+use super::asking::{ServerElicitation, ServerSampling};
 use super::health::HealthCheck;
 
 #[cfg(feature = "oauth")]
@@ -49,9 +54,9 @@ pub struct ManagerOptions {
     pub(crate) close_timeout: Duration,
     pub(crate) queue_capacity: usize,
     pub(crate) health: Option<HealthCheck>,
-    /// The handlers told which server asks; builders in `asking.rs`.
-    pub(crate) elicitation: Option<super::asking::ServerElicitation>,
-    pub(crate) sampling: Option<super::asking::ServerSampling>,
+    /// The handlers told which server asks.
+    pub(crate) elicitation: Option<ServerElicitation>,
+    pub(crate) sampling: Option<ServerSampling>,
     #[cfg(feature = "oauth")]
     pub(crate) auth: AuthOptions,
 }
@@ -89,6 +94,67 @@ impl ManagerOptions {
     /// See the example on [`ManagerOptions`].
     pub fn with_client_options(mut self, options: Options) -> ManagerOptions {
         self.client = options;
+        self
+    }
+
+    /// Answers every server's `elicitation/create` with `handler`, called with the name of
+    /// the server that asks (its [`ServerConfig::name`](crate::ServerConfig::name)) and the
+    /// request. The spec has a client make clear to the user which server is asking; a
+    /// handler set in [`with_client_options`](Self::with_client_options) is not told.
+    ///
+    /// It takes the place of that handler, for every server. The modes declared are still
+    /// those of the client options ([`Options::with_elicitation_modes`]).
+    ///
+    /// ```
+    /// use umcp::types::{ElicitRequestParams, ElicitResult};
+    /// use umcp::ManagerOptions;
+    ///
+    /// let options = ManagerOptions::default().with_elicitation_handler(|server, request| {
+    ///     log::info!("server `{server}` asks: {}", request.message());
+    ///     match request {
+    ///         ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
+    ///         _ => Ok(ElicitResult::decline()),
+    ///     }
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn with_elicitation_handler<F>(mut self, handler: F) -> ManagerOptions
+    where
+        F: Fn(&str, ElicitRequestParams) -> Result<ElicitResult, ErrorObject>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.elicitation = Some(ServerElicitation::new(handler));
+        self
+    }
+
+    /// Answers every server's `sampling/createMessage` with `handler`, called with the name of
+    /// the server that asks and the request: a host shows its user whose prompt is about to
+    /// go to the model, and may treat servers differently. A handler set in
+    /// [`with_client_options`](Self::with_client_options) is not told.
+    ///
+    /// It takes the place of that handler, for every server; whether tools may be offered
+    /// is still the client options' ([`Options::with_sampling_tools`]).
+    ///
+    /// ```
+    /// use umcp::jsonrpc::{ErrorCode, ErrorObject};
+    /// use umcp::ManagerOptions;
+    ///
+    /// let options = ManagerOptions::default().with_sampling_handler(|server, request| {
+    ///     log::info!("server `{server}` asks the model: {:?}", request.messages.len());
+    ///     Err(ErrorObject::new(ErrorCode::INVALID_REQUEST, format!("`{server}` may not sample")))
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn with_sampling_handler<F>(mut self, handler: F) -> ManagerOptions
+    where
+        F: Fn(&str, CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorObject>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.sampling = Some(ServerSampling::new(handler));
         self
     }
 
@@ -142,7 +208,7 @@ impl ManagerOptions {
     /// How long connecting may take for servers whose configuration does not say (default
     /// 30 s): one deadline for the whole connect, the `server/discover` probe and `initialize`
     /// included (see [`Options::with_startup_timeout`]). A start that times out leaves the server
-    /// [`Failed`](crate::ServerStatus::Failed) with an [`Error::Timeout`](crate::Error::Timeout)
+    /// [`Failed`](crate::ServerStatus::Failed) with an [`Error::Timeout`](crate::Error::Timeout)(crate::Error::Timeout)
     /// that carries a stdio server's last stderr lines, once the server is closed. Calls to a
     /// server that is still starting wait this long at most.
     ///
@@ -209,6 +275,43 @@ impl ManagerOptions {
     pub fn with_close_timeout(mut self, timeout: Duration) -> ManagerOptions {
         self.close_timeout = timeout;
         self
+    }
+
+    /// Checks that connected servers still answer: a server that has sent nothing for
+    /// `interval` is pinged (`ping` in the handshake era, `server/discover` in the stateless
+    /// era, as [`Client::ping`](crate::Client::ping) does), and one that then sends nothing at all within
+    /// `timeout`, neither the answer nor anything else, is taken as hung. Its connection is
+    /// closed (a stdio server is stopped: stdin closed, then TERM, then KILL) and it is
+    /// reconnected as after a lost connection, its status showing the ping's
+    /// [`Error::Timeout`](crate::Error::Timeout) in between. A server that answers with an error is alive.
+    ///
+    /// Off by default. A server that handles one request at a time and reports no progress
+    /// says nothing during a long call either: choose `interval + timeout` longer than its
+    /// longest call. A [`Manager::restart`](crate::Manager::restart) or stop cancels a ping
+    /// under way.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use umcp::ManagerOptions;
+    ///
+    /// let options = ManagerOptions::default()
+    ///     .with_health_check(Duration::from_secs(30), Duration::from_secs(10));
+    /// assert_eq!(
+    ///     options.health_check(),
+    ///     Some((Duration::from_secs(30), Duration::from_secs(10)))
+    /// );
+    /// assert_eq!(ManagerOptions::default().health_check(), None);
+    /// ```
+    pub fn with_health_check(mut self, interval: Duration, timeout: Duration) -> ManagerOptions {
+        self.health = Some(HealthCheck { interval, timeout });
+        self
+    }
+
+    /// The health check's interval and timeout, when it is on.
+    ///
+    /// See the example on [`ManagerOptions::with_health_check`].
+    pub fn health_check(&self) -> Option<(Duration, Duration)> {
+        self.health.map(|h| (h.interval, h.timeout))
     }
 
     /// How many unread notifications, and separately status events, are kept (default 1024,
@@ -306,7 +409,7 @@ impl ManagerOptions {
     /// See the example on [`ManagerOptions::with_token_store`].
     #[cfg(feature = "oauth")]
     pub fn default_token_file() -> Option<PathBuf> {
-        user_cache_base().map(|b| b.join("oauth").join("tokens.json"))
+        super::auth::default_token_file()
     }
 
     /// The separator between server and tool names.
@@ -358,29 +461,33 @@ impl ManagerOptions {
     ///
     /// See the example on [`ManagerOptions::with_cache_dir`].
     pub fn default_cache_dir() -> Option<PathBuf> {
-        user_cache_base().map(|b| b.join("tools"))
+        super::cache::user_base().map(|b| b.join("tools"))
+    }
+
+    /// The delay before retry number `failures` (1 for the first retry).
+    pub(crate) fn backoff(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(20);
+        self.reconnect_initial
+            .saturating_mul(1 << doublings)
+            .min(self.reconnect_max)
+    }
+
+    /// [`backoff`](Self::backoff) shortened by up to a quarter at random, so servers that
+    /// failed together (a network outage, a laptop waking up) do not all retry in step.
+    pub(crate) fn backoff_with_jitter(&self, failures: u32, server: &str) -> Duration {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
+        std::time::SystemTime::now().hash(&mut hasher);
+        server.hash(&mut hasher);
+        failures.hash(&mut hasher);
+        let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
+        // Scaling the whole delay by 0.75..1 overflows (a panic in `mul_f64`) when it is
+        // near `Duration::MAX`; scaling only the quarter that may be cut never does.
+        let delay = self.backoff(failures);
+        delay.saturating_sub((delay / 4).mul_f64(1.0 - unit))
     }
 }
 
-/// umcp's per-user cache directory: `%LOCALAPPDATA%\umcp\cache`, `~/Library/Caches/umcp`
-/// or `$XDG_CACHE_HOME/umcp` (`~/.cache/umcp`).
-fn user_cache_base() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    if cfg!(windows) {
-        var("LOCALAPPDATA").map(|d| d.join("umcp").join("cache"))
-    } else if cfg!(target_os = "macos") {
-        var("HOME").map(|h| h.join("Library").join("Caches").join("umcp"))
-    } else {
-        var("XDG_CACHE_HOME")
-            .or_else(|| var("HOME").map(|h| h.join(".cache")))
-            .map(|d| d.join("umcp"))
-    }
-}
-
-mod backoff;
 #[cfg(test)]
 mod tests;

@@ -22,12 +22,11 @@ use std::time::{Duration, Instant};
 
 use crate::client::queued::{self, Lossy};
 use crate::client::{Client, Era, Subscription, SubscriptionEvent};
-use crate::error::Result;
 use crate::types::{ServerNotification, SubscriptionFilter};
 
 use super::slot::Slot;
 use super::status::{Hub, NotificationSource, TaggedNotification};
-use super::{lock, Manager};
+use crate::sync::lock;
 
 /// The events one managed handle holds before the oldest unread is dropped; also what the
 /// client-side subscriptions the manager opens hold between two of its ticks.
@@ -294,42 +293,17 @@ impl ManagedSub {
 /// ([`dropped`](ManagedSubscription::dropped)) and reported as a
 /// [`SubscriptionEvent::Resubscribed`] before the next event.
 ///
-/// See the example on [`Manager::listen`].
+/// See the example on [`Manager::listen`](crate::Manager::listen).
 pub struct ManagedSubscription {
     server: String,
     slot: Weak<Slot>,
     sub: Arc<ManagedSub>,
 }
 
-impl Manager {
-    /// Subscribes to `filter` on server `server`, now and after every reconnection.
-    ///
-    /// ```no_run
-    /// use std::time::Duration;
-    /// use umcp::types::SubscriptionFilter;
-    /// use umcp::SubscriptionEvent;
-    ///
-    /// # fn main() -> umcp::Result<()> {
-    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
-    /// let filter = SubscriptionFilter::new().resource("file:///tmp/notes.txt");
-    /// let subscription = manager.listen("files", filter)?;
-    /// while let Some(event) = subscription.recv_timeout(Duration::from_secs(30)) {
-    ///     if let SubscriptionEvent::Notification(notification) = event {
-    ///         log::info!("{}: {}", subscription.server(), notification.method());
-    ///     }
-    /// }
-    /// if subscription.dropped() > 0 {
-    ///     log::warn!("{} events were dropped unread", subscription.dropped());
-    /// }
-    /// subscription.close();
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// An unknown server name.
-    pub fn listen(&self, server: &str, filter: SubscriptionFilter) -> Result<ManagedSubscription> {
-        let slot = self.slot(server)?;
+impl ManagedSubscription {
+    /// Subscribes to `filter` on the server of `slot`, named `server`, now when it is
+    /// connected and then after every reconnection.
+    pub(super) fn open(server: &str, slot: &Arc<Slot>, filter: SubscriptionFilter) -> Self {
         let sub = Arc::new(ManagedSub {
             filter,
             current: Mutex::new(None),
@@ -347,25 +321,23 @@ impl Manager {
             sub.attach(&client, false);
         }
         lock(&slot.subscriptions).push(Arc::clone(&sub));
-        Ok(ManagedSubscription {
+        ManagedSubscription {
             server: server.to_owned(),
-            slot: Arc::downgrade(&slot),
+            slot: Arc::downgrade(slot),
             sub,
-        })
+        }
     }
-}
 
-impl ManagedSubscription {
     /// The server's name.
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn server(&self) -> &str {
         &self.server
     }
 
     /// The subset the server honours on the current connection (empty while disconnected).
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn acknowledged(&self) -> SubscriptionFilter {
         lock(&self.sub.current)
             .as_ref()
@@ -374,9 +346,9 @@ impl ManagedSubscription {
     }
 
     /// Waits for the next event; `None` once closed, or once its server is stopped
-    /// ([`Manager::remove`] or [`Manager::close`]).
+    /// ([`Manager::remove`](crate::Manager::remove) or [`Manager::close`](crate::Manager::close)).
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn recv(&self) -> Option<SubscriptionEvent> {
         // The channel never disconnects (the handle holds both ends): wait in steps, so a
         // closed handle or a stopped server is noticed. A closed manager keeps its stopped
@@ -394,7 +366,7 @@ impl ManagedSubscription {
 
     /// Like [`recv`](ManagedSubscription::recv), waiting at most `timeout`.
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<SubscriptionEvent> {
         match Instant::now().checked_add(timeout) {
             Some(deadline) => {
@@ -407,7 +379,7 @@ impl ManagedSubscription {
 
     /// The next event if one is waiting.
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn try_recv(&self) -> Option<SubscriptionEvent> {
         let events = self.sub.events.receiver();
         self.sub.next(|| events.try_recv().ok())
@@ -416,21 +388,21 @@ impl ManagedSubscription {
     /// How many events were dropped unread because a queue was full, in all (see
     /// [`ManagedSubscription`]).
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn dropped(&self) -> u64 {
         self.sub.dropped.load(Ordering::SeqCst)
     }
 
     /// The events until the handle is closed or its server stopped.
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn iter(&self) -> impl Iterator<Item = SubscriptionEvent> + '_ {
         std::iter::from_fn(move || self.recv())
     }
 
     /// Ends the subscription on the server and in the manager. Idempotent.
     ///
-    /// See the example on [`Manager::listen`].
+    /// See the example on [`Manager::listen`](crate::Manager::listen).
     pub fn close(&self) {
         if self.sub.closed.swap(true, Ordering::SeqCst) {
             return;

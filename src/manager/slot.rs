@@ -10,10 +10,11 @@ use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::types::{Prompt, Tool};
 
+use super::cache;
 use super::health::PingSlot;
 use super::status::{Hub, ServerStatus};
 use super::tracked::Tracker;
-use super::{cache, lock};
+use crate::sync::lock;
 
 /// A managed server.
 pub(crate) struct Slot {

@@ -9,11 +9,12 @@ use crate::client::RequestOptions;
 use crate::error::{Error, Result};
 use crate::types::CallToolResult;
 
+use super::handle::Manager;
 use super::names::Names;
 use super::slot::Slot;
 use super::status::{ServerStatus, ToolEntry};
 use super::with_options::ManagerWithOptions;
-use super::{lock, Manager};
+use crate::sync::lock;
 
 impl Manager {
     /// The tools the manager knows, at once and without asking any server: those of every

@@ -12,7 +12,7 @@ use crate::error::{Closed, Error, Result};
 use crate::jsonrpc::{Message, RequestId};
 use crate::transport::{Connect, Inbox, SessionEvent, Transport};
 
-use super::lock;
+use crate::sync::lock;
 
 /// The transport of a server's current attempt, and whether that attempt was interrupted.
 #[derive(Default)]

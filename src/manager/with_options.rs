@@ -3,7 +3,7 @@
 
 use crate::client::RequestOptions;
 
-use super::Manager;
+use super::handle::Manager;
 
 /// A [`Manager`] whose calls carry per-call [`RequestOptions`] (timeout, progress, cancel,
 /// `_meta`), applied to every request they send to every server. Made by [`Manager::with`];

@@ -13,11 +13,11 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::context::{Call, Context, MULTI_ROUND};
+use super::MemoryEnd;
 use super::{lock, Definition, Fault, Shared, MAX_HANDLERS};
 use crate::client::Era;
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response};
-use crate::transport::MemoryEnd;
 use crate::types::{
     is_modern_protocol_version, is_supported_protocol_version, CompleteRequestParams,
     LATEST_PROTOCOL_VERSION, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID,

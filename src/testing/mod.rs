@@ -1,5 +1,6 @@
 //! A kit for testing code that uses umcp: a fake MCP server built from closures, run in the
-//! same process, that speaks either protocol era.
+//! same process, that speaks either protocol era; the in-memory transport beneath it; and real
+//! sessions recorded and played back.
 //!
 //! A [`FakeServer`] lists the tools, resources and prompts it was given and answers with their
 //! handlers. It is a [`Connect`], so a real [`Client`](crate::Client) connects to it as to any
@@ -38,10 +39,10 @@
 //! # Ok::<(), umcp::Error>(())
 //! ```
 //!
-//! The testing guide, [`guide::testing`](crate::guide::testing), walks through a whole test, and through recording a
-//! real server's session to play it back
-//! ([`RecordingTransport`](crate::transport::RecordingTransport),
-//! [`ReplayTransport`](crate::transport::ReplayTransport)).
+//! A real server's session can be recorded ([`RecordingTransport`]) and played back
+//! ([`ReplayTransport`]) with no server at all, and a hand-written server can sit on the other
+//! end of the in-memory transport itself ([`MemoryEnd`]). The testing guide,
+//! [`guide::testing`](crate::guide::testing), walks through a whole test.
 //!
 //! Bounds: each connection runs at most [`MAX_HANDLERS`] handlers at once (a request beyond
 //! that is answered with an error), and the server keeps the last [`MAX_RECEIVED`] messages
@@ -61,7 +62,7 @@ use serde_json::{Map, Value};
 use crate::client::Era;
 use crate::error::Result;
 use crate::jsonrpc::{ErrorObject, Message};
-use crate::transport::{Connect, Inbox, MemoryConfig, Transport};
+use crate::transport::{Connect, Inbox, Transport};
 use crate::types::{
     CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Implementation, Prompt,
     ReadResourceResult, Resource, Tool,
@@ -69,8 +70,14 @@ use crate::types::{
 
 mod connection;
 mod context;
+mod memory;
+mod record;
+mod replay;
 
 pub use context::Context;
+pub use memory::{MemoryConfig, MemoryEnd, MEMORY_CAPACITY};
+pub use record::{RecordingTransport, MIN_SECRET_CHARS};
+pub use replay::{ReplayTransport, NOT_RECORDED};
 
 use connection::Connection;
 

@@ -18,9 +18,9 @@
 //! server requests queue for the client's router thread.
 //!
 //! The built-in transports are [`StdioConfig`] (a child process) and, with the `http` feature,
-//! Streamable HTTP and legacy HTTP+SSE; with the `testing` feature, an in-memory transport
-//! (`MemoryConfig`) and the recording and replaying ones. Implement [`Connect`] and
-//! [`Transport`] to plug in another one (a TCP socket, …).
+//! Streamable HTTP and legacy HTTP+SSE; the testing kit (`umcp::testing`, with the `testing`
+//! feature) adds an in-memory transport and the recording and replaying ones. Implement
+//! [`Connect`] and [`Transport`] to plug in another one (a TCP socket, …).
 //!
 //! A transport that wraps another, here to log every message it sends:
 //!
@@ -107,27 +107,12 @@ use crate::jsonrpc::{Message, RequestId};
 mod closing;
 pub mod http;
 mod inbox;
-#[cfg(feature = "testing")]
-#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-pub mod memory;
-#[cfg(feature = "testing")]
-#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-pub mod record;
-#[cfg(feature = "testing")]
-#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-pub mod replay;
 pub mod sse;
 pub mod stdio;
 pub(crate) mod written;
 
 pub(crate) use closing::Closing;
 pub use inbox::{Inbound, Inbox};
-#[cfg(feature = "testing")]
-pub use memory::{MemoryConfig, MemoryEnd};
-#[cfg(feature = "testing")]
-pub use record::RecordingTransport;
-#[cfg(feature = "testing")]
-pub use replay::ReplayTransport;
 pub use stdio::{EnvPolicy, StdioConfig};
 
 /// One live connection to a server.

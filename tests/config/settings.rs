@@ -1,13 +1,13 @@
 //! Per-server settings beyond the command or URL: the connector each transport gets, the protocol
 //! key and env files.
 
-use umcp::{ConfigFile, ProtocolMode, ServerConfig, ServerTransport};
+use umcp::{ConfigFile, ProtocolMode, ServerConfig, ServerTransport, StdioConfig};
 
 use crate::{server, vars};
 
 #[test]
 fn connectors_follow_the_transport() {
-    let stdio = ServerConfig::stdio("s", "my-server").with_args(["--flag"]);
+    let stdio = ServerConfig::new("s", StdioConfig::new("my-server").args(["--flag"]));
     let connector = stdio.connector().expect("stdio always connects");
     assert!(
         connector.describe().contains("my-server"),

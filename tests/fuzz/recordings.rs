@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use umcp::transport::ReplayTransport;
+use umcp::testing::ReplayTransport;
 use umcp::{Client, Error, Options};
 
 use super::engine::{Rng, Target};

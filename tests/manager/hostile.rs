@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use umcp::{ConfigFile, Manager, ServerConfig, ServerStatus};
+use umcp::{ConfigFile, Manager, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::status::wait_for;
 use crate::{demo, options, text, BOUND};
@@ -22,7 +22,10 @@ fn a_server_name_with_a_nul_byte_is_served_like_any_other() {
     assert_eq!(file.servers.len(), 1, "{:?}", file.errors);
     let manager = Manager::start(file.servers, options());
     manager
-        .add(ServerConfig::stdio("c\0d", binary).with_args(["--server", "--fixtures"]))
+        .add(ServerConfig::new(
+            "c\0d",
+            StdioConfig::new(binary).args(["--server", "--fixtures"]),
+        ))
         .expect("added");
     assert!(manager.wait_ready(BOUND));
     for server in ["a\0b", "c\0d"] {
@@ -39,9 +42,11 @@ fn a_server_name_with_a_nul_byte_is_served_like_any_other() {
 #[test]
 fn a_removed_server_slow_to_stop_says_nothing_about_its_successor() {
     // It never answers, and ignores both the end of its input and SIGTERM.
-    let stubborn = ServerConfig::stdio("x", "sh")
-        .with_args(["-c", "trap '' TERM; sleep 1000"])
-        .with_startup_timeout(BOUND);
+    let stubborn = ServerConfig::new(
+        "x",
+        StdioConfig::new("sh").args(["-c", "trap '' TERM; sleep 1000"]),
+    )
+    .with_startup_timeout(BOUND);
     let manager = Manager::start(
         vec![stubborn],
         options().with_close_timeout(Duration::from_millis(100)),
@@ -58,7 +63,10 @@ fn a_removed_server_slow_to_stop_says_nothing_about_its_successor() {
     ));
     let binary = demo::demo_binary().to_string_lossy().into_owned();
     manager
-        .add(ServerConfig::stdio("x", binary).with_args(["--server", "--fixtures"]))
+        .add(ServerConfig::new(
+            "x",
+            StdioConfig::new(binary).args(["--server", "--fixtures"]),
+        ))
         .expect("added again");
     wait_for(&events, "x", ServerStatus::is_connected);
     // The old server is killed after its close grace and kill grace; its supervisor ends

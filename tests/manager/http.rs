@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use umcp::{Manager, ServerConfig, ServerStatus};
+use umcp::{HttpConfig, HttpTransportKind, Manager, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::status::wait_for;
 use crate::{common, demo_server, options, text, BOUND};
@@ -72,19 +72,23 @@ fn interop_group_over_three_transports() {
     if common::peers::skip_interop() {
         return;
     }
-    let everything = ServerConfig::stdio("everything", common::peers::node().to_string_lossy())
-        .with_args([
+    let everything = ServerConfig::new(
+        "everything",
+        StdioConfig::new(common::peers::node().to_string_lossy()).args([
             common::peers::server_everything()
                 .to_string_lossy()
                 .into_owned(),
             "stdio".into(),
-        ]);
+        ]),
+    );
     // Started and listening before the manager starts: each is stopped when the test ends.
     let http_peer = common::peers::python_http(&["streamable-http"]);
     let sse_peer = common::peers::python_http(&["sse"]);
     let py_http = ServerConfig::http("py_http", http_peer.url("/mcp"));
-    let py_sse = ServerConfig::http("py_sse", sse_peer.url("/sse"))
-        .with_http_kind(umcp::HttpTransportKind::Sse);
+    let py_sse = ServerConfig::new(
+        "py_sse",
+        HttpConfig::new(sse_peer.url("/sse")).transport(HttpTransportKind::Sse),
+    );
     let options = options().with_startup_timeout(Duration::from_secs(60));
     let manager = Manager::start(vec![everything, py_http, py_sse], options);
     let events = manager.status_events();

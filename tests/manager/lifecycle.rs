@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use umcp::{Era, Error, Manager, Options, ProtocolMode, ServerConfig, ServerStatus};
+use umcp::{Era, Error, Manager, Options, ProtocolMode, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::status::wait_for;
 use crate::{demo, demo_server, options, stuck_server, text, BOUND};
@@ -164,8 +164,7 @@ fn options_without_limits_never_overflow() {
         .with_reconnect_delay(Duration::MAX, Duration::MAX)
         .with_close_timeout(Duration::MAX)
         .with_queue_capacity(usize::MAX);
-    let flaky = ServerConfig::stdio("flaky", "sh")
-        .with_args(["-c", "exit 3"])
+    let flaky = ServerConfig::new("flaky", StdioConfig::new("sh").args(["-c", "exit 3"]))
         .with_startup_timeout(BOUND);
     let manager = Manager::start(vec![flaky], options);
     let deadline = Instant::now() + BOUND;
@@ -264,7 +263,10 @@ fn restart_interrupts_a_start_that_hangs() {
 fn a_servers_protocol_setting_wins_over_the_managers() {
     let modern_demo = {
         let binary = demo::demo_binary().to_string_lossy().into_owned();
-        ServerConfig::stdio("modern", binary).with_args(["--server", "--fixtures", "--modern"])
+        ServerConfig::new(
+            "modern",
+            StdioConfig::new(binary).args(["--server", "--fixtures", "--modern"]),
+        )
     };
     let manager = Manager::start(
         vec![
@@ -319,12 +321,10 @@ fn restarts_asked_in_a_burst_are_coalesced() {
 fn connected_since_is_the_connect_not_the_listings_after_it() {
     let timeout = Duration::from_millis(500);
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let silent = ServerConfig::stdio("silent", binary).with_args([
-        "--server",
-        "--fixtures",
-        "--behaviour",
-        "never-answer",
-    ]);
+    let silent = ServerConfig::new(
+        "silent",
+        StdioConfig::new(binary).args(["--server", "--fixtures", "--behaviour", "never-answer"]),
+    );
     let manager = Manager::start(
         vec![silent, stuck_server("stuck", BOUND)],
         options()
@@ -346,11 +346,13 @@ fn connected_since_is_the_connect_not_the_listings_after_it() {
 #[test]
 fn restart_interrupts_a_server_that_hangs_after_its_handshake() {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let mute = ServerConfig::stdio("mute", binary)
-        .with_args(["--server", "--behaviour", "never-answer"])
-        .with_protocol(ProtocolMode::Legacy)
-        .with_startup_timeout(Duration::from_secs(120))
-        .with_request_timeout(Duration::from_secs(120));
+    let mute = ServerConfig::new(
+        "mute",
+        StdioConfig::new(binary).args(["--server", "--behaviour", "never-answer"]),
+    )
+    .with_protocol(ProtocolMode::Legacy)
+    .with_startup_timeout(Duration::from_secs(120))
+    .with_request_timeout(Duration::from_secs(120));
     let manager = Manager::start(vec![mute], options());
     let events = manager.status_events();
     wait_for(&events, "mute", |s| {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use umcp::{ManagerOptions, ServerConfig};
+use umcp::{ManagerOptions, ServerConfig, StdioConfig};
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -23,16 +23,24 @@ mod tools;
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.
 const BOUND: Duration = Duration::from_secs(30);
 
-fn demo_server(name: &str) -> ServerConfig {
+/// The demo binary, serving its fixtures over stdio.
+fn demo() -> StdioConfig {
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    ServerConfig::stdio(name, binary).with_args(["--server", "--fixtures"])
+    StdioConfig::new(binary).args(["--server", "--fixtures"])
+}
+
+fn demo_server(name: &str) -> ServerConfig {
+    ServerConfig::new(name, demo())
+}
+
+/// A command that never answers `initialize`.
+fn stuck() -> StdioConfig {
+    StdioConfig::new("sleep").arg("1000")
 }
 
 /// A server that never answers `initialize`.
 fn stuck_server(name: &str, startup: Duration) -> ServerConfig {
-    ServerConfig::stdio(name, "sleep")
-        .with_args(["1000"])
-        .with_startup_timeout(startup)
+    ServerConfig::new(name, stuck()).with_startup_timeout(startup)
 }
 
 fn options() -> ManagerOptions {

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use umcp::{Manager, ManagerOptions, ServerConfig, ServerStatus};
+use umcp::{Manager, ManagerOptions, ServerConfig, ServerStatus, StdioConfig};
 
-use crate::{demo, demo_server, options, stuck_server, text, BOUND};
+use crate::{demo, demo_server, options, stuck, stuck_server, text, BOUND};
 
 /// A fresh directory under the system's temporary directory.
 fn temp_dir(label: &str) -> PathBuf {
@@ -28,9 +28,9 @@ fn tool_names(manager: &Manager) -> Vec<String> {
 fn tools_are_namespaced_and_routed_to_their_server() {
     let manager = Manager::start(
         vec![
-            demo_server("one").with_env("WHO", "first"),
+            ServerConfig::new("one", demo().env("WHO", "first")),
             // The separator inside a server name is harmless: names are looked up, not split.
-            demo_server("one__two").with_env("WHO", "second"),
+            ServerConfig::new("one__two", demo().env("WHO", "second")),
         ],
         options(),
     );
@@ -58,7 +58,10 @@ fn tools_are_namespaced_and_routed_to_their_server() {
 
     // Portable names: what an LLM API takes, routed all the same.
     let portable = Manager::start(
-        vec![demo_server("my server.v2").with_env("WHO", "portable")],
+        vec![ServerConfig::new(
+            "my server.v2",
+            demo().env("WHO", "portable"),
+        )],
         options().with_portable_names(64),
     );
     assert!(portable.wait_ready(BOUND));
@@ -97,7 +100,7 @@ fn colliding_names_are_disambiguated_deterministically() {
     let dir = temp_dir("collide");
     let options = options().with_cache_dir(&dir);
     let a = stuck_server("a", BOUND);
-    let ab = stuck_server("a__b", BOUND).with_args(["extra"]);
+    let ab = ServerConfig::new("a__b", stuck().arg("extra")).with_startup_timeout(BOUND);
     write_cache(&options, &a, &["b__c", "x", "x", "x_2"]);
     write_cache(&options, &ab, &["c"]);
     // Both servers stay in start-up, so their cached tools are what is offered.
@@ -131,7 +134,7 @@ fn a_tool_name_never_routes_to_another_server_after_its_own_fails() {
     // `a` fails once its start-up timeout passes; `a__b` stays in start-up throughout.
     let a = stuck_server("a", Duration::from_secs(5));
     // Other arguments, so that the two servers' cache files differ.
-    let ab = stuck_server("a__b", BOUND).with_args(["1001"]);
+    let ab = ServerConfig::new("a__b", stuck().arg("1001")).with_startup_timeout(BOUND);
     write_cache(&options, &a, &["b__c"]);
     write_cache(&options, &ab, &["c"]);
     let manager = Manager::start(vec![ab, a], options);
@@ -170,11 +173,10 @@ fn cached_tools_are_served_stale_while_a_slow_server_starts() {
     let dir = temp_dir("slow");
     let options = options().with_cache_dir(&dir);
     let binary = demo::demo_binary().to_string_lossy().into_owned();
-    let slow = ServerConfig::stdio("slow", "sh").with_args([
-        "-c",
-        "sleep 2; exec \"$0\" --server --fixtures",
-        &binary,
-    ]);
+    let slow = ServerConfig::new(
+        "slow",
+        StdioConfig::new("sh").args(["-c", "sleep 2; exec \"$0\" --server --fixtures", &binary]),
+    );
     write_cache(&options, &slow, &["echo", "retired"]);
     let cache_file = options.cache_file(&slow).unwrap();
 
@@ -254,7 +256,7 @@ fn a_name_of_a_server_that_is_down_says_so() {
 /// cache, rather than fail because nothing is listed yet.
 #[test]
 fn a_call_to_a_server_still_starting_waits_for_its_tools() {
-    let slow = demo_server("slow").with_args(["--start-delay", "500"]);
+    let slow = ServerConfig::new("slow", demo().args(["--start-delay", "500"]));
     let manager = Manager::start(vec![slow], options());
     let started = Instant::now();
     let result = manager.call_tool("slow__echo", json!({"message": "hi"}));

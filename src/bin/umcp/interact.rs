@@ -208,12 +208,13 @@ mod tests {
 
     #[test]
     fn servers_are_named_as_the_user_knows_them() {
-        let file = ServerConfig::stdio("files", "/usr/bin/npx").with_args(["-y", "fs\x1b"]);
+        let npx = umcp::StdioConfig::new("/usr/bin/npx").args(["-y", "fs\x1b"]);
+        let file = ServerConfig::new("files", npx);
         assert_eq!(label(&file, false), "`files`");
         assert_eq!(label(&file, true), "`npx -y fs\\u{1b}`");
         let remote = ServerConfig::http("server", "https://user@mcp.example.com:8443/mcp");
         assert_eq!(label(&remote, true), "`mcp.example.com`");
-        let long = ServerConfig::stdio("server", "x").with_args(["a".repeat(100)]);
+        let long = ServerConfig::new("server", umcp::StdioConfig::new("x").arg("a".repeat(100)));
         assert_eq!(label(&long, true).chars().count(), LABEL_CHARS + 3);
     }
 }

@@ -18,9 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Payload, RequestId, Response};
-use umcp::transport::{
-    Connect, Inbound, Inbox, RecordingTransport, ReplayTransport, SessionEvent, Transport,
-};
+use umcp::testing::{RecordingTransport, ReplayTransport};
+use umcp::transport::{Connect, Inbound, Inbox, SessionEvent, Transport};
 use umcp::types::{is_modern_protocol_version, META_PROTOCOL_VERSION};
 use umcp::{ConfigFile, Error};
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use umcp::{ConfigFile, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
+use umcp::{ConfigFile, HttpConfig, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::{usage, Args};
 use crate::output::warn;
@@ -42,13 +42,12 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         // The library's own splitter, so a line means here what it means in code.
         let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
         let name = named(program_name(stdio.get_command()));
-        let config = ServerConfig::stdio(name, stdio.get_command())
-            .with_args(stdio.get_args().iter().cloned());
-        let config = args
+        let command = StdioConfig::new(stdio.get_command()).args(stdio.get_args().iter().cloned());
+        let command = args
             .env
             .iter()
-            .fold(config, |config, (k, v)| config.with_env(k, v));
-        return Ok(vec![config]);
+            .fold(command, |command, (k, v)| command.env(k, v));
+        return Ok(vec![ServerConfig::new(name, command)]);
     }
     if let Some(url) = &args.url {
         let kind = args.transport.as_deref().unwrap_or("auto");
@@ -69,10 +68,11 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
             )));
         }
         let name = named(shown::host(&url).unwrap_or_default().to_owned());
-        let mut config = ServerConfig::http(name, url).with_http_kind(kind);
+        let mut http = HttpConfig::new(url).transport(kind);
         for (name, value) in &args.headers {
-            config = config.with_header(name, expand(&format!("--header {name}"), value)?);
+            http = http.header(name, expand(&format!("--header {name}"), value)?);
         }
+        let mut config = ServerConfig::new(name, http);
         if let Some(settings) = args.oauth.settings().map_err(usage)? {
             config = config.with_oauth(settings);
         }

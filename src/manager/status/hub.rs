@@ -5,8 +5,8 @@ use std::sync::Mutex;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
-use super::super::lock;
 use super::{ManagerNotifications, ServerStatus, StatusEvent, StatusEvents, TaggedNotification};
+use crate::sync::lock;
 
 /// A bounded queue that keeps the newest items: pushing onto a full queue drops the oldest.
 pub(crate) struct Queue<T> {

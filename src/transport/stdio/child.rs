@@ -9,7 +9,7 @@ use crossbeam_channel::Receiver;
 
 #[cfg(unix)]
 use super::group::{self, Signal};
-use super::transport::Worker;
+use super::worker::Worker;
 
 /// The exit of the server process, and a way to kill it.
 pub(super) struct ChildWatch {

@@ -66,10 +66,12 @@ mod reader;
 // Used on Windows only, compiled everywhere so its tests run on every platform.
 #[cfg_attr(not(windows), allow(dead_code))]
 mod resolve;
+mod shared;
 mod spawn;
 mod stderr;
 mod stdin;
 mod transport;
+mod worker;
 
 pub use env::EnvPolicy;
 

@@ -11,9 +11,10 @@ use crossbeam_channel::{never, select, Receiver, RecvTimeoutError};
 use super::child::ChildWatch;
 #[cfg(unix)]
 use super::group::{self, Signal};
+use super::shared::Shared;
 use super::stdin::Stdin;
-use super::transport::{lock, Shared};
 use crate::error::Closed;
+use crate::sync::lock;
 
 /// How often the monitor looks at a running server's state (its exit itself is reported at
 /// once by the waiting thread).

@@ -4,9 +4,10 @@ use std::io::{BufReader, Read};
 use std::sync::atomic::Ordering;
 
 use super::lines::{Line, LineReader, HEAD};
-use super::transport::{lock, Shared};
+use super::shared::Shared;
 use crate::error::Error;
 use crate::jsonrpc::RequestId;
+use crate::sync::lock;
 
 /// How much of a skipped line is shown in the debug log.
 const PREVIEW_CHARS: usize = 200;

@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use super::lines::{Line, LineReader};
-use super::transport::lock;
 use super::{StderrCallback, STDERR_LINE_MAX_BYTES, STDERR_TAIL_MAX_BYTES};
+use crate::sync::lock;
 
 /// The log target of server stderr lines.
 const TARGET: &str = "umcp::server_stderr";

@@ -1,24 +1,25 @@
 //! The running stdio connection: sending (see [`super::stdin`]), and close.
 
-use std::process::Child;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
-use std::thread::{self, JoinHandle};
+use std::process::{Child, ChildStderr, ChildStdout};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::Sender;
 
 use super::child;
 #[cfg(unix)]
 use super::guard;
-use super::lines::{Activity, Watched};
+use super::lines::Watched;
 use super::monitor::{self, Monitor};
-use super::stderr::{self, Tail};
+use super::shared::{closed_error, Shared};
+use super::stderr;
 use super::stdin::{Refused, Stdin};
+use super::worker::Worker;
 use super::{reader, StdioConfig};
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::jsonrpc::Message;
-pub(super) use crate::sync::lock;
+use crate::sync::lock;
 use crate::transport::{Closing, Inbox, Transport};
 
 /// How long the reader and stderr threads get to finish once the server is gone, before they
@@ -43,47 +44,12 @@ pub(super) struct StdioTransport {
     close_once: Closing,
 }
 
-/// What the transport and its threads share.
-pub(super) struct Shared {
-    inbox: Inbox,
-    /// `program[pid]`, for logs.
-    pub(super) label: String,
-    pub(super) tail: Mutex<Tail>,
-    /// Lines on stdout that were not JSON-RPC; the first few go into `tail` too.
-    pub(super) stdout_noise: AtomicU64,
-    pub(super) stdout_activity: Activity,
-    pub(super) stderr_activity: Activity,
-    closed: Mutex<Option<Arc<Closed>>>,
-    /// Shared by the reader while it delivers, exclusive while the end is reported, so nothing is
-    /// delivered after the end. Only those two take it: a delivery may block (backpressure), so
-    /// nobody the layer above waits on may wait for it.
-    gate: RwLock<()>,
-    reported: Condvar,
-    closing: AtomicBool,
-    /// The close is an abort: the server gets no grace to exit on the end of its input.
-    aborting: AtomicBool,
-}
-
-/// A named thread and a way to wait for it with a deadline.
-pub(super) struct Worker {
-    name: &'static str,
-    handle: JoinHandle<()>,
-    /// Disconnects when the thread has finished its work.
-    pub(super) done: Receiver<()>,
-}
-
 impl StdioTransport {
     /// Starts the threads of a freshly spawned `child`; on failure the child is killed and
     /// reaped.
     pub(super) fn start(mut child: Child, config: &StdioConfig, inbox: Inbox) -> Result<Self> {
         let pid = child.id();
-        let program = std::path::Path::new(&config.command)
-            .file_name()
-            .map_or_else(
-                || config.command.clone(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-        let label = format!("{program}[{pid}]");
+        let label = format!("{}[{pid}]", program_name(&config.command));
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -92,66 +58,23 @@ impl StdioTransport {
                 "the server's pipes were not set up",
             )));
         };
-        let shared = Arc::new(Shared {
-            inbox,
-            label: label.clone(),
-            tail: Mutex::new(Tail::new(config.stderr_tail_lines)),
-            stdout_noise: AtomicU64::new(0),
-            stdout_activity: Activity::default(),
-            stderr_activity: Activity::default(),
-            closed: Mutex::new(None),
-            gate: RwLock::new(()),
-            reported: Condvar::new(),
-            closing: AtomicBool::new(false),
-            aborting: AtomicBool::new(false),
-        });
+        let shared = Arc::new(Shared::new(inbox, label.clone(), config.stderr_tail_lines));
         let stdin = Arc::new(Stdin::new(stdin, &label));
-        let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
-
-        let mut workers = Vec::with_capacity(5);
-        let started = (|| -> std::io::Result<()> {
-            let (queue, lines) = match &config.stderr_callback {
-                Some(_) => {
-                    let (queue, lines) = stderr::callback_queue();
-                    (Some(queue), Some(lines))
-                }
-                None => (None, None),
-            };
-            let (s, l) = (shared.clone(), label.clone());
-            workers.push(Worker::spawn("umcp-stdio-stderr", move || {
-                let stderr = Watched::new(stderr, &s.stderr_activity);
-                stderr::run(stderr, &s.tail, queue, &l);
-            })?);
-            let (s, limit, l) = (shared.clone(), config.max_message_size, label.clone());
-            workers.push(Worker::spawn("umcp-stdio-reader", move || {
-                reader::run(Watched::new(stdout, &s.stdout_activity), &s, limit, &l);
-            })?);
-            let (w, l) = (stdin.clone(), label.clone());
-            workers.push(Worker::spawn("umcp-stdio-writer", move || {
-                w.run_writer(&l);
-            })?);
-            if let (Some(lines), Some(callback)) = (lines, config.stderr_callback.clone()) {
-                let l = label.clone();
-                workers.push(Worker::spawn("umcp-stdio-stderr-callback", move || {
-                    stderr::run_callback(&lines, &callback, &l);
-                })?);
-            }
-            Ok(())
-        })();
-        if let Err(e) = started {
-            monitor::kill_now(&mut child);
-            stdin.close();
-            return Err(Error::io(e));
-        }
-        let (watch, waiter) = match child::watch(child) {
-            Ok(started) => started,
+        let mut workers = match spawn_workers(&shared, &stdin, stdout, stderr, config) {
+            Ok(workers) => workers,
             Err(e) => {
-                // The child is being killed, which ends the reader and stderr threads.
+                monitor::kill_now(&mut child);
                 stdin.close();
                 return Err(Error::io(e));
             }
         };
+        let (watch, waiter) = child::watch(child).map_err(|e| {
+            // The child is being killed, which ends the reader and stderr threads.
+            stdin.close();
+            Error::io(e)
+        })?;
         workers.push(waiter);
+        let (close_tx, close_rx) = crossbeam_channel::bounded::<()>(0);
         let monitor = Monitor {
             child: watch,
             pid,
@@ -186,6 +109,53 @@ impl StdioTransport {
         lock(&transport.workers).insert(0, worker);
         Ok(transport)
     }
+}
+
+/// The program's file name, for logs.
+fn program_name(command: &str) -> String {
+    std::path::Path::new(command)
+        .file_name()
+        .map_or_else(|| command.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Starts the stderr reader, the stdout reader, the writer and, with a stderr callback, the
+/// thread that calls it, in that order.
+fn spawn_workers(
+    shared: &Arc<Shared>,
+    stdin: &Arc<Stdin>,
+    stdout: ChildStdout,
+    stderr: ChildStderr,
+    config: &StdioConfig,
+) -> std::io::Result<Vec<Worker>> {
+    let mut workers = Vec::with_capacity(5);
+    let label = &shared.label;
+    let (queue, lines) = match &config.stderr_callback {
+        Some(_) => {
+            let (queue, lines) = stderr::callback_queue();
+            (Some(queue), Some(lines))
+        }
+        None => (None, None),
+    };
+    let (s, l) = (shared.clone(), label.clone());
+    workers.push(Worker::spawn("umcp-stdio-stderr", move || {
+        let stderr = Watched::new(stderr, &s.stderr_activity);
+        stderr::run(stderr, &s.tail, queue, &l);
+    })?);
+    let (s, limit, l) = (shared.clone(), config.max_message_size, label.clone());
+    workers.push(Worker::spawn("umcp-stdio-reader", move || {
+        reader::run(Watched::new(stdout, &s.stdout_activity), &s, limit, &l);
+    })?);
+    let (w, l) = (stdin.clone(), label.clone());
+    workers.push(Worker::spawn("umcp-stdio-writer", move || {
+        w.run_writer(&l);
+    })?);
+    if let (Some(lines), Some(callback)) = (lines, config.stderr_callback.clone()) {
+        let l = label.clone();
+        workers.push(Worker::spawn("umcp-stdio-stderr-callback", move || {
+            stderr::run_callback(&lines, &callback, &l);
+        })?);
+    }
+    Ok(workers)
 }
 
 impl Transport for StdioTransport {
@@ -270,103 +240,6 @@ impl Drop for StdioTransport {
     }
 }
 
-impl Shared {
-    /// Reports the end of the connection to the inbox, unless it was reported already.
-    pub(super) fn report(&self, closed: Closed) {
-        let _gate = self.gate.write().unwrap_or_else(PoisonError::into_inner);
-        let mut slot = lock(&self.closed);
-        if slot.is_some() {
-            return;
-        }
-        log::debug!("{}: reporting the end: {closed}", self.label);
-        *slot = Some(Arc::new(closed.clone()));
-        self.inbox.closed(closed);
-        self.reported.notify_all();
-    }
-
-    /// Hands `deliver` the inbox unless the end was reported already, so that nothing arrives
-    /// after [`Inbound::Closed`](crate::transport::Inbound::Closed); `false` when nothing more
-    /// should be read (the end was reported, or nobody listens).
-    pub(super) fn deliver(&self, deliver: impl FnOnce(&Inbox) -> bool) -> bool {
-        let _gate = self.gate.read().unwrap_or_else(PoisonError::into_inner);
-        !self.is_reported() && deliver(&self.inbox)
-    }
-
-    /// Whether the transport is being closed (so an exit now is the one close asked for).
-    pub(super) fn is_closing(&self) -> bool {
-        self.closing.load(Ordering::Acquire)
-    }
-
-    /// Whether the close is an abort (see [`Transport::abort`]).
-    pub(super) fn is_aborting(&self) -> bool {
-        self.aborting.load(Ordering::Acquire)
-    }
-
-    /// Whether the end was reported.
-    pub(super) fn is_reported(&self) -> bool {
-        lock(&self.closed).is_some()
-    }
-
-    /// The error for a send on a connection that is closed or closing.
-    fn closed_error(&self) -> Option<Error> {
-        if let Some(closed) = lock(&self.closed).as_ref() {
-            return Some(Error::Closed(closed.clone()));
-        }
-        if self.is_closing() {
-            return Some(closed_error("closed by client", self));
-        }
-        None
-    }
-
-    /// Waits until `deadline` for the end to be reported.
-    fn wait_closed(&self, deadline: Instant) -> Option<Error> {
-        let mut slot = lock(&self.closed);
-        loop {
-            if let Some(closed) = slot.as_ref() {
-                return Some(Error::Closed(closed.clone()));
-            }
-            let left = deadline.checked_duration_since(Instant::now())?;
-            slot = self
-                .reported
-                .wait_timeout(slot, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-    }
-}
-
-impl Worker {
-    /// Starts `work` on a thread named `name`.
-    pub(super) fn spawn(
-        name: &'static str,
-        work: impl FnOnce() + Send + 'static,
-    ) -> std::io::Result<Worker> {
-        let (done_tx, done) = crossbeam_channel::bounded::<()>(0);
-        let handle = thread::Builder::new().name(name.into()).spawn(move || {
-            let _done = done_tx;
-            work();
-        })?;
-        Ok(Worker { name, handle, done })
-    }
-
-    /// Joins the thread if it finishes by `deadline`; otherwise leaves it to finish alone.
-    fn join_by(self, deadline: Instant, label: &str) {
-        // Close may run on this very thread (a stderr callback dropping the last handle).
-        if self.handle.thread().id() == thread::current().id() {
-            return;
-        }
-        match self.done.recv_deadline(deadline) {
-            Err(RecvTimeoutError::Disconnected) => {
-                let _ = self.handle.join();
-            }
-            _ => log::debug!(
-                "{label}: {} is still blocked; leaving it to finish",
-                self.name
-            ),
-        }
-    }
-}
-
 /// The method a message is about, for timeout errors.
 fn method_of(message: &Message) -> String {
     match message {
@@ -377,14 +250,4 @@ fn method_of(message: &Message) -> String {
             None => "response".into(),
         },
     }
-}
-
-/// An [`Error::Closed`] with `reason` and the stderr tail so far.
-fn closed_error(reason: &str, shared: &Shared) -> Error {
-    let tail = lock(&shared.tail).text();
-    Error::Closed(Arc::new(Closed {
-        reason: reason.into(),
-        exit_status: None,
-        stderr_tail: Some(tail),
-    }))
 }

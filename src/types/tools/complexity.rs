@@ -16,11 +16,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The most schema steps a check may be estimated to take: the cost of an ordinary schema
 /// is in the hundreds, and a million steps take the validator about a second.
 pub(super) const MAX_STEPS: u64 = 100_000;
+
+/// What an estimate over [`MAX_STEPS`] is reported as.
+const OVER: u64 = MAX_STEPS + 1;
 
 /// How deeply the estimate may follow subschemas and references: far beyond any schema
 /// written by hand, and well within a thread's stack. A chain deeper than this is refused.
@@ -63,7 +66,6 @@ impl<'a> Estimate<'a> {
     /// How many (subschema, part of the value) checks checking `value` against `node` makes,
     /// at most; more than [`MAX_STEPS`] is reported as `MAX_STEPS + 1`.
     fn cost(&mut self, node: &'a Value, value: &'a Value) -> u64 {
-        const OVER: u64 = MAX_STEPS + 1;
         let Value::Object(object) = node else {
             return 1;
         };
@@ -78,82 +80,86 @@ impl<'a> Estimate<'a> {
         if self.visited > MAX_STEPS || self.open.len() >= MAX_NESTING || !self.open.insert(key) {
             return OVER;
         }
-        let mut total: u64 = 1;
-        let mut add = |cost: u64| total = total.saturating_add(cost).min(OVER);
-        for reference in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            if let Some(target) = object.get(reference).and_then(|r| self.resolve(r)) {
-                add(self.cost(target, value));
-            }
-        }
-        for keyword in IN_PLACE {
-            if let Some(sub) = object.get(*keyword) {
-                add(self.cost(sub, value));
-            }
-        }
-        for keyword in IN_PLACE_LISTS {
-            for sub in list(object.get(*keyword)) {
-                add(self.cost(sub, value));
-            }
-        }
-        for keyword in IN_PLACE_MAPS {
-            for sub in map(object.get(*keyword)) {
-                add(self.cost(sub, value));
-            }
-        }
-        match value {
-            Value::Object(members) => {
-                for (name, sub) in object
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(member) = members.get(name) {
-                        add(self.cost(sub, member));
-                    }
-                }
-                // Patterns and the rest are taken to apply to every member: more, never less.
-                let every: Vec<&Value> = map(object.get("patternProperties"))
-                    .chain(
-                        ["additionalProperties", "unevaluatedProperties"]
-                            .iter()
-                            .filter_map(|k| object.get(*k)),
-                    )
-                    .collect();
-                for sub in every {
-                    for member in members.values() {
-                        add(self.cost(sub, member));
-                    }
-                }
-                if object.contains_key("propertyNames") {
-                    add(members.len() as u64);
-                }
-            }
-            Value::Array(items) => {
-                for (sub, item) in list(object.get("prefixItems")).zip(items) {
-                    add(self.cost(sub, item));
-                }
-                for keyword in ["items", "additionalItems", "unevaluatedItems", "contains"] {
-                    match object.get(keyword) {
-                        // Draft 2019-09 and older: a list of item schemas, in order.
-                        Some(Value::Array(subs)) => {
-                            for (sub, item) in subs.iter().zip(items) {
-                                add(self.cost(sub, item));
-                            }
-                        }
-                        Some(sub) => {
-                            for item in items {
-                                add(self.cost(sub, item));
-                            }
-                        }
-                        None => {}
-                    }
-                }
-            }
-            _ => {}
-        }
+        let itself = self.in_place(object, value);
+        let inside = match value {
+            Value::Object(members) => self.members(object, members),
+            Value::Array(items) => self.items(object, items),
+            _ => 0,
+        };
+        let total = capped(capped(1, itself), inside);
         self.open.remove(&key);
         self.memo.insert(key, total);
+        total
+    }
+
+    /// The checks of the subschemas of `schema` that apply to `value` itself: references,
+    /// conditions and the lists and maps of alternatives.
+    fn in_place(&mut self, schema: &'a Map<String, Value>, value: &'a Value) -> u64 {
+        let mut total = 0;
+        for reference in ["$ref", "$dynamicRef", "$recursiveRef"] {
+            if let Some(target) = schema.get(reference).and_then(|r| self.resolve(r)) {
+                total = capped(total, self.cost(target, value));
+            }
+        }
+        let subs = IN_PLACE.iter().filter_map(|k| schema.get(*k));
+        let lists = IN_PLACE_LISTS.iter().flat_map(|k| list(schema.get(*k)));
+        let maps = IN_PLACE_MAPS.iter().flat_map(|k| map(schema.get(*k)));
+        for sub in subs.chain(lists).chain(maps) {
+            total = capped(total, self.cost(sub, value));
+        }
+        total
+    }
+
+    /// The checks of `schema`'s subschemas against the members of an object.
+    fn members(&mut self, schema: &'a Map<String, Value>, members: &'a Map<String, Value>) -> u64 {
+        let mut total = 0;
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (name, sub) in properties.into_iter().flatten() {
+            if let Some(member) = members.get(name) {
+                total = capped(total, self.cost(sub, member));
+            }
+        }
+        // Patterns and the rest are taken to apply to every member: more, never less.
+        let every: Vec<&Value> = map(schema.get("patternProperties"))
+            .chain(
+                ["additionalProperties", "unevaluatedProperties"]
+                    .iter()
+                    .filter_map(|k| schema.get(*k)),
+            )
+            .collect();
+        for sub in every {
+            for member in members.values() {
+                total = capped(total, self.cost(sub, member));
+            }
+        }
+        if schema.contains_key("propertyNames") {
+            total = capped(total, members.len() as u64);
+        }
+        total
+    }
+
+    /// The checks of `schema`'s subschemas against the items of an array.
+    fn items(&mut self, schema: &'a Map<String, Value>, items: &'a [Value]) -> u64 {
+        let mut total = 0;
+        for (sub, item) in list(schema.get("prefixItems")).zip(items) {
+            total = capped(total, self.cost(sub, item));
+        }
+        for keyword in ["items", "additionalItems", "unevaluatedItems", "contains"] {
+            match schema.get(keyword) {
+                // Draft 2019-09 and older: a list of item schemas, in order.
+                Some(Value::Array(subs)) => {
+                    for (sub, item) in subs.iter().zip(items) {
+                        total = capped(total, self.cost(sub, item));
+                    }
+                }
+                Some(sub) => {
+                    for item in items {
+                        total = capped(total, self.cost(sub, item));
+                    }
+                }
+                None => {}
+            }
+        }
         total
     }
 
@@ -168,6 +174,11 @@ impl<'a> Estimate<'a> {
         }
         self.anchors.get(fragment).copied()
     }
+}
+
+/// `a + b`, at most [`OVER`].
+fn capped(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(OVER)
 }
 
 /// The subschemas of a keyword holding a list of them.

@@ -1,58 +1,15 @@
-//! An in-memory transport: a server in the same process, reached through channels, with no
-//! process and no socket.
-//!
-//! [`MemoryConfig`] is the client's side, a [`Connect`] like [`StdioConfig`]: every connection
-//! it makes hands the server's side, a [`MemoryEnd`], to the function it was built with. The
-//! messages cross as the text a wire would carry: what the client sends is encoded, and what
-//! the server sends is delivered with [`Inbox::deliver_text`], as the stdio transport delivers
-//! a line. Everything above the transport, the client's handshake, routing and decoding, runs
-//! exactly as it does over a pipe.
-//!
-//! ```
-//! use serde_json::json;
-//! use umcp::jsonrpc::{Message, Response};
-//! use umcp::transport::{MemoryConfig, MemoryEnd};
-//! use umcp::{Client, Options, ProtocolMode};
-//!
-//! // A server that answers `initialize` and `tools/list`, on a thread of its own.
-//! fn serve(end: MemoryEnd) {
-//!     while let Some(message) = end.recv() {
-//!         let Message::Request(request) = message else { continue };
-//!         let result = match request.method.as_str() {
-//!             "initialize" => json!({
-//!                 "protocolVersion": "2025-11-25",
-//!                 "capabilities": {"tools": {}},
-//!                 "serverInfo": {"name": "hand-made", "version": "1.0.0"},
-//!             }),
-//!             _ => json!({"tools": []}),
-//!         };
-//!         end.send(&Response::ok(request.id, result).into());
-//!     }
-//! }
-//!
-//! let server = MemoryConfig::new("hand-made", |end| {
-//!     std::thread::spawn(move || serve(end));
-//! });
-//! let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
-//! let client = Client::connect_with_options(server, options)?;
-//! assert_eq!(client.server_info().name, "hand-made");
-//! assert_eq!(client.transport_kind(), "memory");
-//! assert!(client.list_all_tools()?.is_empty());
-//! # Ok::<(), umcp::Error>(())
-//! ```
-//!
-//! [`StdioConfig`]: crate::StdioConfig
+//! The in-memory transport: a server in the same process, reached through channels.
 
-use crate::sync::lock;
+use crate::sync::{deadline_after, lock};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, SendTimeoutError, Sender};
 
-use super::{Connect, Inbox, Transport};
 use crate::error::{Closed, Error, Result, TimeoutKind, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{DecodeError, Message};
+use crate::transport::{Connect, Inbox, Transport};
 
 /// How many messages the client may have sent that the server has not read yet. A client that
 /// gets this far ahead waits in [`Transport::send`], within its deadline, as it waits on a
@@ -61,13 +18,50 @@ use crate::jsonrpc::{DecodeError, Message};
 /// See the example on [`MemoryEnd::recv_timeout`].
 pub const MEMORY_CAPACITY: usize = 256;
 
-/// Connects to a server in the same process: the client's side of an in-memory transport.
+/// Connects to a server in the same process: the client's side of an in-memory transport,
+/// with no process and no socket.
 ///
 /// Each connection calls the function given to [`MemoryConfig::new`] with the server's side,
 /// a [`MemoryEnd`], on the connecting thread: start the server's thread there and return. A
 /// client connects more than once when it reconnects, and each connection gets its own end.
 ///
-/// See the example in the [`memory`](crate::transport::memory) module.
+/// The messages cross as the text a wire would carry: what the client sends is encoded, and
+/// what the server sends is delivered with [`Inbox::deliver_text`], as the stdio transport
+/// delivers a line. Everything above the transport, the client's handshake, routing and
+/// decoding, runs exactly as it does over a pipe.
+///
+/// ```
+/// use serde_json::json;
+/// use umcp::jsonrpc::{Message, Response};
+/// use umcp::testing::{MemoryConfig, MemoryEnd};
+/// use umcp::{Client, Options, ProtocolMode};
+///
+/// // A server that answers `initialize` and `tools/list`, on a thread of its own.
+/// fn serve(end: MemoryEnd) {
+///     while let Some(message) = end.recv() {
+///         let Message::Request(request) = message else { continue };
+///         let result = match request.method.as_str() {
+///             "initialize" => json!({
+///                 "protocolVersion": "2025-11-25",
+///                 "capabilities": {"tools": {}},
+///                 "serverInfo": {"name": "hand-made", "version": "1.0.0"},
+///             }),
+///             _ => json!({"tools": []}),
+///         };
+///         end.send(&Response::ok(request.id, result).into());
+///     }
+/// }
+///
+/// let server = MemoryConfig::new("hand-made", |end| {
+///     std::thread::spawn(move || serve(end));
+/// });
+/// let options = Options::default().with_protocol_mode(ProtocolMode::Legacy);
+/// let client = Client::connect_with_options(server, options)?;
+/// assert_eq!(client.server_info().name, "hand-made");
+/// assert_eq!(client.transport_kind(), "memory");
+/// assert!(client.list_all_tools()?.is_empty());
+/// # Ok::<(), umcp::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct MemoryConfig {
     name: String,
@@ -79,7 +73,7 @@ pub struct MemoryConfig {
 /// Clones share the connection: any of them may send, from any thread, and each message the
 /// client sent is received by one of them.
 ///
-/// See the example in the [`memory`](crate::transport::memory) module.
+/// See the example on [`MemoryConfig`].
 #[derive(Clone)]
 pub struct MemoryEnd {
     incoming: Receiver<String>,
@@ -91,7 +85,7 @@ impl MemoryConfig {
     /// the client's remembered protocol era: give each server its own name), started by
     /// `accept` for every connection.
     ///
-    /// See the example in the [`memory`](crate::transport::memory) module.
+    /// See the example on [`MemoryConfig`].
     pub fn new(
         name: impl Into<String>,
         accept: impl Fn(MemoryEnd) + Send + Sync + 'static,
@@ -107,7 +101,7 @@ impl MemoryEnd {
     /// The next message the client sent, waiting for it; `None` once the client closed the
     /// connection (or the server did) and everything it sent has been read.
     ///
-    /// See the example in the [`memory`](crate::transport::memory) module.
+    /// See the example on [`MemoryConfig`].
     pub fn recv(&self) -> Option<Message> {
         loop {
             let text = self.incoming.recv().ok()?;
@@ -122,7 +116,7 @@ impl MemoryEnd {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use umcp::transport::MemoryConfig;
+    /// use umcp::testing::MemoryConfig;
     /// use umcp::{Client, Options};
     ///
     /// let (ends, accepted) = std::sync::mpsc::channel();
@@ -142,7 +136,7 @@ impl MemoryEnd {
     ///
     /// [`Closed`] once the connection is over and everything the client sent has been read.
     pub fn recv_timeout(&self, timeout: Duration) -> std::result::Result<Option<Message>, Closed> {
-        let deadline = super::deadline_after(Instant::now(), timeout);
+        let deadline = deadline_after(Instant::now(), timeout);
         loop {
             match self.incoming.recv_deadline(deadline) {
                 Ok(text) => match decode(&text) {
@@ -162,7 +156,7 @@ impl MemoryEnd {
     /// the client holds back delivery (its queue of server requests is full), as a server's
     /// write waits on a full pipe.
     ///
-    /// See the example in the [`memory`](crate::transport::memory) module.
+    /// See the example on [`MemoryConfig`].
     pub fn send(&self, message: &Message) -> bool {
         // A message always encodes to a text that decodes.
         self.send_text(&message.encode()).unwrap_or(false)
@@ -173,7 +167,7 @@ impl MemoryEnd {
     /// listens.
     ///
     /// ```
-    /// use umcp::transport::MemoryConfig;
+    /// use umcp::testing::MemoryConfig;
     ///
     /// let server = MemoryConfig::new("raw", |end| {
     ///     assert!(end.send_text("not json").is_err());
@@ -216,7 +210,7 @@ impl MemoryEnd {
     /// A number that tells this connection from every other of the process, for logs and
     /// names.
     ///
-    /// See the example in the [`memory`](crate::transport::memory) module.
+    /// See the example on [`MemoryConfig`].
     pub fn connection(&self) -> u64 {
         self.link.number
     }

@@ -1,56 +1,5 @@
-//! [`RecordingTransport`]: any transport, with every message of its sessions written to a
-//! file as JSON lines, with their timing and with secrets redacted, for
-//! [`ReplayTransport`](super::ReplayTransport) to play back.
-//!
-//! # The recording format
-//!
-//! One JSON object per line. Each connection the client makes starts a session with a
-//! header line, and every line after it belongs to that session:
-//!
-//! ```text
-//! {"recording":"umcp","version":1,"session":1,"server":"npx -y server-everything"}
-//! {"ms":0.113,"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{…}}}
-//! {"ms":4.871,"from":"server","message":{"jsonrpc":"2.0","id":1,"result":{…}}}
-//! {"ms":912.4,"from":"server","closed":"server exited"}
-//! {"ms":913.0,"from":"client","closed":"closed by client"}
-//! ```
-//!
-//! - `ms`: milliseconds since the session started (its connect).
-//! - `from`: `client` for what the client sent, `server` for what it received; `transport`
-//!   for what the transport reported: `not_sent`, the error a message just recorded failed
-//!   with instead of going out (with the `status` and `body` of an HTTP refusal), played back
-//!   as that error; `note`, a request lost or a gap in a stream, never played back.
-//! - `message`: one JSON-RPC message (a batch the server sent is written one message a
-//!   line), as the wire carried it, redacted; `text` instead for a line that was no JSON.
-//! - `closed`: the connection ended, and why: `server` when the server went away, `client`
-//!   when the client closed it.
-//!
-//! # Secrets
-//!
-//! Nothing that authenticates is written. The transport's credentials (an `Authorization`
-//! header, OAuth tokens) travel beside the messages and are never recorded; the server's
-//! description in the header line is the one logs show, with secret-looking arguments and URL
-//! query values redacted. Inside the messages, `<redacted>` replaces:
-//!
-//! - every occurrence of a value given with [`RecordingTransport::with_secret`], or taken
-//!   from the server's configuration by [`RecordingTransport::for_server`] (every header
-//!   value, `Cookie` included, but those of `Accept…`, `Content-Type`, `User-Agent` and the
-//!   like, environment variables with credential-like names, `SESSION`
-//!   and `COOKIE` among them, the OAuth client secret, query values of the URL,
-//!   secret-looking command-line arguments); values shorter than
-//!   [`MIN_SECRET_CHARS`] are ignored, since replacing them everywhere would garble the
-//!   recording rather than hide anything;
-//! - the string value of any member named like a credential (`token`, `access_token`,
-//!   `apiKey`, `password`, `secret`, `client_secret`, `authorization`, `cookie`,
-//!   `set-cookie`, …);
-//! - a word carrying a well-known token prefix (`sk-`, `ghp_`, `xoxb-`, …), and the word after
-//!   `Bearer`.
-//!
-//! A replay matches a redacted value in a recorded request with anything the client sends
-//! there, and gives back `<redacted>` where the server's answer held one.
-//!
-//! See the example on [`RecordingTransport`], and the testing guide,
-//! [`umcp::guide::testing`](crate::guide::testing), for a whole test.
+//! The recording transport: any transport, with every message of its sessions written to a
+//! file as JSON lines.
 
 use crate::sync::lock;
 use std::fs::File;
@@ -62,21 +11,22 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Connect, Inbound, Inbox, SessionEvent, Transport};
 use crate::config::{ServerConfig, ServerTransport};
 use crate::error::{Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
 use crate::private_file;
 use crate::redact::{self, REDACTED};
+use crate::transport::{Connect, Inbound, Inbox, SessionEvent, Transport};
 
-/// Secrets shorter than this many characters are not looked for (see the
-/// [module](crate::transport::record)).
+/// Secrets shorter than this many characters are not looked for (see "Secrets" on
+/// [`RecordingTransport`]).
 ///
 /// See the example on [`RecordingTransport`].
 pub const MIN_SECRET_CHARS: usize = 4;
 
-/// A [`Connect`] that records the sessions of the transport it wraps; see the
-/// [module](crate::transport::record) for the format and what is redacted.
+/// A [`Connect`] that records the sessions of the transport it wraps into a file, as JSON
+/// lines with their timing and with secrets redacted, for
+/// [`ReplayTransport`](super::ReplayTransport) to play back.
 ///
 /// The client runs as it would on the transport wrapped; the recording only watches. Every
 /// line is flushed as it is written, so a recording is complete up to the last message even
@@ -86,7 +36,7 @@ pub const MIN_SECRET_CHARS: usize = 4;
 /// ```no_run
 /// use std::path::Path;
 /// use serde_json::json;
-/// use umcp::transport::RecordingTransport;
+/// use umcp::testing::RecordingTransport;
 /// use umcp::{Client, StdioConfig};
 ///
 /// let server = StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]);
@@ -97,6 +47,56 @@ pub const MIN_SECRET_CHARS: usize = 4;
 /// client.close();
 /// # Ok::<(), umcp::Error>(())
 /// ```
+///
+/// # The recording format
+///
+/// One JSON object per line. Each connection the client makes starts a session with a
+/// header line, and every line after it belongs to that session:
+///
+/// ```text
+/// {"recording":"umcp","version":1,"session":1,"server":"npx -y server-everything"}
+/// {"ms":0.113,"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{…}}}
+/// {"ms":4.871,"from":"server","message":{"jsonrpc":"2.0","id":1,"result":{…}}}
+/// {"ms":912.4,"from":"server","closed":"server exited"}
+/// {"ms":913.0,"from":"client","closed":"closed by client"}
+/// ```
+///
+/// - `ms`: milliseconds since the session started (its connect).
+/// - `from`: `client` for what the client sent, `server` for what it received; `transport`
+///   for what the transport reported: `not_sent`, the error a message just recorded failed
+///   with instead of going out (with the `status` and `body` of an HTTP refusal), played back
+///   as that error; `note`, a request lost or a gap in a stream, never played back.
+/// - `message`: one JSON-RPC message (a batch the server sent is written one message a
+///   line), as the wire carried it, redacted; `text` instead for a line that was no JSON.
+/// - `closed`: the connection ended, and why: `server` when the server went away, `client`
+///   when the client closed it.
+///
+/// # Secrets
+///
+/// Nothing that authenticates is written. The transport's credentials (an `Authorization`
+/// header, OAuth tokens) travel beside the messages and are never recorded; the server's
+/// description in the header line is the one logs show, with secret-looking arguments and URL
+/// query values redacted. Inside the messages, `<redacted>` replaces:
+///
+/// - every occurrence of a value given with [`RecordingTransport::with_secret`], or taken
+///   from the server's configuration by [`RecordingTransport::for_server`] (every header
+///   value, `Cookie` included, but those of `Accept…`, `Content-Type`, `User-Agent` and the
+///   like; environment variables with credential-like names, `SESSION` and `COOKIE` among
+///   them; the OAuth client secret, query values of the URL, secret-looking command-line
+///   arguments); values shorter than
+///   [`MIN_SECRET_CHARS`] are ignored, since replacing them everywhere would garble the
+///   recording rather than hide anything;
+/// - the string value of any member named like a credential (`token`, `access_token`,
+///   `apiKey`, `password`, `secret`, `client_secret`, `authorization`, `cookie`,
+///   `set-cookie`, …);
+/// - a word carrying a well-known token prefix (`sk-`, `ghp_`, `xoxb-`, …), and the word after
+///   `Bearer`.
+///
+/// A replay matches a redacted value in a recorded request with anything the client sends
+/// there, and gives back `<redacted>` where the server's answer held one.
+///
+/// The testing guide, [`umcp::guide::testing`](crate::guide::testing), walks through a whole
+/// test.
 pub struct RecordingTransport {
     inner: Box<dyn Connect>,
     recorder: Arc<Recorder>,
@@ -127,15 +127,16 @@ impl RecordingTransport {
 
     /// Records the sessions of the server `config` describes, as
     /// [`ServerConfig::connector`] connects to it, into the file at `path`, with the secrets
-    /// of its configuration redacted (see the [module](crate::transport::record)).
+    /// of its configuration redacted (see "Secrets" on [`RecordingTransport`]).
     ///
     /// ```no_run
     /// use std::path::Path;
-    /// use umcp::transport::RecordingTransport;
-    /// use umcp::{Client, ServerConfig};
+    /// use umcp::testing::RecordingTransport;
+    /// use umcp::{Client, HttpConfig, ServerConfig};
     ///
-    /// let config = ServerConfig::http("search", "https://mcp.example.com/mcp")
-    ///     .with_header("Authorization", "Bearer not-a-real-token");
+    /// let search = HttpConfig::new("https://mcp.example.com/mcp")
+    ///     .header("Authorization", "Bearer not-a-real-token");
+    /// let config = ServerConfig::new("search", search);
     /// let client = Client::connect(RecordingTransport::for_server(&config, Path::new("search.jsonl"))?)?;
     /// # let _ = client;
     /// # Ok::<(), umcp::Error>(())
@@ -430,7 +431,7 @@ impl Transport for Recorded {
     }
 }
 
-/// The secrets of a server's configuration (see the [module](crate::transport::record)).
+/// The secrets of a server's configuration (see "Secrets" on [`RecordingTransport`]).
 fn secrets_of(config: &ServerConfig) -> Vec<String> {
     let mut secrets = Vec::new();
     // `None` for a name: a value that counts whatever its name.
@@ -524,7 +525,7 @@ const CREDENTIAL_MEMBERS: [&str; 17] = [
     "sessiontoken",
 ];
 
-/// Redacts, in place, what the [module](crate::transport::record) says is redacted.
+/// Redacts, in place, what the [`RecordingTransport`] says is redacted.
 fn redact_value(value: &mut Value, secrets: &[String]) {
     match value {
         Value::String(text) => *text = redact_string(text, secrets),
@@ -576,6 +577,8 @@ fn redact_string(text: &str, secrets: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::HttpConfig;
+    use crate::transport::StdioConfig;
 
     #[test]
     fn secrets_credentials_and_tokens_are_redacted_and_the_rest_kept() {
@@ -603,25 +606,27 @@ mod tests {
 
     #[test]
     fn a_configuration_gives_its_credentials_and_nothing_else() {
-        let stdio = ServerConfig::stdio("s", "server")
-            .with_args([
+        let stdio = StdioConfig::new("server")
+            .args([
                 "--token",
                 "tok-1234",
                 "--api-key=key-5678",
                 "--port",
                 "8080",
             ])
-            .with_env("GITHUB_TOKEN", "ghp_abcdef")
-            .with_env("LANG", "en_US.UTF-8");
+            .env("GITHUB_TOKEN", "ghp_abcdef")
+            .env("LANG", "en_US.UTF-8");
+        let stdio = ServerConfig::new("s", stdio);
         let mut secrets = secrets_of(&stdio);
         secrets.sort();
         assert_eq!(secrets, ["ghp_abcdef", "key-5678", "tok-1234"]);
 
-        let http = ServerConfig::http("h", "https://h.example/mcp?api_key=q-98765")
-            .with_header("Authorization", "Bearer b-4321")
-            .with_header("Accept-Language", "fr-CH, fr;q=0.9")
-            .with_header("Cookie", "sid=c-1111")
-            .with_header("X-Acme-Tenant", "t-2222");
+        let http = HttpConfig::new("https://h.example/mcp?api_key=q-98765")
+            .header("Authorization", "Bearer b-4321")
+            .header("Accept-Language", "fr-CH, fr;q=0.9")
+            .header("Cookie", "sid=c-1111")
+            .header("X-Acme-Tenant", "t-2222");
+        let http = ServerConfig::new("h", http);
         let mut secrets = secrets_of(&http);
         secrets.sort();
         assert_eq!(

@@ -1,57 +1,4 @@
-//! [`ReplayTransport`]: a recording made by [`RecordingTransport`](super::RecordingTransport)
-//! served to a client, with no server at all.
-//!
-//! Each connection plays the next session of the recording (the last one again once they
-//! are used up). What the client sends is matched against what the recorded client sent, and
-//! what the recorded server sent is played back in its order, as soon as what it answered
-//! has been matched. Recorded timing is not reproduced: everything comes at once.
-//!
-//! # How requests are matched
-//!
-//! A request matches a recorded one of the same method whose params are equal after these
-//! volatile parts are left out on both sides:
-//!
-//! - the request id (the response goes back under the id the client used);
-//! - in `_meta`: the `progressToken` and every `io.modelcontextprotocol/…` entry (protocol
-//!   version, client capabilities and info, log level); an emptied `_meta` counts as absent,
-//!   and so do empty params;
-//! - all params of `initialize` and `server/discover`, which depend on the client's version
-//!   and handlers: these match on their method alone.
-//!
-//! Numbers compare by value (`2` equals `2.0`), and a recorded string holding `<redacted>`
-//! matches any string with the same text around it. The first recorded request that matches
-//! and has not been used yet is chosen; when all that match are used, the last of them is
-//! played again. A notification is matched the same way (a `notifications/cancelled` by the
-//! recorded request its id stands for) and one that matches nothing is ignored. A response
-//! to a server request is compared with the recorded one: when it differs, the answers that
-//! depended on it come back as errors saying how.
-//!
-//! A request that matches nothing is answered with the JSON-RPC error [`NOT_RECORDED`]
-//! (the client returns it as [`Error::Rpc`]), whose message names the
-//! closest recorded request, its line in the file and how it differs:
-//!
-//! ```text
-//! `tools/call` is not in the recording: the closest recorded request, line 12, is
-//! `tools/call` {"arguments":{"a":2,"b":3},"name":"add"}, which differs at /arguments/b:
-//! recorded 3, sent 4
-//! ```
-//!
-//! # What is played back when
-//!
-//! Every message the server sent has an owner: the recorded request it answers, the one whose
-//! progress token or subscription id it carries, or else the latest request still unanswered
-//! at that point of the recording (or, failing that, the client's latest message). It is
-//! played once its owner has been matched and the client has answered every server request
-//! recorded before it for the same owner, in the recorded order among those of its owner:
-//! progress and an elicitation come before the result they preceded, and a notification the
-//! server sent on its own comes after the client message that preceded it. Progress tokens,
-//! subscription ids and the ids of cancelled requests are rewritten to the client's own, and
-//! server requests get fresh ids. A recorded end of the connection by the server is played
-//! back as one, unless the client closed first, and a message that failed to go out when it
-//! was recorded (an HTTP server's refusal, say) fails the same way.
-//!
-//! See the example on [`NOT_RECORDED`], and the testing guide,
-//! [`umcp::guide::testing`](crate::guide::testing), for a whole test.
+//! The replaying transport: a recording served to a client, with no server at all.
 
 use crate::sync::lock;
 use std::collections::{HashMap, HashSet};
@@ -63,10 +10,10 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{SendTimeoutError, Sender};
 use serde_json::{json, Value};
 
-use super::{Connect, Inbox, Transport};
 use crate::error::{Closed, Error, HttpError, Result, TimeoutKind, CLOSED_BY_CLIENT};
-use crate::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId, Response};
+use crate::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response};
 use crate::redact::{clip, REDACTED};
+use crate::transport::{Connect, Inbox, Transport};
 use crate::types::META_SUBSCRIPTION_ID;
 
 /// The JSON-RPC error code of a request the recording does not hold (one of the codes
@@ -74,8 +21,7 @@ use crate::types::META_SUBSCRIPTION_ID;
 ///
 /// ```
 /// use serde_json::json;
-/// use umcp::transport::replay::NOT_RECORDED;
-/// use umcp::transport::ReplayTransport;
+/// use umcp::testing::{ReplayTransport, NOT_RECORDED};
 /// use umcp::{Client, Options, ProtocolMode};
 ///
 /// let recording = [
@@ -112,10 +58,60 @@ const MAX_RECORDING_BYTES: u64 = 256 << 20;
 /// How much of a request's params an error quotes.
 const QUOTE_CHARS: usize = 300;
 
-/// A [`Connect`] that serves a recording; see the [module](crate::transport::replay) for how
-/// it matches and what it plays back when.
+/// A [`Connect`] that serves a recording made by
+/// [`RecordingTransport`](super::RecordingTransport) to a client, with no server at all.
 ///
-/// See the example on [`NOT_RECORDED`].
+/// Each connection plays the next session of the recording (the last one again once they
+/// are used up). What the client sends is matched against what the recorded client sent, and
+/// what the recorded server sent is played back in its order, as soon as what it answered
+/// has been matched. Recorded timing is not reproduced: everything comes at once.
+///
+/// # How requests are matched
+///
+/// A request matches a recorded one of the same method whose params are equal after these
+/// volatile parts are left out on both sides:
+///
+/// - the request id (the response goes back under the id the client used);
+/// - in `_meta`: the `progressToken` and every `io.modelcontextprotocol/…` entry (protocol
+///   version, client capabilities and info, log level); an emptied `_meta` counts as absent,
+///   and so do empty params;
+/// - all params of `initialize` and `server/discover`, which depend on the client's version
+///   and handlers: these match on their method alone.
+///
+/// Numbers compare by value (`2` equals `2.0`), and a recorded string holding `<redacted>`
+/// matches any string with the same text around it. The first recorded request that matches
+/// and has not been used yet is chosen; when all that match are used, the last of them is
+/// played again. A notification is matched the same way (a `notifications/cancelled` by the
+/// recorded request its id stands for) and one that matches nothing is ignored. A response
+/// to a server request is compared with the recorded one: when it differs, the answers that
+/// depended on it come back as errors saying how.
+///
+/// A request that matches nothing is answered with the JSON-RPC error [`NOT_RECORDED`]
+/// (the client returns it as [`Error::Rpc`]), whose message names the
+/// closest recorded request, its line in the file and how it differs:
+///
+/// ```text
+/// `tools/call` is not in the recording: the closest recorded request, line 12, is
+/// `tools/call` {"arguments":{"a":2,"b":3},"name":"add"}, which differs at /arguments/b:
+/// recorded 3, sent 4
+/// ```
+///
+/// # What is played back when
+///
+/// Every message the server sent has an owner: the recorded request it answers, the one whose
+/// progress token or subscription id it carries, or else the latest request still unanswered
+/// at that point of the recording (or, failing that, the client's latest message). It is
+/// played once its owner has been matched and the client has answered every server request
+/// recorded before it for the same owner, in the recorded order among those of its owner:
+/// progress and an elicitation come before the result they preceded, and a notification the
+/// server sent on its own comes after the client message that preceded it. Progress tokens,
+/// subscription ids and the ids of cancelled requests are rewritten to the client's own, and
+/// server requests get fresh ids. A recorded end of the connection by the server is played
+/// back as one, unless the client closed first, and a message that failed to go out when it
+/// was recorded (an HTTP server's refusal, say) fails the same way.
+///
+/// See the example on [`NOT_RECORDED`], and the testing guide,
+/// [`umcp::guide::testing`](crate::guide::testing), for a whole test.
 pub struct ReplayTransport {
     name: String,
     /// What `describe` says: unique to this replay, so that no era verdict a client
@@ -256,116 +252,143 @@ enum Played {
 
 impl Script {
     fn new(entries: Vec<(usize, Value)>) -> Script {
-        let mut clients: Vec<ClientEntry> = Vec::new();
-        let mut servers: Vec<ServerEntry> = Vec::new();
-        let mut request_of: HashMap<RequestId, usize> = HashMap::new();
-        let mut token_of: HashMap<String, usize> = HashMap::new();
-        let mut open: Vec<usize> = Vec::new();
-        let mut asked_for: HashMap<RequestId, Option<usize>> = HashMap::new();
-        let mut answers: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
-        let mut client_closed = false;
+        let mut reading = Reading::default();
         for (line, entry) in entries {
-            let from = entry
-                .get("from")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let message = entry
-                .get("message")
-                .cloned()
-                .and_then(|m| Message::from_value(m).ok());
-            match (from, message) {
-                ("client", Some(message)) => {
-                    let index = clients.len();
-                    match &message {
-                        Message::Request(request) => {
-                            request_of.insert(request.id.clone(), index);
-                            open.push(index);
-                            let token = request
-                                .params
-                                .as_ref()
-                                .and_then(|p| p.pointer("/_meta/progressToken"));
-                            if let Some(token) = token {
-                                token_of.insert(token.to_string(), index);
-                            }
-                        }
-                        Message::Response(response) => {
-                            let owner = response
-                                .id
-                                .as_ref()
-                                .and_then(|id| asked_for.get(id).copied())
-                                .flatten();
-                            answers.entry(owner).or_default().push(index);
-                        }
-                        Message::Notification(_) => {}
-                    }
-                    let compared = compared(&message, &|id| request_of.get(id).copied(), &clients);
-                    clients.push(ClientEntry {
-                        line,
-                        message,
-                        compared,
-                        refused: None,
-                    });
+            reading.entry(line, &entry);
+        }
+        Script {
+            clients: reading.clients,
+            servers: reading.servers,
+        }
+    }
+}
+
+/// A session being read, entry by entry, with what tells the owner of each server message.
+#[derive(Default)]
+struct Reading {
+    clients: Vec<ClientEntry>,
+    servers: Vec<ServerEntry>,
+    /// The client entry of each recorded request, by its id.
+    request_of: HashMap<RequestId, usize>,
+    /// The client entry of each recorded progress token.
+    token_of: HashMap<String, usize>,
+    /// The client's requests not answered yet, in the order they were sent.
+    open: Vec<usize>,
+    /// The owner of each server request, by its id.
+    asked_for: HashMap<RequestId, Option<usize>>,
+    /// The client's answers to server requests, by the owner of those requests.
+    answers: HashMap<Option<usize>, Vec<usize>>,
+    client_closed: bool,
+}
+
+impl Reading {
+    fn entry(&mut self, line: usize, entry: &Value) {
+        let from = entry
+            .get("from")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let message = entry
+            .get("message")
+            .cloned()
+            .and_then(|m| Message::from_value(m).ok());
+        match (from, message) {
+            ("client", Some(message)) => self.client(line, message),
+            ("server", Some(message)) => self.server(message),
+            ("client", None) if entry.get("closed").is_some() => self.client_closed = true,
+            ("transport", None) if entry.get("not_sent").is_some() => {
+                // The message just recorded never reached the server.
+                if let Some(last) = self.clients.last_mut() {
+                    last.refused = entry.get("not_sent").cloned();
+                    let index = self.clients.len() - 1;
+                    self.open.retain(|o| *o != index);
                 }
-                ("server", Some(message)) => {
-                    let latest = open.last().copied().or(clients.len().checked_sub(1));
-                    let owner = match &message {
-                        Message::Response(response) => {
-                            let answered = response.id.as_ref().and_then(|id| request_of.get(id));
-                            if let Some(index) = answered {
-                                open.retain(|o| o != index);
-                            }
-                            answered.copied().or(latest)
-                        }
-                        Message::Notification(note) => {
-                            let params = note.params.as_ref();
-                            let token = params.and_then(|p| p.get("progressToken"));
-                            let tagged = params.and_then(|p| p.pointer(SUBSCRIPTION_POINTER));
-                            let cancelled = params
-                                .filter(|_| note.method == "notifications/cancelled")
-                                .and_then(|p| p.get("requestId"));
-                            let by_token = token.and_then(|t| token_of.get(&t.to_string()));
-                            let by_id = tagged.or(cancelled).and_then(|id| {
-                                id_of(id).and_then(|id| request_of.get(&id).copied())
-                            });
-                            by_token.copied().or(by_id).or(latest)
-                        }
-                        Message::Request(request) => {
-                            asked_for.insert(request.id.clone(), latest);
-                            latest
-                        }
-                    };
-                    let waits = answers.get(&owner).cloned().unwrap_or_default();
-                    servers.push(ServerEntry {
-                        what: Played::Message(message),
-                        owner,
-                        waits,
-                    });
+            }
+            ("server", None) if entry.get("closed").is_some() && !self.client_closed => {
+                let reason = entry["closed"].as_str().unwrap_or("server closed");
+                self.servers.push(ServerEntry {
+                    what: Played::Closed(reason.to_owned()),
+                    owner: self.clients.len().checked_sub(1),
+                    waits: Vec::new(),
+                });
+            }
+            // Transport notes, texts that were no JSON, lines of newer formats.
+            _ => {}
+        }
+    }
+
+    fn client(&mut self, line: usize, message: Message) {
+        let index = self.clients.len();
+        match &message {
+            Message::Request(request) => {
+                self.request_of.insert(request.id.clone(), index);
+                self.open.push(index);
+                let params = request.params.as_ref();
+                if let Some(token) = params.and_then(|p| p.pointer("/_meta/progressToken")) {
+                    self.token_of.insert(token.to_string(), index);
                 }
-                ("client", None) if entry.get("closed").is_some() => client_closed = true,
-                ("transport", None) if entry.get("not_sent").is_some() => {
-                    // The message just recorded never reached the server.
-                    if let Some(last) = clients.last_mut() {
-                        last.refused = entry.get("not_sent").cloned();
-                        let index = clients.len() - 1;
-                        open.retain(|o| *o != index);
-                    }
+            }
+            Message::Response(response) => {
+                let asked = response.id.as_ref().and_then(|id| self.asked_for.get(id));
+                let owner = asked.copied().flatten();
+                self.answers.entry(owner).or_default().push(index);
+            }
+            Message::Notification(_) => {}
+        }
+        let request_of = |id: &RequestId| self.request_of.get(id).copied();
+        let compared = compared(&message, &request_of, &self.clients);
+        self.clients.push(ClientEntry {
+            line,
+            message,
+            compared,
+            refused: None,
+        });
+    }
+
+    fn server(&mut self, message: Message) {
+        let owner = self.owner(&message);
+        let waits = self.answers.get(&owner).cloned().unwrap_or_default();
+        self.servers.push(ServerEntry {
+            what: Played::Message(message),
+            owner,
+            waits,
+        });
+    }
+
+    /// The client entry a server message belongs to: the request it answers, the one whose
+    /// progress token or subscription id it carries, or else the latest request still
+    /// unanswered (failing that, the client's latest message).
+    fn owner(&mut self, message: &Message) -> Option<usize> {
+        let latest = self
+            .open
+            .last()
+            .copied()
+            .or(self.clients.len().checked_sub(1));
+        match message {
+            Message::Response(response) => {
+                let answered = response.id.as_ref().and_then(|id| self.request_of.get(id));
+                if let Some(index) = answered {
+                    self.open.retain(|o| o != index);
                 }
-                ("server", None) if entry.get("closed").is_some() && !client_closed => {
-                    let reason = entry["closed"]
-                        .as_str()
-                        .unwrap_or("server closed")
-                        .to_owned();
-                    servers.push(ServerEntry {
-                        what: Played::Closed(reason),
-                        owner: clients.len().checked_sub(1),
-                        waits: Vec::new(),
-                    });
-                }
-                // Transport notes, texts that were no JSON, lines of newer formats.
-                _ => {}
+                answered.copied().or(latest)
+            }
+            Message::Notification(note) => {
+                let params = note.params.as_ref();
+                let token = params.and_then(|p| p.get("progressToken"));
+                let tagged = params.and_then(|p| p.pointer(SUBSCRIPTION_POINTER));
+                let cancelled = params
+                    .filter(|_| note.method == "notifications/cancelled")
+                    .and_then(|p| p.get("requestId"));
+                let by_token = token.and_then(|t| self.token_of.get(&t.to_string()));
+                let by_id = tagged
+                    .or(cancelled)
+                    .and_then(|id| id_of(id).and_then(|id| self.request_of.get(&id).copied()));
+                by_token.copied().or(by_id).or(latest)
+            }
+            Message::Request(request) => {
+                self.asked_for.insert(request.id.clone(), latest);
+                latest
             }
         }
-        Script { clients, servers }
     }
 }
 
@@ -401,7 +424,7 @@ fn clients_line(clients: &[ClientEntry], index: usize) -> usize {
     clients.get(index).map_or(0, |c| c.line)
 }
 
-/// A request's params as matching sees them (see the [module](crate::transport::replay)).
+/// A request's params as matching sees them (see "How requests are matched" on [`ReplayTransport`]).
 fn normalized(method: &str, params: Option<&Value>) -> Value {
     if method == "initialize" || method == "server/discover" {
         return Value::Null;
@@ -615,101 +638,120 @@ impl Player {
     /// message failed to go out.
     fn play(&self, message: &Message) -> Result<Vec<Out>> {
         let mut state = lock(&self.state);
-        let script = &self.script;
         match message {
-            Message::Request(request) => {
-                let live = compared(message, &|_| None, &script.clients);
-                let same = |c: &&ClientEntry| {
-                    matches!(&c.message, Message::Request(r) if r.method == request.method)
-                        && matches(&c.compared, &live)
-                };
-                let candidates: Vec<usize> = (0..script.clients.len())
-                    .filter(|i| same(&&script.clients[*i]))
-                    .collect();
-                let fresh = candidates.iter().find(|i| !state.matched[**i]).copied();
-                let token = request
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.pointer("/_meta/progressToken"))
-                    .cloned();
-                let id = request.id.clone();
-                let chosen = fresh.or(candidates.last().copied());
-                if let Some(refused) = chosen.and_then(|i| script.clients[i].refused.as_ref()) {
-                    if let Some(index) = fresh {
-                        state.matched[index] = true;
-                    }
-                    return Err(refusal(refused));
-                }
-                Ok(match (fresh, chosen) {
-                    (Some(index), _) => {
-                        state.matched[index] = true;
-                        state.live.insert(index, Live { id, token });
-                        self.pump(&mut state)
-                    }
-                    (None, Some(index)) => {
-                        log::debug!("{}: `{}` played again", self.name, request.method);
-                        state.live.insert(index, Live { id, token });
-                        self.replayed(&mut state, index)
-                    }
-                    (None, None) => {
-                        let error = self.not_recorded(&request.method, &live);
-                        let response = Response::err(request.id.clone(), error);
-                        vec![Out::Text(Message::from(response).encode())]
-                    }
-                })
-            }
-            Message::Notification(note) => {
-                let recorded_index = |id: &RequestId| {
-                    state
-                        .live
-                        .iter()
-                        .find(|(_, l)| l.id == *id)
-                        .map(|(index, _)| *index)
-                };
-                let live = compared(message, &recorded_index, &script.clients);
-                let found = (0..script.clients.len()).find(|i| {
-                    !state.matched[*i]
-                        && matches!(&script.clients[*i].message,
-                            Message::Notification(n) if n.method == note.method)
-                        && matches(&script.clients[*i].compared, &live)
-                });
-                match found {
-                    Some(index) => {
-                        state.matched[index] = true;
-                        if let Some(refused) = &script.clients[index].refused {
-                            return Err(refusal(refused));
-                        }
-                        Ok(self.pump(&mut state))
-                    }
-                    None => {
-                        log::debug!("{}: `{}` is not in the recording", self.name, note.method);
-                        Ok(Vec::new())
-                    }
-                }
-            }
-            Message::Response(response) => {
-                let recorded = response.id.as_ref().and_then(|id| state.asked.remove(id));
-                let found = recorded.and_then(|recorded| {
-                    (0..script.clients.len()).find(|i| {
-                        matches!(&script.clients[*i].message,
-                            Message::Response(r) if r.id.as_ref() == Some(&recorded))
-                    })
-                });
-                let Some(index) = found else {
-                    return Ok(Vec::new());
-                };
-                let live = compared(message, &|_| None, &script.clients);
-                let mut differences = Vec::new();
-                differ(&script.clients[index].compared, &live, "", &mut differences);
-                if !differences.is_empty() {
-                    let how = differences.join("; ");
-                    log::debug!("{}: the client answered differently: {how}", self.name);
-                    state.diverged.insert(index, how);
-                }
-                state.matched[index] = true;
-                Ok(self.pump(&mut state))
-            }
+            Message::Request(request) => self.play_request(&mut state, message, request),
+            Message::Notification(note) => self.play_notification(&mut state, message, note),
+            Message::Response(_) => Ok(self.play_response(&mut state, message)),
         }
+    }
+
+    /// A live request: the first recorded one it matches that is not used yet, or else the
+    /// last it matches played again, or else the error naming the closest.
+    fn play_request(
+        &self,
+        state: &mut State,
+        message: &Message,
+        request: &Request,
+    ) -> Result<Vec<Out>> {
+        let clients = &self.script.clients;
+        let live = compared(message, &|_| None, clients);
+        let candidates: Vec<usize> = (0..clients.len())
+            .filter(|i| {
+                matches!(&clients[*i].message, Message::Request(r) if r.method == request.method)
+                    && matches(&clients[*i].compared, &live)
+            })
+            .collect();
+        let fresh = candidates.iter().find(|i| !state.matched[**i]).copied();
+        let chosen = fresh.or(candidates.last().copied());
+        if let Some(refused) = chosen.and_then(|i| clients[i].refused.as_ref()) {
+            if let Some(index) = fresh {
+                state.matched[index] = true;
+            }
+            return Err(refusal(refused));
+        }
+        let token = request
+            .params
+            .as_ref()
+            .and_then(|p| p.pointer("/_meta/progressToken"))
+            .cloned();
+        let id = request.id.clone();
+        Ok(match (fresh, chosen) {
+            (Some(index), _) => {
+                state.matched[index] = true;
+                state.live.insert(index, Live { id, token });
+                self.pump(state)
+            }
+            (None, Some(index)) => {
+                log::debug!("{}: `{}` played again", self.name, request.method);
+                state.live.insert(index, Live { id, token });
+                self.replayed(state, index)
+            }
+            (None, None) => {
+                let error = self.not_recorded(&request.method, &live);
+                let response = Response::err(request.id.clone(), error);
+                vec![Out::Text(Message::from(response).encode())]
+            }
+        })
+    }
+
+    /// A live notification: the first recorded one it matches that is not used yet, or
+    /// nothing.
+    fn play_notification(
+        &self,
+        state: &mut State,
+        message: &Message,
+        note: &Notification,
+    ) -> Result<Vec<Out>> {
+        let clients = &self.script.clients;
+        let recorded_index = |id: &RequestId| {
+            let live = state.live.iter().find(|(_, l)| l.id == *id);
+            live.map(|(index, _)| *index)
+        };
+        let live = compared(message, &recorded_index, clients);
+        let found = (0..clients.len()).find(|i| {
+            !state.matched[*i]
+                && matches!(&clients[*i].message,
+                    Message::Notification(n) if n.method == note.method)
+                && matches(&clients[*i].compared, &live)
+        });
+        let Some(index) = found else {
+            log::debug!("{}: `{}` is not in the recording", self.name, note.method);
+            return Ok(Vec::new());
+        };
+        state.matched[index] = true;
+        if let Some(refused) = &clients[index].refused {
+            return Err(refusal(refused));
+        }
+        Ok(self.pump(state))
+    }
+
+    /// A live answer to a server request: compared with the recorded one, whose differences
+    /// turn the results that depended on it into errors.
+    fn play_response(&self, state: &mut State, message: &Message) -> Vec<Out> {
+        let clients = &self.script.clients;
+        let Message::Response(response) = message else {
+            return Vec::new();
+        };
+        let recorded = response.id.as_ref().and_then(|id| state.asked.remove(id));
+        let found = recorded.and_then(|recorded| {
+            (0..clients.len()).find(|i| {
+                matches!(&clients[*i].message,
+                    Message::Response(r) if r.id.as_ref() == Some(&recorded))
+            })
+        });
+        let Some(index) = found else {
+            return Vec::new();
+        };
+        let live = compared(message, &|_| None, clients);
+        let mut differences = Vec::new();
+        differ(&clients[index].compared, &live, "", &mut differences);
+        if !differences.is_empty() {
+            let how = differences.join("; ");
+            log::debug!("{}: the client answered differently: {how}", self.name);
+            state.diverged.insert(index, how);
+        }
+        state.matched[index] = true;
+        self.pump(state)
     }
 
     /// A recorded request used up, played again: everything it owned, under its new ids.
@@ -867,7 +909,7 @@ fn retag(value: &mut Value, id: &Value) {
     }
 }
 
-/// Whether a live value matches a recorded one (see the [module](crate::transport::replay)).
+/// Whether a live value matches a recorded one (see "How requests are matched" on [`ReplayTransport`]).
 fn matches(recorded: &Value, live: &Value) -> bool {
     match (recorded, live) {
         (Value::String(r), Value::String(l)) => r == l || glob(r, l),
