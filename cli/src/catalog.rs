@@ -18,7 +18,7 @@ use crate::shown;
 
 mod edit;
 
-use edit::Document;
+pub use edit::Document;
 
 /// `servers list`, `servers show NAME`, `servers add NAME` or `servers remove NAME` (the
 /// words were checked against the command table).

@@ -63,6 +63,7 @@ mod sync;
 mod target;
 mod tasks;
 mod trust;
+mod user_dirs;
 mod watch;
 
 use deadline::Interrupt;

@@ -252,25 +252,12 @@ fn save_history<H: rustyline::Helper>(
     }
 }
 
-/// Where the history is kept: `umcp/shell_history` in the user's state directory
-/// (`$XDG_STATE_HOME`, `~/.local/state`; `%LOCALAPPDATA%` on Windows), made if missing;
-/// `None` when there is none.
+/// Where the history is kept: `shell_history` in umcp's state directory (see
+/// [`state_dir`](crate::user_dirs::state_dir)), made owner-only if missing; `None` when there
+/// is none.
 fn history_file() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let state = match cfg!(windows) {
-        true => var("LOCALAPPDATA"),
-        false => var("XDG_STATE_HOME").or_else(|| Some(var("HOME")?.join(".local/state"))),
-    }?;
-    let dir = state.join("umcp");
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&dir).ok()?;
+    let dir = crate::user_dirs::state_dir()?;
+    umcp::private_file::create_dir(&dir).ok()?;
     Some(dir.join("shell_history"))
 }
 

@@ -135,7 +135,8 @@ impl ConfigFile {
 
     /// Parses configuration text without reading any variable: every string stays as
     /// written, each `${…}` with it (`${TOKEN}`, `${HOST:-localhost}`, `$${`), so that what a
-    /// file says can be shown, its defaults included, before it is trusted to run.
+    /// file says can be shown, its defaults included, before it is trusted to run. Nothing
+    /// but `text` is read: an `envFile` is not, and adds no variable.
     ///
     /// ```
     /// use umcp::{ConfigFile, ServerTransport};

@@ -90,12 +90,18 @@ pub(crate) fn as_written<T>(read: impl FnOnce() -> T) -> T {
     read()
 }
 
+/// Whether [`as_written`] runs on this thread: then nothing is read beyond the file itself
+/// (an `envFile` is not).
+pub(crate) fn is_as_written() -> bool {
+    AS_WRITTEN.with(Cell::get)
+}
+
 /// Expands every variable in `text`, looking values up with `lookup`.
 pub(crate) fn expand(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, VarError> {
-    if AS_WRITTEN.with(Cell::get) {
+    if is_as_written() {
         return Ok(text.to_owned());
     }
     let mut out = String::with_capacity(text.len());
