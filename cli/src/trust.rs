@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -25,7 +25,7 @@ use umcp::{ConfigFile, ServerConfig, ServerTransport};
 
 use crate::args::Args;
 use crate::exit::{usage, Exit};
-use crate::output::{say, warn};
+use crate::output::{ask, say, warn};
 use crate::shown;
 use crate::user_dirs::{state_dir, STATE_DIR_VARIABLE};
 
@@ -289,19 +289,6 @@ pub fn servers_of_project(path: &Path, shadowed: Option<&Path>) -> Result<Config
 /// A path in a message: escaped, as a directory's name may hold any character.
 fn shown_path(path: &Path) -> String {
     shown::line(&path.display().to_string())
-}
-
-/// Asks `question` on stderr and reads the answer from stdin: yes only for `y` or `yes`.
-fn ask(question: &str) -> bool {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{question}");
-    let _ = err.flush();
-    drop(err);
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(n) if n > 0 => matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"),
-        _ => false,
-    }
 }
 
 /// What a file runs, one line a server, as its author wrote it and as it will run: the
