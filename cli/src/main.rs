@@ -51,6 +51,7 @@ mod oauth;
 mod output;
 mod relay;
 mod run;
+mod secret_words;
 mod servers;
 mod session;
 mod shell;

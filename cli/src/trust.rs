@@ -14,8 +14,8 @@
 //! (an `envFile`) is read before that.
 
 use std::collections::BTreeSet;
-use std::fs::{self, OpenOptions};
-use std::io::{IsTerminal, Read, Write};
+use std::fs;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -574,9 +574,10 @@ fn load(path: &Path) -> Result<State, Exit> {
         .map_err(|e| failed(format!("not umcp's list of trusted files: {e}")))
 }
 
-/// Writes `state` to `path`: a new file of the owner's only (0600), created exclusively in a
-/// directory of the owner's only (0700, created so when missing), then renamed over the old
-/// one, so that no reader sees half a file. Of two umcp writing at once, the last wins.
+/// Writes `state` to `path` with umcp's private-file writer: a new file of the owner's only
+/// (0600, created exclusively under an unpredictable name) in a directory of the owner's only
+/// (0700, created so when missing), then renamed over the old one, so that no reader sees
+/// half a file. Of two umcp writing at once, the last wins.
 fn save(path: &Path, state: &State) -> Result<(), Exit> {
     let failed = |what: &Path, e: std::io::Error| Exit(1, format!("{}: {e}", what.display()));
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -584,65 +585,14 @@ fn save(path: &Path, state: &State) -> Result<(), Exit> {
     // Only a path that is not UTF-8 fails to encode.
     let text = serde_json::to_string_pretty(state)
         .map_err(|e| Exit(1, format!("cannot record {}: {e}", path.display())))?;
-    let text = text + "\n";
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default();
-    let mut last = None;
-    for attempt in 0..16u32 {
-        let temp = dir.join(format!(
-            ".{STATE_FILE}.{}.{}.tmp",
-            std::process::id(),
-            stamp.wrapping_add(attempt)
-        ));
-        match write_new(&temp, text.as_bytes()) {
-            Ok(()) => {
-                return fs::rename(&temp, path).map_err(|e| {
-                    let _ = fs::remove_file(&temp);
-                    failed(path, e)
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => {
-                let _ = fs::remove_file(&temp);
-                return Err(failed(&temp, e));
-            }
-        }
-    }
-    Err(failed(
-        dir,
-        last.unwrap_or_else(|| std::io::Error::other("no temporary file")),
-    ))
-}
-
-/// Creates `path` (which must not exist) with `data`, readable and writable by its owner
-/// only, and flushes it to disk.
-fn write_new(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(data)?;
-    file.sync_all()
+    umcp::private_file::replace(path, (text + "\n").as_bytes()).map_err(|e| failed(path, e))
 }
 
 /// Creates `dir` and its missing parents, owner-only, or checks that the existing one can be
 /// written by its owner only.
 fn private_dir(dir: &Path) -> std::io::Result<()> {
     if !dir.is_dir() {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            builder.mode(0o700);
-        }
-        return builder.create(dir);
+        return umcp::private_file::create_dir(dir);
     }
     #[cfg(unix)]
     {

@@ -5,11 +5,10 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-use umcp::Redacted;
-
 use crate::output::{ask_or, warn};
+use crate::secret_words::{secret_name, token_like};
 use crate::shown;
+use serde_json::Value;
 
 /// A value of an entry that is a secret written in clear.
 struct Literal {
@@ -140,18 +139,6 @@ fn header_secret(name: &str, value: &str) -> bool {
         || value
             .split_once(' ')
             .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-}
-
-/// Whether `name` is a secret's name (`API_KEY`, `GITHUB_TOKEN`), as umcp hides them.
-fn secret_name(name: &str) -> bool {
-    let pair = [format!("{name}=value")];
-    Redacted::args(&pair).words()[0] != pair[0]
-}
-
-/// Whether `value` has a known token's form (`sk-…`, `ghp_…`), as umcp hides them.
-fn token_like(value: &str) -> bool {
-    let word = [value.to_owned()];
-    Redacted::args(&word).words()[0] == Redacted::MARK
 }
 
 /// `text` as part of a variable's name: upper case, every other character `_`.
