@@ -25,8 +25,9 @@
 //!   sent to a [`session`];
 //! - `main`: the dispatch.
 //!
-//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
-//! the user's id, in [`session`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and, in [`session`] (Unix
+//! only), the call that asks for the user's id and the connect to a session's socket with a
+//! deadline, which std does not offer.
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
