@@ -89,8 +89,8 @@ fn main() -> ExitCode {
 /// a session, or one run against servers started here.
 fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if let Some(raw) = session::daemon_args(&raw) {
-        return session::daemon(raw, shutdown);
+    if session::is_daemon(&raw) {
+        return session::daemon(shutdown);
     }
     let args = args::parse(raw)?;
     let (cmd, rest) = args::command(&args)?;

@@ -319,7 +319,10 @@ mod connect_tests {
         assert_eq!(outcome.kind(), io::ErrorKind::TimedOut, "{outcome}");
         assert!(!held.is_empty());
         let missing = connect_within(&dir.join("none.sock"), Duration::from_millis(200));
-        assert_eq!(missing.err().map(|e| e.kind()), Some(io::ErrorKind::NotFound));
+        assert_eq!(
+            missing.err().map(|e| e.kind()),
+            Some(io::ErrorKind::NotFound)
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 }
