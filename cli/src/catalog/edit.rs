@@ -695,3 +695,7 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/catalog_edits.rs"]
+mod fuzz;
