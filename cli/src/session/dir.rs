@@ -11,7 +11,7 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -83,10 +83,7 @@ fn cache_dir() -> Option<PathBuf> {
 /// Makes sure `dir` is a directory of the user's that only the user can reach.
 fn private(dir: &Path) -> Result<(), String> {
     match fs::symlink_metadata(dir) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
+        Err(e) if e.kind() == io::ErrorKind::NotFound => umcp::private_file::create_dir(dir)
             .map_err(|e| format!("cannot be created: {e}"))?,
         Err(e) => return Err(e.to_string()),
         Ok(_) => {}
