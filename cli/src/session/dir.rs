@@ -83,8 +83,9 @@ fn cache_dir() -> Option<PathBuf> {
 /// Makes sure `dir` is a directory of the user's that only the user can reach.
 fn private(dir: &Path) -> Result<(), String> {
     match fs::symlink_metadata(dir) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => umcp::private_file::create_dir(dir)
-            .map_err(|e| format!("cannot be created: {e}"))?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            umcp::private_file::create_dir(dir).map_err(|e| format!("cannot be created: {e}"))?
+        }
         Err(e) => return Err(e.to_string()),
         Ok(_) => {}
     }

@@ -1,7 +1,8 @@
 //! Edits of a configuration file (`umcp servers add` and `remove`): whatever the file holds,
-//! reading it returns (an error naming a line and column it has, or its entries); removing an
-//! entry leaves a file that reads with exactly the other entries, their values unchanged; and
-//! adding one leaves a file that reads with all of them and the new one, as written.
+//! reading it returns (its entries, or an error naming a line and column it has, but for a
+//! top level that is no object); removing an entry leaves a file that reads with exactly the
+//! other entries, their values unchanged; and adding one leaves a file that reads with all
+//! of them and the new one, as written.
 
 use serde_json::{json, Value};
 use umcp_test_support::fuzz::{Rng, Target};
@@ -63,6 +64,10 @@ fn check(input: &[u8], rng: &mut Rng) {
     let doc = match Document::parse(text) {
         Ok(doc) => doc,
         Err(error) => {
+            // Every error names its place, but the one about the whole file.
+            if error == "the top level is not a JSON object" {
+                return;
+            }
             let lines = text.split('\n').count();
             let line: usize = error
                 .rsplit_once(" at line ")
