@@ -42,12 +42,14 @@ mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod doctor;
 mod exit;
 mod help;
 mod interact;
 mod listing;
 mod logs;
 mod man;
+mod network;
 mod oauth;
 mod output;
 mod relay;
@@ -105,6 +107,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;
