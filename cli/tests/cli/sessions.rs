@@ -471,3 +471,48 @@ fn a_sessions_command_line_holds_no_secret() {
         "{line}"
     );
 }
+
+/// Without a runtime directory, sessions live in the user's cache directory: a name planted
+/// in the shared temporary directory (by another user, in life; a file here) keeps no one
+/// from starting sessions.
+#[test]
+fn without_a_runtime_directory_sessions_live_in_the_users_cache() {
+    let home = empty_home().join("session-cache-home");
+    let tmp = empty_home().join("session-cache-tmp");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    // What another user could make first where the sessions once fell back to.
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let uid = String::from_utf8_lossy(&uid.stdout).trim().to_owned();
+    std::fs::write(tmp.join(format!("umcp-{uid}")), "squatted").unwrap();
+    let umcp = |args: &[&str]| {
+        umcp_in(&home)
+            .env_remove("UMCP_RUNTIME_DIR")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env("TMPDIR", &tmp)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let started = umcp(&[
+        "session",
+        "start",
+        "c",
+        "--stdio",
+        &fixtures_stdio(),
+        "--idle",
+        "60",
+    ]);
+    assert_eq!(started.status.code(), Some(0), "{}", stderr(&started));
+    let socket = home.join(".cache/umcp/sessions/c.sock");
+    assert!(socket.exists(), "no socket at {}", socket.display());
+    let called = umcp(&["--session", "c", "call", "add", "a=1", "b=1"]);
+    assert_eq!(stdout(&called), "2\n", "{}", stderr(&called));
+    let stopped = umcp(&["session", "stop", "c"]);
+    assert_eq!(stopped.status.code(), Some(0), "{}", stderr(&stopped));
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
