@@ -9,9 +9,15 @@ use std::time::Duration;
 use crate::jsonrpc::ErrorObject;
 
 mod http;
+mod network;
+mod skill;
 mod summary;
+mod tool;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
+pub use network::{NetworkError, NetworkProblem};
+pub use skill::SkillError;
+pub use tool::{Hidden, HiddenTool, ToolField};
 
 use summary::DataSummary;
 
@@ -128,6 +134,10 @@ pub enum Error {
     /// HTTP 403: the credentials are not enough (for example `insufficient_scope`); the
     /// `WWW-Authenticate` hints say what is missing.
     Forbidden(Box<HttpError>),
+    /// The network between umcp and an HTTP server failed in a way a person can act on: a
+    /// certificate refused (and why, and who issued it), a client certificate required or
+    /// refused, a proxy unreachable or refusing. `Display` ends with the remedy.
+    Network(Box<NetworkError>),
     /// The HTTP session ended on the server: a request that carried a session id was answered
     /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
     /// answer an unknown session id).
@@ -147,15 +157,21 @@ pub enum Error {
     /// The stream that was to carry a response ended before the response and cannot be
     /// resumed: the request is lost, and the server may or may not have acted on it. In the
     /// stateless era the client re-issues such a request once, under a new id, as the spec
-    /// asks, save a `tools/call` that could have acted already: that one only when the tool's
-    /// last listing marked it `readOnlyHint` or `idempotentHint`, since a second call would
-    /// otherwise do its work twice.
+    /// asks, when that does nothing twice: a read or listing (`resources/read`,
+    /// `prompts/get`, `tools/list`, `server/discover`, …), a task's status, result or
+    /// cancellation, and a `tools/call` only when the tool's last listing marked it
+    /// `readOnlyHint` or `idempotentHint`. Any other request, a vendor's or an extension's
+    /// method sent with [`Client::request_raw`](crate::Client::request_raw) among them,
+    /// could have acted already and comes back as this error.
     ResponseLost(String),
     /// A skill or one of its files failed the Skills extension's checks: an entry that may
     /// not be loaded, a file the entry does not list (not read), or content whose size,
     /// digest or frontmatter differs from the entry (not returned). Fetch the entry again
     /// ([`Client::get_skill`](crate::Client::get_skill)) before trying once more.
-    Skill(Box<crate::types::SkillError>),
+    Skill(Box<SkillError>),
+    /// The tool is hidden, and the call was refused before anything was sent: the server's
+    /// tool filter leaves it out, or it is not the tool the lock pinned (see [`HiddenTool`]).
+    ToolHidden(Box<HiddenTool>),
 }
 
 // Every `Result` of the crate, and of its callers, carries an `Error`: it stays within eight
@@ -285,6 +301,16 @@ impl Error {
     pub fn is_timeout(&self) -> bool {
         matches!(self, Error::Timeout { .. })
     }
+
+    /// The hidden tool when this is [`Error::ToolHidden`].
+    ///
+    /// See the example on [`HiddenTool`].
+    pub fn hidden_tool(&self) -> Option<&HiddenTool> {
+        match self {
+            Error::ToolHidden(hidden) => Some(hidden),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -326,12 +352,14 @@ impl fmt::Display for Error {
             Error::Http(e) => write!(f, "http: {e}"),
             Error::Unauthorized(e) => write!(f, "unauthorized: {e}"),
             Error::Forbidden(e) => write!(f, "forbidden: {e}"),
+            Error::Network(e) => write!(f, "network: {e}"),
             Error::SessionExpired => f.write_str("session expired: the server ended the session"),
             Error::ResponseLost(why) => write!(f, "response lost: {why}"),
             Error::Config(msg) => write!(f, "config: {msg}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::Auth(e) => fmt::Display::fmt(e, f),
             Error::Skill(e) => write!(f, "skill: {e}"),
+            Error::ToolHidden(hidden) => fmt::Display::fmt(hidden, f),
         }
     }
 }
@@ -339,8 +367,8 @@ impl fmt::Display for Error {
 // No `source`: `Display` includes the cause already (see [`Error`]).
 impl std::error::Error for Error {}
 
-impl From<crate::types::SkillError> for Error {
-    fn from(err: crate::types::SkillError) -> Error {
+impl From<SkillError> for Error {
+    fn from(err: SkillError) -> Error {
         Error::Skill(Box::new(err))
     }
 }

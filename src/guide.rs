@@ -9,6 +9,8 @@
 //!   examples.
 //! - [`transports`]: stdio and HTTP servers: environment, stderr, process groups, sessions,
 //!   streams, the legacy fallback and every deadline, with examples.
+//! - [`network`]: proxies, trust roots and extra CAs, client certificates and Unix sockets:
+//!   what is read from the environment, and what middleboxes change.
 //! - [`eras`]: the stateless 2026-07-28 era and the handshake era, how a server's era is
 //!   found and remembered, and what it costs, with an example.
 //! - [`following`]: `listen`, lists kept fresh and the response cache, with examples.
@@ -16,6 +18,8 @@
 //!   verified before anything of it is used.
 //! - [`manager`]: many servers from a configuration file or from code, their statuses,
 //!   restarts, names and authorization, with examples.
+//! - [`tools`]: tools chosen with filters, pinned with `mcp.lock` and typed with
+//!   `umcp-codegen`, with examples.
 #![cfg_attr(
     feature = "oauth",
     doc = "- [`authorization`]: OAuth 2.1 with and without a user, concurrent flows, and what is
@@ -35,6 +39,9 @@ pub mod client {}
 #[doc = include_str!("../docs/transports.md")]
 pub mod transports {}
 
+#[doc = include_str!("../docs/network.md")]
+pub mod network {}
+
 #[doc = include_str!("../docs/eras.md")]
 pub mod eras {}
 
@@ -46,6 +53,9 @@ pub mod skills {}
 
 #[doc = include_str!("../docs/manager.md")]
 pub mod manager {}
+
+#[doc = include_str!("../docs/tools.md")]
+pub mod tools {}
 
 #[doc = include_str!("../docs/authorization.md")]
 #[cfg(feature = "oauth")]

@@ -4,8 +4,10 @@
 //! [guide-client]: crate::guide::client
 //! [guide-transports]: crate::guide::transports
 //! [guide-eras]: crate::guide::eras
+//! [guide-network]: crate::guide::network
 //! [guide-following]: crate::guide::following
 //! [guide-manager]: crate::guide::manager
+//! [guide-tools]: crate::guide::tools
 #![cfg_attr(
     feature = "oauth",
     doc = "[guide-authorization]: crate::guide::authorization"
@@ -31,10 +33,10 @@
 //! The modules stand on floors, and a file names only what stands on its own floor or below
 //! (`.ci/layers` checks it), from the ground up:
 //!
-//! 1. `jsonrpc`, `redact`, `private_file`, `sync`, `queue`, `threads`: the wire types and
-//!    helpers that know no MCP.
+//! 1. `jsonrpc`, `redact`, `private_file`, `capped`, `sha256`, `sync`, `queue`, `threads`: the
+//!    wire types and helpers that know no MCP.
 //! 2. `error`: the one [`Error`].
-//! 3. `types`: the MCP types, data only.
+//! 3. `types`, `lock`: the MCP types, data only; lockfiles of tool definitions, over them.
 //! 4. `transport`: moves messages and knows no MCP method.
 //! 5. `auth`: OAuth for the HTTP transports.
 //! 6. `client`: inside it `engine` → `era` → `follow` → the face, each naming only those before.
@@ -58,15 +60,18 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod capped;
 mod client;
 mod config;
 mod error;
 pub mod guide;
 pub mod jsonrpc;
+pub mod lock;
 mod manager;
-mod private_file;
+pub mod private_file;
 mod queue;
 mod redact;
+mod sha256;
 mod sync;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -86,20 +91,23 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
     Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
-    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, VerdictStore,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, ToolFilter, VerdictStore,
     WithOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,
 };
 pub use error::{
-    AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
-    WwwAuthenticate,
+    AuthError, AuthStep, Closed, Error, Hidden, HiddenTool, HttpError, Result, TimeoutKind,
+    ToolField, Unsupported, WwwAuthenticate,
 };
 pub use manager::{
     ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, ManagerWithOptions,
     NotificationSource, PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
+pub use transport::http::{ClientIdentity, NetworkError, NetworkProblem, Proxy, TrustRoots};
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
+#[cfg(feature = "http")]
+pub use transport::http::{NetworkCheck, NetworkStep};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

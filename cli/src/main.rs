@@ -18,15 +18,17 @@
 //!   and what prints, reads the terminal and describes the commands ([`output`], [`shown`],
 //!   [`console`], [`spec`]);
 //! - the command line read ([`args`]) and the servers it names found ([`servers`], through
-//!   [`trust`] for a project's file);
+//!   [`trust`] for a project's file), with the lock they are pinned to ([`pinned`]);
 //! - one command run against connected servers ([`target`], [`commands`], [`listing`],
 //!   [`watch`], [`tasks`], [`skills`]);
 //! - connecting and running it ([`run`]), for a plain run, a line of [`shell`] and a command
-//!   sent to a [`session`];
+//!   sent to a [`session`]; [`lock`], which connects and lists the servers to lock them, with
+//!   what drifted shown by [`drift`];
 //! - `main`: the dispatch.
 //!
-//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
-//! the user's id, in [`session`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and, in [`session`] (Unix
+//! only), the call that asks for the user's id and the connect to a session's socket with a
+//! deadline, which std does not offer.
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
@@ -35,26 +37,34 @@ use std::time::Instant;
 
 mod args;
 mod arguments;
+mod auth;
 mod catalog;
 mod commands;
 mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod doctor;
+mod drift;
 mod exit;
 mod help;
 mod interact;
 mod listing;
+mod lock;
 mod logs;
 mod man;
+mod network;
 mod oauth;
 mod output;
+mod pinned;
 mod relay;
 mod run;
+mod secret_words;
 mod servers;
 mod session;
 mod shell;
 mod shown;
+mod sign_in;
 mod signals;
 mod skills;
 mod spec;
@@ -63,6 +73,7 @@ mod sync;
 mod target;
 mod tasks;
 mod trust;
+mod user_dirs;
 mod watch;
 
 use deadline::Interrupt;
@@ -86,8 +97,8 @@ fn main() -> ExitCode {
 /// a session, or one run against servers started here.
 fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if let Some(raw) = session::daemon_args(&raw) {
-        return session::daemon(raw, shutdown);
+    if session::is_daemon(&raw) {
+        return session::daemon(shutdown);
     }
     let args = args::parse(raw)?;
     let (cmd, rest) = args::command(&args)?;
@@ -102,11 +113,21 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "auth" => return auth::run(&args, &rest, shutdown),
+        "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;
     if matches!(cmd.name, "record" | "replay") {
         return relay::run(cmd.name, &args, &rest);
+    }
+    if cmd.name == "lock" {
+        if args.session.is_some() {
+            return Err(usage(
+                "lock connects the servers itself: run it without --session",
+            ));
+        }
+        return lock::run(&args, cmd, shutdown);
     }
     if let Some(name) = &args.session {
         session::check_command(name, &args, cmd)?;

@@ -94,6 +94,44 @@ pub const FLAGS: &[Flag] = &[
         Some("'Name: value'"),
         "send a header to the --url server (repeatable; ${VAR} from the environment)",
     ),
+    flag(
+        "proxy",
+        Some("URL|none"),
+        "the --url server's proxy (http://, https://, socks5://, socks5h://), or none; default: https_proxy, http_proxy, all_proxy, no_proxy",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "cacert",
+            Some("FILE"),
+            "also trust the CA certificates of this PEM file for the --url server (repeatable)",
+        )
+    },
+    flag(
+        "system-trust",
+        None,
+        "trust the operating system's certificate store for the --url server, not the bundled roots",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "cert",
+            Some("FILE"),
+            "show this client certificate chain (PEM) to the --url server; needs --key",
+        )
+    },
+    Flag {
+        completes: Completes::File,
+        ..flag("key", Some("FILE"), "the private key (PEM) of --cert")
+    },
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "unix-socket",
+            Some("PATH"),
+            "reach the --url server through this Unix domain socket",
+        )
+    },
     Flag {
         completes: Completes::File,
         ..flag(
@@ -155,16 +193,43 @@ pub const FLAGS: &[Flag] = &[
     flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
     Flag {
         completes: Completes::File,
-        ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
+        ..flag(
+            "token-store",
+            Some("FILE"),
+            "keep OAuth tokens in FILE (default: the system keychain where it works, else a file)",
+        )
+    },
+    flag(
+        "profile",
+        Some("NAME"),
+        "the sign-in to use, of several to one --url server (implies --oauth)",
+    ),
+    Flag {
+        choices: &["auto", "device", "browser", "paste"],
+        ..flag(
+            "flow",
+            Some("FLOW"),
+            "how to sign in: a device code, a browser here, or a pasted address (default auto)",
+        )
     },
     Flag {
         completes: Completes::File,
         ..flag(
             "out",
             Some("FILE"),
-            "record: the file the session is written to",
+            "record: the file the session is written to; lock: the lockfile (default mcp.lock)",
         )
     },
+    flag(
+        "check",
+        None,
+        "lock: compare the servers' tools with the lockfile, writing nothing",
+    ),
+    flag(
+        "frozen",
+        None,
+        "pin the servers' tools to mcp.lock: one changed or not locked is refused (see lock)",
+    ),
     flag("tools", None, "watch: tool list changes"),
     flag("prompts", None, "watch: prompt list changes"),
     flag("resources", None, "watch: resource list changes"),
@@ -330,6 +395,25 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "lock",
+        args: "[--check] [--out FILE]",
+        arity: (0, 0),
+        help: "pin the servers' tools in mcp.lock, or check them against it (--check)",
+        details: "Connects the servers and writes, for each, its identity and every tool it \
+                  offers (after the configuration's allowedTools and excludedTools) with the \
+                  SHA-256 of the tool's canonical definition, and the definition itself, into \
+                  mcp.lock beside the configuration file (in the working directory for \
+                  --stdio and --url) or --out FILE: the same servers give the same bytes. A \
+                  server that does not connect keeps its entry, and the exit code is 3. \
+                  --check writes nothing: it prints what drifted (servers and tools added, \
+                  removed or changed, with each changed field's old and new value; --json for \
+                  a report) and exits with code 6 when anything did. --frozen, on any other \
+                  command, or \"frozen\": true in the configuration file, pins the servers to \
+                  the lock: a tool that changed since, or that the lock does not have, is \
+                  neither listed nor called (exit code 6), and what drifted is said on stderr.",
+        one_server: false,
+    },
+    Cmd {
         name: "record",
         args: "--out FILE",
         arity: (0, 0),
@@ -422,6 +506,26 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "auth",
+        args: "login URL|logout URL|status|list",
+        arity: (1, 2),
+        help: "sign in to a server ahead of time, see who is signed in where, sign out",
+        details: "login URL signs in to the server at URL now (with --profile NAME, one of \
+                  several sign-ins to it), so that umcp --url URL COMMAND later runs without a \
+                  prompt. --flow picks how: device shows a page and a code to enter on any \
+                  device, browser prints a page to open here, paste prints one to open anywhere \
+                  and reads back the address the browser ends on; auto (the default) is browser \
+                  with a display, else the device flow where the server offers it, else paste. \
+                  The sign-in waits --timeout SECS if given, else 5 minutes; Ctrl-C ends it. \
+                  logout URL revokes the tokens where the server offers it and forgets them. \
+                  status says where tokens live and lists the sign-ins, list lists them (with \
+                  --json as JSON): server, profile, authorization server, scopes and expiry, \
+                  never a token. Tokens live in the system keychain (macOS Keychain, Windows \
+                  Credential Manager, the Linux kernel keyring) where it works, else in a file \
+                  only you can read; --token-store FILE picks a file.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -429,6 +533,19 @@ pub const COMMANDS: &[Cmd] = &[
         details: "bash: umcp completions bash > ~/.local/share/bash-completion/completions/umcp\n\
                   zsh:  umcp completions zsh > ~/.zfunc/_umcp (with ~/.zfunc in fpath)\n\
                   fish: umcp completions fish > ~/.config/fish/completions/umcp.fish",
+        one_server: false,
+    },
+    Cmd {
+        name: "doctor",
+        args: "URL",
+        arity: (0, 1),
+        help: "check the way to an HTTP server step by step, each result with its fix",
+        details: "Checks in order, stopping at the first failure: which proxy applies, DNS, TCP, \
+                  the tunnel and TLS (the certificate chain, its issuer and expiry, the roots \
+                  trusted), an HTTP answer, the MCP era probe, and the authorization metadata. \
+                  Takes --header, --proxy, --cacert, --system-trust, --cert, --key and \
+                  --unix-socket as a --url server does; each step has --timeout. The exit code \
+                  is 0 when the server is usable, 3 when a step failed.",
         one_server: false,
     },
     Cmd {
@@ -463,6 +580,10 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
         &[("list", 0), ("get", 1), ("load", 1), ("file", 2)],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
+    (
+        "auth",
+        &[("login", 1), ("logout", 1), ("status", 0), ("list", 0)],
+    ),
     (
         "servers",
         &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
@@ -501,8 +622,9 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "UMCP_STATE_DIR",
-        "the directory of umcp's record of the files you trust (default: \
-         $XDG_STATE_HOME/umcp, else ~/.local/state/umcp; %LOCALAPPDATA%\\umcp on Windows)",
+        "the directory of umcp's record of the files you trust and of the shell's history \
+         (default: $XDG_STATE_HOME/umcp, else ~/.local/state/umcp; %LOCALAPPDATA%\\umcp on \
+         Windows; a relative path in any of these is ignored)",
     ),
 ];
 
@@ -519,6 +641,11 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     (
         5,
         "the configuration file found in the working directory is not trusted (see trust)",
+    ),
+    (
+        6,
+        "the servers' tools drifted from the lockfile: lock --check found a change, or a \
+         call was refused for one (--frozen)",
     ),
     (
         130,
@@ -555,6 +682,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
         "add a server to a configuration file",
+    ),
+    (
+        "umcp --config .mcp.json lock --check",
+        "check the servers' tools against the mcp.lock beside the file (exit code 6 on drift)",
     ),
 ];
 

@@ -19,6 +19,7 @@ use super::era::state::{Era, EraState, ProtocolMode};
 use super::era::transport::EraTransport;
 use super::handle::Client;
 use super::options::Options;
+use super::screen::Screened;
 use super::server_requests::ServerRequests;
 
 impl Client {
@@ -209,6 +210,7 @@ impl Client {
             threads_done,
             follow_with,
             options.task_call,
+            Screened::new(options.tools.clone()),
         );
         // On failure the client's drop closes the transport.
         let threads = options.handlers.threads;

@@ -16,6 +16,7 @@ use super::era::session::{ResponseCache, ToolsListed};
 use super::era::state::{Era, ProtocolMode};
 use super::follow::cache::CacheOptions;
 use super::follow::route::Follower;
+use super::screen::Screened;
 use super::tasks::{TaskCall, TaskTools};
 
 /// A connection to one MCP server.
@@ -79,6 +80,8 @@ pub struct Client {
     pub(super) task_tools: Mutex<TaskTools>,
     /// How `call_tool` runs a tool that must run as a task; `None` without task support.
     pub(super) task_call: Option<TaskCall>,
+    /// The tools it offers, and what its listings told of the others.
+    pub(super) screen: Screened,
 }
 
 impl Client {
@@ -302,6 +305,7 @@ impl Client {
         threads_done: Receiver<()>,
         follow_with: (CacheOptions, Option<usize>),
         task_call: Option<TaskCall>,
+        screen: Screened,
     ) -> Client {
         Client {
             session,
@@ -310,6 +314,7 @@ impl Client {
             threads_done,
             task_tools: Mutex::default(),
             task_call,
+            screen,
         }
     }
 

@@ -399,6 +399,7 @@ impl WithOptions<'_> {
         let params = named("tool", name, arguments)?;
         // A listing the call needs first counts against its time.
         let started = Instant::now();
+        client.screen_call(name, options, started)?;
         let params = match client.task_call {
             Some(call) => match call(client, name, params, options, started) {
                 Ok(result) => return result,

@@ -54,6 +54,7 @@ impl Client {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<T> {
+        self.screen_request(method, params.as_ref(), options)?;
         let spec = CallSpec {
             method,
             params,
@@ -172,6 +173,8 @@ impl WithOptions<'_> {
     /// As [`Client::request_once`].
     pub fn request_once(&self, method: &str, params: Option<Value>) -> Result<Value> {
         self.follow_for(method);
+        self.client
+            .screen_request(method, params.as_ref(), self.options)?;
         let spec = CallSpec {
             method,
             params,

@@ -66,6 +66,7 @@ pub(super) fn parse_server(
         startup_timeout: entry.millis("startupTimeoutMs")?,
         request_timeout: entry.millis("requestTimeoutMs")?,
         protocol: protocol(&entry)?,
+        tool_filter: super::tool_filter::parse(&entry)?,
     })
 }
 
@@ -96,9 +97,10 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
         Some(true) => EnvPolicy::InheritAll,
         _ => EnvPolicy::AllowList,
     };
-    // VS Code's `envFile` first, so that `env` wins over it.
+    // VS Code's `envFile` first, so that `env` wins over it. Not read for a file read as
+    // written, whose strings name no path yet.
     let mut env = match entry.string("envFile")? {
-        Some(path) if !entry.lenient => {
+        Some(path) if !entry.lenient && !super::vars::is_as_written() => {
             super::env_file::read(Path::new(&path)).map_err(|e| entry.error("envFile", e))?
         }
         _ => Vec::new(),
@@ -130,5 +132,6 @@ fn http(entry: &Entry<'_>, kind: HttpTransportKind) -> Result<ServerTransport, S
     for (name, value) in entry.map("headers")? {
         config = config.header(name, value);
     }
+    let config = super::network::apply(entry, config)?;
     Ok(ServerTransport::Http(config, super::oauth::parse(entry)?))
 }

@@ -8,6 +8,7 @@
 //! an ordinary request (progress and cancel work as usual); the call's timeout and maximum
 //! total time span all rounds and the handlers between them (see [`clock`](super::clock)).
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use serde::de::DeserializeOwned;
@@ -29,7 +30,7 @@ use super::inputs::fulfil;
 use super::relist::relist_tools;
 use super::session::{CallSpec, Session};
 use super::task;
-use super::wire::once;
+use super::wire::once_noting;
 
 /// Methods of the handshake era that the stateless era removed.
 const REMOVED: [&str; 4] = [
@@ -41,6 +42,25 @@ const REMOVED: [&str; 4] = [
 
 /// Methods that may answer `input_required`.
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// Methods sent again after their response was lost: reads and listings, whose second
+/// sending does nothing twice, and a task's status, result and cancellation.
+const REPEATABLE: [&str; 14] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+    "skills/list",
+    "skills/get",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
 
 /// Sends a request in the stateless era, driving input rounds to the final result. The
 /// caller's params are moved into each round's message, never copied: a round hands them back
@@ -150,9 +170,10 @@ pub(crate) fn call_once(session: &Session, spec: CallSpec<'_>) -> Result<Value> 
     }
 }
 
-/// One request with `params`, sent again at most once: a `tools/call` refused for its headers
-/// (-32020) after re-listing the tools, any other after its stream broke; within the round's
-/// time and cancel. The params come back with the outcome, as they were given.
+/// One request with `params`, sent again at most once: a `tools/call` whose POST was refused
+/// for its headers (-32020) after re-listing the tools, a request safe to repeat after its
+/// stream broke; within the round's time and cancel. The params come back with the outcome,
+/// as they were given.
 fn call_round(
     session: &Session,
     spec: &CallSpec<'_>,
@@ -183,7 +204,8 @@ fn call_round(
     };
     let started = Instant::now();
     let left = || options.left_since(spec.method, started, session.conn.request_timeout());
-    let outcome = once(session, &mut round);
+    let refused = Cell::new(false);
+    let outcome = once_noting(session, &mut round, Some(&refused));
     let params = round.params;
     let again = |params| match left() {
         Ok(options) => call_round(session, spec, params, &options, false),
@@ -200,14 +222,24 @@ fn call_round(
             );
             again(params)
         }
-        // The server was upgraded or replaced and speaks another stateless version now; it
-        // refused the request before acting on it, so sending it again is safe.
-        Err(error) if may_relist && switch_version(session, &error) => again(params),
+        // The server was upgraded or replaced and speaks another stateless version now. A
+        // request whose POST it refused (the spec's HTTP 400) did not run, so sending it
+        // again is safe; one answered so on a stream may have, and goes again only if it is
+        // safe to repeat.
+        Err(error) if may_relist && switch_version(session, &error) => {
+            if !refused.get() && !repeatable(session, spec, &params) {
+                return (Err(error), params);
+            }
+            again(params)
+        }
+        // Only a refusal of the POST itself (the spec's HTTP 400) proves the tool did not
+        // run: a -32020 that came as a response, on a stream that may have carried progress
+        // first, is the call's outcome.
         #[cfg(feature = "http")]
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
             let mismatch =
                 refusal(&error).filter(|e| e.code == crate::jsonrpc::ErrorCode::HEADER_MISMATCH);
-            if mismatch.is_none() {
+            if mismatch.is_none() || !refused.get() {
                 return (Err(error), params);
             }
             log::debug!("header mismatch on tools/call; re-listing tools and retrying");
@@ -220,11 +252,13 @@ fn call_round(
     }
 }
 
-/// Whether a request may be sent again after its response was lost: any but a `tools/call`,
-/// and a call of a tool last listed as read-only or idempotent.
+/// Whether a request may be sent again after its response was lost: one of the methods that
+/// change nothing on the server ([`REPEATABLE`]), and a call of a tool last listed as
+/// read-only or idempotent. Any other method, a vendor's or an extension's among them, may
+/// have acted already.
 fn repeatable(session: &Session, spec: &CallSpec<'_>, params: &Option<Value>) -> bool {
     if spec.method != "tools/call" {
-        return true;
+        return REPEATABLE.contains(&spec.method);
     }
     let name = params.as_ref().and_then(|p| p.get("name"));
     name.and_then(Value::as_str)

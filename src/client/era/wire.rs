@@ -1,6 +1,8 @@
 //! The last step of every request before the engine: the response cache, then the exchange.
 //! Both eras pass here, so this is the one place the cache is consulted.
 
+use std::cell::Cell;
+
 use crate::error::Result;
 use crate::jsonrpc::{Message, Request};
 
@@ -14,11 +16,21 @@ use super::session::{CallSpec, Session};
 /// answers without a round trip. The params are moved into the message, not copied, and are
 /// back in `spec` afterwards as they were, for a caller that sends them again.
 pub(crate) fn once(session: &Session, spec: &mut CallSpec<'_>) -> Result<Answer> {
+    once_noting(session, spec, None)
+}
+
+/// [`once`], setting `refused` when the outcome is the failure of the request's send (an HTTP
+/// status refusing it) rather than a response to it.
+pub(crate) fn once_noting(
+    session: &Session,
+    spec: &mut CallSpec<'_>,
+    refused: Option<&Cell<bool>>,
+) -> Result<Answer> {
     let legacy = !session.era.is_modern();
     let mut wire = |spec: &mut CallSpec<'_>| {
         let request = Request::new(0, spec.method, spec.params.take());
         let mut message = Message::Request(request);
-        let outcome = exchange(session, spec, &mut message);
+        let outcome = exchange_noting(session, spec, &mut message, refused);
         if let Message::Request(request) = message {
             spec.params = request.params;
         }
@@ -38,8 +50,8 @@ pub(crate) fn cached(
     let Some(cache) = session.cache.get() else {
         return wire(spec);
     };
-    let context = session.conn.transport.authorization_context();
-    cache.through(spec, legacy, context, wire)
+    let context = || session.conn.transport.authorization_context();
+    cache.through(spec, legacy, &context, wire)
 }
 
 /// One round trip of `message` on the engine, as `spec` says. In the stateless era the
@@ -51,10 +63,21 @@ pub(crate) fn exchange(
     spec: &CallSpec<'_>,
     message: &mut Message,
 ) -> Result<Answer> {
+    exchange_noting(session, spec, message, None)
+}
+
+/// [`exchange`], setting `refused` as [`once_noting`] says.
+fn exchange_noting(
+    session: &Session,
+    spec: &CallSpec<'_>,
+    message: &mut Message,
+    refused: Option<&Cell<bool>>,
+) -> Result<Answer> {
     let call = Call {
         method: spec.method,
         options: spec.options,
         setup: spec.handshake.then_some(&session.handshake_deadline),
+        refused,
     };
     let stamped = stamp_message(session, message);
     let outcome = session.conn.exchange(&call, message);

@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::child;
+#[cfg(unix)]
+use super::guard;
 use super::lines::Watched;
 use super::monitor::{self, Event, Events, Monitor};
 use super::shared::{closed_error, Shared};
@@ -84,6 +86,8 @@ impl StdioTransport {
             reader_done: workers[1].done.clone(),
             close_grace: config.close_grace,
             kill_grace: config.kill_grace,
+            #[cfg(unix)]
+            _enlisted: config.end_with_parent.then(|| guard::enlist(pid)).flatten(),
         };
         let transport = StdioTransport {
             shared,
