@@ -704,6 +704,7 @@ impl Options {
     /// ```
     pub fn with_tool_filter(mut self, filter: ToolFilter) -> Options {
         self.tools.filter = filter;
+        self.tools.checked();
         self
     }
 
@@ -732,6 +733,7 @@ impl Options {
     /// ```
     pub fn with_tool_lock(mut self, lock: ServerLock) -> Options {
         self.tools.lock = Some(Arc::new(lock));
+        self.tools.checked();
         self
     }
 

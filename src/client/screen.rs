@@ -29,6 +29,10 @@ use super::tool_filter::ToolFilter;
 /// names without end cannot grow them without bound. A listing of every page replaces them.
 const MAX_SEEN: usize = 100_000;
 
+/// How a call is checked against a screen: installed by what sets a filter or a lock, so a
+/// program that sets neither has none of the checking in its binary.
+pub(crate) type CallCheck = fn(&Client, &str, &RequestOptions, Instant) -> Result<()>;
+
 /// What a client offers of a server's tools: a filter, and the lock that pins them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolScreen {
@@ -36,9 +40,16 @@ pub(crate) struct ToolScreen {
     pub(crate) lock: Option<Arc<ServerLock>>,
     /// The server's name in errors, when the manager (or the lock) knows it.
     pub(crate) server: Option<String>,
+    /// The check of each call; `None` until a filter or a lock is set.
+    pub(crate) check: Option<CallCheck>,
 }
 
 impl ToolScreen {
+    /// Installs the check of each call: what setting a filter or a lock calls.
+    pub(crate) fn checked(&mut self) {
+        self.check = Some(Client::checked_call);
+    }
+
     /// Whether every tool is offered, with nothing to check.
     pub(crate) fn is_open(&self) -> bool {
         self.filter.is_open() && self.lock.is_none()
@@ -197,7 +208,7 @@ impl Client {
         params: Option<&Value>,
         options: &RequestOptions,
     ) -> Result<()> {
-        if method != "tools/call" || self.screen.screen.is_open() {
+        if method != "tools/call" || self.screen.screen.check.is_none() {
             return Ok(());
         }
         // A call without a name is the server's to refuse; no tool of that name is offered.
@@ -217,6 +228,14 @@ impl Client {
         options: &RequestOptions,
         started: Instant,
     ) -> Result<()> {
+        match self.screen.screen.check {
+            Some(check) => check(self, name, options, started),
+            None => Ok(()),
+        }
+    }
+
+    /// [`screen_call`](Self::screen_call) with a filter or a lock set.
+    fn checked_call(&self, name: &str, options: &RequestOptions, started: Instant) -> Result<()> {
         let screen = &self.screen.screen;
         if screen.is_open() {
             return Ok(());

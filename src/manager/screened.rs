@@ -23,11 +23,14 @@ impl ManagerOptions {
             ))),
             None => base.lock.clone(),
         };
-        ToolScreen {
+        let mut screen = ToolScreen {
             filter: base.filter.clone().and(config.tool_filter.clone()),
             lock,
             server: Some(config.name.clone()),
-        }
+            check: None,
+        };
+        screen.checked();
+        screen
     }
 }
 
