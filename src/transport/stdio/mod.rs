@@ -121,6 +121,11 @@ pub struct StdioConfig {
     stderr_callback: Option<StderrCallback>,
     stderr_tail_lines: usize,
     end_with_parent: bool,
+    /// Enlists a started server's process group with the watcher: installed by
+    /// [`end_with_parent`](StdioConfig::end_with_parent), so a program that never asks for it
+    /// has no watcher in its binary.
+    #[cfg(unix)]
+    enlist: Option<fn(u32) -> Option<guard::Enlisted>>,
 }
 
 /// The callback that receives each stderr line.
@@ -156,6 +161,8 @@ impl StdioConfig {
             stderr_callback: None,
             stderr_tail_lines: DEFAULT_STDERR_TAIL_LINES,
             end_with_parent: false,
+            #[cfg(unix)]
+            enlist: None,
         }
     }
 
@@ -268,6 +275,10 @@ impl StdioConfig {
     /// ```
     pub fn end_with_parent(mut self, end: bool) -> StdioConfig {
         self.end_with_parent = end;
+        #[cfg(unix)]
+        {
+            self.enlist = end.then_some(guard::enlist as fn(u32) -> Option<guard::Enlisted>);
+        }
         self
     }
 

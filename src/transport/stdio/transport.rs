@@ -6,8 +6,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::child;
-#[cfg(unix)]
-use super::guard;
 use super::lines::Watched;
 use super::monitor::{self, Event, Events, Monitor};
 use super::shared::{closed_error, Shared};
@@ -87,7 +85,7 @@ impl StdioTransport {
             close_grace: config.close_grace,
             kill_grace: config.kill_grace,
             #[cfg(unix)]
-            _enlisted: config.end_with_parent.then(|| guard::enlist(pid)).flatten(),
+            _enlisted: config.enlist.and_then(|enlist| enlist(pid)),
         };
         let transport = StdioTransport {
             shared,
