@@ -311,8 +311,7 @@ mod tests {
         tx.try_send(0).unwrap();
         let sender = thread::spawn(move || {
             let wait = Duration::from_secs(10);
-            let sends = [1, 2, 3].map(|n| tx.send_timeout(n, wait));
-            sends
+            [1, 2, 3].map(|n| tx.send_timeout(n, wait))
         });
         // The first waits for the room the receiver makes.
         assert_eq!(rx.recv(), Ok(0));
