@@ -39,11 +39,8 @@ pub(crate) fn spawn(
 }
 
 fn run(weak: &Weak<Connection>, channels: &RouterChannels, mut pool: Pool) {
-    loop {
-        // Ends once the connection closed the queue (or dropped it).
-        let Ok(work) = channels.work.recv() else {
-            break;
-        };
+    // Ends once the connection closed the queue (or dropped it).
+    while let Ok(work) = channels.work.recv() {
         let Some(conn) = weak.upgrade() else { return };
         handle(&conn, &mut pool, work);
     }
