@@ -39,7 +39,7 @@ pub fn run(args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Result<(), Exit> {
         lock: None,
         ..configured
     };
-    let connected = run::connect(args, unpinned, shutdown)?;
+    let connected = run::connect(args, unpinned, shutdown, true)?;
     let (locked, failed) = lock_servers(&connected.manager, &names, args);
     connected.finish();
     let result = match args.check {

@@ -142,7 +142,8 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
     // all text, whatever the server lists; a tool's are typed once its schema is known).
     let arguments = run::arguments(cmd, &rest)?;
-    let connected = run::connect(&args, servers, shutdown)?;
+    // The shell keeps its lists fresh; any other command runs once and exits.
+    let connected = run::connect(&args, servers, shutdown, cmd.name != "shell")?;
     let result = match cmd.name {
         "shell" => shell::run(&connected.manager, &args, shutdown),
         _ => run::execute(

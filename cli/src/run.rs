@@ -106,11 +106,13 @@ impl Connected {
 
 /// Starts `servers` as `args` configures them and waits until each one is connected or has
 /// failed (each failure said on stderr); exit code 3 when none connected, unless the command
-/// is `ping`, which reports each server.
+/// is `ping`, which reports each server. For a `one_shot` command the servers get only what
+/// it asks for: their list changes are not followed, nor their prompts listed on connect.
 pub fn connect(
     args: &Args,
     Configured { servers, lock, .. }: Configured,
     shutdown: &Shutdown,
+    one_shot: bool,
 ) -> Result<Connected, Exit> {
     let pinned = lock.is_some();
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,
@@ -130,6 +132,10 @@ pub fn connect(
         .with_startup_timeout(timeout)
         .with_client_options(client_options)
         .with_elicitation_handler(interact::handler(&servers, from_command_line));
+    let options = match one_shot {
+        true => options.without_following_lists(),
+        false => options,
+    };
     let options = sign_in::configure(options, &args.oauth).map_err(usage)?;
     let options = match lock {
         Some(lock) => options.with_tool_lock(lock),

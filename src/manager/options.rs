@@ -62,6 +62,8 @@ pub struct ManagerOptions {
     pub(crate) auth: AuthOptions,
     /// The lock every server's tools are pinned to.
     pub(crate) tool_lock: Option<std::sync::Arc<Lockfile>>,
+    /// Whether each server's list changes are followed and its prompts listed on connect.
+    pub(crate) follow_lists: bool,
 }
 
 impl Default for ManagerOptions {
@@ -83,6 +85,7 @@ impl Default for ManagerOptions {
             #[cfg(feature = "oauth")]
             auth: AuthOptions::default(),
             tool_lock: None,
+            follow_lists: true,
         }
     }
 }
@@ -248,6 +251,24 @@ impl ManagerOptions {
     /// See the example on [`ManagerOptions`].
     pub fn without_cache(mut self) -> ManagerOptions {
         self.cache_dir = None;
+        self
+    }
+
+    /// Sends each server only what the program asks for, beyond its tools: no subscription to
+    /// its list changes (`subscriptions/listen` in the stateless era) and no listing of its
+    /// prompts on connect. Its tools are still listed, so tools are called by their names;
+    /// [`Manager::list_prompts`](crate::Manager::list_prompts) lists them when asked. For a
+    /// program that runs one command and exits; a long-lived one keeps the default, which
+    /// keeps the lists fresh.
+    ///
+    /// ```
+    /// use umcp::ManagerOptions;
+    ///
+    /// let one_shot = ManagerOptions::default().without_following_lists();
+    /// # let _ = one_shot;
+    /// ```
+    pub fn without_following_lists(mut self) -> ManagerOptions {
+        self.follow_lists = false;
         self
     }
 

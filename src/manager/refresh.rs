@@ -55,10 +55,15 @@ pub(crate) struct Fresh {
 }
 
 impl Fresh {
-    /// Opens the list subscription and the managed ones on a new connection, in parallel;
-    /// `reconnected` says whether an earlier connection existed (then the managed handles
-    /// hear of the gap).
-    pub(crate) fn open(slot: &Slot, client: &Client, reconnected: bool) -> Fresh {
+    /// Opens the list subscription (when `follow_lists`) and the managed ones on a new
+    /// connection, in parallel; `reconnected` says whether an earlier connection existed (then
+    /// the managed handles hear of the gap).
+    pub(crate) fn open(
+        slot: &Slot,
+        client: &Client,
+        reconnected: bool,
+        follow_lists: bool,
+    ) -> Fresh {
         let managed = lock(&slot.subscriptions).clone();
         let lists = Mutex::new(None);
         // Job 0 is the list subscription, job `n` the managed subscription `n - 1`.
@@ -68,7 +73,8 @@ impl Fresh {
             let job = next.fetch_add(1, Ordering::SeqCst);
             match job.checked_sub(1) {
                 _ if job >= jobs => return,
-                None => *lock(&lists) = open_lists(slot, client),
+                None if follow_lists => *lock(&lists) = open_lists(slot, client),
+                None => {}
                 Some(index) => managed[index].attach(client, reconnected),
             }
         };

@@ -151,8 +151,11 @@ impl Supervisor {
             let since = Instant::now();
             let tools = self.list_tools(&client);
             // Hook: follow the server's lists and re-open managed subscriptions (`refresh.rs`).
-            let fresh = Fresh::open(&self.slot, &client, reconnects > 0);
-            refresh::relist_prompts(&self.slot, &client);
+            let follow = self.options.follow_lists;
+            let fresh = Fresh::open(&self.slot, &client, reconnects > 0, follow);
+            if follow {
+                refresh::relist_prompts(&self.slot, &client);
+            }
             // Until here a restart closes the connection, as it would a start under way: a
             // server that answered its handshake and then hangs would hold the listings (and
             // the restart) for their request timeouts.

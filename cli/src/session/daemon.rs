@@ -169,7 +169,7 @@ fn start(
         idle: args.idle.unwrap_or(DEFAULT_IDLE),
         connected: None,
     });
-    let connected = crate::run::connect(&args, servers, shutdown)?;
+    let connected = crate::run::connect(&args, servers, shutdown, false)?;
     if let Some(bound) = lock(bound).as_mut() {
         bound.connected = Some(connected);
     }

@@ -314,3 +314,34 @@ fn a_stdio_line_keeps_its_variable_assignments_and_adds_env() {
     ]);
     assert_eq!(stdout(&out), "given\n", "{}", stderr(&out));
 }
+
+#[test]
+fn a_call_sends_a_stateless_server_only_what_it_needs() {
+    // The demo behind `tee`, which keeps every line the client sends it.
+    let log = std::env::temp_dir().join(format!("umcp-cli-sent-{}.jsonl", std::process::id()));
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let demo = umcp_test_support::demo::demo_binary();
+    let script = format!(
+        "tee {} | {} --server --modern",
+        quote(&log.to_string_lossy()),
+        quote(&demo.to_string_lossy())
+    );
+    let server = format!("sh -c {}", quote(&script));
+    let out = cli(&["--stdio", &server, "call", "add", "a=2", "b=3"]);
+    let sent = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "5");
+    let methods: Vec<String> = sent
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|message| message["method"].as_str().map(str::to_owned))
+        .collect();
+    // The era's discovery, the listing that types `a=2 b=3`, and the call.
+    for needed in ["server/discover", "tools/list", "tools/call"] {
+        assert!(methods.iter().any(|m| m == needed), "{methods:?}");
+    }
+    for unneeded in ["subscriptions/listen", "prompts/list"] {
+        assert!(!methods.iter().any(|m| m == unneeded), "{methods:?}");
+    }
+}
