@@ -46,6 +46,8 @@ pub struct Args {
     pub session: Option<String>,
     /// `--idle`: how long a session's process waits for a command before it ends.
     pub idle: Option<Duration>,
+    /// The options of `bridge`.
+    pub bridge: crate::bridge::flags::Flags,
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
@@ -210,6 +212,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
         "out" => args.out = Some(text),
+        _ if args.bridge.set(name, text.clone()) => {}
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
@@ -272,6 +275,9 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if let (Some(flag), false) = (args.bridge.given(), cmd.name == "bridge") {
+        return Err(usage(format!("--{flag} is for bridge, not {}", cmd.name)));
     }
     if args.trust.given() && cmd.name != "trust" {
         return Err(usage(format!(

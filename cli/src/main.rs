@@ -35,6 +35,7 @@ use std::time::Instant;
 
 mod args;
 mod arguments;
+mod bridge;
 mod catalog;
 mod commands;
 mod completions;
@@ -102,6 +103,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "bridge" => return bridge::run(&args, shutdown),
         _ => {}
     }
     relay::check(cmd.name, &args)?;
