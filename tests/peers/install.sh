@@ -4,8 +4,10 @@
 #        SDK v2, for tests/peers/ts_v2_server.mjs), `npm ci` from tests/peers/package-lock.json
 #        into target/peers/npm
 #   py   a venv at target/peers/py with the pins of tests/peers/requirements.txt (mcp 2.3.0)
+#   hosts  the hosts umcp bridge is tested with and mcp-remote, `npm ci` from
+#        cli/tests/peers/package-lock.json into target/peers/hosts
 #
-# Usage: bash tests/peers/install.sh [npm|py|all]     (default: all)
+# Usage: bash tests/peers/install.sh [npm|py|hosts|all]     (default: all)
 #
 # The tests install these themselves on first use (test-support/src/peers.rs); this script is the
 # same install for CI and for doing it by hand. Both follow one contract: an install is built
@@ -55,6 +57,13 @@ fill_npm() {
     test -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 }
 
+fill_hosts() {
+    local dir="$1"
+    cp "$root/cli/tests/peers/package.json" "$root/cli/tests/peers/package-lock.json" "$dir/" || return 1
+    npm ci --prefix "$dir" --no-audit --no-fund --ignore-scripts || return 1
+    test -f "$dir/node_modules/mcp-remote/dist/proxy.js"
+}
+
 fill_py() {
     local dir="$1"
     python3 -m venv "$dir" || return 1
@@ -67,12 +76,14 @@ what="${1:-all}"
 case "$what" in
     npm) install_into npm "$root/tests/peers/package-lock.json" fill_npm ;;
     py) install_into py "$root/tests/peers/requirements.txt" fill_py ;;
+    hosts) install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts ;;
     all)
         install_into npm "$root/tests/peers/package-lock.json" fill_npm
         install_into py "$root/tests/peers/requirements.txt" fill_py
+        install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts
         ;;
     *)
-        echo "usage: $0 [npm|py|all]" >&2
+        echo "usage: $0 [npm|py|hosts|all]" >&2
         exit 2
         ;;
 esac

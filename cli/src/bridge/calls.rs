@@ -27,10 +27,11 @@ pub struct Asked<'a> {
 /// Runs `asked` for `job` on this thread, and ends the job with the outcome.
 pub fn run(bridge: &Bridge, job: &Arc<Job>, asked: Asked<'_>) {
     let working = job.enter();
+    let method = asked.method;
     let outcome = outcome(bridge, job, &asked);
     drop(working);
-    let outcome =
-        outcome.map(|result| result.map(|value| shaped(value, job.era, &bridge.server_info())));
+    let info = bridge.server_info();
+    let outcome = outcome.map(|result| result.map(|value| shaped(value, job.era, &info, method)));
     bridge.jobs.finish(job, outcome);
 }
 

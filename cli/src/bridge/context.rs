@@ -67,10 +67,9 @@ impl Bridge {
         Some(self.description.get_or_init(|| description))
     }
 
-    /// The servers' `serverInfo` for a result's `_meta`, once known.
+    /// The servers' `serverInfo` for a result's `_meta`, once they are connected.
     pub fn server_info(&self) -> serde_json::Value {
-        self.description
-            .get()
+        self.description()
             .map(|d| d.info.clone())
             .unwrap_or_default()
     }

@@ -62,7 +62,10 @@ fn request(bridge: &Arc<Bridge>, host: &Arc<Host>, request: Request, reply: Shar
     let era = era_of(request.params.as_ref());
     let answer = |result: Result<Value, ErrorObject>| {
         let response = match result {
-            Ok(value) => Response::ok(id.clone(), shaped(value, era, &bridge.server_info())),
+            Ok(value) => Response::ok(
+                id.clone(),
+                shaped(value, era, &bridge.server_info(), "ping"),
+            ),
             Err(error) => Response::err(id.clone(), error),
         };
         reply.send(response.into(), Kind::Answer);

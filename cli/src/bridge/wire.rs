@@ -137,9 +137,21 @@ pub fn passed_meta(params: Option<&Value>) -> Option<Map<String, Value>> {
     (!kept.is_empty()).then_some(kept)
 }
 
-/// A result shaped for the host's era: a stateless-era host gets `resultType` and the
-/// server's identity in `_meta`, a handshake-era one no `resultType`.
-pub fn shaped(mut result: Value, era: Era, server_info: &Value) -> Value {
+/// The methods whose stateless-era results carry caching hints.
+const CACHEABLE: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// The result of `method` shaped for the host's era: a stateless-era host gets `resultType`,
+/// the server's identity in `_meta` and, where the era asks for them, caching hints (none
+/// given by the server means none to cache: `ttlMs` 0, `private`); a handshake-era host gets
+/// no `resultType`.
+pub fn shaped(mut result: Value, era: Era, server_info: &Value, method: &str) -> Value {
     let Some(object) = result.as_object_mut() else {
         return result;
     };
@@ -148,6 +160,12 @@ pub fn shaped(mut result: Value, era: Era, server_info: &Value) -> Value {
             object
                 .entry("resultType")
                 .or_insert_with(|| Value::from("complete"));
+            if CACHEABLE.contains(&method) {
+                object.entry("ttlMs").or_insert_with(|| Value::from(0));
+                object
+                    .entry("cacheScope")
+                    .or_insert_with(|| Value::from("private"));
+            }
             if let Value::Object(meta) = object.entry("_meta").or_insert_with(|| json!({})) {
                 meta.entry(META_SERVER_INFO)
                     .or_insert_with(|| server_info.clone());
@@ -223,10 +241,26 @@ mod tests {
     #[test]
     fn a_result_is_shaped_for_the_era_of_its_host() {
         let info = json!({"name": "s", "version": "1"});
-        let modern = shaped(json!({"content": []}), Era::Modern, &info);
+        let modern = shaped(json!({"content": []}), Era::Modern, &info, "tools/call");
         assert_eq!(modern["resultType"], "complete");
         assert_eq!(modern["_meta"][META_SERVER_INFO]["name"], "s");
-        let legacy = shaped(json!({"resultType": "complete"}), Era::Legacy, &info);
+        assert!(modern.get("ttlMs").is_none());
+        let listed = shaped(
+            json!({"tools": [], "ttlMs": 5}),
+            Era::Modern,
+            &info,
+            "tools/list",
+        );
+        assert_eq!(
+            (&listed["ttlMs"], &listed["cacheScope"]),
+            (&json!(5), &json!("private"))
+        );
+        let legacy = shaped(
+            json!({"resultType": "complete"}),
+            Era::Legacy,
+            &info,
+            "tools/list",
+        );
         assert!(legacy.get("resultType").is_none());
     }
 

@@ -117,6 +117,11 @@ fn post(served: &Served, out: &mut TcpStream, http: &message::Request) -> std::i
         Message::Request(request) if request.method == "initialize" && session.is_none() => {
             initialize(served, out, request)
         }
+        // Answered whoever asks: a host may check the bridge before it opens a session.
+        Message::Request(request) if request.method == "ping" && session.is_none() => {
+            let pong = Message::from(Response::ok(request.id, serde_json::json!({})));
+            respond(out, 200, &[], Some(&pong.encode()))
+        }
         other => in_session(served, out, session, other),
     }
 }
@@ -225,15 +230,26 @@ fn answer(
     headers: &[(&str, String)],
     left: impl Fn(),
 ) -> std::io::Result<()> {
+    let sent = stream(out, replies, id, headers);
+    if sent.is_err() {
+        // The host left (or stopped reading) before its answer.
+        left();
+    }
+    sent
+}
+
+/// Streams what comes for request `id` until its answer (see [`answer`]).
+fn stream(
+    out: &mut TcpStream,
+    replies: &Receiver<Message>,
+    id: &RequestId,
+    headers: &[(&str, String)],
+) -> std::io::Result<()> {
     let ends =
         |message: &Message| matches!(message, Message::Response(r) if r.id.as_ref() == Some(id));
-    let Some(first) = next(out, replies, None, &left)? else {
-        return refuse(
-            out,
-            500,
-            ErrorCode::INTERNAL_ERROR,
-            "the request ended unanswered",
-        );
+    let Some(first) = next(out, replies, None)? else {
+        let why = "the request ended unanswered";
+        return refuse(out, 500, ErrorCode::INTERNAL_ERROR, why);
     };
     if ends(&first) {
         return respond(out, 200, headers, Some(&first.encode()));
@@ -241,7 +257,7 @@ fn answer(
     start_stream(out, headers)?;
     event(out, &first)?;
     loop {
-        let Some(message) = next(out, replies, Some(KEEP_ALIVE), &left)? else {
+        let Some(message) = next(out, replies, Some(KEEP_ALIVE))? else {
             return end_stream(out);
         };
         event(out, &message)?;
@@ -252,13 +268,11 @@ fn answer(
 }
 
 /// The next message for the host; `None` once nothing more can come. Meanwhile the connection
-/// is watched: a host that left is an error, after `left` ran; an open stream gets a comment
-/// every `keep_alive`.
+/// is watched: a host that left is an error; an open stream gets a comment every `keep`.
 fn next(
     out: &mut TcpStream,
     replies: &Receiver<Message>,
     keep: Option<Duration>,
-    left: &impl Fn(),
 ) -> std::io::Result<Option<Message>> {
     let mut quiet = Instant::now();
     loop {
@@ -268,11 +282,8 @@ fn next(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if gone(out) {
-            left();
-            return Err(std::io::Error::new(
-                ErrorKind::ConnectionAborted,
-                "the host left",
-            ));
+            let left = std::io::Error::new(ErrorKind::ConnectionAborted, "the host left");
+            return Err(left);
         }
         if keep.is_some_and(|k| quiet.elapsed() >= k) {
             keep_alive(out)?;
@@ -317,7 +328,7 @@ fn get(served: &Served, out: &mut TcpStream, http: &message::Request) -> std::io
         );
     };
     let streamed = start_stream(out, &[]).and_then(|()| loop {
-        match next(out, &stream, Some(KEEP_ALIVE), &|| {})? {
+        match next(out, &stream, Some(KEEP_ALIVE))? {
             Some(message) => event(out, &message)?,
             None => break end_stream(out),
         }
