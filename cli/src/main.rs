@@ -42,12 +42,14 @@ mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod doctor;
 mod exit;
 mod help;
 mod interact;
 mod listing;
 mod logs;
 mod man;
+mod network;
 mod oauth;
 mod output;
 mod relay;
@@ -104,6 +106,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
         "bridge" => return bridge::run(&args, shutdown),
+        "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;

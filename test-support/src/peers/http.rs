@@ -44,7 +44,7 @@ enum PeerEvent {
 
 impl HttpPeer {
     /// Starts the command that `command(port)` builds on a free loopback port and waits, up to
-    /// [`HTTP_START_DEADLINE`], until the server has printed a line containing both
+    /// `HTTP_START_DEADLINE`, until the server has printed a line containing both
     /// `ready_text` and the port, holds the listening socket itself (checked in `/proc` on
     /// Linux) and accepts TCP connections. When the server exits instead because the port was
     /// taken in the meantime, it starts over on another port.
