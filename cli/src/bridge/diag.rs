@@ -1,28 +1,25 @@
 //! The bridge's diagnostics on stderr, which hosts keep as the server's log: what the bridge
-//! and the library say of their work (`log` records), from the level `UMCP_LOG` names
-//! (`error`, `warn`, `info`, `debug`, or `trace`, which shows every message on the wire), and
-//! nothing when it is unset.
+//! and the library say of their work (`log` records of `umcp`'s own targets), from the level
+//! `UMCP_LOG` names (`error`, `warn`, `info`, `debug`, or `trace`, which shows every message on
+//! the wire), each with the time since the bridge started; nothing when it is unset.
 
 use std::io::Write;
+use std::time::Instant;
 
 /// The variable that names the level.
 pub const VARIABLE: &str = "UMCP_LOG";
 
-struct Stderr(log::LevelFilter);
+struct Stderr(log::LevelFilter, Instant);
 
 impl log::Log for Stderr {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= self.0
+        metadata.level() <= self.0 && metadata.target().starts_with("umcp")
     }
 
     fn log(&self, record: &log::Record<'_>) {
         if self.enabled(record.metadata()) {
-            let line = format!(
-                "umcp: {} {}: {}\n",
-                record.level(),
-                record.target(),
-                record.args()
-            );
+            let (at, level, target) = (self.1.elapsed(), record.level(), record.target());
+            let line = format!("umcp: +{at:.3?} {level} {target}: {}\n", record.args());
             let _ = std::io::stderr().lock().write_all(line.as_bytes());
         }
     }
@@ -45,7 +42,7 @@ pub fn install() {
         return;
     };
     // Installed once, for the life of the program.
-    let logger: &'static Stderr = Box::leak(Box::new(Stderr(level)));
+    let logger: &'static Stderr = Box::leak(Box::new(Stderr(level, Instant::now())));
     if log::set_logger(logger).is_ok() {
         log::set_max_level(level);
     }

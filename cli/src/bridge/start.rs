@@ -99,9 +99,9 @@ fn options(args: &Args, declared: &Declared, asker: &Arc<Asker>) -> Result<Manag
         .with_request_timeout(args.timeout)
         .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto))
         .with_client_info(identity);
-    let mut manager = ManagerOptions::default()
-        .without_cache()
-        .with_startup_timeout(args.timeout);
+    // The manager's cache keeps each server's era (and tool list) across runs: a host starts
+    // the bridge again and again, and a server whose era is known costs no probe.
+    let mut manager = ManagerOptions::default().with_startup_timeout(args.timeout);
     let wanted = &declared.capabilities;
     if let Some(elicitation) = &wanted.elicitation {
         let modes = match (elicitation.supports_form(), elicitation.supports_url()) {

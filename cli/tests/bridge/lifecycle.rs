@@ -85,3 +85,44 @@ fn what_is_no_message_gets_the_error_owed_and_the_bridge_goes_on() {
     let pong = host.request(2, "ping", json!({}));
     assert_eq!(pong["result"], json!({}));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_the_bridge_and_the_servers_session() {
+    let mut host = RawHost::start(&["--stdio", &demo(false)]);
+    host.initialize(json!({}));
+    let process = host.request(1, "tools/call", json!({"name": "process", "arguments": {}}));
+    let pid = process["result"]["structuredContent"]["pid"]
+        .as_u64()
+        .unwrap();
+    let bridge = host.child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &bridge])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = host.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the bridge outlived SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143), "{status}");
+    assert!(!alive(pid), "the server {pid} outlived the bridge");
+}
+
+#[test]
+fn a_server_that_cannot_start_is_named_in_the_answer_to_initialize() {
+    let mut host = RawHost::start(&[
+        "--stdio",
+        "no-such-mcp-server-anywhere --flag",
+        "--timeout",
+        "5",
+    ]);
+    let answer = host.initialize(json!({}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("no-such-mcp-server-anywhere"), "{answer}");
+    assert!(host.end().is_some_and(|s| s.success()));
+}
