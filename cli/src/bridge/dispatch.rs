@@ -19,7 +19,8 @@ use super::host::{Handshake, Host};
 use super::jobs::Current;
 use super::outbox::{Kind, Shared};
 use super::wire::{
-    declared_capabilities, era_of, modern_refusal, progress_token, refusal, shaped, Era,
+    asked_log_level, declared_capabilities, era_of, modern_refusal, progress_token, refusal,
+    shaped, Era,
 };
 
 /// The requests a job works on; any other is answered at once or refused.
@@ -95,6 +96,7 @@ fn request(bridge: &Arc<Bridge>, host: &Arc<Host>, request: Request, reply: Shar
             Era::Modern => declared_capabilities(params),
             Era::Legacy => host.handshake().unwrap_or_default().capabilities,
         },
+        log_level: asked_log_level(params),
     };
     let token = params
         .and_then(|p| p.get("requestState"))

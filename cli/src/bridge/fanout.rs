@@ -1,11 +1,12 @@
 //! What the servers announce, handed on to the hosts, by two threads.
 //!
 //! `umcp-bridge-notes` reads the manager's notifications: a list that changed goes to every
-//! handshake-era host and to the listen streams that want it, a log line to the handshake-era
-//! hosts whose level it reaches (named after its server when there are several), the end of a
-//! URL elicitation to the handshake-era hosts. `umcp-bridge-status` watches the servers'
-//! connections: after a server reconnected, its lists are compared with those it had, and the
-//! hosts hear of those that changed, and of nothing else.
+//! handshake-era host and to the listen streams that want it; a log line (named after its
+//! server when there are several) to the handshake-era hosts whose level it reaches, and to the
+//! requests in progress of stateless-era hosts that asked for log lines in their `_meta`; the
+//! end of a URL elicitation to the handshake-era hosts. `umcp-bridge-status` watches the
+//! servers' connections: after a server reconnected, its lists are compared with those it
+//! had, and the hosts hear of those that changed, and of nothing else.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -18,6 +19,7 @@ use umcp::TaggedNotification;
 
 use super::follow::Followers;
 use super::host::Hosts;
+use super::jobs::Jobs;
 use super::outbox::Kind;
 use super::upstream::Upstream;
 use super::wire::notification;
@@ -32,6 +34,8 @@ pub struct Audience {
     pub upstream: Arc<Upstream>,
     pub hosts: Arc<Hosts>,
     pub followers: Arc<Followers>,
+    /// The requests in progress, for the log lines of stateless-era hosts.
+    pub jobs: Arc<Jobs>,
 }
 
 impl Audience {
@@ -88,13 +92,14 @@ fn relay(audience: &Audience, tagged: TaggedNotification) {
                 message.logger = Some(logger);
             }
             let params = serde_json::to_value(&message).unwrap_or_default();
+            let line = || notification("notifications/message", params.clone());
             for host in audience.hosts.sessions() {
                 if host.wants_log(message.level) {
-                    host.out.send(
-                        notification("notifications/message", params.clone()),
-                        Kind::Note,
-                    );
+                    host.out.send(line(), Kind::Note);
                 }
+            }
+            for reply in audience.jobs.log_replies(&tagged.server, message.level) {
+                reply.send(line(), Kind::Note);
             }
         }
         ServerNotification::ElicitationComplete(complete) => {

@@ -19,7 +19,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender};
 use serde_json::{json, Map, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, RequestId, Response};
-use umcp::types::{ClientCapabilities, ProgressNotificationParams};
+use umcp::types::{ClientCapabilities, LoggingLevel, ProgressNotificationParams};
 use umcp::{CancelHandle, RequestOptions};
 
 use super::clock::Clock;
@@ -45,6 +45,8 @@ pub struct Current {
     /// What the host declared for it: its `_meta` in the stateless era, its `initialize` in
     /// the handshake era.
     pub capabilities: ClientCapabilities,
+    /// The level from which a stateless-era request asks for the server's log lines.
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// A server's question put to a stateless-era host as an input round.
@@ -288,6 +290,23 @@ impl Jobs {
         candidates.next().cloned()
     }
 
+    /// Where a log line of `server` at `level` goes for stateless-era hosts, which hear of
+    /// log lines only within their requests: the request of each job working for that server
+    /// (or not yet routed) that asked for log lines from a level the line reaches.
+    pub fn log_replies(&self, server: &str, level: LoggingLevel) -> Vec<Shared> {
+        let jobs = self.all();
+        let for_server = jobs
+            .iter()
+            .filter(|job| job.era == Era::Modern && job.server.get().is_none_or(|s| s == server));
+        let wanting = for_server.filter_map(|job| {
+            let state = lock(&job.state);
+            let current = state.current.as_ref()?;
+            let asked = current.log_level.is_some_and(|floor| level >= floor);
+            asked.then(|| Arc::clone(&current.reply))
+        });
+        wanting.collect()
+    }
+
     /// Every job, for shutdown.
     pub fn all(&self) -> Vec<Arc<Job>> {
         lock(&self.table).running.values().cloned().collect()
@@ -459,6 +478,7 @@ mod tests {
             reply: Arc::clone(&host.out),
             progress: None,
             capabilities: ClientCapabilities::default(),
+            log_level: None,
         }
     }
 

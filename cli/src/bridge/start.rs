@@ -84,6 +84,7 @@ pub fn start(
         upstream,
         hosts: Arc::clone(&bridge.hosts),
         followers: Arc::clone(&bridge.followers),
+        jobs: Arc::clone(&bridge.jobs),
     };
     fanout::start(audience).map_err(|e| Exit(1, format!("bridge: cannot start a thread: {e}")))
 }

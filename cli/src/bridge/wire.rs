@@ -5,9 +5,9 @@
 use serde_json::{json, Map, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, Payload, Response};
 use umcp::types::{
-    is_modern_protocol_version, ClientCapabilities, LATEST_MODERN_PROTOCOL_VERSION,
-    LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS,
+    is_modern_protocol_version, ClientCapabilities, LoggingLevel, LATEST_MODERN_PROTOCOL_VERSION,
+    LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION, META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS,
 };
 
 /// The largest message the bridge reads from a host (a line on stdin, an HTTP body); a larger
@@ -119,6 +119,12 @@ pub fn stated_client(params: Option<&Value>) -> Option<Value> {
     meta(params)?.get(META_CLIENT_INFO).cloned()
 }
 
+/// The log level a stateless-era request asks the server's log lines from.
+pub fn asked_log_level(params: Option<&Value>) -> Option<LoggingLevel> {
+    let level = meta(params)?.get(META_LOG_LEVEL)?.as_str()?;
+    LoggingLevel::from_name(level)
+}
+
 /// The progress token of a request, when the host asked for progress.
 pub fn progress_token(params: Option<&Value>) -> Option<Value> {
     let token = meta(params)?.get("progressToken")?;
@@ -126,12 +132,14 @@ pub fn progress_token(params: Option<&Value>) -> Option<Value> {
 }
 
 /// The `_meta` entries of a host's request that are the host's own (a trace context, a
-/// vendor's key): what the server is sent on with the request. The protocol's own entries
-/// and the progress token belong to the host's connection to the bridge.
+/// vendor's key), and the log level it asks for: what the server is sent on with the
+/// request. The protocol's other entries and the progress token belong to the host's
+/// connection to the bridge.
 pub fn passed_meta(params: Option<&Value>) -> Option<Map<String, Value>> {
+    let own = |key: &str| !key.starts_with(RESERVED_PREFIX) && key != "progressToken";
     let kept: Map<String, Value> = meta(params)?
         .iter()
-        .filter(|(key, _)| !key.starts_with(RESERVED_PREFIX) && *key != "progressToken")
+        .filter(|(key, _)| own(key) || *key == META_LOG_LEVEL)
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     (!kept.is_empty()).then_some(kept)
