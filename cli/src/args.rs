@@ -26,6 +26,8 @@ pub struct Args {
     pub server: Option<String>,
     pub json: bool,
     pub timeout: Duration,
+    /// Whether `--timeout` was given (a sign-in waits for the user otherwise).
+    pub timeout_given: bool,
     /// `--protocol`, when given: `auto` probes each server; `legacy` and `modern` skip the
     /// probe. Given, it wins over a configuration file's `protocol` key, `auto` too.
     pub protocol: Option<ProtocolMode>,
@@ -40,8 +42,12 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
     pub trust: TrustFlags,
-    /// `--out`: where `record` writes the session.
+    /// `--out`: where `record` writes the session, and `lock` the lockfile.
     pub out: Option<String>,
+    /// `--check`: `lock` compares instead of writing.
+    pub check: bool,
+    /// `--frozen`: the servers' tools are pinned to the lockfile.
+    pub frozen: bool,
     /// The command and its arguments.
     pub command: Vec<String>,
     /// `--session NAME`: the command runs through that session's process.
@@ -149,6 +155,27 @@ fn env_entry(text: &str) -> Result<(String, String), Exit> {
     }
 }
 
+/// `--header 'Name: value'` as its name and value, both checked.
+fn header_entry(text: &str) -> Result<(String, String), Exit> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
+    let (name, value) = (name.trim(), value.trim());
+    // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as a
+    // connection failure once the server was asked.
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        // The value is left out: it may be a secret.
+        return Err(usage(format!("--header: `{name}` is not a header name")));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(usage(format!(
+            "--header {name}: the value holds a control character"
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
@@ -160,29 +187,11 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         }
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
-        "header" => {
-            let (name, value) = text
-                .split_once(':')
-                .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
-            let (name, value) = (name.trim(), value.trim());
-            // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as
-            // a connection failure once the server was asked.
-            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-            if name.is_empty() || !name.chars().all(token) {
-                // The value is left out: it may be a secret.
-                return Err(usage(format!("--header: `{name}` is not a header name")));
-            }
-            if value.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(usage(format!(
-                    "--header {name}: the value holds a control character"
-                )));
-            }
-            args.headers.push((name.to_owned(), value.to_owned()));
-        }
+        "header" => args.headers.push(header_entry(&text)?),
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
-        "timeout" => args.timeout = seconds(name, &text)?,
+        "timeout" => (args.timeout, args.timeout_given) = (seconds(name, &text)?, true),
         "for" | "tools" | "prompts" | "resources" | "resource" => {
             if let Some(flag) = spec::flag_named(name) {
                 args.watch_options.push(flag.long);
@@ -217,7 +226,11 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "profile" => args.oauth.profile = Some(text),
+        "flow" => args.oauth.flow = Some(text),
         "out" => args.out = Some(text),
+        "check" => args.check = true,
+        "frozen" => args.frozen = true,
         _ if args.bridge.set(name, text.clone()) => {}
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
@@ -284,6 +297,9 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.bridge.given(), cmd.name == "bridge") {
         return Err(usage(format!("--{flag} is for bridge, not {}", cmd.name)));
+    }
+    if args.check && cmd.name != "lock" {
+        return Err(usage(format!("--check is for lock, not {}", cmd.name)));
     }
     if args.trust.given() && cmd.name != "trust" {
         return Err(usage(format!(

@@ -30,6 +30,7 @@
 use crate::args::Args;
 use crate::exit::{usage, Exit};
 use crate::signals::Shutdown;
+use crate::spec::Cmd;
 
 mod asks;
 mod calls;
@@ -56,15 +57,12 @@ use start::Declared;
 
 /// Runs the bridge until its host is gone (stdin ended) or a signal stops it; the servers are
 /// closed by the caller (`Shutdown::finish`), ending their sessions.
-pub fn run(args: &Args, shutdown: &Shutdown) -> Result<(), Exit> {
+pub fn run(args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Result<(), Exit> {
     diag::install();
-    let mut servers = crate::servers::servers(args)?;
-    if let Some(protocol) = &args.protocol {
-        for server in &mut servers {
-            server.protocol = Some(protocol.clone());
-        }
-    }
-    if servers.is_empty() {
+    // The servers as every command takes them: `--protocol` over the file's, the lock when
+    // they are pinned (`--frozen`, or a file that says so).
+    let servers = crate::run::configured(args, cmd)?;
+    if servers.servers.is_empty() {
         return Err(usage("bridge: no server to bridge to"));
     }
     if let Some(flag) = args.bridge.without_listen() {
@@ -83,9 +81,11 @@ pub fn run(args: &Args, shutdown: &Shutdown) -> Result<(), Exit> {
         }
         None => {
             let mut servers = Some(servers);
-            stdio::serve(&bridge, |first| {
-                let servers = servers.take().unwrap_or_default();
-                start::start(&bridge, (args, servers), &Declared::by(first), shutdown)
+            stdio::serve(&bridge, |first| match servers.take() {
+                Some(servers) => {
+                    start::start(&bridge, (args, servers), &Declared::by(first), shutdown)
+                }
+                None => Ok(()),
             })
         }
     };

@@ -9,6 +9,9 @@ use crate::output::{say, warn};
 /// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
 pub struct Exit(pub u8, pub String);
 
+/// The exit code of drift: `lock --check` found a change, or a call was refused for one.
+pub const DRIFTED: u8 = 6;
+
 /// A usage error: exit code 2 with the short usage.
 pub fn usage(message: impl Into<String>) -> Exit {
     Exit(2, format!("{}\n{}", message.into(), help::usage()))

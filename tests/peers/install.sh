@@ -4,12 +4,14 @@
 #        SDK v2, for tests/peers/ts_v2_server.mjs), `npm ci` from tests/peers/package-lock.json
 #        into target/peers/npm
 #   py   a venv at target/peers/py with the pins of tests/peers/requirements.txt (mcp 2.3.0)
+#   auth a venv at target/peers/auth with the pins of tests/peers/requirements-auth.txt: Authlib
+#        and Flask for the authorization server of tests/peers/oauth_peer.py, and mcp 2.3.0
 #   net  a venv at target/peers/net with the pins of tests/peers/requirements-network.txt
 #        (mitmproxy 11.0.2 and trustme, for the network tests)
 #   hosts  the hosts umcp bridge is tested with and mcp-remote, `npm ci` from
 #        cli/tests/peers/package-lock.json into target/peers/hosts
 #
-# Usage: bash tests/peers/install.sh [npm|py|net|hosts|all]     (default: all)
+# Usage: bash tests/peers/install.sh [npm|py|auth|net|hosts|all]     (default: all)
 #
 # The tests install these themselves on first use (test-support/src/peers.rs); this script is the
 # same install for CI and for doing it by hand. Both follow one contract: an install is built
@@ -74,6 +76,14 @@ fill_py() {
     "$dir/bin/python" -c 'import mcp.server.mcpserver'
 }
 
+fill_auth() {
+    local dir="$1"
+    python3 -m venv "$dir" || return 1
+    "$dir/bin/python" -m pip install --disable-pip-version-check --no-input --progress-bar off \
+        -r "$root/tests/peers/requirements-auth.txt" || return 1
+    "$dir/bin/python" -c 'import authlib.oauth2.rfc8628, flask, mcp.server.mcpserver'
+}
+
 fill_net() {
     local dir="$1"
     python3 -m venv "$dir" || return 1
@@ -86,16 +96,18 @@ what="${1:-all}"
 case "$what" in
     npm) install_into npm "$root/tests/peers/package-lock.json" fill_npm ;;
     py) install_into py "$root/tests/peers/requirements.txt" fill_py ;;
+    auth) install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth ;;
     net) install_into net "$root/tests/peers/requirements-network.txt" fill_net ;;
     hosts) install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts ;;
     all)
         install_into npm "$root/tests/peers/package-lock.json" fill_npm
         install_into py "$root/tests/peers/requirements.txt" fill_py
+        install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth
         install_into net "$root/tests/peers/requirements-network.txt" fill_net
         install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts
         ;;
     *)
-        echo "usage: $0 [npm|py|net|hosts|all]" >&2
+        echo "usage: $0 [npm|py|auth|net|hosts|all]" >&2
         exit 2
         ;;
 esac

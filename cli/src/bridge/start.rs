@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use umcp::jsonrpc::Message;
 use umcp::types::{ClientCapabilities, ElicitationCapability, Implementation};
-use umcp::{ElicitationModes, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig};
+use umcp::{ElicitationModes, Manager, ManagerOptions, Options, ProtocolMode};
 
 use super::asks::Asker;
 use super::context::Bridge;
@@ -16,7 +16,8 @@ use super::upstream::Upstream;
 use super::wire::{declared_capabilities, stated_client};
 use crate::args::Args;
 use crate::exit::{usage, Exit};
-use crate::oauth;
+use crate::run::Configured;
+use crate::sign_in;
 use crate::signals::Shutdown;
 
 /// What the servers are told of their client.
@@ -71,12 +72,17 @@ impl Declared {
 /// announce.
 pub fn start(
     bridge: &Arc<Bridge>,
-    (args, servers): (&Args, Vec<ServerConfig>),
+    (args, configured): (&Args, Configured),
     declared: &Declared,
     shutdown: &Shutdown,
 ) -> Result<(), Exit> {
+    let Configured { servers, lock, .. } = configured;
     let single = (servers.len() == 1).then(|| servers[0].name.clone());
     let options = options(args, declared, &bridge.asker)?;
+    let options = match lock {
+        Some(lock) => options.with_tool_lock(lock),
+        None => options,
+    };
     let manager = shutdown.start(|| Manager::start(servers, options));
     let upstream = Arc::new(Upstream::new(manager, single));
     bridge.set_upstream(Arc::clone(&upstream));
@@ -123,5 +129,5 @@ fn options(args: &Args, declared: &Declared, asker: &Arc<Asker>) -> Result<Manag
         let asker = Arc::clone(asker);
         client = client.with_roots_handler(move || asker.roots());
     }
-    oauth::configure(manager.with_client_options(client), &args.oauth).map_err(usage)
+    sign_in::configure(manager.with_client_options(client), &args.oauth).map_err(usage)
 }

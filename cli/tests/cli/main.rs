@@ -3,6 +3,8 @@
 //! server.
 
 mod asking;
+#[cfg(target_os = "linux")]
+mod auth;
 mod catalog;
 mod commands;
 mod exit_codes;
@@ -10,6 +12,7 @@ mod fake;
 mod hostile;
 mod http;
 mod listings;
+mod lock;
 mod messages;
 #[cfg(unix)]
 mod sessions;

@@ -7,7 +7,10 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{node, python_mcp, python_server_script, server_everything, ts_v2_server};
+use super::{
+    node, python_mcp, python_oauth, python_server_script, repo_path, server_everything,
+    ts_v2_server,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Peers serving HTTP on a loopback port
@@ -347,6 +350,50 @@ pub fn python_http(args: &[&str]) -> HttpPeer {
                 .arg("--port")
                 .arg(port.to_string())
                 // Unbuffered, so that the ready line is not held back in a pipe buffer.
+                .env("PYTHONUNBUFFERED", "1");
+            command
+        },
+    )
+}
+
+/// Starts the Authlib authorization server of `tests/peers/oauth_peer.py`, with `args` after
+/// `--port N` (`--access-token-ttl`, `--interval`, …); its issuer is `http://127.0.0.1:<port>`.
+pub fn oauth_authorization_server(args: &[&str]) -> HttpPeer {
+    let python = python_oauth();
+    let script = repo_path("tests/peers/oauth_peer.py");
+    HttpPeer::start(
+        "the Authlib authorization server",
+        "listening on http://127.0.0.1:",
+        |port| {
+            let mut command = Command::new(&python);
+            command
+                .arg(&script)
+                .arg("authorization-server")
+                .arg("--port")
+                .arg(port.to_string())
+                .args(args)
+                .env("PYTHONUNBUFFERED", "1");
+            command
+        },
+    )
+}
+
+/// Starts the Python SDK MCP server of `tests/peers/oauth_peer.py` at `/mcp`, protected by the
+/// authorization server `issuer`.
+pub fn oauth_mcp_server(issuer: &str) -> HttpPeer {
+    let python = python_oauth();
+    let script = repo_path("tests/peers/oauth_peer.py");
+    HttpPeer::start(
+        "the Python SDK server behind OAuth",
+        "listening on http://127.0.0.1:",
+        |port| {
+            let mut command = Command::new(&python);
+            command
+                .arg(&script)
+                .arg("mcp-server")
+                .arg("--port")
+                .arg(port.to_string())
+                .args(["--issuer", issuer])
                 .env("PYTHONUNBUFFERED", "1");
             command
         },
