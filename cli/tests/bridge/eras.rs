@@ -24,7 +24,7 @@ fn a_2025_host_against(server: &str, ask: (&str, Value), answer: Value) -> Vec<V
         "elicit": { "action": "accept", "content": answer },
         "steps": [
             { "do": "list" },
-            { "do": "call", "tool": "slow", "args": {"steps": 3, "delay_ms": 20}, "progress": true },
+            { "do": "call", "tool": "slow", "args": {"steps": 3, "delay_ms": 50}, "progress": true },
             { "do": "call", "tool": "slow", "args": {"steps": 200, "delay_ms": 50}, "abort_after_progress": 2 },
             { "do": "call", "tool": ask.0, "args": ask.1 },
             { "do": "call", "tool": "cancellations" },
@@ -44,7 +44,12 @@ fn check_2025_run(run: &[Value], asked: &str) {
         tools.contains(&json!("slow")) && tools.contains(&json!(asked)),
         "{run:?}"
     );
-    assert_eq!(run[1]["progress"], json!([1, 2, 3]), "{run:?}");
+    // The last step's notification may come after the result, which the host then ignores.
+    let progress = run[1]["progress"].as_array().unwrap();
+    assert!(
+        progress.starts_with(&[json!(1), json!(2)]) && progress.len() <= 3,
+        "{run:?}"
+    );
     assert_eq!(run[1]["text"], "finished 3 steps");
     assert_eq!(run[2]["aborted"], true, "{run:?}");
     assert_eq!(run[2]["progress"], json!([1, 2]), "{run:?}");
@@ -142,7 +147,8 @@ fn a_2026_python_host_uses_a_handshake_era_server() {
         "{seen}"
     );
     assert_eq!(run[1]["text"], "Echo: hi", "{seen}");
-    assert_eq!(run[2]["progress"], json!([1.0, 2.0, 3.0]), "{seen}");
+    let progress = run[2]["progress"].as_array().unwrap();
+    assert!(progress.starts_with(&[json!(1.0), json!(2.0)]), "{seen}");
     // The server's request became an input round of the host's call, and its answer went back.
     assert!(
         run[3]["text"]
@@ -169,7 +175,7 @@ fn a_2026_typescript_v2_host_uses_a_handshake_era_server() {
         "elicit": { "action": "accept", "content": {"answer": "v2"} },
         "steps": [
             { "do": "list" },
-            { "do": "call", "tool": "slow", "args": {"steps": 2, "delay_ms": 20}, "progress": true },
+            { "do": "call", "tool": "slow", "args": {"steps": 3, "delay_ms": 50}, "progress": true },
             { "do": "call", "tool": "ask_user", "args": {"question": "Ready?"} },
             { "do": "prompt", "name": "greet", "args": {"name": "Ada"} },
             { "do": "read", "uri": "demo://text/readme" },
@@ -184,7 +190,8 @@ fn a_2026_typescript_v2_host_uses_a_handshake_era_server() {
             .contains(&json!("ask_user")),
         "{seen}"
     );
-    assert_eq!(run[1]["progress"], json!([1, 2]), "{seen}");
+    let progress = run[1]["progress"].as_array().unwrap();
+    assert!(progress.starts_with(&[json!(1), json!(2)]), "{seen}");
     assert_eq!(run[2]["text"], r#"accepted: {"answer":"v2"}"#, "{seen}");
     assert!(
         run[3]["messages"][0].as_str().unwrap().contains("Ada"),
