@@ -68,8 +68,14 @@ pub fn run(args: &Args, cmd: &Cmd, shutdown: &Shutdown) -> Result<(), Exit> {
     if let Some(flag) = args.bridge.without_listen() {
         return Err(usage(format!("--{flag} is for bridge --listen")));
     }
+    // A server that needs the user to sign in waits for the user too.
+    let signing_in = servers.servers.iter().any(|s| s.oauth().is_some());
     let settings = Settings {
         timeout: args.timeout,
+        startup: match signing_in {
+            true => args.timeout.saturating_add(crate::oauth::USER_WAIT),
+            false => args.timeout,
+        },
     };
     let bridge = Bridge::new(settings)
         .map_err(|e| Exit(1, format!("bridge: cannot start a thread: {e}")))?;

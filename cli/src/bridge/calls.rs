@@ -78,7 +78,7 @@ fn introduce(bridge: &Bridge, method: &str, params: Option<&Value>) -> Result<Va
     let upstream = bridge
         .upstream()
         .ok_or_else(|| refusal(ErrorCode::INTERNAL_ERROR, "no server"))?;
-    if let Err(why) = upstream.ready(bridge.settings.timeout) {
+    if let Err(why) = upstream.ready(bridge.settings.startup) {
         // Said on stderr too, which hosts keep as the server's log.
         crate::output::warn(&format!("umcp: bridge: {}", crate::shown::block(&why)));
         return Err(refusal(ErrorCode::INTERNAL_ERROR, why));

@@ -15,9 +15,11 @@ use super::upstream::Upstream;
 /// The bridge's settings.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
-    /// The server's time of each request (`--timeout`), also the longest a server may take
-    /// to start before a host's first request is answered with the reason.
+    /// The server's time of each request (`--timeout`).
     pub timeout: Duration,
+    /// The longest the servers may take to start before a host's first request is answered
+    /// with the reason: `--timeout`, and the user's time to sign in when one may be asked.
+    pub startup: Duration,
 }
 
 /// The bridge.

@@ -4,6 +4,7 @@
 //! (server-everything, rmcp's, the TypeScript SDK v2's, on Streamable HTTP and the deprecated
 //! HTTP+SSE) and the bundled demo server, and a host of our own for what those do not show.
 
+mod auth;
 mod config;
 mod eras;
 mod inspector;
