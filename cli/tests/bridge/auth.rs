@@ -20,7 +20,15 @@ fn the_bridge_signs_in_and_no_token_reaches_the_host() {
     let url = fixture.mcp_url();
     let mut bridge = Running(
         Command::new(umcp())
-            .args(["bridge", "--url", &url, "--oauth", "--flow", "browser", "--token-store"])
+            .args([
+                "bridge",
+                "--url",
+                &url,
+                "--oauth",
+                "--flow",
+                "browser",
+                "--token-store",
+            ])
             .arg(&store)
             .current_dir(empty_home())
             .env("HOME", empty_home())
@@ -40,7 +48,9 @@ fn the_bridge_signs_in_and_no_token_reaches_the_host() {
     });
     let mut said = BufReader::new(bridge.0.stderr.take().unwrap()).lines();
     let mut send = |message: Value| {
-        to_bridge.write_all(format!("{message}\n").as_bytes()).unwrap();
+        to_bridge
+            .write_all(format!("{message}\n").as_bytes())
+            .unwrap();
         to_bridge.flush().unwrap();
     };
     let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -48,17 +58,24 @@ fn the_bridge_signs_in_and_no_token_reaches_the_host() {
     send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}));
     // The user opens the page the bridge shows (on stderr, which hosts keep as its log).
     let page = loop {
-        let line = said.next().expect("the bridge asks for authorization").unwrap();
+        let line = said
+            .next()
+            .expect("the bridge asks for authorization")
+            .unwrap();
         if let Some(page) = line.strip_prefix("Open this page to authorize: ") {
             break page.to_owned();
         }
     };
     std::thread::spawn(move || said.for_each(drop));
-    let landed = ureq::get(&page).call().expect("the browser lands on the callback");
+    let landed = ureq::get(&page)
+        .call()
+        .expect("the browser lands on the callback");
     assert_eq!(landed.status().as_u16(), 200);
     let mut seen = Vec::new();
     let mut answer = |id: i64| loop {
-        let line = lines.recv_timeout(Duration::from_secs(60)).expect("an answer");
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("an answer");
         let message: Value = serde_json::from_str(&line).unwrap();
         seen.push(line);
         if message["id"] == id {
@@ -77,8 +94,13 @@ fn the_bridge_signs_in_and_no_token_reaches_the_host() {
         .iter()
         .find_map(|seen| seen.header("authorization").map(str::to_owned))
         .expect("the bridge sent a token to the server");
-    let token = bearer.trim_start_matches("Bearer ").trim_start_matches("DPoP ");
+    let token = bearer
+        .trim_start_matches("Bearer ")
+        .trim_start_matches("DPoP ");
     assert!(token.len() > 8);
     assert!(seen.iter().all(|line| !line.contains(token)), "{seen:?}");
-    assert!(std::fs::read_to_string(&store).unwrap().contains(token), "kept in its store");
+    assert!(
+        std::fs::read_to_string(&store).unwrap().contains(token),
+        "kept in its store"
+    );
 }
