@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::user_dirs::user_path;
+
 /// The configuration files looked for when none is given, in the documented order (see
 /// `FILES` in the help): the project's, then the user's own.
 pub fn candidates() -> Vec<PathBuf> {
@@ -21,15 +23,14 @@ pub fn project() -> [PathBuf; 2] {
 }
 
 /// The user's own configuration files, under the home directory, of Claude Desktop, Cursor
-/// and VS Code.
+/// and VS Code. Only absolute ones: an empty or relative `HOME`, `XDG_CONFIG_HOME` or
+/// `APPDATA` is ignored (as the XDG spec asks), since it would name a file of the working
+/// directory, which came with the checkout, as the user's own.
 pub fn user() -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .or_else(|| std::env::var_os("USERPROFILE"))
-        .map(PathBuf::from);
-    let config_home = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let app_data = std::env::var_os("APPDATA").map(PathBuf::from);
+    let home = user_path("HOME").or_else(|| user_path("USERPROFILE"));
+    let config_home =
+        user_path("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let app_data = user_path("APPDATA");
     // The per-user application directory of each platform.
     let user_dir = |app: &str| -> Option<PathBuf> {
         if cfg!(target_os = "macos") {
@@ -45,5 +46,6 @@ pub fn user() -> Vec<PathBuf> {
     candidates.extend(user_dir("Claude").map(|d| d.join("claude_desktop_config.json")));
     candidates.extend(home.as_ref().map(|h| h.join(".cursor/mcp.json")));
     candidates.extend(user_dir("Code").map(|d| d.join("User/mcp.json")));
+    candidates.retain(|path| path.is_absolute());
     candidates
 }

@@ -26,8 +26,9 @@
 //!   what drifted shown by [`drift`];
 //! - `main`: the dispatch.
 //!
-//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
-//! the user's id, in [`session`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and, in [`session`] (Unix
+//! only), the call that asks for the user's id and the connect to a session's socket with a
+//! deadline, which std does not offer.
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
@@ -59,6 +60,7 @@ mod output;
 mod pinned;
 mod relay;
 mod run;
+mod secret_words;
 mod servers;
 mod session;
 mod shell;
@@ -72,6 +74,7 @@ mod sync;
 mod target;
 mod tasks;
 mod trust;
+mod user_dirs;
 mod watch;
 
 use deadline::Interrupt;
@@ -95,8 +98,8 @@ fn main() -> ExitCode {
 /// a session, or one run against servers started here.
 fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if let Some(raw) = session::daemon_args(&raw) {
-        return session::daemon(raw, shutdown);
+    if session::is_daemon(&raw) {
+        return session::daemon(shutdown);
     }
     let args = args::parse(raw)?;
     let (cmd, rest) = args::command(&args)?;

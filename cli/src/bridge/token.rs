@@ -38,7 +38,7 @@ impl Token {
         }
         let path = match file {
             Some(file) => PathBuf::from(file),
-            None => crate::trust::state_dir()
+            None => crate::user_dirs::state_dir()
                 .map(|d| d.join(format!("bridge-{port}.token")))
                 .ok_or_else(|| {
                     Exit(
