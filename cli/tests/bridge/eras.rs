@@ -1,6 +1,7 @@
 //! A host is answered in the era it speaks, whatever the server behind the bridge speaks: the
 //! TypeScript SDK's v1 client (2025-11-25) with servers that speak 2026-07-28 only (rmcp's, the
-//! TypeScript SDK v2's, the demo's `--modern`), the Python SDK's and the TypeScript v2 client
+//! TypeScript SDK v2's, the demo's `--modern`) or are spoken to in it (the Python SDK's), and with
+//! server-everything over Streamable HTTP; the Python SDK's and the TypeScript v2 client
 //! pinned to 2026-07-28 with handshake-era servers (server-everything, the demo), and a server
 //! on the deprecated HTTP+SSE transport. Progress, cancellation and the server's questions
 //! cross in both directions.
@@ -225,4 +226,69 @@ fn a_2025_host_uses_a_server_on_the_deprecated_http_and_sse_transport() {
         "{seen}"
     );
     assert!(run[1]["text"].as_str().unwrap().contains('5'), "{seen}");
+}
+
+/// The numbers of a step's progress notifications.
+fn progress_of(step: &Value) -> Vec<f64> {
+    let progress = step["progress"].as_array().expect("progress was asked for");
+    progress.iter().filter_map(Value::as_f64).collect()
+}
+
+#[test]
+fn a_2025_host_uses_the_python_server_in_the_2026_07_28_era() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = peers::python_http(&["streamable-http"]);
+    let url = server.url("/mcp");
+    // `--protocol modern`: the bridge speaks 2026-07-28 to the server or fails, never less.
+    let plan = json!({
+        "sdk": "v1",
+        "stdio": spawned(&["--protocol", "modern", "--url", &url]),
+        "elicit": { "action": "accept", "content": {"confirm": true, "note": "bridged"} },
+        "steps": [
+            { "do": "list" },
+            { "do": "call", "tool": "echo", "args": {"text": "through the bridge"} },
+            { "do": "call", "tool": "long_task", "args": {"steps": 3}, "progress": true },
+            { "do": "call", "tool": "confirm_resolved", "args": {"question": "Ready?"} },
+        ],
+    });
+    let seen = ts_host(plan);
+    let run = steps(&seen);
+    let tools = run[0]["tools"].as_array().unwrap();
+    assert!(tools.contains(&json!("confirm_resolved")), "{seen}");
+    assert_eq!(run[1]["text"], "through the bridge", "{seen}");
+    assert_eq!(run[2]["text"], "done after 3 steps", "{seen}");
+    // The last step's notification may come after the result, which the host then ignores.
+    assert!(progress_of(&run[2]).starts_with(&[1.0, 2.0]), "{seen}");
+    // The server's input round became the host's elicitation, and its answer the next round.
+    assert_eq!(seen["elicitations"], json!(["Ready?"]), "{seen}");
+    assert_eq!(
+        run[3]["text"], "accepted: confirm=true note=bridged",
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_2025_host_uses_server_everything_over_streamable_http() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = peers::server_everything_http("streamableHttp");
+    let url = server.url("/mcp");
+    let plan = json!({
+        "sdk": "v1",
+        "stdio": spawned(&["--url", &url]),
+        "steps": [
+            { "do": "list" },
+            { "do": "call", "tool": "get-sum", "args": {"a": 2, "b": 3} },
+            { "do": "call", "tool": "trigger-long-running-operation", "args": {"duration": 1, "steps": 3}, "progress": true },
+        ],
+    });
+    let seen = ts_host(plan);
+    let run = steps(&seen);
+    let tools = run[0]["tools"].as_array().unwrap();
+    assert!(tools.contains(&json!("get-sum")), "{seen}");
+    assert!(run[1]["text"].as_str().unwrap().contains('5'), "{seen}");
+    assert!(progress_of(&run[2]).starts_with(&[1.0, 2.0]), "{seen}");
 }
