@@ -292,3 +292,40 @@ fn a_2025_host_uses_server_everything_over_streamable_http() {
     assert!(run[1]["text"].as_str().unwrap().contains('5'), "{seen}");
     assert!(progress_of(&run[2]).starts_with(&[1.0, 2.0]), "{seen}");
 }
+
+#[test]
+fn a_tool_the_server_runs_as_a_task_is_followed_for_a_host_of_either_era() {
+    if peers::skip_interop() {
+        return;
+    }
+    let steps_of = |mode: &str| {
+        json!({
+            "sdk": "v1",
+            "mode": mode,
+            "stdio": spawned(&["--stdio", &demo(true)]),
+            "steps": [
+                { "do": "list" },
+                { "do": "call", "tool": "report", "args": {"topic": "the weather", "ms": 200} },
+            ],
+        })
+    };
+    // The host knows nothing of tasks: the bridge's call declares the extension the server
+    // asks for, follows the task to its end and answers with the task's result.
+    let seen = ts_host(steps_of("2025-11-25"));
+    let run = steps(&seen);
+    assert!(
+        run[0]["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("report")),
+        "{seen}"
+    );
+    assert_eq!(run[1]["text"], "report on the weather: all quiet", "{seen}");
+    let seen = py_host(steps_of("2026-07-28"));
+    assert_eq!(seen["protocol"], "2026-07-28", "{seen}");
+    assert_eq!(
+        steps(&seen)[1]["text"],
+        "report on the weather: all quiet",
+        "{seen}"
+    );
+}
