@@ -1,13 +1,18 @@
 //! The Skills extension on the client: listing and describing a server's skills, and loading
 //! one, every file it reads checked against the skill's entry (see `docs/skills.md`).
 
+use std::collections::HashSet;
+
 use serde_json::json;
 
 use crate::error::{Error, Result, Unsupported};
 use crate::types::{
-    GetSkillResult, ListSkillsResult, ResourceContents, Skill, SkillError, SkillResource,
-    SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
+    GetSkillResult, ListSkillsResult, Resource, ResourceContents, Skill, SkillError, SkillResource,
+    SkillResources, SkillsSettings, DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES,
+    SKILLS_EXTENSION,
 };
+
+use super::directory::inside;
 
 use super::engine::request_options::RequestOptions;
 use super::handle::Client;
@@ -303,6 +308,66 @@ impl LoadedSkill<'_> {
         read_file(self.client, &self.entry, &uri, &self.options)
     }
 
+    /// The direct children of one of the skill's directories, by path relative to its root
+    /// (`""` for the root, `templates`) or by URI: files, and subdirectories as directory
+    /// resources ([`Resource::is_directory`]).
+    ///
+    /// For a skill whose entry lists its files, the answer comes from the held entry and
+    /// nothing is sent: the entry is what may be read, and a server's newer view of the
+    /// directory does not extend it. A dynamic skill's directory is read from the server
+    /// ([`Client::read_whole_directory`]), keeping only children inside it.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let entry = client.get_skill("skill://pdf-processing/SKILL.md")?;
+    /// let skill = client.load_skill(&entry)?;
+    /// for child in skill.list_directory("templates")? {
+    ///     if !child.is_directory() {
+    ///         let text = skill.read_text(&child.uri)?;
+    ///         log::info!("{}: {} bytes", child.name, text.len());
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Skill`] with [`SkillError::Unlisted`] when the path is not a directory the
+    /// entry lists, or lies outside a dynamic skill's root (nothing sent); as
+    /// [`Client::read_whole_directory`] for a dynamic skill.
+    pub fn list_directory(&self, path_or_uri: &str) -> Result<Vec<Resource>> {
+        let path = path_or_uri.trim_end_matches('/');
+        let root = self.entry.root().unwrap_or(&self.entry.uri);
+        let dir = match path {
+            "" | "." => Some(root.to_owned()),
+            path => self.entry.resolve(path),
+        };
+        let unlisted = || SkillError::Unlisted {
+            skill: self.entry.uri.clone(),
+            uri: path_or_uri.to_owned(),
+        };
+        let dir = dir
+            .filter(|dir| dir == root || self.entry.holds(dir))
+            .ok_or_else(unlisted)?;
+        match self.entry.files() {
+            Some(files) => {
+                let children = listed_children(files, &dir);
+                if children.is_empty() && dir != root {
+                    return Err(unlisted().into());
+                }
+                Ok(children)
+            }
+            None => {
+                let children = self.client.with(&self.options).read_whole_directory(&dir)?;
+                Ok(children
+                    .into_iter()
+                    .filter(|child| inside(&dir, &child.uri) && self.entry.holds(&child.uri))
+                    .collect())
+            }
+        }
+    }
+
     /// [`LoadedSkill::read`] as UTF-8 text.
     ///
     /// See the example on [`Client::load_skill`].
@@ -314,6 +379,34 @@ impl LoadedSkill<'_> {
         String::from_utf8(self.read(path_or_uri)?)
             .map_err(|_| Error::Protocol(format!("{path_or_uri} is not UTF-8 text")))
     }
+}
+
+/// The direct children of `dir` among a skill's listed `files`, sorted by URI: the files in
+/// it, and one directory resource for each subdirectory holding any.
+fn listed_children(files: &[SkillResource], dir: &str) -> Vec<Resource> {
+    let mut children: Vec<Resource> = Vec::new();
+    let mut dirs = HashSet::new();
+    for file in files {
+        let Some(rest) = file.uri.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
+            continue;
+        };
+        match rest.split_once('/') {
+            None => {
+                let mut child = Resource::new(file.uri.clone(), rest);
+                child.size = file.size;
+                children.push(child);
+            }
+            Some((name, _)) if dirs.insert(name) => {
+                children.push(
+                    Resource::new(format!("{dir}/{name}"), name)
+                        .with_mime_type(DIRECTORY_MIME_TYPE),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    children.sort_by(|a, b| a.uri.cmp(&b.uri));
+    children
 }
 
 /// Checks `entry` against `policy`, then reads and verifies its `SKILL.md`.
