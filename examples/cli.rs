@@ -6,7 +6,7 @@
 //! ```
 //!
 //! The full tool, with HTTP, configuration files, OAuth, prompts and resources, is the `umcp`
-//! binary: `cargo install umcp --features cli`.
+//! binary of the `umcp-cli` package: `cargo install --path cli` in a checkout.
 
 use std::time::Duration;
 

@@ -26,8 +26,6 @@
     doc = "- [`testing`]: testing code that uses umcp, with a fake server in the process or a
   recorded session played back, with examples."
 )]
-//! - [`cli`]: the `umcp` command-line tool: commands, trusted project files, sessions, the
-//!   server catalog, the shell and tasks, with examples.
 //! - [`performance`]: threads, queues, speed, memory and dependencies, as measured, with an
 //!   example.
 
@@ -58,9 +56,6 @@ pub mod authorization {}
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing {}
-
-#[doc = include_str!("../docs/cli.md")]
-pub mod cli {}
 
 #[doc = include_str!("../docs/performance.md")]
 pub mod performance {}

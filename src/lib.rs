@@ -1,5 +1,6 @@
 // The README links its guides by reference; on docs.rs the first definition of a reference
-// wins, so these point its links at the guide modules rather than at `docs/*.md`.
+// wins, so these point its links at the guide modules rather than at `docs/*.md`, and the
+// command-line tool's manual at its package page.
 //! [guide-client]: crate::guide::client
 //! [guide-transports]: crate::guide::transports
 //! [guide-eras]: crate::guide::eras
@@ -9,9 +10,9 @@
     feature = "oauth",
     doc = "[guide-authorization]: crate::guide::authorization"
 )]
-//! [guide-cli]: crate::guide::cli
 #![cfg_attr(feature = "testing", doc = "[guide-testing]: crate::guide::testing")]
 //! [guide-performance]: crate::guide::performance
+//! [cli-manual]: https://crates.io/crates/umcp-cli
 #![doc = include_str!("../README.md")]
 //!
 //! # Architecture
@@ -85,7 +86,9 @@ pub use client::{
     SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
-pub use config::{ConfigFile, OAuthSettings, ServerConfig, ServerConfigError, ServerTransport};
+pub use config::{
+    ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,
+};
 pub use error::{
     AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
     WwwAuthenticate,

@@ -4,11 +4,7 @@
 //! close carries, Bearer or DPoP-bound (the token at hand, never refreshed).
 #![cfg(feature = "oauth-jwt")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
-
-#[path = "common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 #[path = "common/log_capture.rs"]
 mod log_capture;

@@ -3,11 +3,7 @@
 //! authorization server's answer, and run their own flow when it is not.
 #![cfg(feature = "oauth")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
-
-#[path = "common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 #[path = "common/log_capture.rs"]
 mod log_capture;

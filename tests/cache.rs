@@ -2,9 +2,7 @@
 //! the server saw: in `--modern` mode `tools/list` and `resources/read` carry a positive
 //! `ttlMs`; the handshake-era mode sends no hints.
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[allow(dead_code)] // Only the fake server is used here.
 #[path = "common/memory.rs"]
 mod memory;

@@ -4,8 +4,7 @@
 
 #![cfg(feature = "http")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use umcp::{Client, Manager, ManagerOptions, Options, ProtocolMode, ServerConfig, StdioConfig};
 
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 /// A handshake-era server that names its process id in `serverInfo.name` and, once its input
 /// ends, sleeps on: only a signal ends it.

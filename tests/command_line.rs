@@ -1,8 +1,7 @@
 //! A stdio server described by one command line, and how its connection reads once closed.
 
-#[allow(dead_code)] // Only the demo binary is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
+use umcp_test_support::installed::{fixtures_stdio, stderr, stdout};
 
 use umcp::{Client, Error, StdioConfig};
 
@@ -79,4 +78,40 @@ fn debug_redacts_secret_arguments() {
         shown.contains("--verbose") && shown.contains("API_KEY"),
         "{shown}"
     );
+}
+
+/// `examples/cli.rs`, the short version: a server from one command line, its tools, a call.
+#[test]
+fn the_short_example_lists_and_calls() {
+    let example =
+        demo::demo_binary().with_file_name(format!("cli{}", std::env::consts::EXE_SUFFIX));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = std::process::Command::new(cargo);
+    build.args(["build", "--quiet", "--example", "cli"]);
+    if example.to_string_lossy().contains("release") {
+        build.arg("--release");
+    }
+    let status = build
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build --example cli");
+    assert!(status.success(), "cargo build --example cli failed");
+    let run = |args: &[&str]| {
+        std::process::Command::new(&example)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let stdio = fixtures_stdio();
+    let out = run(&[&stdio]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("add  ")),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&stdio, "add", r#"{"a": 2, "b": 3}"#]);
+    assert_eq!(stdout(&out), "5\n", "{}", stderr(&out));
+    let out = run(&[&stdio, "fail", r#"{"message": "no"}"#]);
+    assert!(!out.status.success());
 }

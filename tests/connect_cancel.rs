@@ -4,14 +4,11 @@
 //! behind: the stdio server is ended and reaped, the HTTP connection cut. A handle cancelled
 //! beforehand starts nothing; one cancelled after the connect leaves the client alone.
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[cfg(feature = "http")]
 #[path = "common/hostile.rs"]
 mod hostile;
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,9 +1,7 @@
 //! The elicitation form API: fields read from the restricted schema, values checked before
 //! anything is sent, and the form used by a real client against the demo server.
 
-#[allow(dead_code)] // Only the demo binary is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use serde_json::{json, Value};
 use umcp::jsonrpc::{ErrorCode, ErrorObject};

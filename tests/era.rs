@@ -2,9 +2,7 @@
 //! `--modern` speaks only the stateless era, the default only the handshake era, and two
 //! scripted behaviours play handshake-era servers that exit on, or ignore, the probe.
 
-#[allow(dead_code)] // Only the binary's path and the stdio config are used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use std::time::Duration;
 

@@ -5,13 +5,9 @@
 
 #![cfg(feature = "http")]
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
-#[path = "common/http_demo.rs"]
-mod http_demo;
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::demo;
+use umcp_test_support::http_demo;
+use umcp_test_support::http_server;
 
 use std::time::Duration;
 

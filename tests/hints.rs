@@ -8,8 +8,7 @@ use std::time::Duration;
 use umcp::types::ResourceContents;
 use umcp::{Client, Era, Options, StdioConfig};
 
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 /// A 2026-07-28 server that writes the JSON text `sys.argv[1]` verbatim into every result,
 /// numbers the tools it lists (`t1`, `t2`, … one per `tools/list` it answers), and refuses

@@ -3,8 +3,7 @@
 //! re-initialized, and a dead server reported as closed.
 #![cfg(feature = "http")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

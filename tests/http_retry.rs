@@ -2,8 +2,7 @@
 //! never so little that an idle client reconnects in a tight loop.
 #![cfg(feature = "http")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -2,9 +2,7 @@
 //! client code: `--modern` serves it with `subscriptions/listen`, the default mode with its
 //! list-changed notifications and `resources/subscribe`.
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use std::time::Duration;
 

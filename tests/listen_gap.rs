@@ -5,8 +5,7 @@
 
 #![cfg(feature = "http")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -4,11 +4,7 @@
 
 #![cfg(feature = "http")]
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
-#[path = "common/http_demo.rs"]
-mod http_demo;
+use umcp_test_support::http_demo;
 
 use std::time::Duration;
 

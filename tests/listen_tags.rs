@@ -7,8 +7,7 @@ use serde_json::json;
 use umcp::types::{ServerNotification, SubscriptionFilter};
 use umcp::{Client, Era, StdioConfig, SubscriptionEvent};
 
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 /// Generous bound for anything that should take milliseconds.
 const WAIT: Duration = Duration::from_secs(10);

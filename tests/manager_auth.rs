@@ -3,11 +3,7 @@
 //! refreshing without the user, the manager's own user step, step-ups, and failures.
 #![cfg(feature = "oauth")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
-
-#[path = "common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 #[path = "common/status.rs"]
 mod status;

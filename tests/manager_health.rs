@@ -14,9 +14,7 @@ use status::wait_for;
 use umcp::{Error, Manager, ManagerOptions, ServerConfig, ServerStatus, StdioConfig};
 
 mod common;
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[path = "common/log_capture.rs"]
 mod log_capture;
 #[path = "common/status.rs"]

@@ -3,11 +3,8 @@
 //! protocol eras.
 
 mod common;
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::demo;
+use umcp_test_support::python;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -3,8 +3,7 @@
 //! acknowledging) notifications nobody asked for, and requests whose `_meta` is no object.
 
 #[cfg(feature = "http")]
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 #[allow(dead_code)] // Only the fake server is used here.
 #[path = "common/memory.rs"]
 mod memory;

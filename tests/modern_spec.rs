@@ -3,12 +3,9 @@
 //! writing requests on stdio, subscriptions the server cancels, cancellation over HTTP, and
 //! `x-mcp-header` values a header cannot carry.
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[cfg(feature = "http")]
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,9 +2,7 @@
 //! (feature `output-validation`): JSON Schema 2020-12, references resolved only locally.
 #![cfg(feature = "output-validation")]
 
-#[allow(dead_code)] // Only the demo binary is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use serde_json::{json, Value};
 use umcp::types::{CallToolResult, Tool};

@@ -2,12 +2,9 @@
 //! stdio and over Streamable HTTP, recorded by `RecordingTransport`, then replayed through a
 //! real client by `ReplayTransport` with the same results and no server at all.
 
-#[allow(dead_code)] // Only the stdio config is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[cfg(feature = "http")]
-#[path = "common/http_demo.rs"]
-mod http_demo;
+use umcp_test_support::http_demo;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

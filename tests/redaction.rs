@@ -3,8 +3,7 @@
 //! lines.
 
 #[cfg(feature = "http")]
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 #[cfg(feature = "http")]
 #[path = "common/log_capture.rs"]

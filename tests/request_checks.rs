@@ -7,9 +7,7 @@
 #[path = "common/memory.rs"]
 mod memory;
 
-#[allow(dead_code)] // Only the demo binary is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -5,9 +5,7 @@
 #[path = "common/memory.rs"]
 mod memory;
 
-#[allow(dead_code)] // Only the demo binary is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use std::time::Duration;
 

@@ -9,11 +9,9 @@
 mod memory;
 
 #[cfg(feature = "http")]
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 #[cfg(unix)]
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,9 +4,7 @@
 //! up, after `initialize` was already sent; it must still connect in its era, and one that
 //! never answers must fail within the start-up timeout, saying what it wrote on stderr.
 
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 
 use std::time::{Duration, Instant};
 

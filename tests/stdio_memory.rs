@@ -2,8 +2,7 @@
 //! test has raised the peak before.
 #![cfg(target_os = "linux")]
 
-#[path = "common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 use std::time::Duration;
 

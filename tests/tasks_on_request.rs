@@ -7,8 +7,7 @@
 
 #![cfg(feature = "http")]
 
-#[path = "common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 #[path = "common/scenario.rs"]
 mod scenario;
 

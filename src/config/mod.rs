@@ -19,6 +19,7 @@ mod env_file;
 mod jsonc;
 mod oauth;
 mod parse;
+mod redacted;
 mod repeated;
 mod sections;
 mod server;
@@ -28,6 +29,7 @@ mod vars;
 pub use entry::ServerConfigError;
 pub use oauth::OAuthSettings;
 pub use parse::ConfigFile;
+pub use redacted::Redacted;
 pub use transport::ServerTransport;
 
 /// One configured server: its name, how to reach it, and its timeouts.

@@ -255,7 +255,7 @@ pub(super) fn read_sections(
     }
     servers.sort_by(|a: &ServerConfig, b| a.name.cmp(&b.name));
     // Sorted (stably) as well, so their order does not depend on whether serde_json keeps
-    // objects in file order (`preserve_order`, which the `cli` feature turns on).
+    // objects in file order (`preserve_order`, which any crate of a program may turn on).
     errors.sort_by(|a: &ServerConfigError, b| a.server.cmp(&b.server));
     Ok((servers, errors))
 }

@@ -7,8 +7,8 @@ use std::fmt::{self, Write as _};
 const DATA_SUMMARY_CHARS: usize = 240;
 
 /// A JSON-RPC error's `data` as one line, cut at [`DATA_SUMMARY_CHARS`]. Keys are sorted here, not
-/// by `serde_json`, whose maps keep the server's order in a build with `preserve_order` (the `cli`
-/// turns it on): the message reads the same in every build.
+/// by `serde_json`, whose maps keep the server's order in a build with `preserve_order` (which
+/// any crate of a program may turn on): the message reads the same in every build.
 pub(super) struct DataSummary<'a>(pub(super) &'a serde_json::Value);
 
 impl fmt::Display for DataSummary<'_> {

@@ -13,8 +13,8 @@ use serde_json::Value;
 /// A JSON Schema (a tool's `inputSchema` or `outputSchema`), kept exactly as the server
 /// wrote it.
 ///
-/// `serde_json`'s maps sort their keys (unless its `preserve_order` feature is on, as the
-/// `cli` feature turns it on), so a schema held only as a [`Value`] comes back in a
+/// `serde_json`'s maps sort their keys (unless its `preserve_order` feature is on, which any
+/// crate of a program may turn on), so a schema held only as a [`Value`] comes back in a
 /// different order, and with different spacing, than the server sent it. A `Schema` read with
 /// serde_json from text also keeps that text, and serializes it back byte for byte:
 /// `$schema`, `$defs`, `additionalProperties` and every key in the server's order. The client
@@ -68,7 +68,7 @@ impl Schema {
     /// let schema = Schema::new(value.clone());
     /// assert_eq!(schema.raw_json(), None);
     /// // Its text is the value's compact form, keys in the value's order: sorted, unless
-    /// // `serde_json`'s `preserve_order` feature is on (the `cli` feature turns it on).
+    /// // `serde_json`'s `preserve_order` feature is on (any crate of a program may turn it on).
     /// assert_eq!(schema.to_json_string(), serde_json::to_string(&value)?);
     /// # Ok::<(), serde_json::Error>(())
     /// ```

@@ -3,11 +3,7 @@
 //! step-up and its limit, the resource check, the handlers, and the file store.
 #![cfg(feature = "oauth")]
 
-#[path = "../common/http_server.rs"]
-mod http_server;
-
-#[path = "../common/auth_server/mod.rs"]
-mod auth_server;
+use umcp_test_support::auth_server;
 
 #[path = "../common/log_capture.rs"]
 mod log_capture;

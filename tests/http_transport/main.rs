@@ -1,8 +1,7 @@
 //! Tests for the Streamable HTTP and legacy HTTP+SSE transports against a loopback server.
 #![cfg(feature = "http")]
 
-#[path = "../common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! Each server is reached twice: with [`HttpTransportKind::Auto`], which must pick Streamable
 //! HTTP for a Streamable HTTP server and fall back to legacy SSE for a legacy one, and with the
 //! matching explicit kind. Each test starts its own server on a free loopback port (see
-//! `HttpPeer` in `tests/common/peers/http.rs`), runs one client through the whole feature set,
+//! `HttpPeer` in `test-support/src/peers/http.rs`), runs one client through the whole feature set,
 //! and kills the server when it ends, also when it fails.
 #![cfg(feature = "http")]
 

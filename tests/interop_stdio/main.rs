@@ -2,7 +2,7 @@
 //! `@modelcontextprotocol/server-everything` and a server on the Python SDK `mcp` 2.x
 //! (`tests/peers/python_server.py`).
 //!
-//! The peers are installed on first use into `target/peers` (see `tests/common/peers/`).
+//! The peers are installed on first use into `target/peers` (see `test-support/src/peers.rs`).
 //! Each test starts its own server process, so the tests run in parallel.
 
 #[path = "../common/mod.rs"]

@@ -5,8 +5,7 @@
 //! subscription. A reopening given up on or closed is ended on the server once it was sent.
 
 #[cfg(feature = "http")]
-#[path = "../common/http_server.rs"]
-mod http_server;
+use umcp_test_support::http_server;
 #[allow(dead_code)] // Only the fake server is used here.
 #[path = "../common/memory.rs"]
 mod memory;

@@ -7,9 +7,7 @@ use umcp::{ManagerOptions, ServerConfig, StdioConfig};
 
 #[path = "../common/mod.rs"]
 mod common;
-#[allow(dead_code)] // Only the binary's path is used here.
-#[path = "../common/demo.rs"]
-mod demo;
+use umcp_test_support::demo;
 #[path = "../common/status.rs"]
 mod status;
 

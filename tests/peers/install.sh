@@ -7,7 +7,7 @@
 #
 # Usage: bash tests/peers/install.sh [npm|py|all]     (default: all)
 #
-# The tests install these themselves on first use (tests/common/peers/); this script is the
+# The tests install these themselves on first use (test-support/src/peers.rs); this script is the
 # same install for CI and for doing it by hand. Both follow one contract: an install is built
 # in a temporary folder, gets a `.umcp-stamp` file holding a copy of the lock or requirements
 # file, and is then renamed into place; an install whose stamp matches is reused.

@@ -5,8 +5,7 @@
 #[allow(dead_code)] // Not every helper of the fake server is used here.
 #[path = "../common/memory.rs"]
 mod memory;
-#[path = "../common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 use std::time::Duration;
 

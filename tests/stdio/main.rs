@@ -2,11 +2,8 @@
 //! misbehaviours (crashes, garbage, floods, a server that stops reading, process trees), and a
 //! scripted Python server sending requests with ids of a forbidden type.
 
-#[allow(dead_code)] // The stateless era's checks are used elsewhere.
-#[path = "../common/demo.rs"]
-mod demo;
-#[path = "../common/python.rs"]
-mod python;
+use umcp_test_support::demo;
+use umcp_test_support::python;
 
 use demo::demo;
 use umcp::Client;

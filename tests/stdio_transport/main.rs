@@ -1,8 +1,7 @@
 //! Tests for the stdio transport, against real child processes (`cat`, `sh`, `python3`).
 #![cfg(unix)]
 
-#[path = "../common/python.rs"]
-mod python;
+use umcp_test_support::python;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

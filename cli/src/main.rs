@@ -1,0 +1,137 @@
+//! `umcp`: a command-line MCP client. List and call the tools, resources and prompts of one
+//! server or of every server in a configuration file; see `umcp --help`.
+//!
+//! ```text
+//! umcp --stdio 'npx -y @modelcontextprotocol/server-everything' tools
+//! umcp --stdio 'uvx mcp-server-time' call get_current_time '{"timezone": "UTC"}'
+//! umcp --url http://localhost:3000/mcp --header 'Authorization: Bearer x' info
+//! umcp --config ~/.cursor/mcp.json --json tools
+//! ```
+//!
+//! Installed with `cargo install --path cli` from a checkout of umcp. The arguments are parsed
+//! with `lexopt` (no dependencies of its own); the options, commands and help live in one table,
+//! [`spec`], from which `--help`, the bash, zsh and fish completions and the manual page are
+//! generated.
+//!
+//! Each floor names only the ones below it:
+//! - at the bottom, how a command ends ([`exit`]: its code and message, the usage error),
+//!   and what prints, reads the terminal and describes the commands ([`output`], [`shown`],
+//!   [`console`], [`spec`]);
+//! - the command line read ([`args`]) and the servers it names found ([`servers`], through
+//!   [`trust`] for a project's file);
+//! - one command run against connected servers ([`target`], [`commands`], [`listing`],
+//!   [`watch`], [`tasks`], [`skills`]);
+//! - connecting and running it ([`run`]), for a plain run, a line of [`shell`] and a command
+//!   sent to a [`session`];
+//! - `main`: the dispatch.
+//!
+//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
+//! the user's id, in [`session`] (Unix only).
+#![deny(unsafe_code)]
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+use std::time::Instant;
+
+mod args;
+mod arguments;
+mod catalog;
+mod commands;
+mod completions;
+mod config_files;
+mod console;
+mod deadline;
+mod exit;
+mod help;
+mod interact;
+mod listing;
+mod logs;
+mod man;
+mod oauth;
+mod output;
+mod relay;
+mod run;
+mod servers;
+mod session;
+mod shell;
+mod shown;
+mod signals;
+mod skills;
+mod spec;
+mod suggest;
+mod sync;
+mod target;
+mod tasks;
+mod trust;
+mod watch;
+
+use deadline::Interrupt;
+use exit::{report, usage, Exit};
+use signals::Shutdown;
+
+fn main() -> ExitCode {
+    let shutdown = Shutdown::install();
+    let result = dispatch(&shutdown);
+    shutdown.finish();
+    let code = report(result);
+    // Output that did not all reach stdout fails the run (a closed pipe does not).
+    if let Some(error) = output::write_error() {
+        output::warn(&format!("umcp: writing the output failed: {error}"));
+        return ExitCode::from(code.max(1));
+    }
+    ExitCode::from(code)
+}
+
+/// Runs the command line: a session's process, a command that needs no server, one sent to
+/// a session, or one run against servers started here.
+fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
+    let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(raw) = session::daemon_args(&raw) {
+        return session::daemon(raw, shutdown);
+    }
+    let args = args::parse(raw)?;
+    let (cmd, rest) = args::command(&args)?;
+    match cmd.name {
+        "completions" => {
+            let shell = rest.first().copied().unwrap_or_default();
+            let script = completions::script(shell)
+                .ok_or_else(|| usage(format!("no completions for {shell}: bash, zsh or fish")))?;
+            return Err(Exit(0, script));
+        }
+        "man" => return Err(Exit(0, man::page())),
+        "servers" => return catalog::run(&args, &rest),
+        "session" => return session::run(&args, &rest, shutdown),
+        "trust" => return trust::command(&args, &rest),
+        _ => {}
+    }
+    relay::check(cmd.name, &args)?;
+    if matches!(cmd.name, "record" | "replay") {
+        return relay::run(cmd.name, &args, &rest);
+    }
+    if let Some(name) = &args.session {
+        session::check_command(name, &args, cmd)?;
+        return match cmd.name {
+            #[cfg(unix)]
+            "shell" => shell::run_through(name, &args, shutdown),
+            _ => session::through(name, shutdown),
+        };
+    }
+    let started = Instant::now();
+    let servers = run::configured(&args, cmd)?;
+    // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
+    // all text, whatever the server lists; a tool's are typed once its schema is known).
+    let arguments = run::arguments(cmd, &rest)?;
+    let connected = run::connect(&args, servers, shutdown)?;
+    let result = match cmd.name {
+        "shell" => shell::run(&connected.manager, &args, shutdown),
+        _ => run::execute(
+            &connected.manager,
+            &args,
+            (cmd, &rest, arguments),
+            started,
+            &Interrupt::default(),
+        ),
+    };
+    connected.finish();
+    result
+}
