@@ -1,7 +1,10 @@
 //! Parsing the command line with `lexopt`, against the options of [`spec`].
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use serde_json::{Map, Value};
 
 use umcp::types::{LoggingLevel, SubscriptionFilter};
 use umcp::ProtocolMode;
@@ -9,6 +12,7 @@ use umcp::ProtocolMode;
 use crate::exit::{usage, Exit};
 use crate::help;
 use crate::oauth;
+use crate::shaping::Shaping;
 use crate::spec::{self, Cmd};
 use crate::suggest;
 
@@ -49,6 +53,18 @@ pub struct Args {
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
+    /// `--raw`, `--structured`, `--max-chars` and `--save`: how a result is printed.
+    pub shaping: Shaping,
+    /// `--meta`: what the command's requests carry in `_meta`.
+    pub meta: Map<String, Value>,
+    /// `--root DIR`: the directories offered to the servers as roots, as given.
+    pub roots: Vec<String>,
+    /// `--task`: `call` starts the tool as a task and prints its id.
+    pub task: bool,
+    /// `--no-check`: `call` sends its arguments unchecked.
+    pub no_check: bool,
+    /// `-v` (1), `-vv` (2): how much of umcp's own log is shown.
+    pub verbose: u8,
 }
 
 /// `--list` and `--revoke FILE`, the options of `trust`.
@@ -100,23 +116,29 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                 apply(&mut args, &name, value, &mut help)?;
             }
             Short('h') => help = true,
+            Short('v') => args.verbose = args.verbose.saturating_add(1),
             Short(c) => return Err(usage(format!("unknown option -{c}"))),
             Value(word) => args.command.push(word.string().map_err(bad)?),
         }
     }
     if help || args.command.first().map(String::as_str) == Some("help") {
+        // `call TOOL --help` describes the tool, which takes its servers.
+        if let (true, [call, tool, ..]) = (help, args.command.as_slice()) {
+            if call == "call" {
+                args.command = vec!["describe".into(), tool.clone()];
+                return Ok(args);
+            }
+        }
         let topic = match args.command.as_slice() {
             [first, topic, ..] if first == "help" => Some(topic),
             [first, ..] if first != "help" => Some(first),
             _ => None,
         };
-        return Err(Exit(
-            0,
-            match topic.and_then(|t| spec::command(t)) {
-                Some(cmd) => help::command_help(cmd),
-                None => help::help(),
-            },
-        ));
+        let Some(topic) = topic else {
+            return Err(Exit(0, help::help()));
+        };
+        let cmd = spec::command(topic).ok_or_else(|| unknown_command(topic))?;
+        return Err(Exit(0, help::command_help(cmd)));
     }
     Ok(args)
 }
@@ -210,6 +232,22 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
         "out" => args.out = Some(text),
+        "raw" => args.shaping.raw = true,
+        "structured" => args.shaping.structured = true,
+        "max-chars" => {
+            let n = text.parse::<usize>().ok().filter(|n| *n > 0);
+            args.shaping.max_chars =
+                Some(n.ok_or_else(|| usage(format!("--max-chars {text}: not a positive number")))?);
+        }
+        "save" => args.shaping.save = Some(PathBuf::from(text)),
+        "meta" => {
+            let (key, value) = meta_entry(&text)?;
+            args.meta.insert(key, value);
+        }
+        "root" => args.roots.push(text),
+        "task" => args.task = true,
+        "no-check" => args.no_check = true,
+        "verbose" => args.verbose = args.verbose.saturating_add(1),
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
@@ -219,6 +257,20 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         _ => return Err(usage(format!("unknown option --{name}"))),
     }
     Ok(())
+}
+
+/// `--meta KEY=VALUE` (text) or `KEY:=JSON`, as a call's arguments are written.
+fn meta_entry(text: &str) -> Result<(String, Value), Exit> {
+    let bad = || usage(format!("--meta {text}: expected KEY=VALUE or KEY:=JSON"));
+    let (key, value) = text.split_once('=').ok_or_else(bad)?;
+    let (key, value) = match key.strip_suffix(':') {
+        Some(key) => (key, serde_json::from_str(value).map_err(|_| bad())?),
+        None => (key, Value::String(value.to_owned())),
+    };
+    if key.is_empty() {
+        return Err(bad());
+    }
+    Ok((key.to_owned(), value))
 }
 
 /// A positive number of seconds (below a billion, so it fits any clock).
@@ -236,13 +288,7 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         .command
         .split_first()
         .ok_or_else(|| usage("no command"))?;
-    let cmd = spec::command(name).ok_or_else(|| {
-        let hint = suggest::closest(name, spec::COMMANDS.iter().map(|c| c.name));
-        usage(format!(
-            "unknown command {name}{}",
-            did_you_mean(hint.map(str::to_owned))
-        ))
-    })?;
+    let cmd = spec::command(name).ok_or_else(|| unknown_command(name))?;
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     let (least, most) = cmd.arity;
     if rest.len() < least || rest.len() > most {
@@ -264,6 +310,7 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
             }
         }
     }
+    check_command_options(args, cmd)?;
     if args.idle.is_some() && cmd.name != "session" {
         return Err(usage(format!(
             "--idle is for session start, not {}",
@@ -287,6 +334,41 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         }
     }
     Ok((cmd, rest))
+}
+
+/// The usage error for `name`, which is no command, with the closest one.
+fn unknown_command(name: &str) -> Exit {
+    let hint = suggest::closest(name, spec::COMMANDS.iter().map(|c| c.name));
+    usage(format!(
+        "unknown command {}{}",
+        crate::shown::line(name),
+        did_you_mean(hint.map(str::to_owned))
+    ))
+}
+
+/// Refuses the options of one command given to another, and the ways of printing given
+/// together.
+fn check_command_options(args: &Args, cmd: &Cmd) -> Result<(), Exit> {
+    args.shaping.check(args.json)?;
+    let only = [
+        ("task", args.task, &["call"][..]),
+        ("no-check", args.no_check, &["call"][..]),
+        (
+            "structured",
+            args.shaping.structured,
+            &["call", "tasks"][..],
+        ),
+    ];
+    for (flag, given, commands) in only {
+        if given && !commands.contains(&cmd.name) {
+            return Err(usage(format!(
+                "--{flag} is for {}, not {}",
+                commands.join(" and "),
+                cmd.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// ` (did you mean WORD?)`, or nothing without a word to offer.

@@ -12,7 +12,7 @@ use crate::exit::{usage, Exit};
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn};
 use crate::target::Target;
-use crate::{listing, shown, watch};
+use crate::{listing, shape, shown, watch};
 
 /// One tool of `tools --json`: a struct, not a `Value`, so the tool's schemas are printed in
 /// the server's key order.
@@ -46,6 +46,7 @@ impl Target<'_> {
             ("watch", _) => watch::run(self),
             ("tasks", _) => self.tasks(rest),
             ("skills", _) => self.skills(rest),
+            ("describe", [tool]) => self.describe(tool),
             _ => Err(usage("bad command")),
         }
     }
@@ -56,14 +57,17 @@ impl Target<'_> {
         let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
         let code = self.report_failed("tools", failed);
         if !listing.tools.is_empty() || code == 0 {
-            self.out.list(listing.tools.into_iter().map(|t| {
-                let line = format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
+            self.out.table(listing.tools.into_iter().map(|t| {
+                let cells = vec![
+                    shape::signature(&t.name, t.tool.input_schema.as_value()),
+                    first_line(t.tool.description.as_deref()).to_owned(),
+                ];
                 let row = ToolRow {
                     name: t.name,
                     server: t.server,
                     tool: t.tool,
                 };
-                (row, line)
+                (row, cells)
             }));
         }
         done(code)
@@ -128,8 +132,7 @@ impl Target<'_> {
             .iter()
             .map(|c| ContentBlock::Resource(EmbeddedResource::new(c.clone())))
             .collect();
-        self.out.content(&result, &blocks);
-        Ok(())
+        self.show_content(&result, &blocks, uri)
     }
 
     /// `prompt NAME [ARGS]`: the prompt's description and messages.
@@ -155,8 +158,7 @@ impl Target<'_> {
             say(&format!("# {}", shown::block(description)));
         }
         let blocks: Vec<ContentBlock> = result.messages.iter().map(|m| m.content.clone()).collect();
-        self.out.content(&result, &blocks);
-        Ok(())
+        self.show_content(&result, &blocks, name)
     }
 
     /// `complete prompt|resource NAME ARGUMENT [TYPED]`: the values the server offers.
@@ -221,6 +223,10 @@ impl Target<'_> {
             }
         }
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
+        // A missing or unknown parameter is the caller's to fix: nothing is sent.
+        if let (Some(schema), false) = (&schema, self.args.no_check) {
+            shape::check(tool, schema, &arguments).map_err(usage)?;
+        }
         let client = match &self.single {
             Some(_) => Some(self.client()?),
             None => None,
@@ -235,7 +241,7 @@ impl Target<'_> {
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
-        self.show_result(&result?)
+        self.show_result(&result?, tool)
     }
 
     /// Each server's identity, protocol, capabilities and instructions.

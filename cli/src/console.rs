@@ -15,10 +15,11 @@ use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// A standard stream whose being a terminal matters: questions are read on stdin and shown
-/// on stderr.
+/// on stderr, and listings are aligned in columns on a terminal's stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
     Stdin,
+    Stdout,
     Stderr,
 }
 
@@ -58,6 +59,7 @@ impl Console for Local {
     fn is_terminal(&self, stream: Stream) -> bool {
         match stream {
             Stream::Stdin => io::stdin().is_terminal(),
+            Stream::Stdout => io::stdout().is_terminal(),
             Stream::Stderr => io::stderr().is_terminal(),
         }
     }

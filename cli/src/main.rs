@@ -41,6 +41,7 @@ mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod describe;
 mod exit;
 mod help;
 mod interact;
@@ -53,6 +54,8 @@ mod relay;
 mod run;
 mod servers;
 mod session;
+mod shape;
+mod shaping;
 mod shell;
 mod shown;
 mod signals;
@@ -66,14 +69,17 @@ mod trust;
 mod watch;
 
 use deadline::Interrupt;
-use exit::{report, usage, Exit};
+use exit::{report_as, usage, Exit};
 use signals::Shutdown;
 
 fn main() -> ExitCode {
     let shutdown = Shutdown::install();
     let result = dispatch(&shutdown);
     shutdown.finish();
-    let code = report(result);
+    // `--json` anywhere on the command line: a failure is told as JSON, the command line's
+    // own mistakes too.
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    let code = report_as(result, json);
     // Output that did not all reach stdout fails the run (a closed pipe does not).
     if let Some(error) = output::write_error() {
         output::warn(&format!("umcp: writing the output failed: {error}"));

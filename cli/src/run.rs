@@ -171,6 +171,7 @@ pub fn execute(
     );
     let target = Target {
         manager,
+        args,
         single: (names.len() == 1).then(|| names[0].clone()),
         out: Output { json: args.json },
         deadline,

@@ -193,6 +193,7 @@ pub fn send_command(
     let run = wire::Run {
         args: words,
         stdin: Local.is_terminal(Stream::Stdin),
+        stdout: Local.is_terminal(Stream::Stdout),
         stderr: Local.is_terminal(Stream::Stderr),
     };
     caller::relay(stream, &wire::Request::Run(run), name, sink, signals)
@@ -248,6 +249,7 @@ fn start(args: &Args, name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
     let run = wire::Run {
         args: Vec::new(),
         stdin: Local.is_terminal(Stream::Stdin),
+        stdout: Local.is_terminal(Stream::Stdout),
         stderr: Local.is_terminal(Stream::Stderr),
     };
     let signals = Some((shutdown, caller::OnSignal::Exit));

@@ -301,7 +301,8 @@ impl Direct<'_> {
 
 impl Backend for Direct<'_> {
     fn run(&self, words: Vec<String>) -> u8 {
-        crate::exit::report(self.command(words))
+        let json = words.iter().any(|w| w == "--json");
+        crate::exit::report_as(self.command(words), json)
     }
 
     fn names(&self) -> Names {

@@ -113,6 +113,52 @@ pub const FLAGS: &[Flag] = &[
         "print JSON for scripts (text output shows a server's control characters escaped)",
     ),
     flag(
+        "raw",
+        None,
+        "print the text content alone, nothing added, for pipes (call, read, prompt)",
+    ),
+    flag(
+        "structured",
+        None,
+        "print a tool result's structured content alone, as JSON",
+    ),
+    flag(
+        "max-chars",
+        Some("N"),
+        "print at most N characters; the whole output goes to a file whose path is printed",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "save",
+            Some("DIR"),
+            "write images, audio and binary contents into DIR and print their paths",
+        )
+    },
+    flag(
+        "meta",
+        Some("KEY=VALUE"),
+        "add KEY to the request's _meta: VALUE as JSON, or as text (repeatable)",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "root",
+            Some("DIR"),
+            "offer the directory DIR to the servers as a root (repeatable)",
+        )
+    },
+    flag(
+        "task",
+        None,
+        "call: start the tool as a task and print its id at once (see tasks wait)",
+    ),
+    flag(
+        "no-check",
+        None,
+        "call: send the arguments without checking them against the tool's input schema",
+    ),
+    flag(
         "timeout",
         Some("SECS"),
         "bounds start-up, then the command's requests together (default 30)",
@@ -133,6 +179,12 @@ pub const FLAGS: &[Flag] = &[
             "show the servers' log messages from LEVEL up on stderr",
         )
     },
+    flag(
+        "verbose",
+        None,
+        "-v: show umcp's own log on stderr (connecting, protocol eras, retries); -vv: every \
+         message too, secrets included",
+    ),
     flag("oauth", None, "authorize the --url server with OAuth"),
     flag(
         "oauth-client-id",
@@ -212,6 +264,19 @@ pub const COMMANDS: &[Cmd] = &[
         arity: (0, 0),
         help: "list the tools",
         details: "With several servers, tools are named SERVER__TOOL.",
+        one_server: false,
+    },
+    Cmd {
+        name: "describe",
+        args: "TOOL",
+        arity: (1, 1),
+        help: "show a tool's parameters (types, defaults, descriptions) and annotations",
+        details: "Prints the tool's signature and description, then each parameter with its \
+                  type, whether it is required or its default, and its description, the \
+                  tool's annotations (read-only, destructive, idempotent, open world), the \
+                  shape of its structured output and whether it runs as a task. umcp call \
+                  TOOL --help prints the same. With --json: the tool as the server lists it, \
+                  with its server and signature.",
         one_server: false,
     },
     Cmd {

@@ -5,17 +5,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use umcp::types::{CallToolResult, SubscriptionFilter};
+use umcp::types::{CallToolResult, ContentBlock, SubscriptionFilter};
 use umcp::{Client, Manager, RequestOptions};
 
+use crate::args::Args;
 use crate::deadline::Deadline;
-use crate::exit::Exit;
+use crate::exit::{usage, Exit};
 use crate::output::{pretty, say, Output};
-use crate::shown;
+use crate::{shaping, shown};
 
 /// The servers a command runs against.
 pub struct Target<'a> {
     pub manager: &'a Manager,
+    /// The command line, for the options of one command (how a result is printed, how a
+    /// tool is called).
+    pub args: &'a Args,
     /// The server's name when there is only one: names are then used as the server gives them.
     pub single: Option<String>,
     pub out: Output,
@@ -61,17 +65,53 @@ impl Target<'_> {
             .collect()
     }
 
-    /// Prints a tool's result: its content, or its structured content when it has no other;
-    /// exit code 4 when the tool reported an error.
-    pub fn show_result(&self, result: &CallToolResult) -> Result<(), Exit> {
-        self.out.content(result, &result.content);
-        if result.content.is_empty() && !self.out.json {
-            if let Some(structured) = &result.structured_content {
-                say(&pretty(structured));
+    /// Prints the result of the tool `name`: its content, or its structured content when it
+    /// has no other, shaped as the command line asks ([`shaping`]); exit code 4 when the tool
+    /// reported an error.
+    pub fn show_result(&self, result: &CallToolResult, name: &str) -> Result<(), Exit> {
+        let shape = &self.args.shaping;
+        if self.out.json {
+            let saved = match shape.save {
+                Some(_) => shaping::render(&result.content, shape, name).1,
+                None => Vec::new(),
+            };
+            say(&pretty(&shaping::envelope(result, &saved)));
+        } else if shape.structured {
+            shaping::emit(&shaping::structured(result)?, shape.max_chars)?;
+        } else {
+            let (mut text, _) = shaping::render(&result.content, shape, name);
+            if let (true, Some(structured)) = (text.is_empty(), &result.structured_content) {
+                text = pretty(structured);
+            }
+            if !text.is_empty() {
+                shaping::emit(&text, shape.max_chars)?;
             }
         }
         if result.is_error() {
             return Err(Exit(4, String::new()));
+        }
+        Ok(())
+    }
+
+    /// Prints a resource's or prompt's content: the whole result as JSON, or its blocks as
+    /// text, shaped as the command line asks (`--raw`, `--max-chars`, `--save`).
+    pub fn show_content(
+        &self,
+        whole: &impl serde::Serialize,
+        blocks: &[ContentBlock],
+        name: &str,
+    ) -> Result<(), Exit> {
+        let shape = &self.args.shaping;
+        if self.out.json {
+            say(&pretty(whole));
+            return Ok(());
+        }
+        if shape.structured {
+            return Err(usage("--structured is for a tool's result"));
+        }
+        let (text, _) = shaping::render(blocks, shape, name);
+        if !text.is_empty() {
+            shaping::emit(&text, shape.max_chars)?;
         }
         Ok(())
     }

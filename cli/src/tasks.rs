@@ -58,7 +58,7 @@ impl Target<'_> {
                 let result = result.map_err(|e| self.failed(e))?;
                 // The result of the request the task ran: a tool's is shown as `call` shows it.
                 match serde_json::from_value::<CallToolResult>(result.clone()) {
-                    Ok(tool) if result.get("content").is_some() => self.show_result(&tool),
+                    Ok(tool) if result.get("content").is_some() => self.show_result(&tool, id),
                     _ => {
                         say(&pretty(&result));
                         Ok(())

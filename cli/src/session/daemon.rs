@@ -333,6 +333,7 @@ impl Session {
         let beside = parsed
             .as_ref()
             .is_ok_and(|a| a.command.first().is_some_and(|c| c == "watch"));
+        let json = parsed.as_ref().is_ok_and(|a| a.json);
         if beside {
             lock(&self.turn).watching += 1;
         } else if !self.take_turn(&link, wait) {
@@ -370,7 +371,7 @@ impl Session {
             match link.cancelled() {
                 // Stopped by the caller: its own signal is the exit code, nothing printed.
                 Some(signal) => 128 + signal,
-                None => crate::exit::report(result),
+                None => crate::exit::report_as(result, json),
             }
         };
         // The caller has its exit code before the session looks idle (or ends, its servers
@@ -460,6 +461,7 @@ struct Link {
     writer: Mutex<UnixStream>,
     last_write: Mutex<Instant>,
     stdin: bool,
+    stdout: bool,
     stderr: bool,
     answers: Receiver<Option<String>>,
     /// The signal the caller passed on (0: none).
@@ -487,6 +489,7 @@ impl Link {
             writer: Mutex::new(stream),
             last_write: Mutex::new(Instant::now()),
             stdin: run.stdin,
+            stdout: run.stdout,
             stderr: run.stderr,
             answers,
             cancelled: AtomicU8::new(0),
@@ -630,6 +633,7 @@ impl Console for Link {
     fn is_terminal(&self, stream: Stream) -> bool {
         match stream {
             Stream::Stdin => self.stdin,
+            Stream::Stdout => self.stdout,
             Stream::Stderr => self.stderr,
         }
     }

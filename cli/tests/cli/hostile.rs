@@ -103,10 +103,10 @@ fn tool_listings_and_calls_carry_no_raw_escape_or_bell() {
     let out = hostile(&["tools"], 0);
     let shown = stdout(&out);
     assert!(
-        shown.contains(&format!("paint  Paints.{ESCAPED}\n")),
+        shown.contains(&format!("paint()  Paints.{ESCAPED}\n")),
         "{shown}"
     );
-    assert!(shown.contains(&format!("odd{ESCAPED}  \n")), "{shown}");
+    assert!(shown.contains(&format!("odd{ESCAPED}()\n")), "{shown}");
     let tools = parsed(&hostile(&["--json", "tools"], 0));
     assert_eq!(tools[0]["tool"]["title"], format!("Paint{TERMINAL}"));
 

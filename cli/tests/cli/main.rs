@@ -11,6 +11,7 @@ mod hostile;
 mod http;
 mod listings;
 mod messages;
+mod scripting;
 #[cfg(unix)]
 mod sessions;
 mod shell;

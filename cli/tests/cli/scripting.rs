@@ -1,0 +1,243 @@
+//! The command line for scripts and agents, against the reference server
+//! `@modelcontextprotocol/server-everything` (installed pinned by the tests' peer helpers)
+//! and the bundled demo server: a tool's shape at a glance, its arguments checked before
+//! anything is sent, and output shaped for pipes.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use umcp_test_support::installed::{
+    demo, demo_stdio, empty_home, fixtures_stdio, on_a_terminal, stderr, stdout,
+};
+use umcp_test_support::peers;
+
+use crate::fake::run_with;
+
+/// The `--stdio` command line of server-everything, installing it on first use.
+pub fn everything() -> String {
+    format!(
+        "'{}' '{}' stdio",
+        peers::node().display(),
+        peers::server_everything().display()
+    )
+}
+
+/// A fresh directory under the tests' home.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = empty_home().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn server_everything_tools_show_their_signatures_and_describe_shows_parameters() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = everything();
+    let tools = stdout(&run_with(&server, &["tools"], 0));
+    assert!(
+        tools
+            .lines()
+            .any(|l| l.starts_with("get-sum(a: number, b: number)  ")),
+        "{tools}"
+    );
+    assert!(
+        tools
+            .contains("get-structured-content(location: \"New York\"|\"Chicago\"|\"Los Angeles\")"),
+        "{tools}"
+    );
+    assert!(
+        tools.contains("get-resource-links(count?: number)"),
+        "{tools}"
+    );
+    for args in [
+        &["describe", "get-sum"][..],
+        &["call", "get-sum", "--help"][..],
+    ] {
+        let described = stdout(&run_with(&server, args, 0));
+        assert!(
+            described.starts_with("get-sum(a: number, b: number)\n"),
+            "{described}"
+        );
+        for parameter in [
+            "a  number  required  First number",
+            "b  number  required  Second number",
+        ] {
+            assert!(described.contains(parameter), "{args:?}: {described}");
+        }
+        assert!(described.contains("annotations: read-only"), "{described}");
+    }
+    let json: Value =
+        serde_json::from_slice(&run_with(&server, &["--json", "describe", "get-sum"], 0).stdout)
+            .unwrap();
+    assert_eq!(json["signature"], "get-sum(a: number, b: number)");
+    assert_eq!(json["tool"]["inputSchema"]["required"][1], "b");
+    let unknown = run_with(&server, &["describe", "get-summ"], 2);
+    assert!(
+        stderr(&unknown).contains("did you mean `get-sum`?"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn arguments_are_checked_against_the_schema_before_the_tool_is_called() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = everything();
+    let missing = run_with(&server, &["call", "get-sum", "a=1"], 2);
+    assert!(
+        stderr(&missing).contains("missing `b`: get-sum(a: number, b: number)"),
+        "{}",
+        stderr(&missing)
+    );
+    let typo = run_with(&server, &["call", "echo", "mesage=hi"], 2);
+    assert!(
+        stderr(&typo).contains("no parameter `mesage`; did you mean `message`?"),
+        "{}",
+        stderr(&typo)
+    );
+    let wrong = run_with(
+        &server,
+        &["call", "get-structured-content", "location=Paris"],
+        2,
+    );
+    assert!(
+        stderr(&wrong).contains("`location` must be one of"),
+        "{}",
+        stderr(&wrong)
+    );
+    // --no-check sends them as given, and the server refuses them itself.
+    let sent = run_with(&server, &["--no-check", "call", "get-sum", "a=1"], 4);
+    assert!(stdout(&sent).contains("Invalid"), "{}", stdout(&sent));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_refused_call_sends_no_tools_call() {
+    let mut sessions = crate::sessions::Sessions::new("checked-call");
+    sessions.start("checked", &["--stdio", &fixtures_stdio()], 0);
+    let seen = |sessions: &crate::sessions::Sessions| -> u64 {
+        let out = sessions.run("checked", &["--structured", "call", "requests_seen"], 0);
+        let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+        seen["tools/call"].as_u64().unwrap_or(0)
+    };
+    let before = seen(&sessions);
+    sessions.run("checked", &["call", "add", "a=1"], 2);
+    sessions.run("checked", &["call", "add", "a=1", "c=2"], 2);
+    // Only the count's own call was sent since.
+    assert_eq!(seen(&sessions), before + 1);
+}
+
+#[test]
+fn raw_prints_the_text_alone_and_json_tells_every_failure() {
+    assert_eq!(
+        stdout(&demo(&["--raw", "call", "echo", "message=hi"], 0)),
+        "hi\n"
+    );
+    // A tool's error: the envelope, with isError.
+    let failed = demo(&["--json", "call", "fail", "message=no luck"], 4);
+    let envelope: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert_eq!(envelope["isError"], true, "{envelope}");
+    assert_eq!(envelope["content"][0]["text"], "no luck");
+    assert!(envelope.get("structuredContent").is_some() && envelope.get("_meta").is_some());
+    // umcp's own refusal, and a server that never started: JSON too, with the exit code.
+    for (args, code) in [
+        (&["--json", "call", "add", "a=1"][..], 2),
+        (&["--json", "call", "nope"][..], 2),
+    ] {
+        let out = demo(args, code);
+        let error: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&out)));
+        assert_eq!(error["isError"], true);
+        assert_eq!(error["error"]["code"], code);
+        assert!(error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+    }
+    let dead = crate::fake::ended(
+        umcp_test_support::installed::cli(&["--stdio", "/nonexistent/server", "--json", "tools"]),
+        &[],
+        3,
+    );
+    let error: Value = serde_json::from_slice(&dead.stdout).unwrap();
+    assert_eq!(error["error"]["code"], 3, "{error}");
+    let structured = demo(&["--structured", "call", "add", "a=2", "b=3"], 0);
+    let value: Value = serde_json::from_slice(&structured.stdout).unwrap();
+    assert_eq!(value["sum"], 5, "{value}");
+    demo(&["--raw", "--json", "tools"], 2);
+}
+
+#[test]
+fn max_chars_prints_that_many_and_keeps_the_whole_in_a_file() {
+    let out = demo(&["--max-chars", "100", "call", "huge", "bytes=5000"], 0);
+    let shown = stdout(&out);
+    let mut lines = shown.lines();
+    let first = lines.next().unwrap();
+    assert_eq!(first.chars().count(), 100, "{shown}");
+    let note = lines.next().unwrap();
+    let path = note
+        .split("all of it is in ")
+        .nth(1)
+        .and_then(|p| p.strip_suffix(']'))
+        .unwrap_or_else(|| panic!("{note}"));
+    let whole = std::fs::read_to_string(path).unwrap();
+    assert_eq!(whole.chars().count(), 5000);
+    assert!(whole.starts_with(first));
+    std::fs::remove_file(path).unwrap();
+    // A short result is printed whole, with no file.
+    assert_eq!(
+        stdout(&demo(
+            &["--max-chars", "100", "call", "echo", "message=hi"],
+            0
+        )),
+        "hi\n"
+    );
+}
+
+#[test]
+fn save_writes_an_image_to_a_file_that_is_a_png() {
+    if peers::skip_interop() {
+        return;
+    }
+    let dir = fresh_dir("saved");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let out = run_with(
+        &everything(),
+        &["--save", &dir_arg, "call", "get-tiny-image"],
+        0,
+    );
+    let shown = stdout(&out);
+    let path = dir.join("get-tiny-image-1.png");
+    assert!(
+        shown.contains(&format!("saved to {}", path.display())),
+        "{shown}"
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{:?}", &bytes[..8]);
+    // Under --json, the block says where it went.
+    let json = run_with(
+        &everything(),
+        &["--json", "--save", &dir_arg, "call", "get-tiny-image"],
+        0,
+    );
+    let envelope: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let saved = envelope["content"][1]["savedTo"].as_str().unwrap();
+    assert!(std::fs::read(saved).unwrap().starts_with(b"\x89PNG"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn listings_align_in_columns_on_a_terminal() {
+    let stdio = demo_stdio();
+    let shown = on_a_terminal(&["--stdio", &stdio, "tools"], "");
+    let echo = shown.lines().find(|l| l.starts_with("echo(")).unwrap();
+    let add = shown.lines().find(|l| l.starts_with("add(")).unwrap();
+    assert_eq!(
+        echo.find("Echoes").unwrap(),
+        add.find("Adds").unwrap(),
+        "{shown}"
+    );
+}
