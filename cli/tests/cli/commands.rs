@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use umcp_test_support::installed::{cli, demo, stderr, stdout};
+use umcp_test_support::installed::{cli, demo, fixtures_stdio, stderr, stdout};
 use umcp_test_support::peers;
 
 #[test]
@@ -297,4 +297,21 @@ fn protocol_auto_on_the_command_line_wins_over_the_file() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let info: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(info[0]["era"], "modern");
+}
+
+#[test]
+fn a_stdio_line_keeps_its_variable_assignments_and_adds_env() {
+    let line = format!("WHO=assigned {}", fixtures_stdio());
+    let out = cli(&["--stdio", &line, "call", "env", r#"{"name": "WHO"}"#]);
+    assert_eq!(stdout(&out), "assigned\n", "{}", stderr(&out));
+    let out = cli(&[
+        "--stdio",
+        &line,
+        "--env",
+        "ALSO=given",
+        "call",
+        "env",
+        r#"{"name": "ALSO"}"#,
+    ]);
+    assert_eq!(stdout(&out), "given\n", "{}", stderr(&out));
 }
