@@ -125,7 +125,7 @@ impl Target<'_> {
     fn read(&self, uri: &str) -> Result<(), Exit> {
         let client = self.client()?;
         let result = self
-            .timed(client.with(self.options()).read_resource(uri))
+            .timed(client.with(&self.request_options()).read_resource(uri))
             .map_err(|e| self.failed(e))?;
         let blocks: Vec<ContentBlock> = result
             .contents
@@ -142,13 +142,17 @@ impl Target<'_> {
             Some(_) => {
                 let client = self.client()?;
                 self.check_prompt(&client, name)?;
-                self.timed(client.with(self.options()).get_prompt(name, arguments))
-                    .map_err(|e| self.failed(e))
+                self.timed(
+                    client
+                        .with(&self.request_options())
+                        .get_prompt(name, arguments),
+                )
+                .map_err(|e| self.failed(e))
             }
             None => self
                 .timed(
                     self.manager
-                        .with(self.options())
+                        .with(&self.request_options())
                         .get_prompt(name, arguments),
                 )
                 .map_err(|e| self.unknown(name, e)),
@@ -231,7 +235,7 @@ impl Target<'_> {
             Some(_) => Some(self.client()?),
             None => None,
         };
-        let (options, progress) = Progress::attach(self.options().clone());
+        let (options, progress) = Progress::attach(self.request_options());
         let result = match client {
             Some(client) => self
                 .timed(client.with(&options).call_tool(tool, arguments))

@@ -8,6 +8,7 @@ use crate::output::{pretty, say, take_said, warn};
 use crate::spec::EXIT_CODES;
 
 /// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
+#[derive(Debug)]
 pub struct Exit(pub u8, pub String);
 
 /// A usage error: exit code 2 with the short usage.

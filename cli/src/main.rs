@@ -51,6 +51,7 @@ mod man;
 mod oauth;
 mod output;
 mod relay;
+mod roots;
 mod run;
 mod servers;
 mod session;
@@ -126,7 +127,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let servers = run::configured(&args, cmd)?;
     // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
     // all text, whatever the server lists; a tool's are typed once its schema is known).
-    let arguments = run::arguments(cmd, &rest)?;
+    let arguments = run::arguments(cmd, &rest, arguments::Stdin::Read)?;
     let connected = run::connect(&args, servers, shutdown)?;
     let result = match cmd.name {
         "shell" => shell::run(&connected.manager, &args, shutdown),

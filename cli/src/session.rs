@@ -26,9 +26,13 @@ mod daemon;
 mod dir;
 #[cfg(unix)]
 mod wire;
+#[cfg(unix)]
+mod words;
 
 #[cfg(unix)]
 pub use caller::{Kept, Printed, Sink};
+#[cfg(unix)]
+pub use words::for_session;
 
 /// The first word of the command line that makes `umcp` a session's process: no option or
 /// command a user types.
@@ -73,6 +77,7 @@ fn start_options(args: &Args) -> Vec<&'static str> {
         ("protocol", args.protocol.is_some()),
         ("oauth", oauth.for_server() || oauth.token_store.is_some()),
         ("log", args.log.is_some()),
+        ("root", !args.roots.is_empty()),
         ("idle", args.idle.is_some()),
     ];
     given
@@ -166,6 +171,7 @@ pub fn through(name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
         // The words were read as text already: none is lost here.
         let words = std::env::args_os().skip(1);
         let words = words.map(|w| w.to_string_lossy().into_owned()).collect();
+        let words = words::for_session(words, crate::arguments::Stdin::Read)?;
         let signals = Some((shutdown, caller::OnSignal::Exit));
         match send_command(name, words, &mut Printed, signals)? {
             0 => Ok(()),

@@ -36,6 +36,16 @@ impl Target<'_> {
         self.deadline.options()
     }
 
+    /// The options of the request a command is for (the call, the read): the command's
+    /// deadline, and the `_meta` of `--meta`.
+    pub fn request_options(&self) -> RequestOptions {
+        let options = self.options().clone();
+        match self.args.meta.is_empty() {
+            true => options,
+            false => options.with_meta(self.args.meta.clone()),
+        }
+    }
+
     /// `result` of a request sent with [`Target::options`], a timeout once the command's time
     /// is up.
     pub fn timed<T>(&self, result: umcp::Result<T>) -> umcp::Result<T> {

@@ -31,6 +31,7 @@ use umcp::{Manager, ServerStatus};
 use super::dir;
 use super::wire::{self, Reader, Reply, Request, Run, Status, TICK, WRITE_TIMEOUT};
 use crate::args;
+use crate::arguments::Stdin;
 use crate::console::{self, Console, Nobody, Stream};
 use crate::deadline::Interrupt;
 use crate::exit::Exit;
@@ -364,7 +365,9 @@ impl Session {
             let result = parsed.and_then(|args| {
                 let (cmd, rest) = args::command(&args)?;
                 super::check_through(&args, cmd)?;
-                let arguments = crate::run::arguments(cmd, &rest)?;
+                // The caller read its stdin and files into the words it sent.
+                let stdin = Stdin::Refused("a session's process has no stdin of yours");
+                let arguments = crate::run::arguments(cmd, &rest, stdin)?;
                 let command = (cmd, rest.as_slice(), arguments);
                 crate::run::execute(&self.manager, &args, command, received, &interrupt)
             });

@@ -241,3 +241,127 @@ fn listings_align_in_columns_on_a_terminal() {
         "{shown}"
     );
 }
+
+/// `umcp ARGS` against the demo server with `input` on its stdin, in `dir`.
+fn demo_with_stdin(dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let stdio = fixtures_stdio();
+    let mut child = umcp_test_support::installed::umcp_in(dir)
+        .args([&["--stdio", stdio.as_str()][..], args].concat())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn arguments_come_from_stdin_and_files() {
+    let home = empty_home();
+    let from_stdin = demo_with_stdin(&home, &["--raw", "call", "echo", "-"], r#"{"message":"x"}"#);
+    assert_eq!(stdout(&from_stdin), "x\n", "{}", stderr(&from_stdin));
+    let dir = fresh_dir("inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("args.json"), r#"{"a": 2, "b": 40}"#).unwrap();
+    std::fs::write(dir.join("note.txt"), "@not-a-file\nsecond line").unwrap();
+    std::fs::write(dir.join("two.json"), "2").unwrap();
+    let args = format!("@{}", dir.join("args.json").display());
+    assert_eq!(stdout(&demo(&["--raw", "call", "add", &args], 0)), "42\n");
+    let note = format!("message=@{}", dir.join("note.txt").display());
+    assert_eq!(
+        stdout(&demo(&["--raw", "call", "echo", &note], 0)),
+        "@not-a-file\nsecond line\n"
+    );
+    let two = format!("b:=@{}", dir.join("two.json").display());
+    assert_eq!(
+        stdout(&demo(&["--raw", "call", "add", "a=1", &two], 0)),
+        "3\n"
+    );
+    assert_eq!(
+        stdout(&demo(&["--raw", "call", "echo", "message=\\@home"], 0)),
+        "@home\n"
+    );
+    let missing = demo(&["call", "echo", "message=@/nonexistent/file"], 2);
+    assert!(
+        stderr(&missing).contains("cannot read /nonexistent/file"),
+        "{}",
+        stderr(&missing)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn through_a_session_stdin_and_files_are_the_callers() {
+    let mut sessions = crate::sessions::Sessions::new("caller-inputs");
+    sessions.start("inputs", &["--stdio", &fixtures_stdio()], 0);
+    // A file named relative to the caller's directory, which is not the session's.
+    let dir = fresh_dir("caller-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("note.txt"), "the caller's").unwrap();
+    let out = sessions
+        .umcp()
+        .current_dir(&dir)
+        .args([
+            "--session",
+            "inputs",
+            "--raw",
+            "call",
+            "echo",
+            "message=@note.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "the caller's\n", "{}", stderr(&out));
+    let mut child = sessions
+        .umcp()
+        .args(["--session", "inputs", "--raw", "call", "echo", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"message": "piped"}"#)
+        .unwrap();
+    assert_eq!(stdout(&child.wait_with_output().unwrap()), "piped\n");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn meta_goes_with_the_call_and_roots_are_offered() {
+    let out = crate::fake::run(
+        &[],
+        &["--meta", "trace=abc", "--meta", "n:=2", "call", "meta"],
+        0,
+    );
+    let meta: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(meta["trace"], "abc", "{meta}");
+    assert_eq!(meta["n"], 2, "{meta}");
+    let dir = fresh_dir("a root");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let out = demo(
+        &["--root", &dir_arg, "--structured", "call", "list_roots"],
+        0,
+    );
+    let roots: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = roots["roots"][0]["uri"].as_str().unwrap();
+    assert!(
+        uri.starts_with("file:///") && uri.contains("/a%20root-"),
+        "{roots}"
+    );
+    assert_eq!(roots["roots"].as_array().unwrap().len(), 1);
+    demo(&["--root", "/nonexistent/dir", "tools"], 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}
