@@ -199,11 +199,8 @@ impl Target<'_> {
     fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
         // `KEY=VALUE` pairs are read by the types of the tool's input schema.
         let listing = self.tools();
-        let schema = listing
-            .tools
-            .iter()
-            .find(|t| t.name == tool)
-            .map(|t| t.tool.input_schema.clone().into_value());
+        let listed = listing.tools.iter().find(|t| t.name == tool);
+        let schema = listed.map(|t| t.tool.input_schema.clone().into_value());
         if schema.is_none() && self.deadline.expired() && !listing.failed.is_empty() {
             // The command's time went on the listing: nothing is called.
             let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
@@ -230,6 +227,11 @@ impl Target<'_> {
         // A missing or unknown parameter is the caller's to fix: nothing is sent.
         if let (Some(schema), false) = (&schema, self.args.no_check) {
             shape::check(tool, schema, &arguments).map_err(usage)?;
+        }
+        if self.args.task {
+            let listed = listed
+                .ok_or_else(|| usage(format!("--task: no server lists a tool named `{tool}`")))?;
+            return self.start_task(&listed.server, &listed.tool.name, arguments);
         }
         let client = match &self.single {
             Some(_) => Some(self.client()?),

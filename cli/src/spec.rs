@@ -420,14 +420,19 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "tasks",
-        args: "list|get ID|cancel ID|result ID",
+        args: "list|get ID|cancel ID|result ID|wait ID",
         arity: (1, 2),
         help: "list the servers' tasks, or show, cancel or wait for one",
         details: "A task is a request the server runs in the background (a tool call the \
                   server made a task). list shows each task's id and status; get shows one \
                   task; cancel asks the server to stop it; result waits, within --timeout, \
-                  for the result of its request and prints it as call does (exit code 4 \
-                  when the tool reported an error). get, cancel and result need one server.",
+                  for the result of its request (tasks/result) and prints it as call does \
+                  (exit code 4 when the tool reported an error); wait polls the task \
+                  (tasks/get) until it ends, within --timeout, then prints its result the \
+                  same way, and cancels the task if it gives up. call --task TOOL starts a \
+                  task and prints its id at once; a stdio server, and its tasks, end with \
+                  the umcp that started it, so run it in a session to come back for them. \
+                  get, cancel, result and wait need one server.",
         one_server: false,
     },
     Cmd {
@@ -521,7 +526,13 @@ pub const COMMANDS: &[Cmd] = &[
 pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     (
         "tasks",
-        &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+        &[
+            ("list", 0),
+            ("get", 1),
+            ("cancel", 1),
+            ("result", 1),
+            ("wait", 1),
+        ],
     ),
     (
         "skills",

@@ -4,11 +4,11 @@
 
 use serde_json::{json, Map, Value};
 use umcp::types::CallToolResult;
-use umcp::Client;
+use umcp::{Client, ToolCall};
 
 use crate::exit::{usage, Exit};
 use crate::interact::Progress;
-use crate::output::{pretty, say};
+use crate::output::{pretty, say, warn};
 use crate::shown;
 use crate::target::Target;
 
@@ -28,14 +28,14 @@ const FIELDS: [&str; 7] = [
 ];
 
 impl Target<'_> {
-    /// `tasks list`, `tasks get ID`, `tasks cancel ID` or `tasks result ID`.
+    /// `tasks list`, `tasks get ID`, `tasks cancel ID`, `tasks result ID` or `tasks wait ID`.
     pub fn tasks(&self, rest: &[&str]) -> Result<(), Exit> {
         let (what, id) = match rest {
             ["list"] => return self.list_tasks(),
             [what, id] => (*what, *id),
             _ => {
                 return Err(usage(
-                    "bad arguments: umcp tasks list|get ID|cancel ID|result ID",
+                    "bad arguments: umcp tasks list|get ID|cancel ID|result ID|wait ID",
                 ))
             }
         };
@@ -47,6 +47,7 @@ impl Target<'_> {
         let client = self.client()?;
         let params = json!({ "taskId": id });
         match what {
+            "wait" => self.wait_task(&client, id),
             "result" => {
                 let (options, progress) = Progress::attach(self.options().clone());
                 let result = self.timed(
@@ -81,6 +82,49 @@ impl Target<'_> {
                 "tasks {other}: expected list, get, cancel or result"
             ))),
         }
+    }
+
+    /// `call --task`: calls `tool` of `server` asking for a task, and prints the task's id
+    /// (with `--json`, its id, status and server) as soon as the server made one; a server
+    /// that answers at once has its result printed as `call` prints it.
+    pub fn start_task(&self, server: &str, tool: &str, arguments: Value) -> Result<(), Exit> {
+        let client = self.manager.client(server).map_err(|e| self.failed(e))?;
+        let started = self.timed(
+            client
+                .with(&self.request_options())
+                .call_tool_as_task(tool, arguments),
+        );
+        match started.map_err(|e| self.failed(e))? {
+            ToolCall::Task(task) => {
+                match self.out.json {
+                    true => say(&pretty(&json!({
+                        "taskId": task.id(),
+                        "status": format!("{:?}", task.status()).to_lowercase(),
+                        "server": server,
+                    }))),
+                    false => say(&shown::line(task.id())),
+                }
+                Ok(())
+            }
+            ToolCall::Done(result) => {
+                warn("umcp: the server answered at once, without a task");
+                self.show_result(&result, tool)
+            }
+            _ => Err(Exit(
+                1,
+                "the server answered in a way umcp does not know".into(),
+            )),
+        }
+    }
+
+    /// `tasks wait ID`: waits for the task's result within `--timeout` (polls shown as
+    /// progress on a terminal) and prints it as `call` prints a result; a wait given up
+    /// cancels the task.
+    fn wait_task(&self, client: &Client, id: &str) -> Result<(), Exit> {
+        let (options, progress) = Progress::attach(self.options().clone());
+        let result = self.timed(client.task(id).wait(&options));
+        progress.finish();
+        self.show_result(&result.map_err(|e| self.failed(e))?, id)
     }
 
     /// Each task of each connected server (or of the one server): one line or one JSON object
