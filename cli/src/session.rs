@@ -6,10 +6,9 @@
 //! own, so that the terminal's Ctrl-C does not reach it) with a socket pair for its stdin,
 //! over which it reports its start-up as a command does: the same messages and exit codes,
 //! and the command returns once the servers are up. The process then listens on a socket in
-//! a directory only the user can reach ([`dir`]), and runs the commands sent to it one at a
-//! time (a `watch` beside them) with the same code a command run directly does
-//! ([`crate::run::execute`]), each on the console of the `umcp` that sent it ([`wire`] is what
-//! they say). Unix only, for now.
+//! a directory only the user can reach ([`dir`]), and runs the commands sent to it, several at
+//! once, with the same code a command run directly does ([`crate::run::execute`]), each on the
+//! console of the `umcp` that sent it ([`wire`] is what they say). Unix only, for now.
 
 use std::ffi::OsString;
 

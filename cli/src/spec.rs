@@ -471,7 +471,8 @@ pub const COMMANDS: &[Cmd] = &[
         details: "start NAME, with the server options (--stdio, --url or --config), starts a \
                   background process that connects the servers and returns once they are up \
                   (or fails as a command would). umcp --session NAME COMMAND then runs any \
-                  command through it (--server NAME for one of its servers), one at a time (a watch runs beside the others), its \
+                  command through it (--server NAME for one of its servers), the commands of \
+                  several callers at once (up to 16), its \
                   output, questions and Ctrl-C on the caller's terminal. The process ends with session stop NAME, after --idle \
                   SECS without a command (default 3600), or when its servers are gone. list \
                   shows the running sessions. Not available on Windows yet.",

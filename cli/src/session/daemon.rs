@@ -1,8 +1,7 @@
 //! A session's process: it connects the servers as a command would, tells the `umcp` that
 //! started it how that went, and then runs the commands other `umcp`s send it over its
-//! socket, one at a time (a `watch`, which may last, beside them), each on its caller's
-//! console, until it is stopped, its servers are gone, or it has been idle (no command
-//! running) for its `--idle` time.
+//! socket, several at once, each on its caller's console, until it is stopped, its servers
+//! are gone, or it has been idle (no command running) for its `--idle` time.
 //!
 //! Bounds: at most [`MAX_CALLERS`] connections at once (one thread each; one more is told the
 //! session is busy and closed at once); each message at most
@@ -194,7 +193,7 @@ fn bound_session(bound: &Arc<Mutex<Option<Bound>>>) -> Option<Session> {
         manager: Arc::clone(&connected.manager),
         listener: bound.listener,
         turn: Mutex::new(Turn {
-            busy: false,
+            running: 0,
             watching: 0,
             last: Instant::now(),
         }),
@@ -204,9 +203,9 @@ fn bound_session(bound: &Arc<Mutex<Option<Bound>>>) -> Option<Session> {
     })
 }
 
-/// Whether a command runs, how many `watch`es run beside, and when the last one ended.
+/// How many commands run, how many `watch`es beside them, and when the last one ended.
 struct Turn {
-    busy: bool,
+    running: usize,
     watching: usize,
     last: Instant,
 }
@@ -280,7 +279,7 @@ impl Session {
                 .wake
                 .wait_timeout(turn, WATCH_EVERY)
                 .unwrap_or_else(PoisonError::into_inner);
-            if turn.busy || turn.watching > 0 {
+            if turn.running > 0 || turn.watching > 0 {
                 continue;
             }
             let idle = turn.last.elapsed() >= self.idle;
@@ -319,8 +318,8 @@ impl Session {
         }
     }
 
-    /// Runs one command for a caller, once it is its turn, on the caller's console. A
-    /// `watch`, which may last, runs beside the others, on a console of its threads' own.
+    /// Runs one command for a caller, on the caller's console, beside the commands of the
+    /// other callers: each one's output, questions and Ctrl-C are its own caller's.
     fn command(&self, stream: UnixStream, reader: Reader, run: Run) {
         let received = Instant::now();
         let Ok(link) = Link::open(stream, reader, &run) else {
@@ -328,40 +327,21 @@ impl Session {
         };
         let words = run.args.into_iter().map(OsString::from).collect();
         let parsed = args::parse(words);
-        let wait = parsed
-            .as_ref()
-            .map_or(Duration::from_secs(30), |a| a.timeout);
-        let beside = parsed
+        let watch = parsed
             .as_ref()
             .is_ok_and(|a| a.command.first().is_some_and(|c| c == "watch"));
         let json = parsed.as_ref().is_ok_and(|a| a.json);
-        if beside {
-            lock(&self.turn).watching += 1;
-        } else if !self.take_turn(&link, wait) {
-            let code = match link.cancelled() {
-                Some(signal) => 128 + signal,
-                None => {
-                    link.err(&format!(
-                        "umcp: session `{}` is busy with another command\n",
-                        self.name
-                    ));
-                    1
-                }
-            };
-            link.finish(code);
-            return;
-        }
+        self.begin(watch);
         let interrupt = Interrupt::default();
         let stopping = interrupt.clone();
-        link.ends_with_stdout.store(beside, Ordering::SeqCst);
+        link.ends_with_stdout.store(watch, Ordering::SeqCst);
         link.on_cancel(move |_| stopping.interrupt());
         let result = {
             let console = Arc::clone(&link) as Arc<dyn Console>;
-            let _thread = beside.then(|| console::redirect_thread(Some(Arc::clone(&console))));
-            let _process = (!beside).then(|| {
-                crate::deadline::reset_asked();
-                console::redirect(console)
-            });
+            let _thread = console::redirect_thread(Some(Arc::clone(&console)));
+            // What a server asks or logs on a thread of its own reaches the command that
+            // started last, a watch excepted.
+            let _running = (!watch).then(|| console::running(console));
             let result = parsed.and_then(|args| {
                 let (cmd, rest) = args::command(&args)?;
                 super::check_through(&args, cmd)?;
@@ -380,37 +360,31 @@ impl Session {
         // The caller has its exit code before the session looks idle (or ends, its servers
         // gone): what it printed last is never cut off.
         link.finish(result);
-        match beside {
-            true => {
-                let mut turn = lock(&self.turn);
-                turn.watching -= 1;
-                turn.last = Instant::now();
+        self.end(watch);
+    }
+
+    /// Counts a command in: the session is not idle while it runs. The time the user takes
+    /// answering questions is forgotten when no other command runs to count it.
+    fn begin(&self, watch: bool) {
+        let mut turn = lock(&self.turn);
+        match watch {
+            true => turn.watching += 1,
+            false => {
+                if turn.running == 0 {
+                    crate::deadline::reset_asked();
+                }
+                turn.running += 1;
             }
-            false => self.release_turn(),
         }
     }
 
-    /// Waits for the session to be free, at most `within` and while the caller is there.
-    fn take_turn(&self, link: &Link, within: Duration) -> bool {
-        let deadline = Instant::now() + within;
+    /// Counts a command out.
+    fn end(&self, watch: bool) {
         let mut turn = lock(&self.turn);
-        while turn.busy {
-            if link.ended() || Instant::now() >= deadline {
-                return false;
-            }
-            turn = self
-                .wake
-                .wait_timeout(turn, TICK)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+        match watch {
+            true => turn.watching -= 1,
+            false => turn.running -= 1,
         }
-        turn.busy = true;
-        true
-    }
-
-    fn release_turn(&self) {
-        let mut turn = lock(&self.turn);
-        turn.busy = false;
         turn.last = Instant::now();
         self.wake.notify_all();
     }
@@ -429,12 +403,12 @@ impl Session {
             pid: std::process::id(),
             servers: servers.collect(),
             uptime: self.started.elapsed().as_secs(),
-            idle: match turn.busy || turn.watching > 0 {
+            idle: match turn.running > 0 || turn.watching > 0 {
                 true => 0,
                 false => turn.last.elapsed().as_secs(),
             },
             idle_limit: self.idle.as_secs(),
-            busy: turn.busy || turn.watching > 0,
+            busy: turn.running > 0 || turn.watching > 0,
         }
     }
 }

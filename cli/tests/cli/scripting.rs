@@ -365,3 +365,98 @@ fn meta_goes_with_the_call_and_roots_are_offered() {
     demo(&["--root", "/nonexistent/dir", "tools"], 2);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_session_runs_callers_at_once_so_tasks_list_sees_a_running_task() {
+    if peers::skip_interop() {
+        return;
+    }
+    let mut sessions = crate::sessions::Sessions::new("tasks-at-once");
+    sessions.start("ev", &["--stdio", &everything()], 0);
+    // A call that waits for its task, in the background.
+    let waiting = sessions
+        .umcp()
+        .args([
+            "--session",
+            "ev",
+            "--timeout",
+            "60",
+            "call",
+            "simulate-research-query",
+            "topic=rust",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let listed = loop {
+        let out = sessions.run("ev", &["tasks", "list"], 0);
+        let listed = stdout(&out);
+        if listed.contains("working") || std::time::Instant::now() > deadline {
+            break listed;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(listed.contains("  working"), "{listed}");
+    let done = waiting.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    assert!(
+        stdout(&done).contains("Research Report: rust"),
+        "{}",
+        stdout(&done)
+    );
+    // call --task: the id at once, and the task found by it.
+    let started = std::time::Instant::now();
+    let out = sessions.run(
+        "ev",
+        &["call", "--task", "simulate-research-query", "topic=go"],
+        0,
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let id = stdout(&out).trim().to_owned();
+    assert!(!id.is_empty() && !id.contains(' '), "{id}");
+    let got = stdout(&sessions.run("ev", &["tasks", "get", &id], 0));
+    assert!(got.contains(&format!("taskId: {id}")), "{got}");
+    let result = sessions.run("ev", &["--timeout", "60", "tasks", "wait", &id], 0);
+    assert!(
+        stdout(&result).contains("Research Report: go"),
+        "{}",
+        stdout(&result)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn two_slow_calls_through_a_session_overlap() {
+    let mut sessions = crate::sessions::Sessions::new("overlap");
+    sessions.start("slow", &["--stdio", &fixtures_stdio()], 0);
+    let spawn = || {
+        sessions
+            .umcp()
+            .args([
+                "--session",
+                "slow",
+                "call",
+                "slow",
+                "delay_ms=500",
+                "steps=4",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let started = std::time::Instant::now();
+    let (first, second) = (spawn(), spawn());
+    for child in [first, second] {
+        assert!(child.wait_with_output().unwrap().status.success());
+    }
+    // Each takes two seconds; one after the other would take four.
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_millis(3500), "{took:?}");
+}
