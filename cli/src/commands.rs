@@ -47,6 +47,7 @@ impl Target<'_> {
             ("tasks", _) => self.tasks(rest),
             ("skills", _) => self.skills(rest),
             ("describe", [tool]) => self.describe(tool),
+            ("grep", words) => self.grep(&words.join(" ")),
             _ => Err(usage("bad command")),
         }
     }
@@ -333,7 +334,7 @@ impl Target<'_> {
     }
 
     /// The failures of a listing across servers, each a timeout once the command's time is up.
-    fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
+    pub fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
         errors
             .into_iter()
             .filter(|e| self.picked(&e.server))

@@ -43,6 +43,7 @@ mod console;
 mod deadline;
 mod describe;
 mod exit;
+mod grep;
 mod help;
 mod interact;
 mod listing;

@@ -280,6 +280,18 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "grep",
+        args: "PATTERN...",
+        arity: (1, 16),
+        help: "find the tools, resources, templates and prompts whose names or descriptions match",
+        details: "Searches every server's tools, resources, resource templates and prompts: \
+                  each word of PATTERN must appear, in any case, in the name, title, URI or \
+                  description of one. One line per match (its kind, the name to use it by, \
+                  the first line of its description), a JSON array with --json. Exit code \
+                  1 when nothing matches, as grep's.",
+        one_server: false,
+    },
+    Cmd {
         name: "call",
         args: "TOOL [JSON | KEY=VALUE... | KEY:=JSON...]",
         arity: (1, MAX_PAIRS),

@@ -460,3 +460,48 @@ fn two_slow_calls_through_a_session_overlap() {
     let took = started.elapsed();
     assert!(took < std::time::Duration::from_millis(3500), "{took:?}");
 }
+
+#[test]
+fn grep_finds_tools_across_the_servers_of_a_file() {
+    if peers::skip_interop() {
+        return;
+    }
+    let config = serde_json::json!({"mcpServers": {
+        "ev": {"command": peers::node(), "args": [peers::server_everything(), "stdio"]},
+        "demo": {"command": umcp_test_support::demo::demo_binary(), "args": ["--server"]},
+    }});
+    let path = fresh_dir("grep").with_extension("json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_string_lossy().into_owned();
+    let out = crate::fake::ended(
+        umcp_test_support::installed::cli(&["--config", &file, "grep", "sum"]),
+        &[],
+        0,
+    );
+    let found = stdout(&out);
+    assert!(
+        found
+            .lines()
+            .any(|l| l.starts_with("tool  ev__get-sum  Returns the sum")),
+        "{found}"
+    );
+    assert!(
+        found.lines().any(|l| l.starts_with("tool  demo__add  ")),
+        "{found}"
+    );
+    let json =
+        umcp_test_support::installed::cli(&["--config", &file, "--json", "grep", "SUM", "two"]);
+    let rows: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["demo__add", "ev__get-sum"], "{rows}");
+    assert_eq!(rows[1]["server"], "ev");
+    let none = umcp_test_support::installed::cli(&["--config", &file, "grep", "no-such-thing"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(stdout(&none), "");
+    std::fs::remove_file(path).unwrap();
+}
