@@ -200,12 +200,12 @@ mod tests {
         assert!(bash.contains("session) COMPREPLY=($(compgen -W 'start list stop' -- \"$cur\"))"));
         let zsh = script("zsh").unwrap();
         assert!(zsh.contains(
-            "servers) (( CURRENT == 2 )) && _values 'subcommand' list show add remove ;;"
+            "servers) (( CURRENT == 2 )) && _values 'subcommand' list show add remove import ;;"
         ));
         let fish = script("fish").unwrap();
         assert!(fish.contains(
             "complete -c umcp -n '__fish_seen_subcommand_from tasks; and not \
-             __fish_seen_subcommand_from list get cancel result' -a 'list get cancel result'"
+             __fish_seen_subcommand_from list get cancel result wait' -a 'list get cancel result wait'"
         ));
     }
 }

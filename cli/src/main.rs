@@ -45,6 +45,7 @@ mod describe;
 mod exit;
 mod grep;
 mod help;
+mod hosts;
 mod interact;
 mod listing;
 mod logs;

@@ -8,7 +8,7 @@ use umcp::{ConfigFile, HttpConfig, HttpTransportKind, ServerConfig, ServerStatus
 use crate::args::Args;
 use crate::exit::{usage, Exit};
 use crate::output::warn;
-use crate::{config_files, shown, trust};
+use crate::{config_files, hosts, shown, trust};
 
 /// The servers named on the command line, or found in a configuration file.
 pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
@@ -25,8 +25,8 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
     };
     let file = match file {
         Some(file) => file,
-        // Named with --config, or the user's own: trusted as the user's word.
-        None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
+        // Named with --config: trusted as the user's word.
+        None => hosts::load(&path).map_err(|e| usage(shown::block(&e)))?,
     };
     from_file(&path, file, args.server.as_deref())
 }
@@ -107,25 +107,32 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     Ok(config)
 }
 
-/// The first configuration file found where umcp looks, with its servers when it is the
-/// project's (read once trusted; `None` for the user's own, read as it is).
+/// The first configuration file found where umcp looks that holds servers, with them (a
+/// project's read once trusted).
 fn found_file() -> Result<(PathBuf, Option<ConfigFile>), Exit> {
     let candidates = config_files::candidates();
-    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
-        let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-        usage(format!(
-            "no server given (--stdio, --url or --config), and no configuration file in:\n  {}",
-            tried.join("\n  ")
-        ))
-    })?;
-    // A file of the working directory came with the checkout: used once trusted.
-    if config_files::project().contains(found) {
-        let mine = config_files::user().into_iter().find(|p| p.is_file());
-        let file = trust::servers_of_project(found, mine.as_deref())?;
+    let project = config_files::project();
+    let holding = |p: &&PathBuf| p.is_file() && hosts::may_hold_servers(p);
+    for found in candidates.iter().filter(holding) {
+        // A file of the working directory came with the checkout: used once trusted.
+        if project.contains(found) {
+            let mine = config_files::user().into_iter().find(|p| p.is_file());
+            let file = trust::servers_of_project(found, mine.as_deref())?;
+            return Ok((found.clone(), Some(file)));
+        }
+        let file = hosts::load(found).map_err(|e| usage(shown::block(&e)))?;
+        // A host's file that lists none (Claude Code's state file, say) is passed over.
+        if file.servers.is_empty() && file.errors.is_empty() {
+            continue;
+        }
+        warn(&format!("umcp: using the servers of {}", found.display()));
         return Ok((found.clone(), Some(file)));
     }
-    warn(&format!("umcp: using the servers of {}", found.display()));
-    Ok((found.clone(), None))
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    Err(usage(format!(
+        "no server given (--stdio, --url or --config), and no servers in:\n  {}",
+        tried.join("\n  ")
+    )))
 }
 
 /// The program a command runs, as a server's name: its file name, less a Windows `.exe`,

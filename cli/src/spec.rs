@@ -492,16 +492,24 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "servers",
-        args: "list|show NAME|add NAME|remove NAME",
+        args: "list|show NAME|add NAME|remove NAME|import HOST|FILE",
         arity: (1, 2),
-        help: "list, show, add or remove the servers of the configuration file",
-        details: "Nothing is started or connected. Works on --config FILE or the file found \
-                  (see FILES). add NAME takes --stdio \
+        help: "list, show, add, remove or import the servers of configuration files",
+        details: "Nothing is started or connected. list, without --config, lists the servers \
+                  of every configuration file found (see FILES): each row names its host \
+                  (Claude Code, Codex, Cursor, VS Code, Gemini CLI, Windsurf, Goose, Zed, \
+                  Claude Desktop), with --json its file too. The others work on --config \
+                  FILE or the file found. add NAME takes --stdio \
                   'CMD ARGS' (with --env) or --url URL (with --header and --transport), and \
-                  --protocol; --env NAME is written as a reference, ${NAME}. The file is \
-                  edited in place: the other entries, their order, formatting and comments \
-                  stay as they are, and a file umcp cannot read is left untouched. show hides \
-                  the values of variables and headers, and secrets in URLs and arguments.",
+                  --protocol; --env NAME is written as a reference, ${NAME}, set or not. \
+                  import HOST|FILE copies the servers of a host's file (its user file, else \
+                  the project's) or of FILE into --config FILE, which it creates when \
+                  missing, their variables as written; --server NAME copies one; a name the \
+                  file has already is left as it is there. A file is edited in place: the \
+                  other entries, their order, formatting and comments stay as they are, and \
+                  a file umcp cannot read is left untouched; Codex's TOML and Goose's YAML \
+                  are read, never written. show hides the values of variables and headers, \
+                  and secrets in URLs and arguments.",
         one_server: false,
     },
     Cmd {
@@ -554,7 +562,13 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
     (
         "servers",
-        &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
+        &[
+            ("list", 0),
+            ("show", 1),
+            ("add", 1),
+            ("remove", 1),
+            ("import", 1),
+        ],
     ),
 ];
 
@@ -567,18 +581,29 @@ pub fn subcommands(name: &str) -> &'static [(&'static str, usize)] {
 }
 
 /// When the usual places are searched for servers.
-pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
+pub const FILES_WHEN: &str =
+    "when no --stdio, --url or --config is given, the first that holds servers";
 
 /// Where the servers come from when none is given, in order, one place a line.
 pub const FILES: &str =
     "  ./.mcp.json                      (Claude Code, per project: once trusted, see trust)
-  ./.vscode/mcp.json               (VS Code, per workspace: once trusted, see trust)
+  ./.vscode/mcp.json               (VS Code, per workspace: once trusted)
+  ./.cursor/mcp.json               (Cursor, per project: once trusted)
+  ./.gemini/settings.json          (Gemini CLI, per project: once trusted)
+  ./.zed/settings.json             (Zed, per project: once trusted)
   Claude Desktop                   (~/Library/Application Support/Claude/claude_desktop_config.json,
                                     %APPDATA%\\Claude\\claude_desktop_config.json,
                                     ~/.config/Claude/claude_desktop_config.json)
   ~/.cursor/mcp.json               (Cursor)
   VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
-                                    %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
+                                    %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)
+  ~/.claude.json                   (Claude Code: your servers, and this directory's own)
+  ~/.codex/config.toml             (Codex; $CODEX_HOME/config.toml when set)
+  ~/.codeium/windsurf/mcp_config.json  (Windsurf)
+  ~/.gemini/settings.json          (Gemini CLI)
+  ~/.config/goose/config.yaml      (Goose)
+  ~/.config/zed/settings.json      (Zed)
+  A file that lists no server is passed over.";
 
 /// The environment variables umcp reads for itself, each with what it is for (`${VAR}` in a
 /// configuration file, `--url`, `--header` and `--oauth-client-secret` reads any).

@@ -8,6 +8,7 @@ mod commands;
 mod exit_codes;
 mod fake;
 mod hostile;
+mod hosts;
 mod http;
 mod listings;
 mod messages;
