@@ -9,9 +9,11 @@ use std::time::Duration;
 use crate::jsonrpc::ErrorObject;
 
 mod http;
+mod network;
 mod summary;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
+pub use network::{NetworkError, NetworkProblem};
 
 use summary::DataSummary;
 
@@ -128,6 +130,10 @@ pub enum Error {
     /// HTTP 403: the credentials are not enough (for example `insufficient_scope`); the
     /// `WWW-Authenticate` hints say what is missing.
     Forbidden(Box<HttpError>),
+    /// The network between umcp and an HTTP server failed in a way a person can act on: a
+    /// certificate refused (and why, and who issued it), a client certificate required or
+    /// refused, a proxy unreachable or refusing. `Display` ends with the remedy.
+    Network(Box<NetworkError>),
     /// The HTTP session ended on the server: a request that carried a session id was answered
     /// with 404, or with a 400 whose body names the session (as the TypeScript SDK's servers
     /// answer an unknown session id).
@@ -326,6 +332,7 @@ impl fmt::Display for Error {
             Error::Http(e) => write!(f, "http: {e}"),
             Error::Unauthorized(e) => write!(f, "unauthorized: {e}"),
             Error::Forbidden(e) => write!(f, "forbidden: {e}"),
+            Error::Network(e) => write!(f, "network: {e}"),
             Error::SessionExpired => f.write_str("session expired: the server ended the session"),
             Error::ResponseLost(why) => write!(f, "response lost: {why}"),
             Error::Config(msg) => write!(f, "config: {msg}"),

@@ -9,6 +9,8 @@
 //!   examples.
 //! - [`transports`]: stdio and HTTP servers: environment, stderr, process groups, sessions,
 //!   streams, the legacy fallback and every deadline, with examples.
+//! - [`network`]: proxies, trust roots and extra CAs, client certificates and Unix sockets:
+//!   what is read from the environment, and what middleboxes change.
 //! - [`eras`]: the stateless 2026-07-28 era and the handshake era, how a server's era is
 //!   found and remembered, and what it costs, with an example.
 //! - [`following`]: `listen`, lists kept fresh and the response cache, with examples.
@@ -34,6 +36,9 @@ pub mod client {}
 
 #[doc = include_str!("../docs/transports.md")]
 pub mod transports {}
+
+#[doc = include_str!("../docs/network.md")]
+pub mod network {}
 
 #[doc = include_str!("../docs/eras.md")]
 pub mod eras {}

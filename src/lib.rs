@@ -4,6 +4,7 @@
 //! [guide-client]: crate::guide::client
 //! [guide-transports]: crate::guide::transports
 //! [guide-eras]: crate::guide::eras
+//! [guide-network]: crate::guide::network
 //! [guide-following]: crate::guide::following
 //! [guide-manager]: crate::guide::manager
 #![cfg_attr(
@@ -98,5 +99,8 @@ pub use manager::{
     NotificationSource, PromptEntry, ResourceEntry, ResourceTemplateEntry, ServerError,
     ServerStatus, StatusEvent, StatusEvents, TaggedNotification, ToolEntry,
 };
+pub use transport::http::{ClientIdentity, NetworkError, NetworkProblem, Proxy, TrustRoots};
 pub use transport::http::{CredentialProvider, HttpConfig, HttpTransportKind, ReconnectPolicy};
+#[cfg(feature = "http")]
+pub use transport::http::{NetworkCheck, NetworkStep};
 pub use transport::{Connect, EnvPolicy, StdioConfig, Transport};

@@ -367,3 +367,45 @@ fn a_url_without_its_scheme_keeps_a_user_without_a_password() {
         "{error}"
     );
 }
+
+/// A proxy's password (in a configured proxy or a key file's name) shows nowhere: not in the
+/// configuration's `Debug`, the error of a failed connection, nor the transport's log lines.
+#[cfg(feature = "http")]
+#[test]
+fn proxy_passwords_and_client_keys_stay_hidden() {
+    logs();
+    let identity = umcp::ClientIdentity::from_pem(
+        b"-----BEGIN CERTIFICATE-----".to_vec(),
+        b"SECRET_KEY_PEM".to_vec(),
+    );
+    let config = umcp::HttpConfig::new("https://127.0.0.1:1/mcp")
+        .proxy(umcp::Proxy::url(
+            "http://proxy-user:SECRET_PROXY_PW@127.0.0.1:1",
+        ))
+        .client_identity(identity);
+    let shown = format!("{config:?}");
+    for secret in ["SECRET_PROXY_PW", "SECRET_KEY_PEM"] {
+        assert!(!shown.contains(secret), "{shown}");
+    }
+    assert!(
+        shown.contains("proxy-user:<redacted>@127.0.0.1:1"),
+        "{shown}"
+    );
+    // The key is not PEM: the connection fails on it, without quoting it.
+    let error = umcp::Client::connect(config.clone()).expect_err("a bad key");
+    assert!(matches!(error, umcp::Error::Config(_)), "{error:?}");
+    assert!(!error.to_string().contains("SECRET_KEY_PEM"), "{error}");
+    let config = umcp::HttpConfig::new("http://127.0.0.1:1/mcp").proxy(umcp::Proxy::url(
+        "http://proxy-user:SECRET_PROXY_PW@127.0.0.1:1",
+    ));
+    let error = umcp::Client::connect(config).expect_err("nothing listens");
+    let text = format!("{error} {error:?}");
+    assert!(!text.contains("SECRET_PROXY_PW"), "{text}");
+    assert!(text.contains("proxy-user:<redacted>@127.0.0.1:1"), "{text}");
+    assert!(
+        logged("SECRET_PROXY_PW").is_empty(),
+        "{:?}",
+        logged("SECRET_PROXY_PW")
+    );
+    assert!(logged("SECRET_KEY_PEM").is_empty());
+}

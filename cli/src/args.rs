@@ -24,6 +24,8 @@ pub struct Args {
     pub url: Option<String>,
     pub transport: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// `--proxy`, `--cacert`, `--system-trust`, `--cert`, `--key` and `--unix-socket`.
+    pub network: crate::network::Flags,
     pub config: Option<String>,
     pub server: Option<String>,
     pub json: bool,
@@ -113,7 +115,11 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                         )));
                     }
                 }
-                apply(&mut args, &name, value, &mut help)?;
+                if crate::network::Flags::takes(&name) {
+                    args.network.set(&name, value.unwrap_or_default());
+                } else {
+                    apply(&mut args, &name, value, &mut help)?;
+                }
             }
             Short('h') => help = true,
             Short('v') => args.verbose = args.verbose.saturating_add(1),

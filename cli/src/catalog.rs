@@ -70,6 +70,12 @@ fn server_options(args: &Args) -> Vec<&'static str> {
         ("transport", args.transport.is_some()),
         ("protocol", args.protocol.is_some()),
         ("oauth", args.oauth.for_server()),
+        (
+            args.network
+                .first_given()
+                .map_or("proxy", |o| o.trim_start_matches('-')),
+            args.network.first_given().is_some(),
+        ),
     ];
     given
         .iter()
@@ -342,6 +348,7 @@ fn entry(args: &Args, typed: bool) -> Result<Value, Exit> {
         (Some(line), None) => {
             if let Some(option) = ["header", "transport", "oauth"]
                 .iter()
+                .chain(crate::network::OPTIONS.iter())
                 .find(|o| server_options(args).contains(o))
             {
                 return Err(usage(format!("--{option} is for --url servers")));
@@ -386,6 +393,7 @@ fn entry(args: &Args, typed: bool) -> Result<Value, Exit> {
                     .collect();
                 entry.insert("headers".into(), Value::Object(headers));
             }
+            entry.extend(args.network.entry_keys());
             let oauth = &args.oauth;
             if oauth.enabled {
                 entry.insert("auth".into(), json!("oauth"));

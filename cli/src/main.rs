@@ -42,6 +42,7 @@ mod config_files;
 mod console;
 mod deadline;
 mod describe;
+mod doctor;
 mod exit;
 mod grep;
 mod help;
@@ -50,6 +51,7 @@ mod interact;
 mod listing;
 mod logs;
 mod man;
+mod network;
 mod oauth;
 mod output;
 mod relay;
@@ -111,6 +113,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;

@@ -37,6 +37,7 @@ pub fn configured(args: &Args, cmd: &Cmd) -> Result<Vec<ServerConfig>, Exit> {
         }
     }
     one_server(cmd, servers.len())?;
+    crate::network::remember(&servers);
     Ok(servers)
 }
 

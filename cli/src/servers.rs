@@ -56,6 +56,11 @@ fn check_options(args: &Args) -> Result<(), Exit> {
     if args.transport.is_some() && args.url.is_none() {
         return Err(usage("--transport is for --url servers"));
     }
+    if let (Some(option), None) = (args.network.first_given(), &args.url) {
+        return Err(usage(format!(
+            "{option} is for --url servers (--config entries have `proxy`, `tls` and `unixSocket` settings)"
+        )));
+    }
     if args.server.is_some() && (args.stdio.is_some() || args.url.is_some()) {
         return Err(usage(
             "--server picks a server of a configuration file, not of --stdio or --url",
@@ -100,6 +105,7 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     for (name, value) in &args.headers {
         http = http.header(name, expand(&format!("--header {name}"), value)?);
     }
+    let http = args.network.apply(http).map_err(usage)?;
     let mut config = ServerConfig::new(name, http);
     if let Some(settings) = args.oauth.settings().map_err(usage)? {
         config = config.with_oauth(settings);

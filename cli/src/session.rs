@@ -75,6 +75,12 @@ fn start_options(args: &Args) -> Vec<&'static str> {
         ("transport", args.transport.is_some()),
         ("protocol", args.protocol.is_some()),
         ("oauth", oauth.for_server() || oauth.token_store.is_some()),
+        (
+            args.network
+                .first_given()
+                .map_or("proxy", |o| o.trim_start_matches('-')),
+            args.network.first_given().is_some(),
+        ),
         ("log", args.log.is_some()),
         ("root", !args.roots.is_empty()),
         ("idle", args.idle.is_some()),

@@ -94,6 +94,44 @@ pub const FLAGS: &[Flag] = &[
         Some("'Name: value'"),
         "send a header to the --url server (repeatable; ${VAR} from the environment)",
     ),
+    flag(
+        "proxy",
+        Some("URL|none"),
+        "the --url server's proxy (http://, https://, socks5://, socks5h://), or none; default: https_proxy, http_proxy, all_proxy, no_proxy",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "cacert",
+            Some("FILE"),
+            "also trust the CA certificates of this PEM file for the --url server (repeatable)",
+        )
+    },
+    flag(
+        "system-trust",
+        None,
+        "trust the operating system's certificate store for the --url server, not the bundled roots",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "cert",
+            Some("FILE"),
+            "show this client certificate chain (PEM) to the --url server; needs --key",
+        )
+    },
+    Flag {
+        completes: Completes::File,
+        ..flag("key", Some("FILE"), "the private key (PEM) of --cert")
+    },
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "unix-socket",
+            Some("PATH"),
+            "reach the --url server through this Unix domain socket",
+        )
+    },
     Flag {
         completes: Completes::File,
         ..flag(
@@ -520,6 +558,19 @@ pub const COMMANDS: &[Cmd] = &[
         details: "bash: umcp completions bash > ~/.local/share/bash-completion/completions/umcp\n\
                   zsh:  umcp completions zsh > ~/.zfunc/_umcp (with ~/.zfunc in fpath)\n\
                   fish: umcp completions fish > ~/.config/fish/completions/umcp.fish",
+        one_server: false,
+    },
+    Cmd {
+        name: "doctor",
+        args: "URL",
+        arity: (0, 1),
+        help: "check the way to an HTTP server step by step, each result with its fix",
+        details: "Checks in order, stopping at the first failure: which proxy applies, DNS, TCP, \
+                  the tunnel and TLS (the certificate chain, its issuer and expiry, the roots \
+                  trusted), an HTTP answer, the MCP era probe, and the authorization metadata. \
+                  Takes --header, --proxy, --cacert, --system-trust, --cert, --key and \
+                  --unix-socket as a --url server does; each step has --timeout. The exit code \
+                  is 0 when the server is usable, 3 when a step failed.",
         one_server: false,
     },
     Cmd {

@@ -148,6 +148,13 @@ impl Target<'_> {
             | umcp::Error::Unauthorized(_)
             | umcp::Error::Forbidden(_)
             | umcp::Error::Auth(_) => Exit(3, shown::block(&error.to_string())),
+            other if other.is_timeout() => {
+                let mut message = shown::block(&other.to_string());
+                if let Some(hint) = crate::network::hint_for(self.single.as_deref()) {
+                    message.push_str(&format!("\n{}", shown::block(&hint)));
+                }
+                Exit(1, message)
+            }
             other => Exit(1, shown::block(&other.to_string())),
         }
     }

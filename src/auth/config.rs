@@ -76,6 +76,8 @@ pub struct OAuthConfig {
     pub(crate) dpop: bool,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) dpop_key_pem: Option<String>,
+    /// The proxy and trust roots the requests to authorization servers take.
+    pub(crate) network: crate::transport::http::Network,
 }
 
 impl OAuthConfig {
@@ -180,7 +182,29 @@ impl OAuthConfig {
             authorization_wait: Duration::from_secs(300),
             dpop: true,
             dpop_key_pem: None,
+            network: crate::transport::http::Network::default(),
         }
+    }
+
+    /// Sends the requests to authorization servers (metadata, registration, tokens) through the
+    /// same proxy, with the same trust roots and extra authorities, as the requests to `server`
+    /// (by default they follow the environment, as a server with no settings of its own does).
+    /// `server`'s client certificate is not shown to authorization servers, and its Unix socket
+    /// leads to the MCP server only.
+    ///
+    /// ```
+    /// use umcp::auth::{HeadlessHandler, OAuthConfig};
+    /// use umcp::{HttpConfig, Proxy, TrustRoots};
+    ///
+    /// let server = HttpConfig::new("https://mcp.corp/mcp")
+    ///     .proxy(Proxy::url("http://proxy.corp:3128"))
+    ///     .trust_roots(TrustRoots::System);
+    /// let config = OAuthConfig::new(HeadlessHandler::new()).same_network_as(&server);
+    /// # let _ = config;
+    /// ```
+    pub fn same_network_as(mut self, server: &crate::HttpConfig) -> OAuthConfig {
+        self.network = server.network.for_authorization();
+        self
     }
 
     /// A pre-registered client id; it takes precedence over any other identity.

@@ -70,7 +70,8 @@ impl AuthorizationHandler for HeadlessHandler {
     }
 
     fn authorize(&self, authorization_url: &str) -> Result<String> {
-        let answer = Http::new(self.timeout).get(AuthStep::Authorization, authorization_url)?;
+        let answer = Http::new(self.timeout, Default::default())
+            .get(AuthStep::Authorization, authorization_url)?;
         let location = answer
             .location
             .as_deref()

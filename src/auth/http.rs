@@ -13,11 +13,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 use ureq::config::Config;
+use ureq::unversioned::resolver::DefaultResolver;
 use ureq::Agent;
 
 use super::encoding::{form, redact_form, redact_json, redact_url};
 use crate::error::{AuthError, AuthStep};
 use crate::transport::http::provider_deadline::{self, OnClose};
+use crate::transport::http::route::Route;
+use crate::transport::http::Network;
 
 /// The largest response body read from an authorization server.
 const BODY_LIMIT: u64 = 1024 * 1024;
@@ -28,8 +31,9 @@ const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 /// An HTTP client for the flow's requests.
 #[derive(Clone)]
 pub(crate) struct Http {
-    config: Config,
     timeout: Duration,
+    /// The proxy and trust roots of the requests.
+    network: Network,
 }
 
 /// An HTTP answer, whatever its status.
@@ -73,25 +77,40 @@ impl Answer {
     }
 }
 
+/// The agent configuration of the flow's requests, through `proxy`.
+fn config(proxy: Option<ureq::Proxy>) -> Config {
+    Agent::config_builder()
+        .http_status_as_error(false)
+        // Redirects are never followed: an authorization redirect is read, not visited,
+        // and credentials must not travel to another origin.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .user_agent(concat!("umcp/", env!("CARGO_PKG_VERSION")))
+        .proxy(proxy)
+        .build()
+}
+
 impl Http {
-    /// A client whose requests each take at most `timeout` (`Duration::MAX`: no limit).
-    pub fn new(timeout: Duration) -> Http {
+    /// A client whose requests each take at most `timeout` (`Duration::MAX`: no limit), made
+    /// along `network`'s proxy and trust.
+    pub fn new(timeout: Duration, network: Network) -> Http {
         let timeout = timeout.min(NO_LIMIT);
-        let config = Agent::config_builder()
-            .http_status_as_error(false)
-            // Redirects are never followed: an authorization redirect is read, not visited,
-            // and credentials must not travel to another origin.
-            .max_redirects(0)
-            .max_redirects_will_error(false)
-            .user_agent(concat!("umcp/", env!("CARGO_PKG_VERSION")))
-            .build();
-        Http { config, timeout }
+        Http { timeout, network }
     }
 
     /// The agent for one request to `url`, shut down if the connection it serves closes while the
     /// [`OnClose`] lives (an error if that connection has closed already).
     fn agent(&self, step: AuthStep, url: &str) -> Result<(Agent, OnClose), AuthError> {
-        let agent = Agent::new_with_config(self.config.clone());
+        // The proxy depends on the URL (`no_proxy`): each request finds its own way.
+        let route = Route::new(&self.network, url).map_err(|e| AuthError {
+            url: Some(url.to_owned()),
+            ..AuthError::new(step, e.to_string())
+        })?;
+        let agent = Agent::with_parts(
+            config(route.ureq_proxy()),
+            route.connector(),
+            DefaultResolver::default(),
+        );
         let cut = agent.clone();
         let watch =
             provider_deadline::on_close(move || cut.shutdown()).ok_or_else(|| AuthError {

@@ -78,6 +78,7 @@
 
 mod client_credentials;
 mod config;
+mod discovered;
 mod discovery;
 mod dpop;
 mod encoding;
@@ -102,6 +103,7 @@ mod workload;
 
 pub use client_credentials::CrossAppAccess;
 pub use config::OAuthConfig;
+pub use discovered::AuthorizationDiscovery;
 pub use file_store::FileStore;
 pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;

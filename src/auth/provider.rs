@@ -88,7 +88,7 @@ impl OAuth {
             }
         }
         Ok(OAuth {
-            http: Http::new(config.timeout),
+            http: Http::new(config.timeout, config.network.clone()),
             server,
             resource,
             config,
@@ -106,6 +106,38 @@ impl OAuth {
     /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     pub fn resource(&self) -> &str {
         &self.resource
+    }
+
+    /// Finds the server's authorization server as the next authorization would (from the
+    /// challenge of `refused`, a 401 or 403 the server answered, else the well-known URLs),
+    /// and nothing more: no registration, no token, nothing stored. For showing a person how a
+    /// server is protected (`umcp doctor`).
+    ///
+    /// ```no_run
+    /// use umcp::auth::{HeadlessHandler, OAuth, OAuthConfig};
+    ///
+    /// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(HeadlessHandler::new()))?;
+    /// let found = oauth.discover(None)?;
+    /// println!("{} issues tokens for {}", found.issuer, found.resource);
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Auth`] when a document cannot be fetched or does not hold what it must.
+    pub fn discover(&self, refused: Option<&HttpError>) -> Result<super::AuthorizationDiscovery> {
+        let challenge = refused.and_then(|e| e.www_authenticate.as_ref());
+        let version = refused.and_then(|e| e.protocol_version.as_deref());
+        let allowed = |issuer: &str| self.check_bound(issuer).is_ok();
+        let found = discovery::discover(
+            &self.http,
+            &self.server,
+            &self.resource,
+            challenge,
+            version,
+            allowed,
+        )?;
+        Ok(found.into())
     }
 
     /// Obtains credentials now, before connecting (for a `login` command): discovery from

@@ -17,6 +17,7 @@ mod connect;
 mod entry;
 mod env_file;
 mod jsonc;
+mod network;
 mod oauth;
 mod parse;
 mod redacted;

@@ -152,5 +152,6 @@ fn http(entry: &Entry<'_>, kind: HttpTransportKind) -> Result<ServerTransport, S
     for (name, value) in entry.map("headers")? {
         config = config.header(name, value);
     }
+    let config = super::network::apply(entry, config)?;
     Ok(ServerTransport::Http(config, super::oauth::parse(entry)?))
 }

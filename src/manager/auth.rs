@@ -79,6 +79,8 @@ pub(crate) fn default_token_file() -> Option<PathBuf> {
 /// The OAuth side of one managed server.
 pub(crate) struct ServerAuth {
     url: String,
+    /// The server's HTTP settings, whose proxy and trust the authorization requests share.
+    http: crate::HttpConfig,
     settings: OAuthSettings,
     store: Arc<dyn TokenStore>,
     /// The user's step for this server, kept for the supervisor's life so that a loopback
@@ -110,6 +112,7 @@ impl ServerAuth {
         };
         Some(ServerAuth {
             url: http.get_url().to_owned(),
+            http: http.clone(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
                 inner: Arc::clone(&options.store),
@@ -123,7 +126,8 @@ impl ServerAuth {
         let config = self
             .settings
             .to_oauth_config(handler)
-            .token_store(Arc::clone(&self.store));
+            .token_store(Arc::clone(&self.store))
+            .same_network_as(&self.http);
         OAuth::new(self.url.clone(), config)
     }
 

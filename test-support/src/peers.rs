@@ -24,8 +24,11 @@ use std::time::Duration;
 
 mod http;
 mod install;
+pub mod network;
 
-use install::{ensure_installed, install_npm, install_py, npm_help, python_help};
+use install::{
+    ensure_installed, install_net, install_npm, install_py, network_help, npm_help, python_help,
+};
 
 pub use http::{
     python_http, server_everything_http, server_everything_http_on, ts_v2_http, ts_v2_skills_http,
@@ -129,6 +132,28 @@ pub fn python_mcp() -> PathBuf {
     match result {
         Ok(path) => path.clone(),
         Err(detail) => panic!("{}", python_help(detail)),
+    }
+}
+
+/// The Python interpreter of a venv holding the pinned mitmproxy and trustme (the network
+/// tests' proxy and certificate authority), installing it on first use.
+///
+/// # Panics
+///
+/// When Python 3 with `venv` is missing or the install fails; the message says what to install.
+pub fn network_python() -> PathBuf {
+    static INSTALL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let result = INSTALL.get_or_init(|| {
+        let dir = ensure_installed(
+            "net",
+            &repo_path("tests/peers/requirements-network.txt"),
+            install_net,
+        )?;
+        Ok(venv_python(&dir))
+    });
+    match result {
+        Ok(path) => path.clone(),
+        Err(detail) => panic!("{}", network_help(detail)),
     }
 }
 

@@ -47,10 +47,16 @@ pub(crate) fn start(shared: &Arc<Shared>) {
     }
 }
 
-/// How long to wait for the server to answer the GET that opens the stream: the connect
+/// How long to wait for the server to answer the GET that opens the stream: a few times what
+/// its answers took so far (a proxy may hold this one back, see
+/// [`Route::stream_answer_wait`](super::route::Route::stream_answer_wait)), at most the connect
 /// timeout, and no later than the start-up deadline while the client is still starting.
 fn wait(shared: &Shared) -> Duration {
-    let timeout = shared.wire.config.connect_timeout;
+    let timeout = shared
+        .wire
+        .config
+        .connect_timeout
+        .min(shared.wire.route.stream_answer_wait());
     match shared.startup.checked_duration_since(Instant::now()) {
         Some(left) if !left.is_zero() => timeout.min(left),
         _ => timeout,

@@ -31,8 +31,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "http")]
+mod certificate;
 mod credentials;
 mod kind;
+mod network;
+mod network_setters;
+mod proxy;
+mod trust;
 
 #[cfg(feature = "http")]
 mod auth_header;
@@ -40,6 +46,8 @@ mod auth_header;
 mod body;
 #[cfg(feature = "http")]
 mod call;
+#[cfg(feature = "http")]
+mod check;
 #[cfg(feature = "http")]
 mod connect;
 #[cfg(feature = "http")]
@@ -57,6 +65,8 @@ pub(crate) mod provider_deadline;
 #[cfg(feature = "http")]
 mod reply;
 #[cfg(feature = "http")]
+pub(crate) mod route;
+#[cfg(feature = "http")]
 mod session;
 #[cfg(feature = "http")]
 mod socket;
@@ -67,14 +77,22 @@ mod streamable;
 #[cfg(feature = "http")]
 mod streams;
 #[cfg(feature = "http")]
+pub(crate) mod tls;
+#[cfg(feature = "http")]
 pub(crate) mod url;
 #[cfg(feature = "http")]
 mod wire;
 
+pub use crate::error::{NetworkError, NetworkProblem};
+#[cfg(feature = "http")]
+pub use check::{NetworkCheck, NetworkStep};
 pub use credentials::{CredentialProvider, MAX_CREDENTIAL_RETRIES};
 pub use kind::{HttpTransportKind, ReconnectPolicy};
+pub(crate) use network::Network;
+pub use proxy::Proxy;
 #[cfg(feature = "http")]
 pub use streamable::CLOSE_TIMEOUT;
+pub use trust::{ClientIdentity, PemSource, TrustRoots};
 
 use kind::AUTO_CANDIDATES;
 
@@ -121,6 +139,8 @@ pub struct HttpConfig {
     max_event_size: usize,
     reconnect: ReconnectPolicy,
     credentials: Option<Arc<dyn CredentialProvider>>,
+    /// The proxy, TLS trust and client certificate, and Unix socket.
+    pub(crate) network: Network,
 }
 
 impl HttpConfig {
@@ -141,6 +161,7 @@ impl HttpConfig {
             max_event_size: crate::transport::sse::DEFAULT_MAX_EVENT_SIZE,
             reconnect: ReconnectPolicy::default(),
             credentials: None,
+            network: Network::default(),
         }
     }
 
@@ -339,6 +360,9 @@ impl fmt::Debug for HttpConfig {
             .field("max_event_size", &self.max_event_size)
             .field("reconnect", &self.reconnect)
             .field("credentials", &self.credentials.is_some())
+            .field("proxy", &self.network.proxy)
+            .field("tls", &self.network.tls)
+            .field("unix_socket", &self.network.unix_socket)
             .finish()
     }
 }

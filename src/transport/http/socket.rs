@@ -20,7 +20,7 @@ use std::net::{IpAddr, SocketAddr};
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{
-    Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, ShutdownHandle, Transport,
+    Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
 };
 use ureq::{Agent, Timeout};
 
@@ -108,9 +108,16 @@ pub(crate) fn take_last() -> Option<Socket> {
     LAST.with(|last| last.borrow_mut().take())
 }
 
-/// A ureq agent whose connections are watched (see the [module docs](self)).
-pub(crate) fn agent(config: ureq::config::Config) -> Agent {
-    Agent::with_parts(config, Watching::default(), Resolving::default())
+/// A ureq agent whose connections, made along `route`, are watched (see the [module docs](self)).
+pub(crate) fn agent(config: ureq::config::Config, route: &super::route::Route) -> Agent {
+    let watching = Watching {
+        inner: route.connector(),
+    };
+    let resolving = Resolving {
+        unix_socket: route.unix_socket.is_some(),
+        ..Resolving::default()
+    };
+    Agent::with_parts(config, watching, resolving)
 }
 
 /// How long a host name's addresses are reused before it is looked up again.
@@ -121,6 +128,8 @@ const RESOLVED_TTL: Duration = Duration::from_secs(10);
 #[derive(Debug, Default)]
 struct Resolving {
     inner: DefaultResolver,
+    /// Connections go to a Unix socket: the URL's host is only a name for the `Host` header.
+    unix_socket: bool,
     /// The last host resolved (`host:port`), when, and its addresses. One entry: a
     /// transport talks to one server (and, for OAuth, to nothing else through this agent).
     last: Mutex<Option<(String, Instant, ResolvedSocketAddrs)>>,
@@ -133,6 +142,14 @@ impl Resolver for Resolving {
         config: &ureq::config::Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        if self.unix_socket {
+            let mut addrs = self.empty();
+            addrs.push(SocketAddr::from((
+                [127, 0, 0, 1],
+                uri.port_u16().unwrap_or(80),
+            )));
+            return Ok(addrs);
+        }
         let host = uri.host().unwrap_or_default();
         let literal = host
             .trim_start_matches('[')
@@ -167,10 +184,11 @@ impl Resolver for Resolving {
     }
 }
 
-/// Wraps ureq's default connector (TCP, TLS, proxies) to capture shutdown handles.
-#[derive(Debug, Default)]
+/// Wraps the route's connector chain (a Unix socket or TCP, proxies, TLS) to capture shutdown
+/// handles.
+#[derive(Debug)]
 struct Watching {
-    inner: DefaultConnector,
+    inner: super::route::BoxedConnector,
 }
 
 impl Connector<()> for Watching {

@@ -13,6 +13,7 @@ use ureq::http::Response;
 use ureq::{Agent, Body};
 
 use super::provider_deadline::{self, CloseSignal};
+use super::route::Route;
 use super::socket::{self, deadline_after, ureq_timeout};
 use super::{url, HttpConfig, MAX_CREDENTIAL_RETRIES};
 use crate::error::{Closed, Error, Result, TimeoutKind};
@@ -26,6 +27,10 @@ pub(crate) use super::call::{Call, Method};
 
 /// `Accept` for POSTs: servers may answer with either.
 pub(crate) const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// `Accept` for POSTs through a proxy: both still (as the protocol requires), JSON preferred,
+/// since a proxy may hold an event stream back until it ends; a server that honours the
+/// preference answers in one piece.
+const ACCEPT_BOTH_JSON_FIRST: &str = "application/json, text/event-stream;q=0.5";
 /// `Accept` for GET streams.
 pub(crate) const ACCEPT_SSE: &str = "text/event-stream";
 /// The bound of requests the transport makes on its own when no request timeout is set.
@@ -41,6 +46,8 @@ pub(crate) struct Wire {
     pub config: HttpConfig,
     /// Ends what the credential provider does for this connection's requests when it closes.
     closing: Arc<CloseSignal>,
+    /// The proxy, TLS setup or Unix socket the requests take.
+    pub route: Route,
 }
 
 impl Wire {
@@ -64,8 +71,10 @@ impl Wire {
             check_header(name, value)?;
         }
         let connect = ureq_timeout(config.connect_timeout);
+        let route = Route::new(&config.network, &config.url)?;
         let agent = socket::agent(
             Agent::config_builder()
+                .proxy(route.ureq_proxy())
                 // Statuses are ours to interpret: 202, 404 and 405 all mean something.
                 .http_status_as_error(false)
                 // A POST must never be replayed as a GET, so redirects are reported instead.
@@ -79,11 +88,13 @@ impl Wire {
                 .timeout_connect(connect)
                 .timeout_per_read(ureq_timeout(config.idle_timeout))
                 .build(),
+            &route,
         );
         Ok(Wire {
             agent,
             config,
             closing: Arc::default(),
+            route,
         })
     }
 
@@ -236,9 +247,14 @@ impl Wire {
             .chain(provided.iter().map(|(n, v)| (n.as_str(), v.as_str())))
             .chain(call.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         socket::forget_last();
+        let sent = Instant::now();
         let result = socket::with_deadline(deadline, || match call.method {
             Method::Post => socket::writing(|| {
-                with_headers(self.agent.post(call.url), call.accept, headers)
+                let accept = match call.accept {
+                    ACCEPT_BOTH if self.route.proxy.is_some() => ACCEPT_BOTH_JSON_FIRST,
+                    accept => accept,
+                };
+                with_headers(self.agent.post(call.url), accept, headers)
                     .header("content-type", "application/json")
                     .send(call.body.unwrap_or_default())
             }),
@@ -247,6 +263,9 @@ impl Wire {
                 with_headers(self.agent.delete(call.url), call.accept, headers).call()
             }
         });
+        if result.is_ok() {
+            self.route.note_exchange(sent.elapsed());
+        }
         result.map_err(|e| match map_error(e, call.what, started, Phase::Headers) {
             // "Connection refused" alone does not say where: a program may talk to many servers.
             Error::Io(e) => {
@@ -310,7 +329,10 @@ pub(crate) fn map_error(err: ureq::Error, what: &str, started: Instant, phase: P
             timeout(TimeoutKind::Idle)
         }
         ureq::Error::Timeout(_) => timeout(TimeoutKind::Request),
-        ureq::Error::Io(e) => Error::io(e),
+        ureq::Error::Io(e) => match super::tls::carried(&e) {
+            Some(network) => Error::Network(Box::new(network)),
+            None => Error::io(e),
+        },
         ureq::Error::HostNotFound => Error::io(io::Error::new(
             io::ErrorKind::NotFound,
             format!("could not resolve the host name ({what})"),

@@ -172,6 +172,43 @@ pub(super) fn install_py(dir: &Path) -> Result<(), String> {
     )
 }
 
+pub(super) fn network_help(detail: &str) -> String {
+    format!(
+        "the network test peers (mitmproxy and trustme) could not be installed: {detail}\n\n\
+         The network tests need Python 3.10 or newer as `python3` on PATH, with the venv module \
+         (Debian: `apt-get install python3 python3-venv`), and access to PyPI. They create a venv \
+         at {dir} and `pip install -r tests/peers/requirements-network.txt` into it; to do that \
+         by hand, run `bash tests/peers/install.sh net`. To skip the interop tests on a machine \
+         without them (never in CI), set {SKIP_VAR}=1.",
+        dir = peers_dir().join("net").display(),
+    )
+}
+
+pub(super) fn install_net(dir: &Path) -> Result<(), String> {
+    let log = dir.join("install.log");
+    let base = if cfg!(windows) { "python" } else { "python3" };
+    run(Command::new(base).args(["-m", "venv"]).arg(dir), &log)?;
+    let python = venv_python(dir);
+    let requirements = repo_path("tests/peers/requirements-network.txt");
+    run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-r",
+            ])
+            .arg(&requirements),
+        &log,
+    )?;
+    run(
+        Command::new(&python).args(["-c", "import mitmproxy, trustme"]),
+        &log,
+    )
+}
+
 /// Runs `command` to completion within [`INSTALL_DEADLINE`], its output going to `log`, and
 /// returns the end of that log in the error when it fails.
 fn run(command: &mut Command, log: &Path) -> Result<(), String> {
