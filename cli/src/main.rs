@@ -71,6 +71,7 @@ mod sync;
 mod target;
 mod tasks;
 mod trust;
+mod verbose;
 mod watch;
 
 use deadline::Interrupt;
@@ -101,6 +102,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         return session::daemon(raw, shutdown);
     }
     let args = args::parse(raw)?;
+    verbose::init(args.verbose);
     let (cmd, rest) = args::command(&args)?;
     match cmd.name {
         "completions" => {

@@ -83,6 +83,7 @@ fn start_options(args: &Args) -> Vec<&'static str> {
         ),
         ("log", args.log.is_some()),
         ("root", !args.roots.is_empty()),
+        ("verbose", args.verbose > 0),
         ("idle", args.idle.is_some()),
     ];
     given

@@ -132,6 +132,7 @@ fn start(
     bound: &Arc<Mutex<Option<Bound>>>,
 ) -> Result<(), Exit> {
     let args = args::parse(raw)?;
+    crate::verbose::init(args.verbose);
     let (cmd, rest) = args::command(&args)?;
     let name = match rest.as_slice() {
         ["start", name] => name.to_string(),

@@ -505,3 +505,23 @@ fn grep_finds_tools_across_the_servers_of_a_file() {
     assert_eq!(stdout(&none), "");
     std::fs::remove_file(path).unwrap();
 }
+
+#[test]
+fn verbose_shows_umcps_own_log_on_stderr() {
+    let quiet = demo(&["tools"], 0);
+    assert!(!stderr(&quiet).contains("debug"), "{}", stderr(&quiet));
+    let verbose = demo(&["-v", "tools"], 0);
+    let log = stderr(&verbose);
+    assert!(log.contains("handshake-era server"), "{log}");
+    assert!(log.contains("era verdict"), "{log}");
+    assert!(!log.contains(" trace "), "{log}");
+    // The output is what it is without the log.
+    assert_eq!(stdout(&verbose), stdout(&quiet));
+    let wire = stderr(&demo(&["-vv", "tools"], 0));
+    assert!(
+        wire.contains(" trace ") && wire.contains(r#"> {"jsonrpc":"2.0""#),
+        "{wire}"
+    );
+    let long = stderr(&demo(&["--verbose", "--verbose", "tools"], 0));
+    assert!(long.contains(" trace "), "{long}");
+}
