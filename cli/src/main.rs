@@ -51,6 +51,7 @@ mod interact;
 mod listing;
 mod logs;
 mod man;
+mod names;
 mod network;
 mod oauth;
 mod output;
@@ -98,6 +99,9 @@ fn main() -> ExitCode {
 /// a session, or one run against servers started here.
 fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(words) = names::asked(&raw) {
+        return names::print(&words);
+    }
     if let Some(raw) = session::daemon_args(&raw) {
         return session::daemon(raw, shutdown);
     }

@@ -42,6 +42,16 @@ pub fn daemon_args(raw: &[OsString]) -> Option<Vec<OsString>> {
     (raw.first()? == PROCESS).then(|| raw[1..].to_vec())
 }
 
+/// The names of the sessions whose sockets are in the runtime directory, for completions.
+pub fn names() -> Vec<String> {
+    #[cfg(unix)]
+    return dir::runtime_dir()
+        .map(|d| dir::names(&d))
+        .unwrap_or_default();
+    #[cfg(not(unix))]
+    Vec::new()
+}
+
 /// Runs a session's process.
 pub fn daemon(raw: Vec<OsString>, shutdown: &Shutdown) -> Result<(), Exit> {
     #[cfg(unix)]

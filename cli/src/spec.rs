@@ -26,6 +26,10 @@ pub enum Completes {
     File,
     /// A command on the `PATH`.
     Command,
+    /// A running session's name, which umcp gives.
+    Session,
+    /// A server of the configuration file in use, which umcp gives.
+    Server,
 }
 
 /// A command (the first word that is not an option).
@@ -140,11 +144,14 @@ pub const FLAGS: &[Flag] = &[
             "the servers of an mcpServers/servers JSON file (default: see FILES)",
         )
     },
-    flag(
-        "server",
-        Some("NAME"),
-        "use only this server of the configuration file",
-    ),
+    Flag {
+        completes: Completes::Server,
+        ..flag(
+            "server",
+            Some("NAME"),
+            "use only this server of the configuration file",
+        )
+    },
     flag(
         "json",
         None,
@@ -273,11 +280,14 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("revoke", Some("FILE"), "trust: no longer trust FILE")
     },
-    flag(
-        "session",
-        Some("NAME"),
-        "run the command through a session's servers (see umcp session)",
-    ),
+    Flag {
+        completes: Completes::Session,
+        ..flag(
+            "session",
+            Some("NAME"),
+            "run the command through a session's servers (see umcp session)",
+        )
+    },
     flag(
         "idle",
         Some("SECS"),

@@ -525,3 +525,45 @@ fn verbose_shows_umcps_own_log_on_stderr() {
     let long = stderr(&demo(&["--verbose", "--verbose", "tools"], 0));
     assert!(long.contains(" trace "), "{long}");
 }
+
+#[cfg(unix)]
+#[test]
+fn completions_offer_the_running_sessions_and_the_files_servers() {
+    let mut sessions = crate::sessions::Sessions::new("complete-names");
+    sessions.start("alpha", &["--stdio", &demo_stdio()], 0);
+    let names = stdout(&sessions.cli(&["--umcp-complete", "sessions"]));
+    assert_eq!(names, "alpha\n");
+    let config = serde_json::json!({"mcpServers": {"one": {"command": "x"}, "two": {"url": "https://h/mcp"}}});
+    let path = fresh_dir("complete-config").with_extension("json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_string_lossy().into_owned();
+    let servers = stdout(&sessions.cli(&[
+        "--umcp-complete",
+        "servers",
+        "umcp",
+        "--config",
+        &file,
+        "--server",
+    ]));
+    assert_eq!(servers, "one\ntwo\n");
+    // The bash script asks umcp as it completes, with umcp on its PATH.
+    let script = stdout(&sessions.cli(&["completions", "bash"]));
+    let line = format!(
+        "{script}\nCOMP_WORDS=(umcp --session a); COMP_CWORD=2; _umcp; echo \"${{COMPREPLY[*]}}\"\n\
+         COMP_WORDS=(umcp --config {file} --server t); COMP_CWORD=4; _umcp; echo \"${{COMPREPLY[*]}}\""
+    );
+    let path_var = std::env::join_paths(
+        std::iter::once(umcp_test_support::installed::install_dir()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap();
+    let bash = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .env("PATH", path_var)
+        .env("UMCP_RUNTIME_DIR", sessions.dir())
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&bash), "alpha\ntwo\n", "{}", stderr(&bash));
+    std::fs::remove_file(path).unwrap();
+}
