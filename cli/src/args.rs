@@ -55,6 +55,9 @@ pub struct Args {
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
+    /// The names of `--env NAME` not set in umcp's environment: written as references by
+    /// `servers add`, and a usage error for a server run now.
+    pub env_unset: Vec<String>,
     /// `--raw`, `--structured`, `--max-chars` and `--save`: how a result is printed.
     pub shaping: Shaping,
     /// `--meta`: what the command's requests carry in `_meta`.
@@ -108,9 +111,15 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                 };
                 if !flag.choices.is_empty() {
                     let v = value.as_deref().unwrap_or_default();
-                    if !flag.choices.contains(&v) {
+                    // `--protocol` takes a stateless-era version too, as its help says.
+                    let version = name == "protocol" && ProtocolMode::parse(v).is_some();
+                    if !flag.choices.contains(&v) && !version {
+                        let more = match name.as_str() {
+                            "protocol" => " or a stateless-era version (2026-07-28)",
+                            _ => "",
+                        };
                         return Err(usage(format!(
-                            "--{name} {v}: expected one of {}",
+                            "--{name} {v}: expected one of {}{more}",
                             flag.choices.join(", ")
                         )));
                     }
@@ -163,10 +172,16 @@ fn env_entry(text: &str) -> Result<(String, String), Exit> {
     }
     match std::env::var(text) {
         Ok(value) => Ok((text.to_owned(), value)),
-        Err(_) => Err(usage(format!(
-            "--env {text}: `{text}` is not set (or not UTF-8) in umcp's environment"
-        ))),
+        // Known only once the command is: `servers add` writes `${NAME}`, set or not.
+        Err(_) => Ok((text.to_owned(), String::new())),
     }
+}
+
+/// The usage error for `--env NAME` of a variable that is not set, for a server run now.
+pub fn unset_env(name: &str) -> Exit {
+    usage(format!(
+        "--env {name}: `{name}` is not set (or not UTF-8) in umcp's environment"
+    ))
 }
 
 /// Stores one option's value.
@@ -175,7 +190,12 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
     match name {
         "stdio" => args.stdio = Some(text),
         "env" => {
-            args.env.push(env_entry(&text)?);
+            let (key, value) = env_entry(&text)?;
+            if !text.contains('=') && std::env::var(&text).is_err() {
+                args.env_unset.push(key);
+            } else {
+                args.env.push((key, value));
+            }
             args.env_given.push(text);
         }
         "url" => args.url = Some(text),
@@ -219,7 +239,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
             }
         }
         "protocol" => {
-            // The choices were checked against the spec: all three parse.
+            // The choices and versions were checked against the spec: all parse.
             let mode = ProtocolMode::parse(&text)
                 .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?;
             args.protocol = Some(mode);

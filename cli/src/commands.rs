@@ -80,11 +80,14 @@ impl Target<'_> {
         resources.retain(|e| self.picked(&e.server));
         let errors = self.timed_errors(errors);
         let code = self.report_failed("resources", server_errors(&errors));
-        self.out.list(resources.iter().map(|e| {
+        self.out.table(resources.iter().map(|e| {
             let r = &e.resource;
             let about = first_line(r.description.as_deref().or(Some(&r.name)));
-            let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
-            (json!({"server": e.server, "resource": r}), line)
+            let cells = vec![
+                format!("{}{}", self.whose(&e.server), r.uri),
+                about.to_owned(),
+            ];
+            (json!({"server": e.server, "resource": r}), cells)
         }));
         done(code)
     }
@@ -95,11 +98,14 @@ impl Target<'_> {
         templates.retain(|e| self.picked(&e.server));
         let errors = self.timed_errors(errors);
         let code = self.report_failed("resource templates", server_errors(&errors));
-        self.out.list(templates.iter().map(|e| {
+        self.out.table(templates.iter().map(|e| {
             let t = &e.template;
             let about = first_line(t.description.as_deref().or(Some(&t.name)));
-            let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
-            (json!({"server": e.server, "template": t}), line)
+            let cells = vec![
+                format!("{}{}", self.whose(&e.server), t.uri_template),
+                about.to_owned(),
+            ];
+            (json!({"server": e.server, "template": t}), cells)
         }));
         done(code)
     }
@@ -111,12 +117,19 @@ impl Target<'_> {
         let errors = self.timed_errors(errors);
         let code = self.report_failed("prompts", server_errors(&errors));
         let single = self.single.is_some();
-        self.out.list(prompts.iter().map(|e| {
+        self.out.table(prompts.iter().map(|e| {
             let name = if single { &e.prompt.name } else { &e.name };
-            let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
+            // Its arguments, an optional one marked `?`, as a tool's signature shows them.
+            let arguments: Vec<String> = (e.prompt.arguments.iter().flatten())
+                .map(|a| format!("{}{}", a.name, if a.is_required() { "" } else { "?" }))
+                .collect();
+            let cells = vec![
+                format!("{name}({})", arguments.join(", ")),
+                first_line(e.prompt.description.as_deref()).to_owned(),
+            ];
             (
                 json!({"name": name, "server": e.server, "prompt": e.prompt}),
-                line,
+                cells,
             )
         }));
         done(code)
@@ -299,10 +312,10 @@ impl Target<'_> {
             }
             if !status.is_connected() {
                 let why = crate::servers::why_down(&status);
-                let line = format!("{name}  failed  {}", shown::line(&why));
+                let cells = vec![name.clone(), "failed".into(), why.clone()];
                 rows.push((
                     json!({"server": name, "ok": false, "ms": null, "error": why}),
-                    line,
+                    cells,
                 ));
                 code = 3;
                 continue;
@@ -313,20 +326,20 @@ impl Target<'_> {
                 .client(&name)
                 .and_then(|c| self.timed(c.with(self.options()).ping()));
             let millis = started.elapsed().as_secs_f64() * 1000.0;
-            let line = match &outcome {
-                Ok(()) => format!("{name}  ok  {millis:.1} ms"),
-                Err(e) => format!("{name}  failed  {}", shown::line(&e.to_string())),
+            let cells = match &outcome {
+                Ok(()) => vec![name.clone(), "ok".into(), format!("{millis:.1} ms")],
+                Err(e) => vec![name.clone(), "failed".into(), e.to_string()],
             };
             rows.push((
                 json!({"server": name, "ok": outcome.is_ok(), "ms": millis,
                        "error": outcome.as_ref().err().map(ToString::to_string)}),
-                line,
+                cells,
             ));
             if let Err(e) = outcome {
                 code = code.max(self.failed(e).0);
             }
         }
-        self.out.list(rows.into_iter());
+        self.out.table(rows.into_iter());
         match code {
             0 => Ok(()),
             code => Err(Exit(code, String::new())),

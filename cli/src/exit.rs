@@ -7,6 +7,10 @@ use crate::help;
 use crate::output::{pretty, say, take_said, warn};
 use crate::spec::EXIT_CODES;
 
+/// The exit code of a command whose requests ran out of their `--timeout`, as timeout(1)
+/// ends.
+pub const TIMED_OUT: u8 = 124;
+
 /// How the program ends: the exit code and a message (stdout for 0, stderr otherwise).
 #[derive(Debug)]
 pub struct Exit(pub u8, pub String);

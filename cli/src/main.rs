@@ -52,6 +52,7 @@ mod listing;
 mod logs;
 mod man;
 mod names;
+mod naming;
 mod network;
 mod oauth;
 mod output;

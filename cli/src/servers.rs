@@ -47,7 +47,10 @@ fn check_options(args: &Args) -> Result<(), Exit> {
             "the --oauth options are for --url servers (--config entries have `oauth` settings)",
         ));
     }
-    if !args.env.is_empty() && args.stdio.is_none() {
+    if let Some(name) = args.env_unset.first() {
+        return Err(crate::args::unset_env(name));
+    }
+    if !args.env_given.is_empty() && args.stdio.is_none() {
         return Err(usage("--env is for --stdio servers"));
     }
     if !args.headers.is_empty() && args.url.is_none() {
@@ -73,7 +76,9 @@ fn check_options(args: &Args) -> Result<(), Exit> {
 fn from_stdio(line: &str, args: &Args) -> Result<ServerConfig, Exit> {
     // The library's own splitter, so a line means here what it means in code.
     let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
-    let name = named(program_name(stdio.get_command()));
+    let program = program_name(stdio.get_command());
+    // Named after what an interpreter or launcher runs, not after it.
+    let name = named(crate::naming::launched(&program, stdio.get_args()).unwrap_or(program));
     // The line's own `NAME=value` assignments stay, and `--env` adds to them.
     let command = args
         .env

@@ -80,7 +80,7 @@ fn start_options(args: &Args) -> Vec<&'static str> {
         ("url", args.url.is_some()),
         ("config", args.config.is_some()),
         ("server", args.server.is_some()),
-        ("env", !args.env.is_empty()),
+        ("env", !args.env_given.is_empty()),
         ("header", !args.headers.is_empty()),
         ("transport", args.transport.is_some()),
         ("protocol", args.protocol.is_some()),

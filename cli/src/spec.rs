@@ -213,7 +213,8 @@ pub const FLAGS: &[Flag] = &[
         ..flag(
             "protocol",
             Some("MODE"),
-            "the protocol era: probe (auto, default), handshake (legacy) or stateless (modern)",
+            "auto (probe the server; the default), legacy (the handshake era), modern (the \
+             stateless era) or a stateless-era version (2026-07-28)",
         )
     },
     Flag {
@@ -694,6 +695,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     (
         5,
         "the configuration file found in the working directory is not trusted (see trust)",
+    ),
+    (
+        124,
+        "timed out: the command's requests took longer than --timeout",
     ),
     (
         130,

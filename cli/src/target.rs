@@ -153,7 +153,7 @@ impl Target<'_> {
                 if let Some(hint) = crate::network::hint_for(self.single.as_deref()) {
                     message.push_str(&format!("\n{}", shown::block(&hint)));
                 }
-                Exit(1, message)
+                Exit(crate::exit::TIMED_OUT, message)
             }
             other => Exit(1, shown::block(&other.to_string())),
         }

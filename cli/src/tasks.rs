@@ -146,21 +146,21 @@ impl Target<'_> {
             }
         }
         let code = self.report_failed("tasks", failed.iter().map(|(s, e)| (s.as_str(), e)));
-        self.out.list(rows.into_iter().map(|(server, task)| {
-            let text = |key: &str| task.get(key).and_then(Value::as_str).unwrap_or_default();
+        self.out.table(rows.into_iter().map(|(server, task)| {
+            let text = |key: &str| {
+                let value = task.get(key).and_then(Value::as_str);
+                value.unwrap_or_default().to_owned()
+            };
             let whose = match self.single {
                 Some(_) => String::new(),
                 None => format!("{server}: "),
             };
-            let mut line = format!(
-                "{whose}{}  {}",
-                shown::line(text("taskId")),
-                shown::line(text("status"))
-            );
-            if !text("statusMessage").is_empty() {
-                line += &format!("  {}", shown::line(text("statusMessage")));
-            }
-            (json!({"server": server, "task": task}), line)
+            let cells = vec![
+                format!("{whose}{}", text("taskId")),
+                text("status"),
+                text("statusMessage"),
+            ];
+            (json!({"server": server, "task": task}), cells)
         }));
         match (code, offered) {
             (0, true) => Ok(()),

@@ -108,7 +108,10 @@ fn read_resources_and_prompts() {
         "{out}"
     );
     let out = stdout(&demo(&["prompts"], 0));
-    assert!(out.lines().any(|l| l.starts_with("greet  ")), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("greet(name, style?)  ")),
+        "{out}"
+    );
     let out = demo(
         &["prompt", "greet", r#"{"name": "Ada", "style": "pirate"}"#],
         0,

@@ -54,7 +54,7 @@ fn a_failed_listing_is_reported_and_fails() {
             let shown = stderr(&out);
             assert!(
                 shown.contains(&format!(
-                    "umcp: server `python3`: listing {what} failed: server error -32603: \
+                    "umcp: server `fake_server`: listing {what} failed: server error -32603: \
                      listing is broken"
                 )),
                 "{command} {json:?}: {shown}"

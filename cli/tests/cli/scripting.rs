@@ -567,3 +567,74 @@ fn completions_offer_the_running_sessions_and_the_files_servers() {
     assert_eq!(stdout(&bash), "alpha\ntwo\n", "{}", stderr(&bash));
     std::fs::remove_file(path).unwrap();
 }
+
+#[test]
+fn the_listed_frictions_are_gone() {
+    use umcp_test_support::installed::cli;
+    // `help` of no command is a usage error, with the closest one.
+    let out = cli(&["help", "toolz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean tools?"),
+        "{}",
+        stderr(&out)
+    );
+    // Every value --protocol's help names is taken.
+    let help = stdout(&cli(&["--help"]));
+    let line = help.lines().find(|l| l.contains("--protocol")).unwrap();
+    let dir = fresh_dir("frictions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json").to_string_lossy().into_owned();
+    for value in ["auto", "legacy", "modern", "2026-07-28"] {
+        assert!(line.contains(value), "{line}");
+        let name = format!("s-{value}");
+        let args = [
+            "--config",
+            &file,
+            "servers",
+            "add",
+            &name,
+            "--stdio",
+            "x",
+            "--protocol",
+            value,
+        ];
+        crate::fake::ended(cli(&args), &args, 0);
+    }
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        written["mcpServers"]["s-2026-07-28"]["protocol"],
+        "2026-07-28"
+    );
+    cli_refuses(&["--protocol", "handshake", "tools"]);
+    // --env NAME of a variable not set: written as a reference, refused for a server run now.
+    let args = [
+        "--config",
+        &file,
+        "servers",
+        "add",
+        "tok",
+        "--stdio",
+        "x",
+        "--env",
+        "UMCP_TEST_UNSET_VAR",
+    ];
+    crate::fake::ended(cli(&args), &args, 0);
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        written["mcpServers"]["tok"]["env"]["UMCP_TEST_UNSET_VAR"],
+        "${UMCP_TEST_UNSET_VAR}"
+    );
+    let out = cli_refuses(&["--stdio", "x", "--env", "UMCP_TEST_UNSET_VAR", "tools"]);
+    assert!(stderr(&out).contains("is not set"), "{}", stderr(&out));
+    // A server run by an interpreter is named after its script.
+    let tools = crate::fake::run(&[], &["--json", "tools"], 0);
+    let rows: Value = serde_json::from_slice(&tools.stdout).unwrap();
+    assert_eq!(rows[0]["server"], "fake_server", "{rows}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `umcp ARGS`, which must be a usage error.
+fn cli_refuses(args: &[&str]) -> std::process::Output {
+    crate::fake::ended(umcp_test_support::installed::cli(args), args, 2)
+}
