@@ -2,6 +2,7 @@
 //! --path cli` and run from the `PATH` as a user would, end to end against the bundled demo
 //! server.
 
+mod agent_skill;
 mod asking;
 mod catalog;
 mod commands;
