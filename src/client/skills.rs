@@ -1,15 +1,12 @@
 //! The Skills extension on the client: listing and describing a server's skills, and loading
 //! one, every file it reads checked against the skill's entry (see `docs/skills.md`).
 
-use std::collections::HashSet;
-
 use serde_json::json;
 
 use crate::error::{Error, Result, Unsupported};
 use crate::types::{
     GetSkillResult, ListSkillsResult, Resource, ResourceContents, Skill, SkillError, SkillResource,
-    SkillResources, SkillsSettings, DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES,
-    SKILLS_EXTENSION,
+    SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
 };
 
 use super::directory::inside;
@@ -337,35 +334,21 @@ impl LoadedSkill<'_> {
     /// entry lists, or lies outside a dynamic skill's root (nothing sent); as
     /// [`Client::read_whole_directory`] for a dynamic skill.
     pub fn list_directory(&self, path_or_uri: &str) -> Result<Vec<Resource>> {
-        let path = path_or_uri.trim_end_matches('/');
-        let root = self.entry.root().unwrap_or(&self.entry.uri);
-        let dir = match path {
-            "" | "." => Some(root.to_owned()),
-            path => self.entry.resolve(path),
-        };
-        let unlisted = || SkillError::Unlisted {
-            skill: self.entry.uri.clone(),
-            uri: path_or_uri.to_owned(),
-        };
-        let dir = dir
-            .filter(|dir| dir == root || self.entry.holds(dir))
-            .ok_or_else(unlisted)?;
-        match self.entry.files() {
-            Some(files) => {
-                let children = listed_children(files, &dir);
-                if children.is_empty() && dir != root {
-                    return Err(unlisted().into());
-                }
-                Ok(children)
-            }
-            None => {
-                let children = self.client.with(&self.options).read_whole_directory(&dir)?;
-                Ok(children
-                    .into_iter()
-                    .filter(|child| inside(&dir, &child.uri) && self.entry.holds(&child.uri))
-                    .collect())
-            }
+        if self.entry.files().is_some() {
+            return Ok(self.entry.list_directory(path_or_uri)?);
         }
+        let dir = self
+            .entry
+            .directory_uri(path_or_uri)
+            .ok_or_else(|| SkillError::Unlisted {
+                skill: self.entry.uri.clone(),
+                uri: path_or_uri.to_owned(),
+            })?;
+        let children = self.client.with(&self.options).read_whole_directory(&dir)?;
+        Ok(children
+            .into_iter()
+            .filter(|child| inside(&dir, &child.uri) && self.entry.holds(&child.uri))
+            .collect())
     }
 
     /// [`LoadedSkill::read`] as UTF-8 text.
@@ -379,34 +362,6 @@ impl LoadedSkill<'_> {
         String::from_utf8(self.read(path_or_uri)?)
             .map_err(|_| Error::Protocol(format!("{path_or_uri} is not UTF-8 text")))
     }
-}
-
-/// The direct children of `dir` among a skill's listed `files`, sorted by URI: the files in
-/// it, and one directory resource for each subdirectory holding any.
-fn listed_children(files: &[SkillResource], dir: &str) -> Vec<Resource> {
-    let mut children: Vec<Resource> = Vec::new();
-    let mut dirs = HashSet::new();
-    for file in files {
-        let Some(rest) = file.uri.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
-            continue;
-        };
-        match rest.split_once('/') {
-            None => {
-                let mut child = Resource::new(file.uri.clone(), rest);
-                child.size = file.size;
-                children.push(child);
-            }
-            Some((name, _)) if dirs.insert(name) => {
-                children.push(
-                    Resource::new(format!("{dir}/{name}"), name)
-                        .with_mime_type(DIRECTORY_MIME_TYPE),
-                );
-            }
-            Some(_) => {}
-        }
-    }
-    children.sort_by(|a, b| a.uri.cmp(&b.uri));
-    children
 }
 
 /// Checks `entry` against `policy`, then reads and verifies its `SKILL.md`.

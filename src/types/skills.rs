@@ -9,6 +9,7 @@
 //! of what was read ([`SkillResource::verify`], [`Skill::verify_frontmatter`]) say whether a
 //! file may be used. Verification fails with a [`SkillError`].
 
+mod directory;
 mod frontmatter;
 mod sha256;
 
