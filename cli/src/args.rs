@@ -326,14 +326,15 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     let subcommands = spec::subcommands(cmd.name);
     if !subcommands.is_empty() {
         let (word, words) = rest.split_first().map_or(("", 0), |(w, r)| (*w, r.len()));
-        match subcommands.iter().find(|(name, _)| *name == word) {
-            Some((_, n)) if *n == words => {}
-            _ => {
-                return Err(usage(format!(
-                    "bad arguments: umcp {} {}",
-                    cmd.name, cmd.args
-                )))
-            }
+        // A subcommand may be listed twice, with as many words after it as it takes.
+        if !subcommands
+            .iter()
+            .any(|(name, n)| *name == word && *n == words)
+        {
+            return Err(usage(format!(
+                "bad arguments: umcp {} {}",
+                cmd.name, cmd.args
+            )));
         }
     }
     check_command_options(args, cmd)?;

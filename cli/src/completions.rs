@@ -82,9 +82,14 @@ const BASH_SESSIONS: &str = "$(umcp --umcp-complete sessions 2>/dev/null)";
 /// word list.
 const BASH_SERVERS: &str = "$(umcp --umcp-complete servers ${COMP_WORDS[*]} 2>/dev/null)";
 
-/// The names of `subcommands`, separated by spaces.
+/// The names of `subcommands`, separated by spaces, each once.
 fn names(subcommands: &[(&str, usize)]) -> String {
-    let names: Vec<&str> = subcommands.iter().map(|(name, _)| *name).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in subcommands {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
     names.join(" ")
 }
 

@@ -66,6 +66,7 @@ mod shaping;
 mod shell;
 mod shown;
 mod signals;
+mod skill_dirs;
 mod skills;
 mod spec;
 mod suggest;

@@ -498,7 +498,7 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "skills",
-        args: "list|get URI|load URI|file URI PATH",
+        args: "list|get URI|load URI|file URI PATH|ls URI [PATH]",
         arity: (1, 3),
         help: "list the servers' skills, describe one, or load it verified",
         details: "For servers that offer the Skills extension. list shows each skill's \
@@ -507,7 +507,11 @@ pub const COMMANDS: &[Cmd] = &[
                   digest and frontmatter against the entry; file loads the skill, then reads \
                   the listed PATH (inside the skill, or a URI) and checks it. What passes is \
                   printed; a mismatch fails with exit code 1. A file the entry does not list \
-                  is not read. get, load and file need one server.",
+                  is not read. ls lists a directory of the skill (PATH inside it, default its \
+                  root) as the server serves it now (resources/directory/read, when the \
+                  server offers directoryRead) beside what the entry lists, marking a child \
+                  that is in one and not the other; nothing of the skill is read. get, load, \
+                  file and ls need one server.",
         one_server: false,
     },
     Cmd {
@@ -619,7 +623,14 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     ),
     (
         "skills",
-        &[("list", 0), ("get", 1), ("load", 1), ("file", 2)],
+        &[
+            ("list", 0),
+            ("get", 1),
+            ("load", 1),
+            ("file", 2),
+            ("ls", 1),
+            ("ls", 2),
+        ],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
     (

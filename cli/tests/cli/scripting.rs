@@ -638,3 +638,24 @@ fn the_listed_frictions_are_gone() {
 fn cli_refuses(args: &[&str]) -> std::process::Output {
     crate::fake::ended(umcp_test_support::installed::cli(args), args, 2)
 }
+
+#[test]
+fn skills_ls_reads_the_typescript_sdks_directories() {
+    if peers::skip_interop() {
+        return;
+    }
+    let server = format!(
+        "'{}' '{}'",
+        peers::node().display(),
+        peers::ts_v2_skills_server().display()
+    );
+    let uri = "skill://pdf-processing/SKILL.md";
+    let shown = stdout(&run_with(&server, &["skills", "ls", uri, "templates"], 0));
+    // Two pages of the server's (it serves two entries a page), matching the entry.
+    assert_eq!(
+        shown,
+        "invoice.md  skill://pdf-processing/templates/invoice.md\n\
+         purchase-order.md  skill://pdf-processing/templates/purchase-order.md\n\
+         regional/  skill://pdf-processing/templates/regional\n",
+    );
+}
