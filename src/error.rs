@@ -11,9 +11,11 @@ use crate::jsonrpc::ErrorObject;
 mod http;
 mod network;
 mod summary;
+mod tool;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
 pub use network::{NetworkError, NetworkProblem};
+pub use tool::{Hidden, HiddenTool, ToolField};
 
 use summary::DataSummary;
 
@@ -162,6 +164,9 @@ pub enum Error {
     /// digest or frontmatter differs from the entry (not returned). Fetch the entry again
     /// ([`Client::get_skill`](crate::Client::get_skill)) before trying once more.
     Skill(Box<crate::types::SkillError>),
+    /// The tool is hidden, and the call was refused before anything was sent: the server's
+    /// tool filter leaves it out, or it is not the tool the lock pinned (see [`HiddenTool`]).
+    ToolHidden(Box<HiddenTool>),
 }
 
 // Every `Result` of the crate, and of its callers, carries an `Error`: it stays within eight
@@ -291,6 +296,16 @@ impl Error {
     pub fn is_timeout(&self) -> bool {
         matches!(self, Error::Timeout { .. })
     }
+
+    /// The hidden tool when this is [`Error::ToolHidden`].
+    ///
+    /// See the example on [`HiddenTool`].
+    pub fn hidden_tool(&self) -> Option<&HiddenTool> {
+        match self {
+            Error::ToolHidden(hidden) => Some(hidden),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -339,6 +354,7 @@ impl fmt::Display for Error {
             Error::Invalid(msg) => f.write_str(msg),
             Error::Auth(e) => fmt::Display::fmt(e, f),
             Error::Skill(e) => write!(f, "skill: {e}"),
+            Error::ToolHidden(hidden) => fmt::Display::fmt(hidden, f),
         }
     }
 }

@@ -18,6 +18,8 @@
 //!   verified before anything of it is used.
 //! - [`manager`]: many servers from a configuration file or from code, their statuses,
 //!   restarts, names and authorization, with examples.
+//! - [`tools`]: tools chosen with filters, pinned with `mcp.lock` and typed with
+//!   `umcp-codegen`, with examples.
 #![cfg_attr(
     feature = "oauth",
     doc = "- [`authorization`]: OAuth 2.1 with and without a user, concurrent flows, and what is
@@ -51,6 +53,9 @@ pub mod skills {}
 
 #[doc = include_str!("../docs/manager.md")]
 pub mod manager {}
+
+#[doc = include_str!("../docs/tools.md")]
+pub mod tools {}
 
 #[doc = include_str!("../docs/authorization.md")]
 #[cfg(feature = "oauth")]

@@ -7,6 +7,7 @@
 //! [guide-network]: crate::guide::network
 //! [guide-following]: crate::guide::following
 //! [guide-manager]: crate::guide::manager
+//! [guide-tools]: crate::guide::tools
 #![cfg_attr(
     feature = "oauth",
     doc = "[guide-authorization]: crate::guide::authorization"
@@ -34,7 +35,7 @@
 //!
 //! 1. `jsonrpc`, `redact`, `private_file`, `sync`: the wire types and helpers that know no MCP.
 //! 2. `error`: the one [`Error`].
-//! 3. `types`: the MCP types, data only.
+//! 3. `types`, `lock`: the MCP types, data only; lockfiles of tool definitions, over them.
 //! 4. `transport`: moves messages and knows no MCP method.
 //! 5. `auth`: OAuth for the HTTP transports.
 //! 6. `client`: inside it `engine` → `era` → `follow` → the face, each naming only those before.
@@ -63,6 +64,7 @@ mod config;
 mod error;
 pub mod guide;
 pub mod jsonrpc;
+pub mod lock;
 mod manager;
 mod private_file;
 mod redact;
@@ -84,15 +86,15 @@ pub use client::one_shot;
 pub use client::{
     CancelHandle, Client, ElicitationModes, Era, FreshTools, LateResponse, LoadedSkill,
     Notifications, Options, ProtocolMode, RequestOptions, SkillPolicy, Subscription,
-    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, WithOptions,
+    SubscriptionEnd, SubscriptionEvent, TaskHandle, TaskStatus, ToolCall, ToolFilter, WithOptions,
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_PROBE_TIMEOUT, NOTIFICATION_BYTES,
 };
 pub use config::{
     ConfigFile, OAuthSettings, Redacted, ServerConfig, ServerConfigError, ServerTransport,
 };
 pub use error::{
-    AuthError, AuthStep, Closed, Error, HttpError, Result, TimeoutKind, Unsupported,
-    WwwAuthenticate,
+    AuthError, AuthStep, Closed, Error, Hidden, HiddenTool, HttpError, Result, TimeoutKind,
+    ToolField, Unsupported, WwwAuthenticate,
 };
 pub use manager::{
     ManagedSubscription, Manager, ManagerNotifications, ManagerOptions, ManagerWithOptions,

@@ -95,6 +95,32 @@ fn dpop_binds_the_token_and_proves_every_request() {
 }
 
 #[test]
+fn a_device_grant_binds_its_tokens_to_the_dpop_key() {
+    let fixture = start(Setup {
+        device: true,
+        ..dpop_setup()
+    });
+    let config = OAuthConfig::device(|_: &umcp::auth::DeviceAuthorization| Ok(()))
+        .timeout(Duration::from_secs(5));
+    let oauth = provider(&fixture, config);
+    use_server(&fixture, &oauth).expect("signed in with a device code");
+    let polls: Vec<Proof> = fixture
+        .proofs()
+        .into_iter()
+        .filter(|p| p.at == "token")
+        .collect();
+    assert_eq!(
+        polls.len(),
+        1,
+        "the poll that got the tokens carried a proof"
+    );
+    assert_signed(&polls[0]);
+    let headers = presented(&oauth, &fixture);
+    let token = headers[0].1.strip_prefix("DPoP ").expect("a bound token");
+    assert_eq!(fixture.bound_key(token), Some(polls[0].thumbprint()));
+}
+
+#[test]
 fn a_bound_token_is_refreshed_with_a_proof_of_its_key() {
     let fixture = start(Setup {
         expires_in: 10,

@@ -449,3 +449,98 @@ fn a_user_step_that_panics_fails_the_attempt_and_is_retried() {
     wait_for(&events, "s", ServerStatus::is_connected);
     assert_eq!(call_echo(&manager, "s__echo"), "ok");
 }
+
+#[test]
+fn a_device_prompt_signs_in_between_attempts_and_the_profile_keeps_its_own_tokens() {
+    let fixture = AuthServer::start(Setup {
+        device: true,
+        ..Setup::default()
+    });
+    let shown = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&shown);
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let work = ServerConfig::http("work", fixture.mcp_url())
+        .with_oauth(OAuthSettings::new().with_profile("work"));
+    let manager = Manager::start(
+        vec![work],
+        options(Arc::clone(&store))
+            .with_authorization_handler(headless())
+            .with_device_authorization(move |server, device| {
+                seen.lock()
+                    .unwrap()
+                    .push((server.to_owned(), device.user_code.clone()));
+                Ok(())
+            }),
+    );
+    assert!(manager.wait_ready(BOUND));
+    assert_eq!(call_echo(&manager, "work__echo"), "ok");
+    let shown = shown.lock().unwrap().clone();
+    assert_eq!(shown.len(), 1, "asked once, between attempts: {shown:?}");
+    assert_eq!(shown[0].0, "work");
+    assert!(
+        fixture.authorizations().is_empty(),
+        "the device grant, no browser"
+    );
+    let keys: Vec<String> = store
+        .entries()
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(keys, [format!("work {}#work", fixture.mcp_url())]);
+}
+
+#[test]
+fn signing_out_revokes_forgets_and_restarts_the_server() {
+    let fixture = AuthServer::start(Setup {
+        revocation: true,
+        ..Setup::default()
+    });
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let signed_in = Manager::start(
+        vec![secure("s", &fixture)],
+        options(Arc::clone(&store)).with_authorization_handler(headless()),
+    );
+    assert!(signed_in.wait_ready(BOUND));
+    signed_in.close();
+    assert_eq!(store.entries().unwrap().len(), 1);
+
+    // A later run without a user signs out: revoked at the server, forgotten, and restarted.
+    let manager = Manager::start(vec![secure("s", &fixture)], options(Arc::clone(&store)));
+    let events = manager.status_events();
+    assert!(manager.wait_ready(BOUND));
+    let revocation = manager.sign_out("s").unwrap();
+    assert!(revocation.is_revoked(), "{revocation}");
+    assert_eq!(fixture.revocations(), ["refresh_token", "access_token"]);
+    assert!(store.entries().unwrap().is_empty());
+    let status = wait_for(&events, "s", needs_authorization);
+    assert!(needs_authorization(&status), "{status}");
+    let unknown = manager.sign_out("nope");
+    assert!(matches!(unknown, Err(Error::Config(_))), "{unknown:?}");
+}
+
+#[test]
+fn signing_in_ahead_of_time_keeps_a_deadline_and_a_cancel_handle() {
+    let fixture = AuthServer::start(Setup::default());
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryStore::new());
+    let manager = Manager::start(vec![secure("s", &fixture)], options(Arc::clone(&store)));
+    let events = manager.status_events();
+    wait_for(&events, "s", needs_authorization);
+    let cancel = umcp::CancelHandle::new();
+    manager
+        .sign_in("s", headless(), Duration::from_secs(20), &cancel)
+        .expect("signed in and reconnected");
+    assert!(manager.statuses()[0].1.is_connected());
+    assert_eq!(call_echo(&manager, "s__echo"), "ok");
+    assert_eq!(store.entries().unwrap().len(), 1);
+
+    // A cancelled sign-in is refused before anything is asked.
+    cancel.cancel();
+    let before = fixture.count("GET", "/authorize");
+    let cancelled = manager.sign_in("s", headless(), Duration::from_secs(20), &cancel);
+    assert!(
+        matches!(cancelled, Err(Error::Cancelled { .. })),
+        "{cancelled:?}"
+    );
+    assert_eq!(fixture.count("GET", "/authorize"), before);
+}

@@ -30,6 +30,8 @@ pub struct Args {
     pub server: Option<String>,
     pub json: bool,
     pub timeout: Duration,
+    /// Whether `--timeout` was given (a sign-in waits for the user otherwise).
+    pub timeout_given: bool,
     /// `--protocol`, when given: `auto` probes each server; `legacy` and `modern` skip the
     /// probe. Given, it wins over a configuration file's `protocol` key, `auto` too.
     pub protocol: Option<ProtocolMode>,
@@ -44,8 +46,12 @@ pub struct Args {
     pub watch_options: Vec<&'static str>,
     /// `--list` and `--revoke FILE`, for `trust`.
     pub trust: TrustFlags,
-    /// `--out`: where `record` writes the session.
+    /// `--out`: where `record` writes the session, and `lock` the lockfile.
     pub out: Option<String>,
+    /// `--check`: `lock` compares instead of writing.
+    pub check: bool,
+    /// `--frozen`: the servers' tools are pinned to the lockfile.
+    pub frozen: bool,
     /// The command and its arguments.
     pub command: Vec<String>,
     /// `--session NAME`: the command runs through that session's process.
@@ -222,7 +228,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
-        "timeout" => args.timeout = seconds(name, &text)?,
+        "timeout" => (args.timeout, args.timeout_given) = (seconds(name, &text)?, true),
         "for" | "tools" | "prompts" | "resources" | "resource" => {
             if let Some(flag) = spec::flag_named(name) {
                 args.watch_options.push(flag.long);
@@ -257,6 +263,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "oauth-client-secret-file" => args.oauth.client_secret_file = Some(text),
         "oauth-scopes" => args.oauth.scopes = Some(text),
         "token-store" => args.oauth.token_store = Some(text),
+        "profile" => args.oauth.profile = Some(text),
+        "flow" => args.oauth.flow = Some(text),
         "out" => args.out = Some(text),
         "raw" => args.shaping.raw = true,
         "structured" => args.shaping.structured = true,
@@ -274,6 +282,8 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "task" => args.task = true,
         "no-check" => args.no_check = true,
         "verbose" => args.verbose = args.verbose.saturating_add(1),
+        "check" => args.check = true,
+        "frozen" => args.frozen = true,
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
@@ -346,6 +356,9 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if args.check && cmd.name != "lock" {
+        return Err(usage(format!("--check is for lock, not {}", cmd.name)));
     }
     if args.trust.given() && cmd.name != "trust" {
         return Err(usage(format!(

@@ -220,7 +220,8 @@ impl Target<'_> {
             let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
             return done(self.report_failed("tools", failed).max(1));
         }
-        if schema.is_none() {
+        // A tool the configuration filters out or the lock hides is named as such when called.
+        if schema.is_none() && !self.hidden(tool) {
             if self.single.is_some() && listing.failed.is_empty() {
                 // The one server listed its tools, and not this one: a mistyped name, however
                 // the server would refuse it (the SDKs answer with an `isError` result).
@@ -262,6 +263,19 @@ impl Target<'_> {
         };
         progress.finish();
         self.show_result(&result?, tool)
+    }
+
+    /// Whether `tool` is one the one server lists and its filter or lock hides: its call is
+    /// refused as such, not as a name the server does not offer. (With several servers the
+    /// manager says so itself.)
+    fn hidden(&self, tool: &str) -> bool {
+        let Some(single) = &self.single else {
+            return false;
+        };
+        let hidden = self.manager.hidden_tools();
+        hidden
+            .iter()
+            .any(|h| h.server.as_ref() == Some(single) && h.tool == tool)
     }
 
     /// Each server's identity, protocol, capabilities and instructions.

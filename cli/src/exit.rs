@@ -15,6 +15,9 @@ pub const TIMED_OUT: u8 = 124;
 #[derive(Debug)]
 pub struct Exit(pub u8, pub String);
 
+/// The exit code of drift: `lock --check` found a change, or a call was refused for one.
+pub const DRIFTED: u8 = 6;
+
 /// A usage error: exit code 2 with the short usage.
 pub fn usage(message: impl Into<String>) -> Exit {
     Exit(2, format!("{}\n{}", message.into(), help::usage()))

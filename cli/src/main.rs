@@ -18,11 +18,12 @@
 //!   and what prints, reads the terminal and describes the commands ([`output`], [`shown`],
 //!   [`console`], [`spec`]);
 //! - the command line read ([`args`]) and the servers it names found ([`servers`], through
-//!   [`trust`] for a project's file);
+//!   [`trust`] for a project's file), with the lock they are pinned to ([`pinned`]);
 //! - one command run against connected servers ([`target`], [`commands`], [`listing`],
 //!   [`watch`], [`tasks`], [`skills`]);
 //! - connecting and running it ([`run`]), for a plain run, a line of [`shell`] and a command
-//!   sent to a [`session`];
+//!   sent to a [`session`]; [`lock`], which connects and lists the servers to lock them, with
+//!   what drifted shown by [`drift`];
 //! - `main`: the dispatch.
 //!
 //! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
@@ -35,6 +36,7 @@ use std::time::Instant;
 
 mod args;
 mod arguments;
+mod auth;
 mod catalog;
 mod commands;
 mod completions;
@@ -43,12 +45,14 @@ mod console;
 mod deadline;
 mod describe;
 mod doctor;
+mod drift;
 mod exit;
 mod grep;
 mod help;
 mod hosts;
 mod interact;
 mod listing;
+mod lock;
 mod logs;
 mod man;
 mod names;
@@ -56,6 +60,7 @@ mod naming;
 mod network;
 mod oauth;
 mod output;
+mod pinned;
 mod relay;
 mod roots;
 mod run;
@@ -65,6 +70,7 @@ mod shape;
 mod shaping;
 mod shell;
 mod shown;
+mod sign_in;
 mod signals;
 mod skill_dirs;
 mod skills;
@@ -121,12 +127,21 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "servers" => return catalog::run(&args, &rest),
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
+        "auth" => return auth::run(&args, &rest, shutdown),
         "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }
     relay::check(cmd.name, &args)?;
     if matches!(cmd.name, "record" | "replay") {
         return relay::run(cmd.name, &args, &rest);
+    }
+    if cmd.name == "lock" {
+        if args.session.is_some() {
+            return Err(usage(
+                "lock connects the servers itself: run it without --session",
+            ));
+        }
+        return lock::run(&args, cmd, shutdown);
     }
     if let Some(name) = &args.session {
         session::check_command(name, &args, cmd)?;

@@ -1,10 +1,10 @@
-//! OAuth in the `umcp` tool: the `--oauth…` flags of a `--url` server, the token store, and
-//! the browser flow (the authorization URL on stderr, the redirect on 127.0.0.1).
+//! OAuth in the `umcp` tool: the `--oauth…` flags of a `--url` server (the user's step and the
+//! token store they choose are in [`crate::sign_in`]).
 
 use std::io::Read;
 use std::time::Duration;
 
-use umcp::{ConfigFile, ManagerOptions, OAuthSettings};
+use umcp::{ConfigFile, OAuthSettings};
 
 /// How long the browser flow waits for the user (the loopback handler's limit).
 pub const USER_WAIT: Duration = Duration::from_secs(300);
@@ -27,6 +27,10 @@ pub struct Flags {
     pub client_secret_file: Option<String>,
     pub scopes: Option<String>,
     pub token_store: Option<String>,
+    /// `--profile`: which of several sign-ins to one server.
+    pub profile: Option<String>,
+    /// `--flow`: how to sign in (`auto`, `device`, `browser`, `paste`).
+    pub flow: Option<String>,
 }
 
 impl Flags {
@@ -38,6 +42,7 @@ impl Flags {
             || self.client_secret.is_some()
             || self.client_secret_file.is_some()
             || self.scopes.is_some()
+            || self.profile.is_some()
     }
 
     /// The settings of the `--url` server, when it uses OAuth; an error names where the secret was
@@ -46,7 +51,16 @@ impl Flags {
         if !self.for_server() {
             return Ok(None);
         }
+        self.settings_or_default().map(Some)
+    }
+
+    /// The settings of the `--url` server with OAuth on, whatever the flags say (a server
+    /// signed in to before, or `umcp auth`).
+    pub fn settings_or_default(&self) -> Result<OAuthSettings, String> {
         let mut settings = OAuthSettings::new();
+        if let Some(profile) = &self.profile {
+            settings = settings.with_profile(profile.clone());
+        }
         if let Some(id) = &self.client_id {
             settings = settings.with_client_id(id.clone());
         }
@@ -56,7 +70,7 @@ impl Flags {
         if let Some(scopes) = &self.scopes {
             settings = settings.with_scopes(scopes.split_whitespace());
         }
-        Ok(Some(settings))
+        Ok(settings)
     }
 
     /// The client secret, from the first place that gives one: `--oauth-client-secret` (`${VAR}`
@@ -103,22 +117,6 @@ fn secret_file(path: &str) -> Result<String, String> {
         return Err(failed("holds a control character or several lines".into()));
     }
     Ok(secret.to_owned())
-}
-
-/// Gives the manager the browser flow and the token store.
-pub fn configure(options: ManagerOptions, flags: &Flags) -> Result<ManagerOptions, String> {
-    use std::sync::Arc;
-    let mut options = options.with_loopback_authorization(|server, url| {
-        crate::output::warn(&format!("umcp: server `{server}` needs authorization."));
-        // The URL comes from the server's metadata: escaped, so it shows what a browser gets.
-        let url = crate::shown::line(url);
-        crate::output::warn(&format!("Open this page to authorize: {url}"));
-        Ok(())
-    });
-    if let Some(path) = &flags.token_store {
-        options = options.with_token_store(Arc::new(umcp::auth::FileStore::new(path)));
-    }
-    Ok(options)
 }
 
 #[cfg(test)]

@@ -49,10 +49,12 @@ pub fn run(command: &str, args: &Args, rest: &[&str]) -> Result<(), Exit> {
     }
 }
 
-/// `--out` belongs to `record` alone.
+/// `--out` belongs to `record` and `lock` alone.
 pub fn check(command: &str, args: &Args) -> Result<(), Exit> {
-    if args.out.is_some() && command != "record" {
-        return Err(usage(format!("--out is for record, not {command}")));
+    if args.out.is_some() && !matches!(command, "record" | "lock") {
+        return Err(usage(format!(
+            "--out is for record and lock, not {command}"
+        )));
     }
     Ok(())
 }
@@ -62,7 +64,7 @@ fn record(args: &Args) -> Result<(), Exit> {
         .out
         .as_deref()
         .ok_or_else(|| usage("record needs --out FILE, where the session is written"))?;
-    let servers = servers::servers(args)?;
+    let servers = servers::servers(args)?.list;
     let [server] = servers.as_slice() else {
         return Err(usage("record needs one server: add --server NAME"));
     };

@@ -2,10 +2,12 @@
 //! by a manager, and one command run against them. A plain `umcp COMMAND`, a line of
 //! `umcp shell` and a command sent to a session all run through here.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use umcp::lock::Lockfile;
 use umcp::{
     Manager, ManagerOptions, Options, ProtocolMode, RequestOptions, ServerConfig, ServerStatus,
 };
@@ -18,17 +20,29 @@ use crate::output::{warn, Output};
 use crate::signals::Shutdown;
 use crate::spec::Cmd;
 use crate::target::Target;
-use crate::{interact, logs, oauth, servers, shown};
+use crate::{interact, logs, oauth, servers, shown, sign_in};
 
 /// How long a server whose start failed within `--timeout` may take beyond it to be closed,
 /// so that the failure is what gets reported: a stdio server that ignores the end of its
 /// input gets its close grace, then SIGTERM and its kill grace (2 s each by default).
 const CLOSE_MARGIN: Duration = Duration::from_secs(10);
 
+/// The servers a command starts, and the lock their tools are pinned to, if any.
+pub struct Configured {
+    pub servers: Vec<ServerConfig>,
+    /// The lock, with `--frozen` or a configuration file that says `"frozen": true`.
+    pub lock: Option<Lockfile>,
+    /// Where the lockfile is (see [`servers::Servers::lockfile`]).
+    pub lockfile: PathBuf,
+    /// Every server the configuration file names (see [`servers::Servers::in_file`]).
+    pub in_file: Option<Vec<String>>,
+}
+
 /// The servers of the command line or configuration file, as `args` asks for them, checked
-/// against what `cmd` needs.
-pub fn configured(args: &Args, cmd: &Cmd) -> Result<Vec<ServerConfig>, Exit> {
-    let mut servers = servers::servers(args)?;
+/// against what `cmd` needs, and their lock when they are pinned.
+pub fn configured(args: &Args, cmd: &Cmd) -> Result<Configured, Exit> {
+    let found = servers::servers(args)?;
+    let mut servers = found.list;
     // `--protocol` on the command line wins over a `protocol` key in the configuration file,
     // `auto` too (which probes a server the file pins).
     if let Some(protocol) = &args.protocol {
@@ -38,7 +52,17 @@ pub fn configured(args: &Args, cmd: &Cmd) -> Result<Vec<ServerConfig>, Exit> {
     }
     one_server(cmd, servers.len())?;
     crate::network::remember(&servers);
-    Ok(servers)
+    // `lock` reads the servers as they are, whatever the file says.
+    let lock = match (args.frozen || found.frozen) && cmd.name != "lock" {
+        true => Some(crate::pinned::load(&found.lockfile, "--frozen")?),
+        false => None,
+    };
+    Ok(Configured {
+        servers,
+        lock,
+        lockfile: found.lockfile,
+        in_file: found.in_file,
+    })
 }
 
 /// Fails with a usage error when `cmd` needs one server and there are `count`.
@@ -91,9 +115,10 @@ impl Connected {
 /// is `ping`, which reports each server.
 pub fn connect(
     args: &Args,
-    servers: Vec<ServerConfig>,
+    Configured { servers, lock, .. }: Configured,
     shutdown: &Shutdown,
 ) -> Result<Connected, Exit> {
+    let pinned = lock.is_some();
     // A server of `--stdio` or `--url` is named after its program or host; one of a file,
     // given or found, by its name there.
     let from_command_line = args.stdio.is_some() || args.url.is_some();
@@ -113,7 +138,11 @@ pub fn connect(
         .with_startup_timeout(timeout)
         .with_client_options(client_options)
         .with_elicitation_handler(interact::handler(&servers, from_command_line));
-    let options = oauth::configure(options, &args.oauth).map_err(usage)?;
+    let options = sign_in::configure(options, &args.oauth).map_err(usage)?;
+    let options = match lock {
+        Some(lock) => options.with_tool_lock(lock),
+        None => options,
+    };
     // The manager's start-up timeout bounds each connect (probe and `initialize` together);
     // a user in a browser gets the authorization flow's own time on top.
     let mut wait = timeout.saturating_add(CLOSE_MARGIN);
@@ -133,6 +162,9 @@ pub fn connect(
                 _ => warn(&format!("umcp: server `{name}`: {why}")),
             }
         }
+    }
+    if pinned {
+        crate::pinned::report_hidden(&manager);
     }
     let command = args.command.first().map(String::as_str);
     // `ping` reports every server, those that never connected too.

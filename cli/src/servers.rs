@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use umcp::lock::{Lockfile, LOCKFILE_NAME};
 use umcp::{ConfigFile, HttpConfig, HttpTransportKind, ServerConfig, ServerStatus, StdioConfig};
 
 use crate::args::Args;
@@ -10,14 +11,34 @@ use crate::exit::{usage, Exit};
 use crate::output::warn;
 use crate::{config_files, hosts, shown, trust};
 
+/// The servers a command runs against, and where their lockfile is.
+pub struct Servers {
+    /// The servers, less the disabled ones and those `--server` leaves out.
+    pub list: Vec<ServerConfig>,
+    /// `mcp.lock` beside the configuration file, or in the working directory for a server of
+    /// the command line; `--out` wins for `lock`.
+    pub lockfile: PathBuf,
+    /// Whether the configuration file says `"frozen": true`.
+    pub frozen: bool,
+    /// Every server the configuration file names, disabled and malformed ones too; `None`
+    /// for a server of the command line.
+    pub in_file: Option<Vec<String>>,
+}
+
 /// The servers named on the command line, or found in a configuration file.
-pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
+pub fn servers(args: &Args) -> Result<Servers, Exit> {
     check_options(args)?;
+    let given = |server: ServerConfig| Servers {
+        list: vec![server],
+        lockfile: PathBuf::from(LOCKFILE_NAME),
+        frozen: false,
+        in_file: None,
+    };
     if let Some(line) = &args.stdio {
-        return Ok(vec![from_stdio(line, args)?]);
+        return Ok(given(from_stdio(line, args)?));
     }
     if let Some(url) = &args.url {
-        return Ok(vec![from_url(url, args)?]);
+        return Ok(given(from_url(url, args)?));
     }
     let (path, file) = match &args.config {
         Some(path) => (PathBuf::from(path), None),
@@ -28,7 +49,14 @@ pub fn servers(args: &Args) -> Result<Vec<ServerConfig>, Exit> {
         // Named with --config: trusted as the user's word.
         None => hosts::load(&path).map_err(|e| usage(shown::block(&e)))?,
     };
-    from_file(&path, file, args.server.as_deref())
+    let in_file = file.servers.iter().map(|s| s.name.clone());
+    let in_file = in_file.chain(file.errors.iter().map(|e| e.server.clone()));
+    Ok(Servers {
+        in_file: Some(in_file.collect()),
+        lockfile: Lockfile::beside(&path),
+        frozen: file.frozen,
+        list: from_file(&path, file, args.server.as_deref())?,
+    })
 }
 
 /// Refuses options that do not go together: one way of naming servers, and the options of
@@ -88,7 +116,7 @@ fn from_stdio(line: &str, args: &Args) -> Result<ServerConfig, Exit> {
 }
 
 /// The server of `--url URL`, with its transport, headers and OAuth settings.
-fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
+pub fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     let kind = args.transport.as_deref().unwrap_or("auto");
     let kind =
         HttpTransportKind::parse(kind).ok_or_else(|| usage(format!("unknown transport {kind}")))?;
@@ -106,6 +134,9 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
         )));
     }
     let name = named(shown::host(&url).unwrap_or_default().to_owned());
+    // Signed in with `umcp auth login`: its tokens are used, no flag needed.
+    let signed_in = args.oauth.settings().is_ok_and(|s| s.is_none())
+        && crate::sign_in::signed_in(&args.oauth, &name, &url);
     let mut http = HttpConfig::new(url).transport(kind);
     for (name, value) in &args.headers {
         http = http.header(name, expand(&format!("--header {name}"), value)?);
@@ -114,6 +145,8 @@ fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     let mut config = ServerConfig::new(name, http);
     if let Some(settings) = args.oauth.settings().map_err(usage)? {
         config = config.with_oauth(settings);
+    } else if signed_in {
+        config = config.with_oauth(args.oauth.settings_or_default().map_err(usage)?);
     }
     Ok(config)
 }

@@ -253,16 +253,43 @@ pub const FLAGS: &[Flag] = &[
     flag("oauth-scopes", Some("'SCOPE…'"), "the scopes to ask for"),
     Flag {
         completes: Completes::File,
-        ..flag("token-store", Some("FILE"), "where OAuth tokens are kept")
+        ..flag(
+            "token-store",
+            Some("FILE"),
+            "keep OAuth tokens in FILE (default: the system keychain where it works, else a file)",
+        )
+    },
+    flag(
+        "profile",
+        Some("NAME"),
+        "the sign-in to use, of several to one --url server (implies --oauth)",
+    ),
+    Flag {
+        choices: &["auto", "device", "browser", "paste"],
+        ..flag(
+            "flow",
+            Some("FLOW"),
+            "how to sign in: a device code, a browser here, or a pasted address (default auto)",
+        )
     },
     Flag {
         completes: Completes::File,
         ..flag(
             "out",
             Some("FILE"),
-            "record: the file the session is written to",
+            "record: the file the session is written to; lock: the lockfile (default mcp.lock)",
         )
     },
+    flag(
+        "check",
+        None,
+        "lock: compare the servers' tools with the lockfile, writing nothing",
+    ),
+    flag(
+        "frozen",
+        None,
+        "pin the servers' tools to mcp.lock: one changed or not locked is refused (see lock)",
+    ),
     flag("tools", None, "watch: tool list changes"),
     flag("prompts", None, "watch: prompt list changes"),
     flag("resources", None, "watch: resource list changes"),
@@ -456,6 +483,25 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "lock",
+        args: "[--check] [--out FILE]",
+        arity: (0, 0),
+        help: "pin the servers' tools in mcp.lock, or check them against it (--check)",
+        details: "Connects the servers and writes, for each, its identity and every tool it \
+                  offers (after the configuration's allowedTools and excludedTools) with the \
+                  SHA-256 of the tool's canonical definition, and the definition itself, into \
+                  mcp.lock beside the configuration file (in the working directory for \
+                  --stdio and --url) or --out FILE: the same servers give the same bytes. A \
+                  server that does not connect keeps its entry, and the exit code is 3. \
+                  --check writes nothing: it prints what drifted (servers and tools added, \
+                  removed or changed, with each changed field's old and new value; --json for \
+                  a report) and exits with code 6 when anything did. --frozen, on any other \
+                  command, or \"frozen\": true in the configuration file, pins the servers to \
+                  the lock: a tool that changed since, or that the lock does not have, is \
+                  neither listed nor called (exit code 6), and what drifted is said on stderr.",
+        one_server: false,
+    },
+    Cmd {
         name: "record",
         args: "--out FILE",
         arity: (0, 0),
@@ -566,6 +612,26 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "auth",
+        args: "login URL|logout URL|status|list",
+        arity: (1, 2),
+        help: "sign in to a server ahead of time, see who is signed in where, sign out",
+        details: "login URL signs in to the server at URL now (with --profile NAME, one of \
+                  several sign-ins to it), so that umcp --url URL COMMAND later runs without a \
+                  prompt. --flow picks how: device shows a page and a code to enter on any \
+                  device, browser prints a page to open here, paste prints one to open anywhere \
+                  and reads back the address the browser ends on; auto (the default) is browser \
+                  with a display, else the device flow where the server offers it, else paste. \
+                  The sign-in waits --timeout SECS if given, else 5 minutes; Ctrl-C ends it. \
+                  logout URL revokes the tokens where the server offers it and forgets them. \
+                  status says where tokens live and lists the sign-ins, list lists them (with \
+                  --json as JSON): server, profile, authorization server, scopes and expiry, \
+                  never a token. Tokens live in the system keychain (macOS Keychain, Windows \
+                  Credential Manager, the Linux kernel keyring) where it works, else in a file \
+                  only you can read; --token-store FILE picks a file.",
+        one_server: false,
+    },
+    Cmd {
         name: "completions",
         args: "bash|zsh|fish",
         arity: (1, 1),
@@ -633,6 +699,10 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
         ],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
+    (
+        "auth",
+        &[("login", 1), ("logout", 1), ("status", 0), ("list", 0)],
+    ),
     (
         "servers",
         &[
@@ -708,6 +778,11 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         "the configuration file found in the working directory is not trusted (see trust)",
     ),
     (
+        6,
+        "the servers' tools drifted from the lockfile: lock --check found a change, or a \
+         call was refused for one (--frozen)",
+    ),
+    (
         124,
         "timed out: the command's requests took longer than --timeout",
     ),
@@ -746,6 +821,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "umcp --config .mcp.json servers add files --stdio 'npx -y @modelcontextprotocol/server-filesystem .'",
         "add a server to a configuration file",
+    ),
+    (
+        "umcp --config .mcp.json lock --check",
+        "check the servers' tools against the mcp.lock beside the file (exit code 6 on drift)",
     ),
 ];
 

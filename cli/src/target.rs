@@ -138,6 +138,15 @@ impl Target<'_> {
             message.push_str("\nthen run the command again");
             return Exit(1, message);
         }
+        if let Some(hidden) = error.hidden_tool() {
+            // Filtered out by the configuration: as a name the server does not offer. Not as
+            // the lock pinned it: drift.
+            let code = match hidden.why {
+                umcp::Hidden::Filtered => 2,
+                _ => crate::exit::DRIFTED,
+            };
+            return Exit(code, shown::block(&error.to_string()));
+        }
         match error {
             // The connection went while the request was out: the server crashed or quit
             // (a stdio server's pipe closed, an HTTP server's connection or event stream

@@ -5,17 +5,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::client_credentials::CrossAppAccess;
+use super::device::{DeviceAuthorization, Prompt};
 use super::handler::AuthorizationHandler;
 use super::store::{MemoryStore, TokenStore};
 use super::workload::WorkloadIdentity;
 
 mod view;
 
+/// Whether the user can be asked now; its error ends the authorization before it starts.
+pub(crate) type UserReady = Arc<dyn Fn() -> crate::error::Result<()> + Send + Sync>;
+
 /// How tokens are obtained.
 #[derive(Clone)]
 pub(crate) enum Grant {
     /// The authorization code flow with PKCE, through a handler for the user's step.
     AuthorizationCode(Arc<dyn AuthorizationHandler>),
+    /// The device authorization grant, showing the user a code; with a handler, the code flow
+    /// where the authorization server does not offer the device grant.
+    Device(Arc<Prompt>, Option<Arc<dyn AuthorizationHandler>>),
     /// `client_credentials`: the client acts for itself, with a secret or a signed assertion.
     ClientCredentials,
     /// A token exchange at an identity provider, then a JWT-bearer grant.
@@ -74,6 +81,10 @@ pub struct OAuthConfig {
     pub(crate) refresh_margin: Duration,
     pub(crate) authorization_wait: Duration,
     pub(crate) dpop: bool,
+    pub(crate) profile: Option<String>,
+    /// Asked before a flow that needs the user starts (before registration): a manager's gate,
+    /// shut while a connection starts up.
+    pub(crate) user_ready: Option<UserReady>,
     #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
     pub(crate) dpop_key_pem: Option<String>,
     /// The proxy and trust roots the requests to authorization servers take.
@@ -94,6 +105,60 @@ impl OAuthConfig {
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn with_handler(handler: Arc<dyn AuthorizationHandler>) -> OAuthConfig {
         OAuthConfig::with_grant(Grant::AuthorizationCode(handler))
+    }
+
+    /// The device authorization grant (RFC 8628), for a sign-in without a browser here (over
+    /// SSH, in a container): `prompt` shows the user a page to visit on any device and a code to
+    /// enter there, while umcp polls the authorization server at its pace until the user has
+    /// signed in, refused, or the code expired. The wait ends by the deadline of the call it
+    /// serves (or [`OAuth::authorize_within`](super::OAuth::authorize_within)'s) and when the
+    /// connection closes or the sign-in is cancelled.
+    ///
+    /// It composes with the rest of the flow: the scopes of the server's challenge, the RFC 8707
+    /// `resource`, DPoP-bound tokens and step-up after 403 `insufficient_scope`. An
+    /// authorization server that offers no `device_authorization_endpoint` fails the
+    /// authorization; [`device_prompt`](Self::device_prompt) falls back to the code flow
+    /// instead.
+    ///
+    /// See the example on [`auth::DeviceAuthorization`](crate::auth::DeviceAuthorization).
+    pub fn device(
+        prompt: impl Fn(&DeviceAuthorization) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> OAuthConfig {
+        OAuthConfig::with_grant(Grant::Device(Arc::new(prompt), None))
+    }
+
+    /// Prefers the device authorization grant where the authorization server offers it, with
+    /// `prompt` showing the code, and keeps the authorization code flow (this configuration's
+    /// handler) for servers that do not: what a program without a browser at hand chooses. Only
+    /// for the user's grants; the others are left as they are.
+    ///
+    /// ```
+    /// use umcp::auth::{OAuthConfig, PasteHandler, PastePrompt};
+    ///
+    /// // Over SSH: the device flow where offered, else a redirect pasted back by the user.
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// let config = OAuthConfig::new(paste).device_prompt(|device| {
+    ///     eprintln!("Visit {} and enter {}", device.verification_uri, device.user_code);
+    ///     Ok(())
+    /// });
+    /// # let _ = config;
+    /// ```
+    pub fn device_prompt(
+        mut self,
+        prompt: impl Fn(&DeviceAuthorization) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> OAuthConfig {
+        let prompt: Arc<Prompt> = Arc::new(prompt);
+        self.grant = match self.grant {
+            Grant::AuthorizationCode(handler) | Grant::Device(_, Some(handler)) => {
+                Grant::Device(prompt, Some(handler))
+            }
+            Grant::Device(_, None) => Grant::Device(prompt, None),
+            other => other,
+        };
+        self
     }
 
     /// The `client_credentials` grant (the MCP client-credentials extension) for the
@@ -181,6 +246,8 @@ impl OAuthConfig {
             refresh_margin: Duration::from_secs(60),
             authorization_wait: Duration::from_secs(300),
             dpop: true,
+            profile: None,
+            user_ready: None,
             dpop_key_pem: None,
             network: crate::transport::http::Network::default(),
         }
@@ -364,6 +431,25 @@ impl OAuthConfig {
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
     pub fn authorization_wait(mut self, wait: Duration) -> OAuthConfig {
         self.authorization_wait = wait;
+        self
+    }
+
+    /// Keeps this sign-in apart from others to the same server under the name `profile`, so one
+    /// user can hold two identities for one server (work and personal, say) and pick one per
+    /// program or configuration entry. Tokens, registrations and DPoP keys are stored per
+    /// profile; without one (the default), under the server alone.
+    ///
+    /// A name is 1 to 64 letters, digits, `.`, `_`, `-` or `@`; [`OAuth::new`](super::OAuth::new)
+    /// refuses any other.
+    ///
+    /// ```
+    /// use umcp::auth::{HeadlessHandler, OAuthConfig};
+    ///
+    /// let work = OAuthConfig::new(HeadlessHandler::new()).profile("work");
+    /// assert_eq!(work.get_profile(), Some("work"));
+    /// ```
+    pub fn profile(mut self, profile: impl Into<String>) -> OAuthConfig {
+        self.profile = Some(profile.into());
         self
     }
 

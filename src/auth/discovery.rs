@@ -56,6 +56,47 @@ pub(crate) fn discover(
     protocol_version: Option<&str>,
     allowed: impl Fn(&str) -> bool,
 ) -> Result<Discovered, AuthError> {
+    let Some((prm_url, prm)) = protected_resource(http, server_url, challenge)? else {
+        log::debug!(
+            "oauth: {} publishes no protected resource metadata; using the 2025-03-26 discovery",
+            redact::url(server_url)
+        );
+        return legacy(http, server_url, resource, protocol_version);
+    };
+    let declared = declared_resource(server_url, &prm_url, &prm)?.to_owned();
+    let servers = &prm.authorization_servers;
+    let chosen = servers.iter().find(|s| allowed(s)).or(servers.first());
+    let Some(issuer) = chosen.cloned() else {
+        return Err(AuthError {
+            url: Some(prm_url),
+            ..AuthError::new(
+                AuthStep::Discovery,
+                "the protected resource metadata names no authorization server",
+            )
+        });
+    };
+    let (issuer, metadata) = authorization_server(http, server_url, &issuer)?;
+    log::debug!(
+        "oauth: {} is protected by {}",
+        redact::url(server_url),
+        redact::url(&issuer)
+    );
+    Ok(Discovered {
+        resource: declared,
+        resource_metadata: Some(prm),
+        issuer,
+        metadata,
+        published: true,
+    })
+}
+
+/// The protected resource metadata of `server_url` and where it was found: at the challenge's
+/// `resource_metadata` when that may be followed, else at the well-known URLs.
+fn protected_resource(
+    http: &Http,
+    server_url: &str,
+    challenge: Option<&WwwAuthenticate>,
+) -> Result<Option<(String, ProtectedResourceMetadata)>, AuthError> {
     let mut candidates = Vec::new();
     if let Some(advertised) = challenge.and_then(|c| c.resource_metadata.as_deref()) {
         match urls::resolve(server_url, advertised).map(|url| followable(server_url, url)) {
@@ -73,67 +114,52 @@ pub(crate) fn discover(
             candidates.push(url);
         }
     }
-    let found = first_document::<ProtectedResourceMetadata>(
-        http,
-        &candidates,
-        "protected resource metadata",
-        &[],
-    )?;
-    let Some((prm_url, prm)) = found else {
-        log::debug!(
-            "oauth: {} publishes no protected resource metadata; using the 2025-03-26 discovery",
-            redact::url(server_url)
-        );
-        return legacy(http, server_url, resource, protocol_version);
+    first_document(http, &candidates, "protected resource metadata", &[])
+}
+
+/// The metadata's `resource`, which must name the server at `server_url` (RFC 9728 §3.3).
+fn declared_resource<'a>(
+    server_url: &str,
+    prm_url: &str,
+    prm: &'a ProtectedResourceMetadata,
+) -> Result<&'a str, AuthError> {
+    let refuse = |message: String| AuthError {
+        url: Some(prm_url.to_owned()),
+        ..AuthError::new(AuthStep::Discovery, message)
     };
     let Some(declared) = prm.resource.as_deref() else {
-        return Err(AuthError {
-            url: Some(prm_url),
-            ..AuthError::new(
-                AuthStep::Discovery,
-                "the protected resource metadata has no `resource`",
-            )
-        });
+        return Err(refuse(
+            "the protected resource metadata has no `resource`".into(),
+        ));
     };
     if !urls::resource_matches(declared, server_url) {
-        return Err(AuthError {
-            url: Some(prm_url),
-            ..AuthError::new(
-                AuthStep::Discovery,
-                format!(
-                    "the protected resource metadata is for `{declared}`, not for `{}`; \
-                     refusing to authorize",
-                    redact::url(server_url)
-                ),
-            )
-        });
+        return Err(refuse(format!(
+            "the protected resource metadata is for `{declared}`, not for `{}`; refusing to \
+             authorize",
+            redact::url(server_url)
+        )));
     }
-    let servers = &prm.authorization_servers;
-    let chosen = servers.iter().find(|s| allowed(s)).or(servers.first());
-    let Some(issuer) = chosen.cloned() else {
-        return Err(AuthError {
-            url: Some(prm_url),
-            ..AuthError::new(
-                AuthStep::Discovery,
-                "the protected resource metadata names no authorization server",
-            )
-        });
-    };
-    urls::check_endpoint(AuthStep::Discovery, "authorization server", &issuer)?;
-    urls::check_not_local(
-        server_url,
-        AuthStep::Discovery,
-        "authorization server",
-        &issuer,
-    )?;
-    let metadata_urls = urls::authorization_server_metadata_urls(&issuer);
-    let Some((metadata_url, metadata)) = first_document::<AuthorizationServerMetadata>(
+    Ok(declared)
+}
+
+/// The validated issuer and metadata of the authorization server `issuer` that the metadata of
+/// the MCP server at `server_url` named.
+fn authorization_server(
+    http: &Http,
+    server_url: &str,
+    issuer: &str,
+) -> Result<(String, AuthorizationServerMetadata), AuthError> {
+    const WHAT: &str = "authorization server";
+    urls::check_endpoint(AuthStep::Discovery, WHAT, issuer)?;
+    urls::check_not_local(server_url, AuthStep::Discovery, WHAT, issuer)?;
+    let metadata_urls = urls::authorization_server_metadata_urls(issuer);
+    let found = first_document::<AuthorizationServerMetadata>(
         http,
         &metadata_urls,
         "authorization server metadata",
         &[],
-    )?
-    else {
+    )?;
+    let Some((metadata_url, metadata)) = found else {
         return Err(AuthError::new(
             AuthStep::Discovery,
             format!(
@@ -142,21 +168,9 @@ pub(crate) fn discover(
             ),
         ));
     };
-    let issuer = validated_issuer(&issuer, &metadata, &metadata_url)?;
+    let issuer = validated_issuer(issuer, &metadata, &metadata_url)?;
     check_endpoints(server_url, &metadata)?;
-    log::debug!(
-        "oauth: {} is protected by {}",
-        redact::url(server_url),
-        redact::url(&issuer)
-    );
-    let resource = declared.to_owned();
-    Ok(Discovered {
-        resource,
-        resource_metadata: Some(prm),
-        issuer,
-        metadata,
-        published: true,
-    })
+    Ok((issuer, metadata))
 }
 
 /// The discovery of the 2025-03-26 revision: RFC 8414 metadata at the server's origin, else
@@ -280,8 +294,8 @@ fn followable(server_url: &str, url: String) -> Result<String, AuthError> {
 }
 
 /// Refuses metadata that sends the client to this machine for a server elsewhere: its
-/// authorization, token and registration endpoints are where users, grants and
-/// registrations go.
+/// authorization, token, registration, device authorization and revocation endpoints are where
+/// users, grants, registrations and tokens go.
 fn check_endpoints(
     server_url: &str,
     metadata: &AuthorizationServerMetadata,
@@ -290,6 +304,11 @@ fn check_endpoints(
         ("authorization endpoint", &metadata.authorization_endpoint),
         ("token endpoint", &metadata.token_endpoint),
         ("registration endpoint", &metadata.registration_endpoint),
+        (
+            "device authorization endpoint",
+            &metadata.device_authorization_endpoint,
+        ),
+        ("revocation endpoint", &metadata.revocation_endpoint),
     ];
     for (what, endpoint) in endpoints {
         if let Some(endpoint) = endpoint {

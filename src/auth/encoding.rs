@@ -6,7 +6,7 @@ use base64::Engine;
 use serde_json::Value;
 
 /// Parameter and member names whose values are secrets: never logged.
-const SENSITIVE: [&str; 13] = [
+const SENSITIVE: [&str; 15] = [
     "access_token",
     "refresh_token",
     "id_token",
@@ -20,6 +20,9 @@ const SENSITIVE: [&str; 13] = [
     "state",
     "registration_access_token",
     "password",
+    // The device code polls for the tokens (RFC 8628); `token` is what RFC 7009 revokes.
+    "device_code",
+    "token",
 ];
 
 /// Base64url without padding (RFC 4648 §5), as PKCE and JWTs use it.

@@ -15,6 +15,7 @@ use connection::{respond, Pending, Poll};
 
 use super::encoding::parse_query;
 use super::handler::AuthorizationHandler;
+use super::pause;
 use super::urls;
 use crate::error::{AuthError, AuthStep, Error, Result};
 use crate::transport::http::provider_deadline;
@@ -37,8 +38,9 @@ type Opener = dyn Fn(&str) -> io::Result<()> + Send + Sync;
 /// redirect URI stays the same for later authorizations. Each authorization waits for one
 /// request to the callback path carrying the pending `state` (others get a 404 or 400 page),
 /// answers it with a short page that shows nothing the authorization server sent (the
-/// response is checked after, and the application reports the outcome), and gives up after the timeout (default 5 minutes;
-/// `Duration::MAX` waits without limit), or within 50 ms of the client closing the
+/// response is checked after, and the application reports the outcome), and gives up after the
+/// timeout (default 5 minutes; `Duration::MAX` waits without limit), cut to the deadline of the
+/// call it serves, or within 50 ms of the client closing the
 /// connection the authorization is for (the opener it calls first is not interrupted). Connections are read side by side, each given 10 s
 /// for its request and at most 16 at once, so a browser's preconnect or a local process
 /// trickling bytes cannot hold the redirect back. Authorizations through one handler (one
@@ -262,57 +264,57 @@ impl AuthorizationHandler for LoopbackHandler {
         );
         (self.opener)(authorization_url)
             .map_err(|e| failed(format!("cannot open the browser: {e}")))?;
-        // `Duration::MAX` means no deadline.
-        let deadline = Instant::now().checked_add(self.timeout);
+        // The handler's timeout, cut to the deadline of the call it serves (`Duration::MAX` and
+        // no call: no limit).
+        let deadline = pause::deadline_within(self.timeout);
+        let target = self.redirect(listener, state.as_deref(), deadline)?;
+        Ok(format!("http://127.0.0.1:{port}{target}"))
+    }
+}
+
+impl LoopbackHandler {
+    /// Serves the listener's connections side by side until one brings the callback for `state`,
+    /// and returns its target; fails at `deadline` or when the connection closes.
+    fn redirect(
+        &self,
+        listener: &TcpListener,
+        state: Option<&str>,
+        deadline: Option<Instant>,
+    ) -> Result<String> {
+        let failed =
+            |message: String| Error::from(AuthError::new(AuthStep::Authorization, message));
+        let started = Instant::now();
         let mut pending: VecDeque<Pending> = VecDeque::new();
         loop {
-            let mut progress = false;
-            match listener.accept() {
-                Ok((stream, _)) => {
-                    progress = true;
-                    if let Some(connection) = Pending::new(stream, deadline) {
-                        if pending.len() >= MAX_CONNECTIONS {
-                            // The oldest is the likeliest to be a preconnect or a trickler.
-                            pending.pop_front();
-                        }
-                        pending.push_back(connection);
-                    }
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => return Err(failed(format!("the loopback listener failed: {e}"))),
-            }
+            let mut progress = accept(listener, &mut pending, deadline)?;
             let now = Instant::now();
             let mut index = 0;
             while index < pending.len() {
-                match pending[index].poll(now) {
-                    Poll::Waiting => index += 1,
+                let target = match pending[index].poll(now) {
+                    Poll::Waiting => {
+                        index += 1;
+                        continue;
+                    }
                     Poll::Progress => {
                         progress = true;
                         index += 1;
+                        continue;
                     }
-                    Poll::Done(target) => {
-                        progress = true;
-                        let connection = pending.remove(index);
-                        let served = match (connection, target) {
-                            (Some(mut c), Some(target)) => {
-                                self.serve(&mut c.stream, &target, state.as_deref())
-                            }
-                            _ => None,
-                        };
-                        if let Some(target) = served {
-                            return Ok(format!("http://127.0.0.1:{port}{target}"));
-                        }
-                    }
+                    Poll::Done(target) => target,
+                };
+                progress = true;
+                let served = match (pending.remove(index), target) {
+                    (Some(mut c), Some(target)) => self.serve(&mut c.stream, &target, state),
+                    _ => None,
+                };
+                if let Some(target) = served {
+                    return Ok(target);
                 }
             }
             if deadline.is_some_and(|d| now >= d) {
                 return Err(failed(format!(
-                    "no redirect arrived within {:?} (the user did not finish)",
-                    self.timeout
+                    "no redirect arrived within {} s (the user did not finish)",
+                    started.elapsed().as_secs()
                 )));
             }
             // The connection this authorization is for closed: nobody waits for it any more.
@@ -325,6 +327,40 @@ impl AuthorizationHandler for LoopbackHandler {
                 std::thread::sleep(POLL);
             }
         }
+    }
+}
+
+/// Accepts a waiting connection, if any, into `pending` (closing the oldest beyond
+/// [`MAX_CONNECTIONS`]); true when one came.
+fn accept(
+    listener: &TcpListener,
+    pending: &mut VecDeque<Pending>,
+    deadline: Option<Instant>,
+) -> Result<bool> {
+    match listener.accept() {
+        Ok((stream, _)) => {
+            if let Some(connection) = Pending::new(stream, deadline) {
+                if pending.len() >= MAX_CONNECTIONS {
+                    // The oldest is the likeliest to be a preconnect or a trickler.
+                    pending.pop_front();
+                }
+                pending.push_back(connection);
+            }
+            Ok(true)
+        }
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+            ) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(AuthError::new(
+            AuthStep::Authorization,
+            format!("the loopback listener failed: {e}"),
+        )
+        .into()),
     }
 }
 

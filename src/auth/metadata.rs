@@ -39,6 +39,13 @@ pub struct AuthorizationServerMetadata {
     /// Dynamic client registration (RFC 7591), when offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registration_endpoint: Option<String>,
+    /// The device authorization endpoint (RFC 8628 §4), when the server offers the device
+    /// authorization grant: a sign-in finished on another device, without a browser here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_authorization_endpoint: Option<String>,
+    /// Where tokens are revoked (RFC 7009), when the server offers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
     /// The scopes the server knows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes_supported: Option<Vec<String>>,

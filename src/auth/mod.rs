@@ -15,12 +15,17 @@
 //!    URL when the server supports it, else dynamic client registration (RFC 7591).
 //! 3. **Authorization code with PKCE S256**, `state` checked, the RFC 8707 `resource` in
 //!    both requests, through an [`AuthorizationHandler`]: [`LoopbackHandler`] (a browser and
-//!    a one-shot listener on 127.0.0.1) or [`HeadlessHandler`] (follows nothing, reads the
-//!    redirect; for test servers).
+//!    a one-shot listener on 127.0.0.1), [`PasteHandler`] (a browser on another machine, the
+//!    redirect pasted back) or [`HeadlessHandler`] (follows nothing, reads the redirect; for
+//!    test servers). Or the **device authorization grant** (RFC 8628,
+//!    [`OAuthConfig::device`]): a code the user enters on any device, polled for at the
+//!    server's pace.
 //! 4. **Tokens** kept in a [`TokenStore`] ([`MemoryStore`] by default, [`FileStore`] to
-//!    survive restarts), refreshed before they expire and on 401, bound to the authorization
-//!    server that issued them. A 403 `insufficient_scope` triggers a step-up authorization
-//!    with the union of the scopes, a bounded number of times.
+//!    survive restarts, `KeychainStore` in the operating system's keychain with the `keychain`
+//!    feature), per [profile](OAuthConfig::profile), refreshed before they expire and on 401
+//!    (once across processes sharing the store), bound to the authorization server that issued
+//!    them, and revoked on [`OAuth::logout`] (RFC 7009). A 403 `insufficient_scope` triggers a
+//!    step-up authorization with the union of the scopes, a bounded number of times.
 //!
 //! Grants without a user, the authorization extensions:
 //!
@@ -78,6 +83,7 @@
 
 mod client_credentials;
 mod config;
+mod device;
 mod discovered;
 mod discovery;
 mod dpop;
@@ -90,11 +96,17 @@ mod headless;
 mod http;
 #[cfg(feature = "oauth-jwt")]
 mod jwt;
+#[cfg(feature = "keychain")]
+mod keychain;
 mod loopback;
 mod metadata;
+mod paste;
+mod pause;
 mod pkce;
 mod provider;
 mod registration;
+mod revocation;
+mod sign_in;
 mod state;
 mod store;
 mod tokens;
@@ -103,12 +115,21 @@ mod workload;
 
 pub use client_credentials::CrossAppAccess;
 pub use config::OAuthConfig;
+pub use device::DeviceAuthorization;
 pub use discovered::AuthorizationDiscovery;
 pub use file_store::FileStore;
 pub use handler::AuthorizationHandler;
 pub use headless::HeadlessHandler;
+#[cfg(feature = "keychain")]
+#[cfg_attr(docsrs, doc(cfg(feature = "keychain")))]
+pub use keychain::KeychainStore;
 pub use loopback::LoopbackHandler;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+pub use paste::{PasteHandler, PastePrompt};
 pub use provider::OAuth;
-pub use store::{ClientRegistration, MemoryStore, StoredCredentials, TokenSet, TokenStore};
+pub use revocation::Revocation;
+pub use sign_in::SignIn;
+pub use store::{
+    ClientRegistration, MemoryStore, StoreLock, StoredCredentials, TokenSet, TokenStore,
+};
 pub use workload::WorkloadIdentity;

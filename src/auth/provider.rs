@@ -4,24 +4,22 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::client_credentials;
 use super::config::{Grant, OAuthConfig};
 use super::discovery;
 use super::dpop::{DpopKey, Nonces};
-use super::flow;
 use super::flow_lock::{FlowGuard, FlowLock, Purpose, Refused};
 use super::http::Http;
-use super::registration;
+use super::revocation::{self, Revocation};
 use super::state::{self, State};
 use super::store::{StoredCredentials, TokenSet};
 use super::tokens::AuthMethod;
 use super::urls;
-use super::workload;
-use crate::error::{AuthError, AuthStep, Error, HttpError, Result, WwwAuthenticate};
+use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
 use crate::sync::lock;
 use crate::transport::http::{provider_deadline, url};
 
 mod credentials;
+mod obtain;
 mod proofs;
 mod refresh;
 
@@ -48,6 +46,8 @@ mod refresh;
 pub struct OAuth {
     server: String,
     resource: String,
+    /// The key of the token store: the resource, and the profile when there is one.
+    key: String,
     config: OAuthConfig,
     http: Http,
     id: u64,
@@ -69,8 +69,8 @@ impl OAuth {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when `server_url` is not an http(s) URL, or the client ID metadata
-    /// document URL is not an https URL with a path.
+    /// [`Error::Config`] when `server_url` is not an http(s) URL, the client ID metadata
+    /// document URL is not an https URL with a path, or the profile name is not one.
     pub fn new(server_url: impl Into<String>, config: OAuthConfig) -> Result<OAuth> {
         let server = server_url.into();
         let Some(resource) = urls::canonical_resource(&server) else {
@@ -87,10 +87,24 @@ impl OAuth {
                 )));
             }
         }
+        if let Some(profile) = config.profile.as_deref() {
+            let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@');
+            if profile.is_empty() || profile.len() > 64 || !profile.chars().all(allowed) {
+                return Err(Error::Config(format!(
+                    "a profile name is 1 to 64 letters, digits, `.`, `_`, `-` or `@`, not `{}`",
+                    crate::redact::clip(profile)
+                )));
+            }
+        }
+        let key = match config.profile.as_deref() {
+            Some(profile) => format!("{resource}#{profile}"),
+            None => resource.clone(),
+        };
         Ok(OAuth {
             http: Http::new(config.timeout, config.network.clone()),
             server,
             resource,
+            key,
             config,
             id: state::next_provider_id(),
             state: Mutex::new(State::default()),
@@ -155,8 +169,10 @@ impl OAuth {
     ///     oauth.authorize()?;
     /// }
     /// log::info!("signed in to {}", oauth.resource());
-    /// // And `logout`: forget the tokens and the client registration, here and in the store.
-    /// oauth.logout()?;
+    /// // And `logout`: revoke the tokens where the server offers it, and forget them and the
+    /// // client registration, here and in the store.
+    /// let revocation = oauth.logout()?;
+    /// log::info!("signed out: {revocation}");
     /// # Ok(()) }
     /// ```
     ///
@@ -180,15 +196,23 @@ impl OAuth {
         Ok(state_token(&state).is_some())
     }
 
-    /// Forgets this server's tokens and client registrations, here and in the store.
+    /// Signs out: revokes the tokens at the authorization server where it offers revocation
+    /// (RFC 7009), then forgets this server's tokens and client registrations (of this
+    /// profile), here and in the store, whatever the revocation's outcome.
     ///
     /// See the example on [`auth::OAuth::authorize`](crate::auth::OAuth::authorize).
     ///
     /// # Errors
     ///
-    /// When the token store cannot be written.
-    pub fn logout(&self) -> Result<()> {
+    /// When the token store cannot be read or written; a failed revocation is not an error but
+    /// [`Revocation::Failed`].
+    pub fn logout(&self) -> Result<Revocation> {
         let _flow = self.flow(Purpose::Logout)?;
+        let held = self.loaded_state()?.credentials.clone();
+        let revocation = match held {
+            Some(credentials) => self.revoke(&credentials),
+            None => Revocation::NothingHeld,
+        };
         let mut state = lock(&self.state);
         *state = State {
             loaded: true,
@@ -196,7 +220,36 @@ impl OAuth {
             context: state.context + 1,
             ..State::default()
         };
-        self.config.store.remove(&self.resource, None)
+        self.config.store.remove(&self.key, None)?;
+        Ok(revocation)
+    }
+
+    /// Revokes the tokens of `credentials` where their authorization server offers it.
+    fn revoke(&self, credentials: &StoredCredentials) -> Revocation {
+        let (Some(token), Some(client)) = (&credentials.token, &credentials.client) else {
+            return Revocation::NothingHeld;
+        };
+        let Some(endpoint) = credentials.revocation_endpoint.as_deref() else {
+            return Revocation::NotOffered;
+        };
+        let method = AuthMethod::choose(
+            client.token_endpoint_auth_method.as_deref(),
+            client.client_secret.is_some(),
+            self.config.private_key_pem.is_some(),
+            &Default::default(),
+        );
+        let revoked = self
+            .check_bound(&credentials.issuer)
+            .map_err(Error::from)
+            .and_then(|()| self.client_auth(client, method, &credentials.issuer))
+            .and_then(|auth| Ok(revocation::revoke(&self.http, endpoint, &auth, token)?));
+        match revoked {
+            Ok(()) => Revocation::Revoked,
+            Err(Error::Auth(error)) => Revocation::Failed(error),
+            Err(other) => {
+                Revocation::Failed(Box::new(AuthError::new(AuthStep::Token, other.to_string())))
+            }
+        }
     }
 
     /// Takes the flow lock for `purpose`, waiting at most the configured time behind another
@@ -231,7 +284,7 @@ impl OAuth {
     fn loaded_state(&self) -> Result<MutexGuard<'_, State>> {
         let mut state = lock(&self.state);
         if !state.loaded {
-            state.credentials = self.config.store.load(&self.resource, None)?;
+            state.credentials = self.config.store.load(&self.key, None)?;
             state.loaded = true;
         }
         Ok(state)
@@ -240,7 +293,7 @@ impl OAuth {
     /// Saves credentials. A store that fails is reported but does not fail the request: the
     /// credentials are valid for this session all the same.
     fn persist(&self, credentials: &StoredCredentials) {
-        if let Err(e) = self.config.store.save(&self.resource, credentials) {
+        if let Err(e) = self.config.store.save(&self.key, credentials) {
             log::warn!(
                 "oauth: cannot save the credentials of {}: {e}",
                 crate::redact::url(&self.resource)
@@ -251,113 +304,6 @@ impl OAuth {
     /// Whether another thread replaced the credentials since this thread sent its request.
     fn replaced_since_sent(&self, state: &State) -> bool {
         state::sent_generation(self.id).is_some_and(|sent| sent != state.generation)
-    }
-
-    /// Discovery, client identity and the configured grant; installs and saves the result.
-    /// `scope` overrides the scope selection (for step-ups); `refused` is the answer that
-    /// asked for it, when there was one.
-    fn obtain(
-        &self,
-        challenge: Option<&WwwAuthenticate>,
-        scope: Option<String>,
-        refused: Option<&HttpError>,
-    ) -> Result<()> {
-        let version = refused.and_then(|e| e.protocol_version.as_deref());
-        let allowed = |issuer: &str| self.check_bound(issuer).is_ok();
-        let discovered = discovery::discover(
-            &self.http,
-            &self.server,
-            &self.resource,
-            challenge,
-            version,
-            allowed,
-        )?;
-        self.check_bound(&discovered.issuer)?;
-        let current = lock(&self.state).credentials.clone();
-        let mut credentials = match current {
-            Some(c) if c.issuer == discovered.issuer => c,
-            other => {
-                if let Some(previous) = other {
-                    log::debug!(
-                        "oauth: the authorization server changed from {} to {}; using credentials bound to the new one",
-                        crate::redact::url(&previous.issuer),
-                        crate::redact::url(&discovered.issuer)
-                    );
-                }
-                self.config
-                    .store
-                    .load(&self.resource, Some(&discovered.issuer))?
-                    .unwrap_or_else(|| StoredCredentials::new(discovered.issuer.clone()))
-            }
-        };
-        let interactive = matches!(self.config.grant, Grant::AuthorizationCode(_));
-        let scope = scope
-            .or_else(|| state::select_scope(challenge, &discovered, &self.config, interactive));
-        let redirect_uri = match &self.config.grant {
-            Grant::AuthorizationCode(handler) => Some(handler.redirect_uri()?),
-            _ => None,
-        };
-        let mut client = registration::client_identity(
-            &self.http,
-            &self.config,
-            &discovered,
-            credentials.client.as_ref(),
-            redirect_uri.as_deref(),
-        )?;
-        let method = AuthMethod::choose(
-            client.token_endpoint_auth_method.as_deref(),
-            client.client_secret.is_some(),
-            self.config.private_key_pem.is_some(),
-            &discovered.metadata,
-        );
-        client.token_endpoint_auth_method = Some(method.as_str().to_owned());
-        credentials.client = Some(client.clone());
-        let prover = self.prover(&mut credentials, Some(&discovered.metadata));
-        credentials.token_endpoint = discovered.metadata.token_endpoint.clone();
-        credentials.resource = Some(discovered.resource.clone());
-        // The registration is kept even if the rest fails, so it is not repeated.
-        self.persist(&credentials);
-        let mut auth = self.client_auth(&client, method, &discovered.issuer)?;
-        auth.dpop = prover;
-        let token = match &self.config.grant {
-            Grant::AuthorizationCode(handler) => flow::authorization_code(
-                &self.http,
-                &discovered,
-                &auth,
-                handler.as_ref(),
-                redirect_uri.as_deref().unwrap_or_default(),
-                scope.as_deref(),
-            )?,
-            Grant::ClientCredentials => client_credentials::client_credentials(
-                &self.http,
-                &discovered,
-                &auth,
-                scope.as_deref(),
-            )?,
-            Grant::CrossAppAccess(access) => client_credentials::cross_app_access(
-                &self.http,
-                &discovered,
-                access,
-                &auth,
-                scope.as_deref(),
-            )?,
-            Grant::WorkloadIdentity(identity) => {
-                workload::jwt_bearer(&self.http, &discovered, identity, &auth, scope.as_deref())?
-            }
-        };
-        log::debug!(
-            "oauth: obtained a token from {} (scope {:?})",
-            crate::redact::url(&discovered.issuer),
-            token.scope
-        );
-        credentials.token = Some(token);
-        self.persist(&credentials);
-        let mut state = lock(&self.state);
-        state.replace(credentials, false);
-        // A new grant may speak for another subject than the tokens before it.
-        state.context += 1;
-        state.requested_scope = scope;
-        Ok(())
     }
 }
 

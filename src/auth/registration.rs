@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::config::OAuthConfig;
+use super::device::DEVICE_CODE_GRANT;
 use super::discovery::Discovered;
 use super::http::Http;
 use super::metadata::AuthorizationServerMetadata;
@@ -11,15 +12,39 @@ use super::store::ClientRegistration;
 use super::urls;
 use crate::error::{AuthError, AuthStep};
 
+/// How the user takes part in the grant the identity is for, which decides what a registration
+/// asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UserPart<'a> {
+    /// No user (client credentials and the other grants of the client's own).
+    None,
+    /// The authorization code flow, redirected to this URI.
+    Redirect(&'a str),
+    /// The device authorization grant: no redirect at all.
+    Device,
+}
+
+impl UserPart<'_> {
+    fn redirect_uri(self) -> Option<String> {
+        match self {
+            UserPart::Redirect(uri) => Some(uri.to_owned()),
+            UserPart::None | UserPart::Device => None,
+        }
+    }
+}
+
 /// The client identity for the authorization server `discovered` names: `stored` is reused while
-/// its secret is valid and it was made for `redirect_uri` (`None` for grants without a user).
+/// its secret is valid and it was made for the same user part (the same redirect URI; none for
+/// the device grant).
 pub(crate) fn client_identity(
     http: &Http,
     config: &OAuthConfig,
     discovered: &Discovered,
     stored: Option<&ClientRegistration>,
-    redirect_uri: Option<&str>,
+    user: UserPart<'_>,
 ) -> Result<ClientRegistration, AuthError> {
+    let redirect_uri = user.redirect_uri();
+    let redirect_uri = redirect_uri.as_deref();
     if let Some(client_id) = config.client_id.as_deref() {
         return Ok(ClientRegistration {
             redirect_uri: redirect_uri.map(str::to_owned),
@@ -27,8 +52,12 @@ pub(crate) fn client_identity(
         });
     }
     if let Some(previous) = stored {
-        let same_redirect =
-            redirect_uri.is_none() || previous.redirect_uri.as_deref() == redirect_uri;
+        let same_redirect = match user {
+            UserPart::None => true,
+            UserPart::Redirect(uri) => previous.redirect_uri.as_deref() == Some(uri),
+            // A registration made for the code flow may not be allowed the device grant.
+            UserPart::Device => previous.redirect_uri.is_none(),
+        };
         if same_redirect && !previous.is_expired() {
             log::debug!(
                 "oauth: reusing the client registration at {}",
@@ -48,9 +77,10 @@ pub(crate) fn client_identity(
             });
         }
     }
-    let (Some(endpoint), Some(redirect_uri)) =
-        (metadata.registration_endpoint.as_deref(), redirect_uri)
-    else {
+    let (Some(endpoint), false) = (
+        metadata.registration_endpoint.as_deref(),
+        user == UserPart::None,
+    ) else {
         return Err(AuthError::new(
             AuthStep::Registration,
             format!(
@@ -60,7 +90,7 @@ pub(crate) fn client_identity(
             ),
         ));
     };
-    register(http, config, metadata, endpoint, redirect_uri).map_err(|mut error| {
+    register(http, config, metadata, endpoint, user).map_err(|mut error| {
         // Without any metadata the endpoints are the 2025-03-26 defaults, guessed at the
         // server's origin: a 404 there most likely means the server uses no OAuth at all.
         let guessed = !discovered.published && discovered.resource_metadata.is_none();
@@ -75,16 +105,20 @@ pub(crate) fn client_identity(
     })
 }
 
-/// Dynamic client registration (RFC 7591) of a native client.
+/// Dynamic client registration (RFC 7591) of a native client, for the code flow with its
+/// redirect URI or for the device grant, which has none.
 fn register(
     http: &Http,
     config: &OAuthConfig,
     metadata: &AuthorizationServerMetadata,
     endpoint: &str,
-    redirect_uri: &str,
+    user: UserPart<'_>,
 ) -> Result<ClientRegistration, AuthError> {
     urls::check_endpoint(AuthStep::Registration, "registration endpoint", endpoint)?;
-    let mut grant_types = vec!["authorization_code"];
+    let mut grant_types = match user {
+        UserPart::Device => vec![DEVICE_CODE_GRANT],
+        _ => vec!["authorization_code"],
+    };
     if metadata.supports_offline_access() {
         grant_types.push("refresh_token");
     }
@@ -97,14 +131,16 @@ fn register(
     } else {
         "none"
     };
-    let body = json!({
+    let mut body = json!({
         "client_name": config.client_name,
-        "redirect_uris": [redirect_uri],
         "grant_types": grant_types,
-        "response_types": ["code"],
         "token_endpoint_auth_method": requested_method,
         "application_type": "native",
     });
+    if let UserPart::Redirect(uri) = user {
+        body["redirect_uris"] = json!([uri]);
+        body["response_types"] = json!(["code"]);
+    }
     log::debug!(
         "oauth: registering a client at {}",
         crate::redact::url(endpoint)
@@ -128,7 +164,7 @@ fn register(
     let method = text("token_endpoint_auth_method").unwrap_or_else(|| requested_method.to_owned());
     Ok(ClientRegistration {
         token_endpoint_auth_method: Some(method),
-        redirect_uri: Some(redirect_uri.to_owned()),
+        redirect_uri: user.redirect_uri(),
         expires_at: json.get("client_secret_expires_at").and_then(Value::as_u64),
         ..ClientRegistration::new(client_id, client_secret)
     })

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result, Unsupported};
 
 /// Keeps the credentials of MCP servers, keyed by the server's canonical URI and the issuer
 /// of the authorization server that issued them.
@@ -90,6 +90,90 @@ pub trait TokenStore: Send + Sync {
     ///
     /// When the store cannot be written.
     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()>;
+
+    /// Every entry, with the key it was saved under, to list who is signed in where. The
+    /// default says the store cannot list.
+    ///
+    /// ```
+    /// use umcp::auth::{MemoryStore, StoredCredentials, TokenStore};
+    ///
+    /// let store = MemoryStore::new();
+    /// store.save("https://mcp.example.com/mcp", &StoredCredentials::new("https://auth.example.com"))?;
+    /// let entries = store.entries()?;
+    /// assert_eq!(entries.len(), 1);
+    /// assert_eq!(entries[0].0, "https://mcp.example.com/mcp");
+    /// assert_eq!(store.location(), "memory (forgotten when the program ends)");
+    /// assert!(store.lock(std::time::Duration::from_secs(1))?.is_none(), "nothing to share");
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be read, or cannot list at all
+    /// ([`Error::Unsupported`]).
+    fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        Err(Error::Unsupported(Unsupported::Feature(
+            "listing the entries of this token store".into(),
+        )))
+    }
+
+    /// Where the credentials live, in words for the user: a file's path, a keychain's name.
+    ///
+    /// See the example on [`TokenStore::entries`].
+    fn location(&self) -> String {
+        "a token store of the application's own".into()
+    }
+
+    /// Takes the store's lock, shared with other processes using the same store, waiting at most
+    /// `wait`: held while a token is refreshed, so that processes that find one token expired
+    /// together refresh it once, the others reading the result, and a rotated refresh token is
+    /// never lost to a race. `None` for a store no other process shares (the default).
+    ///
+    /// See the example on [`TokenStore::entries`].
+    ///
+    /// # Errors
+    ///
+    /// When the lock cannot be taken within `wait`, or its file cannot be opened.
+    fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
+        let _ = wait;
+        Ok(None)
+    }
+}
+
+/// A lock on a [`TokenStore`] shared between processes, released when dropped.
+///
+/// [`FileStore`](super::FileStore) locks a file next to its own; a store of your own can wrap
+/// whatever releases its lock when dropped.
+///
+/// ```
+/// use umcp::auth::StoreLock;
+///
+/// struct Released;
+/// impl Drop for Released {
+///     fn drop(&mut self) { /* unlock */ }
+/// }
+/// let lock = StoreLock::new(Released);
+/// drop(lock);
+/// ```
+pub struct StoreLock {
+    _held: Box<dyn Send>,
+}
+
+impl StoreLock {
+    /// A lock that holds `held` until it is dropped.
+    ///
+    /// See the example on [`StoreLock`].
+    pub fn new(held: impl Send + 'static) -> StoreLock {
+        StoreLock {
+            _held: Box::new(held),
+        }
+    }
+}
+
+impl fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreLock").finish_non_exhaustive()
+    }
 }
 
 /// What is kept for one server and one authorization server.
@@ -124,6 +208,13 @@ pub struct StoredCredentials {
     /// The token endpoint, so tokens can be refreshed without discovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint: Option<String>,
+    /// The profile the sign-in belongs to ([`OAuthConfig::profile`](super::OAuthConfig::profile)),
+    /// `None` for the server's default one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Where the tokens can be revoked (RFC 7009), when the authorization server offers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
     /// The RFC 8707 `resource` the tokens were obtained for, exactly as the protected
     /// resource metadata published it; refreshes send the same value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -265,6 +356,7 @@ impl fmt::Debug for StoredCredentials {
                 "token_endpoint",
                 &self.token_endpoint.as_deref().map(crate::redact::url),
             )
+            .field("profile", &self.profile)
             .field("client", &self.client)
             .field("token", &self.token)
             .field("dpop_key", &hidden(&self.dpop_key))
@@ -342,6 +434,18 @@ impl TokenStore for MemoryStore {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         retain_others(&mut entries, server, issuer);
         Ok(())
+    }
+
+    fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        Ok(self
+            .entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone())
+    }
+
+    fn location(&self) -> String {
+        "memory (forgotten when the program ends)".into()
     }
 }
 

@@ -113,7 +113,7 @@ impl ClientAuth {
 
     /// Adds the body parameters of the method to `params`; returns the `Authorization`
     /// header of HTTP Basic.
-    fn apply<'a>(&'a self, params: &mut Vec<(&'a str, &'a str)>) -> Option<String> {
+    pub(crate) fn apply<'a>(&'a self, params: &mut Vec<(&'a str, &'a str)>) -> Option<String> {
         let secret = self.secret.as_deref().unwrap_or_default();
         match self.method {
             AuthMethod::ClientSecretBasic => return Some(basic_auth(&self.client_id, secret)),

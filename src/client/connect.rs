@@ -21,6 +21,7 @@ use super::era::transport::EraTransport;
 use super::follow::route::Follower;
 use super::handle::Client;
 use super::options::Options;
+use super::screen::Screened;
 use super::server_requests::ServerRequests;
 
 impl Client {
@@ -215,6 +216,7 @@ impl Client {
             follower,
             threads_done,
             task_tools: Mutex::default(),
+            screen: Screened::new(options.tools.clone()),
         };
         // On failure the client's drop closes the transport.
         let pool = Pool::new(options.engine.handler_threads, handlers, done_tx.clone());

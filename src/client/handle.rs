@@ -13,6 +13,7 @@ use super::engine::notifications::Notifications;
 use super::era::session::Session;
 use super::era::state::{Era, ProtocolMode};
 use super::follow::route::Follower;
+use super::screen::Screened;
 use super::tasks::TaskTools;
 
 /// A connection to one MCP server.
@@ -69,6 +70,8 @@ pub struct Client {
     pub(super) threads_done: Receiver<()>,
     /// The tools that must run as tasks (handshake era), as far as the listings told.
     pub(super) task_tools: Mutex<TaskTools>,
+    /// The tools it offers, and what its listings told of the others.
+    pub(super) screen: Screened,
 }
 
 impl Client {

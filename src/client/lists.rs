@@ -81,9 +81,10 @@ impl Client {
         let timeout = self.session.conn.request_timeout();
         let left = || options.left_since(method, started, timeout);
         self.require("tools/list", "tools")?;
+        let changes = self.tool_changes();
         let tools: Vec<Tool> = self.pages("tools/list", "tools", &left)?;
         self.note_listed(&tools);
-        Ok(tools)
+        Ok(self.screen_listing(tools, Some(changes)))
     }
 
     /// Lists one page of resources.
@@ -205,8 +206,10 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::list_tools`].
     pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult> {
-        let page: ListToolsResult = self.page("tools/list", "tools", cursor)?;
+        let mut page: ListToolsResult = self.page("tools/list", "tools", cursor)?;
         self.client.note_listed(&page.tools);
+        let tools = std::mem::take(&mut page.tools);
+        page.tools = self.client.screen_listing(tools, None);
         Ok(page)
     }
 
@@ -218,9 +221,10 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::list_all_tools`].
     pub fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        let changes = self.client.tool_changes();
         let tools: Vec<Tool> = self.all("tools/list", "tools", "tools")?;
         self.client.note_listed(&tools);
-        Ok(tools)
+        Ok(self.client.screen_listing(tools, Some(changes)))
     }
 
     /// [`Client::list_resources`] with these options.

@@ -395,6 +395,7 @@ impl WithOptions<'_> {
         let params = named("tool", name, arguments)?;
         // A listing the call needs first counts against its time.
         let started = Instant::now();
+        client.screen_call(name, options, started)?;
         if client.needs_task(name, options, started) {
             return client.call_tool_legacy_task(params, options, started);
         }

@@ -86,10 +86,14 @@ mod one_shot;
 mod options;
 mod requests;
 mod sampling;
+mod screen;
 mod server_requests;
+#[cfg(feature = "oauth")]
+mod sign_in;
 mod skills;
 mod task_handle;
 mod tasks;
+mod tool_filter;
 mod with_options;
 
 pub use elicitation::ElicitationModes;
@@ -107,8 +111,10 @@ pub use handle::Client;
 #[cfg(feature = "http")]
 pub use one_shot::one_shot;
 pub use options::Options;
+pub(crate) use screen::ToolScreen;
 pub use skills::{LoadedSkill, SkillPolicy};
 pub use task_handle::{TaskHandle, TaskStatus, ToolCall};
+pub use tool_filter::ToolFilter;
 pub use with_options::WithOptions;
 
 #[cfg(test)]

@@ -19,7 +19,10 @@ use super::engine::late::LateResponse;
 use super::engine::settings::Settings;
 use super::era::state::{Era, EraOptions, ProtocolMode};
 use super::follow::cache::CacheOptions;
+use super::screen::ToolScreen;
 use super::server_requests::Handlers;
+use super::tool_filter::ToolFilter;
+use crate::lock::ServerLock;
 
 /// How a [`Client`](crate::Client) behaves: identity, timeouts, and the handlers that answer
 /// the server's requests.
@@ -66,6 +69,8 @@ pub struct Options {
     /// reads notifications through the callback and keeps that queue tiny, but reads its
     /// clients' subscriptions only on its ticks.
     pub(crate) listen_capacity: Option<usize>,
+    /// Which of the server's tools are offered: the filter and the lock.
+    pub(crate) tools: ToolScreen,
 }
 
 impl Options {
@@ -609,6 +614,73 @@ impl Options {
         self
     }
 
+    /// Offers only the tools `filter` lets through: the others are hidden, not listed by
+    /// [`list_tools`](crate::Client::list_tools) and its kin, and a call to one is refused with
+    /// [`Error::ToolHidden`](crate::Error::ToolHidden) before anything is sent (also through
+    /// [`request`](crate::Client::request) and [`request_raw`](crate::Client::request_raw),
+    /// whose listings are left as the server sent them). Default: every tool.
+    ///
+    /// ```no_run
+    /// use umcp::{Client, Error, Hidden, Options, StdioConfig, ToolFilter};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let filter = ToolFilter::new().with_allowed(["read_*", "list_*"]);
+    /// let options = Options::default().with_tool_filter(filter);
+    /// assert!(options.tool_filter().allows("read_file"));
+    /// let client = Client::connect_with_options(StdioConfig::new("mcp-server-files"), options)?;
+    /// match client.call_tool("delete_file", serde_json::json!({ "path": "notes.txt" })) {
+    ///     Err(Error::ToolHidden(hidden)) => assert_eq!(hidden.why, Hidden::Filtered),
+    ///     other => panic!("sent: {other:?}"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn with_tool_filter(mut self, filter: ToolFilter) -> Options {
+        self.tools.filter = filter;
+        self
+    }
+
+    /// Pins the server's tools to `lock`, failing closed on drift: a tool whose definition
+    /// differs from the lock, or that the lock does not have, is hidden (as by
+    /// [`with_tool_filter`](Options::with_tool_filter)), and a call to it is refused with
+    /// [`Error::ToolHidden`](crate::Error::ToolHidden) naming what changed. A call is checked
+    /// against the connection's last listing of every page; the client lists first, within
+    /// the call's time, when it has none or the server announced a tool-list change since,
+    /// and logs each tool a listing newly hides (at `warn`). See [`lock`](crate::lock).
+    ///
+    /// ```no_run
+    /// use umcp::lock::Lockfile;
+    /// use umcp::{Client, Options, StdioConfig};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let lock = Lockfile::load("mcp.lock")?;
+    /// let pinned = lock.server("files").cloned().expect("files is locked");
+    /// let options = Options::default().with_tool_lock(pinned);
+    /// let client = Client::connect_with_options(StdioConfig::new("mcp-server-files"), options)?;
+    /// let tools = client.list_all_tools()?; // only the tools as locked
+    /// for hidden in client.hidden_tools() {
+    ///     log::warn!("{hidden}"); // e.g. "tool `read_file` of server `files` differs …"
+    /// }
+    /// # let _ = tools; Ok(()) }
+    /// ```
+    pub fn with_tool_lock(mut self, lock: ServerLock) -> Options {
+        self.tools.lock = Some(Arc::new(lock));
+        self
+    }
+
+    /// The tool filter.
+    ///
+    /// See the example on [`Options::with_tool_filter`].
+    pub fn tool_filter(&self) -> &ToolFilter {
+        &self.tools.filter
+    }
+
+    /// The lock the server's tools are pinned to, if any.
+    ///
+    /// See the example on [`Options::with_tool_lock`].
+    pub fn tool_lock(&self) -> Option<&ServerLock> {
+        self.tools.lock.as_deref()
+    }
+
     /// The default request timeout.
     ///
     /// See the example on [`Options`].
@@ -699,6 +771,11 @@ impl fmt::Debug for Options {
             .field("elicitation_modes", &handlers.elicitation_modes)
             .field("roots", &handlers.roots.is_some())
             .field("extensions", &self.extensions.keys().collect::<Vec<_>>())
+            .field("tool_filter", &self.tools.filter)
+            .field(
+                "tool_lock",
+                &self.tools.lock.as_ref().map(|lock| lock.name()),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -53,6 +53,7 @@ impl Client {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<T> {
+        self.screen_request(method, params.as_ref(), options)?;
         let spec = CallSpec {
             method,
             params,
@@ -168,6 +169,8 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::request_once`].
     pub fn request_once(&self, method: &str, params: Option<Value>) -> Result<Value> {
+        self.client
+            .screen_request(method, params.as_ref(), self.options)?;
         let spec = CallSpec {
             method,
             params,

@@ -9,13 +9,14 @@
 
 use std::time::Duration;
 
-use crate::client::ProtocolMode;
+use crate::client::{ProtocolMode, ToolFilter};
 use crate::transport::http::HttpConfig;
 use crate::transport::StdioConfig;
 
 mod connect;
 mod entry;
 mod env_file;
+mod frozen;
 mod jsonc;
 mod network;
 mod oauth;
@@ -24,6 +25,7 @@ mod redacted;
 mod repeated;
 mod sections;
 mod server;
+mod tool_filter;
 mod transport;
 mod vars;
 
@@ -95,6 +97,9 @@ pub struct ServerConfig {
     /// default [`ProtocolMode::Auto`]). The `protocol` key of a configuration file: `auto`,
     /// `legacy`, `modern` or a stateless-era version such as `2026-07-28`.
     pub protocol: Option<ProtocolMode>,
+    /// Which of the server's tools are offered (default: all). In a file: `allowedTools` and
+    /// `excludedTools`, or another host's spelling of them (see [`ConfigFile`]).
+    pub tool_filter: ToolFilter,
 }
 
 impl ServerConfig {
@@ -110,6 +115,7 @@ impl ServerConfig {
             startup_timeout: None,
             request_timeout: None,
             protocol: None,
+            tool_filter: ToolFilter::new(),
         }
     }
 
@@ -184,6 +190,25 @@ impl ServerConfig {
     /// See the example on [`ServerConfig`].
     pub fn with_protocol(mut self, mode: ProtocolMode) -> ServerConfig {
         self.protocol = Some(mode);
+        self
+    }
+
+    /// Offers only the server's tools that `filter` lets through: the manager neither lists
+    /// the others nor calls them, refusing such a call with
+    /// [`Error::ToolHidden`](crate::Error::ToolHidden) before anything is sent. Replaces the
+    /// filter the configuration file gave.
+    ///
+    /// ```
+    /// use umcp::{ServerConfig, StdioConfig, ToolFilter};
+    ///
+    /// let npx = StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]);
+    /// let everything = ServerConfig::new("everything", npx)
+    ///     .with_tool_filter(ToolFilter::new().with_denied(["echo", "get-env"]));
+    /// assert!(!everything.tool_filter.allows("echo"));
+    /// assert!(everything.tool_filter.allows("get-sum"));
+    /// ```
+    pub fn with_tool_filter(mut self, filter: ToolFilter) -> ServerConfig {
+        self.tool_filter = filter;
         self
     }
 

@@ -30,8 +30,8 @@ use crate::redact::clip;
 /// authorization server the client's credentials belong to, see below), `scopes` (an array
 /// of strings or one space-separated string), `clientMetadataUrl` (an https URL),
 /// `clientName`, `redirectPort` (a number or a string, 0 to 65535), `dpop` (`false` keeps
-/// Bearer tokens even where the server offers DPoP binding), `workloadIdentity` and
-/// `enabled` (`false` turns OAuth off again). Strings get `${VAR}` expansion like the rest
+/// Bearer tokens even where the server offers DPoP binding), `profile` (the sign-in to use,
+/// of several to one server), `workloadIdentity` and `enabled` (`false` turns OAuth off again). Strings get `${VAR}` expansion like the rest
 /// of the entry.
 ///
 /// Without `issuer`, the authorization server is whichever the MCP server names, and a
@@ -84,6 +84,10 @@ pub struct OAuthSettings {
     /// `Some(false)` keeps Bearer tokens where the authorization server offers DPoP binding
     /// (`None`: bind them, with the `oauth-jwt` feature).
     pub dpop: Option<bool>,
+    /// The profile the sign-in is kept under (`profile`), so one user can hold two identities
+    /// for one server ([`OAuthConfig::profile`](crate::auth::OAuthConfig::profile); `None`: the
+    /// server's default sign-in).
+    pub profile: Option<String>,
     /// Workload identity federation: the issuer of the authorization server the
     /// platform's token is for, the only one it is sent to (`workloadIdentity.issuer`).
     /// Needed with a token source.
@@ -110,6 +114,7 @@ impl OAuthSettings {
     ///     .with_issuer("https://auth.example.com")
     ///     .with_scopes(["files:read"])
     ///     .with_client_name("my-agent")
+    ///     .with_profile("work")
     ///     .with_redirect_port(8765);
     /// assert_eq!(settings.redirect_port, Some(8765));
     /// // Workload identity instead of a user: a token file (or variable) and a client id.
@@ -172,6 +177,14 @@ impl OAuthSettings {
     /// See the example on [`OAuthSettings::new`].
     pub fn with_client_name(mut self, name: impl Into<String>) -> OAuthSettings {
         self.client_name = Some(name.into());
+        self
+    }
+
+    /// Keeps the sign-in under the profile `profile`.
+    ///
+    /// See the example on [`OAuthSettings::new`].
+    pub fn with_profile(mut self, profile: impl Into<String>) -> OAuthSettings {
+        self.profile = Some(profile.into());
         self
     }
 
@@ -257,6 +270,9 @@ impl OAuthSettings {
         if let Some(name) = &self.client_name {
             config = config.client_name(name.clone());
         }
+        if let Some(profile) = &self.profile {
+            config = config.profile(profile.clone());
+        }
         config
     }
 }
@@ -274,6 +290,7 @@ impl fmt::Debug for OAuthSettings {
             .field("client_name", &self.client_name)
             .field("redirect_port", &self.redirect_port)
             .field("dpop", &self.dpop)
+            .field("profile", &self.profile)
             .field("workload_issuer", &url(&self.workload_issuer))
             .field("workload_token_file", &self.workload_token_file)
             .field("workload_token_env", &self.workload_token_env)
@@ -323,6 +340,7 @@ fn settings(oauth: &Entry<'_>) -> Result<Option<OAuthSettings>, ServerConfigErro
         client_name: non_empty(oauth, "clientName")?,
         redirect_port: port(oauth)?,
         dpop: oauth.bool("dpop")?,
+        profile: non_empty(oauth, "profile")?,
         workload_issuer,
         workload_token_file,
         workload_token_env,

@@ -37,8 +37,18 @@ use crate::error::{Error, Result};
 /// environment), `startupTimeoutMs`, `requestTimeoutMs` and `protocol` (`auto`, `legacy`,
 /// `modern` or a stateless-era version). Other keys are ignored.
 ///
+/// `allowedTools` and `excludedTools` (mcphost's names) are arrays of tool names, each
+/// maybe with `*` for any run of characters, that say which of the server's tools are
+/// offered ([`ServerConfig::tool_filter`]; an empty allow list allows none). Other hosts'
+/// spellings read the same: `includeTools` and `excludeTools` (Gemini CLI), `blockedTools`
+/// (mcporter), `enabled_tools` and `disabled_tools` (Codex). Given in two spellings, each
+/// allow list must allow a tool, and any deny list excludes it.
+///
 /// An HTTP entry may ask for OAuth 2.1 with `"auth": "oauth"` or an `oauth` object of
 /// settings; see [`OAuthSettings`](super::OAuthSettings).
+///
+/// `"frozen": true` at the top level pins every server's tools to the lock beside the file
+/// ([`ConfigFile::frozen`]); `frozen` that is not `true` or `false` fails the whole file.
 ///
 /// A configuration file is code to run. Each stdio entry is a command the [`Manager`]
 /// starts as the user; `${VAR}` puts the user's environment into URLs and headers sent to
@@ -84,6 +94,11 @@ pub struct ConfigFile {
     pub servers: Vec<ServerConfig>,
     /// One error per entry that could not be read, sorted by server name.
     pub errors: Vec<ServerConfigError>,
+    /// Whether the file says its servers' tools are pinned to the lock beside it
+    /// (`"frozen": true` at its top level): a program that honours it, as the `umcp` command
+    /// does, loads [`Lockfile::beside`](crate::lock::Lockfile::beside) the file and gives it
+    /// to the manager ([`ManagerOptions::with_tool_lock`](crate::ManagerOptions::with_tool_lock)).
+    pub frozen: bool,
 }
 
 impl ConfigFile {
@@ -192,7 +207,12 @@ impl ConfigFile {
             lookup,
             Some(&mut super::repeated::Lines::new(&text)),
         )?;
-        Ok(ConfigFile { servers, errors })
+        let frozen = super::frozen::read(&text)?;
+        Ok(ConfigFile {
+            servers,
+            errors,
+            frozen,
+        })
     }
 
     /// Reads already parsed JSON.
@@ -219,7 +239,12 @@ impl ConfigFile {
             lookup,
             None,
         )?;
-        Ok(ConfigFile { servers, errors })
+        let frozen = super::frozen::of_value(value)?;
+        Ok(ConfigFile {
+            servers,
+            errors,
+            frozen,
+        })
     }
 }
 

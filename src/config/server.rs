@@ -66,6 +66,7 @@ pub(super) fn parse_server(
         startup_timeout: entry.millis("startupTimeoutMs")?,
         request_timeout: entry.millis("requestTimeoutMs")?,
         protocol: protocol(&entry)?,
+        tool_filter: super::tool_filter::parse(&entry)?,
     })
 }
 

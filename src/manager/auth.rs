@@ -14,22 +14,26 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::cache;
 use super::status::ServerStatus;
 use crate::auth::{
-    AuthorizationHandler, FileStore, LoopbackHandler, MemoryStore, OAuth, StoredCredentials,
-    TokenStore,
+    AuthorizationHandler, DeviceAuthorization, FileStore, LoopbackHandler, MemoryStore, OAuth,
+    Revocation, StoreLock, StoredCredentials, TokenStore,
 };
 use crate::config::{OAuthSettings, ServerConfig, ServerTransport};
 use crate::error::{AuthError, AuthStep, Error, HttpError, Result};
-use crate::CredentialProvider;
+use crate::{CancelHandle, CredentialProvider};
 
 /// What a gate answers while it is shut. Only [`Managed`] ever sees it.
 const NO_USER: &str = "the user's step is not available now";
 
 /// Shows an authorization URL (the second argument) for a server (the first) to the user.
 pub(crate) type Opener = dyn Fn(&str, &str) -> io::Result<()> + Send + Sync;
+
+/// Shows a device code for a server (the first argument) to the user.
+pub(crate) type DevicePrompt = dyn Fn(&str, &DeviceAuthorization) -> io::Result<()> + Send + Sync;
 
 /// Who takes the user through authorization.
 #[derive(Clone)]
@@ -44,6 +48,8 @@ pub(crate) enum UserStep {
 #[derive(Clone)]
 pub(crate) struct AuthOptions {
     pub(crate) user: Option<UserStep>,
+    /// The device grant, preferred where offered.
+    pub(crate) device: Option<Arc<DevicePrompt>>,
     pub(crate) store: Arc<dyn TokenStore>,
 }
 
@@ -53,7 +59,11 @@ impl Default for AuthOptions {
             Some(path) => Arc::new(FileStore::new(path)),
             None => Arc::new(MemoryStore::new()),
         };
-        AuthOptions { user: None, store }
+        AuthOptions {
+            user: None,
+            device: None,
+            store,
+        }
     }
 }
 
@@ -79,10 +89,12 @@ pub(crate) fn default_token_file() -> Option<PathBuf> {
 /// The OAuth side of one managed server.
 pub(crate) struct ServerAuth {
     url: String,
+    name: String,
     /// The server's HTTP settings, whose proxy and trust the authorization requests share.
     http: crate::HttpConfig,
     settings: OAuthSettings,
     store: Arc<dyn TokenStore>,
+    device: Option<Arc<DevicePrompt>>,
     /// The user's step for this server, kept for the supervisor's life so that a loopback
     /// handler keeps its port (and the redirect URI registered with it).
     user: Option<Arc<dyn AuthorizationHandler>>,
@@ -112,6 +124,8 @@ impl ServerAuth {
         };
         Some(ServerAuth {
             url: http.get_url().to_owned(),
+            name: config.name.clone(),
+            device: options.device.clone(),
             http: http.clone(),
             settings: settings.clone(),
             store: Arc::new(ScopedStore {
@@ -122,12 +136,27 @@ impl ServerAuth {
         })
     }
 
-    fn provider(&self, handler: Arc<dyn AuthorizationHandler>) -> Result<OAuth> {
-        let config = self
+    /// A provider whose user's step is `handler`, and the device prompt where the manager has
+    /// one; with a `gate`, no flow that needs the user starts while it is shut.
+    fn provider(
+        &self,
+        handler: Arc<dyn AuthorizationHandler>,
+        gate: Option<Arc<Gate>>,
+    ) -> Result<OAuth> {
+        let mut config = self
             .settings
             .to_oauth_config(handler)
             .token_store(Arc::clone(&self.store))
             .same_network_as(&self.http);
+        if let Some(gate) = gate {
+            // Shut, the gate refuses before anything is registered or a code asked for.
+            config.user_ready = Some(Arc::new(move || gate.user().map(drop)));
+        }
+        if let Some(prompt) = &self.device {
+            let (prompt, name) = (Arc::clone(prompt), self.name.clone());
+            config =
+                config.device_prompt(move |device: &DeviceAuthorization| prompt(&name, device));
+        }
         OAuth::new(self.url.clone(), config)
     }
 
@@ -137,7 +166,10 @@ impl ServerAuth {
             user: self.user.clone(),
             open: AtomicBool::new(false),
         });
-        let oauth = self.provider(Arc::clone(&gate) as Arc<dyn AuthorizationHandler>)?;
+        let oauth = self.provider(
+            Arc::clone(&gate) as Arc<dyn AuthorizationHandler>,
+            Some(Arc::clone(&gate)),
+        )?;
         Ok(Attempt {
             oauth: Arc::new(oauth),
             gate,
@@ -210,8 +242,40 @@ pub(crate) fn authorize(
         ServerStatus::NeedsAuthorization { hints } => Some(hints),
         _ => None,
     };
-    obtain(&auth.provider(handler)?, hints.as_ref(), true)?;
+    obtain(&auth.provider(handler, None)?, hints.as_ref(), true)?;
     Ok(())
+}
+
+/// Signs the server of `config` in afresh through `handler` (and the device grant where the
+/// options prefer it), every wait ending by `timeout` or at `cancel`; the tokens go to the
+/// options' store. The caller reconnects the server.
+pub(crate) fn sign_in(
+    config: &ServerConfig,
+    options: &AuthOptions,
+    handler: Arc<dyn AuthorizationHandler>,
+    timeout: Duration,
+    cancel: &CancelHandle,
+) -> Result<()> {
+    let name = &config.name;
+    let auth = ServerAuth::without_user(config, options)
+        .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
+    auth.provider(handler, None)?
+        .authorize_within(timeout, cancel)
+}
+
+/// Signs the server of `config` out: revokes its tokens where its authorization server offers
+/// it, and forgets them in the options' store. The caller restarts the server.
+pub(crate) fn sign_out(config: &ServerConfig, options: &AuthOptions) -> Result<Revocation> {
+    let name = &config.name;
+    let auth = ServerAuth::without_user(config, options)
+        .ok_or_else(|| Error::Config(format!("server `{name}` has no OAuth settings")))?;
+    let nobody: Arc<dyn AuthorizationHandler> = Arc::new(Gate {
+        user: None,
+        open: AtomicBool::new(false),
+    });
+    let revocation = auth.provider(nobody, None)?.logout()?;
+    log::debug!("server `{name}`: signed out ({revocation})");
+    Ok(revocation)
 }
 
 /// The handler of an attempt's provider: the user's step while open, a refusal while shut.
@@ -300,5 +364,20 @@ impl TokenStore for ScopedStore {
 
     fn remove(&self, server: &str, issuer: Option<&str>) -> Result<()> {
         self.inner.remove(&self.key(server), issuer)
+    }
+
+    fn entries(&self) -> Result<Vec<(String, StoredCredentials)>> {
+        let prefix = self.key("");
+        let mut entries = self.inner.entries()?;
+        entries.retain(|(key, _)| key.starts_with(&prefix));
+        Ok(entries)
+    }
+
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+
+    fn lock(&self, wait: Duration) -> Result<Option<StoreLock>> {
+        self.inner.lock(wait)
     }
 }

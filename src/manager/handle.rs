@@ -294,7 +294,9 @@ impl Manager {
             .startup_timeout
             .unwrap_or(self.options.startup_timeout);
         let cache_dir = self.options.cache_dir.as_deref();
-        let slot = Arc::new(Slot::new(config, startup, cache_dir, Arc::clone(&self.hub)));
+        let screen = self.options.screen_for(&config);
+        let hub = Arc::clone(&self.hub);
+        let slot = Arc::new(Slot::new(config, screen, startup, cache_dir, hub));
         let (commands, commands_rx) = crossbeam_channel::bounded(supervisor::COMMANDS);
         // An enabled server's supervisor reports `Connecting` as it starts.
         let thread = if slot.config.disabled {
@@ -428,6 +430,86 @@ impl Manager {
             return Err(Error::Config(format!("server `{name}` is disabled")));
         }
         auth::authorize(&slot.config, slot.status(), &self.options.auth, handler)?;
+        self.reconnect_signed_in(name)
+    }
+
+    /// Signs in to a server that has [OAuth settings](crate::OAuthSettings) afresh (a `login`
+    /// command, or to switch accounts) through `handler`, and the device grant where the
+    /// manager prefers it ([`ManagerOptions::with_device_authorization`]): every wait of the
+    /// sign-in ends by `timeout`, or at once when `cancel` is cancelled
+    /// ([`OAuth::authorize_within`](crate::auth::OAuth::authorize_within)). Then, as
+    /// [`authorize`](Self::authorize), the server is reconnected with the new tokens, which
+    /// stay in the manager's token store for later runs.
+    ///
+    /// [`ManagerOptions::with_device_authorization`]: crate::ManagerOptions::with_device_authorization
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use umcp::auth::{PasteHandler, PastePrompt};
+    /// use umcp::CancelHandle;
+    ///
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// manager.sign_in("search", Arc::new(paste), Duration::from_secs(300), &CancelHandle::new())?;
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`authorize`](Self::authorize), and [`Error::Cancelled`] or [`Error::Timeout`] for a
+    /// sign-in cut short.
+    #[cfg(feature = "oauth")]
+    pub fn sign_in(
+        &self,
+        name: &str,
+        handler: Arc<dyn AuthorizationHandler>,
+        timeout: std::time::Duration,
+        cancel: &crate::CancelHandle,
+    ) -> Result<()> {
+        let slot = self.slot(name)?;
+        if slot.config.disabled {
+            return Err(Error::Config(format!("server `{name}` is disabled")));
+        }
+        auth::sign_in(&slot.config, &self.options.auth, handler, timeout, cancel)?;
+        self.reconnect_signed_in(name)
+    }
+
+    /// Signs out of a server that has [OAuth settings](crate::OAuthSettings): revokes its tokens
+    /// where the authorization server offers revocation (RFC 7009), forgets them and the client
+    /// registration in the manager's token store (those of the server's profile), and, when the
+    /// server is running, restarts it, so that its connection drops the tokens it held.
+    ///
+    /// ```no_run
+    /// # let manager = umcp::Manager::start(Vec::new(), umcp::ManagerOptions::default());
+    /// let revocation = manager.sign_out("search")?;
+    /// log::info!("signed out of search: {revocation}");
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an unknown server or one without OAuth settings; the token store's
+    /// error when it cannot be written. A failed revocation is not an error but
+    /// [`Revocation::Failed`](crate::auth::Revocation::Failed).
+    #[cfg(feature = "oauth")]
+    pub fn sign_out(&self, name: &str) -> Result<crate::auth::Revocation> {
+        let slot = self.slot(name)?;
+        let revocation = auth::sign_out(&slot.config, &self.options.auth)?;
+        if self.restart(name).is_err() {
+            log::debug!("server `{name}`: not running; nothing to restart");
+        }
+        Ok(revocation)
+    }
+
+    /// Reconnects a server that has new tokens and waits (up to its start-up timeout) for the
+    /// outcome.
+    #[cfg(feature = "oauth")]
+    fn reconnect_signed_in(&self, name: &str) -> Result<()> {
+        let slot = self.slot(name)?;
         log::debug!("server `{name}`: authorized; reconnecting");
         let seen = slot.state().version;
         self.restart(name)?;

@@ -11,7 +11,8 @@
 //! Imports run one way, from the face down:
 //!
 //! - the face, where `impl Manager` lives: `handle` (the [`Manager`], its servers and their
-//!   statuses), `tools`, `lists` and `with_options` (per-call options);
+//!   statuses), `tools`, `lists`, `with_options` (per-call options) and `screened` (the tools
+//!   a filter or a lock hides);
 //! - `supervisor`, one thread per server, which keeps its `slot` (the state the face reads)
 //!   and its lists fresh (`refresh`, which also holds the managed subscriptions);
 //! - [`ManagerOptions`] (`options`), every builder in one file, over the pieces it is
@@ -28,6 +29,7 @@ mod lists;
 mod names;
 mod options;
 mod refresh;
+mod screened;
 mod slot;
 mod status;
 mod supervisor;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::client::Options;
 use crate::config::ServerConfig;
 use crate::jsonrpc::ErrorObject;
+use crate::lock::Lockfile;
 use crate::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
 };
@@ -59,6 +60,8 @@ pub struct ManagerOptions {
     pub(crate) sampling: Option<ServerSampling>,
     #[cfg(feature = "oauth")]
     pub(crate) auth: AuthOptions,
+    /// The lock every server's tools are pinned to.
+    pub(crate) tool_lock: Option<std::sync::Arc<Lockfile>>,
 }
 
 impl Default for ManagerOptions {
@@ -79,6 +82,7 @@ impl Default for ManagerOptions {
             sampling: None,
             #[cfg(feature = "oauth")]
             auth: AuthOptions::default(),
+            tool_lock: None,
         }
     }
 }
@@ -376,6 +380,44 @@ impl ManagerOptions {
         self
     }
 
+    /// Prefers the device authorization grant (RFC 8628) for servers whose authorization
+    /// server offers it: `prompt` shows the user, with the server's name, the page to visit on
+    /// any device and the code to enter there, and the manager polls until the user is done.
+    /// Servers whose authorization server does not offer it keep the handler of
+    /// [`with_authorization_handler`](Self::with_authorization_handler) or
+    /// [`with_loopback_authorization`](Self::with_loopback_authorization), which is still
+    /// needed. As there, the user is asked between connection attempts, never inside the
+    /// start-up handshake. A program without a browser at hand chooses it (over SSH, in a
+    /// container).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use umcp::auth::{PasteHandler, PastePrompt};
+    ///
+    /// let paste = PasteHandler::new(|prompt: PastePrompt<'_>| {
+    ///     eprintln!("{prompt}");
+    ///     Ok(())
+    /// });
+    /// let options = umcp::ManagerOptions::default()
+    ///     .with_authorization_handler(Arc::new(paste))
+    ///     .with_device_authorization(|server, device| {
+    ///         eprintln!("{server}: visit {} and enter {}", device.verification_uri, device.user_code);
+    ///         Ok(())
+    ///     });
+    /// # let _ = options;
+    /// ```
+    #[cfg(feature = "oauth")]
+    pub fn with_device_authorization(
+        mut self,
+        prompt: impl Fn(&str, &crate::auth::DeviceAuthorization) -> std::io::Result<()>
+            + Send
+            + Sync
+            + 'static,
+    ) -> ManagerOptions {
+        self.auth.device = Some(Arc::new(prompt));
+        self
+    }
+
     /// Where OAuth credentials (client registrations and tokens) are kept. The default is a
     /// [`FileStore`](crate::auth::FileStore) at [`ManagerOptions::default_token_file`] (or,
     /// when there is no home directory, a [`MemoryStore`](crate::auth::MemoryStore) for the
@@ -410,6 +452,42 @@ impl ManagerOptions {
     #[cfg(feature = "oauth")]
     pub fn default_token_file() -> Option<PathBuf> {
         super::auth::default_token_file()
+    }
+
+    /// Pins every server's tools to its part of `lock` (the entry under the server's name),
+    /// failing closed on drift: a tool whose definition differs from the lock, or that the
+    /// lock does not have, is hidden from [`Manager::known_tools`](crate::Manager::known_tools)
+    /// and a call to it is refused with [`Error::ToolHidden`](crate::Error::ToolHidden) naming
+    /// what changed; a server the lock does not have offers no tools. A server that announces a
+    /// tool-list change is listed again, and what drifted is hidden and logged (at `warn`),
+    /// never taken in silently; [`Manager::hidden_tools`](crate::Manager::hidden_tools) says
+    /// what is hidden and why. See [`lock`](crate::lock) and
+    /// [`Options::with_tool_lock`], which this sets for each server.
+    ///
+    /// ```no_run
+    /// use umcp::lock::Lockfile;
+    /// use umcp::{ConfigFile, Manager, ManagerOptions};
+    ///
+    /// # fn main() -> umcp::Result<()> {
+    /// let file = ConfigFile::load(".mcp.json")?;
+    /// let lock = Lockfile::load(Lockfile::beside(".mcp.json"))?;
+    /// let manager = Manager::start(file.servers, ManagerOptions::default().with_tool_lock(lock));
+    /// manager.wait_ready(std::time::Duration::from_secs(30));
+    /// for hidden in manager.hidden_tools() {
+    ///     log::warn!("{hidden}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn with_tool_lock(mut self, lock: Lockfile) -> ManagerOptions {
+        self.tool_lock = Some(std::sync::Arc::new(lock));
+        self
+    }
+
+    /// The lock the servers' tools are pinned to, if any.
+    ///
+    /// See the example on [`ManagerOptions::with_tool_lock`].
+    pub fn tool_lock(&self) -> Option<&Lockfile> {
+        self.tool_lock.as_deref()
     }
 
     /// The separator between server and tool names.

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::client::Client;
+use crate::client::{Client, ToolScreen};
 use crate::config::ServerConfig;
 use crate::error::{Closed, Error, Result, TimeoutKind};
 use crate::types::{Prompt, Tool};
@@ -19,6 +19,8 @@ use crate::sync::lock;
 /// A managed server.
 pub(crate) struct Slot {
     pub(crate) config: ServerConfig,
+    /// The tools it offers: its filter and its part of the manager's lock.
+    pub(crate) screen: ToolScreen,
     /// How long its start may take.
     pub(crate) startup_timeout: Duration,
     pub(crate) tracker: Arc<Tracker>,
@@ -58,9 +60,11 @@ pub(crate) struct State {
 }
 
 impl Slot {
-    /// A slot for `config`, offering its cached tools (stale) until it connects.
+    /// A slot for `config`, offering its cached tools (stale) that `screen` lets through
+    /// until it connects.
     pub(crate) fn new(
         config: ServerConfig,
+        screen: ToolScreen,
         startup_timeout: Duration,
         cache_dir: Option<&std::path::Path>,
         hub: Arc<Hub>,
@@ -69,6 +73,7 @@ impl Slot {
             Some(dir) if !config.disabled => cache::load(dir, &config).unwrap_or_default(),
             _ => Vec::new(),
         };
+        let tools = screen.offered(tools);
         let status = if config.disabled {
             ServerStatus::Disabled
         } else {
@@ -76,6 +81,7 @@ impl Slot {
         };
         Slot {
             config,
+            screen,
             startup_timeout,
             tracker: Arc::new(Tracker::default()),
             ping: PingSlot::default(),

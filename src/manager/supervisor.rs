@@ -305,6 +305,7 @@ impl Supervisor {
             None => options,
         };
         let mut options = options;
+        options.tools = self.slot.screen.clone();
         // Subscriptions are read on the supervisor's ticks (and by the user's own reader):
         // a burst between two must fit.
         options.listen_capacity = Some(refresh::MANAGED_CAPACITY);

@@ -115,7 +115,7 @@ impl Manager {
 
     /// The server whose items' names `name` begins as: the longest such prefix, so that a
     /// server `a__b` owns `a__b__c` rather than a server `a`.
-    fn owner(&self, name: &str) -> Option<Arc<Slot>> {
+    pub(super) fn owner(&self, name: &str) -> Option<Arc<Slot>> {
         let shape = self.options.name_shape();
         self.slots()
             .into_iter()
@@ -156,8 +156,12 @@ impl ManagerWithOptions<'_> {
             manager.known_tools();
             bound(&lock(&manager.tool_names))
         });
-        let (server, tool) =
-            found.ok_or_else(|| manager.unknown("tool", name, &manager.tool_names))?;
+        // A hidden tool's name is refused as hidden, not as unknown.
+        let (server, tool) = found.ok_or_else(|| {
+            manager
+                .hidden(name)
+                .unwrap_or_else(|| manager.unknown("tool", name, &manager.tool_names))
+        })?;
         manager
             .client_for(&server)?
             .with(self.options)

@@ -104,6 +104,11 @@ pub struct Setup {
     pub nonce_challenge: NonceChallenge,
     /// The `issuer` the metadata claims, when not the real one.
     pub metadata_issuer: Option<String>,
+    /// Offer the device authorization grant (RFC 8628) at `/device_authorization`; its codes
+    /// are approved at once, as if the user had been quick.
+    pub device: bool,
+    /// Offer token revocation (RFC 7009) at `/revoke`.
+    pub revocation: bool,
 }
 
 /// The token endpoint's DPoP nonce.
@@ -181,6 +186,8 @@ impl Default for Setup {
             dpop_nonce_never: false,
             nonce_challenge: NonceChallenge::Dpop,
             metadata_issuer: None,
+            device: false,
+            revocation: false,
         }
     }
 }
@@ -229,6 +236,12 @@ struct Inner {
     /// DPoP-bound access tokens and the thumbprint of their key.
     dpop_tokens: HashMap<String, String>,
     proofs: Vec<Proof>,
+    /// Device codes issued: `(client_id, scopes)`.
+    devices: HashMap<String, (String, Vec<String>)>,
+    /// The form of every device authorization request.
+    device_requests: Vec<HashMap<String, String>>,
+    /// The `token_type_hint` of every revocation request.
+    revocations: Vec<String>,
 }
 
 /// The running fixture.
@@ -349,6 +362,16 @@ impl AuthServer {
     /// The query parameters of each authorization request.
     pub fn authorizations(&self) -> Vec<HashMap<String, String>> {
         self.inner.lock().unwrap().authorizations.clone()
+    }
+
+    /// The `token_type_hint` of each revocation request, in order.
+    pub fn revocations(&self) -> Vec<String> {
+        self.inner.lock().unwrap().revocations.clone()
+    }
+
+    /// The form of each device authorization request.
+    pub fn device_requests(&self) -> Vec<HashMap<String, String>> {
+        self.inner.lock().unwrap().device_requests.clone()
     }
 
     /// The registered clients.

@@ -27,12 +27,13 @@ mod install;
 pub mod network;
 
 use install::{
-    ensure_installed, install_net, install_npm, install_py, network_help, npm_help, python_help,
+    ensure_installed, install_net, install_npm, install_py, install_py_auth, network_help,
+    npm_help, python_auth_help, python_help,
 };
 
 pub use http::{
-    python_http, server_everything_http, server_everything_http_on, ts_v2_http, ts_v2_skills_http,
-    HttpPeer,
+    oauth_authorization_server, oauth_mcp_server, python_http, server_everything_http,
+    server_everything_http_on, ts_v2_http, ts_v2_skills_http, HttpPeer,
 };
 
 /// The pinned version of `@modelcontextprotocol/server-everything` (see `tests/peers/package.json`).
@@ -132,6 +133,25 @@ pub fn python_mcp() -> PathBuf {
     match result {
         Ok(path) => path.clone(),
         Err(detail) => panic!("{}", python_help(detail)),
+    }
+}
+
+/// The Python interpreter of a venv holding the sign-in peers (Authlib, Flask and the `mcp` SDK,
+/// pinned in `tests/peers/requirements-auth.txt`), installing it on first use.
+///
+/// # Panics
+///
+/// When Python 3 with `venv` is missing or the install fails; the message says what to install.
+pub fn python_oauth() -> PathBuf {
+    static INSTALL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let result = INSTALL.get_or_init(|| {
+        let pins = repo_path("tests/peers/requirements-auth.txt");
+        let dir = ensure_installed("auth", &pins, install_py_auth)?;
+        Ok(venv_python(&dir))
+    });
+    match result {
+        Ok(path) => path.clone(),
+        Err(detail) => panic!("{}", python_auth_help(detail)),
     }
 }
 

@@ -11,6 +11,7 @@ mod log_capture;
 #[path = "../common/oauth_client.rs"]
 mod oauth_client;
 
+mod device;
 mod discovery;
 mod handlers;
 mod registration;

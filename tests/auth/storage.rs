@@ -8,7 +8,7 @@ use umcp::Error;
 
 use crate::auth_server::Setup;
 use crate::log_capture::umcp_lines;
-use crate::oauth_client::{headless, provider, start, use_server};
+use crate::oauth_client::{bearer, headless, provider, start, use_server};
 
 #[test]
 fn secrets_never_reach_the_log_or_debug_output() {
@@ -69,11 +69,25 @@ fn the_file_store_writes_atomically_with_owner_only_permissions() {
         store.save("https://mcp.example/mcp", &credentials).unwrap();
         assert_eq!(mode(&path), 0o600);
     }
-    let entries: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+    let mut entries: Vec<String> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(entries, ["tokens.json"], "no temporary file is left behind");
+    entries.sort();
+    // The store and the (empty) lock its saves take turns by; no temporary file.
+    assert_eq!(
+        entries,
+        ["tokens.json", "tokens.json.write-lock"],
+        "no temporary file is left behind"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let lock = path.with_file_name("tokens.json.write-lock");
+        let mode = std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read(&lock).unwrap(), b"", "the lock holds nothing");
+    }
     let reopened = FileStore::new(&path);
     let loaded = reopened
         .load("https://mcp.example/mcp", Some("https://as.example"))
@@ -112,5 +126,49 @@ fn a_file_store_carries_authorization_across_providers() {
     );
     use_server(&fixture, &second).expect("the saved token works");
     assert_eq!(fixture.count("GET", "/authorize"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_profiles_keep_two_sign_ins_to_one_server_apart() {
+    let dir = std::env::temp_dir().join(format!("umcp-store-{}-{}", std::process::id(), line!()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store: Arc<dyn TokenStore> = Arc::new(FileStore::new(dir.join("tokens.json")));
+    let fixture = start(Setup::default());
+    let signed_in = |profile: &str| {
+        let config = headless().profile(profile).token_store(Arc::clone(&store));
+        let oauth = provider(&fixture, config);
+        use_server(&fixture, &oauth).expect("authorized");
+        oauth
+    };
+    let work = signed_in("work");
+    let home = signed_in("home@example");
+    assert_eq!(
+        fixture.token_requests().len(),
+        2,
+        "two sign-ins, not one shared"
+    );
+    let listed = umcp::auth::SignIn::list(store.as_ref()).unwrap();
+    let mut profiles: Vec<_> = listed.iter().map(|s| s.profile.clone().unwrap()).collect();
+    profiles.sort();
+    assert_eq!(profiles, ["home@example", "work"]);
+    assert!(listed
+        .iter()
+        .all(|s| s.server == fixture.mcp_url() && s.has_token));
+    assert_ne!(bearer(&work, &fixture), bearer(&home, &fixture));
+    // Signing out of one keeps the other; this server offers no revocation.
+    let revocation = work.logout().unwrap();
+    assert!(
+        matches!(revocation, umcp::auth::Revocation::NotOffered),
+        "{revocation:?}"
+    );
+    let listed = umcp::auth::SignIn::list(store.as_ref()).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].profile.as_deref(), Some("home@example"));
+    assert!(home.has_token().unwrap());
+    for bad in ["", "two words", "a/b", &"x".repeat(65)] {
+        let refused = umcp::auth::OAuth::new(fixture.mcp_url(), headless().profile(bad));
+        assert!(matches!(refused, Err(Error::Config(_))), "{bad:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

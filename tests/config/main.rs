@@ -9,6 +9,7 @@ mod formats;
 mod oauth;
 mod robustness;
 mod settings;
+mod tool_filters;
 
 /// A fixed environment, so the tests do not depend on the machine's.
 fn vars(name: &str) -> Option<String> {

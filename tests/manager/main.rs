@@ -16,6 +16,7 @@ mod hostile;
 mod http;
 mod lifecycle;
 mod listings;
+mod pinned;
 mod tools;
 
 /// Generous bound for anything that should be quick: proves "does not hang", not speed.

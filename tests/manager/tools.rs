@@ -11,7 +11,7 @@ use umcp::{Manager, ManagerOptions, ServerConfig, ServerStatus, StdioConfig};
 use crate::{demo, demo_server, options, stuck, stuck_server, text, BOUND};
 
 /// A fresh directory under the system's temporary directory.
-fn temp_dir(label: &str) -> PathBuf {
+pub(crate) fn temp_dir(label: &str) -> PathBuf {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("umcp-manager-{label}-{}-{n}", std::process::id()));
@@ -78,7 +78,7 @@ fn tools_are_namespaced_and_routed_to_their_server() {
 }
 
 /// Writes a cache file for `server` holding tools of these names.
-fn write_cache(options: &ManagerOptions, server: &ServerConfig, tools: &[&str]) {
+pub(crate) fn write_cache(options: &ManagerOptions, server: &ServerConfig, tools: &[&str]) {
     let tools: Vec<Value> = tools
         .iter()
         .map(|name| json!({"name": name, "inputSchema": {"type": "object"}}))

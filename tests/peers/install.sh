@@ -4,10 +4,12 @@
 #        SDK v2, for tests/peers/ts_v2_server.mjs), `npm ci` from tests/peers/package-lock.json
 #        into target/peers/npm
 #   py   a venv at target/peers/py with the pins of tests/peers/requirements.txt (mcp 2.3.0)
+#   auth a venv at target/peers/auth with the pins of tests/peers/requirements-auth.txt: Authlib
+#        and Flask for the authorization server of tests/peers/oauth_peer.py, and mcp 2.3.0
 #   net  a venv at target/peers/net with the pins of tests/peers/requirements-network.txt
 #        (mitmproxy 11.0.2 and trustme, for the network tests)
 #
-# Usage: bash tests/peers/install.sh [npm|py|net|all]     (default: all)
+# Usage: bash tests/peers/install.sh [npm|py|auth|net|all]     (default: all)
 #
 # The tests install these themselves on first use (test-support/src/peers.rs); this script is the
 # same install for CI and for doing it by hand. Both follow one contract: an install is built
@@ -65,6 +67,14 @@ fill_py() {
     "$dir/bin/python" -c 'import mcp.server.mcpserver'
 }
 
+fill_auth() {
+    local dir="$1"
+    python3 -m venv "$dir" || return 1
+    "$dir/bin/python" -m pip install --disable-pip-version-check --no-input --progress-bar off \
+        -r "$root/tests/peers/requirements-auth.txt" || return 1
+    "$dir/bin/python" -c 'import authlib.oauth2.rfc8628, flask, mcp.server.mcpserver'
+}
+
 fill_net() {
     local dir="$1"
     python3 -m venv "$dir" || return 1
@@ -77,14 +87,16 @@ what="${1:-all}"
 case "$what" in
     npm) install_into npm "$root/tests/peers/package-lock.json" fill_npm ;;
     py) install_into py "$root/tests/peers/requirements.txt" fill_py ;;
+    auth) install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth ;;
     net) install_into net "$root/tests/peers/requirements-network.txt" fill_net ;;
     all)
         install_into npm "$root/tests/peers/package-lock.json" fill_npm
         install_into py "$root/tests/peers/requirements.txt" fill_py
+        install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth
         install_into net "$root/tests/peers/requirements-network.txt" fill_net
         ;;
     *)
-        echo "usage: $0 [npm|py|net|all]" >&2
+        echo "usage: $0 [npm|py|auth|net|all]" >&2
         exit 2
         ;;
 esac

@@ -62,7 +62,8 @@ fn authorized(command: &mut std::process::Command) -> std::process::Output {
 
     const BOUND: Duration = Duration::from_secs(60);
     let mut child = command
-        .args(["call", "echo"])
+        // The browser on this machine, whether or not the test runs with a display.
+        .args(["--flow", "browser", "call", "echo"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -194,6 +195,8 @@ fn the_authorization_url_is_shown_escaped() {
             "--oauth",
             "--token-store",
             &store,
+            "--flow",
+            "browser",
         ])
         .arg("tools")
         .stdout(Stdio::null())
@@ -314,4 +317,62 @@ fn headers_for_http_servers() {
     assert!(server
         .next_within(std::time::Duration::from_millis(300))
         .is_none());
+}
+
+/// Without a display the cli asks for the address a browser elsewhere ends on: the test opens the
+/// page (the fixture redirects at once), pastes the redirect back on stdin, and the call goes on.
+#[test]
+fn without_a_display_the_sign_in_takes_a_pasted_address() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let fixture = auth_server::AuthServer::start(auth_server::Setup::default());
+    let dir = std::env::temp_dir().join(format!("umcp-cli-paste-{}", std::process::id()));
+    let store = dir.join("tokens.json").to_string_lossy().into_owned();
+    let url = fixture.mcp_url();
+    let mut child = installed::umcp_in(&installed::empty_home())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .args([
+            "--url",
+            &url,
+            "--oauth",
+            "--token-store",
+            &store,
+            "call",
+            "echo",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run umcp");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let page = loop {
+        let line = lines.next().expect("the cli shows a page").unwrap();
+        if let Some(page) = line
+            .trim()
+            .strip_prefix("https://")
+            .or(line.trim().strip_prefix("http://"))
+        {
+            break format!("http://{page}");
+        }
+    };
+    let agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let answer = agent.get(&page).call().expect("the authorization page");
+    let location = answer.headers()["location"].to_str().unwrap().to_owned();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{location}").unwrap();
+    let status = child.wait().unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(status.success(), "{rest:?}");
+    let out = std::io::read_to_string(child.stdout.take().unwrap()).unwrap();
+    assert!(out.contains("ok"), "{out}");
+    let saved = std::fs::read_to_string(&store).unwrap();
+    assert!(saved.contains("access_token"), "the tokens are kept");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,6 +4,8 @@
 
 mod agent_skill;
 mod asking;
+#[cfg(target_os = "linux")]
+mod auth;
 mod catalog;
 mod commands;
 mod exit_codes;
@@ -12,6 +14,7 @@ mod hostile;
 mod hosts;
 mod http;
 mod listings;
+mod lock;
 mod messages;
 mod scripting;
 #[cfg(unix)]

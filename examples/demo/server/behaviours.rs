@@ -6,8 +6,9 @@
 //!
 //! The options for tests, which the demo's usage does not show: `--fixtures` (the tools only
 //! tests need, see `fixtures.rs`), `--behaviour NAME`, `--page-size N` (items per page of
-//! every list), `--garbage N` and `--bytes N` (the sizes some behaviours use) and
-//! `--start-delay MS`. With `UMCP_DEMO_RECORD=<file>` set, the server appends every
+//! every list), `--garbage N` and `--bytes N` (the sizes some behaviours use),
+//! `--start-delay MS` and `--describe TOOL=TEXT` (lists tool `TOOL` with that description, as
+//! an update of the server might). With `UMCP_DEMO_RECORD=<file>` set, the server appends every
 //! notification it receives to that file, one JSON object per line.
 
 use std::fs::OpenOptions;
@@ -98,11 +99,14 @@ pub struct Opts {
     /// How long the server takes to start before it reads stdin (`--start-delay MS`), as a
     /// first `npx -y` download or heavy imports do; it says so on stderr first.
     pub start_delay: Duration,
+    /// Descriptions that replace the listed ones, by tool name (`--describe TOOL=TEXT`).
+    pub describe: Vec<(String, String)>,
 }
 
 impl Opts {
     /// Parses `[--modern] [--http ADDR]` and the options for tests: `[--fixtures]
-    /// [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--start-delay MS]`.
+    /// [--behaviour NAME] [--page-size N] [--garbage N] [--bytes N] [--start-delay MS]
+    /// [--describe TOOL=TEXT]…`.
     pub fn parse(args: &[String]) -> Result<Opts, String> {
         let mut opts = Opts {
             behaviour: Behaviour::Normal,
@@ -113,6 +117,7 @@ impl Opts {
             modern: false,
             fixtures: false,
             start_delay: Duration::ZERO,
+            describe: Vec::new(),
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -148,6 +153,12 @@ impl Opts {
                 "--bytes" => opts.bytes = number()?,
                 "--http" => opts.http = Some(value.clone()),
                 "--start-delay" => opts.start_delay = Duration::from_millis(number()?),
+                "--describe" => {
+                    let (tool, text) = value
+                        .split_once('=')
+                        .ok_or_else(|| format!("`--describe {value}`: not TOOL=TEXT"))?;
+                    opts.describe.push((tool.to_owned(), text.to_owned()));
+                }
                 _ => {
                     return Err(format!(
                         "unknown argument `{arg}`; usage: demo --server [--modern] \

@@ -1,7 +1,8 @@
 //! The tools only tests need, offered with `--fixtures`: they expose what the server saw
 //! (`requests_seen`, `cancellations`, `client_info`, `process`, `env`), send notifications on
 //! request (`touch`, `list_changed`, `end_subscriptions`, `drop_subscriptions`), or make the
-//! server misbehave (`fail`, `huge`, `flood_status`, `crash`). The demo never shows them.
+//! server misbehave (`fail`, `huge`, `flood_status`, `crash`, `redescribe`). The demo never
+//! shows them.
 
 use std::process;
 
@@ -94,6 +95,12 @@ pub fn list() -> Vec<Value> {
             json!({}),
             &[],
         ),
+        tool(
+            "redescribe",
+            "Lists tool `tool` with `description` from now on, and says the tool list changed.",
+            json!({"tool": string, "description": string}),
+            &["tool", "description"],
+        ),
     ]
 }
 
@@ -185,6 +192,18 @@ fn run_fixture(call: &Call, name: &str, args: &Value) -> Result<Value, String> {
         "crash" => {
             eprintln!("demo server: crash requested, exiting with status 3");
             process::exit(3);
+        }
+        "redescribe" => {
+            let tool = string(args, "tool")?.to_owned();
+            let description = string(args, "description")?.to_owned();
+            lock(&server.state).descriptions.insert(tool, description);
+            let method = "notifications/tools/list_changed";
+            if server.opts.modern {
+                listen::broadcast(server, method, None);
+            } else {
+                server.notify(method, None);
+            }
+            Ok(text("described anew"))
         }
         other => Err(format!("`{other}` is listed but not implemented")),
     }

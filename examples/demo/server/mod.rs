@@ -93,6 +93,9 @@ struct State {
     seen: HashMap<String, u64>,
     /// The open `subscriptions/listen` subscriptions (`--modern`).
     listens: Vec<listen::Listen>,
+    /// Descriptions that replace the listed ones, by tool name: `--describe`, then the
+    /// `redescribe` fixture.
+    descriptions: HashMap<String, String>,
 }
 
 /// The server: options, where its messages go and the session.
@@ -113,9 +116,13 @@ pub struct Server {
 
 impl Server {
     fn new(opts: Opts, out: Out) -> Server {
+        let state = State {
+            descriptions: opts.describe.iter().cloned().collect(),
+            ..State::default()
+        };
         Server {
             out,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             active: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -136,6 +143,13 @@ impl Server {
             all.extend(fixtures::list());
             if self.opts.modern {
                 all.extend(modern::fixture_tools());
+            }
+        }
+        let descriptions = &lock(&self.state).descriptions;
+        for tool in &mut all {
+            let name = tool["name"].as_str().unwrap_or_default();
+            if let Some(description) = descriptions.get(name) {
+                tool["description"] = json!(description);
             }
         }
         all

@@ -40,6 +40,13 @@ impl OAuthConfig {
         self.client_metadata_url.as_deref()
     }
 
+    /// The profile the sign-in is kept under, when set.
+    ///
+    /// See the example on [`OAuthConfig::profile`].
+    pub fn get_profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
     /// The most authorizations one request may cause.
     ///
     /// See the example on [`auth::OAuthConfig`](crate::auth::OAuthConfig).
@@ -52,6 +59,8 @@ impl fmt::Debug for OAuthConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let grant = match &self.grant {
             Grant::AuthorizationCode(_) => "authorization_code",
+            Grant::Device(_, None) => "device_code",
+            Grant::Device(_, Some(_)) => "device_code, else authorization_code",
             Grant::ClientCredentials => "client_credentials",
             Grant::CrossAppAccess(_) => "cross_app_access",
             Grant::WorkloadIdentity(_) => "workload_identity",
@@ -82,6 +91,7 @@ impl fmt::Debug for OAuthConfig {
             .field("refresh_margin", &self.refresh_margin)
             .field("authorization_wait", &self.authorization_wait)
             .field("dpop", &self.dpop)
+            .field("profile", &self.profile)
             .field("dpop_key_pem", &hidden(&self.dpop_key_pem))
             .finish_non_exhaustive()
     }

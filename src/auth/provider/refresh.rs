@@ -10,12 +10,20 @@ use crate::transport::http::provider_deadline;
 
 impl OAuth {
     /// Refreshes the current token and saves it; after a 401 (`rejected`), a rejection of the new
-    /// one asks a new authorization. Other processes share the store and may rotate first: it is
-    /// read before and after, and only credentials it still holds are overwritten.
+    /// one asks a new authorization. Other processes share the store and may rotate first: the
+    /// refresh runs under the store's lock (see [`TokenStore::lock`]), the store is read again
+    /// once it is held, and only credentials it still holds are overwritten.
+    ///
+    /// [`TokenStore::lock`]: crate::auth::TokenStore::lock
     pub(super) fn refresh(&self, rejected: bool) -> Result<()> {
         let Some(mut credentials) = lock(&self.state).credentials.clone() else {
             return Err(AuthError::new(AuthStep::Token, "no credentials to refresh").into());
         };
+        // Held until the new tokens are saved: another process waits, then reads them.
+        let _shared = self
+            .config
+            .store
+            .lock(provider_deadline::capped(self.config.timeout))?;
         if self.adopt_rotated(&credentials) {
             return Ok(());
         }
@@ -58,24 +66,7 @@ impl OAuth {
         );
         let token = match result {
             Ok(token) => token,
-            Err(e) => {
-                // Another process may have rotated the refresh token just before: then its
-                // tokens are the answer, and they are left alone in the store.
-                if self.adopt_rotated(&credentials) {
-                    return Ok(());
-                }
-                // A refused refresh token is not tried again; a network failure may pass.
-                if e.status.is_some() {
-                    if let Some(token) = credentials.token.as_mut() {
-                        token.refresh_token = None;
-                    }
-                    lock(&self.state).credentials = Some(credentials.clone());
-                    if self.store_holds(&old) {
-                        self.persist(&credentials);
-                    }
-                }
-                return Err(e.into());
-            }
+            Err(e) => return self.refresh_failed(credentials, &old, e),
         };
         log::debug!(
             "oauth: refreshed the token from {}",
@@ -91,14 +82,35 @@ impl OAuth {
         Ok(())
     }
 
+    /// After the refresh of `old` failed with `error`: the tokens another process rotated to
+    /// just before, when there are; else a refused refresh token is dropped (here, and in the
+    /// store while it still holds it), not to be tried again, and the error returned. A network
+    /// failure may pass, and keeps it.
+    fn refresh_failed(
+        &self,
+        mut credentials: StoredCredentials,
+        old: &TokenSet,
+        error: AuthError,
+    ) -> Result<()> {
+        if self.adopt_rotated(&credentials) {
+            return Ok(());
+        }
+        if error.status.is_some() {
+            if let Some(token) = credentials.token.as_mut() {
+                token.refresh_token = None;
+            }
+            lock(&self.state).credentials = Some(credentials.clone());
+            if self.store_holds(old) {
+                self.persist(&credentials);
+            }
+        }
+        Err(error.into())
+    }
+
     /// Installs the credentials in the store when they hold another token than `current`
     /// (another process refreshed or re-authorized); true when it did.
     fn adopt_rotated(&self, current: &StoredCredentials) -> bool {
-        let stored = match self
-            .config
-            .store
-            .load(&self.resource, Some(&current.issuer))
-        {
+        let stored = match self.config.store.load(&self.key, Some(&current.issuer)) {
             Ok(stored) => stored,
             Err(e) => {
                 log::debug!("oauth: cannot re-read the token store: {e}");
@@ -122,7 +134,7 @@ impl OAuth {
             .credentials
             .as_ref()
             .map(|c| c.issuer.clone());
-        match self.config.store.load(&self.resource, issuer.as_deref()) {
+        match self.config.store.load(&self.key, issuer.as_deref()) {
             Ok(Some(stored)) => stored.token.as_ref().is_none_or(|t| t == token),
             Ok(None) => true,
             Err(_) => false,

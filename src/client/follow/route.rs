@@ -3,6 +3,7 @@
 //! request's own response, gaps and the end of the connection), and the response cache,
 //! which every notification may make stale and the eras consult ([`ResponseCache`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -28,6 +29,9 @@ pub(crate) struct Follower {
     pub(crate) cache: Cache,
     /// What each subscription's queue holds (`None`: the notification capacity).
     pub(crate) capacity: Option<usize>,
+    /// The tool-list changes announced so far, in either era: a lock's check lists again
+    /// after one.
+    tool_changes: AtomicU64,
 }
 
 impl Follower {
@@ -38,12 +42,21 @@ impl Follower {
             listens: Registry::default(),
             cache: Cache::new(options),
             capacity,
+            tool_changes: AtomicU64::new(0),
         }
+    }
+
+    /// How many tool-list changes the server has announced.
+    pub(crate) fn tool_changes(&self) -> u64 {
+        self.tool_changes.load(Ordering::SeqCst)
     }
 }
 
 impl Observer for Follower {
     fn notification(&self, notification: Notification) -> Option<Notification> {
+        if notification.method == "notifications/tools/list_changed" {
+            self.tool_changes.fetch_add(1, Ordering::SeqCst);
+        }
         route(&self.listens, &self.cache, notification)
     }
 

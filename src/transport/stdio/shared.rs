@@ -77,7 +77,7 @@ impl Shared {
         self.closing.load(Ordering::Acquire)
     }
 
-    /// Whether the close is an abort (see [`Transport::abort`]).
+    /// Whether the close is an abort (see [`Transport::abort`](crate::transport::Transport::abort)).
     pub(super) fn is_aborting(&self) -> bool {
         self.aborting.load(Ordering::Acquire)
     }

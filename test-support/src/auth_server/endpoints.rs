@@ -89,12 +89,32 @@ pub(super) fn handle(inner: &Mutex<Inner>, base: &str, seen: Seen, reply: Reply)
             if setup.dpop {
                 doc["dpop_signing_alg_values_supported"] = json!(["ES256"]);
             }
+            if setup.device {
+                doc["device_authorization_endpoint"] =
+                    json!(format!("{issuer}/device_authorization"));
+            }
+            if setup.revocation {
+                doc["revocation_endpoint"] = json!(format!("{issuer}/revoke"));
+            }
             reply.json(200, &[], &doc.to_string());
         }
         ("POST", p) if setup.registration && p == format!("{ip}/register") => {
             register(&mut inner, &setup, &seen, reply)
         }
         ("GET", p) if p == format!("{ip}/authorize") => authorize(&mut inner, &seen, reply),
+        ("POST", p) if setup.revocation && p == format!("{ip}/revoke") => {
+            // RFC 7009 §2.2: the token is gone, whatever it was.
+            let form = params(&seen.body);
+            let token = form.get("token").cloned().unwrap_or_default();
+            inner.tokens.remove(&token);
+            inner.refresh_tokens.remove(&token);
+            let hint = form.get("token_type_hint").cloned().unwrap_or_default();
+            inner.revocations.push(hint);
+            reply.status(200, &[])
+        }
+        ("POST", p) if setup.device && p == format!("{ip}/device_authorization") => {
+            device_authorization(&mut inner, &issuer, &seen, reply)
+        }
         ("POST", p) if p == format!("{ip}/token") => {
             token(&mut inner, &setup, &issuer, &seen, reply)
         }
@@ -275,4 +295,38 @@ fn authorize(inner: &mut Inner, seen: &Seen, reply: Reply) {
     let state = query.get("state").cloned().unwrap_or_default();
     let location = format!("{redirect_uri}?code={code}&state={}", encode(&state));
     reply.status(302, &[("Location", &location)]);
+}
+
+/// The device authorization endpoint (RFC 8628 §3.1): a code for any known client, polled at
+/// one-second intervals, and approved at once.
+fn device_authorization(inner: &mut Inner, issuer: &str, seen: &Seen, reply: Reply) {
+    let form = params(&seen.body);
+    inner.device_requests.push(form.clone());
+    let client_id = form.get("client_id").cloned().unwrap_or_default();
+    if !inner.clients.contains_key(&client_id) {
+        return reply.json(401, &[], r#"{"error":"invalid_client"}"#);
+    }
+    inner.counter += 1;
+    let device_code = format!("dc-SECRET-{}", inner.counter);
+    // Scopes ending in `never` are never granted, as at the authorization endpoint.
+    let scopes = form
+        .get("scope")
+        .map(|s| {
+            s.split(' ')
+                .filter(|s| !s.ends_with("never"))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    inner
+        .devices
+        .insert(device_code.clone(), (client_id, scopes));
+    let answer = json!({
+        "device_code": device_code,
+        "user_code": format!("USER-{}", inner.counter),
+        "verification_uri": format!("{issuer}/device"),
+        "expires_in": 60,
+        "interval": 1,
+    });
+    reply.json(200, &[], &answer.to_string());
 }

@@ -103,6 +103,12 @@ pub(super) fn token(inner: &mut Inner, setup: &Setup, issuer: &str, seen: &Seen,
                 )
             }
         },
+        "urn:ietf:params:oauth:grant-type:device_code" => {
+            match inner.devices.remove(&field("device_code")) {
+                Some((owner, scopes)) if owner == client_id => scopes,
+                _ => return reply.json(400, &[], r#"{"error":"invalid_grant"}"#),
+            }
+        }
         "urn:ietf:params:oauth:grant-type:jwt-bearer" if field("assertion") == "expired" => {
             return reply.json(400, &[], r#"{"error":"invalid_grant"}"#)
         }
@@ -124,8 +130,11 @@ pub(super) fn token(inner: &mut Inner, setup: &Setup, issuer: &str, seen: &Seen,
         "expires_in": setup.expires_in,
         "scope": scopes.join(" "),
     });
-    if setup.issue_refresh && matches!(grant_type.as_str(), "authorization_code" | "refresh_token")
-    {
+    let user_grant = matches!(
+        grant_type.as_str(),
+        "authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code"
+    );
+    if setup.issue_refresh && user_grant {
         let refresh = format!("rt-SECRET-{}", inner.counter);
         inner
             .refresh_tokens

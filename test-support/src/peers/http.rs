@@ -8,7 +8,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::{
-    node, python_mcp, python_server_script, server_everything, ts_v2_server, ts_v2_skills_server,
+    node, python_mcp, python_oauth, python_server_script, repo_path, server_everything,
+    ts_v2_server, ts_v2_skills_server,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -46,7 +47,7 @@ enum PeerEvent {
 
 impl HttpPeer {
     /// Starts the command that `command(port)` builds on a free loopback port and waits, up to
-    /// [`HTTP_START_DEADLINE`], until the server has printed a line containing both
+    /// `HTTP_START_DEADLINE`, until the server has printed a line containing both
     /// `ready_text` and the port, holds the listening socket itself (checked in `/proc` on
     /// Linux) and accepts TCP connections. When the server exits instead because the port was
     /// taken in the meantime, it starts over on another port.
@@ -365,6 +366,50 @@ pub fn ts_v2_skills_http() -> HttpPeer {
         |port| {
             let mut command = Command::new(node());
             command.arg(&script).env("PORT", port.to_string());
+            command
+        },
+    )
+}
+
+/// Starts the Authlib authorization server of `tests/peers/oauth_peer.py`, with `args` after
+/// `--port N` (`--access-token-ttl`, `--interval`, …); its issuer is `http://127.0.0.1:<port>`.
+pub fn oauth_authorization_server(args: &[&str]) -> HttpPeer {
+    let python = python_oauth();
+    let script = repo_path("tests/peers/oauth_peer.py");
+    HttpPeer::start(
+        "the Authlib authorization server",
+        "listening on http://127.0.0.1:",
+        |port| {
+            let mut command = Command::new(&python);
+            command
+                .arg(&script)
+                .arg("authorization-server")
+                .arg("--port")
+                .arg(port.to_string())
+                .args(args)
+                .env("PYTHONUNBUFFERED", "1");
+            command
+        },
+    )
+}
+
+/// Starts the Python SDK MCP server of `tests/peers/oauth_peer.py` at `/mcp`, protected by the
+/// authorization server `issuer`.
+pub fn oauth_mcp_server(issuer: &str) -> HttpPeer {
+    let python = python_oauth();
+    let script = repo_path("tests/peers/oauth_peer.py");
+    HttpPeer::start(
+        "the Python SDK server behind OAuth",
+        "listening on http://127.0.0.1:",
+        |port| {
+            let mut command = Command::new(&python);
+            command
+                .arg(&script)
+                .arg("mcp-server")
+                .arg("--port")
+                .arg(port.to_string())
+                .args(["--issuer", issuer])
+                .env("PYTHONUNBUFFERED", "1");
             command
         },
     )

@@ -27,6 +27,19 @@ pub(super) fn npm_help(detail: &str) -> String {
     )
 }
 
+pub(super) fn python_auth_help(detail: &str) -> String {
+    format!(
+        "the sign-in peers (Authlib's authorization server and the Python SDK mcp=={PYTHON_MCP_VERSION}) \
+         could not be installed: {detail}\n\n\
+         The sign-in tests need Python 3.10 or newer as `python3` on PATH, with the venv module \
+         (Debian: `apt-get install python3 python3-venv`), and access to PyPI. They create a venv \
+         at {dir} and `pip install -r tests/peers/requirements-auth.txt` into it; to do that by \
+         hand, run `bash tests/peers/install.sh auth`. To skip the interop tests on a machine \
+         without them (never in CI), set {SKIP_VAR}=1.",
+        dir = peers_dir().join("auth").display(),
+    )
+}
+
 pub(super) fn python_help(detail: &str) -> String {
     format!(
         "the interop peer, the Python SDK mcp=={PYTHON_MCP_VERSION}, could not be installed: \
@@ -148,11 +161,29 @@ fn check_node() -> Result<(), String> {
 }
 
 pub(super) fn install_py(dir: &Path) -> Result<(), String> {
+    install_venv(
+        dir,
+        "tests/peers/requirements.txt",
+        "import mcp.server.mcpserver",
+    )
+}
+
+/// The venv of the sign-in peers: Authlib's authorization server and the Python SDK.
+pub(super) fn install_py_auth(dir: &Path) -> Result<(), String> {
+    install_venv(
+        dir,
+        "tests/peers/requirements-auth.txt",
+        "import authlib.oauth2.rfc8628, flask, mcp.server.mcpserver",
+    )
+}
+
+/// A venv at `dir` with the pins of `requirements`, checked by running `check` in it.
+fn install_venv(dir: &Path, requirements: &str, check: &str) -> Result<(), String> {
     let log = dir.join("install.log");
     let base = if cfg!(windows) { "python" } else { "python3" };
     run(Command::new(base).args(["-m", "venv"]).arg(dir), &log)?;
     let python = venv_python(dir);
-    let requirements = repo_path("tests/peers/requirements.txt");
+    let requirements = repo_path(requirements);
     run(
         Command::new(&python)
             .args([
@@ -166,10 +197,7 @@ pub(super) fn install_py(dir: &Path) -> Result<(), String> {
             .arg(&requirements),
         &log,
     )?;
-    run(
-        Command::new(&python).args(["-c", "import mcp.server.mcpserver"]),
-        &log,
-    )
+    run(Command::new(&python).args(["-c", check]), &log)
 }
 
 pub(super) fn network_help(detail: &str) -> String {
