@@ -149,8 +149,11 @@ fn codex_entry(entry: Value) -> Value {
             out.insert(key.into(), literal(value));
         }
     }
-    if let Some(args) = entry.get("args") {
-        out.insert("args".into(), literal(args));
+    // The tools it may offer, in Codex's spelling, which the library reads.
+    for key in ["args", "enabled_tools", "disabled_tools"] {
+        if let Some(value) = entry.get(key) {
+            out.insert(key.into(), literal(value));
+        }
     }
     let mut env = object_of(entry.get("env"));
     for name in strings(entry.get("env_vars")) {
@@ -451,6 +454,7 @@ env = { "API_KEY" = "value" }
 env_vars = ["LOCAL_TOKEN"]
 startup_timeout_sec = 20
 tool_timeout_sec = 1.5
+disabled_tools = ["delete"]
 
 [mcp_servers.figma]
 url = "https://mcp.figma.com/mcp"
@@ -469,6 +473,7 @@ enabled = false
                     "env": {"API_KEY": "value", "LOCAL_TOKEN": "${LOCAL_TOKEN:-}"},
                     "startupTimeoutMs": 20000,
                     "requestTimeoutMs": 1500,
+                    "disabled_tools": ["delete"],
                 },
                 "figma": {
                     "url": "https://mcp.figma.com/mcp",

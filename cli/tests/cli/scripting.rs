@@ -500,6 +500,20 @@ fn grep_finds_tools_across_the_servers_of_a_file() {
         .collect();
     assert_eq!(names, ["demo__add", "ev__get-sum"], "{rows}");
     assert_eq!(rows[1]["server"], "ev");
+    // A tool the configuration excludes is not found.
+    let filtered = serde_json::json!({"mcpServers": {
+        "ev": {"command": peers::node(), "args": [peers::server_everything(), "stdio"],
+               "excludeTools": ["get-sum"]},
+    }});
+    let filtered_path = fresh_dir("grep-filtered").with_extension("json");
+    std::fs::write(&filtered_path, filtered.to_string()).unwrap();
+    let filtered_file = filtered_path.to_string_lossy().into_owned();
+    let out = umcp_test_support::installed::cli(&["--config", &filtered_file, "grep", "sum"]);
+    assert!(!stdout(&out).contains("get-sum"), "{}", stdout(&out));
+    let described =
+        umcp_test_support::installed::cli(&["--config", &filtered_file, "describe", "get-sum"]);
+    assert_eq!(described.status.code(), Some(2), "{}", stdout(&described));
+    std::fs::remove_file(filtered_path).unwrap();
     let none = umcp_test_support::installed::cli(&["--config", &file, "grep", "no-such-thing"]);
     assert_eq!(none.status.code(), Some(1));
     assert_eq!(stdout(&none), "");
