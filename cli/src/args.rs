@@ -193,38 +193,15 @@ pub fn unset_env(name: &str) -> Exit {
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
+    if for_scripts(args, name, &text)? {
+        return Ok(());
+    }
     match name {
         "stdio" => args.stdio = Some(text),
-        "env" => {
-            let (key, value) = env_entry(&text)?;
-            if !text.contains('=') && std::env::var(&text).is_err() {
-                args.env_unset.push(key);
-            } else {
-                args.env.push((key, value));
-            }
-            args.env_given.push(text);
-        }
+        "env" => add_env(args, text)?,
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
-        "header" => {
-            let (name, value) = text
-                .split_once(':')
-                .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
-            let (name, value) = (name.trim(), value.trim());
-            // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as
-            // a connection failure once the server was asked.
-            let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-            if name.is_empty() || !name.chars().all(token) {
-                // The value is left out: it may be a secret.
-                return Err(usage(format!("--header: `{name}` is not a header name")));
-            }
-            if value.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(usage(format!(
-                    "--header {name}: the value holds a control character"
-                )));
-            }
-            args.headers.push((name.to_owned(), value.to_owned()));
-        }
+        "header" => args.headers.push(header_entry(&text)?),
         "config" => args.config = Some(text),
         "server" => args.server = Some(text),
         "json" => args.json = true,
@@ -266,22 +243,6 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "profile" => args.oauth.profile = Some(text),
         "flow" => args.oauth.flow = Some(text),
         "out" => args.out = Some(text),
-        "raw" => args.shaping.raw = true,
-        "structured" => args.shaping.structured = true,
-        "max-chars" => {
-            let n = text.parse::<usize>().ok().filter(|n| *n > 0);
-            args.shaping.max_chars =
-                Some(n.ok_or_else(|| usage(format!("--max-chars {text}: not a positive number")))?);
-        }
-        "save" => args.shaping.save = Some(PathBuf::from(text)),
-        "meta" => {
-            let (key, value) = meta_entry(&text)?;
-            args.meta.insert(key, value);
-        }
-        "root" => args.roots.push(text),
-        "task" => args.task = true,
-        "no-check" => args.no_check = true,
-        "verbose" => args.verbose = args.verbose.saturating_add(1),
         "check" => args.check = true,
         "frozen" => args.frozen = true,
         "session" => args.session = Some(text),
@@ -293,6 +254,65 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         _ => return Err(usage(format!("unknown option --{name}"))),
     }
     Ok(())
+}
+
+/// `--env KEY=VALUE` or `--env NAME`: a variable for the `--stdio` server, or one not set,
+/// which only `servers add` may take (it writes `${NAME}`).
+fn add_env(args: &mut Args, text: String) -> Result<(), Exit> {
+    let (key, value) = env_entry(&text)?;
+    if !text.contains('=') && std::env::var(&text).is_err() {
+        args.env_unset.push(key);
+    } else {
+        args.env.push((key, value));
+    }
+    args.env_given.push(text);
+    Ok(())
+}
+
+/// `--header 'Name: value'`, checked as HTTP has a header.
+fn header_entry(text: &str) -> Result<(String, String), Exit> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
+    let (name, value) = (name.trim(), value.trim());
+    // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as a
+    // connection failure once the server was asked.
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        // The value is left out: it may be a secret.
+        return Err(usage(format!("--header: `{name}` is not a header name")));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(usage(format!(
+            "--header {name}: the value holds a control character"
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+/// Stores one of the options that shape a command's input and output for scripts
+/// (`--raw`, `--meta`, `--task`, `-v` …); `false` for any other option.
+fn for_scripts(args: &mut Args, name: &str, text: &str) -> Result<bool, Exit> {
+    match name {
+        "raw" => args.shaping.raw = true,
+        "structured" => args.shaping.structured = true,
+        "max-chars" => {
+            let n = text.parse::<usize>().ok().filter(|n| *n > 0);
+            let n = n.ok_or_else(|| usage(format!("--max-chars {text}: not a positive number")))?;
+            args.shaping.max_chars = Some(n);
+        }
+        "save" => args.shaping.save = Some(PathBuf::from(text)),
+        "meta" => {
+            let (key, value) = meta_entry(text)?;
+            args.meta.insert(key, value);
+        }
+        "root" => args.roots.push(text.to_owned()),
+        "task" => args.task = true,
+        "no-check" => args.no_check = true,
+        "verbose" => args.verbose = args.verbose.saturating_add(1),
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// `--meta KEY=VALUE` (text) or `KEY:=JSON`, as a call's arguments are written.

@@ -180,32 +180,11 @@ pub fn import(args: &Args, from: &str) -> Result<(), Exit> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(usage(format!("cannot read {}: {e}", target.display()))),
     };
-    let mut text = match before.as_deref() {
+    let text = match before.as_deref() {
         Some(text) if !text.trim().is_empty() => text.to_owned(),
         _ => "{}\n".to_owned(),
     };
-    let mut imported = Vec::new();
-    for server in servers {
-        let doc = Document::parse(&text).map_err(|e| {
-            usage(format!(
-                "{}: not JSON: {e}; it is left as it is",
-                target.display()
-            ))
-        })?;
-        if doc.entry(&server.name).is_some() {
-            warn(&format!(
-                "umcp: `{}` is in {} already: left as it is",
-                shown::line(&server.name),
-                target.display()
-            ));
-            continue;
-        }
-        let section = doc
-            .section()
-            .unwrap_or_else(|| super::default_section(&target));
-        text = doc.with_added(&server.name, &entry_of(server), section);
-        imported.push(server.name.clone());
-    }
+    let (text, imported) = added(text, &servers, &target)?;
     if imported.is_empty() {
         return Ok(());
     }
@@ -232,6 +211,38 @@ pub fn import(args: &Args, from: &str) -> Result<(), Exit> {
         target.display()
     ));
     Ok(())
+}
+
+/// `text` (of the file at `target`) with `servers` added, each one it has not already, and
+/// the names added.
+fn added(
+    mut text: String,
+    servers: &[&ServerConfig],
+    target: &Path,
+) -> Result<(String, Vec<String>), Exit> {
+    let mut imported = Vec::new();
+    for server in servers {
+        let doc = Document::parse(&text).map_err(|e| {
+            usage(format!(
+                "{}: not JSON: {e}; it is left as it is",
+                target.display()
+            ))
+        })?;
+        if doc.entry(&server.name).is_some() {
+            warn(&format!(
+                "umcp: `{}` is in {} already: left as it is",
+                shown::line(&server.name),
+                target.display()
+            ));
+            continue;
+        }
+        let section = doc
+            .section()
+            .unwrap_or_else(|| super::default_section(target));
+        text = doc.with_added(&server.name, &entry_of(server), section);
+        imported.push(server.name.clone());
+    }
+    Ok((text, imported))
 }
 
 /// The file `from` names: a host (its user file first, else the project's) or a path.
