@@ -190,6 +190,27 @@ pub fn unset_env(name: &str) -> Exit {
     ))
 }
 
+/// `--header 'Name: value'` as its name and value, both checked.
+fn header_entry(text: &str) -> Result<(String, String), Exit> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
+    let (name, value) = (name.trim(), value.trim());
+    // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as a
+    // connection failure once the server was asked.
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        // The value is left out: it may be a secret.
+        return Err(usage(format!("--header: `{name}` is not a header name")));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(usage(format!(
+            "--header {name}: the value holds a control character"
+        )));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
@@ -267,27 +288,6 @@ fn add_env(args: &mut Args, text: String) -> Result<(), Exit> {
     }
     args.env_given.push(text);
     Ok(())
-}
-
-/// `--header 'Name: value'`, checked as HTTP has a header.
-fn header_entry(text: &str) -> Result<(String, String), Exit> {
-    let (name, value) = text
-        .split_once(':')
-        .ok_or_else(|| usage(format!("header without a colon: {text}")))?;
-    let (name, value) = (name.trim(), value.trim());
-    // What HTTP allows (RFC 9110 §5.1, §5.5), so that a typo is told here and not as a
-    // connection failure once the server was asked.
-    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-    if name.is_empty() || !name.chars().all(token) {
-        // The value is left out: it may be a secret.
-        return Err(usage(format!("--header: `{name}` is not a header name")));
-    }
-    if value.chars().any(|c| c.is_control() && c != '\t') {
-        return Err(usage(format!(
-            "--header {name}: the value holds a control character"
-        )));
-    }
-    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// Stores one of the options that shape a command's input and output for scripts
