@@ -10,11 +10,13 @@ use crate::jsonrpc::ErrorObject;
 
 mod http;
 mod network;
+mod skill;
 mod summary;
 mod tool;
 
 pub use http::{AuthError, AuthStep, HttpError, WwwAuthenticate};
 pub use network::{NetworkError, NetworkProblem};
+pub use skill::SkillError;
 pub use tool::{Hidden, HiddenTool, ToolField};
 
 use summary::DataSummary;
@@ -155,15 +157,18 @@ pub enum Error {
     /// The stream that was to carry a response ended before the response and cannot be
     /// resumed: the request is lost, and the server may or may not have acted on it. In the
     /// stateless era the client re-issues such a request once, under a new id, as the spec
-    /// asks, save a `tools/call` that could have acted already: that one only when the tool's
-    /// last listing marked it `readOnlyHint` or `idempotentHint`, since a second call would
-    /// otherwise do its work twice.
+    /// asks, when that does nothing twice: a read or listing (`resources/read`,
+    /// `prompts/get`, `tools/list`, `server/discover`, …), a task's status, result or
+    /// cancellation, and a `tools/call` only when the tool's last listing marked it
+    /// `readOnlyHint` or `idempotentHint`. Any other request, a vendor's or an extension's
+    /// method sent with [`Client::request_raw`](crate::Client::request_raw) among them,
+    /// could have acted already and comes back as this error.
     ResponseLost(String),
     /// A skill or one of its files failed the Skills extension's checks: an entry that may
     /// not be loaded, a file the entry does not list (not read), or content whose size,
     /// digest or frontmatter differs from the entry (not returned). Fetch the entry again
     /// ([`Client::get_skill`](crate::Client::get_skill)) before trying once more.
-    Skill(Box<crate::types::SkillError>),
+    Skill(Box<SkillError>),
     /// The tool is hidden, and the call was refused before anything was sent: the server's
     /// tool filter leaves it out, or it is not the tool the lock pinned (see [`HiddenTool`]).
     ToolHidden(Box<HiddenTool>),
@@ -362,8 +367,8 @@ impl fmt::Display for Error {
 // No `source`: `Display` includes the cause already (see [`Error`]).
 impl std::error::Error for Error {}
 
-impl From<crate::types::SkillError> for Error {
-    fn from(err: crate::types::SkillError) -> Error {
+impl From<SkillError> for Error {
+    fn from(err: SkillError) -> Error {
         Error::Skill(Box::new(err))
     }
 }

@@ -33,7 +33,8 @@
 //! The modules stand on floors, and a file names only what stands on its own floor or below
 //! (`.ci/layers` checks it), from the ground up:
 //!
-//! 1. `jsonrpc`, `redact`, `private_file`, `sync`: the wire types and helpers that know no MCP.
+//! 1. `jsonrpc`, `redact`, `private_file`, `capped`, `sha256`, `sync`: the wire types and helpers that
+//!    know no MCP.
 //! 2. `error`: the one [`Error`].
 //! 3. `types`, `lock`: the MCP types, data only; lockfiles of tool definitions, over them.
 //! 4. `transport`: moves messages and knows no MCP method.
@@ -59,6 +60,7 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod capped;
 mod client;
 mod config;
 mod error;
@@ -66,8 +68,9 @@ pub mod guide;
 pub mod jsonrpc;
 pub mod lock;
 mod manager;
-mod private_file;
+pub mod private_file;
 mod redact;
+mod sha256;
 mod sync;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -1,11 +1,45 @@
-//! Files only their owner may read: directories created 0700, files written whole under an
-//! unpredictable temporary name, created exclusively with mode 0600, then renamed into place.
+//! Files only their owner may read, written so that no other user of the machine can read,
+//! hijack or half-read them: what a program keeps about its user (tokens, trusted files,
+//! history, recordings) and what it edits for them.
+//!
+//! Directories are created 0700 ([`create_dir`]); a file is written whole under an
+//! unpredictable temporary name, created exclusively with mode 0600, then renamed into place
+//! ([`replace`], or [`replace_keeping_permissions`] for a file that is not private, such as a
+//! configuration file); a file written as it goes is opened by [`create_or_truncate`]; and
+//! [`read`] refuses a file others may read or write.
 //!
 //! What this guards against is another user of a shared directory: a symbolic link planted
 //! at the temporary path (an exclusive create never follows one, and the name cannot be
 //! guessed beforehand), a reader of a file half written or readable by all, and a file
-//! planted for umcp to trust ([`read`] refuses one that others may read or write). The
-//! permissions are unix ones; elsewhere the files get the directory's defaults.
+//! planted for the program to trust. The permissions are unix ones; elsewhere the files get
+//! the directory's defaults.
+//!
+//! ```
+//! use umcp::private_file;
+//!
+//! let dir = std::env::temp_dir().join(format!("umcp-private-doc-{}", std::process::id()));
+//! private_file::create_dir(&dir)?;
+//! let state = dir.join("state.json");
+//! private_file::replace(&state, b"{\"trusted\": []}")?;
+//! assert_eq!(private_file::read(&state)?, "{\"trusted\": []}");
+//! # #[cfg(unix)]
+//! # {
+//! use std::os::unix::fs::PermissionsExt;
+//! assert_eq!(std::fs::metadata(&state)?.permissions().mode() & 0o777, 0o600);
+//! // A configuration file keeps the permissions it had.
+//! let config = dir.join("mcp.json");
+//! std::fs::write(&config, "{}")?;
+//! std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640))?;
+//! private_file::replace_keeping_permissions(&config, b"{\"servers\": {}}")?;
+//! assert_eq!(std::fs::metadata(&config)?.permissions().mode() & 0o777, 0o640);
+//! # }
+//! // A file written as it goes: owner-only, never through a planted link.
+//! use std::io::Write;
+//! let mut log = private_file::create_or_truncate(&dir.join("session.jsonl"))?;
+//! writeln!(log, "{{\"line\": 1}}")?;
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::collections::hash_map::RandomState;
 use std::fs::{self, File, OpenOptions};
@@ -16,8 +50,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Creates a directory (and its missing parents) readable by its owner only. An existing
-/// directory is left as it is: it may be shared on purpose, and is not umcp's to change.
-pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
+/// directory is left as it is: it may be shared on purpose, and is not the program's to
+/// change.
+///
+/// See the example on the [module](crate::private_file).
+pub fn create_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -33,8 +70,17 @@ pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
 
 /// Replaces the file at `path` with `data` in one step: a reader sees the old file or the new
 /// one, never a part. The temporary file lives next to `path`, named `.{name}.{random}.tmp`;
-/// it is removed again when anything fails.
-pub(crate) fn replace(path: &Path, data: &[u8]) -> io::Result<()> {
+/// it is removed again when anything fails. The new file is the owner's only (0600); a
+/// symbolic link at `path` is replaced, never followed.
+///
+/// See the example on the [module](crate::private_file).
+pub fn replace(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_with(path, data, None)
+}
+
+/// Writes `data` beside `path`, gives it `permissions` (when some), and renames it over
+/// `path`.
+fn replace_with(path: &Path, data: &[u8], permissions: Option<fs::Permissions>) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -44,7 +90,12 @@ pub(crate) fn replace(path: &Path, data: &[u8]) -> io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.{}.tmp", unpredictable()));
-    let written = write_new(&temp, data).and_then(|()| fs::rename(&temp, path));
+    let written = write_new(&temp, data)
+        .and_then(|()| match permissions {
+            Some(permissions) => fs::set_permissions(&temp, permissions),
+            None => Ok(()),
+        })
+        .and_then(|()| fs::rename(&temp, path));
     if written.is_err() {
         // An exclusive create that failed made nothing: what is there is someone else's.
         if !matches!(&written, Err(e) if e.kind() == io::ErrorKind::AlreadyExists) {
@@ -54,9 +105,24 @@ pub(crate) fn replace(path: &Path, data: &[u8]) -> io::Result<()> {
     written
 }
 
+/// [`replace`] for a file that is not private (a configuration file, a project's file): the
+/// new file gets the permissions the one it replaces had, or the owner's only when there was
+/// none. The temporary file is the owner's only until it is complete.
+///
+/// See the example on the [module](crate::private_file).
+pub fn replace_keeping_permissions(path: &Path, data: &[u8]) -> io::Result<()> {
+    let permissions = match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_file() => Some(metadata.permissions()),
+        _ => None,
+    };
+    replace_with(path, data, permissions)
+}
+
 /// Creates `path` with owner-only permissions, failing if anything is there (a symbolic
 /// link included, which is not followed), writes `data` and flushes it to disk.
-pub(crate) fn write_new(path: &Path, data: &[u8]) -> io::Result<()> {
+///
+/// See the example on the [module](crate::private_file).
+pub fn write_new(path: &Path, data: &[u8]) -> io::Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -69,10 +135,73 @@ pub(crate) fn write_new(path: &Path, data: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
+/// Opens `path` to be written from its start, a line at a time, readable by its owner only:
+/// created exclusively with mode 0600 when nothing is there; an existing file is taken only
+/// when it is a regular file of the user's own with no other name (no symbolic link is
+/// followed, and no hard link planted in a shared directory leads the writing elsewhere), then
+/// made owner-only and emptied. Anything else is refused (`PermissionDenied`, or the
+/// system's error), and left as it was.
+///
+/// See the example on the [module](crate::private_file).
+pub fn create_or_truncate(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => take_existing(path),
+        other => other,
+    }
+}
+
+/// The existing file at `path` for [`create_or_truncate`], emptied, or refused.
+fn take_existing(path: &Path) -> io::Result<File> {
+    let refuse = |why: &str| {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{}: {why}; not written", path.display()),
+        )
+    };
+    let mut options = OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A FIFO without a reader fails at once rather than block the open.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        #[cfg(unix)]
+        Some(libc::ELOOP) => refuse("it is a symbolic link"),
+        _ => e,
+    })?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(refuse("it is not a regular file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        if metadata.nlink() > 1 {
+            return Err(refuse("it has another name (a hard link)"));
+        }
+        // Only the owner may change the mode: this fails for another user's file.
+        file.set_permissions(fs::Permissions::from_mode(0o600))
+            .map_err(|_| refuse("it belongs to another user"))?;
+    }
+    file.set_len(0)?;
+    Ok(file)
+}
+
 /// The text of the file at `path`, refused (`PermissionDenied`) when it is not a regular
 /// file only its owner may read and write: such a file was not written by [`replace`], and
 /// may have been planted by another user. A symbolic link at `path` is not followed.
-pub(crate) fn read(path: &Path) -> io::Result<String> {
+///
+/// See the example on the [module](crate::private_file).
+pub fn read(path: &Path) -> io::Result<String> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -197,6 +326,43 @@ mod tests {
         replace(&link, b"new").unwrap();
         assert_eq!(fs::read_to_string(&private).unwrap(), "mine");
         assert_eq!(read(&link).unwrap(), "new");
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_as_it_goes_is_owner_only_and_never_reached_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("stream");
+        create_dir(&root).unwrap();
+        let path = root.join("rec.jsonl");
+        let mut file = create_or_truncate(&path).unwrap();
+        file.write_all(b"one\n").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        // One's own file again: emptied, and made owner-only if it was not.
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        drop(create_or_truncate(&path).unwrap());
+        assert_eq!((fs::read(&path).unwrap().len(), mode(&path)), (0, 0o600));
+        // A symbolic or hard link to another file: refused, the file left as it was.
+        let victim = root.join("notes.txt");
+        fs::write(&victim, "precious").unwrap();
+        let symlink = root.join("sym.jsonl");
+        std::os::unix::fs::symlink(&victim, &symlink).unwrap();
+        let hardlink = root.join("hard.jsonl");
+        fs::hard_link(&victim, &hardlink).unwrap();
+        for link in [&symlink, &hardlink] {
+            let error = create_or_truncate(link).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::PermissionDenied, "{error}");
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        // A directory or a FIFO (whose open would wait for a reader) is no file to write.
+        assert!(create_or_truncate(&root).is_err());
+        let fifo = root.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|status| status.success()) {
+            assert!(create_or_truncate(&fifo).is_err());
+        }
         let _ = fs::remove_dir_all(&root);
     }
 }

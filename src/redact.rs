@@ -184,7 +184,7 @@ pub(crate) fn secret_name(name: &str) -> bool {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect();
-    const PARTS: [&str; 11] = [
+    const PARTS: [&str; 12] = [
         "token",
         "secret",
         "password",
@@ -194,7 +194,8 @@ pub(crate) fn secret_name(name: &str) -> bool {
         "credential",
         "privatekey",
         "accesskey",
-        "sessionkey",
+        "session",
+        "cookie",
         "bearer",
     ];
     name == "key" || name == "pat" || PARTS.iter().any(|part| name.contains(part))

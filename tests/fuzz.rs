@@ -3,13 +3,17 @@
 //! checked on every case, not just the absence of a panic.
 //!
 //! Here, through the public API: SSE streams (`sse`), JSON-RPC messages (`jsonrpc`),
-//! configuration files (`config`) and the results that carry caching hints (`results`:
-//! `server/discover`, the lists, `resources/read`). Inside the crate, from unit tests that
-//! include `tests/fuzz/internal/`: stdio lines (`lines`), `WWW-Authenticate` values
-//! (`www-authenticate`), URLs (`urls`, the HTTP transport's and the authorization spec's),
-//! JSONC (`jsonc`) and env files (`env-file`). See `tests/fuzz/engine.rs` for how inputs are
-//! made and for the knobs (`UMCP_FUZZ_CASES`, `UMCP_FUZZ_SEED`, `UMCP_FUZZ_CASE`,
-//! `UMCP_FUZZ_REPORT`).
+//! configuration files (`config`), the results that carry caching hints (`results`:
+//! `server/discover`, the lists, `resources/read`) and recordings played to a client
+//! (`recordings`). Inside the crate, from unit tests that include `tests/fuzz/internal/`:
+//! stdio lines (`lines`), `WWW-Authenticate` values (`www-authenticate`), URLs (`urls`, the
+//! HTTP transport's and the authorization spec's), JSONC (`jsonc`), env files (`env-file`), a
+//! server's `SKILL.md` frontmatter (`frontmatter`) and the URIs of a skill's files
+//! (`skill-uris`). The command-line tool's, from its unit tests that include `cli/tests/fuzz/`
+//! (the engine reaches them through the test-support package): configuration files edited
+//! by `umcp servers` (`catalog-edits`) and the frames a session reads (`session-frames`).
+//! See `tests/fuzz/engine.rs` for how inputs are made and for the knobs (`UMCP_FUZZ_CASES`,
+//! `UMCP_FUZZ_SEED`, `UMCP_FUZZ_CASE`, `UMCP_FUZZ_REPORT`).
 //!
 //! `cargo test` runs each target's bounded count: a few thousand cases, seconds in all.
 //!
@@ -20,6 +24,7 @@
 //! ```text
 //! UMCP_FUZZ_CASES=1000000 cargo test --test fuzz -- --test-threads 1
 //! UMCP_FUZZ_CASES=1000000 cargo test --lib fuzz:: -- --test-threads 1
+//! UMCP_FUZZ_CASES=1000000 cargo test -p umcp-cli --bin umcp fuzz:: -- --test-threads 1
 //! ```
 //!
 //! One target alone: its test's name as the filter (`cargo test --test fuzz results`). A
@@ -37,6 +42,8 @@ mod engine;
 mod json;
 #[path = "fuzz/jsonrpc.rs"]
 mod jsonrpc;
+#[path = "fuzz/recordings.rs"]
+mod recordings;
 #[path = "fuzz/results.rs"]
 mod results;
 #[path = "fuzz/sse.rs"]

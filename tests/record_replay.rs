@@ -284,3 +284,79 @@ fn an_answer_that_differs_from_the_recorded_one_fails_what_depended_on_it() {
         other => panic!("expected the recorded answer refused, got {other:?}"),
     }
 }
+
+/// A cookie, a key under a header name of the server's choosing, and a credential in an
+/// environment variable named for a session are secrets like an `Authorization` header:
+/// echoed by the server, none of them is recorded.
+#[test]
+fn cookies_and_session_variables_stay_out_of_the_recording() {
+    use umcp::ServerConfig;
+
+    const SESSION: &str = "sess-5d1f0c7a2b";
+    let stdio = ServerConfig::new("demo", demo::demo("normal").env("MY_SESSION", SESSION));
+    let path = recording("session-env.jsonl");
+    let client = Client::connect(RecordingTransport::for_server(&stdio, &path).expect("record"))
+        .expect("connect");
+    let echoed = client
+        .call_tool("echo", json!({"message": format!("session {SESSION}")}))
+        .expect("echo");
+    assert_eq!(echoed.text(), format!("session {SESSION}"));
+    client.close();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(SESSION), "{text}");
+    assert!(text.contains("session <redacted>"), "{text}");
+
+    #[cfg(feature = "http")]
+    {
+        const COOKIE: &str = "sid=c00k1e-93b1e5";
+        const TENANT_KEY: &str = "tenant-key-0f4e";
+        let server = http_demo::HttpDemo::start(&[]);
+        let config = ServerConfig::new(
+            "demo",
+            umcp::HttpConfig::new(&server.url)
+                .header("Cookie", COOKIE)
+                .header("X-Acme-Tenant", TENANT_KEY),
+        );
+        let path = recording("cookie.jsonl");
+        let recorded = RecordingTransport::for_server(&config, &path).expect("record");
+        let client = Client::connect(recorded).expect("connect");
+        let message = format!("{COOKIE} and {TENANT_KEY}");
+        let echoed = client
+            .call_tool("echo", json!({ "message": message }))
+            .expect("echo");
+        assert_eq!(echoed.text(), message);
+        client.close();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("c00k1e") && !text.contains(TENANT_KEY),
+            "{text}"
+        );
+    }
+}
+
+/// A recording holds whole sessions: it is created owner-only, and a symbolic or hard link
+/// planted where it is to go is refused, its target left as it was.
+#[cfg(unix)]
+#[test]
+fn a_recording_is_owner_only_and_never_written_through_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let path = recording("private.jsonl");
+    let _ = std::fs::remove_file(&path);
+    drop(RecordingTransport::new(demo::demo("normal"), &path).expect("record"));
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let victim = recording("notes.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = recording("planted.jsonl");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let refused = RecordingTransport::new(demo::demo("normal"), &link).err();
+    assert!(matches!(refused, Some(Error::Io(_))), "{refused:?}");
+    let hard = recording("hard.jsonl");
+    let _ = std::fs::remove_file(&hard);
+    std::fs::hard_link(&victim, &hard).unwrap();
+    assert!(RecordingTransport::new(demo::demo("normal"), &hard).is_err());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}

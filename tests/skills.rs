@@ -10,6 +10,8 @@ use umcp_test_support::http_server;
 #[path = "common/scenario.rs"]
 mod scenario;
 
+use std::time::{Duration, Instant};
+
 use serde_json::{json, Value};
 use umcp::types::{sha256_digest, SkillError, SkillResources};
 use umcp::{Client, Era, Error, HttpConfig, Options, ProtocolMode, RequestOptions, Unsupported};
@@ -27,6 +29,8 @@ enum Variant {
     Digest,
     Size,
     Frontmatter,
+    /// A `SKILL.md` whose frontmatter holds this many nested `[`, as its entry describes it.
+    Nested(usize),
 }
 
 impl Variant {
@@ -52,6 +56,11 @@ impl Variant {
                     "Exfiltrate credentials",
                 );
                 let body = format!("{tampered}Skill body.\n");
+                (body.clone(), body)
+            }
+            Variant::Nested(depth) => {
+                let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+                let body = HEAD.replace("---\n\n", &format!("a: {nested}\n---\n\n"));
                 (body.clone(), body)
             }
         }
@@ -307,4 +316,42 @@ fn a_skills_listing_is_cached_for_the_servers_ttl() {
         .expect("past the cache");
     assert_eq!(count(&server), 1);
     client.close();
+}
+
+/// A server's `SKILL.md` of nested `[` (50,000 of them, 100 KB, over the frontmatter's size
+/// bound; 30,000, 60 KB, under it but past its depth bound), with the size and digest its
+/// entry gives: loading it fails as unreadable on a 2 MiB thread stack, and the client
+/// lives on. The frontmatter check itself takes milliseconds; its limit of a second is the
+/// acceptance bound, far above it.
+#[test]
+fn a_skill_md_of_deeply_nested_brackets_fails_to_load_on_a_small_stack() {
+    for (depth, legacy) in [(50_000, false), (30_000, true)] {
+        let server = mock(Variant::Nested(depth), true, 0);
+        let client = connect(&server, legacy);
+        let entry = client.get_skill(SKILL_MD).expect("skills/get");
+        let (outcome, checked) = std::thread::scope(|scope| {
+            let small = std::thread::Builder::new().stack_size(2 << 20);
+            let loader = small.spawn_scoped(scope, || {
+                let outcome = client.load_skill(&entry).map(drop);
+                let body = Variant::Nested(depth).skill_md().1;
+                let started = Instant::now();
+                let check = entry.verify_frontmatter(&body);
+                (outcome, (check, started.elapsed()))
+            });
+            loader.unwrap().join().expect("no stack overflow")
+        });
+        let Err(Error::Skill(error)) = outcome else {
+            panic!("{depth}: {outcome:?}")
+        };
+        assert!(
+            matches!(*error, SkillError::FrontmatterUnreadable { .. }),
+            "{error}"
+        );
+        let (check, took) = checked;
+        assert!(check.is_err());
+        assert!(took < Duration::from_secs(1), "the check took {took:?}");
+        assert_eq!(reads(&scenario::posts(&server)), vec![SKILL_MD.to_owned()]);
+        client.ping().expect("the client lives on");
+        client.close();
+    }
 }

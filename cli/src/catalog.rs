@@ -17,8 +17,10 @@ use crate::output::{pretty, say, warn};
 use crate::shown;
 
 mod edit;
+mod lock;
+mod secrets;
 
-use edit::Document;
+pub use edit::Document;
 
 mod everywhere;
 
@@ -133,8 +135,8 @@ fn file(args: &Args, creating: bool) -> Result<PathBuf, Exit> {
 /// The file's text and its entries; a usage error (exit code 2) for a file that is not JSON
 /// with comments or that the library does not read, as a command would give.
 fn read(path: &Path) -> Result<(String, Document), Exit> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        edit::read_text(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
     let doc =
         Document::parse(&text).map_err(|e| usage(format!("{}: not JSON: {e}", path.display())))?;
     Ok((text, doc))
@@ -241,7 +243,10 @@ fn add(path: &Path, name: &str, args: &Args) -> Result<(), Exit> {
             "servers add: the name must be text without control characters",
         ));
     }
-    let before = match std::fs::read_to_string(path) {
+    // Held until the file is replaced: a concurrent edit reads the file after this one.
+    let _lock = lock::EditLock::take(path)
+        .map_err(|e| Exit(1, format!("cannot edit {}: {e}", path.display())))?;
+    let before = match edit::read_text(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(usage(format!("cannot read {}: {e}", path.display()))),
@@ -273,7 +278,9 @@ fn add(path: &Path, name: &str, args: &Args) -> Result<(), Exit> {
         ));
     }
     let section = section.unwrap_or_else(|| default_section(path));
-    let entry = entry(args, section != "mcpServers")?;
+    let mut entry = entry(args, section != "mcpServers")?;
+    let project = args.config.is_none() && crate::config_files::project().iter().any(|p| p == path);
+    secrets::offer_references(path, project, name, &mut entry);
     let new = doc.with_added(name, &entry, section);
     // Read back as a command would read it: added, and nothing else broken.
     let config = ConfigFile::parse(&new)
@@ -306,6 +313,8 @@ fn add(path: &Path, name: &str, args: &Args) -> Result<(), Exit> {
 
 /// `servers remove NAME`: the entry taken out, with its comma and its lines.
 fn remove(path: &Path, name: &str) -> Result<(), Exit> {
+    let _lock = lock::EditLock::take(path)
+        .map_err(|e| Exit(1, format!("cannot edit {}: {e}", path.display())))?;
     let (text, doc) = read(path)?;
     checked(path, &text)?;
     let new = doc.without(name).ok_or_else(|| unknown(path, &doc, name))?;

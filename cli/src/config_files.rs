@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use crate::user_dirs::user_path;
+
 /// A host's configuration file: which host writes it, and where it is.
 pub struct HostFile {
     pub host: &'static str,
@@ -66,13 +68,10 @@ fn project_hosts() -> Vec<HostFile> {
 /// looked for under a home or configuration directory that is not absolute: relative to the
 /// working directory, it would be the project's, not the user's.
 fn user_hosts() -> Vec<HostFile> {
-    let absolute =
-        |dir: Option<std::ffi::OsString>| dir.map(PathBuf::from).filter(|d| d.is_absolute());
-    let home =
-        absolute(std::env::var_os("HOME")).or_else(|| absolute(std::env::var_os("USERPROFILE")));
-    let config_home = absolute(std::env::var_os("XDG_CONFIG_HOME"))
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let app_data = absolute(std::env::var_os("APPDATA"));
+    let home = user_path("HOME").or_else(|| user_path("USERPROFILE"));
+    let config_home =
+        user_path("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let app_data = user_path("APPDATA");
     // The per-user application directory of each platform.
     let user_dir = |app: &str| -> Option<PathBuf> {
         if cfg!(target_os = "macos") {
@@ -85,7 +84,7 @@ fn user_hosts() -> Vec<HostFile> {
         }
     };
     let in_home = |path: &str| home.as_ref().map(|h| h.join(path));
-    let codex = absolute(std::env::var_os("CODEX_HOME"))
+    let codex = user_path("CODEX_HOME")
         .map(|d| d.join("config.toml"))
         .or_else(|| in_home(".codex/config.toml"));
     // Goose and Zed keep theirs under `~/.config` on macOS too.

@@ -26,8 +26,9 @@
 //!   what drifted shown by [`drift`];
 //! - `main`: the dispatch.
 //!
-//! The only unsafe code is the signal handler, in [`signals`], and the one call that asks for
-//! the user's id, in [`session`] (Unix only).
+//! The only unsafe code is the signal handler, in [`signals`], and, in [`session`] (Unix
+//! only), the call that asks for the user's id and the connect to a session's socket with a
+//! deadline, which std does not offer.
 #![deny(unsafe_code)]
 
 use std::ffi::OsString;
@@ -64,6 +65,7 @@ mod pinned;
 mod relay;
 mod roots;
 mod run;
+mod secret_words;
 mod servers;
 mod session;
 mod shape;
@@ -80,6 +82,7 @@ mod sync;
 mod target;
 mod tasks;
 mod trust;
+mod user_dirs;
 mod verbose;
 mod watch;
 
@@ -110,8 +113,8 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     if let Some(words) = names::asked(&raw) {
         return names::print(&words);
     }
-    if let Some(raw) = session::daemon_args(&raw) {
-        return session::daemon(raw, shutdown);
+    if session::is_daemon(&raw) {
+        return session::daemon(shutdown);
     }
     let args = args::parse(raw)?;
     verbose::init(args.verbose);

@@ -54,6 +54,28 @@ pub fn write_error() -> Option<String> {
         .clone()
 }
 
+/// Asks `question` on stderr and reads the answer from stdin: yes only for `y` or `yes`.
+pub fn ask(question: &str) -> bool {
+    ask_or(question, false)
+}
+
+/// [`ask`] whose answer, when the line is empty, is `default`.
+pub fn ask_or(question: &str, default: bool) -> bool {
+    use std::io::{BufRead, Write};
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question}");
+    let _ = err.flush();
+    drop(err);
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(n) if n > 0 => match line.trim().to_ascii_lowercase().as_str() {
+            "" => default,
+            answer => matches!(answer, "y" | "yes"),
+        },
+        _ => false,
+    }
+}
+
 /// Writes a line to stderr (the [`console`](crate::console)'s).
 pub fn warn(line: &str) {
     SAID.with(|(_, warned)| *warned.borrow_mut() = Some(line.to_owned()));

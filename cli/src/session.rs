@@ -24,6 +24,8 @@ mod daemon;
 #[cfg(unix)]
 mod dir;
 #[cfg(unix)]
+mod turns;
+#[cfg(unix)]
 mod wire;
 #[cfg(unix)]
 mod words;
@@ -37,9 +39,12 @@ pub use words::for_session;
 /// command a user types.
 const PROCESS: &str = "--umcp-session-process";
 
-/// The command line of a session's process (without its first word), when this is one.
-pub fn daemon_args(raw: &[OsString]) -> Option<Vec<OsString>> {
-    (raw.first()? == PROCESS).then(|| raw[1..].to_vec())
+/// Whether this is a session's process. Its command line is that word alone: the options
+/// of `session start` (a literal header or secret among them) come over its connection to
+/// the `umcp` that started it, never in its command line, which anyone may read (`ps`) for
+/// as long as the session lives.
+pub fn is_daemon(raw: &[OsString]) -> bool {
+    raw.len() == 1 && raw[0] == PROCESS
 }
 
 /// The names of the sessions whose sockets are in the runtime directory, for completions.
@@ -53,12 +58,12 @@ pub fn names() -> Vec<String> {
 }
 
 /// Runs a session's process.
-pub fn daemon(raw: Vec<OsString>, shutdown: &Shutdown) -> Result<(), Exit> {
+pub fn daemon(shutdown: &Shutdown) -> Result<(), Exit> {
     #[cfg(unix)]
-    return daemon::run(raw, shutdown);
+    return daemon::run(shutdown);
     #[cfg(not(unix))]
     {
-        let _ = (raw, shutdown);
+        let _ = shutdown;
         Err(unsupported())
     }
 }
@@ -258,9 +263,14 @@ fn start(args: &Args, name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
     let failed = |e: std::io::Error| Exit(1, format!("cannot start the session's process: {e}"));
     let exe = std::env::current_exe().map_err(failed)?;
     let (ours, theirs) = UnixStream::pair().map_err(failed)?;
+    // The arguments go over the connection: a command line is anyone's to read.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<_, _>>()
+        .map_err(|_| crate::exit::usage("session start takes its arguments as UTF-8 text"))?;
     let mut child = Command::new(exe)
         .arg(PROCESS)
-        .args(std::env::args_os().skip(1))
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -269,7 +279,7 @@ fn start(args: &Args, name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
         .spawn()
         .map_err(failed)?;
     let run = wire::Run {
-        args: Vec::new(),
+        args,
         stdin: Local.is_terminal(Stream::Stdin),
         stdout: Local.is_terminal(Stream::Stdout),
         stderr: Local.is_terminal(Stream::Stderr),

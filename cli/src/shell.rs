@@ -27,6 +27,7 @@ use crate::signals::Shutdown;
 use crate::spec::{self, COMMANDS};
 
 mod complete;
+mod history;
 
 use complete::{Helper, Names};
 
@@ -214,7 +215,11 @@ fn edit(
         match editor.readline(prompt) {
             Ok(line) => {
                 if !line.trim().is_empty() {
-                    let _ = editor.add_history_entry(line.as_str());
+                    let helper = editor.helper();
+                    let secret =
+                        |tool: &str, key: &str| helper.is_some_and(|h| h.is_secret(tool, key));
+                    let entry = history::kept(&line, &secret);
+                    let _ = editor.add_history_entry(entry.as_str());
                 }
                 if run(&line).is_none() {
                     break;
@@ -233,45 +238,28 @@ fn edit(
         }
     }
     if let Some(path) = &history {
-        save_history(&mut editor, path);
+        save_history(&editor, path);
     }
     Ok(())
 }
 
-/// Writes the history, readable by the user only: lines may hold secrets.
+/// Writes the history, readable by the user only: lines may hold what is private to them.
 fn save_history<H: rustyline::Helper>(
-    editor: &mut rustyline::Editor<H, rustyline::history::DefaultHistory>,
+    editor: &rustyline::Editor<H, rustyline::history::DefaultHistory>,
     path: &std::path::Path,
 ) {
-    if editor.save_history(path).is_err() {
-        return;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    let entries = editor.history().iter().map(String::as_str);
+    if let Err(e) = history::save(path, entries) {
+        warn(&format!("umcp: the history was not saved: {e}"));
     }
 }
 
-/// Where the history is kept: `umcp/shell_history` in the user's state directory
-/// (`$XDG_STATE_HOME`, `~/.local/state`; `%LOCALAPPDATA%` on Windows), made if missing;
-/// `None` when there is none.
+/// Where the history is kept: `shell_history` in umcp's state directory (see
+/// [`state_dir`](crate::user_dirs::state_dir)), made owner-only if missing; `None` when there
+/// is none.
 fn history_file() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let state = match cfg!(windows) {
-        true => var("LOCALAPPDATA"),
-        false => var("XDG_STATE_HOME").or_else(|| Some(var("HOME")?.join(".local/state"))),
-    }?;
-    let dir = state.join("umcp");
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&dir).ok()?;
+    let dir = crate::user_dirs::state_dir()?;
+    umcp::private_file::create_dir(&dir).ok()?;
     Some(dir.join("shell_history"))
 }
 
@@ -310,11 +298,19 @@ impl Backend for Direct<'_> {
     fn names(&self) -> Names {
         let single = self.manager.server_names().len() == 1;
         let options = RequestOptions::default().with_timeout(NAMES_TIMEOUT);
-        let tools = self.manager.known_tools().into_iter().map(|e| {
-            let keys = keys(&e.tool.input_schema.clone().into_value());
-            let name = if single { e.tool.name } else { e.name };
-            (name, keys)
-        });
+        let listed: Vec<(String, Value)> = self
+            .manager
+            .known_tools()
+            .into_iter()
+            .map(|e| {
+                let name = if single { e.tool.name } else { e.name };
+                (name, e.tool.input_schema.clone().into_value())
+            })
+            .collect();
+        let secrets = secrets_of(listed.iter().map(|(n, s)| (n.clone(), s)));
+        let tools = listed
+            .iter()
+            .map(|(name, schema)| (name.clone(), keys(schema)));
         let (prompts, _) = self.manager.with(&options).list_prompts();
         let prompts = prompts.into_iter().map(|e| {
             let arguments = e.prompt.arguments.unwrap_or_default();
@@ -327,6 +323,7 @@ impl Backend for Direct<'_> {
             prompts.collect(),
             resources.into_iter().map(|e| e.resource.uri).collect(),
         )
+        .with_secrets(secrets)
     }
 }
 
@@ -337,6 +334,33 @@ fn keys(schema: &Value) -> Vec<String> {
         .into_iter()
         .flatten()
         .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// The arguments a tool's input `schema` marks secret: `"format": "password"`, or
+/// `"writeOnly": true`, which the shell's history does not keep.
+fn secret_keys(schema: &Value) -> Vec<String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let secret = |p: &Value| {
+        p.get("format").and_then(Value::as_str) == Some("password")
+            || p.get("writeOnly") == Some(&Value::Bool(true))
+    };
+    properties
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| secret(p))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// `(tool, argument)` for every argument of `tools` (`(name, input schema)`) marked secret.
+fn secrets_of<'a>(tools: impl Iterator<Item = (String, &'a Value)>) -> Vec<(String, String)> {
+    tools
+        .flat_map(|(name, schema)| {
+            secret_keys(schema)
+                .into_iter()
+                .map(move |k| (name.clone(), k))
+        })
         .collect()
 }
 
@@ -420,13 +444,18 @@ impl Backend for Through<'_> {
             let found = path.iter().try_fold(v, |v, key| v.get(key));
             found.and_then(Value::as_str).unwrap_or_default().to_owned()
         };
-        let tools = self.listed("tools").into_iter().map(|row| {
-            let schema = row
-                .pointer("/tool/inputSchema")
-                .cloned()
-                .unwrap_or_default();
-            (text(&row, &["name"]), keys(&schema))
-        });
+        let listed: Vec<(String, Value)> = self
+            .listed("tools")
+            .into_iter()
+            .map(|row| {
+                let schema = row.pointer("/tool/inputSchema").cloned();
+                (text(&row, &["name"]), schema.unwrap_or_default())
+            })
+            .collect();
+        let secrets = secrets_of(listed.iter().map(|(n, s)| (n.clone(), s)));
+        let tools = listed
+            .iter()
+            .map(|(name, schema)| (name.clone(), keys(schema)));
         let prompts = self.listed("prompts").into_iter().map(|row| {
             let arguments = row.pointer("/prompt/arguments").and_then(Value::as_array);
             let keys = arguments.into_iter().flatten().map(|a| text(a, &["name"]));
@@ -434,7 +463,7 @@ impl Backend for Through<'_> {
         });
         let resources = self.listed("resources").into_iter();
         let resources = resources.map(|row| text(&row, &["resource", "uri"]));
-        Names::new(tools.collect(), prompts.collect(), resources.collect())
+        Names::new(tools.collect(), prompts.collect(), resources.collect()).with_secrets(secrets)
     }
 }
 
@@ -446,6 +475,20 @@ fn printable(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_schema_marks_passwords_and_write_only_arguments_secret() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "user": {"type": "string"},
+            "pin": {"type": "string", "format": "password"},
+            "key": {"type": "string", "writeOnly": true},
+        }});
+        let tools = [("login".to_owned(), &schema)];
+        let mut secrets = secrets_of(tools.into_iter());
+        secrets.sort();
+        let pair = |k: &str| ("login".to_owned(), k.to_owned());
+        assert_eq!(secrets, [pair("key"), pair("pin")]);
+    }
 
     #[test]
     fn lines_are_split_as_a_shell_splits_them() {

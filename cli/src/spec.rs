@@ -758,8 +758,9 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "UMCP_STATE_DIR",
-        "the directory of umcp's record of the files you trust (default: \
-         $XDG_STATE_HOME/umcp, else ~/.local/state/umcp; %LOCALAPPDATA%\\umcp on Windows)",
+        "the directory of umcp's record of the files you trust and of the shell's history \
+         (default: $XDG_STATE_HOME/umcp, else ~/.local/state/umcp; %LOCALAPPDATA%\\umcp on \
+         Windows; a relative path in any of these is ignored)",
     ),
 ];
 

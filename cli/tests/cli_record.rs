@@ -121,3 +121,41 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+/// A recording holds whole sessions: `umcp record --out F` creates F readable by its owner
+/// only, and refuses when F is a symbolic link (planted in a shared directory, say), leaving
+/// the link's target as it was.
+#[cfg(unix)]
+#[test]
+fn the_recording_is_owner_only_and_never_written_through_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = scratch("private");
+    let file = dir.join("rec.jsonl");
+    let server = umcp_test_support::installed::fixtures_stdio();
+    let record = |out: &std::path::Path| {
+        format!(
+            "umcp record --out '{}' --stdio \"{}\"",
+            out.display(),
+            server.replace('"', "\\\"")
+        )
+    };
+    let (printed, _) = run(&["--stdio", &record(&file), "call", "add", "a=2", "b=3"], 0);
+    assert_eq!(printed.trim(), "5");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "precious").unwrap();
+    let planted = dir.join("planted.jsonl");
+    std::os::unix::fs::symlink(&notes, &planted).unwrap();
+    let out = cli(&["--stdio", &record(&planted), "call", "add", "a=2", "b=3"]);
+    // The recorder refuses, and says why; its server never starts.
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious");
+    assert!(std::fs::symlink_metadata(&planted)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

@@ -25,6 +25,9 @@ impl Error {
     }
 
     /// True for -32020 `HeaderMismatch`: the HTTP routing headers disagreed with the body.
+    /// A `tools/call` whose POST the server refused so (HTTP 400) is re-sent once, after the
+    /// tools are listed again; one answered so on a stream, where the tool may have started,
+    /// comes back as this error.
     ///
     /// See the example on [`Error`].
     pub fn is_header_mismatch(&self) -> bool {

@@ -1,11 +1,18 @@
 //! The Skills extension on the client: listing and describing a server's skills, and loading
 //! one, every file it reads checked against the skill's entry (see `docs/skills.md`).
 
+mod directory;
+mod flow;
+mod frontmatter;
+mod rules;
+mod scalar;
+mod verify;
+
 use serde_json::json;
 
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, Result, SkillError, Unsupported};
 use crate::types::{
-    GetSkillResult, ListSkillsResult, Resource, ResourceContents, Skill, SkillError, SkillResource,
+    GetSkillResult, ListSkillsResult, Resource, ResourceContents, Skill, SkillResource,
     SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
 };
 
@@ -484,14 +491,4 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::decode_base64;
-
-    #[test]
-    fn base64_decodes_with_or_without_padding_and_refuses_other_characters() {
-        assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
-        assert_eq!(decode_base64("aGVsbG8").unwrap(), b"hello");
-        assert_eq!(decode_base64("").unwrap(), b"");
-        assert!(decode_base64("aGV sbG8=").is_none());
-    }
-}
+mod tests;

@@ -118,9 +118,10 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
         Some(true) => EnvPolicy::InheritAll,
         _ => EnvPolicy::AllowList,
     };
-    // VS Code's `envFile` first, so that `env` wins over it.
+    // VS Code's `envFile` first, so that `env` wins over it. Not read for a file read as
+    // written, whose strings name no path yet.
     let mut env = match entry.string("envFile")? {
-        Some(path) if !entry.lenient => {
+        Some(path) if !entry.lenient && !super::vars::is_as_written() => {
             super::env_file::read(Path::new(&path)).map_err(|e| entry.error("envFile", e))?
         }
         _ => Vec::new(),

@@ -5,6 +5,8 @@
 //! string, so a forgotten API key is reported instead of sent as an empty header. A `$` that
 //! does not start `${` is kept as is, and `$${` writes a literal `${`.
 
+use std::cell::Cell;
+
 use crate::redact::clip;
 
 /// Why a string could not be expanded.
@@ -70,11 +72,38 @@ impl std::fmt::Display for VarError {
 /// them reads only the environment, and a message saying just "not set" would hide why.
 const EDITOR_HINTED: &[&str] = &["userHome", "workspaceFolder", "workspaceFolderBasename"];
 
+thread_local! {
+    /// Set while [`as_written`] runs on this thread: nothing is expanded.
+    static AS_WRITTEN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` with every string left as written: no variable is looked up, and each
+/// `${…}`, its default included, stays as it is.
+pub(crate) fn as_written<T>(read: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            AS_WRITTEN.with(|flag| flag.set(self.0));
+        }
+    }
+    let _reset = Reset(AS_WRITTEN.with(|flag| flag.replace(true)));
+    read()
+}
+
+/// Whether [`as_written`] runs on this thread: then nothing is read beyond the file itself
+/// (an `envFile` is not).
+pub(crate) fn is_as_written() -> bool {
+    AS_WRITTEN.with(Cell::get)
+}
+
 /// Expands every variable in `text`, looking values up with `lookup`.
 pub(crate) fn expand(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, VarError> {
+    if is_as_written() {
+        return Ok(text.to_owned());
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('$') {
@@ -143,6 +172,16 @@ mod tests {
         assert_eq!(expand("a${NOPE:-b}c", &vars).unwrap(), "abc");
         assert_eq!(expand("${EMPTY:-d}", &vars).unwrap(), "");
         assert_eq!(expand("${env:NOPE:-}", &vars).unwrap(), "");
+    }
+
+    #[test]
+    fn as_written_nothing_is_looked_up_and_the_flag_does_not_outlive_the_call() {
+        let asked = |name: &str| panic!("`{name}` was looked up");
+        let text = "${A:-x} ${env:B} $${C}";
+        assert_eq!(as_written(|| expand(text, &asked)).unwrap(), text);
+        assert_eq!(expand("${HOME}", &vars).unwrap(), "/home/me");
+        let _ = std::panic::catch_unwind(|| as_written(|| panic!("inside")));
+        assert_eq!(expand("${HOME}", &vars).unwrap(), "/home/me");
     }
 
     #[test]

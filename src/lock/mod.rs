@@ -534,7 +534,7 @@ fn canonical_or_string(text: &str) -> String {
 /// The digest of a canonical definition. The one place the lock hashes, with the crate's own
 /// SHA-256.
 fn digest(definition: &str) -> String {
-    crate::types::sha256_digest(definition.as_bytes())
+    crate::sha256::sha256_digest(definition.as_bytes())
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use crate::config::{ServerConfig, ServerTransport};
 use crate::error::{Error, Result, CLOSED_BY_CLIENT};
 use crate::jsonrpc::{Message, RequestId};
+use crate::private_file;
 use crate::redact::{self, REDACTED};
 use crate::transport::{Connect, Inbound, Inbox, SessionEvent, Transport};
 
@@ -78,13 +79,16 @@ pub const MIN_SECRET_CHARS: usize = 4;
 /// query values redacted. Inside the messages, `<redacted>` replaces:
 ///
 /// - every occurrence of a value given with [`RecordingTransport::with_secret`], or taken
-///   from the server's configuration by [`RecordingTransport::for_server`] (header values
-///   and environment variables with credential-like names, the OAuth client secret, query
-///   values of the URL, secret-looking command-line arguments); values shorter than
+///   from the server's configuration by [`RecordingTransport::for_server`] (every header
+///   value, `Cookie` included, but those of `Accept…`, `Content-Type`, `User-Agent` and the
+///   like; environment variables with credential-like names, `SESSION` and `COOKIE` among
+///   them; the OAuth client secret, query values of the URL, secret-looking command-line
+///   arguments); values shorter than
 ///   [`MIN_SECRET_CHARS`] are ignored, since replacing them everywhere would garble the
 ///   recording rather than hide anything;
 /// - the string value of any member named like a credential (`token`, `access_token`,
-///   `apiKey`, `password`, `secret`, `client_secret`, `authorization`, `cookie`, …);
+///   `apiKey`, `password`, `secret`, `client_secret`, `authorization`, `cookie`,
+///   `set-cookie`, …);
 /// - a word carrying a well-known token prefix (`sk-`, `ghp_`, `xoxb-`, …), and the word after
 ///   `Bearer`.
 ///
@@ -99,15 +103,18 @@ pub struct RecordingTransport {
 }
 
 impl RecordingTransport {
-    /// Records the sessions of `inner` into the file at `path`, created or truncated now.
+    /// Records the sessions of `inner` into the file at `path`, created or truncated now, and
+    /// readable by its owner only (mode 0600 on unix): recordings hold whole sessions. A
+    /// symbolic link, a file with other hard links or another user's file at `path` is
+    /// refused, not written through.
     ///
     /// See the example on [`RecordingTransport`].
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when the file cannot be created.
+    /// [`Error::Io`] when the file cannot be created or is refused.
     pub fn new(inner: impl Connect + 'static, path: &Path) -> Result<RecordingTransport> {
-        let file = File::create(path).map_err(Error::io)?;
+        let file = private_file::create_or_truncate(path).map_err(Error::io)?;
         Ok(RecordingTransport {
             inner: Box::new(inner),
             recorder: Arc::new(Recorder {
@@ -427,8 +434,9 @@ impl Transport for Recorded {
 /// The secrets of a server's configuration (see "Secrets" on [`RecordingTransport`]).
 fn secrets_of(config: &ServerConfig) -> Vec<String> {
     let mut secrets = Vec::new();
-    let mut named = |name: &str, value: &str| {
-        if redact::secret_name(name) || redact::token_like(value) {
+    // `None` for a name: a value that counts whatever its name.
+    let mut named = |name: Option<&str>, value: &str| {
+        if name.is_none_or(redact::secret_name) || redact::token_like(value) {
             secrets.push(value.to_owned());
             // `Bearer abc` is sent as `abc` in some places.
             if let Some((_, token)) = value.split_once(' ') {
@@ -440,7 +448,7 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
         ServerTransport::Stdio(stdio) => {
             let args = stdio.get_args();
             for (name, value) in stdio.get_envs() {
-                named(name, value);
+                named(Some(name), value);
             }
             let shown = redact::args(args);
             let mut hidden = Vec::new();
@@ -462,8 +470,12 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
         }
         ServerTransport::Http(http, oauth) => {
             let url = http.get_url();
+            // A header given for a server is mostly there to identify the client (a cookie, a
+            // key under a name of the server's choosing): every value counts but those of the
+            // standard headers that describe the content or the client.
             for (name, value) in http.get_headers() {
-                named(name, value);
+                let plain = PLAIN_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name));
+                named(if plain { Some(name) } else { None }, value);
             }
             if let Some(secret) = oauth.as_ref().and_then(|o| o.client_secret.clone()) {
                 secrets.push(secret);
@@ -478,9 +490,22 @@ fn secrets_of(config: &ServerConfig) -> Vec<String> {
     secrets
 }
 
+/// Headers that say what the content or the client is, not who: their values are no secret
+/// unless they look like one.
+const PLAIN_HEADERS: [&str; 8] = [
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "cache-control",
+    "content-language",
+    "content-type",
+    "user-agent",
+    "mcp-protocol-version",
+];
+
 /// Member names whose string values are credentials, compared on their lowercased letters
 /// and digits alone.
-const CREDENTIAL_MEMBERS: [&str; 16] = [
+const CREDENTIAL_MEMBERS: [&str; 17] = [
     "token",
     "accesstoken",
     "refreshtoken",
@@ -494,6 +519,7 @@ const CREDENTIAL_MEMBERS: [&str; 16] = [
     "passwd",
     "authorization",
     "cookie",
+    "setcookie",
     "privatekey",
     "bearer",
     "sessiontoken",
@@ -597,10 +623,15 @@ mod tests {
 
         let http = HttpConfig::new("https://h.example/mcp?api_key=q-98765")
             .header("Authorization", "Bearer b-4321")
-            .header("Accept-Language", "fr");
+            .header("Accept-Language", "fr-CH, fr;q=0.9")
+            .header("Cookie", "sid=c-1111")
+            .header("X-Acme-Tenant", "t-2222");
         let http = ServerConfig::new("h", http);
         let mut secrets = secrets_of(&http);
         secrets.sort();
-        assert_eq!(secrets, ["Bearer b-4321", "b-4321", "q-98765"]);
+        assert_eq!(
+            secrets,
+            ["Bearer b-4321", "b-4321", "q-98765", "sid=c-1111", "t-2222"]
+        );
     }
 }

@@ -52,6 +52,9 @@ const QUEUE: usize = 1024;
 /// How long `close` waits for the messages already on their way to be delivered.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
+/// The longest recording [`ReplayTransport::open`] reads: it is held in memory, whole.
+const MAX_RECORDING_BYTES: u64 = 256 << 20;
+
 /// How much of a request's params an error quotes.
 const QUOTE_CHARS: usize = 300;
 
@@ -119,15 +122,17 @@ pub struct ReplayTransport {
 }
 
 impl ReplayTransport {
-    /// The recording in the file at `path`.
+    /// The recording in the file at `path`, of at most 256 MiB (a longer one is refused
+    /// unread).
     ///
     /// See the example on [`NOT_RECORDED`].
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when the file cannot be read; as [`ReplayTransport::parse`] otherwise.
+    /// [`Error::Io`] when the file cannot be read or is too long; as
+    /// [`ReplayTransport::parse`] otherwise.
     pub fn open(path: &Path) -> Result<ReplayTransport> {
-        let text = std::fs::read_to_string(path).map_err(Error::io)?;
+        let text = crate::capped::read_text(path, MAX_RECORDING_BYTES).map_err(Error::io)?;
         ReplayTransport::parse(&path.display().to_string(), &text)
     }
 

@@ -94,9 +94,13 @@ pub use sampling::{
 };
 pub use schema::Schema;
 pub use skills::{
-    sha256_digest, GetSkillResult, ListSkillsResult, Skill, SkillError, SkillResource,
-    SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
+    GetSkillResult, ListSkillsResult, Skill, SkillResource, SkillResources, SkillsSettings,
+    MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
 };
+// The Skills extension's error and digest stay where its types are, though the error lives
+// with the crate's errors and the digest with the client's Skills code.
+pub use crate::error::SkillError;
+pub use crate::sha256::sha256_digest;
 pub use subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, SUBSCRIPTIONS_ACKNOWLEDGED,

@@ -314,3 +314,35 @@ fn a_large_env_loads_in_linear_time() {
     // Looking each variable up among the earlier ones took minutes here in a debug build.
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
+
+#[test]
+fn a_file_larger_than_the_bound_is_refused_unread_and_nesting_is_bounded() {
+    let dir = std::env::temp_dir().join(format!("umcp-config-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let huge = dir.join("huge.json");
+    let padding = " ".repeat(16 << 20);
+    std::fs::write(&huge, format!("{{\"mcpServers\": {{}}}}{padding}")).unwrap();
+    let message = ConfigFile::load(&huge).unwrap_err().to_string();
+    assert!(message.contains("larger than 16 MiB"), "{message}");
+    #[cfg(unix)]
+    {
+        let endless = ConfigFile::load("/dev/zero").unwrap_err().to_string();
+        assert!(endless.contains("larger than 16 MiB"), "{endless}");
+    }
+    // Nested past JSON's own bound: an error, not a stack overflow.
+    let deep = dir.join("deep.json");
+    let nested = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    std::fs::write(
+        &deep,
+        format!("{{\"mcpServers\": {{\"a\": {{\"args\": {nested}}}}}}}"),
+    )
+    .unwrap();
+    let outcome = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || ConfigFile::load(&deep).map(drop))
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert!(outcome.is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

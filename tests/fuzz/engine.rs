@@ -279,8 +279,16 @@ fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
+/// `tests/fuzz/corpus` of the workspace: under the package that compiles this engine (the
+/// library), or under the first folder above it that has one (the test-support package, for
+/// the command-line tool's targets).
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/corpus")
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let corpus = |dir: &std::path::Path| dir.join("tests/fuzz/corpus");
+    here.ancestors()
+        .map(corpus)
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| corpus(&here))
 }
 
 /// `data` as an escaped byte string, cut to a readable length.

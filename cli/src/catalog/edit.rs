@@ -8,7 +8,7 @@
 //! comments) is kept byte for byte.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -16,6 +16,10 @@ use serde_json::{Map, Value};
 /// The deepest nesting read: a file nested deeper is refused rather than read by a recursion
 /// that could exhaust the stack.
 const MAX_DEPTH: usize = 128;
+
+/// How deep the objects whose members' values are kept lie: the top level (depth 0), and
+/// the sections in it, `mcp.servers` the deepest (depth 2).
+const ENTRY_DEPTH: usize = 3;
 
 /// The sections servers are listed in, in the order they are looked for (as umcp reads them):
 /// each one's name as shown and its path of keys from the top-level object.
@@ -42,7 +46,10 @@ struct Member {
     value_end: usize,
     /// The comma after the value, when there is one (a trailing one too).
     comma: Option<usize>,
-    value: Value,
+    /// The value, kept for the members of the top three levels only, where the server
+    /// entries are: a deeper value is in its parent's alone, so that a value nested many
+    /// levels down is not copied once per level.
+    value: Option<Value>,
     /// The member's value when it is an object, with its members' places.
     object: Option<Object>,
 }
@@ -103,10 +110,12 @@ impl Document {
     /// Every server entry, section by section, each in the file's order.
     pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
         self.sections.iter().flat_map(|(section, object)| {
-            object.members.iter().map(move |m| Entry {
-                section,
-                name: &m.key,
-                value: &m.value,
+            object.members.iter().filter_map(move |m| {
+                Some(Entry {
+                    section,
+                    name: &m.key,
+                    value: m.value.as_ref()?,
+                })
             })
         })
     }
@@ -401,13 +410,14 @@ impl Parser<'_> {
             if comma.is_some() {
                 self.at += 1;
             }
-            map.insert(key.clone(), value.clone());
+            let kept = (depth < ENTRY_DEPTH).then(|| value.clone());
+            map.insert(key.clone(), value);
             members.push(Member {
                 key,
                 key_start,
                 value_end,
                 comma,
-                value,
+                value: kept,
                 object,
             });
         }
@@ -469,66 +479,49 @@ impl Parser<'_> {
     }
 }
 
-/// Writes `text` to `path` (through a symbolic link) atomically, by a new file renamed over it;
-/// nothing is written when the file has changed since `before`, the text the edit was made from.
+/// The largest configuration file read: far more than any list of servers, and a bound on
+/// what a checkout's file can make umcp hold.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The text of the file at `path`, refused (`InvalidData`) past [`MAX_FILE_BYTES`] or when
+/// it is not UTF-8.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        let message = format!("larger than {} MiB", MAX_FILE_BYTES >> 20);
+        return Err(io::Error::new(io::ErrorKind::InvalidData, message));
+    }
+    String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
+}
+
+/// Writes `text` to `path` (through a symbolic link) atomically, by a new file renamed over it
+/// with the old one's permissions (umcp's private-file writer); nothing is written when the
+/// file has changed since `before`, the text the edit was made from.
 pub fn write(path: &Path, before: Option<&str>, text: &str) -> io::Result<()> {
     let target = match fs::canonicalize(path) {
         Ok(target) => target,
         Err(e) if e.kind() == io::ErrorKind::NotFound && before.is_none() => path.to_owned(),
         Err(e) => return Err(e),
     };
+    let now = read_text(&target).ok();
+    if now.as_deref() != before {
+        return Err(io::Error::other(
+            "the file changed while it was being edited; nothing was written",
+        ));
+    }
+    umcp::private_file::replace_keeping_permissions(&target, text.as_bytes())?;
+    // The rename itself is made durable where the platform allows.
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
         _ => PathBuf::from("."),
     };
-    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (temp, mut file) = create_beside(&dir, &file_name)?;
-    let written = (|| {
-        file.write_all(text.as_bytes())?;
-        if let Some(permissions) = &permissions {
-            file.set_permissions(permissions.clone())?;
-        }
-        file.sync_all()?;
-        drop(file);
-        let now = fs::read_to_string(&target).ok();
-        if now.as_deref() != before {
-            return Err(io::Error::other(
-                "the file changed while it was being edited; nothing was written",
-            ));
-        }
-        fs::rename(&temp, &target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-        return written;
-    }
-    // The rename itself is made durable where the platform allows.
     if let Ok(dir) = fs::File::open(&dir) {
         let _ = dir.sync_all();
     }
     Ok(())
-}
-
-/// A new file in `dir` named after `name`, created exclusively (never one that exists, nor a
-/// link planted there), readable by its owner only until the permissions are copied.
-fn create_beside(dir: &Path, name: &str) -> io::Result<(PathBuf, fs::File)> {
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut attempt = 0u32;
-    loop {
-        let temp = dir.join(format!(".{name}.umcp-{}-{attempt}.tmp", std::process::id()));
-        match options.open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -703,3 +696,7 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/catalog_edits.rs"]
+mod fuzz;

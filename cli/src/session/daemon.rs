@@ -17,17 +17,18 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::sync::lock;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
-use umcp::{Manager, ServerStatus};
+use umcp::{Manager, ServerConfig, ServerStatus, ServerTransport};
 
 use super::dir;
+use super::turns::{Seats, Turns};
 use super::wire::{self, Reader, Reply, Request, Run, Status, TICK, WRITE_TIMEOUT};
 use crate::args;
 use crate::arguments::Stdin;
@@ -48,9 +49,9 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(3600);
 /// How often the session looks whether it is idle or its servers are gone.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
 
-/// Runs the session's process: `raw` is the command line it was started with (`session
-/// start NAME …`), its stdin the connection to the `umcp` that started it.
-pub fn run(raw: Vec<OsString>, shutdown: &Shutdown) -> Result<(), Exit> {
+/// Runs the session's process, its stdin the connection to the `umcp` that started it, whose
+/// first message holds the command line it was started with (`session start NAME …`).
+pub fn run(shutdown: &Shutdown) -> Result<(), Exit> {
     let startup = io::stdin()
         .as_fd()
         .try_clone_to_owned()
@@ -76,6 +77,7 @@ pub fn run(raw: Vec<OsString>, shutdown: &Shutdown) -> Result<(), Exit> {
     });
     let code = {
         let _console = console::redirect(Arc::clone(&link) as Arc<dyn Console>);
+        let raw = run.args.iter().map(OsString::from).collect();
         crate::exit::report(start(raw, shutdown, &bound))
     };
     let session = match code {
@@ -124,6 +126,16 @@ fn remove_socket(path: &Path, ino: u64) {
     }
 }
 
+/// `server`, ending with this process however it ends: a session lives for hours, and may be
+/// killed (`kill -9`, out of memory, a logout) with no code of its own run; a stdio server's
+/// whole process tree then ends with it, the helpers it started included.
+fn ended_with_this_process(mut server: ServerConfig) -> ServerConfig {
+    if let ServerTransport::Stdio(stdio) = &mut server.transport {
+        *stdio = stdio.clone().end_with_parent(true);
+    }
+    server
+}
+
 /// Parses the command line, takes the session's name and connects the servers, everything
 /// said on the starting umcp's console. The session is left in `bound`.
 fn start(
@@ -140,6 +152,12 @@ fn start(
     };
     super::check_start(&args, &name)?;
     let servers = crate::run::configured(&args, cmd)?;
+    let mut servers = servers;
+    servers.servers = servers
+        .servers
+        .into_iter()
+        .map(ended_with_this_process)
+        .collect();
     let dir = dir::runtime_dir()?;
     let path = dir::socket(&dir, &name);
     let listener = bind(&path, &name)?;
@@ -193,22 +211,10 @@ fn bound_session(bound: &Arc<Mutex<Option<Bound>>>) -> Option<Session> {
         started: Instant::now(),
         manager: Arc::clone(&connected.manager),
         listener: bound.listener,
-        turn: Mutex::new(Turn {
-            running: 0,
-            watching: 0,
-            last: Instant::now(),
-        }),
-        wake: Condvar::new(),
-        callers: AtomicUsize::new(0),
+        turns: Turns::new(),
+        seats: Seats::new(MAX_CALLERS),
         _connected: connected,
     })
-}
-
-/// How many commands run, how many `watch`es beside them, and when the last one ended.
-struct Turn {
-    running: usize,
-    watching: usize,
-    last: Instant,
 }
 
 /// A running session.
@@ -220,9 +226,10 @@ struct Session {
     started: Instant,
     manager: Arc<Manager>,
     listener: UnixListener,
-    turn: Mutex<Turn>,
-    wake: Condvar,
-    callers: AtomicUsize,
+    /// The command running, and the `watch`es beside it.
+    turns: Turns,
+    /// The callers connected.
+    seats: Arc<Seats>,
     /// The servers and the printer of their log messages (`--log`), for the session's life.
     _connected: crate::run::Connected,
 }
@@ -249,24 +256,22 @@ impl Session {
                 std::thread::sleep(TICK);
                 continue;
             };
-            if session.callers.fetch_add(1, Ordering::SeqCst) >= MAX_CALLERS {
-                session.callers.fetch_sub(1, Ordering::SeqCst);
+            let Some(seat) = session.seats.take() else {
                 refuse(
                     &stream,
                     &format!("{MAX_CALLERS} callers are connected already"),
                 );
                 continue;
-            }
+            };
             let serving = Arc::clone(&session);
-            let spawned = std::thread::Builder::new()
+            // The seat goes with the thread, and back when it ends, however it ends (or at
+            // once, when no thread can be started).
+            let _ = std::thread::Builder::new()
                 .name("umcp-session-caller".into())
                 .spawn(move || {
+                    let _seat = seat;
                     serving.caller(stream);
-                    serving.callers.fetch_sub(1, Ordering::SeqCst);
                 });
-            if spawned.is_err() {
-                session.callers.fetch_sub(1, Ordering::SeqCst);
-            }
         }
         Ok(())
     }
@@ -275,12 +280,8 @@ impl Session {
     /// `stop` closes the servers and ends the process.
     fn watch(&self, stop: impl Fn(i32)) {
         loop {
-            let turn = lock(&self.turn);
-            let (turn, _) = self
-                .wake
-                .wait_timeout(turn, WATCH_EVERY)
-                .unwrap_or_else(PoisonError::into_inner);
-            if turn.running > 0 || turn.watching > 0 {
+            let turn = self.turns.after(WATCH_EVERY);
+            if turn.busy() {
                 continue;
             }
             let idle = turn.last.elapsed() >= self.idle;
@@ -332,7 +333,14 @@ impl Session {
             .as_ref()
             .is_ok_and(|a| a.command.first().is_some_and(|c| c == "watch"));
         let json = parsed.as_ref().is_ok_and(|a| a.json);
-        self.begin(watch);
+        // Held until the command ends, or unwinds: either gives the turn back.
+        let _watching = watch.then(|| self.turns.watch());
+        let turn = (!watch).then(|| self.turns.take());
+        if turn.as_ref().is_some_and(|t| t.alone) {
+            // The time the user took answering questions is forgotten when no other command
+            // runs to count it.
+            crate::deadline::reset_asked();
+        }
         let interrupt = Interrupt::default();
         let stopping = interrupt.clone();
         link.ends_with_stdout.store(watch, Ordering::SeqCst);
@@ -343,14 +351,24 @@ impl Session {
             // What a server asks or logs on a thread of its own reaches the command that
             // started last, a watch excepted.
             let _running = (!watch).then(|| console::running(console));
-            let result = parsed.and_then(|args| {
-                let (cmd, rest) = args::command(&args)?;
-                super::check_through(&args, cmd)?;
-                // The caller read its stdin and files into the words it sent.
-                let stdin = Stdin::Refused("a session's process has no stdin of yours");
-                let arguments = crate::run::arguments(cmd, &rest, stdin)?;
-                let command = (cmd, rest.as_slice(), arguments);
-                crate::run::execute(&self.manager, &args, command, received, &interrupt)
+            // A command that panics ends with an error for its caller, as any failure does;
+            // its turn and seat go back as the guards unwind.
+            let run = std::panic::AssertUnwindSafe(|| {
+                parsed.and_then(|args| {
+                    let (cmd, rest) = args::command(&args)?;
+                    super::check_through(&args, cmd)?;
+                    // The caller read its stdin and files into the words it sent.
+                    let stdin = Stdin::Refused("a session's process has no stdin of yours");
+                    let arguments = crate::run::arguments(cmd, &rest, stdin)?;
+                    let command = (cmd, rest.as_slice(), arguments);
+                    crate::run::execute(&self.manager, &args, command, received, &interrupt)
+                })
+            });
+            let result = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+                Err(Exit(
+                    1,
+                    "the command failed unexpectedly (a bug in umcp)".into(),
+                ))
             });
             match link.cancelled() {
                 // Stopped by the caller: its own signal is the exit code, nothing printed.
@@ -359,39 +377,12 @@ impl Session {
             }
         };
         // The caller has its exit code before the session looks idle (or ends, its servers
-        // gone): what it printed last is never cut off.
+        // gone): what it printed last is never cut off. The turn goes back after.
         link.finish(result);
-        self.end(watch);
-    }
-
-    /// Counts a command in: the session is not idle while it runs. The time the user takes
-    /// answering questions is forgotten when no other command runs to count it.
-    fn begin(&self, watch: bool) {
-        let mut turn = lock(&self.turn);
-        match watch {
-            true => turn.watching += 1,
-            false => {
-                if turn.running == 0 {
-                    crate::deadline::reset_asked();
-                }
-                turn.running += 1;
-            }
-        }
-    }
-
-    /// Counts a command out.
-    fn end(&self, watch: bool) {
-        let mut turn = lock(&self.turn);
-        match watch {
-            true => turn.watching -= 1,
-            false => turn.running -= 1,
-        }
-        turn.last = Instant::now();
-        self.wake.notify_all();
     }
 
     fn status(&self) -> Status {
-        let turn = lock(&self.turn);
+        let turn = self.turns.now();
         let servers = self.manager.statuses().into_iter().map(|(name, status)| {
             let state = match status.is_connected() {
                 true => "connected".to_owned(),
@@ -404,12 +395,12 @@ impl Session {
             pid: std::process::id(),
             servers: servers.collect(),
             uptime: self.started.elapsed().as_secs(),
-            idle: match turn.running > 0 || turn.watching > 0 {
+            idle: match turn.busy() {
                 true => 0,
                 false => turn.last.elapsed().as_secs(),
             },
             idle_limit: self.idle.as_secs(),
-            busy: turn.running > 0 || turn.watching > 0,
+            busy: turn.busy(),
         }
     }
 }

@@ -297,3 +297,7 @@ mod tests {
         assert_eq!(chunks("").count(), 0);
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/fuzz/session_frames.rs"]
+mod fuzz;

@@ -33,6 +33,8 @@ pub struct Names {
     prompts: Vec<(String, Vec<String>)>,
     /// The resources' URIs.
     resources: Vec<String>,
+    /// The arguments of tools whose schema marks them secret, as (tool, argument).
+    secrets: Vec<(String, String)>,
 }
 
 impl Names {
@@ -49,7 +51,19 @@ impl Names {
             tools: tools.into_iter().filter_map(keep).collect(),
             prompts: prompts.into_iter().filter_map(keep).collect(),
             resources: resources.into_iter().filter(|r| printable(r)).collect(),
+            secrets: Vec::new(),
         }
+    }
+
+    /// These names, knowing which tool arguments are secret (`(tool, argument)`).
+    pub fn with_secrets(mut self, secrets: Vec<(String, String)>) -> Names {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Whether the schema of `tool` marks its argument `key` secret.
+    pub fn is_secret(&self, tool: &str, key: &str) -> bool {
+        self.secrets.iter().any(|(t, k)| t == tool && k == key)
     }
 }
 
@@ -137,6 +151,12 @@ impl<'a> Helper<'a> {
             fetch,
             names: RefCell::new(None),
         }
+    }
+
+    /// Whether the schema of `tool` marks its argument `key` secret (the names fetched if
+    /// they are not known).
+    pub fn is_secret(&self, tool: &str, key: &str) -> bool {
+        self.names().is_secret(tool, key)
     }
 
     /// Forgets the names: the next Tab fetches them again.

@@ -168,3 +168,133 @@ fn a_new_file_is_made_and_the_protocol_is_honoured() {
     let seen: serde_json::Value = serde_json::from_slice(&seen.stdout).unwrap();
     assert_eq!(seen["server/discover"], 1, "{seen}");
 }
+
+/// Concurrent edits take turns: of 20 `servers add` run at once into one file, none loses
+/// another's entry, and each says it added its own.
+#[test]
+fn twenty_concurrent_adds_leave_twenty_entries() {
+    let path = file("concurrent", "c.json", "{\"mcpServers\": {}}\n");
+    let config = path.to_str().unwrap().to_owned();
+    let runs: Vec<_> = (0..20)
+        .map(|n| {
+            let (name, stdio) = (format!("s{n}"), format!("echo {n}"));
+            umcp_test_support::installed::umcp_in(&empty_home())
+                .args([
+                    "--config", &config, "servers", "add", &name, "--stdio", &stdio,
+                ])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("run umcp")
+        })
+        .collect();
+    for run in runs {
+        let out = run.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).expect(&text);
+    let entries = file["mcpServers"].as_object().unwrap();
+    assert_eq!(entries.len(), 20, "{text}");
+    for n in 0..20 {
+        assert_eq!(
+            entries[&format!("s{n}")]["args"][0],
+            n.to_string(),
+            "{text}"
+        );
+    }
+}
+
+/// Adding a literal secret to a file of a git checkout says the repository will hold it, and
+/// suggests a `${VAR}`; at a terminal, the reference is offered and written instead.
+#[test]
+fn a_literal_secret_for_a_shared_file_is_warned_of_and_a_reference_offered() {
+    let path = file("shared", ".mcp.json", "{\"mcpServers\": {}}\n");
+    let dir = path.parent().unwrap().to_owned();
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    let secret = "sk-live-0123456789abcdef";
+    let header = format!("Authorization: Bearer {secret}");
+    let add = [
+        "servers",
+        "add",
+        "prod",
+        "--url",
+        "https://api.example.com/mcp",
+        "--header",
+    ];
+    let out = umcp_test_support::installed::umcp_in(&dir)
+        .args(add)
+        .arg(&header)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("a file of a git checkout") || err.contains("this project's"),
+        "{err}"
+    );
+    assert!(
+        err.contains("headers.Authorization as Bearer ${PROD_TOKEN}"),
+        "{err}"
+    );
+
+    // At a terminal, the default answer writes the reference.
+    std::fs::write(&path, "{\"mcpServers\": {}}\n").unwrap();
+    let mut args: Vec<&str> = add.to_vec();
+    args.push(&header);
+    let screen = stdout(&umcp_test_support::installed::terminal_session_in(
+        &dir,
+        &[],
+        &args,
+        "",
+        "\n",
+        std::time::Duration::ZERO,
+    ));
+    assert!(
+        screen.contains("Write ${PROD_TOKEN} in its place"),
+        "{screen}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(secret), "{text}");
+    assert!(text.contains("Bearer ${PROD_TOKEN}"), "{text}");
+}
+
+/// A configuration file is read up to 16 MiB, and a value nested deep in it is held once, not
+/// once per level: listing a 15 MiB file nested 120 levels deep fits in a few hundred MiB of
+/// address space (it once took 4 GB). A longer file is refused unread.
+#[cfg(unix)]
+#[test]
+fn a_huge_deep_file_is_listed_in_bounded_memory_and_a_longer_one_refused() {
+    let nested = |size: usize| {
+        let mut text = String::from("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"deep\": ");
+        text.push_str(&"[".repeat(120));
+        text.push('"');
+        text.push_str(&"x".repeat(size));
+        text.push('"');
+        text.push_str(&"]".repeat(120));
+        text.push_str("}}}\n");
+        text
+    };
+    let path = file("huge", "huge.json", &nested(15 << 20));
+    let config = path.to_str().unwrap().to_owned();
+    // An address-space limit far above what one copy takes, far below a copy per level.
+    let line = format!("ulimit -v 1048576; exec umcp --config '{config}' servers list");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &line])
+        .envs(
+            umcp_test_support::installed::umcp_in(&empty_home())
+                .get_envs()
+                .filter_map(|(k, v)| Some((k, v?))),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("a  stdio  x"), "{}", stdout(&out));
+
+    let path = file("huger", "huger.json", &nested(17 << 20));
+    let out = servers(&path, &["servers", "list"], 2);
+    assert!(
+        stderr(&out).contains("larger than 16 MiB"),
+        "{}",
+        stderr(&out)
+    );
+}

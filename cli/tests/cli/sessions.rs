@@ -403,3 +403,116 @@ fn server_picks_one_server_of_a_session_for_a_command() {
         ]
     );
 }
+
+/// A session killed with SIGKILL runs none of its own code, yet takes its servers' whole
+/// process trees with it: a helper its server started in the background ends too.
+#[test]
+fn a_killed_session_takes_its_servers_process_trees_with_it() {
+    let mut sessions = Sessions::new("killed");
+    let work = empty_home().join("session-killed");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let pidfile = work.join("helper.pid");
+    let script = work.join("server.sh");
+    let body = format!(
+        "sleep 3333 &\necho $! > '{}'\nexec {}\n",
+        pidfile.display(),
+        fixtures_stdio()
+    );
+    std::fs::write(&script, body).unwrap();
+    sessions.start("k", &["--stdio", &format!("sh '{}'", script.display())], 0);
+    sessions.wait_for("the helper to start", || pidfile.exists());
+    let helper: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(crate::signals::running(helper));
+    let listed = sessions.cli(&["--json", "session", "list"]);
+    let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let daemon = rows[0]["pid"]
+        .as_u64()
+        .expect("the session's pid")
+        .to_string();
+    assert!(Command::new("kill")
+        .args(["-KILL", &daemon])
+        .status()
+        .unwrap()
+        .success());
+    sessions.wait_for("the server's helper to end", || {
+        !crate::signals::running(helper)
+    });
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// A session's process keeps its options off its command line, which anyone may read (`ps`)
+/// for as long as the session lives: a literal secret given to `session start` is not in it.
+#[test]
+fn a_sessions_command_line_holds_no_secret() {
+    let mut sessions = Sessions::new("argv");
+    let secret = "sk-live-0123456789abcdef";
+    let env = format!("API_KEY={secret}");
+    sessions.start("a", &["--stdio", &fixtures_stdio(), "--env", &env], 0);
+    assert_eq!(
+        stdout(&sessions.run("a", &["call", "add", "a=1", "b=2"], 0)),
+        "3\n"
+    );
+    let listed = sessions.cli(&["--json", "session", "list"]);
+    let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let pid = rows[0]["pid"].as_u64().expect("the session's pid");
+    let out = Command::new("ps")
+        .args(["-ww", "-o", "args=", "-p", &pid.to_string()])
+        .output()
+        .expect("ps");
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(line.contains("umcp"), "{line}");
+    assert!(
+        !line.contains(secret) && !line.contains("API_KEY"),
+        "{line}"
+    );
+}
+
+/// Without a runtime directory, sessions live in the user's cache directory: a name planted
+/// in the shared temporary directory (by another user, in life; a file here) keeps no one
+/// from starting sessions.
+#[test]
+fn without_a_runtime_directory_sessions_live_in_the_users_cache() {
+    let home = empty_home().join("session-cache-home");
+    let tmp = empty_home().join("session-cache-tmp");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    // What another user could make first where the sessions once fell back to.
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let uid = String::from_utf8_lossy(&uid.stdout).trim().to_owned();
+    std::fs::write(tmp.join(format!("umcp-{uid}")), "squatted").unwrap();
+    let umcp = |args: &[&str]| {
+        umcp_in(&home)
+            .env_remove("UMCP_RUNTIME_DIR")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env("TMPDIR", &tmp)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let started = umcp(&[
+        "session",
+        "start",
+        "c",
+        "--stdio",
+        &fixtures_stdio(),
+        "--idle",
+        "60",
+    ]);
+    assert_eq!(started.status.code(), Some(0), "{}", stderr(&started));
+    let socket = home.join(".cache/umcp/sessions/c.sock");
+    assert!(socket.exists(), "no socket at {}", socket.display());
+    let called = umcp(&["--session", "c", "call", "add", "a=1", "b=1"]);
+    assert_eq!(stdout(&called), "2\n", "{}", stderr(&called));
+    let stopped = umcp(&["session", "stop", "c"]);
+    assert_eq!(stopped.status.code(), Some(0), "{}", stderr(&stopped));
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

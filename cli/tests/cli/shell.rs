@@ -165,6 +165,19 @@ fn on_a_terminal_tab_completes_and_ctrl_c_stops_only_the_command() {
     }
 }
 
+/// The history keeps no value of an argument named like a secret.
+#[test]
+fn on_a_terminal_the_history_keeps_no_secret_argument() {
+    typed(&["call echo message=hi password=hunter2\r", "exit\r"]);
+    let history = empty_home().join("shell-state/umcp/shell_history");
+    let kept = std::fs::read_to_string(&history).unwrap();
+    assert!(
+        kept.contains("call echo message=hi password=<redacted>\n"),
+        "{kept}"
+    );
+    assert!(!kept.contains("hunter2"), "{kept}");
+}
+
 #[test]
 fn on_a_terminal_a_sigint_at_the_prompt_leaves_the_shell_running() {
     let mut umcp = umcp_in(&empty_home());

@@ -143,7 +143,8 @@ fn a_found_project_file_runs_nothing_until_trusted() {
 }
 
 /// Nothing of an untrusted file reaches the network, and its variables are not read: what the
-/// terminal is shown names them, never their values. `y` trusts the file for the runs after.
+/// terminal is shown names them, never their values, and shows what the file itself says as
+/// it is. `y` trusts the file for the runs after.
 #[test]
 fn the_terminal_is_shown_what_would_run_and_asked() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -168,17 +169,19 @@ fn the_terminal_is_shown_what_would_run_and_asked() {
         ))
     };
     let screen = session("n\n");
+    // What the file's author wrote is shown as it will be sent (the key in the URL); what
+    // umcp would fill in from the user's environment is shown as the variable it reads.
     for shown in [
         "is not trusted",
         "  a: runs sh -c 'touch ran'",
-        "?key=<redacted> sending X-Leak",
+        "?key=hunter2 sending X-Leak: ${env:UMCP_TEST_LEAK}",
         "reads the environment variables UMCP_TEST_LEAK",
         "Trust it and start its servers? [y/N]",
         "none of its servers was started",
     ] {
         assert!(screen.contains(shown), "{shown}: {screen}");
     }
-    assert!(!screen.contains("the-leaked-value") && !screen.contains("hunter2"));
+    assert!(!screen.contains("the-leaked-value"));
     assert!(!ran(&dir));
     assert!(listener.accept().is_err(), "nothing was sent");
 
@@ -299,4 +302,123 @@ fn trust_options_and_the_state_directory() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// The prompt shows what will run, as its author wrote it: a secret-looking word does not hide
+/// the command after it, and an environment value (a package registry) is shown.
+#[test]
+fn the_prompt_shows_the_commands_and_values_that_will_run() {
+    let hostile = json!({
+        "command": "sh",
+        "args": ["-c", "sk-live-1 2>/dev/null; touch pwned"],
+        "env": {"npm_config_registry": "https://evil.example/"},
+    });
+    let dir = project("shown", json!({ "docs": hostile }));
+    let out = terminal_session_in(&dir, &[], &["tools"], "", "n\n", Duration::ZERO);
+    let screen = stdout(&out);
+    for shown in [
+        "  docs: runs sh -c 'sk-live-1 2>/dev/null; touch pwned' \
+         with npm_config_registry=https://evil.example/",
+        "Trust it and start its servers? [y/N]",
+    ] {
+        assert!(screen.contains(shown), "{shown}: {screen}");
+    }
+    assert!(!screen.contains("<redacted>"), "{screen}");
+    assert!(!dir.join("pwned").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A checkout whose `.mcp.json` (or `.vscode` folder) is a link to another project's trusted
+/// file does not borrow its trust: the servers would run here, with this checkout's own
+/// scripts. Nothing starts, and the run ends with the untrusted code.
+#[cfg(unix)]
+#[test]
+fn trust_is_not_borrowed_through_a_link() {
+    let workspace = empty_home().join("trust-borrowed");
+    let _ = std::fs::remove_dir_all(&workspace);
+    let (acme, evil) = (workspace.join("acme"), workspace.join("evil"));
+    // The trusted project runs `sh server.sh` from its own directory.
+    let runs_script = json!({"mcpServers": {"acme": {"command": "sh", "args": ["server.sh"]}}});
+    write(&acme.join(".mcp.json"), &runs_script);
+    write(&acme.join(".vscode/mcp.json"), &runs_script);
+    std::fs::write(acme.join("server.sh"), "touch ran-acme\n").unwrap();
+    std::fs::create_dir_all(&evil).unwrap();
+    std::fs::write(evil.join("server.sh"), "touch PWNED\n").unwrap();
+    // Both places share one home, so one list of trusted files.
+    let run = |dir: &Path, args: &[&str]| {
+        umcp_in(dir)
+            .env("HOME", &workspace)
+            .env("XDG_STATE_HOME", workspace.join("state"))
+            .args(args)
+            .output()
+            .expect("run umcp")
+    };
+    for file in [".mcp.json", ".vscode/mcp.json"] {
+        let out = run(&acme, &["trust", file]);
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    }
+
+    std::os::unix::fs::symlink("../acme/.mcp.json", evil.join(".mcp.json")).unwrap();
+    let out = run(&evil, &["--timeout", "10", "tools"]);
+    let err = stderr(&out);
+    assert_eq!(code(&out), Some(UNTRUSTED), "{err}");
+    assert!(
+        err.contains("is not trusted") && err.contains("a link to"),
+        "{err}"
+    );
+    assert!(!evil.join("PWNED").exists(), "the checkout's script ran");
+
+    std::fs::remove_file(evil.join(".mcp.json")).unwrap();
+    std::os::unix::fs::symlink("../acme/.vscode", evil.join(".vscode")).unwrap();
+    let out = run(&evil, &["--timeout", "10", "tools"]);
+    assert_eq!(code(&out), Some(UNTRUSTED), "{}", stderr(&out));
+    assert!(!evil.join("PWNED").exists(), "the checkout's script ran");
+
+    // Where it was trusted, it still is.
+    let out = run(&acme, &["--timeout", "10", "tools"]);
+    assert!(
+        stderr(&out).contains("(this project's, trusted)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(acme.join("ran-acme").exists());
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+/// An empty or relative `HOME` or `XDG_CONFIG_HOME` names no home: the checkout's
+/// `Claude/claude_desktop_config.json` or `.cursor/mcp.json` (Cursor's own project file) is
+/// not taken for the user's, and nothing of it runs.
+#[test]
+fn an_empty_or_relative_home_makes_no_checkout_file_the_users() {
+    let dir = empty_home().join("trust-no-home");
+    let _ = std::fs::remove_dir_all(&dir);
+    write(
+        &dir.join("Claude/claude_desktop_config.json"),
+        &json!({ "mcpServers": { "claude": toucher() } }),
+    );
+    write(
+        &dir.join(".config/Claude/claude_desktop_config.json"),
+        &json!({ "mcpServers": { "claude": toucher() } }),
+    );
+    write(
+        &dir.join(".cursor/mcp.json"),
+        &json!({ "mcpServers": { "cursor": toucher() } }),
+    );
+    for (home, config_home) in [("", ""), ("", "/nonexistent"), (".", "."), ("", ".config")] {
+        let out = umcp_in(&dir)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", config_home)
+            .args(["--timeout", "10", "tools"])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(
+            code(&out),
+            Some(2),
+            "HOME={home:?} XDG_CONFIG_HOME={config_home:?}: {err}"
+        );
+        assert!(err.contains("no configuration file"), "{err}");
+        assert!(!ran(&dir), "HOME={home:?} XDG_CONFIG_HOME={config_home:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,6 +7,7 @@
 //! A request given up on (timed out, cancelled, unanswerable) is forgotten and cancelled on
 //! the server without holding the caller any longer ([`Connection::abandon`]).
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -29,12 +30,22 @@ pub(crate) struct Call<'a> {
     /// whole set-up, pushed back by any time the transport spent past the send's deadline
     /// obtaining credentials. Such a request is never cancelled, nor recorded as given up.
     pub(crate) setup: Option<&'a Mutex<Instant>>,
+    /// Set when the request's outcome is the failure of its send (over HTTP, a status outside
+    /// 2xx answering the POST, whose body may be the request's JSON-RPC error) rather than a
+    /// response the server sent once it had the request: it was refused before it ran.
+    pub(crate) refused: Option<&'a Cell<bool>>,
 }
 
 impl Call<'_> {
     fn cancelled(&self) -> Error {
         Error::Cancelled {
             method: self.method.to_owned(),
+        }
+    }
+
+    fn note_refused(&self) {
+        if let Some(refused) = self.refused {
+            refused.set(true);
         }
     }
 }
@@ -80,7 +91,10 @@ impl Connection {
     /// `message` gets a fresh id each time, so a request sent again is a new request.
     pub(crate) fn exchange(&self, call: &Call<'_>, message: &mut Message) -> Result<Answer> {
         let mut flight = self.register(call, message)?;
-        self.send(&mut flight, message)?;
+        if let Err(err) = self.send(&mut flight, message) {
+            call.note_refused();
+            return Err(err);
+        }
         self.wait(&flight)
     }
 
@@ -224,6 +238,7 @@ impl Connection {
                 }
                 Some(Reply::SendFailed(err)) => {
                     self.forget(id);
+                    call.note_refused();
                     return Err(flight.failed(err));
                 }
                 Some(Reply::Cancel) => {

@@ -8,6 +8,7 @@
 //! an ordinary request (progress and cancel work as usual); the call's timeout and maximum
 //! total time span all rounds and the handlers between them (see [`clock`](super::clock)).
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use serde::de::DeserializeOwned;
@@ -26,7 +27,7 @@ use super::finish::{finish, relist_tools, Head};
 use super::inputs::fulfil;
 use super::session::{CallSpec, Session};
 use super::task;
-use super::wire::once;
+use super::wire::once_noting;
 
 /// Methods of the handshake era that the stateless era removed.
 const REMOVED: [&str; 4] = [
@@ -38,6 +39,25 @@ const REMOVED: [&str; 4] = [
 
 /// Methods that may answer `input_required`.
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// Methods sent again after their response was lost: reads and listings, whose second
+/// sending does nothing twice, and a task's status, result and cancellation.
+const REPEATABLE: [&str; 14] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+    "skills/list",
+    "skills/get",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
 
 /// Sends a request in the stateless era, driving input rounds to the final result.
 pub(crate) fn call(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
@@ -131,8 +151,9 @@ pub(crate) fn call_once(session: &Session, spec: &CallSpec<'_>) -> Result<Value>
     }
 }
 
-/// One request, sent again at most once: a `tools/call` refused for its headers (-32020) after
-/// re-listing the tools, any other after its stream broke; within the round's time and cancel.
+/// One request, sent again at most once: a `tools/call` whose POST was refused for its headers
+/// (-32020) after re-listing the tools, a request safe to repeat after its stream broke;
+/// within the round's time and cancel.
 fn call_round(
     session: &Session,
     spec: &CallSpec<'_>,
@@ -162,7 +183,8 @@ fn call_round(
     };
     let started = Instant::now();
     let left = || options.left_since(spec.method, started, session.conn.request_timeout());
-    match once(session, &round) {
+    let refused = Cell::new(false);
+    match once_noting(session, &round, Some(&refused)) {
         // Without resumption a broken stream loses the request, and the spec has it sent
         // again. That is harmless except for a tool call, whose effects would happen twice:
         // one is repeated only when the tool's listing said it is read-only or idempotent.
@@ -173,14 +195,22 @@ fn call_round(
             );
             call_round(session, spec, round.params, &left()?, false)
         }
-        // The server was upgraded or replaced and speaks another stateless version now; it
-        // refused the request before acting on it, so sending it again is safe.
+        // The server was upgraded or replaced and speaks another stateless version now. A
+        // request whose POST it refused (the spec's HTTP 400) did not run, so sending it
+        // again is safe; one answered so on a stream may have, and goes again only if it is
+        // safe to repeat.
         Err(error) if may_relist && switch_version(session, &error) => {
+            if !refused.get() && !repeatable(session, spec) {
+                return Err(error);
+            }
             call_round(session, spec, round.params, &left()?, false)
         }
+        // Only a refusal of the POST itself (the spec's HTTP 400) proves the tool did not
+        // run: a -32020 that came as a response, on a stream that may have carried progress
+        // first, is the call's outcome.
         Err(error) if may_relist && spec.method == "tools/call" && session.era.http => {
             let mismatch = refusal(&error).filter(|e| e.code == ErrorCode::HEADER_MISMATCH);
-            if mismatch.is_none() {
+            if mismatch.is_none() || !refused.get() {
                 return Err(error);
             }
             log::debug!("header mismatch on tools/call; re-listing tools and retrying");
@@ -191,11 +221,13 @@ fn call_round(
     }
 }
 
-/// Whether a request may be sent again after its response was lost: any but a `tools/call`,
-/// and a call of a tool last listed as read-only or idempotent.
+/// Whether a request may be sent again after its response was lost: one of the methods that
+/// change nothing on the server ([`REPEATABLE`]), and a call of a tool last listed as
+/// read-only or idempotent. Any other method, a vendor's or an extension's among them, may
+/// have acted already.
 fn repeatable(session: &Session, spec: &CallSpec<'_>) -> bool {
     if spec.method != "tools/call" {
-        return true;
+        return REPEATABLE.contains(&spec.method);
     }
     let name = spec.params.as_ref().and_then(|p| p.get("name"));
     name.and_then(Value::as_str)

@@ -63,12 +63,13 @@ pub(crate) trait ResponseCache: Send + Sync {
 
     /// Answers `spec` from the cache when a fresh entry exists, else with `wire`, storing
     /// what may be cached (`legacy`: for a handshake-era server, which sends no hints;
-    /// `context`: the transport's authorization context, whose change drops private entries).
+    /// `context`: reads the transport's authorization context, whose change drops private
+    /// entries, before the request and after its answer).
     fn through(
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
-        context: u64,
+        context: &dyn Fn() -> u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer>;
 }

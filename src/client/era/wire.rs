@@ -1,6 +1,8 @@
 //! The last step of every request before the engine: the response cache, then the exchange.
 //! Both eras pass here, so this is the one place the cache is consulted.
 
+use std::cell::Cell;
+
 use crate::error::Result;
 use crate::jsonrpc::{Message, Request};
 
@@ -12,10 +14,20 @@ use super::session::{CallSpec, Session};
 /// the era's own requests (the probe, re-listing, task polls) send. A fresh cached result
 /// answers without a round trip.
 pub(crate) fn once(session: &Session, spec: &CallSpec<'_>) -> Result<Answer> {
+    once_noting(session, spec, None)
+}
+
+/// [`once`], setting `refused` when the outcome is the failure of the request's send (an HTTP
+/// status refusing it) rather than a response to it.
+pub(crate) fn once_noting(
+    session: &Session,
+    spec: &CallSpec<'_>,
+    refused: Option<&Cell<bool>>,
+) -> Result<Answer> {
     let legacy = !session.era.is_modern();
     let mut wire = |spec: &CallSpec<'_>| {
         let mut message = Message::Request(Request::new(0, spec.method, spec.params.clone()));
-        exchange(session, spec, &mut message)
+        exchange_noting(session, spec, &mut message, refused)
     };
     cached(session, spec, legacy, &mut wire)
 }
@@ -28,8 +40,8 @@ pub(crate) fn cached(
     legacy: bool,
     wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
 ) -> Result<Answer> {
-    let context = session.conn.transport.authorization_context();
-    session.cache.through(spec, legacy, context, wire)
+    let context = || session.conn.transport.authorization_context();
+    session.cache.through(spec, legacy, &context, wire)
 }
 
 /// One round trip of `message` on the engine, as `spec` says.
@@ -38,10 +50,21 @@ pub(crate) fn exchange(
     spec: &CallSpec<'_>,
     message: &mut Message,
 ) -> Result<Answer> {
+    exchange_noting(session, spec, message, None)
+}
+
+/// [`exchange`], setting `refused` as [`once_noting`] says.
+fn exchange_noting(
+    session: &Session,
+    spec: &CallSpec<'_>,
+    message: &mut Message,
+    refused: Option<&Cell<bool>>,
+) -> Result<Answer> {
     let call = Call {
         method: spec.method,
         options: spec.options,
         setup: spec.handshake.then_some(&session.handshake_deadline),
+        refused,
     };
     session.conn.exchange(&call, message)
 }

@@ -12,7 +12,9 @@
 //! The cache belongs to one connection, whose credentials are those of its one transport, so
 //! a `private` entry is never shared with another connection (and no token is ever part of a
 //! key); when the transport's authorization context changes (a logout, a new grant), the
-//! private entries are dropped, being the identity's before. Handshake-era servers send no hints; their results
+//! private entries are dropped, being the identity's before. Each private entry is tagged
+//! with the context its request was sent under and served only under it, and an answer that
+//! lands after a change is not stored. Handshake-era servers send no hints; their results
 //! are cached only with
 //! [`Options::with_cache_ttl_without_hints`](crate::Options::with_cache_ttl_without_hints).
 
@@ -71,6 +73,8 @@ struct Entry {
     /// Not marked `cacheScope: "public"`: it belongs to the authorization context it was
     /// fetched under (handshake-era results, which carry no scope, count as private).
     private: bool,
+    /// The authorization context the request was sent under.
+    context: u64,
 }
 
 /// One connection's cached results.
@@ -101,16 +105,20 @@ impl Cache {
             && CACHEABLE_METHODS.contains(&method)
     }
 
-    /// Answers `spec` from the cache when fresh, else through `wire`. A new authorization `context`
-    /// first drops the private entries: they were another identity's.
+    /// Answers `spec` from the cache when fresh, else through `wire`. A new authorization
+    /// context first drops the private entries: they were another identity's. `context` reads
+    /// the transport's current one, before the request and again after its answer: a private
+    /// result is kept only when both are the context the cache last saw, so an answer that
+    /// lands after a change (fetched for the identity before) is never stored for the next.
     pub(crate) fn through(
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
-        context: u64,
+        context: &dyn Fn() -> u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
-        if self.context.swap(context, Ordering::SeqCst) != context {
+        let sent_under = context();
+        if self.context.swap(sent_under, Ordering::SeqCst) != sent_under {
             log::debug!("the authorization changed: private cached results dropped");
             lock(&self.entries).retain(|_, e| !e.private);
         }
@@ -118,34 +126,14 @@ impl Cache {
             return wire(spec);
         };
         if !spec.options.no_cache {
-            let now = Instant::now();
-            let mut entries = lock(&self.entries);
-            match entries.get(&key) {
-                Some(entry) if entry.fresh_until > now => {
-                    log::trace!("`{}` answered from the cache", spec.method);
-                    return Ok(entry.value.clone());
-                }
-                Some(_) => {
-                    entries.remove(&key);
-                }
-                None => {}
+            if let Some(value) = self.fresh(&key, sent_under) {
+                log::trace!("`{}` answered from the cache", spec.method);
+                return Ok(value);
             }
         }
         let result = wire(spec);
         match &result {
-            Ok(value) => {
-                if let Some((ttl, private)) = self.ttl(value, legacy) {
-                    let uri = params_uri(spec.params.as_ref());
-                    let entry = Entry {
-                        value: value.clone(),
-                        fresh_until: Instant::now(),
-                        method: spec.method.to_owned(),
-                        uri,
-                        private,
-                    };
-                    self.store(key, entry, ttl);
-                }
-            }
+            Ok(value) => self.keep(spec, key, value, legacy, sent_under, context()),
             Err(_) if has_cursor(spec.params.as_ref()) => {
                 // A cursor the server no longer accepts: the pages of that list are all
                 // suspect.
@@ -154,6 +142,53 @@ impl Cache {
             Err(_) => {}
         }
         result
+    }
+
+    /// The fresh entry under `key` that a request under authorization `context` may have: a
+    /// private one only if fetched under that context. A stale one is dropped.
+    fn fresh(&self, key: &str, context: u64) -> Option<Answer> {
+        let now = Instant::now();
+        let mut entries = lock(&self.entries);
+        let entry = entries.get(key)?;
+        if entry.fresh_until <= now {
+            entries.remove(key);
+            return None;
+        }
+        (!entry.private || entry.context == context).then(|| entry.value.clone())
+    }
+
+    /// Stores `value`, the answer to `spec` sent under authorization context `sent_under`,
+    /// when it may be cached; a private one only if the context is still the same `now`, and
+    /// the cache has seen no other meanwhile.
+    fn keep(
+        &self,
+        spec: &CallSpec<'_>,
+        key: String,
+        value: &Answer,
+        legacy: bool,
+        sent_under: u64,
+        now: u64,
+    ) {
+        let Some((ttl, private)) = self.ttl(value, legacy) else {
+            return;
+        };
+        let current = self.context.load(Ordering::SeqCst);
+        if private && (now != sent_under || current != sent_under) {
+            log::debug!(
+                "the authorization changed while `{}` was answered: its private result is not kept",
+                spec.method
+            );
+            return;
+        }
+        let entry = Entry {
+            value: value.clone(),
+            fresh_until: Instant::now(),
+            method: spec.method.to_owned(),
+            uri: params_uri(spec.params.as_ref()),
+            private,
+            context: sent_under,
+        };
+        self.store(key, entry, ttl);
     }
 
     /// Drops what a notification says changed.

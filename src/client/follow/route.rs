@@ -89,7 +89,7 @@ impl ResponseCache for Follower {
         &self,
         spec: &CallSpec<'_>,
         legacy: bool,
-        context: u64,
+        context: &dyn Fn() -> u64,
         wire: &mut dyn FnMut(&CallSpec<'_>) -> Result<Answer>,
     ) -> Result<Answer> {
         self.cache.through(spec, legacy, context, wire)

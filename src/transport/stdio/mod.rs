@@ -54,6 +54,8 @@ mod command_line;
 mod env;
 #[cfg(unix)]
 mod group;
+#[cfg(unix)]
+mod guard;
 #[cfg(windows)]
 mod job_windows;
 mod lines;
@@ -118,6 +120,7 @@ pub struct StdioConfig {
     kill_grace: Duration,
     stderr_callback: Option<StderrCallback>,
     stderr_tail_lines: usize,
+    end_with_parent: bool,
 }
 
 /// The callback that receives each stderr line.
@@ -152,6 +155,7 @@ impl StdioConfig {
             kill_grace: Duration::from_secs(2),
             stderr_callback: None,
             stderr_tail_lines: DEFAULT_STDERR_TAIL_LINES,
+            end_with_parent: false,
         }
     }
 
@@ -248,6 +252,25 @@ impl StdioConfig {
         self
     }
 
+    /// Whether the server's whole process tree ends with this process, however it ends
+    /// (default off). `close` ends it in any case; this is for the ends that run no code of
+    /// this process: `SIGKILL`, an out-of-memory kill, a crash. On Unix, a watcher process
+    /// (`/bin/sh`, one for all servers of this process, started with the first) ends the
+    /// server's process group, asking first (`SIGTERM`) and killing 2 s later, when this
+    /// process is gone; without `/bin/sh` the server starts all the same, unwatched. On
+    /// Windows every server's tree ends with this process already (a job object).
+    ///
+    /// ```no_run
+    /// let daemon_server = umcp::StdioConfig::new("my-server").end_with_parent(true);
+    /// assert!(daemon_server.get_end_with_parent());
+    /// let client = umcp::Client::connect(daemon_server)?;
+    /// # Ok::<(), umcp::Error>(())
+    /// ```
+    pub fn end_with_parent(mut self, end: bool) -> StdioConfig {
+        self.end_with_parent = end;
+        self
+    }
+
     /// Calls `callback` with each line the server writes to stderr (without the newline),
     /// in order, from a thread of its own (`umcp-stdio-stderr-callback`).
     ///
@@ -330,6 +353,13 @@ impl StdioConfig {
     /// See the example on [`StdioConfig`].
     pub fn get_kill_grace(&self) -> Duration {
         self.kill_grace
+    }
+
+    /// Whether the server's process tree ends with this process.
+    ///
+    /// See the example on [`StdioConfig::end_with_parent`].
+    pub fn get_end_with_parent(&self) -> bool {
+        self.end_with_parent
     }
 
     /// How many stderr lines are kept for error reports.

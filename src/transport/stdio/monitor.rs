@@ -66,6 +66,10 @@ pub(super) struct Monitor {
     pub(super) stderr_done: Receiver<()>,
     pub(super) close_grace: Duration,
     pub(super) kill_grace: Duration,
+    /// The server's group as the watcher knows it (see `guard.rs`), withdrawn as the monitor
+    /// ends, when nothing of the group runs any more or the shutdown gave up on it.
+    #[cfg(unix)]
+    pub(super) _enlisted: Option<super::guard::Enlisted>,
 }
 
 impl Monitor {

@@ -147,6 +147,7 @@ impl fmt::Debug for StdioConfig {
             .field("kill_grace", &self.kill_grace)
             .field("stderr_callback", &self.stderr_callback.is_some())
             .field("stderr_tail_lines", &self.stderr_tail_lines)
+            .field("end_with_parent", &self.end_with_parent)
             .finish()
     }
 }

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::Sender;
 
 use super::child;
+#[cfg(unix)]
+use super::guard;
 use super::lines::Watched;
 use super::monitor::{self, Monitor};
 use super::shared::{closed_error, Shared};
@@ -85,6 +87,8 @@ impl StdioTransport {
             reader_done: workers[1].done.clone(),
             close_grace: config.close_grace,
             kill_grace: config.kill_grace,
+            #[cfg(unix)]
+            _enlisted: config.end_with_parent.then(|| guard::enlist(pid)).flatten(),
         };
         let transport = StdioTransport {
             shared,

@@ -3,8 +3,9 @@
 
 use std::collections::HashSet;
 
-use super::{within, Skill, SkillError, SkillResource};
-use crate::types::{Resource, DIRECTORY_MIME_TYPE};
+use super::rules::within;
+use crate::error::SkillError;
+use crate::types::{Resource, Skill, SkillResource, DIRECTORY_MIME_TYPE};
 
 impl Skill {
     /// The URI of the skill's directory `path_or_uri`: a path relative to its root

@@ -1,6 +1,10 @@
-use serde_json::json;
+//! The checks of skill entries and of what was read for them.
 
-use super::*;
+use serde_json::{json, Value};
+
+use super::decode_base64;
+use crate::error::SkillError;
+use crate::types::{sha256_digest, Skill, SkillResource, SkillResources, MAX_SKILL_BYTES};
 
 const BODY: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF \
                     documents\n---\n\nSkill body.\n";
@@ -157,4 +161,41 @@ fn dynamic_and_unknown_resources_round_trip() {
     let other = entry(json!(42));
     assert_eq!(other.resources, Some(SkillResources::Other(json!(42))));
     assert_eq!(serde_json::to_value(&other).unwrap()["resources"], 42);
+}
+
+#[test]
+fn uris_a_second_decoding_or_a_control_character_would_change_are_outside() {
+    let own = SkillResource::of("skill://pdf-processing/SKILL.md", b"x");
+    for uri in [
+        "skill://pdf-processing/a%00b",
+        "skill://pdf-processing/a/%252e%252e/b",
+        "skill://pdf-processing/%252F",
+        "skill://pdf-processing/a%0a",
+        "skill://pdf-processing/a%+f",
+        "skill://pdf-processing/a%2",
+        "skill://pdf-processing/a%5c..%5cb",
+    ] {
+        let skill = entry(json!([SkillResource::of(uri, b"x"), own.clone()]));
+        assert!(
+            matches!(skill.validate(), Err(SkillError::Invalid { .. })),
+            "{uri} should be refused"
+        );
+        assert!(!skill.holds(uri), "{uri}");
+    }
+    // A percent sign of its own, and encoded letters, are names like any other.
+    for uri in [
+        "skill://pdf-processing/100%25.md",
+        "skill://pdf-processing/a%20b.md",
+    ] {
+        let skill = entry(json!([SkillResource::of(uri, b"x"), own.clone()]));
+        skill.validate().unwrap();
+    }
+}
+
+#[test]
+fn base64_decodes_with_or_without_padding_and_refuses_other_characters() {
+    assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
+    assert_eq!(decode_base64("aGVsbG8").unwrap(), b"hello");
+    assert_eq!(decode_base64("").unwrap(), b"");
+    assert!(decode_base64("aGV sbG8=").is_none());
 }

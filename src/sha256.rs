@@ -1,5 +1,23 @@
-//! SHA-256 (FIPS 180-4), for the digests of skill files: small enough to keep the
-//! integrity check in every build, `sha2` being optional.
+//! SHA-256 (FIPS 180-4), for the digests of skill files and of locked tool definitions:
+//! small enough to keep both checks in every build, `sha2` being optional.
+
+/// `sha256:` and the 64 lowercase hexadecimal digits of the SHA-256 of `bytes`, as skill
+/// entries write digests.
+///
+/// ```
+/// assert_eq!(
+///     umcp::types::sha256_digest(b"abc"),
+///     "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+/// );
+/// ```
+pub fn sha256_digest(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(71);
+    out.push_str("sha256:");
+    for byte in digest(bytes) {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
 
 /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
 const K: [u32; 64] = [
@@ -14,7 +32,7 @@ const K: [u32; 64] = [
 ];
 
 /// The SHA-256 of `bytes`.
-pub(super) fn digest(bytes: &[u8]) -> [u8; 32] {
+pub(crate) fn digest(bytes: &[u8]) -> [u8; 32] {
     let mut h: [u32; 8] = [
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
         0x5be0cd19,
