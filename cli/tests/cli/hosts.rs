@@ -1,6 +1,6 @@
 //! Every host's configuration file read: Claude Code's `~/.claude.json`, Codex's TOML, Goose's
 //! YAML, Gemini CLI's, Windsurf's and Zed's JSON, listed by `servers list`, used by commands,
-//! and copied by `servers import`; a project's files of these hosts need trust.
+//! and copied by `servers import`; a project's files of every host need trust.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -222,25 +222,26 @@ fn servers_import_copies_a_hosts_servers_with_their_variables_as_written() {
 }
 
 #[test]
-fn a_projects_gemini_file_needs_trust() {
+fn a_projects_file_of_every_host_needs_trust() {
     let (home, work) = home("trust");
     let demo = demo_binary().display().to_string();
-    let project = work.join(".gemini/settings.json");
-    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
-    std::fs::write(
-        &project,
-        json!({"mcpServers": {"planted": {"command": demo, "args": ["--server"]}}}).to_string(),
-    )
-    .unwrap();
-    let out = run_in(&home, &work, &["tools"], 5);
-    assert!(
-        stderr(&out).contains(".gemini/settings.json"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(stdout(&out), "");
+    let planted = json!({"planted": {"command": demo, "args": ["--server"]}});
+    for (path, key) in [
+        (".gemini/settings.json", "mcpServers"),
+        (".cursor/mcp.json", "mcpServers"),
+        (".zed/settings.json", "context_servers"),
+        (".vscode/mcp.json", "servers"),
+        (".mcp.json", "mcpServers"),
+    ] {
+        let project = work.join(path);
+        std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+        std::fs::write(&project, json!({key: planted}).to_string()).unwrap();
+        let out = run_in(&home, &work, &["tools"], 5);
+        assert!(stderr(&out).contains(path), "{path}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{path}");
+        std::fs::remove_file(&project).unwrap();
+    }
     // A Zed settings file of the project with no servers is passed over, not asked about.
-    std::fs::remove_file(&project).unwrap();
     let zed = work.join(".zed/settings.json");
     std::fs::create_dir_all(zed.parent().unwrap()).unwrap();
     std::fs::write(&zed, "{\"tab_size\": 2}").unwrap();

@@ -429,6 +429,17 @@ fn a_session_runs_callers_at_once_so_tasks_list_sees_a_running_task() {
         "{}",
         stdout(&result)
     );
+    // A running task cancelled by another caller is cancelled for every caller.
+    let out = sessions.run(
+        "ev",
+        &["call", "--task", "simulate-research-query", "topic=stop"],
+        0,
+    );
+    let id = stdout(&out).trim().to_owned();
+    let cancelled = stdout(&sessions.run("ev", &["tasks", "cancel", &id], 0));
+    assert!(cancelled.contains("status: cancelled"), "{cancelled}");
+    let got = stdout(&sessions.run("ev", &["tasks", "get", &id], 0));
+    assert!(got.contains("status: cancelled"), "{got}");
 }
 
 #[cfg(unix)]
@@ -518,6 +529,23 @@ fn grep_finds_tools_across_the_servers_of_a_file() {
     assert_eq!(none.status.code(), Some(1));
     assert_eq!(stdout(&none), "");
     std::fs::remove_file(path).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn grep_and_describe_work_through_a_session() {
+    let mut sessions = crate::sessions::Sessions::new("grep-session");
+    sessions.start("found", &["--stdio", &fixtures_stdio()], 0);
+    let found = stdout(&sessions.run("found", &["grep", "add"], 0));
+    assert!(
+        found
+            .lines()
+            .any(|l| l.starts_with("tool  ") && l.contains("add")),
+        "{found}"
+    );
+    let described = stdout(&sessions.run("found", &["describe", "add"], 0));
+    assert!(described.starts_with("add("), "{described}");
+    sessions.run("found", &["grep", "no-such-thing"], 1);
 }
 
 #[test]
