@@ -8,12 +8,12 @@
 //! `_meta`. A command that fails prints `{"isError": true, "error": {"code", "message"}}`
 //! instead, `code` being its exit code (see [`report_as`](crate::exit::report_as)).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use serde_json::{json, Value};
+use umcp::private_file;
 use umcp::types::{CallToolResult, ContentBlock, ResourceContents};
 
 use crate::exit::{usage, Exit};
@@ -152,7 +152,8 @@ pub fn emit(text: &str, max: Option<usize>) -> Result<(), Exit> {
     Ok(())
 }
 
-/// Writes `text` into a new file of the temporary directory, readable by its owner only.
+/// Writes `text` into a new file of the temporary directory, readable by its owner only
+/// (never one that is there, nor through a link).
 fn keep_whole(text: &str) -> std::io::Result<PathBuf> {
     let dir = std::env::temp_dir();
     let stamp = std::time::SystemTime::now()
@@ -163,25 +164,13 @@ fn keep_whole(text: &str) -> std::io::Result<PathBuf> {
             "umcp-output-{}-{stamp}-{attempt}.txt",
             std::process::id()
         ));
-        match create_private(&path) {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes())?;
-                return Ok(path);
-            }
+        match private_file::write_new(&path, text.as_bytes()) {
+            Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
     Err(std::io::Error::other("no free file name"))
-}
-
-/// A new file at `path` (never one that exists, nor a link), owner-only on Unix.
-fn create_private(path: &Path) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
 }
 
 /// Writes binary contents into `--save DIR`, each into a new file named after the tool (or
@@ -227,11 +216,9 @@ impl Saver {
             let n = self.count.get() + 1;
             self.count.set(n);
             let path = self.dir.join(format!("{}-{n}.{extension}", self.stem));
-            match create_private(&path) {
-                Ok(mut file) => {
-                    file.write_all(&bytes).map_err(|e| e.to_string())?;
-                    return Ok(path);
-                }
+            // Never a file that is there, nor through a link: owner-only, as umcp writes.
+            match private_file::write_new(&path, &bytes) {
+                Ok(()) => return Ok(path),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => continue,
                 Err(e) => return Err(e.to_string()),
             }
