@@ -311,3 +311,29 @@ fn a_flood_after_a_broken_stream_does_not_evict_its_reopening() {
     assert!(sub.dropped() > 0);
     assert!(sub.ended().is_none(), "{:?}", sub.ended());
 }
+
+#[test]
+fn a_listen_with_options_waits_for_its_acknowledgement_only_as_long_as_they_say() {
+    let (server, _) = modern_server(true, 0, 0);
+    // Never acknowledged, never refused: the stream is held, as a buffering proxy holds it.
+    server.on("subscriptions/listen", |_, _| None);
+    let options = Options::default().with_request_timeout(Duration::from_secs(60));
+    let client = Client::connect_with_options(server, options).expect("connect");
+    let quick = umcp::RequestOptions::default().with_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let err = client
+        .with(&quick)
+        .listen(SubscriptionFilter::all_lists())
+        .expect_err("no acknowledgement");
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "{err:?}");
+
+    let cancel = umcp::CancelHandle::new();
+    cancel.cancel();
+    let cancelled = umcp::RequestOptions::default().with_cancel(cancel);
+    let err = client
+        .with(&cancelled)
+        .listen(SubscriptionFilter::all_lists())
+        .expect_err("cancelled");
+    assert!(matches!(err, Error::Cancelled { .. }), "{err:?}");
+}

@@ -58,6 +58,8 @@ pub struct Args {
     pub session: Option<String>,
     /// `--idle`: how long a session's process waits for a command before it ends.
     pub idle: Option<Duration>,
+    /// The options of `bridge`.
+    pub bridge: crate::bridge::flags::Flags,
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
@@ -266,6 +268,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
         "out" => args.out = Some(text),
         "check" => args.check = true,
         "frozen" => args.frozen = true,
+        _ if args.bridge.set(name, text.clone()) => {}
         "session" => args.session = Some(text),
         "idle" => args.idle = Some(seconds(name, &text)?),
         "help" => *help = true,
@@ -376,6 +379,9 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     }
     if let (Some(flag), false) = (args.watch_options.first(), cmd.name == "watch") {
         return Err(usage(format!("--{flag} is for watch, not {}", cmd.name)));
+    }
+    if let (Some(flag), false) = (args.bridge.given(), cmd.name == "bridge") {
+        return Err(usage(format!("--{flag} is for bridge, not {}", cmd.name)));
     }
     if args.check && cmd.name != "lock" {
         return Err(usage(format!("--check is for lock, not {}", cmd.name)));

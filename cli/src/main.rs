@@ -38,6 +38,7 @@ use std::time::Instant;
 mod args;
 mod arguments;
 mod auth;
+mod bridge;
 mod catalog;
 mod commands;
 mod completions;
@@ -131,6 +132,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
         "session" => return session::run(&args, &rest, shutdown),
         "trust" => return trust::command(&args, &rest),
         "auth" => return auth::run(&args, &rest, shutdown),
+        "bridge" => return bridge::run(&args, cmd, shutdown),
         "doctor" => return doctor::run(&args, &rest),
         _ => {}
     }

@@ -281,6 +281,29 @@ pub const FLAGS: &[Flag] = &[
         )
     },
     flag(
+        "listen",
+        Some("ADDR"),
+        "bridge: serve hosts over Streamable HTTP at ADDR (127.0.0.1:PORT), not stdio",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "token-file",
+            Some("FILE"),
+            "bridge --listen: write the generated bearer token to FILE (owner-only)",
+        )
+    },
+    flag(
+        "allow-origin",
+        Some("ORIGIN"),
+        "bridge --listen: accept requests from this web origin too (repeatable)",
+    ),
+    flag(
+        "allow-remote",
+        None,
+        "bridge --listen: allow an address other than loopback",
+    ),
+    flag(
         "check",
         None,
         "lock: compare the servers' tools with the lockfile, writing nothing",
@@ -526,6 +549,28 @@ pub const COMMANDS: &[Cmd] = &[
         one_server: false,
     },
     Cmd {
+        name: "bridge",
+        args: "",
+        arity: (0, 0),
+        help: "serve the servers given to a host as one MCP server, on stdin/stdout",
+        details: "Put it in a host's configuration in place of a server's command: umcp bridge \
+                  --url https://mcp.example.com/mcp. The host is answered in the protocol \
+                  era it speaks (2024-11-05 to 2025-11-25, or 2026-07-28), whatever the \
+                  server speaks; tools, resources, prompts, completions, progress, \
+                  cancellation, logs and list changes pass both ways, and the server's \
+                  questions (elicitation, sampling, roots) go to the host when it declared \
+                  it takes them. OAuth runs here (--oauth, or a config entry's settings); no \
+                  token reaches the host. With --config, every server at once, tools and \
+                  prompts named SERVER__NAME. Each request has --timeout of the server's \
+                  time, restarted by progress. With --listen ADDR it serves Streamable HTTP \
+                  instead, on loopback unless --allow-remote, each request needing \
+                  Authorization: Bearer TOKEN, the token from $UMCP_BRIDGE_TOKEN or \
+                  generated into --token-file FILE (default: said on stderr); a request from \
+                  a web origin other than loopback's or --allow-origin's is refused. Ends \
+                  when stdin ends or on a signal, closing the servers' sessions.",
+        one_server: false,
+    },
+    Cmd {
         name: "tasks",
         args: "list|get ID|cancel ID|result ID|wait ID",
         arity: (1, 2),
@@ -755,6 +800,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "UMCP_OAUTH_CLIENT_SECRET",
         "the secret of --oauth-client-id, when neither --oauth-client-secret nor \
          --oauth-client-secret-file gives one",
+    ),
+    (
+        "UMCP_BRIDGE_TOKEN",
+        "the bearer token bridge --listen requires of hosts, instead of one it generates",
     ),
     (
         "UMCP_STATE_DIR",

@@ -125,12 +125,16 @@ fn proxy_variables_and_a_buffering_proxy() {
     assert_eq!(code(&through), Some(0), "{}", stderr(&through));
     let seen = mitm.seen(&needle, 1);
     assert!(seen >= 1, "{}", mitm.output());
+    // The run that must not go through the proxy asks for a URL of its own, so a late line of the
+    // first run in the proxy's log is not taken for one of its own.
+    let direct_url = format!("{url}?direct");
     let direct = run(
         &[("HTTP_PROXY", &mitm.url()), ("NO_PROXY", "127.0.0.1")],
-        &["--url", &url, "tools"],
+        &["--url", &direct_url, "tools"],
     );
     assert_eq!(code(&direct), Some(0), "{}", stderr(&direct));
-    assert_eq!(mitm.seen(&needle, seen + 1), seen, "{}", mitm.output());
+    let direct_needle = format!("POST {direct_url}");
+    assert_eq!(mitm.seen(&direct_needle, 1), 0, "{}", mitm.output());
 
     let buffering = Mitm::start(MitmMode::Buffering, &certs().file("ca.pem"));
     for era in ["legacy", "modern"] {

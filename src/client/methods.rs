@@ -5,7 +5,7 @@
 //! Each request is written once, on [`WithOptions`] (the per-call options); the client's own
 //! method is it with the default options.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -13,7 +13,7 @@ use crate::error::{Error, Result, Unsupported};
 use crate::sync::lock;
 use crate::types::{
     CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, LoggingLevel,
-    ReadResourceResult, SubscriptionFilter,
+    ReadResourceResult, SubscriptionFilter, SUBSCRIPTIONS_LISTEN,
 };
 
 use super::engine::request_options::RequestOptions;
@@ -337,14 +337,20 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// The server's refusal, a timeout (the request timeout) waiting for the
-    /// acknowledgement, or a closed connection.
+    /// The server's refusal, a timeout (the request timeout; another with
+    /// [`WithOptions::listen`]) waiting for the acknowledgement, or a closed connection.
     pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        let timeout = self.session.conn.request_timeout();
+        self.listen_within(filter, timeout)
+    }
+
+    /// [`Client::listen`], waiting up to `timeout` for the acknowledgement.
+    fn listen_within(&self, filter: SubscriptionFilter, timeout: Duration) -> Result<Subscription> {
         let capacity = self
             .follower
             .capacity
             .unwrap_or_else(|| self.session.conn.notification_capacity());
-        open(&self.session, &self.follower, filter, capacity)
+        open(&self.session, &self.follower, filter, capacity, timeout)
     }
 
     /// Fails without sending when the server did not advertise `capability` (see
@@ -361,6 +367,43 @@ impl Client {
 }
 
 impl WithOptions<'_> {
+    /// [`Client::listen`], waiting for the server's acknowledgement up to these options'
+    /// timeout (the request timeout when they set none). A proxy that holds a stream until it
+    /// ends holds the acknowledgement too: a short timeout tells that early.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// use std::time::Duration;
+    /// use umcp::{RequestOptions, SubscriptionFilter};
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let quick = RequestOptions::default().with_timeout(Duration::from_secs(5));
+    /// let subscription = client.with(&quick).listen(SubscriptionFilter::all_lists())?;
+    /// log::info!("the server honours {:?}", subscription.acknowledged());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::listen`]; a cancelled cancel handle fails it before anything is sent.
+    pub fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        let client = self.client;
+        if self
+            .options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.is_cancelled())
+        {
+            return Err(Error::Cancelled {
+                method: SUBSCRIPTIONS_LISTEN.to_owned(),
+            });
+        }
+        let timeout = match self.options.timeout {
+            Some(timeout) => timeout,
+            None => client.session.conn.request_timeout(),
+        };
+        client.listen_within(filter, timeout)
+    }
+
     /// [`Client::ping`] with these options.
     ///
     /// See the example on [`WithOptions`].

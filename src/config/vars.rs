@@ -3,7 +3,9 @@
 //! `${NAME}` and `${env:NAME}` are replaced by the variable's value; `${NAME:-default}` uses
 //! `default` when the variable is unset. A missing variable is an error rather than an empty
 //! string, so a forgotten API key is reported instead of sent as an empty header. A `$` that
-//! does not start `${` is kept as is, and `$${` writes a literal `${`.
+//! does not start `${` is kept as is, and `$${` writes a literal `${`. What the variables
+//! add to one string is bounded by [`EXPANSION_MAX`]: a file of a few kilobytes that repeats a
+//! large variable cannot make gigabytes.
 
 use std::cell::Cell;
 
@@ -18,6 +20,8 @@ pub(crate) enum VarError {
     Unterminated,
     /// A variable of a kind this loader does not resolve, such as VS Code's `${input:…}`.
     Unsupported(String),
+    /// The variables' values would add more than [`EXPANSION_MAX`] bytes to the string.
+    TooLong,
     /// One of the variables VS Code itself defines (`${workspaceFolder}`, `${userHome}`…),
     /// unset here: only the editor knows its value.
     Editor(String),
@@ -52,6 +56,11 @@ impl std::fmt::Display for VarError {
                 write!(f, "environment variable `{}` is not set", clip(name))
             }
             VarError::Unterminated => f.write_str("`${` without a closing `}`"),
+            VarError::TooLong => write!(
+                f,
+                "the variables' values make the string more than {EXPANSION_MAX} bytes longer \
+                 than written"
+            ),
             VarError::Unsupported(var) => write!(f, "unsupported variable `${{{}}}`", clip(var)),
             VarError::Editor(var) if var.starts_with("workspaceFolder") => write!(
                 f,
@@ -96,6 +105,10 @@ pub(crate) fn is_as_written() -> bool {
     AS_WRITTEN.with(Cell::get)
 }
 
+/// At most this many bytes more than written, per string, once its variables are expanded
+/// (1 MiB); beyond that the string is refused with [`VarError::TooLong`].
+pub(crate) const EXPANSION_MAX: usize = 1 << 20;
+
 /// Expands every variable in `text`, looking values up with `lookup`.
 pub(crate) fn expand(
     text: &str,
@@ -122,6 +135,9 @@ pub(crate) fn expand(
         let end = body.find('}').ok_or(VarError::Unterminated)?;
         out.push_str(&resolve(&body[..end], lookup)?);
         rest = &body[end + 1..];
+        if out.len() + rest.len() > text.len() + EXPANSION_MAX {
+            return Err(VarError::TooLong);
+        }
     }
     out.push_str(rest);
     Ok(out)
@@ -182,6 +198,23 @@ mod tests {
         assert_eq!(expand("${HOME}", &vars).unwrap(), "/home/me");
         let _ = std::panic::catch_unwind(|| as_written(|| panic!("inside")));
         assert_eq!(expand("${HOME}", &vars).unwrap(), "/home/me");
+    }
+
+    #[test]
+    fn what_variables_add_is_bounded() {
+        let big = "x".repeat(64 * 1024);
+        let lookup = |name: &str| (name == "BIG").then(|| big.clone());
+        let fits = "${BIG}".repeat(EXPANSION_MAX / big.len());
+        assert_eq!(expand(&fits, &lookup).unwrap().len(), EXPANSION_MAX);
+        let over = format!("{fits}${{BIG}}");
+        assert_eq!(expand(&over, &lookup), Err(VarError::TooLong));
+        assert!(VarError::TooLong.to_string().contains("1048576 bytes"));
+        // What is written counts as written, however long.
+        let long = "y".repeat(2 * EXPANSION_MAX);
+        assert_eq!(
+            expand(&format!("{long}${{HOME}}"), &vars).unwrap().len(),
+            long.len() + 8
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use crate::client::queued::{self, Lossy};
-use crate::client::{Client, Era, Subscription, SubscriptionEvent};
+use crate::client::{Client, Era, RequestOptions, Subscription, SubscriptionEvent};
 use crate::types::{ServerNotification, SubscriptionFilter};
 
 use super::slot::Slot;
@@ -57,19 +57,22 @@ pub(crate) struct Fresh {
 impl Fresh {
     /// Opens the list subscription and the managed ones on a new connection, in parallel;
     /// `reconnected` says whether an earlier connection existed (then the managed handles
-    /// hear of the gap).
+    /// hear of the gap). Each waits for its acknowledgement up to the server's start-up timeout,
+    /// not the request timeout: a proxy that holds a stream until it ends holds the
+    /// acknowledgement too, and the server is shown connected only after this.
     pub(crate) fn open(slot: &Slot, client: &Client, reconnected: bool) -> Fresh {
         let managed = lock(&slot.subscriptions).clone();
         let lists = Mutex::new(None);
         // Job 0 is the list subscription, job `n` the managed subscription `n - 1`.
         let jobs = managed.len() + 1;
         let next = AtomicUsize::new(0);
+        let within = RequestOptions::default().with_timeout(slot.startup_timeout);
         let work = || loop {
             let job = next.fetch_add(1, Ordering::SeqCst);
             match job.checked_sub(1) {
                 _ if job >= jobs => return,
                 None => *lock(&lists) = open_lists(slot, client),
-                Some(index) => managed[index].attach(client, reconnected),
+                Some(index) => managed[index].attach(client, reconnected, &within),
             }
         };
         std::thread::scope(|scope| {
@@ -144,7 +147,8 @@ impl Fresh {
 
 /// Opens the subscription to the server's list changes.
 fn open_lists(slot: &Slot, client: &Client) -> Option<Subscription> {
-    match client.listen(SubscriptionFilter::all_lists()) {
+    let within = RequestOptions::default().with_timeout(slot.startup_timeout);
+    match client.with(&within).listen(SubscriptionFilter::all_lists()) {
         Ok(sub) => Some(sub),
         Err(err) => {
             log::debug!("server `{}`: cannot follow its lists: {err}", slot.name());
@@ -193,12 +197,13 @@ pub(crate) struct ManagedSub {
 }
 
 impl ManagedSub {
-    fn attach(&self, client: &Client, reconnected: bool) {
+    /// Opens the subscription on `client`, waiting for its acknowledgement as `within` says.
+    fn attach(&self, client: &Client, reconnected: bool, within: &RequestOptions) {
         if self.closed.load(Ordering::SeqCst) {
             return;
         }
         let had_one = lock(&self.current).take().is_some();
-        match client.listen(self.filter.clone()) {
+        match client.with(within).listen(self.filter.clone()) {
             Ok(sub) => {
                 self.seen_dropped.store(0, Ordering::SeqCst);
                 *lock(&self.current) = Some(sub);
@@ -225,7 +230,7 @@ impl ManagedSub {
             // Opening failed on this connection earlier: try again, once its wait is over.
             let due = lock(&self.reopen).is_none_or(|(at, _)| Instant::now() >= at);
             if due {
-                self.attach(client, false);
+                self.attach(client, false, &RequestOptions::default());
             }
             return;
         };
@@ -245,7 +250,7 @@ impl ManagedSub {
             );
             current.take();
             drop(current);
-            self.attach(client, true);
+            self.attach(client, true, &RequestOptions::default());
         }
     }
 
@@ -318,7 +323,7 @@ impl ManagedSubscription {
         // Opened here when connected, so the caller misses nothing from now on; otherwise
         // (or if this fails) by the supervisor's next tick.
         if let Ok(client) = slot.client() {
-            sub.attach(&client, false);
+            sub.attach(&client, false, &RequestOptions::default());
         }
         lock(&slot.subscriptions).push(Arc::clone(&sub));
         ManagedSubscription {

@@ -22,19 +22,23 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::Duration;
 
+mod hosts;
 mod http;
 mod install;
 pub mod network;
+mod rmcp;
 
 use install::{
     ensure_installed, install_net, install_npm, install_py, install_py_auth, network_help,
     npm_help, python_auth_help, python_help,
 };
 
+pub use hosts::{hosts_dir, inspector, mcp_remote, py_host, ts_host};
 pub use http::{
     oauth_authorization_server, oauth_mcp_server, python_http, server_everything_http,
     server_everything_http_on, ts_v2_http, ts_v2_skills_http, HttpPeer,
 };
+pub use rmcp::rmcp_modern;
 
 /// The pinned version of `@modelcontextprotocol/server-everything` (see `tests/peers/package.json`).
 pub const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";

@@ -8,8 +8,10 @@
 #        and Flask for the authorization server of tests/peers/oauth_peer.py, and mcp 2.3.0
 #   net  a venv at target/peers/net with the pins of tests/peers/requirements-network.txt
 #        (mitmproxy 11.0.2 and trustme, for the network tests)
+#   hosts  the hosts umcp bridge is tested with and mcp-remote, `npm ci` from
+#        cli/tests/peers/package-lock.json into target/peers/hosts
 #
-# Usage: bash tests/peers/install.sh [npm|py|auth|net|all]     (default: all)
+# Usage: bash tests/peers/install.sh [npm|py|auth|net|hosts|all]     (default: all)
 #
 # The tests install these themselves on first use (test-support/src/peers.rs); this script is the
 # same install for CI and for doing it by hand. Both follow one contract: an install is built
@@ -59,6 +61,13 @@ fill_npm() {
     test -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 }
 
+fill_hosts() {
+    local dir="$1"
+    cp "$root/cli/tests/peers/package.json" "$root/cli/tests/peers/package-lock.json" "$dir/" || return 1
+    npm ci --prefix "$dir" --no-audit --no-fund --ignore-scripts || return 1
+    test -f "$dir/node_modules/mcp-remote/dist/proxy.js"
+}
+
 fill_py() {
     local dir="$1"
     python3 -m venv "$dir" || return 1
@@ -89,14 +98,16 @@ case "$what" in
     py) install_into py "$root/tests/peers/requirements.txt" fill_py ;;
     auth) install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth ;;
     net) install_into net "$root/tests/peers/requirements-network.txt" fill_net ;;
+    hosts) install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts ;;
     all)
         install_into npm "$root/tests/peers/package-lock.json" fill_npm
         install_into py "$root/tests/peers/requirements.txt" fill_py
         install_into auth "$root/tests/peers/requirements-auth.txt" fill_auth
         install_into net "$root/tests/peers/requirements-network.txt" fill_net
+        install_into hosts "$root/cli/tests/peers/package-lock.json" fill_hosts
         ;;
     *)
-        echo "usage: $0 [npm|py|auth|net|all]" >&2
+        echo "usage: $0 [npm|py|auth|net|hosts|all]" >&2
         exit 2
         ;;
 esac

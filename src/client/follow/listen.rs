@@ -82,6 +82,7 @@ pub(crate) fn open(
     follower: &Arc<Follower>,
     filter: SubscriptionFilter,
     capacity: usize,
+    timeout: Duration,
 ) -> Result<Subscription> {
     if let Some(closed) = session.closed() {
         return Err(Error::Closed(closed));
@@ -89,7 +90,7 @@ pub(crate) fn open(
     let modern = session.era.era() == Era::Modern;
     let sub = Sub::new(filter, modern, capacity);
     if modern {
-        open_modern(session, follower, &sub)?;
+        open_modern(session, follower, &sub, timeout)?;
     } else {
         open_legacy(session, follower, &sub);
     }

@@ -23,11 +23,16 @@ use super::state::{Settled, Sub, SubscriptionEnd};
 /// The bound on sending `notifications/cancelled` or `resources/unsubscribe` on close.
 pub(super) const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
-/// Sends `subscriptions/listen` and waits for its acknowledgement.
-pub(super) fn open_modern(session: &Session, follower: &Follower, sub: &Arc<Sub>) -> Result<()> {
+/// Sends `subscriptions/listen` and waits up to `timeout` for its acknowledgement.
+pub(super) fn open_modern(
+    session: &Session,
+    follower: &Follower,
+    sub: &Arc<Sub>,
+    timeout: Duration,
+) -> Result<()> {
     let started = Instant::now();
-    // A request timeout too long for the clock (`Duration::MAX`) is no limit, never a panic.
-    let deadline = deadline_after(started, session.conn.request_timeout());
+    // A timeout too long for the clock (`Duration::MAX`) is no limit, never a panic.
+    let deadline = deadline_after(started, timeout);
     let Some((id, request)) = listen_request(session, follower, sub) else {
         // Nobody holds the subscription yet: only the end of the connection ends it.
         return Err(match session.closed() {

@@ -140,7 +140,7 @@ pub(super) fn install_npm(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn check_node() -> Result<(), String> {
+pub(super) fn check_node() -> Result<(), String> {
     let output = Command::new(node())
         .arg("--version")
         .stdin(Stdio::null())
@@ -239,7 +239,7 @@ pub(super) fn install_net(dir: &Path) -> Result<(), String> {
 
 /// Runs `command` to completion within [`INSTALL_DEADLINE`], its output going to `log`, and
 /// returns the end of that log in the error when it fails.
-fn run(command: &mut Command, log: &Path) -> Result<(), String> {
+pub(super) fn run(command: &mut Command, log: &Path) -> Result<(), String> {
     let shown = format!("{command:?}");
     let out = File::options()
         .create(true)
