@@ -10,6 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Result;
@@ -174,9 +175,14 @@ impl WithOptions<'_> {
             .client
             .with(&options)
             .request_raw("tools/call", Some(params))?;
-        if raw.get("resultType").and_then(Value::as_str) == Some("task") {
-            let answer = super::engine::pending::Answer::from_value(&raw);
-            let tracked = Tracked::created(&answer)?;
+        let task = raw.get("resultType").and_then(Value::as_str) == Some("task");
+        self.task_or_result(task.then_some(&raw), &raw)
+    }
+
+    /// The call's task, where the server created one (`task`, its answer), else its result.
+    fn task_or_result(&self, task: Option<&Value>, raw: &Value) -> Result<ToolCall> {
+        if let Some(task) = task {
+            let tracked = Tracked::created(&super::engine::pending::Answer::from_value(task))?;
             let status = TaskStatus::of(tracked.status());
             return Ok(ToolCall::Task(TaskHandle {
                 session: Arc::clone(&self.client.session),
@@ -184,7 +190,7 @@ impl WithOptions<'_> {
                 status,
             }));
         }
-        let result = serde_json::from_value(raw)
+        let result = CallToolResult::deserialize(raw)
             .map_err(|e| crate::Error::Protocol(format!("malformed `tools/call` result: {e}")))?;
         Ok(ToolCall::Done(result))
     }
@@ -199,19 +205,9 @@ impl WithOptions<'_> {
             .client
             .with(self.options)
             .request_raw("tools/call", Some(params))?;
-        if let Some(task) = raw.get("task").filter(|t| t.get("taskId").is_some()) {
-            let tracked = Tracked::created(&super::engine::pending::Answer::from_value(task))?;
-            let status = TaskStatus::of(tracked.status());
-            return Ok(ToolCall::Task(TaskHandle {
-                session: Arc::clone(&self.client.session),
-                tracked: Box::new(tracked),
-                status,
-            }));
-        }
         // A server that ran it at once anyway: its answer is the result.
-        let result = serde_json::from_value(raw)
-            .map_err(|e| crate::Error::Protocol(format!("malformed `tools/call` result: {e}")))?;
-        Ok(ToolCall::Done(result))
+        let task = raw.get("task").filter(|t| t.get("taskId").is_some());
+        self.task_or_result(task, &raw)
     }
 }
 
