@@ -320,7 +320,7 @@ impl fmt::Display for Error {
             Error::Spawn { command, source } => write!(f, "failed to start `{command}`: {source}"),
             Error::Protocol(msg) => write!(f, "protocol: {msg}"),
             Error::Rpc(e) => {
-                write!(f, "server error {}: {}", e.code.0, e.message)?;
+                write!(f, "server error {}: {}", e.code.0, e.own_message())?;
                 match e.data.as_deref() {
                     None | Some(serde_json::Value::Null) => Ok(()),
                     Some(data) => write!(f, " (data: {})", DataSummary(data)),

@@ -296,3 +296,56 @@ fn without_task_support_the_call_goes_plain_and_nothing_is_listed() {
         "echoed"
     );
 }
+
+#[test]
+fn a_task_asked_for_by_handle_is_the_eras_own_and_its_result_comes_from_tasks_result() {
+    let (server, seen) = task_server(true);
+    // The task is polled as working once, then found completed; the result is then fetched.
+    let polls = Arc::new(Mutex::new(0));
+    let counted = polls.clone();
+    server.on("tasks/get", move |_, _| {
+        let mut polls = counted.lock().unwrap();
+        *polls += 1;
+        let status = if *polls == 1 { "working" } else { "completed" };
+        Some(
+            json!({"taskId": "t-1", "status": status, "statusMessage": "digging",
+                    "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z",
+                    "ttl": 60000, "pollInterval": 20}),
+        )
+    });
+    let client = Client::connect(server.clone()).expect("connect");
+    let umcp::ToolCall::Task(mut task) = client
+        .call_tool_as_task("research", json!({"topic": "rust"}))
+        .expect("a task")
+    else {
+        panic!("the server made a task")
+    };
+    assert_eq!(task.id(), "t-1");
+    assert_eq!(task.poll_interval(), Duration::from_millis(100));
+    assert_eq!(*task.poll().expect("tasks/get"), umcp::TaskStatus::Working);
+    // Found again by its id, as a later command would.
+    let result = client
+        .task("t-1")
+        .wait(&RequestOptions::default().with_timeout(Duration::from_secs(5)))
+        .expect("the result");
+    assert_eq!(result.text(), "the findings");
+    // The call carried the era's own `task`, not the extension's declaration.
+    let received = server.received.lock().unwrap();
+    let call = received
+        .iter()
+        .find_map(|m| match m {
+            Message::Request(r) if r.method == "tools/call" => r.params.clone(),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(call["task"], json!({}));
+    assert!(call.get("_meta").is_none(), "{call}");
+    let methods: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(m, _)| m.clone())
+        .collect();
+    assert_eq!(methods, ["tasks/result"]);
+    assert_eq!(*polls.lock().unwrap(), 2);
+}

@@ -1,7 +1,10 @@
 //! Parsing the command line with `lexopt`, against the options of [`spec`].
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use serde_json::{Map, Value};
 
 use umcp::types::{LoggingLevel, SubscriptionFilter};
 use umcp::ProtocolMode;
@@ -9,6 +12,7 @@ use umcp::ProtocolMode;
 use crate::exit::{usage, Exit};
 use crate::help;
 use crate::oauth;
+use crate::shaping::Shaping;
 use crate::spec::{self, Cmd};
 use crate::suggest;
 
@@ -59,6 +63,21 @@ pub struct Args {
     /// Each `--env` as it was given (`KEY=VALUE` or `NAME`), for the configuration file
     /// `servers add` writes, where `NAME` stays a reference to the variable.
     pub env_given: Vec<String>,
+    /// The names of `--env NAME` not set in umcp's environment: written as references by
+    /// `servers add`, and a usage error for a server run now.
+    pub env_unset: Vec<String>,
+    /// `--raw`, `--structured`, `--max-chars` and `--save`: how a result is printed.
+    pub shaping: Shaping,
+    /// `--meta`: what the command's requests carry in `_meta`.
+    pub meta: Map<String, Value>,
+    /// `--root DIR`: the directories offered to the servers as roots, as given.
+    pub roots: Vec<String>,
+    /// `--task`: `call` starts the tool as a task and prints its id.
+    pub task: bool,
+    /// `--no-check`: `call` sends its arguments unchecked.
+    pub no_check: bool,
+    /// `-v` (1), `-vv` (2): how much of umcp's own log is shown.
+    pub verbose: u8,
 }
 
 /// `--list` and `--revoke FILE`, the options of `trust`.
@@ -100,9 +119,15 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                 };
                 if !flag.choices.is_empty() {
                     let v = value.as_deref().unwrap_or_default();
-                    if !flag.choices.contains(&v) {
+                    // `--protocol` takes a stateless-era version too, as its help says.
+                    let version = name == "protocol" && ProtocolMode::parse(v).is_some();
+                    if !flag.choices.contains(&v) && !version {
+                        let more = match name.as_str() {
+                            "protocol" => " or a stateless-era version (2026-07-28)",
+                            _ => "",
+                        };
                         return Err(usage(format!(
-                            "--{name} {v}: expected one of {}",
+                            "--{name} {v}: expected one of {}{more}",
                             flag.choices.join(", ")
                         )));
                     }
@@ -114,23 +139,29 @@ pub fn parse(raw: Vec<OsString>) -> Result<Args, Exit> {
                 }
             }
             Short('h') => help = true,
+            Short('v') => args.verbose = args.verbose.saturating_add(1),
             Short(c) => return Err(usage(format!("unknown option -{c}"))),
             Value(word) => args.command.push(word.string().map_err(bad)?),
         }
     }
     if help || args.command.first().map(String::as_str) == Some("help") {
+        // `call TOOL --help` describes the tool, which takes its servers.
+        if let (true, [call, tool, ..]) = (help, args.command.as_slice()) {
+            if call == "call" {
+                args.command = vec!["describe".into(), tool.clone()];
+                return Ok(args);
+            }
+        }
         let topic = match args.command.as_slice() {
             [first, topic, ..] if first == "help" => Some(topic),
             [first, ..] if first != "help" => Some(first),
             _ => None,
         };
-        return Err(Exit(
-            0,
-            match topic.and_then(|t| spec::command(t)) {
-                Some(cmd) => help::command_help(cmd),
-                None => help::help(),
-            },
-        ));
+        let Some(topic) = topic else {
+            return Err(Exit(0, help::help()));
+        };
+        let cmd = spec::command(topic).ok_or_else(|| unknown_command(topic))?;
+        return Err(Exit(0, help::command_help(cmd)));
     }
     Ok(args)
 }
@@ -149,10 +180,16 @@ fn env_entry(text: &str) -> Result<(String, String), Exit> {
     }
     match std::env::var(text) {
         Ok(value) => Ok((text.to_owned(), value)),
-        Err(_) => Err(usage(format!(
-            "--env {text}: `{text}` is not set (or not UTF-8) in umcp's environment"
-        ))),
+        // Known only once the command is: `servers add` writes `${NAME}`, set or not.
+        Err(_) => Ok((text.to_owned(), String::new())),
     }
+}
+
+/// The usage error for `--env NAME` of a variable that is not set, for a server run now.
+pub fn unset_env(name: &str) -> Exit {
+    usage(format!(
+        "--env {name}: `{name}` is not set (or not UTF-8) in umcp's environment"
+    ))
 }
 
 /// `--header 'Name: value'` as its name and value, both checked.
@@ -179,12 +216,12 @@ fn header_entry(text: &str) -> Result<(String, String), Exit> {
 /// Stores one option's value.
 fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) -> Result<(), Exit> {
     let text = value.unwrap_or_default();
+    if for_scripts(args, name, &text)? {
+        return Ok(());
+    }
     match name {
         "stdio" => args.stdio = Some(text),
-        "env" => {
-            args.env.push(env_entry(&text)?);
-            args.env_given.push(text);
-        }
+        "env" => add_env(args, text)?,
         "url" => args.url = Some(text),
         "transport" => args.transport = Some(text),
         "header" => args.headers.push(header_entry(&text)?),
@@ -208,7 +245,7 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
             }
         }
         "protocol" => {
-            // The choices were checked against the spec: all three parse.
+            // The choices and versions were checked against the spec: all parse.
             let mode = ProtocolMode::parse(&text)
                 .ok_or_else(|| usage(format!("--protocol {text}: not auto, legacy or modern")))?;
             args.protocol = Some(mode);
@@ -243,6 +280,58 @@ fn apply(args: &mut Args, name: &str, value: Option<String>, help: &mut bool) ->
     Ok(())
 }
 
+/// `--env KEY=VALUE` or `--env NAME`: a variable for the `--stdio` server, or one not set,
+/// which only `servers add` may take (it writes `${NAME}`).
+fn add_env(args: &mut Args, text: String) -> Result<(), Exit> {
+    let (key, value) = env_entry(&text)?;
+    if !text.contains('=') && std::env::var(&text).is_err() {
+        args.env_unset.push(key);
+    } else {
+        args.env.push((key, value));
+    }
+    args.env_given.push(text);
+    Ok(())
+}
+
+/// Stores one of the options that shape a command's input and output for scripts
+/// (`--raw`, `--meta`, `--task`, `-v` …); `false` for any other option.
+fn for_scripts(args: &mut Args, name: &str, text: &str) -> Result<bool, Exit> {
+    match name {
+        "raw" => args.shaping.raw = true,
+        "structured" => args.shaping.structured = true,
+        "max-chars" => {
+            let n = text.parse::<usize>().ok().filter(|n| *n > 0);
+            let n = n.ok_or_else(|| usage(format!("--max-chars {text}: not a positive number")))?;
+            args.shaping.max_chars = Some(n);
+        }
+        "save" => args.shaping.save = Some(PathBuf::from(text)),
+        "meta" => {
+            let (key, value) = meta_entry(text)?;
+            args.meta.insert(key, value);
+        }
+        "root" => args.roots.push(text.to_owned()),
+        "task" => args.task = true,
+        "no-check" => args.no_check = true,
+        "verbose" => args.verbose = args.verbose.saturating_add(1),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `--meta KEY=VALUE` (text) or `KEY:=JSON`, as a call's arguments are written.
+fn meta_entry(text: &str) -> Result<(String, Value), Exit> {
+    let bad = || usage(format!("--meta {text}: expected KEY=VALUE or KEY:=JSON"));
+    let (key, value) = text.split_once('=').ok_or_else(bad)?;
+    let (key, value) = match key.strip_suffix(':') {
+        Some(key) => (key, serde_json::from_str(value).map_err(|_| bad())?),
+        None => (key, Value::String(value.to_owned())),
+    };
+    if key.is_empty() {
+        return Err(bad());
+    }
+    Ok((key.to_owned(), value))
+}
+
 /// A positive number of seconds (below a billion, so it fits any clock).
 fn seconds(name: &str, text: &str) -> Result<Duration, Exit> {
     text.parse::<f64>()
@@ -258,13 +347,7 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         .command
         .split_first()
         .ok_or_else(|| usage("no command"))?;
-    let cmd = spec::command(name).ok_or_else(|| {
-        let hint = suggest::closest(name, spec::COMMANDS.iter().map(|c| c.name));
-        usage(format!(
-            "unknown command {name}{}",
-            did_you_mean(hint.map(str::to_owned))
-        ))
-    })?;
+    let cmd = spec::command(name).ok_or_else(|| unknown_command(name))?;
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     let (least, most) = cmd.arity;
     if rest.len() < least || rest.len() > most {
@@ -276,16 +359,18 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
     let subcommands = spec::subcommands(cmd.name);
     if !subcommands.is_empty() {
         let (word, words) = rest.split_first().map_or(("", 0), |(w, r)| (*w, r.len()));
-        match subcommands.iter().find(|(name, _)| *name == word) {
-            Some((_, n)) if *n == words => {}
-            _ => {
-                return Err(usage(format!(
-                    "bad arguments: umcp {} {}",
-                    cmd.name, cmd.args
-                )))
-            }
+        // A subcommand may be listed twice, with as many words after it as it takes.
+        if !subcommands
+            .iter()
+            .any(|(name, n)| *name == word && *n == words)
+        {
+            return Err(usage(format!(
+                "bad arguments: umcp {} {}",
+                cmd.name, cmd.args
+            )));
         }
     }
+    check_command_options(args, cmd)?;
     if args.idle.is_some() && cmd.name != "session" {
         return Err(usage(format!(
             "--idle is for session start, not {}",
@@ -315,6 +400,41 @@ pub fn command(args: &Args) -> Result<(&'static Cmd, Vec<&str>), Exit> {
         }
     }
     Ok((cmd, rest))
+}
+
+/// The usage error for `name`, which is no command, with the closest one.
+fn unknown_command(name: &str) -> Exit {
+    let hint = suggest::closest(name, spec::COMMANDS.iter().map(|c| c.name));
+    usage(format!(
+        "unknown command {}{}",
+        crate::shown::line(name),
+        did_you_mean(hint.map(str::to_owned))
+    ))
+}
+
+/// Refuses the options of one command given to another, and the ways of printing given
+/// together.
+fn check_command_options(args: &Args, cmd: &Cmd) -> Result<(), Exit> {
+    args.shaping.check(args.json)?;
+    let only = [
+        ("task", args.task, &["call"][..]),
+        ("no-check", args.no_check, &["call"][..]),
+        (
+            "structured",
+            args.shaping.structured,
+            &["call", "tasks"][..],
+        ),
+    ];
+    for (flag, given, commands) in only {
+        if given && !commands.contains(&cmd.name) {
+            return Err(usage(format!(
+                "--{flag} is for {}, not {}",
+                commands.join(" and "),
+                cmd.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// ` (did you mean WORD?)`, or nothing without a word to offer.

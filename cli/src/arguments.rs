@@ -1,5 +1,6 @@
-//! The arguments of `call` and `prompt`: one JSON object, or `KEY=VALUE` and `KEY:=JSON` pairs
-//! (HTTPie's convention), read before anything starts.
+//! The arguments of `call` and `prompt`: one JSON object (on the command line, from stdin as
+//! `-`, or from a file as `@FILE`), or `KEY=VALUE` and `KEY:=JSON` pairs (HTTPie's convention,
+//! `KEY=@FILE` for a file's text), read before anything starts.
 //!
 //! A `KEY=VALUE` is text, as a shell word is, unless the tool's input schema gives the
 //! property another type: then `a=2` is the number 2 where the tool wants a number, and stays
@@ -25,7 +26,87 @@ pub enum Pair {
     Json(Value),
 }
 
-/// Reads the words after the tool's or prompt's name.
+/// The most bytes of arguments read from stdin or one file.
+const MAX_INPUT: u64 = 16 * 1024 * 1024;
+
+/// Where `-` reads from: the program's stdin, or nowhere (a shell reads its commands there),
+/// saying why.
+pub enum Stdin<'a> {
+    Read,
+    Refused(&'a str),
+}
+
+/// The words after the tool's or prompt's name, with what they name elsewhere read in: `-`
+/// (one JSON object on stdin), `@FILE` (one in a file), `KEY=@FILE` (the file's text) and
+/// `KEY:=@FILE` (its JSON). Text that itself begins with `@` is escaped (`KEY=\@…`), so the
+/// words mean the same read again, by a session's process.
+pub fn resolve(words: &[&str], stdin: Stdin<'_>) -> Result<Vec<String>, String> {
+    let mut resolved = Vec::with_capacity(words.len());
+    for word in words {
+        if *word == "-" {
+            let text = match stdin {
+                Stdin::Read => read_bounded(std::io::stdin().lock(), "stdin")?,
+                Stdin::Refused(why) => return Err(format!("`-` cannot read stdin: {why}")),
+            };
+            resolved.push(text);
+            continue;
+        }
+        if let Some(path) = word.strip_prefix('@') {
+            resolved.push(read_file(path)?);
+            continue;
+        }
+        let Some((key, value)) = word.split_once('=') else {
+            resolved.push((*word).to_owned());
+            continue;
+        };
+        match value.strip_prefix('@') {
+            Some(path) if key.ends_with(':') => {
+                resolved.push(format!("{key}={}", read_file(path)?))
+            }
+            Some(path) => resolved.push(format!("{key}={}", escaped(read_file(path)?))),
+            None => resolved.push((*word).to_owned()),
+        }
+    }
+    Ok(resolved)
+}
+
+/// The text of the file at `path`, at most [`MAX_INPUT`] bytes.
+fn read_file(path: &str) -> Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    read_bounded(file, path)
+}
+
+fn read_bounded(reader: impl std::io::Read, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let mut text = String::new();
+    reader
+        .take(MAX_INPUT + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if text.len() as u64 > MAX_INPUT {
+        return Err(format!("{what} holds more than {MAX_INPUT} bytes"));
+    }
+    Ok(text)
+}
+
+/// `text` as a `KEY=` value that [`parse`] reads back as `text`: one more backslash before
+/// a leading run of them and `@`.
+fn escaped(text: String) -> String {
+    match text.trim_start_matches('\\').starts_with('@') {
+        true => format!("\\{text}"),
+        false => text,
+    }
+}
+
+/// A `KEY=` value as written: `\@…` (any run of backslashes, then `@`) loses one backslash.
+fn unescaped(value: &str) -> &str {
+    match value.trim_start_matches('\\').starts_with('@') && value.starts_with('\\') {
+        true => &value[1..],
+        false => value,
+    }
+}
+
+/// Reads the words after the tool's or prompt's name, as [`resolve`] left them.
 pub fn parse(words: &[&str]) -> Result<Arguments, String> {
     match words {
         [] => return Ok(Arguments::Json(Value::Null)),
@@ -50,7 +131,7 @@ pub fn parse(words: &[&str]) -> Result<Arguments, String> {
                 Ok(json) => (key, Pair::Json(json)),
                 Err(e) => return Err(format!("`{word}`: the value is not JSON: {e}")),
             },
-            None => (key, Pair::Text(value.to_owned())),
+            None => (key, Pair::Text(unescaped(value).to_owned())),
         };
         if key.is_empty() {
             return Err(format!("`{word}`: no name before the `=`"));
@@ -225,6 +306,40 @@ mod tests {
         ] {
             assert!(parse(words).is_err(), "{words:?}");
         }
+    }
+
+    #[test]
+    fn files_are_read_in_and_text_beginning_with_at_survives_a_second_reading() {
+        let dir = std::env::temp_dir().join(format!("umcp-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let note = dir.join("note.txt");
+        std::fs::write(&note, "@handle and more").unwrap();
+        let args = dir.join("args.json");
+        std::fs::write(&args, r#"{"a": 1}"#).unwrap();
+        let list = dir.join("list.json");
+        std::fs::write(&list, "[1, 2]").unwrap();
+        let (note, args, list) = (note.display(), args.display(), list.display());
+        let words = [
+            format!("text=@{note}"),
+            format!("raw:=@{list}"),
+            "plain=\\@literal".to_owned(),
+        ];
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let once = resolve(&words, Stdin::Refused("no")).unwrap();
+        let once: Vec<&str> = once.iter().map(String::as_str).collect();
+        let twice = resolve(&once, Stdin::Refused("no")).unwrap();
+        let twice: Vec<&str> = twice.iter().map(String::as_str).collect();
+        assert_eq!(once, twice);
+        assert_eq!(
+            parse(&twice).unwrap().for_tool(None),
+            Ok(json!({"text": "@handle and more", "raw": [1, 2], "plain": "@literal"}))
+        );
+        let whole = resolve(&[&format!("@{args}")], Stdin::Refused("no")).unwrap();
+        let whole: Vec<&str> = whole.iter().map(String::as_str).collect();
+        assert_eq!(parse(&whole).unwrap().for_tool(None), Ok(json!({"a": 1})));
+        assert!(resolve(&["-"], Stdin::Refused("the shell reads it")).is_err());
+        assert!(resolve(&["a=@/nonexistent/file"], Stdin::Refused("no")).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -22,23 +22,42 @@ mod secrets;
 
 pub use edit::Document;
 
-/// `servers list`, `servers show NAME`, `servers add NAME` or `servers remove NAME` (the
-/// words were checked against the command table).
+mod everywhere;
+
+/// `servers list`, `servers show NAME`, `servers add NAME`, `servers remove NAME` or `servers
+/// import HOST|FILE` (the words were checked against the command table).
 pub fn run(args: &Args, rest: &[&str]) -> Result<(), Exit> {
     let (what, name) = match rest {
         [what] => (*what, ""),
         [what, name, ..] => (*what, *name),
-        [] => return Err(usage("servers: expected list, show, add or remove")),
+        [] => return Err(usage("servers: expected list, show, add, remove or import")),
     };
     check_options(args, what)?;
+    match (what, &args.config) {
+        ("import", _) => return everywhere::import(args, name),
+        ("list", None) => return everywhere::list(args.json),
+        ("list", Some(path))
+            if crate::hosts::format(Path::new(path)) != crate::hosts::Format::Json =>
+        {
+            return everywhere::list_file(Path::new(path), args.json);
+        }
+        _ => {}
+    }
     let path = file(args, what == "add")?;
+    if crate::hosts::format(&path) != crate::hosts::Format::Json {
+        return Err(usage(format!(
+            "{}: umcp edits JSON configuration files only (servers list reads this one; \
+             servers import copies its servers into one)",
+            path.display()
+        )));
+    }
     match what {
         "list" => list(&path, args.json),
         "show" => show(&path, name, args.json),
         "add" => add(&path, name, args),
         "remove" => remove(&path, name),
         other => Err(usage(format!(
-            "servers {other}: expected list, show, add or remove"
+            "servers {other}: expected list, show, add, remove or import"
         ))),
     }
 }
@@ -74,7 +93,8 @@ fn check_options(args: &Args, what: &str) -> Result<(), Exit> {
             "servers works on the configuration file: --session is not for it",
         ));
     }
-    if args.server.is_some() {
+    // `servers import HOST --server NAME` copies that one server.
+    if args.server.is_some() && what != "import" {
         return Err(usage(
             "servers takes the server's name after the subcommand, not --server",
         ));

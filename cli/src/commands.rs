@@ -12,7 +12,7 @@ use crate::exit::{usage, Exit};
 use crate::interact::Progress;
 use crate::output::{first_line, pretty, say, warn};
 use crate::target::Target;
-use crate::{listing, shown, watch};
+use crate::{listing, shape, shown, watch};
 
 /// One tool of `tools --json`: a struct, not a `Value`, so the tool's schemas are printed in
 /// the server's key order.
@@ -46,6 +46,8 @@ impl Target<'_> {
             ("watch", _) => watch::run(self),
             ("tasks", _) => self.tasks(rest),
             ("skills", _) => self.skills(rest),
+            ("describe", [tool]) => self.describe(tool),
+            ("grep", words) => self.grep(&words.join(" ")),
             _ => Err(usage("bad command")),
         }
     }
@@ -56,14 +58,17 @@ impl Target<'_> {
         let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
         let code = self.report_failed("tools", failed);
         if !listing.tools.is_empty() || code == 0 {
-            self.out.list(listing.tools.into_iter().map(|t| {
-                let line = format!("{}  {}", t.name, first_line(t.tool.description.as_deref()));
+            self.out.table(listing.tools.into_iter().map(|t| {
+                let cells = vec![
+                    shape::signature(&t.name, t.tool.input_schema.as_value()),
+                    first_line(t.tool.description.as_deref()).to_owned(),
+                ];
                 let row = ToolRow {
                     name: t.name,
                     server: t.server,
                     tool: t.tool,
                 };
-                (row, line)
+                (row, cells)
             }));
         }
         done(code)
@@ -75,11 +80,14 @@ impl Target<'_> {
         resources.retain(|e| self.picked(&e.server));
         let errors = self.timed_errors(errors);
         let code = self.report_failed("resources", server_errors(&errors));
-        self.out.list(resources.iter().map(|e| {
+        self.out.table(resources.iter().map(|e| {
             let r = &e.resource;
             let about = first_line(r.description.as_deref().or(Some(&r.name)));
-            let line = format!("{}{}  {about}", self.whose(&e.server), r.uri);
-            (json!({"server": e.server, "resource": r}), line)
+            let cells = vec![
+                format!("{}{}", self.whose(&e.server), r.uri),
+                about.to_owned(),
+            ];
+            (json!({"server": e.server, "resource": r}), cells)
         }));
         done(code)
     }
@@ -90,11 +98,14 @@ impl Target<'_> {
         templates.retain(|e| self.picked(&e.server));
         let errors = self.timed_errors(errors);
         let code = self.report_failed("resource templates", server_errors(&errors));
-        self.out.list(templates.iter().map(|e| {
+        self.out.table(templates.iter().map(|e| {
             let t = &e.template;
             let about = first_line(t.description.as_deref().or(Some(&t.name)));
-            let line = format!("{}{}  {about}", self.whose(&e.server), t.uri_template);
-            (json!({"server": e.server, "template": t}), line)
+            let cells = vec![
+                format!("{}{}", self.whose(&e.server), t.uri_template),
+                about.to_owned(),
+            ];
+            (json!({"server": e.server, "template": t}), cells)
         }));
         done(code)
     }
@@ -106,12 +117,19 @@ impl Target<'_> {
         let errors = self.timed_errors(errors);
         let code = self.report_failed("prompts", server_errors(&errors));
         let single = self.single.is_some();
-        self.out.list(prompts.iter().map(|e| {
+        self.out.table(prompts.iter().map(|e| {
             let name = if single { &e.prompt.name } else { &e.name };
-            let line = format!("{name}  {}", first_line(e.prompt.description.as_deref()));
+            // Its arguments, an optional one marked `?`, as a tool's signature shows them.
+            let arguments: Vec<String> = (e.prompt.arguments.iter().flatten())
+                .map(|a| format!("{}{}", a.name, if a.is_required() { "" } else { "?" }))
+                .collect();
+            let cells = vec![
+                format!("{name}({})", arguments.join(", ")),
+                first_line(e.prompt.description.as_deref()).to_owned(),
+            ];
             (
                 json!({"name": name, "server": e.server, "prompt": e.prompt}),
-                line,
+                cells,
             )
         }));
         done(code)
@@ -121,15 +139,14 @@ impl Target<'_> {
     fn read(&self, uri: &str) -> Result<(), Exit> {
         let client = self.client()?;
         let result = self
-            .timed(client.with(self.options()).read_resource(uri))
+            .timed(client.with(&self.request_options()).read_resource(uri))
             .map_err(|e| self.failed(e))?;
         let blocks: Vec<ContentBlock> = result
             .contents
             .iter()
             .map(|c| ContentBlock::Resource(EmbeddedResource::new(c.clone())))
             .collect();
-        self.out.content(&result, &blocks);
-        Ok(())
+        self.show_content(&result, &blocks, uri)
     }
 
     /// `prompt NAME [ARGS]`: the prompt's description and messages.
@@ -139,13 +156,17 @@ impl Target<'_> {
             Some(_) => {
                 let client = self.client()?;
                 self.check_prompt(&client, name)?;
-                self.timed(client.with(self.options()).get_prompt(name, arguments))
-                    .map_err(|e| self.failed(e))
+                self.timed(
+                    client
+                        .with(&self.request_options())
+                        .get_prompt(name, arguments),
+                )
+                .map_err(|e| self.failed(e))
             }
             None => self
                 .timed(
                     self.manager
-                        .with(self.options())
+                        .with(&self.request_options())
                         .get_prompt(name, arguments),
                 )
                 .map_err(|e| self.unknown(name, e)),
@@ -155,8 +176,7 @@ impl Target<'_> {
             say(&format!("# {}", shown::block(description)));
         }
         let blocks: Vec<ContentBlock> = result.messages.iter().map(|m| m.content.clone()).collect();
-        self.out.content(&result, &blocks);
-        Ok(())
+        self.show_content(&result, &blocks, name)
     }
 
     /// `complete prompt|resource NAME ARGUMENT [TYPED]`: the values the server offers.
@@ -193,11 +213,8 @@ impl Target<'_> {
     fn call(&self, tool: &str, arguments: Arguments) -> Result<(), Exit> {
         // `KEY=VALUE` pairs are read by the types of the tool's input schema.
         let listing = self.tools();
-        let schema = listing
-            .tools
-            .iter()
-            .find(|t| t.name == tool)
-            .map(|t| t.tool.input_schema.clone().into_value());
+        let listed = listing.tools.iter().find(|t| t.name == tool);
+        let schema = listed.map(|t| t.tool.input_schema.clone().into_value());
         if schema.is_none() && self.deadline.expired() && !listing.failed.is_empty() {
             // The command's time went on the listing: nothing is called.
             let failed = listing.failed.iter().map(|(s, e)| (s.as_str(), e));
@@ -222,11 +239,20 @@ impl Target<'_> {
             }
         }
         let arguments = arguments.for_tool(schema.as_ref()).map_err(usage)?;
+        // A missing or unknown parameter is the caller's to fix: nothing is sent.
+        if let (Some(schema), false) = (&schema, self.args.no_check) {
+            shape::check(tool, schema, &arguments).map_err(usage)?;
+        }
+        if self.args.task {
+            let listed = listed
+                .ok_or_else(|| usage(format!("--task: no server lists a tool named `{tool}`")))?;
+            return self.start_task(&listed.server, &listed.tool.name, arguments);
+        }
         let client = match &self.single {
             Some(_) => Some(self.client()?),
             None => None,
         };
-        let (options, progress) = Progress::attach(self.options().clone());
+        let (options, progress) = Progress::attach(self.request_options());
         let result = match client {
             Some(client) => self
                 .timed(client.with(&options).call_tool(tool, arguments))
@@ -236,7 +262,7 @@ impl Target<'_> {
                 .map_err(|e| self.unknown(tool, e)),
         };
         progress.finish();
-        self.show_result(&result?)
+        self.show_result(&result?, tool)
     }
 
     /// Whether `tool` is one the one server lists and its filter or lock hides: its call is
@@ -300,10 +326,10 @@ impl Target<'_> {
             }
             if !status.is_connected() {
                 let why = crate::servers::why_down(&status);
-                let line = format!("{name}  failed  {}", shown::line(&why));
+                let cells = vec![name.clone(), "failed".into(), why.clone()];
                 rows.push((
                     json!({"server": name, "ok": false, "ms": null, "error": why}),
-                    line,
+                    cells,
                 ));
                 code = 3;
                 continue;
@@ -314,20 +340,20 @@ impl Target<'_> {
                 .client(&name)
                 .and_then(|c| self.timed(c.with(self.options()).ping()));
             let millis = started.elapsed().as_secs_f64() * 1000.0;
-            let line = match &outcome {
-                Ok(()) => format!("{name}  ok  {millis:.1} ms"),
-                Err(e) => format!("{name}  failed  {}", shown::line(&e.to_string())),
+            let cells = match &outcome {
+                Ok(()) => vec![name.clone(), "ok".into(), format!("{millis:.1} ms")],
+                Err(e) => vec![name.clone(), "failed".into(), e.to_string()],
             };
             rows.push((
                 json!({"server": name, "ok": outcome.is_ok(), "ms": millis,
                        "error": outcome.as_ref().err().map(ToString::to_string)}),
-                line,
+                cells,
             ));
             if let Err(e) = outcome {
                 code = code.max(self.failed(e).0);
             }
         }
-        self.out.list(rows.into_iter());
+        self.out.table(rows.into_iter());
         match code {
             0 => Ok(()),
             code => Err(Exit(code, String::new())),
@@ -335,7 +361,7 @@ impl Target<'_> {
     }
 
     /// The failures of a listing across servers, each a timeout once the command's time is up.
-    fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
+    pub fn timed_errors(&self, errors: Vec<ServerError>) -> Vec<ServerError> {
         errors
             .into_iter()
             .filter(|e| self.picked(&e.server))

@@ -34,6 +34,12 @@ fn bash() -> String {
             (_, Completes::File) => "COMPREPLY=($(compgen -f -- \"$cur\"))".to_owned(),
             (_, Completes::Command) => "COMPREPLY=($(compgen -c -- \"$cur\"))".to_owned(),
             (_, Completes::Text) => "COMPREPLY=()".to_owned(),
+            (_, Completes::Session) => {
+                format!("COMPREPLY=($(compgen -W \"{BASH_SESSIONS}\" -- \"$cur\"))")
+            }
+            (_, Completes::Server) => {
+                format!("COMPREPLY=($(compgen -W \"{BASH_SERVERS}\" -- \"$cur\"))")
+            }
         };
         values += &format!("        --{}) {action}; return ;;\n", flag.long);
     }
@@ -43,6 +49,9 @@ fn bash() -> String {
             names(subcommands)
         );
     }
+    values += &format!(
+        "        stop) COMPREPLY=($(compgen -W \"{BASH_SESSIONS}\" -- \"$cur\")); return ;;\n"
+    );
     format!(
         r#"# bash completion for umcp
 _umcp() {{
@@ -66,9 +75,21 @@ complete -F _umcp umcp
     )
 }
 
-/// The names of `subcommands`, separated by spaces.
+/// The running sessions, as a bash word list: umcp is asked as the line is completed.
+const BASH_SESSIONS: &str = "$(umcp --umcp-complete sessions 2>/dev/null)";
+
+/// The servers of the configuration file the line names (or umcp would find), as a bash
+/// word list.
+const BASH_SERVERS: &str = "$(umcp --umcp-complete servers ${COMP_WORDS[*]} 2>/dev/null)";
+
+/// The names of `subcommands`, separated by spaces, each once.
 fn names(subcommands: &[(&str, usize)]) -> String {
-    let names: Vec<&str> = subcommands.iter().map(|(name, _)| *name).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in subcommands {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
     names.join(" ")
 }
 
@@ -94,6 +115,14 @@ fn zsh() -> String {
             (Some(_), _, Completes::File) => format!(":{}:_files", flag.long),
             (Some(_), _, Completes::Command) => format!(":{}:_command_names", flag.long),
             (Some(_), _, Completes::Text) => format!(":{}:", flag.long),
+            (Some(_), _, Completes::Session) => format!(
+                ":{}:{{compadd -- $(umcp --umcp-complete sessions 2>/dev/null)}}",
+                flag.long
+            ),
+            (Some(_), _, Completes::Server) => format!(
+                ":{}:{{compadd -- $(umcp --umcp-complete servers $words 2>/dev/null)}}",
+                flag.long
+            ),
         };
         specs += &format!("    '{repeat}--{}[{help}]{value}' \\\n", flag.long);
     }
@@ -153,6 +182,12 @@ fn fish() -> String {
                 Completes::File => line += " -r -F",
                 Completes::Command => line += " -x -a '(__fish_complete_command)'",
                 Completes::Text => line += " -x",
+                Completes::Session => {
+                    line += " -x -a '(umcp --umcp-complete sessions 2>/dev/null)'"
+                }
+                Completes::Server => {
+                    line += " -x -a '(umcp --umcp-complete servers (commandline -opc) 2>/dev/null)'"
+                }
             }
             if !flag.choices.is_empty() {
                 line += &format!(" -a '{}'", flag.choices.join(" "));
@@ -200,12 +235,12 @@ mod tests {
         assert!(bash.contains("session) COMPREPLY=($(compgen -W 'start list stop' -- \"$cur\"))"));
         let zsh = script("zsh").unwrap();
         assert!(zsh.contains(
-            "servers) (( CURRENT == 2 )) && _values 'subcommand' list show add remove ;;"
+            "servers) (( CURRENT == 2 )) && _values 'subcommand' list show add remove import ;;"
         ));
         let fish = script("fish").unwrap();
         assert!(fish.contains(
             "complete -c umcp -n '__fish_seen_subcommand_from tasks; and not \
-             __fish_seen_subcommand_from list get cancel result' -a 'list get cancel result'"
+             __fish_seen_subcommand_from list get cancel result wait' -a 'list get cancel result wait'"
         ));
     }
 }

@@ -4,21 +4,23 @@
 //! Every line a command prints ([`say`](crate::output::say), [`warn`](crate::output::warn)),
 //! every progress line, every question a server asks and its answer pass through the console
 //! in use, so that one `execute` serves a command run directly and one a session's process runs
-//! for another `umcp`. A session runs one command at a time, so one console is in use at a
-//! time, process-wide: the threads a command starts (the client threads that report progress
-//! and ask questions) reach the same one without being handed it. The one exception, a
-//! session's `watch`, which runs beside the other commands, has a console for its own threads
-//! ([`redirect_thread`]), handed to the threads it starts ([`inherited`]).
+//! for another `umcp`. A session runs the commands of several callers at once: each has a
+//! console for its own thread ([`redirect_thread`]), handed to the threads it starts
+//! ([`inherited`]) and to the callbacks it gives the client (a call's progress). What reaches
+//! the process on a thread of no command (a server's question or log message) goes to the
+//! command that started last ([`running`]), else to the process's console ([`redirect`]).
 
 use std::cell::RefCell;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 /// A standard stream whose being a terminal matters: questions are read on stdin and shown
-/// on stderr.
+/// on stderr, and listings are aligned in columns on a terminal's stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
     Stdin,
+    Stdout,
     Stderr,
 }
 
@@ -58,6 +60,7 @@ impl Console for Local {
     fn is_terminal(&self, stream: Stream) -> bool {
         match stream {
             Stream::Stdin => io::stdin().is_terminal(),
+            Stream::Stdout => io::stdout().is_terminal(),
             Stream::Stderr => io::stderr().is_terminal(),
         }
     }
@@ -98,19 +101,52 @@ impl Console for Nobody {
 /// The console in use; `None` for [`Local`].
 static CURRENT: RwLock<Option<Arc<dyn Console>>> = RwLock::new(None);
 
+/// The consoles of the commands a session's process runs at once, by number, the latest
+/// last.
+static RUNNING: Mutex<Vec<(u64, Arc<dyn Console>)>> = Mutex::new(Vec::new());
+
+/// The number of the next command counted in [`RUNNING`].
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
 thread_local! {
     /// This thread's own console, which wins over the process's.
     static THREAD: RefCell<Option<Arc<dyn Console>>> = const { RefCell::new(None) };
 }
 
-/// The console in use: this thread's own, else the process's.
+/// The console in use: this thread's own, else that of the command that started last, else
+/// the process's.
 fn current() -> Option<Arc<dyn Console>> {
-    inherited().or_else(|| {
-        CURRENT
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    })
+    inherited()
+        .or_else(|| {
+            let running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+            running.last().map(|(_, console)| Arc::clone(console))
+        })
+        .or_else(|| {
+            CURRENT
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        })
+}
+
+/// Counts `console` among those of the commands running, until the guard is dropped: a
+/// thread of no command (a server's question, a log message) reaches the one that started
+/// last.
+pub fn running(console: Arc<dyn Console>) -> Running {
+    let number = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+    running.push((number, console));
+    Running(number)
+}
+
+/// A command's console counted by [`running`], taken out on drop.
+pub struct Running(u64);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+        running.retain(|(number, _)| *number != self.0);
+    }
 }
 
 /// This thread's own console, if it has one, for a thread it starts to take on with

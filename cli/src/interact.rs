@@ -40,7 +40,10 @@ impl Progress {
             return (options, progress);
         }
         let frame = AtomicUsize::new(0);
+        // The callback runs on a client thread: it draws on the console of the command.
+        let console = console::inherited();
         let options = options.with_progress(move |p| {
+            let _console = console::redirect_thread(console.clone());
             let spin = SPINNER[frame.fetch_add(1, Ordering::Relaxed) % SPINNER.len()];
             let amount = match p.total {
                 Some(total) => format!("{}/{}", p.progress, total),

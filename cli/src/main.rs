@@ -45,28 +45,37 @@ mod completions;
 mod config_files;
 mod console;
 mod deadline;
+mod describe;
 mod doctor;
 mod drift;
 mod exit;
+mod grep;
 mod help;
+mod hosts;
 mod interact;
 mod listing;
 mod lock;
 mod logs;
 mod man;
+mod names;
+mod naming;
 mod network;
 mod oauth;
 mod output;
 mod pinned;
 mod relay;
+mod roots;
 mod run;
 mod secret_words;
 mod servers;
 mod session;
+mod shape;
+mod shaping;
 mod shell;
 mod shown;
 mod sign_in;
 mod signals;
+mod skill_dirs;
 mod skills;
 mod spec;
 mod suggest;
@@ -75,17 +84,21 @@ mod target;
 mod tasks;
 mod trust;
 mod user_dirs;
+mod verbose;
 mod watch;
 
 use deadline::Interrupt;
-use exit::{report, usage, Exit};
+use exit::{report_as, usage, Exit};
 use signals::Shutdown;
 
 fn main() -> ExitCode {
     let shutdown = Shutdown::install();
     let result = dispatch(&shutdown);
     shutdown.finish();
-    let code = report(result);
+    // `--json` anywhere on the command line: a failure is told as JSON, the command line's
+    // own mistakes too.
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    let code = report_as(result, json);
     // Output that did not all reach stdout fails the run (a closed pipe does not).
     if let Some(error) = output::write_error() {
         output::warn(&format!("umcp: writing the output failed: {error}"));
@@ -98,10 +111,14 @@ fn main() -> ExitCode {
 /// a session, or one run against servers started here.
 fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(words) = names::asked(&raw) {
+        return names::print(&words);
+    }
     if session::is_daemon(&raw) {
         return session::daemon(shutdown);
     }
     let args = args::parse(raw)?;
+    verbose::init(args.verbose);
     let (cmd, rest) = args::command(&args)?;
     match cmd.name {
         "completions" => {
@@ -143,7 +160,7 @@ fn dispatch(shutdown: &Shutdown) -> Result<(), Exit> {
     let servers = run::configured(&args, cmd)?;
     // The arguments of `call` and `prompt`, checked before anything starts (a prompt's are
     // all text, whatever the server lists; a tool's are typed once its schema is known).
-    let arguments = run::arguments(cmd, &rest)?;
+    let arguments = run::arguments(cmd, &rest, arguments::Stdin::Read)?;
     // The shell keeps its lists fresh; any other command runs once and exits.
     let connected = run::connect(&args, servers, shutdown, cmd.name != "shell")?;
     let result = match cmd.name {

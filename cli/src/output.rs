@@ -5,20 +5,34 @@
 //! failure to write stdout (a full disk, `> /dev/full`) is kept, for [`write_error`] to fail
 //! the program with: output that did not reach its file is not success.
 
+use std::cell::{Cell, RefCell};
 use std::sync::Mutex;
-
-use umcp::types::{ContentBlock, ResourceContents};
 
 use crate::shown;
 
 /// The first error writing stdout, other than a closed pipe.
 static WRITE_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
+thread_local! {
+    /// Whether this thread's command printed on stdout, and the last line it warned, for a
+    /// failure to be told as JSON under `--json` ([`take_said`]).
+    static SAID: (Cell<bool>, RefCell<Option<String>>) = const {
+        (Cell::new(false), RefCell::new(None))
+    };
+}
+
 /// Writes a line to stdout (the [`console`](crate::console)'s).
 pub fn say(line: &str) {
+    SAID.with(|(printed, _)| printed.set(true));
     if let Err(error) = crate::console::out(&format!("{line}\n")) {
         failed_write(&error);
     }
+}
+
+/// Whether this thread printed on stdout, and the last line it warned, since the last call;
+/// both are forgotten.
+pub fn take_said() -> (bool, Option<String>) {
+    SAID.with(|(printed, warned)| (printed.replace(false), warned.borrow_mut().take()))
 }
 
 /// Keeps `error`, from writing stdout, unless it is a closed pipe (the reader had enough:
@@ -64,6 +78,7 @@ pub fn ask_or(question: &str, default: bool) -> bool {
 
 /// Writes a line to stderr (the [`console`](crate::console)'s).
 pub fn warn(line: &str) {
+    SAID.with(|(_, warned)| *warned.borrow_mut() = Some(line.to_owned()));
     crate::console::err(&format!("{line}\n"));
 }
 
@@ -127,6 +142,42 @@ fn indent(json: &str) -> String {
     out
 }
 
+/// The widest a column is padded to on a terminal: a longer cell overflows its column rather
+/// than widen it for every row.
+const MAX_COLUMN: usize = 48;
+
+/// `rows` as lines: cells parted by two spaces, each column but the last padded to its
+/// widest cell (up to [`MAX_COLUMN`]) when `aligned`; empty cells at a row's end left out.
+fn columns(rows: &[Vec<String>], aligned: bool) -> Vec<String> {
+    let mut widths: Vec<usize> = Vec::new();
+    for row in rows.iter().filter(|_| aligned) {
+        for (i, cell) in row.iter().enumerate() {
+            let width = cell.chars().count().min(MAX_COLUMN);
+            match widths.get_mut(i) {
+                Some(w) => *w = (*w).max(width),
+                None => widths.push(width),
+            }
+        }
+    }
+    let mut lines = Vec::with_capacity(rows.len());
+    for row in rows {
+        let used = row.len() - row.iter().rev().take_while(|c| c.is_empty()).count();
+        let mut line = String::new();
+        for (i, cell) in row[..used].iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            line.push_str(cell);
+            if aligned && i + 1 < used {
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
 /// The first line of a server's text (a description), for a listing's row.
 pub fn first_line(text: Option<&str>) -> &str {
     text.unwrap_or_default().lines().next().unwrap_or_default()
@@ -149,35 +200,21 @@ impl Output {
         }
     }
 
-    /// The whole result as JSON, or each content block readably.
-    pub fn content(&self, whole: &impl serde::Serialize, blocks: &[ContentBlock]) {
+    /// A table: one JSON array, or one line per row, its cells escaped ([`shown`]) and, when
+    /// stdout is a terminal, aligned in columns; elsewhere two spaces part them, for scripts
+    /// that split on them.
+    pub fn table<T: serde::Serialize>(&self, items: impl Iterator<Item = (T, Vec<String>)>) {
+        let (values, rows): (Vec<T>, Vec<Vec<String>>) = items.unzip();
         if self.json {
-            say(&pretty(whole));
+            say(&pretty(&values));
             return;
         }
-        for block in blocks {
-            let line = |text: String| say(&shown::line(&text));
-            match block {
-                ContentBlock::Text(t) => say(&shown::text_lines(&t.text)),
-                ContentBlock::Image(i) => line(format!(
-                    "[image {}: {} base64 bytes]",
-                    i.mime_type,
-                    i.data.len()
-                )),
-                ContentBlock::Audio(a) => line(format!(
-                    "[audio {}: {} base64 bytes]",
-                    a.mime_type,
-                    a.data.len()
-                )),
-                ContentBlock::ResourceLink(r) => line(format!("[resource {}]", r.uri)),
-                ContentBlock::Resource(r) => match &r.resource {
-                    ResourceContents::Text(t) => say(&shown::text_lines(&t.text)),
-                    ResourceContents::Blob(b) => {
-                        line(format!("[blob {}: {} base64 bytes]", b.uri, b.blob.len()))
-                    }
-                },
-                other => say(&pretty(other)),
-            }
+        let rows: Vec<Vec<String>> = (rows.iter())
+            .map(|row| row.iter().map(|cell| shown::line(cell)).collect())
+            .collect();
+        let aligned = crate::console::is_terminal(crate::console::Stream::Stdout);
+        for line in columns(&rows, aligned) {
+            say(&line);
         }
     }
 }
@@ -186,6 +223,37 @@ impl Output {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn columns_align_on_a_terminal_and_are_two_spaces_apart_elsewhere() {
+        let rows = vec![
+            vec!["echo(message: string)".to_owned(), "Echoes".to_owned()],
+            vec!["add(a: number, b: number)".to_owned(), "Adds".to_owned()],
+            vec!["now()".to_owned(), String::new()],
+        ];
+        assert_eq!(
+            columns(&rows, true),
+            [
+                "echo(message: string)      Echoes",
+                "add(a: number, b: number)  Adds",
+                "now()",
+            ]
+        );
+        assert_eq!(
+            columns(&rows, false),
+            [
+                "echo(message: string)  Echoes",
+                "add(a: number, b: number)  Adds",
+                "now()"
+            ]
+        );
+        let long = vec![
+            vec!["x".repeat(60), "a".into()],
+            vec!["y".into(), "b".into()],
+        ];
+        let lines = columns(&long, true);
+        assert_eq!(lines[1], format!("y{}  b", " ".repeat(MAX_COLUMN - 1)));
+    }
 
     #[test]
     fn indents_as_serde_json_does() {

@@ -13,7 +13,7 @@ use umcp::{
 };
 
 use crate::args::Args;
-use crate::arguments::{self, Arguments};
+use crate::arguments::{self, Arguments, Stdin};
 use crate::deadline::{Deadline, Interrupt};
 use crate::exit::{usage, Exit};
 use crate::output::{warn, Output};
@@ -76,10 +76,16 @@ pub fn one_server(cmd: &Cmd, count: usize) -> Result<(), Exit> {
     Ok(())
 }
 
-/// The arguments of `call` and `prompt`, read from the words after the name.
-pub fn arguments(cmd: &Cmd, rest: &[&str]) -> Result<Arguments, Exit> {
+/// The arguments of `call` and `prompt`, read from the words after the name (and from stdin
+/// or files, as they say).
+pub fn arguments(cmd: &Cmd, rest: &[&str], stdin: Stdin<'_>) -> Result<Arguments, Exit> {
     let arguments = match cmd.name {
-        "call" | "prompt" => arguments::parse(rest.get(1..).unwrap_or_default()).map_err(usage)?,
+        "call" | "prompt" => {
+            let words = arguments::resolve(rest.get(1..).unwrap_or_default(), stdin);
+            let words = words.map_err(usage)?;
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            arguments::parse(&words).map_err(usage)?
+        }
         _ => Arguments::Json(Value::Null),
     };
     Ok(match cmd.name {
@@ -125,6 +131,9 @@ pub fn connect(
         .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto));
     if let Some(level) = args.log {
         client_options = client_options.with_log_level(level);
+    }
+    if !args.roots.is_empty() {
+        client_options = client_options.with_roots(crate::roots::roots(&args.roots)?);
     }
     let options = ManagerOptions::default()
         .without_cache()
@@ -211,6 +220,7 @@ pub fn execute(
     );
     let target = Target {
         manager,
+        args,
         single: (names.len() == 1).then(|| names[0].clone()),
         out: Output { json: args.json },
         deadline,

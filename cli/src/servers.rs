@@ -9,7 +9,7 @@ use umcp::{ConfigFile, HttpConfig, HttpTransportKind, ServerConfig, ServerStatus
 use crate::args::Args;
 use crate::exit::{usage, Exit};
 use crate::output::warn;
-use crate::{config_files, shown, trust};
+use crate::{config_files, hosts, shown, trust};
 
 /// The servers a command runs against, and where their lockfile is.
 pub struct Servers {
@@ -46,8 +46,8 @@ pub fn servers(args: &Args) -> Result<Servers, Exit> {
     };
     let file = match file {
         Some(file) => file,
-        // Named with --config, or the user's own: trusted as the user's word.
-        None => ConfigFile::load(&path).map_err(|e| usage(shown::block(&e.to_string())))?,
+        // Named with --config: trusted as the user's word.
+        None => hosts::load(&path).map_err(|e| usage(shown::block(&e)))?,
     };
     let in_file = file.servers.iter().map(|s| s.name.clone());
     let in_file = in_file.chain(file.errors.iter().map(|e| e.server.clone()));
@@ -75,7 +75,10 @@ fn check_options(args: &Args) -> Result<(), Exit> {
             "the --oauth options are for --url servers (--config entries have `oauth` settings)",
         ));
     }
-    if !args.env.is_empty() && args.stdio.is_none() {
+    if let Some(name) = args.env_unset.first() {
+        return Err(crate::args::unset_env(name));
+    }
+    if !args.env_given.is_empty() && args.stdio.is_none() {
         return Err(usage("--env is for --stdio servers"));
     }
     if !args.headers.is_empty() && args.url.is_none() {
@@ -101,7 +104,9 @@ fn check_options(args: &Args) -> Result<(), Exit> {
 fn from_stdio(line: &str, args: &Args) -> Result<ServerConfig, Exit> {
     // The library's own splitter, so a line means here what it means in code.
     let stdio = StdioConfig::from_command_line(line).map_err(|e| usage(e.to_string()))?;
-    let name = named(program_name(stdio.get_command()));
+    let program = program_name(stdio.get_command());
+    // Named after what an interpreter or launcher runs, not after it.
+    let name = named(crate::naming::launched(&program, stdio.get_args()).unwrap_or(program));
     // The line's own `NAME=value` assignments stay, and `--env` adds to them.
     let command = args
         .env
@@ -146,25 +151,32 @@ pub fn from_url(given: &str, args: &Args) -> Result<ServerConfig, Exit> {
     Ok(config)
 }
 
-/// The first configuration file found where umcp looks, with its servers when it is the
-/// project's (read once trusted; `None` for the user's own, read as it is).
+/// The first configuration file found where umcp looks that holds servers, with them (a
+/// project's read once trusted).
 fn found_file() -> Result<(PathBuf, Option<ConfigFile>), Exit> {
     let candidates = config_files::candidates();
-    let found = candidates.iter().find(|p| p.is_file()).ok_or_else(|| {
-        let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-        usage(format!(
-            "no server given (--stdio, --url or --config), and no configuration file in:\n  {}",
-            tried.join("\n  ")
-        ))
-    })?;
-    // A file of the working directory came with the checkout: used once trusted.
-    if config_files::project().contains(found) {
-        let mine = config_files::user().into_iter().find(|p| p.is_file());
-        let file = trust::servers_of_project(found, mine.as_deref())?;
+    let project = config_files::project();
+    let holding = |p: &&PathBuf| p.is_file() && hosts::may_hold_servers(p);
+    for found in candidates.iter().filter(holding) {
+        // A file of the working directory came with the checkout: used once trusted.
+        if project.contains(found) {
+            let mine = config_files::user().into_iter().find(|p| p.is_file());
+            let file = trust::servers_of_project(found, mine.as_deref())?;
+            return Ok((found.clone(), Some(file)));
+        }
+        let file = hosts::load(found).map_err(|e| usage(shown::block(&e)))?;
+        // A host's file that lists none (Claude Code's state file, say) is passed over.
+        if file.servers.is_empty() && file.errors.is_empty() {
+            continue;
+        }
+        warn(&format!("umcp: using the servers of {}", found.display()));
         return Ok((found.clone(), Some(file)));
     }
-    warn(&format!("umcp: using the servers of {}", found.display()));
-    Ok((found.clone(), None))
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    Err(usage(format!(
+        "no server given (--stdio, --url or --config), and no servers in:\n  {}",
+        tried.join("\n  ")
+    )))
 }
 
 /// The program a command runs, as a server's name: its file name, less a Windows `.exe`,

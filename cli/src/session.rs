@@ -6,10 +6,9 @@
 //! own, so that the terminal's Ctrl-C does not reach it) with a socket pair for its stdin,
 //! over which it reports its start-up as a command does: the same messages and exit codes,
 //! and the command returns once the servers are up. The process then listens on a socket in
-//! a directory only the user can reach ([`dir`]), and runs the commands sent to it one at a
-//! time (a `watch` beside them) with the same code a command run directly does
-//! ([`crate::run::execute`]), each on the console of the `umcp` that sent it ([`wire`] is what
-//! they say). Unix only, for now.
+//! a directory only the user can reach ([`dir`]), and runs the commands sent to it, several at
+//! once, with the same code a command run directly does ([`crate::run::execute`]), each on the
+//! console of the `umcp` that sent it ([`wire`] is what they say). Unix only, for now.
 
 use std::ffi::OsString;
 
@@ -28,9 +27,13 @@ mod dir;
 mod turns;
 #[cfg(unix)]
 mod wire;
+#[cfg(unix)]
+mod words;
 
 #[cfg(unix)]
 pub use caller::{Kept, Printed, Sink};
+#[cfg(unix)]
+pub use words::for_session;
 
 /// The first word of the command line that makes `umcp` a session's process: no option or
 /// command a user types.
@@ -42,6 +45,16 @@ const PROCESS: &str = "--umcp-session-process";
 /// as long as the session lives.
 pub fn is_daemon(raw: &[OsString]) -> bool {
     raw.len() == 1 && raw[0] == PROCESS
+}
+
+/// The names of the sessions whose sockets are in the runtime directory, for completions.
+pub fn names() -> Vec<String> {
+    #[cfg(unix)]
+    return dir::runtime_dir()
+        .map(|d| dir::names(&d))
+        .unwrap_or_default();
+    #[cfg(not(unix))]
+    Vec::new()
 }
 
 /// Runs a session's process.
@@ -72,7 +85,7 @@ fn start_options(args: &Args) -> Vec<&'static str> {
         ("url", args.url.is_some()),
         ("config", args.config.is_some()),
         ("server", args.server.is_some()),
-        ("env", !args.env.is_empty()),
+        ("env", !args.env_given.is_empty()),
         ("header", !args.headers.is_empty()),
         ("transport", args.transport.is_some()),
         ("protocol", args.protocol.is_some()),
@@ -84,6 +97,8 @@ fn start_options(args: &Args) -> Vec<&'static str> {
             args.network.first_given().is_some(),
         ),
         ("log", args.log.is_some()),
+        ("root", !args.roots.is_empty()),
+        ("verbose", args.verbose > 0),
         ("idle", args.idle.is_some()),
     ];
     given
@@ -177,6 +192,7 @@ pub fn through(name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
         // The words were read as text already: none is lost here.
         let words = std::env::args_os().skip(1);
         let words = words.map(|w| w.to_string_lossy().into_owned()).collect();
+        let words = words::for_session(words, crate::arguments::Stdin::Read)?;
         let signals = Some((shutdown, caller::OnSignal::Exit));
         match send_command(name, words, &mut Printed, signals)? {
             0 => Ok(()),
@@ -204,6 +220,7 @@ pub fn send_command(
     let run = wire::Run {
         args: words,
         stdin: Local.is_terminal(Stream::Stdin),
+        stdout: Local.is_terminal(Stream::Stdout),
         stderr: Local.is_terminal(Stream::Stderr),
     };
     caller::relay(stream, &wire::Request::Run(run), name, sink, signals)
@@ -264,6 +281,7 @@ fn start(args: &Args, name: &str, shutdown: &Shutdown) -> Result<(), Exit> {
     let run = wire::Run {
         args,
         stdin: Local.is_terminal(Stream::Stdin),
+        stdout: Local.is_terminal(Stream::Stdout),
         stderr: Local.is_terminal(Stream::Stderr),
     };
     let signals = Some((shutdown, caller::OnSignal::Exit));

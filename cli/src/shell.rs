@@ -17,6 +17,7 @@ use serde_json::Value;
 use umcp::{Manager, RequestOptions, StdioConfig};
 
 use crate::args::{self, Args};
+use crate::arguments::Stdin;
 use crate::console::{Console, Local, Stream};
 use crate::deadline::Interrupt;
 use crate::exit::Exit;
@@ -274,7 +275,8 @@ impl Direct<'_> {
         let args = args::parse(words.into_iter().map(OsString::from).collect())?;
         let (cmd, rest) = args::command(&args)?;
         check(&args, cmd)?;
-        let arguments = crate::run::arguments(cmd, &rest)?;
+        let stdin = Stdin::Refused("the shell reads its commands there");
+        let arguments = crate::run::arguments(cmd, &rest, stdin)?;
         let interrupt = Interrupt::default();
         *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(interrupt.clone());
         let command = (cmd, rest.as_slice(), arguments);
@@ -289,7 +291,8 @@ impl Direct<'_> {
 
 impl Backend for Direct<'_> {
     fn run(&self, words: Vec<String>) -> u8 {
-        crate::exit::report(self.command(words))
+        let json = words.iter().any(|w| w == "--json");
+        crate::exit::report_as(self.command(words), json)
     }
 
     fn names(&self) -> Names {
@@ -397,6 +400,8 @@ impl Through<'_> {
         let args = args::parse(os)?;
         let (cmd, _) = args::command(&args)?;
         check(&args, cmd)?;
+        let stdin = Stdin::Refused("the shell reads its commands there");
+        let words = crate::session::for_session(words, stdin)?;
         crate::session::send_command(
             self.name,
             words,

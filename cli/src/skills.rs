@@ -10,18 +10,19 @@ use crate::shown;
 use crate::target::Target;
 
 impl Target<'_> {
-    /// `skills list`, `skills get URI`, `skills load URI` or `skills file URI PATH`.
+    /// `skills list`, `skills get URI`, `skills load URI`, `skills file URI PATH` or `skills
+    /// ls URI [PATH]`.
     pub fn skills(&self, rest: &[&str]) -> Result<(), Exit> {
-        let (what, uri, file) = match rest {
-            ["list"] => return self.list_skills(),
-            [what, uri] => (*what, *uri, None),
-            ["file", uri, path] => ("load", *uri, Some(*path)),
-            _ => {
-                return Err(usage(
-                    "bad arguments: umcp skills list|get URI|load URI|file URI PATH",
-                ))
-            }
-        };
+        let (what, uri, file) =
+            match rest {
+                ["list"] => return self.list_skills(),
+                ["ls", uri, path] => ("ls", *uri, Some(*path)),
+                [what, uri] => (*what, *uri, None),
+                ["file", uri, path] => ("load", *uri, Some(*path)),
+                _ => return Err(usage(
+                    "bad arguments: umcp skills list|get URI|load URI|file URI PATH|ls URI [PATH]",
+                )),
+            };
         if self.single.is_none() {
             return Err(usage(format!(
                 "skills {what} needs one server: add --server NAME"
@@ -32,6 +33,7 @@ impl Target<'_> {
             .timed(client.with(self.options()).get_skill(uri))
             .map_err(|e| self.failed(e))?;
         match what {
+            "ls" => self.skill_dir(&client, &entry, file.unwrap_or("")),
             "get" => {
                 match self.out.json {
                     true => say(&pretty(&entry)),
@@ -57,7 +59,7 @@ impl Target<'_> {
                 Ok(())
             }
             other => Err(usage(format!(
-                "skills {other}: expected list, get, load or file"
+                "skills {other}: expected list, get, load, file or ls"
             ))),
         }
     }

@@ -26,6 +26,10 @@ pub enum Completes {
     File,
     /// A command on the `PATH`.
     Command,
+    /// A running session's name, which umcp gives.
+    Session,
+    /// A server of the configuration file in use, which umcp gives.
+    Server,
 }
 
 /// A command (the first word that is not an option).
@@ -140,15 +144,64 @@ pub const FLAGS: &[Flag] = &[
             "the servers of an mcpServers/servers JSON file (default: see FILES)",
         )
     },
-    flag(
-        "server",
-        Some("NAME"),
-        "use only this server of the configuration file",
-    ),
+    Flag {
+        completes: Completes::Server,
+        ..flag(
+            "server",
+            Some("NAME"),
+            "use only this server of the configuration file",
+        )
+    },
     flag(
         "json",
         None,
         "print JSON for scripts (text output shows a server's control characters escaped)",
+    ),
+    flag(
+        "raw",
+        None,
+        "print the text content alone, nothing added, for pipes (call, read, prompt)",
+    ),
+    flag(
+        "structured",
+        None,
+        "print a tool result's structured content alone, as JSON",
+    ),
+    flag(
+        "max-chars",
+        Some("N"),
+        "print at most N characters; the whole output goes to a file whose path is printed",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "save",
+            Some("DIR"),
+            "write images, audio and binary contents into DIR and print their paths",
+        )
+    },
+    flag(
+        "meta",
+        Some("KEY=VALUE"),
+        "add KEY to the request's _meta: VALUE as JSON, or as text (repeatable)",
+    ),
+    Flag {
+        completes: Completes::File,
+        ..flag(
+            "root",
+            Some("DIR"),
+            "offer the directory DIR to the servers as a root (repeatable)",
+        )
+    },
+    flag(
+        "task",
+        None,
+        "call: start the tool as a task and print its id at once (see tasks wait)",
+    ),
+    flag(
+        "no-check",
+        None,
+        "call: send the arguments without checking them against the tool's input schema",
     ),
     flag(
         "timeout",
@@ -160,7 +213,8 @@ pub const FLAGS: &[Flag] = &[
         ..flag(
             "protocol",
             Some("MODE"),
-            "the protocol era: probe (auto, default), handshake (legacy) or stateless (modern)",
+            "auto (probe the server; the default), legacy (the handshake era), modern (the \
+             stateless era) or a stateless-era version (2026-07-28)",
         )
     },
     Flag {
@@ -171,6 +225,12 @@ pub const FLAGS: &[Flag] = &[
             "show the servers' log messages from LEVEL up on stderr",
         )
     },
+    flag(
+        "verbose",
+        None,
+        "-v: show umcp's own log on stderr (connecting, protocol eras, retries); -vv: every \
+         message too, secrets included",
+    ),
     flag("oauth", None, "authorize the --url server with OAuth"),
     flag(
         "oauth-client-id",
@@ -271,11 +331,14 @@ pub const FLAGS: &[Flag] = &[
         completes: Completes::File,
         ..flag("revoke", Some("FILE"), "trust: no longer trust FILE")
     },
-    flag(
-        "session",
-        Some("NAME"),
-        "run the command through a session's servers (see umcp session)",
-    ),
+    Flag {
+        completes: Completes::Session,
+        ..flag(
+            "session",
+            Some("NAME"),
+            "run the command through a session's servers (see umcp session)",
+        )
+    },
     flag(
         "idle",
         Some("SECS"),
@@ -300,6 +363,31 @@ pub const COMMANDS: &[Cmd] = &[
         arity: (0, 0),
         help: "list the tools",
         details: "With several servers, tools are named SERVER__TOOL.",
+        one_server: false,
+    },
+    Cmd {
+        name: "describe",
+        args: "TOOL",
+        arity: (1, 1),
+        help: "show a tool's parameters (types, defaults, descriptions) and annotations",
+        details: "Prints the tool's signature and description, then each parameter with its \
+                  type, whether it is required or its default, and its description, the \
+                  tool's annotations (read-only, destructive, idempotent, open world), the \
+                  shape of its structured output and whether it runs as a task. umcp call \
+                  TOOL --help prints the same. With --json: the tool as the server lists it, \
+                  with its server and signature.",
+        one_server: false,
+    },
+    Cmd {
+        name: "grep",
+        args: "PATTERN...",
+        arity: (1, 16),
+        help: "find the tools, resources, templates and prompts whose names or descriptions match",
+        details: "Searches every server's tools, resources, resource templates and prompts: \
+                  each word of PATTERN must appear, in any case, in the name, title, URI or \
+                  description of one. One line per match (its kind, the name to use it by, \
+                  the first line of its description), a JSON array with --json. Exit code \
+                  1 when nothing matches, as grep's.",
         one_server: false,
     },
     Cmd {
@@ -484,19 +572,24 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "tasks",
-        args: "list|get ID|cancel ID|result ID",
+        args: "list|get ID|cancel ID|result ID|wait ID",
         arity: (1, 2),
         help: "list the servers' tasks, or show, cancel or wait for one",
         details: "A task is a request the server runs in the background (a tool call the \
                   server made a task). list shows each task's id and status; get shows one \
                   task; cancel asks the server to stop it; result waits, within --timeout, \
-                  for the result of its request and prints it as call does (exit code 4 \
-                  when the tool reported an error). get, cancel and result need one server.",
+                  for the result of its request (tasks/result) and prints it as call does \
+                  (exit code 4 when the tool reported an error); wait polls the task \
+                  (tasks/get) until it ends, within --timeout, then prints its result the \
+                  same way, and cancels the task if it gives up. call --task TOOL starts a \
+                  task and prints its id at once; a stdio server, and its tasks, end with \
+                  the umcp that started it, so run it in a session to come back for them. \
+                  get, cancel, result and wait need one server.",
         one_server: false,
     },
     Cmd {
         name: "skills",
-        args: "list|get URI|load URI|file URI PATH",
+        args: "list|get URI|load URI|file URI PATH|ls URI [PATH]",
         arity: (1, 3),
         help: "list the servers' skills, describe one, or load it verified",
         details: "For servers that offer the Skills extension. list shows each skill's \
@@ -505,7 +598,11 @@ pub const COMMANDS: &[Cmd] = &[
                   digest and frontmatter against the entry; file loads the skill, then reads \
                   the listed PATH (inside the skill, or a URI) and checks it. What passes is \
                   printed; a mismatch fails with exit code 1. A file the entry does not list \
-                  is not read. get, load and file need one server.",
+                  is not read. ls lists a directory of the skill (PATH inside it, default its \
+                  root) as the server serves it now (resources/directory/read, when the \
+                  server offers directoryRead) beside what the entry lists, marking a child \
+                  that is in one and not the other; nothing of the skill is read. get, load, \
+                  file and ls need one server.",
         one_server: false,
     },
     Cmd {
@@ -530,7 +627,8 @@ pub const COMMANDS: &[Cmd] = &[
         details: "start NAME, with the server options (--stdio, --url or --config), starts a \
                   background process that connects the servers and returns once they are up \
                   (or fails as a command would). umcp --session NAME COMMAND then runs any \
-                  command through it (--server NAME for one of its servers), one at a time (a watch runs beside the others), its \
+                  command through it (--server NAME for one of its servers), the commands of \
+                  several callers at once (up to 16), its \
                   output, questions and Ctrl-C on the caller's terminal. The process ends with session stop NAME, after --idle \
                   SECS without a command (default 3600), or when its servers are gone. list \
                   shows the running sessions. Not available on Windows yet.",
@@ -538,16 +636,24 @@ pub const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "servers",
-        args: "list|show NAME|add NAME|remove NAME",
+        args: "list|show NAME|add NAME|remove NAME|import HOST|FILE",
         arity: (1, 2),
-        help: "list, show, add or remove the servers of the configuration file",
-        details: "Nothing is started or connected. Works on --config FILE or the file found \
-                  (see FILES). add NAME takes --stdio \
+        help: "list, show, add, remove or import the servers of configuration files",
+        details: "Nothing is started or connected. list, without --config, lists the servers \
+                  of every configuration file found (see FILES): each row names its host \
+                  (Claude Code, Codex, Cursor, VS Code, Gemini CLI, Windsurf, Goose, Zed, \
+                  Claude Desktop), with --json its file too. The others work on --config \
+                  FILE or the file found. add NAME takes --stdio \
                   'CMD ARGS' (with --env) or --url URL (with --header and --transport), and \
-                  --protocol; --env NAME is written as a reference, ${NAME}. The file is \
-                  edited in place: the other entries, their order, formatting and comments \
-                  stay as they are, and a file umcp cannot read is left untouched. show hides \
-                  the values of variables and headers, and secrets in URLs and arguments.",
+                  --protocol; --env NAME is written as a reference, ${NAME}, set or not. \
+                  import HOST|FILE copies the servers of a host's file (its user file, else \
+                  the project's) or of FILE into --config FILE, which it creates when \
+                  missing, their variables as written; --server NAME copies one; a name the \
+                  file has already is left as it is there. A file is edited in place: the \
+                  other entries, their order, formatting and comments stay as they are, and \
+                  a file umcp cannot read is left untouched; Codex's TOML and Goose's YAML \
+                  are read, never written. show hides the values of variables and headers, \
+                  and secrets in URLs and arguments.",
         one_server: false,
     },
     Cmd {
@@ -618,11 +724,24 @@ pub const COMMANDS: &[Cmd] = &[
 pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     (
         "tasks",
-        &[("list", 0), ("get", 1), ("cancel", 1), ("result", 1)],
+        &[
+            ("list", 0),
+            ("get", 1),
+            ("cancel", 1),
+            ("result", 1),
+            ("wait", 1),
+        ],
     ),
     (
         "skills",
-        &[("list", 0), ("get", 1), ("load", 1), ("file", 2)],
+        &[
+            ("list", 0),
+            ("get", 1),
+            ("load", 1),
+            ("file", 2),
+            ("ls", 1),
+            ("ls", 2),
+        ],
     ),
     ("session", &[("start", 1), ("list", 0), ("stop", 1)]),
     (
@@ -631,7 +750,13 @@ pub const SUBCOMMANDS: &[(&str, &[(&str, usize)])] = &[
     ),
     (
         "servers",
-        &[("list", 0), ("show", 1), ("add", 1), ("remove", 1)],
+        &[
+            ("list", 0),
+            ("show", 1),
+            ("add", 1),
+            ("remove", 1),
+            ("import", 1),
+        ],
     ),
 ];
 
@@ -644,18 +769,29 @@ pub fn subcommands(name: &str) -> &'static [(&'static str, usize)] {
 }
 
 /// When the usual places are searched for servers.
-pub const FILES_WHEN: &str = "when no --stdio, --url or --config is given, the first that exists";
+pub const FILES_WHEN: &str =
+    "when no --stdio, --url or --config is given, the first that holds servers";
 
 /// Where the servers come from when none is given, in order, one place a line.
 pub const FILES: &str =
     "  ./.mcp.json                      (Claude Code, per project: once trusted, see trust)
-  ./.vscode/mcp.json               (VS Code, per workspace: once trusted, see trust)
+  ./.vscode/mcp.json               (VS Code, per workspace: once trusted)
+  ./.cursor/mcp.json               (Cursor, per project: once trusted)
+  ./.gemini/settings.json          (Gemini CLI, per project: once trusted)
+  ./.zed/settings.json             (Zed, per project: once trusted)
   Claude Desktop                   (~/Library/Application Support/Claude/claude_desktop_config.json,
                                     %APPDATA%\\Claude\\claude_desktop_config.json,
                                     ~/.config/Claude/claude_desktop_config.json)
   ~/.cursor/mcp.json               (Cursor)
   VS Code user mcp.json            (~/Library/Application Support/Code/User/mcp.json,
-                                    %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)";
+                                    %APPDATA%\\Code\\User\\mcp.json, ~/.config/Code/User/mcp.json)
+  ~/.claude.json                   (Claude Code: your servers, and this directory's own)
+  ~/.codex/config.toml             (Codex; $CODEX_HOME/config.toml when set)
+  ~/.codeium/windsurf/mcp_config.json  (Windsurf)
+  ~/.gemini/settings.json          (Gemini CLI)
+  ~/.config/goose/config.yaml      (Goose)
+  ~/.config/zed/settings.json      (Zed)
+  A file that lists no server is passed over.";
 
 /// The environment variables umcp reads for itself, each with what it is for (`${VAR}` in a
 /// configuration file, `--url`, `--header` and `--oauth-client-secret` reads any).
@@ -695,6 +831,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         6,
         "the servers' tools drifted from the lockfile: lock --check found a change, or a \
          call was refused for one (--frozen)",
+    ),
+    (
+        124,
+        "timed out: the command's requests took longer than --timeout",
     ),
     (
         130,

@@ -5,17 +5,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use umcp::types::{CallToolResult, SubscriptionFilter};
+use umcp::types::{CallToolResult, ContentBlock, SubscriptionFilter};
 use umcp::{Client, Manager, RequestOptions};
 
+use crate::args::Args;
 use crate::deadline::Deadline;
-use crate::exit::Exit;
+use crate::exit::{usage, Exit};
 use crate::output::{pretty, say, Output};
-use crate::shown;
+use crate::{shaping, shown};
 
 /// The servers a command runs against.
 pub struct Target<'a> {
     pub manager: &'a Manager,
+    /// The command line, for the options of one command (how a result is printed, how a
+    /// tool is called).
+    pub args: &'a Args,
     /// The server's name when there is only one: names are then used as the server gives them.
     pub single: Option<String>,
     pub out: Output,
@@ -30,6 +34,16 @@ impl Target<'_> {
     /// The options of every request: the command's deadline.
     pub fn options(&self) -> &RequestOptions {
         self.deadline.options()
+    }
+
+    /// The options of the request a command is for (the call, the read): the command's
+    /// deadline, and the `_meta` of `--meta`.
+    pub fn request_options(&self) -> RequestOptions {
+        let options = self.options().clone();
+        match self.args.meta.is_empty() {
+            true => options,
+            false => options.with_meta(self.args.meta.clone()),
+        }
     }
 
     /// `result` of a request sent with [`Target::options`], a timeout once the command's time
@@ -61,17 +75,53 @@ impl Target<'_> {
             .collect()
     }
 
-    /// Prints a tool's result: its content, or its structured content when it has no other;
-    /// exit code 4 when the tool reported an error.
-    pub fn show_result(&self, result: &CallToolResult) -> Result<(), Exit> {
-        self.out.content(result, &result.content);
-        if result.content.is_empty() && !self.out.json {
-            if let Some(structured) = &result.structured_content {
-                say(&pretty(structured));
+    /// Prints the result of the tool `name`: its content, or its structured content when it
+    /// has no other, shaped as the command line asks ([`shaping`]); exit code 4 when the tool
+    /// reported an error.
+    pub fn show_result(&self, result: &CallToolResult, name: &str) -> Result<(), Exit> {
+        let shape = &self.args.shaping;
+        if self.out.json {
+            let saved = match shape.save {
+                Some(_) => shaping::render(&result.content, shape, name).1,
+                None => Vec::new(),
+            };
+            say(&pretty(&shaping::envelope(result, &saved)));
+        } else if shape.structured {
+            shaping::emit(&shaping::structured(result)?, shape.max_chars)?;
+        } else {
+            let (mut text, _) = shaping::render(&result.content, shape, name);
+            if let (true, Some(structured)) = (text.is_empty(), &result.structured_content) {
+                text = pretty(structured);
+            }
+            if !text.is_empty() {
+                shaping::emit(&text, shape.max_chars)?;
             }
         }
         if result.is_error() {
             return Err(Exit(4, String::new()));
+        }
+        Ok(())
+    }
+
+    /// Prints a resource's or prompt's content: the whole result as JSON, or its blocks as
+    /// text, shaped as the command line asks (`--raw`, `--max-chars`, `--save`).
+    pub fn show_content(
+        &self,
+        whole: &impl serde::Serialize,
+        blocks: &[ContentBlock],
+        name: &str,
+    ) -> Result<(), Exit> {
+        let shape = &self.args.shaping;
+        if self.out.json {
+            say(&pretty(whole));
+            return Ok(());
+        }
+        if shape.structured {
+            return Err(usage("--structured is for a tool's result"));
+        }
+        let (text, _) = shaping::render(blocks, shape, name);
+        if !text.is_empty() {
+            shaping::emit(&text, shape.max_chars)?;
         }
         Ok(())
     }
@@ -112,7 +162,7 @@ impl Target<'_> {
                 if let Some(hint) = crate::network::hint_for(self.single.as_deref()) {
                     message.push_str(&format!("\n{}", shown::block(&hint)));
                 }
-                Exit(1, message)
+                Exit(crate::exit::TIMED_OUT, message)
             }
             other => Exit(1, shown::block(&other.to_string())),
         }

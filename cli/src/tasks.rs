@@ -4,11 +4,11 @@
 
 use serde_json::{json, Map, Value};
 use umcp::types::CallToolResult;
-use umcp::Client;
+use umcp::{Client, ToolCall};
 
 use crate::exit::{usage, Exit};
 use crate::interact::Progress;
-use crate::output::{pretty, say};
+use crate::output::{pretty, say, warn};
 use crate::shown;
 use crate::target::Target;
 
@@ -28,14 +28,14 @@ const FIELDS: [&str; 7] = [
 ];
 
 impl Target<'_> {
-    /// `tasks list`, `tasks get ID`, `tasks cancel ID` or `tasks result ID`.
+    /// `tasks list`, `tasks get ID`, `tasks cancel ID`, `tasks result ID` or `tasks wait ID`.
     pub fn tasks(&self, rest: &[&str]) -> Result<(), Exit> {
         let (what, id) = match rest {
             ["list"] => return self.list_tasks(),
             [what, id] => (*what, *id),
             _ => {
                 return Err(usage(
-                    "bad arguments: umcp tasks list|get ID|cancel ID|result ID",
+                    "bad arguments: umcp tasks list|get ID|cancel ID|result ID|wait ID",
                 ))
             }
         };
@@ -47,6 +47,7 @@ impl Target<'_> {
         let client = self.client()?;
         let params = json!({ "taskId": id });
         match what {
+            "wait" => self.wait_task(&client, id),
             "result" => {
                 let (options, progress) = Progress::attach(self.options().clone());
                 let result = self.timed(
@@ -58,7 +59,7 @@ impl Target<'_> {
                 let result = result.map_err(|e| self.failed(e))?;
                 // The result of the request the task ran: a tool's is shown as `call` shows it.
                 match serde_json::from_value::<CallToolResult>(result.clone()) {
-                    Ok(tool) if result.get("content").is_some() => self.show_result(&tool),
+                    Ok(tool) if result.get("content").is_some() => self.show_result(&tool, id),
                     _ => {
                         say(&pretty(&result));
                         Ok(())
@@ -83,6 +84,49 @@ impl Target<'_> {
         }
     }
 
+    /// `call --task`: calls `tool` of `server` asking for a task, and prints the task's id
+    /// (with `--json`, its id, status and server) as soon as the server made one; a server
+    /// that answers at once has its result printed as `call` prints it.
+    pub fn start_task(&self, server: &str, tool: &str, arguments: Value) -> Result<(), Exit> {
+        let client = self.manager.client(server).map_err(|e| self.failed(e))?;
+        let started = self.timed(
+            client
+                .with(&self.request_options())
+                .call_tool_as_task(tool, arguments),
+        );
+        match started.map_err(|e| self.failed(e))? {
+            ToolCall::Task(task) => {
+                match self.out.json {
+                    true => say(&pretty(&json!({
+                        "taskId": task.id(),
+                        "status": format!("{:?}", task.status()).to_lowercase(),
+                        "server": server,
+                    }))),
+                    false => say(&shown::line(task.id())),
+                }
+                Ok(())
+            }
+            ToolCall::Done(result) => {
+                warn("umcp: the server answered at once, without a task");
+                self.show_result(&result, tool)
+            }
+            _ => Err(Exit(
+                1,
+                "the server answered in a way umcp does not know".into(),
+            )),
+        }
+    }
+
+    /// `tasks wait ID`: waits for the task's result within `--timeout` (polls shown as
+    /// progress on a terminal) and prints it as `call` prints a result; a wait given up
+    /// cancels the task.
+    fn wait_task(&self, client: &Client, id: &str) -> Result<(), Exit> {
+        let (options, progress) = Progress::attach(self.options().clone());
+        let result = self.timed(client.task(id).wait(&options));
+        progress.finish();
+        self.show_result(&result.map_err(|e| self.failed(e))?, id)
+    }
+
     /// Each task of each connected server (or of the one server): one line or one JSON object
     /// each. A server that offers no task listing is said so on stderr and skipped.
     fn list_tasks(&self) -> Result<(), Exit> {
@@ -102,21 +146,21 @@ impl Target<'_> {
             }
         }
         let code = self.report_failed("tasks", failed.iter().map(|(s, e)| (s.as_str(), e)));
-        self.out.list(rows.into_iter().map(|(server, task)| {
-            let text = |key: &str| task.get(key).and_then(Value::as_str).unwrap_or_default();
+        self.out.table(rows.into_iter().map(|(server, task)| {
+            let text = |key: &str| {
+                let value = task.get(key).and_then(Value::as_str);
+                value.unwrap_or_default().to_owned()
+            };
             let whose = match self.single {
                 Some(_) => String::new(),
                 None => format!("{server}: "),
             };
-            let mut line = format!(
-                "{whose}{}  {}",
-                shown::line(text("taskId")),
-                shown::line(text("status"))
-            );
-            if !text("statusMessage").is_empty() {
-                line += &format!("  {}", shown::line(text("statusMessage")));
-            }
-            (json!({"server": server, "task": task}), line)
+            let cells = vec![
+                format!("{whose}{}", text("taskId")),
+                text("status"),
+                text("statusMessage"),
+            ];
+            (json!({"server": server, "task": task}), cells)
         }));
         match (code, offered) {
             (0, true) => Ok(()),

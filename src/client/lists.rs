@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 use crate::types::{
@@ -359,6 +359,18 @@ impl Client {
         key: &str,
         page_options: &dyn Fn() -> Result<RequestOptions>,
     ) -> Result<Vec<T>> {
+        self.pages_with(method, &Map::new(), key, page_options)
+    }
+
+    /// [`Client::pages`] of a method whose every page's params hold `params` besides the
+    /// cursor (`resources/directory/read` names its directory on each).
+    pub(super) fn pages_with<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        key: &str,
+        page_options: &dyn Fn() -> Result<RequestOptions>,
+    ) -> Result<Vec<T>> {
         // The stateless era says only a cursor's presence counts: `""` is a cursor like any
         // other. Many handshake-era servers send `""` to mean the end, and their versions of
         // the spec say nothing of it, so there it still ends the list.
@@ -367,8 +379,14 @@ impl Client {
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let mut page: Value = self.request_as(method, params, &page_options()?)?;
+            let mut page_params = params.clone();
+            if let Some(cursor) = &cursor {
+                page_params.insert("cursor".into(), json!(cursor));
+            }
+            let page_params = (!page_params.is_empty()).then_some(Value::Object(page_params));
+            let mut page = self
+                .with(&page_options()?)
+                .request_raw(method, page_params)?;
             // A missing list and a `null` one (a Go server's nil slice) are both empty, as
             // in the typed results.
             let list = match page.get_mut(key).map(Value::take) {

@@ -378,7 +378,8 @@ impl WithOptions<'_> {
     /// ```no_run
     /// # fn main() -> umcp::Result<()> {
     /// use std::time::Duration;
-    /// use umcp::{RequestOptions, SubscriptionFilter};
+    /// use umcp::types::SubscriptionFilter;
+    /// use umcp::RequestOptions;
     /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
     /// let quick = RequestOptions::default().with_timeout(Duration::from_secs(5));
     /// let subscription = client.with(&quick).listen(SubscriptionFilter::all_lists())?;

@@ -74,6 +74,7 @@
 
 mod connect;
 mod connect_cancel;
+mod directory;
 mod elicitation;
 mod engine;
 mod era;

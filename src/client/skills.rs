@@ -1,6 +1,7 @@
 //! The Skills extension on the client: listing and describing a server's skills, and loading
 //! one, every file it reads checked against the skill's entry (see `docs/skills.md`).
 
+mod directory;
 mod flow;
 mod frontmatter;
 mod rules;
@@ -11,9 +12,11 @@ use serde_json::json;
 
 use crate::error::{Error, Result, SkillError, Unsupported};
 use crate::types::{
-    GetSkillResult, ListSkillsResult, ResourceContents, Skill, SkillResource, SkillResources,
-    SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
+    GetSkillResult, ListSkillsResult, Resource, ResourceContents, Skill, SkillResource,
+    SkillResources, SkillsSettings, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION,
 };
+
+use super::directory::inside;
 
 use super::engine::request_options::RequestOptions;
 use super::handle::Client;
@@ -309,6 +312,52 @@ impl LoadedSkill<'_> {
             return Err(unlisted().into());
         }
         read_file(self.client, &self.entry, &uri, &self.options)
+    }
+
+    /// The direct children of one of the skill's directories, by path relative to its root
+    /// (`""` for the root, `templates`) or by URI: files, and subdirectories as directory
+    /// resources ([`Resource::is_directory`]).
+    ///
+    /// For a skill whose entry lists its files, the answer comes from the held entry and
+    /// nothing is sent: the entry is what may be read, and a server's newer view of the
+    /// directory does not extend it. A dynamic skill's directory is read from the server
+    /// ([`Client::read_whole_directory`]), keeping only children inside it.
+    ///
+    /// ```no_run
+    /// # fn main() -> umcp::Result<()> {
+    /// # let client = umcp::Client::connect(umcp::StdioConfig::new("server"))?;
+    /// let entry = client.get_skill("skill://pdf-processing/SKILL.md")?;
+    /// let skill = client.load_skill(&entry)?;
+    /// for child in skill.list_directory("templates")? {
+    ///     if !child.is_directory() {
+    ///         let text = skill.read_text(&child.uri)?;
+    ///         log::info!("{}: {} bytes", child.name, text.len());
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Skill`] with [`SkillError::Unlisted`] when the path is not a directory the
+    /// entry lists, or lies outside a dynamic skill's root (nothing sent); as
+    /// [`Client::read_whole_directory`] for a dynamic skill.
+    pub fn list_directory(&self, path_or_uri: &str) -> Result<Vec<Resource>> {
+        if self.entry.files().is_some() {
+            return Ok(self.entry.list_directory(path_or_uri)?);
+        }
+        let dir = self
+            .entry
+            .directory_uri(path_or_uri)
+            .ok_or_else(|| SkillError::Unlisted {
+                skill: self.entry.uri.clone(),
+                uri: path_or_uri.to_owned(),
+            })?;
+        let children = self.client.with(&self.options).read_whole_directory(&dir)?;
+        Ok(children
+            .into_iter()
+            .filter(|child| inside(&dir, &child.uri) && self.entry.holds(&child.uri))
+            .collect())
     }
 
     /// [`LoadedSkill::read`] as UTF-8 text.

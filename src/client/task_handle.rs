@@ -10,6 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::Result;
@@ -117,7 +118,10 @@ pub struct TaskHandle {
 
 impl Client {
     /// Calls a tool asking for a task (as [`RequestOptions::with_task`] does), and hands
-    /// back what the server chose: the result at once, or a handle on the task.
+    /// back what the server chose: the result at once, or a handle on the task. A
+    /// handshake-era server that offers its era's own task-augmented tool calls
+    /// (2025-11-25, `tasks.requests.tools.call`) gets `task` in the call instead, and the
+    /// handle's [`TaskHandle::wait`] takes the result from `tasks/result` once the task ends.
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -162,17 +166,26 @@ impl WithOptions<'_> {
     ///
     /// As [`Client::call_tool_as_task`].
     pub fn call_tool_as_task(&self, name: &str, arguments: Value) -> Result<ToolCall> {
+        self.client.require("tools/call", "tools")?;
+        let session = &self.client.session;
+        if !session.era.is_modern() && session.offers("tasks.requests.tools.call") {
+            return self.call_as_native_task(name, arguments);
+        }
         let mut options = self.options.clone();
         options.task = TaskMode::Handle;
-        self.client.require("tools/call", "tools")?;
         let params = named("tool", name, arguments)?;
         let raw = self
             .client
             .with(&options)
             .request_raw("tools/call", Some(params))?;
-        if raw.get("resultType").and_then(Value::as_str) == Some("task") {
-            let answer = super::engine::pending::Answer::from_value(&raw);
-            let tracked = Tracked::created(&answer)?;
+        let task = raw.get("resultType").and_then(Value::as_str) == Some("task");
+        self.task_or_result(task.then_some(&raw), &raw)
+    }
+
+    /// The call's task, where the server created one (`task`, its answer), else its result.
+    fn task_or_result(&self, task: Option<&Value>, raw: &Value) -> Result<ToolCall> {
+        if let Some(task) = task {
+            let tracked = Tracked::created(&super::engine::pending::Answer::from_value(task))?;
             let status = TaskStatus::of(tracked.status());
             return Ok(ToolCall::Task(TaskHandle {
                 session: Arc::clone(&self.client.session),
@@ -180,9 +193,24 @@ impl WithOptions<'_> {
                 status,
             }));
         }
-        let result = serde_json::from_value(raw)
+        let result = CallToolResult::deserialize(raw)
             .map_err(|e| crate::Error::Protocol(format!("malformed `tools/call` result: {e}")))?;
         Ok(ToolCall::Done(result))
+    }
+
+    /// [`WithOptions::call_tool_as_task`] to a handshake-era server that offers its era's own
+    /// task-augmented tool calls (2025-11-25): the call carries `task`, and the server's
+    /// `CreateTaskResult` names the task, whose result `tasks/result` gives once it ends.
+    fn call_as_native_task(&self, name: &str, arguments: Value) -> Result<ToolCall> {
+        let mut params = named("tool", name, arguments)?;
+        params["task"] = serde_json::json!({});
+        let raw = self
+            .client
+            .with(self.options)
+            .request_raw("tools/call", Some(params))?;
+        // A server that ran it at once anyway: its answer is the result.
+        let task = raw.get("task").filter(|t| t.get("taskId").is_some());
+        self.task_or_result(task, &raw)
     }
 }
 

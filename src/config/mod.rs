@@ -4,7 +4,8 @@
 //! A [`ServerConfig`] names a server and says how to reach it: a command run over stdio, or an
 //! HTTP endpoint. Build one in code with [`ServerConfig::stdio`] or [`ServerConfig::http`], or
 //! read a whole file with [`ConfigFile::load`], which understands the `mcpServers` files of
-//! Claude Desktop, Cursor and `.mcp.json`, and the `servers` files of VS Code.
+//! Claude Desktop, Claude Code, Cursor, Windsurf and Gemini CLI, the `servers` files of VS
+//! Code, and Zed's `context_servers`.
 
 use std::time::Duration;
 

@@ -14,9 +14,11 @@ use crate::error::{Error, Result};
 ///
 /// One malformed entry never hides the others. The recognised shapes are
 ///
-/// * `{"mcpServers": {"name": {…}}}`: Claude Desktop, Cursor, Claude Code's `.mcp.json`;
+/// * `{"mcpServers": {"name": {…}}}`: Claude Desktop, Cursor, Claude Code (`.mcp.json`, and
+///   the user's servers in `~/.claude.json`), Windsurf, Gemini CLI;
 /// * `{"servers": {"name": {…}}}`: VS Code's `mcp.json` (and `{"mcp": {"servers": …}}` in
-///   its `settings.json`).
+///   its `settings.json`);
+/// * `{"context_servers": {"name": {…}}}`: Zed's `settings.json`.
 ///
 /// Comments (`//`, `/* */`) and trailing commas are accepted, as VS Code writes them (JSONC).
 /// A leading byte order mark is skipped. A name used twice, in one section or across them, is
@@ -28,7 +30,9 @@ use crate::error::{Error, Result};
 ///
 /// Each entry is a stdio server (`command`, `args`, `env`, `envFile`, `cwd`) or an HTTP server
 /// (`url`, `headers`), told apart by `type` (`stdio`, `http`, `streamable-http`, `sse`) or,
-/// without it, by which of `command` and `url` is present. `disabled: true` (or `enabled: false`)
+/// without it, by which of `command` and `url` is present. The hosts' own spellings read
+/// too: Gemini CLI's `httpUrl` (Streamable HTTP), Windsurf's `serverUrl`, and Zed's older
+/// `"command": {"path", "args", "env"}`. `disabled: true` (or `enabled: false`)
 /// keeps a server from starting. umcp also reads `inheritEnv` (pass the parent's whole
 /// environment), `startupTimeoutMs`, `requestTimeoutMs` and `protocol` (`auto`, `legacy`,
 /// `modern` or a stateless-era version). Other keys are ignored.
@@ -110,8 +114,8 @@ impl ConfigFile {
     /// # Errors
     ///
     /// [`Error::Config`] when the file cannot be read, is larger than 16 MiB, is not JSON,
-    /// holds no `mcpServers` or
-    /// `servers` object, or repeats one of these keys. Errors of single entries are in
+    /// holds no `mcpServers`, `servers` or `context_servers` object, or repeats one of these
+    /// keys. Errors of single entries are in
     /// [`errors`](ConfigFile::errors) instead.
     pub fn load(path: impl AsRef<Path>) -> Result<ConfigFile> {
         let path = path.as_ref();
@@ -223,13 +227,14 @@ impl ConfigFile {
         // VS Code writes JSONC; its comments and trailing commas become spaces, so the line and
         // column of an error still point into the text as written.
         let text = super::jsonc::strip(text);
-        let [mcp_servers, servers, nested] =
+        let [mcp_servers, servers, nested, context_servers] =
             super::sections::parse(&text)?.ok_or_else(not_an_object)?;
         let (servers, errors) = read_sections(
             [
                 ("mcpServers", entries(&mcp_servers)),
                 ("servers", entries(&servers)),
                 ("mcp.servers", entries(&nested)),
+                ("context_servers", entries(&context_servers)),
             ],
             lookup,
             Some(&mut super::repeated::Lines::new(&text)),
@@ -248,7 +253,8 @@ impl ConfigFile {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] when `value` holds no `mcpServers` or `servers` object.
+    /// [`Error::Config`] when `value` holds no `mcpServers`, `servers` or `context_servers`
+    /// object.
     pub fn from_value(
         value: &Value,
         lookup: &dyn Fn(&str) -> Option<String>,
@@ -260,6 +266,7 @@ impl ConfigFile {
                 ("mcpServers", of_value(root.get("mcpServers"))),
                 ("servers", of_value(root.get("servers"))),
                 ("mcp.servers", of_value(nested)),
+                ("context_servers", of_value(root.get("context_servers"))),
             ],
             lookup,
             None,

@@ -30,20 +30,22 @@ type Entries<'a> = Vec<(String, &'a RawValue)>;
 type Section<'a> = Option<Option<Entries<'a>>>;
 
 /// The sections of a file whose top level is an object, in the order they are read:
-/// `mcpServers`, `servers`, `mcp.servers`.
+/// `mcpServers`, `servers`, `mcp.servers`, `context_servers`.
 #[derive(Default)]
 struct Root<'a> {
     mcp_servers: Section<'a>,
     servers: Section<'a>,
     nested: Section<'a>,
+    context_servers: Section<'a>,
 }
 
 /// A section read from text: each entry's name, value and text (to find keys repeated in it).
 pub(super) type Read<'a> = Option<Option<Vec<(String, Value, &'a RawValue)>>>;
 
-/// Parses `text` (JSON, comments stripped) into its sections `mcpServers`, `servers` and
-/// `mcp.servers`: `None` when the top level is no object; a repeated section is an error.
-pub(super) fn parse(text: &str) -> Result<Option<[Read<'_>; 3]>> {
+/// Parses `text` (JSON, comments stripped) into its sections `mcpServers`, `servers`,
+/// `mcp.servers` and `context_servers`: `None` when the top level is no object; a repeated
+/// section is an error.
+pub(super) fn parse(text: &str) -> Result<Option<[Read<'_>; 4]>> {
     let root = serde_json::from_str::<ObjectOr<Root<'_>>>(text).map_err(|e| {
         if e.classify() == serde_json::error::Category::Data {
             // A repeated section: the message (and its line) is the sections reader's.
@@ -60,6 +62,7 @@ pub(super) fn parse(text: &str) -> Result<Option<[Read<'_>; 3]>> {
         read(root.mcp_servers, &mut lines)?,
         read(root.servers, &mut lines)?,
         read(root.nested, &mut lines)?,
+        read(root.context_servers, &mut lines)?,
     ]))
 }
 
@@ -158,6 +161,10 @@ impl<'de> FromEntries<'de> for Root<'de> {
             match key.as_str() {
                 "mcpServers" => read_once(&mut map, &mut root.mcp_servers, "mcpServers")?,
                 "servers" => read_once(&mut map, &mut root.servers, "servers")?,
+                // Zed's `settings.json`.
+                "context_servers" => {
+                    read_once(&mut map, &mut root.context_servers, "context_servers")?
+                }
                 "mcp" => {
                     if std::mem::replace(&mut mcp_seen, true) {
                         return Err(de::Error::custom("`mcp` defined again"));
@@ -215,7 +222,7 @@ pub(super) type Borrowed<'a> = Option<Option<Vec<(&'a str, &'a Value, Option<&'a
 /// text the entries were read from, if they were. The valid servers and the errors come back
 /// each sorted by name.
 pub(super) fn read_sections(
-    sections: [(&str, Borrowed<'_>); 3],
+    sections: [(&str, Borrowed<'_>); 4],
     lookup: &dyn Fn(&str) -> Option<String>,
     mut lines: Option<&mut Lines<'_>>,
 ) -> Result<(Vec<ServerConfig>, Vec<ServerConfigError>)> {
@@ -242,7 +249,9 @@ pub(super) fn read_sections(
         }
     }
     if !found {
-        return Err(Error::Config("no `mcpServers` or `servers` object".into()));
+        return Err(Error::Config(
+            "no `mcpServers`, `servers` or `context_servers` object".into(),
+        ));
     }
     servers.sort_by(|a: &ServerConfig, b| a.name.cmp(&b.name));
     // Sorted (stably) as well, so their order does not depend on whether serde_json keeps

@@ -46,14 +46,14 @@ pub(super) fn parse_server(
                 return Err(entry.error("type", message));
             }
         },
-        None => match (entry.has("command"), entry.has("url")) {
-            (true, false) => stdio(&entry)?,
-            (false, true) => http(&entry, HttpTransportKind::Auto)?,
-            (true, true) => {
-                let message = "has both `command` and `url`; add `type` to say which";
-                return Err(entry_error(name, None, message.into()));
+        None => match (entry.has("command"), url_key(&entry)) {
+            (true, None) => stdio(&entry)?,
+            (false, Some((_, kind))) => http(&entry, kind)?,
+            (true, Some((key, _))) => {
+                let message = format!("has both `command` and `{key}`; add `type` to say which");
+                return Err(entry_error(name, None, message));
             }
-            (false, false) => {
+            (false, None) => {
                 let message = "needs `command` (a stdio server) or `url` (an HTTP server)";
                 return Err(entry_error(name, None, message.into()));
             }
@@ -87,11 +87,32 @@ fn protocol(entry: &Entry<'_>) -> Result<Option<ProtocolMode>, ServerConfigError
     }
 }
 
+/// The key holding an HTTP server's URL, and the transport it implies: `url`, Gemini CLI's
+/// `httpUrl` (Streamable HTTP) or Windsurf's `serverUrl`; `None` when there is none.
+fn url_key(entry: &Entry<'_>) -> Option<(&'static str, HttpTransportKind)> {
+    [
+        ("url", HttpTransportKind::Auto),
+        ("httpUrl", HttpTransportKind::StreamableHttp),
+        ("serverUrl", HttpTransportKind::Auto),
+    ]
+    .into_iter()
+    .find(|(key, _)| entry.has(key))
+}
+
 fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
-    let command = match entry.string("command")? {
+    // Zed's older entries hold the program in an object: `"command": {"path", "args", "env"}`.
+    let zed;
+    let (entry, key) = match entry.object_at("command") {
+        Some(Value::Object(command)) => {
+            zed = entry.nested(command, &["command"]);
+            (&zed, "path")
+        }
+        _ => (entry, "command"),
+    };
+    let command = match entry.string(key)? {
         Some(command) if !command.trim().is_empty() => command,
-        Some(_) => return Err(entry.error("command", "is empty")),
-        None => return Err(entry.error("command", "is missing (a stdio server needs one)")),
+        Some(_) => return Err(entry.error(key, "is empty")),
+        None => return Err(entry.error(key, "is missing (a stdio server needs one)")),
     };
     let env_policy = match entry.bool("inheritEnv")? {
         Some(true) => EnvPolicy::InheritAll,
@@ -118,12 +139,13 @@ fn stdio(entry: &Entry<'_>) -> Result<ServerTransport, ServerConfigError> {
 }
 
 fn http(entry: &Entry<'_>, kind: HttpTransportKind) -> Result<ServerTransport, ServerConfigError> {
-    let url = match entry.string("url")? {
+    let key = url_key(entry).map_or("url", |(key, _)| key);
+    let url = match entry.string(key)? {
         Some(url) if !url.trim().is_empty() => url,
-        Some(_) => return Err(entry.error("url", "is empty")),
+        Some(_) => return Err(entry.error(key, "is empty")),
         None => {
             return Err(entry.error(
-                "url",
+                key,
                 format!("is missing (a `{}` server needs one)", kind.as_str()),
             ))
         }

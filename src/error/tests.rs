@@ -111,3 +111,35 @@ fn a_chain_of_causes_shows_each_cause_once() {
         assert_eq!(chain.len(), 1, "{shown}");
     }
 }
+
+#[test]
+fn a_server_error_says_its_code_once() {
+    let error = |message: &str| {
+        Error::Rpc(ErrorObject::new(
+            crate::jsonrpc::ErrorCode::INVALID_PARAMS,
+            message,
+        ))
+    };
+    // As the TypeScript SDK's servers write it.
+    let repeated = error("MCP error -32602: Invalid arguments for tool get-sum");
+    assert_eq!(
+        repeated.to_string(),
+        "server error -32602: Invalid arguments for tool get-sum"
+    );
+    let Error::Rpc(object) = &repeated else {
+        unreachable!()
+    };
+    assert_eq!(
+        object.to_string(),
+        "Invalid arguments for tool get-sum (code -32602)"
+    );
+    // Another code, or none, is the server's own text.
+    assert_eq!(
+        error("MCP error -32603: boom").to_string(),
+        "server error -32602: MCP error -32603: boom"
+    );
+    assert_eq!(
+        error("MCP error").to_string(),
+        "server error -32602: MCP error"
+    );
+}

@@ -100,9 +100,23 @@ impl ErrorObject {
     }
 }
 
+impl ErrorObject {
+    /// The message without the code the TypeScript SDK writes before it
+    /// (`MCP error -32602: Invalid arguments`), which a display that shows the code would
+    /// say twice.
+    pub(crate) fn own_message(&self) -> &str {
+        let code = self.code.0.to_string();
+        self.message
+            .strip_prefix("MCP error ")
+            .and_then(|rest| rest.strip_prefix(code.as_str()))
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map_or(self.message.as_str(), str::trim_start)
+    }
+}
+
 impl fmt::Display for ErrorObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (code {})", self.message, self.code.0)
+        write!(f, "{} (code {})", self.own_message(), self.code.0)
     }
 }
 

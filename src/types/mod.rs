@@ -82,9 +82,10 @@ pub use prompts::{
 };
 pub use resources::{
     BlobResourceContents, ListResourceTemplatesResult, ListResourcesResult,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
     ResourceUpdatedNotificationParams, SubscribeRequestParams, TextResourceContents,
-    UnsubscribeRequestParams,
+    UnsubscribeRequestParams, DIRECTORY_MIME_TYPE,
 };
 pub use roots::{ListRootsResult, Root};
 pub use sampling::{

@@ -6,9 +6,13 @@ use serde_json::{Map, Value};
 use super::common::{Annotations, Icon};
 
 mod contents;
+mod directory;
 mod subscribe;
 
 pub use contents::{BlobResourceContents, ResourceContents, TextResourceContents};
+pub use directory::{
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, DIRECTORY_MIME_TYPE,
+};
 pub use subscribe::{
     ResourceUpdatedNotificationParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };

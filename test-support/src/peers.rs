@@ -36,7 +36,7 @@ use install::{
 pub use hosts::{hosts_dir, inspector, mcp_remote, py_host, ts_host};
 pub use http::{
     oauth_authorization_server, oauth_mcp_server, python_http, server_everything_http,
-    server_everything_http_on, ts_v2_http, HttpPeer,
+    server_everything_http_on, ts_v2_http, ts_v2_skills_http, HttpPeer,
 };
 pub use rmcp::rmcp_modern;
 
@@ -189,6 +189,23 @@ pub fn network_python() -> PathBuf {
 ///
 /// As [`server_everything`], or when the script cannot be copied.
 pub fn ts_v2_server() -> PathBuf {
+    npm_script("ts_v2_server.mjs")
+}
+
+/// The TypeScript SDK v2 skills server (`tests/peers/ts_v2_skills_server.mjs`: the SDK's
+/// Skills extension with `resources/directory/read`), installed as [`ts_v2_server`] is. Run it
+/// as `node <path> [dynamic]` over stdio, or with `PORT=<port>` over Streamable HTTP.
+///
+/// # Panics
+///
+/// As [`ts_v2_server`].
+pub fn ts_v2_skills_server() -> PathBuf {
+    npm_script("ts_v2_skills_server.mjs")
+}
+
+/// `tests/peers/<name>` copied next to the npm peers' `node_modules`, where Node resolves
+/// its imports, installing them on first use.
+fn npm_script(name: &str) -> PathBuf {
     let entry = server_everything();
     // <dir>/node_modules/@modelcontextprotocol/server-everything/dist/index.js -> <dir>
     let dir = entry
@@ -196,16 +213,16 @@ pub fn ts_v2_server() -> PathBuf {
         .nth(5)
         .expect("the npm install folder")
         .to_path_buf();
-    let script = dir.join("ts_v2_server.mjs");
+    let script = dir.join(name);
     // Copied under a unique name and renamed into place: parallel tests never see half a file.
     let staging = dir.join(format!(
-        ".ts_v2_server.{}.{:?}.tmp",
+        ".{name}.{}.{:?}.tmp",
         std::process::id(),
         thread::current().id()
     ));
-    fs::copy(repo_path("tests/peers/ts_v2_server.mjs"), &staging)
+    fs::copy(repo_path(&format!("tests/peers/{name}")), &staging)
         .and_then(|_| fs::rename(&staging, &script))
-        .unwrap_or_else(|e| panic!("cannot copy ts_v2_server.mjs into {}: {e}", dir.display()));
+        .unwrap_or_else(|e| panic!("cannot copy {name} into {}: {e}", dir.display()));
     script
 }
 

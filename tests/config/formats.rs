@@ -99,6 +99,80 @@ fn vscode_servers_and_unsupported_input_variables() {
 }
 
 #[test]
+fn gemini_cli_http_url_is_streamable_and_url_is_any_http() {
+    let file = parse("gemini_settings.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let github = stdio(server(&file, "github"));
+    assert_eq!(github.command, "docker");
+    assert_eq!(
+        github.env,
+        [pair("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_test")]
+    );
+    assert_eq!(github.cwd, Some(Path::new("/home/ada/work")));
+    let (url, headers, kind) = http(server(&file, "docs"));
+    assert_eq!(url, "https://docs.example.com/mcp");
+    assert_eq!(headers, [pair("Authorization", "Bearer tok-123")]);
+    assert_eq!(kind, HttpTransportKind::StreamableHttp);
+    assert_eq!(http(server(&file, "events")).2, HttpTransportKind::Auto);
+}
+
+#[test]
+fn windsurf_server_url_is_http() {
+    let file = parse("windsurf_mcp_config.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let (url, headers, kind) = http(server(&file, "figma"));
+    assert_eq!(url, "https://mcp.figma.com/mcp");
+    assert_eq!(headers, [pair("X-Figma-Token", "figd_test")]);
+    assert_eq!(kind, HttpTransportKind::Auto);
+    assert!(server(&file, "sequential-thinking").disabled);
+    assert_eq!(stdio(server(&file, "time")).args, ["mcp-server-time"]);
+}
+
+#[test]
+fn zed_context_servers_in_both_forms_and_extensions_named_as_errors() {
+    let file = parse("zed_settings.json");
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["postgres", "remote", "time"]);
+    assert_eq!(stdio(server(&file, "time")).command, "uvx");
+    let postgres = stdio(server(&file, "postgres"));
+    assert_eq!(postgres.command, "/usr/local/bin/postgres-mcp");
+    assert_eq!(postgres.args, ["postgresql://localhost/app"]);
+    assert_eq!(postgres.env, [pair("PGPASSWORD", "secret")]);
+    assert_eq!(
+        http(server(&file, "remote")).0,
+        "https://mcp.example.com/mcp"
+    );
+    // A server a Zed extension starts has no command umcp could run.
+    assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
+    assert_eq!(file.errors[0].server, "mcp-server-github");
+    let bad = ConfigFile::parse_with(
+        r#"{"context_servers": {"z": {"command": {"args": []}}}}"#,
+        &vars,
+    )
+    .unwrap();
+    assert_eq!(
+        bad.errors[0].to_string(),
+        "server `z`, field `command.path`: is missing (a stdio server needs one)"
+    );
+}
+
+#[test]
+fn claude_code_user_servers_are_read_from_its_state_file() {
+    let file = parse("claude_code.json");
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["airtable", "sentry"],
+        "projects' servers are not the user's"
+    );
+    assert_eq!(
+        http(server(&file, "sentry")).0,
+        "https://mcp.sentry.dev/mcp"
+    );
+}
+
+#[test]
 fn each_bad_entry_fails_alone_with_a_clear_message() {
     let file = parse("errors.json");
     let good: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
@@ -154,7 +228,7 @@ fn whole_file_errors() {
     assert_eq!(err("[]"), "config: the top level must be a JSON object");
     assert_eq!(
         err(r#"{"other": {}}"#),
-        "config: no `mcpServers` or `servers` object"
+        "config: no `mcpServers`, `servers` or `context_servers` object"
     );
     assert_eq!(
         err(r#"{"mcpServers": []}"#),

@@ -60,7 +60,7 @@ fn the_shapes_other_than_objects_are_reported_as_before() {
     );
     assert_eq!(
         err(r#"{"mcp": null}"#),
-        "config: no `mcpServers` or `servers` object"
+        "config: no `mcpServers`, `servers` or `context_servers` object"
     );
     assert!(err(r#"{"servers": {"a": }}"#).starts_with("config: invalid JSON: "));
     // JSON that is only found wrong when an entry is read keeps the place in the file.

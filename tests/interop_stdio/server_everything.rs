@@ -361,3 +361,38 @@ fn everything_task_tool() {
     );
     client.close();
 }
+
+#[test]
+fn everything_research_runs_as_a_task_held_by_handle() {
+    if peers::skip_interop() {
+        return;
+    }
+    let client = everything(options());
+    let started = Instant::now();
+    let call = client
+        .call_tool_as_task("simulate-research-query", json!({"topic": "rust"}))
+        .expect("tools/call");
+    let umcp::ToolCall::Task(mut task) = call else {
+        panic!("server-everything runs research as a task: {call:?}")
+    };
+    // The id comes back as soon as the task is made, long before its seconds of work end.
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let status = task.poll().expect("tasks/get").clone();
+    assert!(
+        matches!(status, umcp::TaskStatus::Working),
+        "{status:?} {:?}",
+        task.status_message()
+    );
+    let patience = RequestOptions::default().with_timeout(Duration::from_secs(60));
+    let result = client.task(task.id()).wait(&patience).expect("its result");
+    assert!(
+        text_of(&result).contains("Research Report: rust"),
+        "{}",
+        text_of(&result)
+    );
+    client.close();
+}

@@ -23,10 +23,11 @@ const ENTRY_DEPTH: usize = 3;
 
 /// The sections servers are listed in, in the order they are looked for (as umcp reads them):
 /// each one's name as shown and its path of keys from the top-level object.
-const SECTIONS: [(&str, &[&str]); 3] = [
+const SECTIONS: [(&str, &[&str]); 4] = [
     ("mcpServers", &["mcpServers"]),
     ("servers", &["servers"]),
     ("mcp.servers", &["mcp", "servers"]),
+    ("context_servers", &["context_servers"]),
 ];
 
 /// A JSON object of the file: where its braces are and its members.

@@ -1,8 +1,7 @@
 //! A session's process: it connects the servers as a command would, tells the `umcp` that
 //! started it how that went, and then runs the commands other `umcp`s send it over its
-//! socket, one at a time (a `watch`, which may last, beside them), each on its caller's
-//! console, until it is stopped, its servers are gone, or it has been idle (no command
-//! running) for its `--idle` time.
+//! socket, several at once, each on its caller's console, until it is stopped, its servers
+//! are gone, or it has been idle (no command running) for its `--idle` time.
 //!
 //! Bounds: at most [`MAX_CALLERS`] connections at once (one thread each; one more is told the
 //! session is busy and closed at once); each message at most
@@ -32,6 +31,7 @@ use super::dir;
 use super::turns::{Seats, Turns};
 use super::wire::{self, Reader, Reply, Request, Run, Status, TICK, WRITE_TIMEOUT};
 use crate::args;
+use crate::arguments::Stdin;
 use crate::console::{self, Console, Nobody, Stream};
 use crate::deadline::Interrupt;
 use crate::exit::Exit;
@@ -144,6 +144,7 @@ fn start(
     bound: &Arc<Mutex<Option<Bound>>>,
 ) -> Result<(), Exit> {
     let args = args::parse(raw)?;
+    crate::verbose::init(args.verbose);
     let (cmd, rest) = args::command(&args)?;
     let name = match rest.as_slice() {
         ["start", name] => name.to_string(),
@@ -280,7 +281,7 @@ impl Session {
     fn watch(&self, stop: impl Fn(i32)) {
         loop {
             let turn = self.turns.after(WATCH_EVERY);
-            if turn.busy || turn.watching > 0 {
+            if turn.busy() {
                 continue;
             }
             let idle = turn.last.elapsed() >= self.idle;
@@ -319,8 +320,8 @@ impl Session {
         }
     }
 
-    /// Runs one command for a caller, once it is its turn, on the caller's console. A
-    /// `watch`, which may last, runs beside the others, on a console of its threads' own.
+    /// Runs one command for a caller, on the caller's console, beside the commands of the
+    /// other callers: each one's output, questions and Ctrl-C are its own caller's.
     fn command(&self, stream: UnixStream, reader: Reader, run: Run) {
         let received = Instant::now();
         let Ok(link) = Link::open(stream, reader, &run) else {
@@ -328,47 +329,37 @@ impl Session {
         };
         let words = run.args.into_iter().map(OsString::from).collect();
         let parsed = args::parse(words);
-        let wait = parsed
-            .as_ref()
-            .map_or(Duration::from_secs(30), |a| a.timeout);
-        let beside = parsed
+        let watch = parsed
             .as_ref()
             .is_ok_and(|a| a.command.first().is_some_and(|c| c == "watch"));
+        let json = parsed.as_ref().is_ok_and(|a| a.json);
         // Held until the command ends, or unwinds: either gives the turn back.
-        let _watching = beside.then(|| self.turns.watch());
-        let turn = (!beside).then(|| self.turns.take(wait, &|| link.ended()));
-        if matches!(turn, Some(None)) {
-            let code = match link.cancelled() {
-                Some(signal) => 128 + signal,
-                None => {
-                    link.err(&format!(
-                        "umcp: session `{}` is busy with another command\n",
-                        self.name
-                    ));
-                    1
-                }
-            };
-            link.finish(code);
-            return;
+        let _watching = watch.then(|| self.turns.watch());
+        let turn = (!watch).then(|| self.turns.take());
+        if turn.as_ref().is_some_and(|t| t.alone) {
+            // The time the user took answering questions is forgotten when no other command
+            // runs to count it.
+            crate::deadline::reset_asked();
         }
         let interrupt = Interrupt::default();
         let stopping = interrupt.clone();
-        link.ends_with_stdout.store(beside, Ordering::SeqCst);
+        link.ends_with_stdout.store(watch, Ordering::SeqCst);
         link.on_cancel(move |_| stopping.interrupt());
         let result = {
             let console = Arc::clone(&link) as Arc<dyn Console>;
-            let _thread = beside.then(|| console::redirect_thread(Some(Arc::clone(&console))));
-            let _process = (!beside).then(|| {
-                crate::deadline::reset_asked();
-                console::redirect(console)
-            });
+            let _thread = console::redirect_thread(Some(Arc::clone(&console)));
+            // What a server asks or logs on a thread of its own reaches the command that
+            // started last, a watch excepted.
+            let _running = (!watch).then(|| console::running(console));
             // A command that panics ends with an error for its caller, as any failure does;
             // its turn and seat go back as the guards unwind.
             let run = std::panic::AssertUnwindSafe(|| {
                 parsed.and_then(|args| {
                     let (cmd, rest) = args::command(&args)?;
                     super::check_through(&args, cmd)?;
-                    let arguments = crate::run::arguments(cmd, &rest)?;
+                    // The caller read its stdin and files into the words it sent.
+                    let stdin = Stdin::Refused("a session's process has no stdin of yours");
+                    let arguments = crate::run::arguments(cmd, &rest, stdin)?;
                     let command = (cmd, rest.as_slice(), arguments);
                     crate::run::execute(&self.manager, &args, command, received, &interrupt)
                 })
@@ -382,7 +373,7 @@ impl Session {
             match link.cancelled() {
                 // Stopped by the caller: its own signal is the exit code, nothing printed.
                 Some(signal) => 128 + signal,
-                None => crate::exit::report(result),
+                None => crate::exit::report_as(result, json),
             }
         };
         // The caller has its exit code before the session looks idle (or ends, its servers
@@ -404,12 +395,12 @@ impl Session {
             pid: std::process::id(),
             servers: servers.collect(),
             uptime: self.started.elapsed().as_secs(),
-            idle: match turn.busy || turn.watching > 0 {
+            idle: match turn.busy() {
                 true => 0,
                 false => turn.last.elapsed().as_secs(),
             },
             idle_limit: self.idle.as_secs(),
-            busy: turn.busy || turn.watching > 0,
+            busy: turn.busy(),
         }
     }
 }
@@ -439,6 +430,7 @@ struct Link {
     writer: Mutex<UnixStream>,
     last_write: Mutex<Instant>,
     stdin: bool,
+    stdout: bool,
     stderr: bool,
     answers: Receiver<Option<String>>,
     /// The signal the caller passed on (0: none).
@@ -466,6 +458,7 @@ impl Link {
             writer: Mutex::new(stream),
             last_write: Mutex::new(Instant::now()),
             stdin: run.stdin,
+            stdout: run.stdout,
             stderr: run.stderr,
             answers,
             cancelled: AtomicU8::new(0),
@@ -609,6 +602,7 @@ impl Console for Link {
     fn is_terminal(&self, stream: Stream) -> bool {
         match stream {
             Stream::Stdin => self.stdin,
+            Stream::Stdout => self.stdout,
             Stream::Stderr => self.stderr,
         }
     }

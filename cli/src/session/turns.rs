@@ -1,7 +1,7 @@
-//! A session's turns and seats: the one command that runs at a time (with any `watch`es
-//! beside it), and the callers connected at once. Each is held by a guard that gives it back
-//! when dropped, so a command that panics frees its turn and its caller's seat as one that
-//! ends does, and the session neither stays busy nor loses a seat for good.
+//! A session's turns and seats: the commands running at once (with any `watch`es beside
+//! them), and the callers connected at once. Each is held by a guard that gives it back when
+//! dropped, so a command that panics frees its turn and its caller's seat as one that ends
+//! does, and the session neither stays busy nor loses a seat for good.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::sync::lock;
 
-/// How long a wait for the turn sleeps before it looks again whether its caller is there.
-const LOOK_EVERY: Duration = Duration::from_millis(250);
-
-/// Whether a command runs, how many `watch`es run beside it, and when the last one ended.
+/// How many commands run, how many `watch`es run beside them, and when the last one ended.
 pub struct Turns {
     state: Mutex<State>,
     wake: Condvar,
@@ -20,13 +17,24 @@ pub struct Turns {
 
 /// What [`Turns`] guards.
 pub struct State {
-    pub busy: bool,
+    pub running: usize,
     pub watching: usize,
     pub last: Instant,
 }
 
-/// The turn of a command, given back when dropped.
-pub struct Turn<'a>(&'a Turns);
+impl State {
+    /// Whether anything runs: a command or a `watch`.
+    pub fn busy(&self) -> bool {
+        self.running > 0 || self.watching > 0
+    }
+}
+
+/// A running command, counted off when dropped; `alone` when no other command was running
+/// as it began.
+pub struct Turn<'a> {
+    turns: &'a Turns,
+    pub alone: bool,
+}
 
 /// A `watch` running beside the commands, counted off when dropped.
 pub struct Watching<'a>(&'a Turns);
@@ -36,7 +44,7 @@ impl Turns {
     pub fn new() -> Turns {
         Turns {
             state: Mutex::new(State {
-                busy: false,
+                running: 0,
                 watching: 0,
                 last: Instant::now(),
             }),
@@ -44,22 +52,15 @@ impl Turns {
         }
     }
 
-    /// Waits for the turn, at most `within` and while `gone` says the caller is still there.
-    pub fn take(&self, within: Duration, gone: &dyn Fn() -> bool) -> Option<Turn<'_>> {
-        let deadline = Instant::now() + within;
+    /// Counts a command in until the guard is dropped; commands of several callers run at
+    /// once (the callers are bounded by [`Seats`]).
+    pub fn take(&self) -> Turn<'_> {
         let mut state = lock(&self.state);
-        while state.busy {
-            if gone() || Instant::now() >= deadline {
-                return None;
-            }
-            state = self
-                .wake
-                .wait_timeout(state, LOOK_EVERY)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+        state.running += 1;
+        Turn {
+            turns: self,
+            alone: state.running == 1,
         }
-        state.busy = true;
-        Some(Turn(self))
     }
 
     /// Counts a `watch` in until the guard is dropped.
@@ -85,10 +86,10 @@ impl Turns {
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        let mut state = lock(&self.0.state);
-        state.busy = false;
+        let mut state = lock(&self.turns.state);
+        state.running = state.running.saturating_sub(1);
         state.last = Instant::now();
-        self.0.wake.notify_all();
+        self.turns.wake.notify_all();
     }
 }
 
@@ -143,21 +144,19 @@ mod tests {
         std::thread::scope(|scope| {
             let panicked = scope.spawn(|| {
                 let _seat = seats.take().expect("a seat");
-                let _turn = turns
-                    .take(Duration::from_secs(1), &|| false)
-                    .expect("the turn");
+                let _turn = turns.take();
                 panic!("a command that panics");
             });
             assert!(panicked.join().is_err());
         });
         assert!(seats.take().is_some(), "the seat is free again");
-        let turn = turns.take(Duration::from_secs(1), &|| false);
-        assert!(turn.is_some(), "the turn is free again");
-        assert!(
-            turns.take(Duration::ZERO, &|| false).is_none(),
-            "one turn at a time"
-        );
-        drop(turn);
+        assert_eq!(turns.now().running, 0, "the turn is given back");
+        let first = turns.take();
+        let second = turns.take();
+        assert!(first.alone && !second.alone, "commands run at once");
+        assert_eq!(turns.now().running, 2);
+        drop((first, second));
+        assert!(!turns.now().busy());
         let watching = std::thread::scope(|scope| {
             scope
                 .spawn(|| {

@@ -63,6 +63,9 @@ pub enum Request {
 pub struct Run {
     pub args: Vec<String>,
     pub stdin: bool,
+    /// Whether the caller's stdout is a terminal, where listings are aligned in columns.
+    #[serde(default)]
+    pub stdout: bool,
     pub stderr: bool,
 }
 
@@ -217,11 +220,12 @@ mod tests {
         let run = Request::Run(Run {
             args: vec!["call".into(), "add".into()],
             stdin: true,
+            stdout: false,
             stderr: false,
         });
         assert_eq!(
             serde_json::to_string(&run).unwrap(),
-            r#"{"run":{"args":["call","add"],"stdin":true,"stderr":false}}"#
+            r#"{"run":{"args":["call","add"],"stdin":true,"stdout":false,"stderr":false}}"#
         );
         assert_eq!(
             serde_json::to_string(&Reply::Exit { code: 4 }).unwrap(),

@@ -236,7 +236,10 @@ mod tests {
         assert_eq!(complete("prompt g").1, ["greet"]);
         assert_eq!(complete("prompt greet s").1, ["style="]);
         assert_eq!(complete("read demo://r").1, ["demo://readme"]);
-        assert_eq!(complete("tasks ").1, ["cancel", "get", "list", "result"]);
+        assert_eq!(
+            complete("tasks ").1,
+            ["cancel", "get", "list", "result", "wait"]
+        );
         assert_eq!(complete("--json call ").1, ["add", "echo"]);
         assert_eq!(complete("--timeout 5 call ec").1, ["echo"]);
         assert_eq!(complete("--js"), (0, vec!["--json".into()]));

@@ -10,10 +10,11 @@ use umcp_test_support::peers;
 fn smoke_tools() {
     let out = stdout(&demo(&["tools"], 0));
     assert!(
-        out.lines().any(|l| l == "echo  Echoes `message` back."),
+        out.lines()
+            .any(|l| l == "echo(message: string)  Echoes `message` back."),
         "{out}"
     );
-    assert!(out.lines().any(|l| l.starts_with("crash  ")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("crash(")), "{out}");
 }
 
 #[test]
@@ -107,7 +108,10 @@ fn read_resources_and_prompts() {
         "{out}"
     );
     let out = stdout(&demo(&["prompts"], 0));
-    assert!(out.lines().any(|l| l.starts_with("greet  ")), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("greet(name, style?)  ")),
+        "{out}"
+    );
     let out = demo(
         &["prompt", "greet", r#"{"name": "Ada", "style": "pirate"}"#],
         0,
@@ -136,7 +140,7 @@ fn config_file_with_several_servers() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let listed = stdout(&out);
     assert!(
-        listed.contains("one__echo  ") && listed.contains("two__echo  "),
+        listed.contains("one__echo(") && listed.contains("two__echo("),
         "{listed}"
     );
     let out = cli(&["--config", &file, "call", "two__env", r#"{"name": "WHO"}"#]);

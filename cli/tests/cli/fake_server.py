@@ -64,6 +64,7 @@ TOOLS = [
     {"name": "log", "inputSchema": {"type": "object"}},
     {"name": "progress", "inputSchema": {"type": "object"}},
     {"name": "ask", "inputSchema": {"type": "object"}},
+    {"name": "meta", "description": "Answers the _meta of its call.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -133,6 +134,10 @@ def call(id, params, pending):
         text(id, "done")
     elif name == "ask":
         ask(id, pending, lambda id, action: text(id, action))
+    elif name == "meta":
+        meta = dict(params.get("_meta") or {})
+        meta.pop("progressToken", None)
+        text(id, json.dumps(meta, sort_keys=True))
     else:
         text(id, "Unknown tool: %s" % name, is_error=True)
 

@@ -40,7 +40,7 @@ fn log_messages_are_escaped_and_keep_to_their_lines() {
     assert_inert(&shown);
     assert!(
         shown.contains(
-            "python3: error: fake\\u{1b}[31m: one\n  \\u{1b}[2Jumcp: forged \\u{202e}line"
+            "fake_server: error: fake\\u{1b}[31m: one\n  \\u{1b}[2Jumcp: forged \\u{202e}line"
         ),
         "{shown}"
     );
@@ -103,10 +103,10 @@ fn tool_listings_and_calls_carry_no_raw_escape_or_bell() {
     let out = hostile(&["tools"], 0);
     let shown = stdout(&out);
     assert!(
-        shown.contains(&format!("paint  Paints.{ESCAPED}\n")),
+        shown.contains(&format!("paint()  Paints.{ESCAPED}\n")),
         "{shown}"
     );
-    assert!(shown.contains(&format!("odd{ESCAPED}  \n")), "{shown}");
+    assert!(shown.contains(&format!("odd{ESCAPED}()\n")), "{shown}");
     let tools = parsed(&hostile(&["--json", "tools"], 0));
     assert_eq!(tools[0]["tool"]["title"], format!("Paint{TERMINAL}"));
 
@@ -149,7 +149,7 @@ fn resource_and_prompt_listings_are_escaped() {
     let out = hostile(&["prompts"], 0);
     assert_eq!(
         stdout(&out),
-        format!("greet  Greets.{ESCAPED}\np{ESCAPED}  \n")
+        format!("greet()  Greets.{ESCAPED}\np{ESCAPED}()\n")
     );
     parsed(&hostile(&["--json", "prompts"], 0));
 }

@@ -46,7 +46,7 @@ fn oauth_browser_flow_then_the_token_store() {
     let file = file.to_string_lossy().into_owned();
     let listed = cli(&["--config", &file, "--token-store", &store, "tools"]);
     assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
-    assert!(stdout(&listed).starts_with("echo  "), "{}", stdout(&listed));
+    assert!(stdout(&listed).starts_with("echo("), "{}", stdout(&listed));
     assert_eq!(fixture.count("GET", "/authorize"), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -291,7 +291,7 @@ fn headers_for_http_servers() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "hello  \n");
+    assert_eq!(stdout(&out), "hello()\n");
     let mut posts = 0;
     while let Some(seen) = server.next_within(std::time::Duration::from_millis(500)) {
         if seen.method == "POST" {

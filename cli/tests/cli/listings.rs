@@ -54,13 +54,22 @@ fn a_failed_listing_is_reported_and_fails() {
             let shown = stderr(&out);
             assert!(
                 shown.contains(&format!(
-                    "umcp: server `python3`: listing {what} failed: server error -32603: \
+                    "umcp: server `fake_server`: listing {what} failed: server error -32603: \
                      listing is broken"
                 )),
                 "{command} {json:?}: {shown}"
             );
-            if command == "tools" {
-                assert_eq!(stdout(&out), "", "{json:?}");
+            match (command, json.is_empty()) {
+                ("tools", true) => assert_eq!(stdout(&out), ""),
+                // Nothing listed: the failure is told as JSON too, on stdout.
+                ("tools", false) => {
+                    let error: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                    assert_eq!(error["isError"], true, "{error}");
+                    assert_eq!(error["error"]["code"], 1, "{error}");
+                    let message = error["error"]["message"].as_str().unwrap_or_default();
+                    assert!(message.contains("listing is broken"), "{error}");
+                }
+                _ => {}
             }
         }
     }

@@ -166,8 +166,8 @@ fn frozen_refuses_a_changed_tool_and_calls_an_unchanged_one() {
         "5\n"
     );
     let tools = stdout(&run(&dir, &["--frozen", "tools"], 0));
-    assert!(!tools.lines().any(|l| l.starts_with("echo ")), "{tools}");
-    assert!(tools.lines().any(|l| l.starts_with("add ")), "{tools}");
+    assert!(!tools.lines().any(|l| l.starts_with("echo(")), "{tools}");
+    assert!(tools.lines().any(|l| l.starts_with("add(")), "{tools}");
     // Unpinned, the changed tool is called as the server now describes it.
     assert_eq!(
         stdout(&run(&dir, &["call", "echo", "message=hi"], 0)),
@@ -209,8 +209,8 @@ fn a_denied_tool_is_neither_listed_nor_called_and_never_reaches_server_everythin
     });
     write_config(&dir, &json!({"mcpServers": {"everything": entry}}));
     let tools = stdout(&run(&dir, &["tools"], 0));
-    assert!(!tools.lines().any(|l| l.starts_with("echo ")), "{tools}");
-    assert!(tools.lines().any(|l| l.starts_with("get-sum ")), "{tools}");
+    assert!(!tools.lines().any(|l| l.starts_with("echo(")), "{tools}");
+    assert!(tools.lines().any(|l| l.starts_with("get-sum(")), "{tools}");
     let out = run(&dir, &["call", "echo", "message=hi"], 2);
     assert!(
         stderr(&out).contains(

@@ -2,6 +2,7 @@
 //! --path cli` and run from the `PATH` as a user would, end to end against the bundled demo
 //! server.
 
+mod agent_skill;
 mod asking;
 #[cfg(target_os = "linux")]
 mod auth;
@@ -10,10 +11,12 @@ mod commands;
 mod exit_codes;
 mod fake;
 mod hostile;
+mod hosts;
 mod http;
 mod listings;
 mod lock;
 mod messages;
+mod scripting;
 #[cfg(unix)]
 mod sessions;
 mod shell;

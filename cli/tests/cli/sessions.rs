@@ -327,7 +327,7 @@ fn server_picks_one_server_of_a_session_for_a_command() {
     // Without --server a command sees both, and one that needs a single server says so.
     let tools = stdout(&sessions.run("both", &["tools"], 0));
     assert!(
-        tools.contains("one__echo  ") && tools.contains("two__echo  "),
+        tools.contains("one__echo(") && tools.contains("two__echo("),
         "{tools}"
     );
     let read = sessions.run("both", &["read", "demo://text/readme"], 2);
@@ -341,7 +341,7 @@ fn server_picks_one_server_of_a_session_for_a_command() {
     assert_eq!(stdout(&who), "second\n");
     let tools = stdout(&sessions.run("both", &["--server", "one", "tools"], 0));
     assert!(
-        tools.lines().any(|l| l.starts_with("echo  ")) && !tools.contains("two__"),
+        tools.lines().any(|l| l.starts_with("echo(")) && !tools.contains("two__"),
         "{tools}"
     );
     let resources = stdout(&sessions.run("both", &["--server", "one", "resources"], 0));

@@ -83,3 +83,47 @@ fn a_tampered_skill_is_not_printed_and_its_files_are_not_read() {
     assert!(!read_log(&reads).contains("FORMS.md"));
     let _ = std::fs::remove_file(&reads);
 }
+
+#[test]
+fn ls_shows_the_servers_directory_beside_the_entry_and_reads_nothing() {
+    let (server, reads) = server("ls", false);
+    let uri = "skill://docs/pdf/SKILL.md";
+    // Without directoryRead: from the entry alone.
+    let out = run_with(&server, &["skills", "ls", uri], 0);
+    assert!(
+        stderr(&out).contains("no directoryRead"),
+        "{}",
+        stderr(&out)
+    );
+    let shown = stdout(&out);
+    assert!(
+        shown.contains("SKILL.md  skill://docs/pdf/SKILL.md\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("references/  skill://docs/pdf/references\n"),
+        "{shown}"
+    );
+    let refs = stdout(&run_with(&server, &["skills", "ls", uri, "references"], 0));
+    assert_eq!(refs, "FORMS.md  skill://docs/pdf/references/FORMS.md\n");
+    // With it: the server's view, a child the entry lacks marked.
+    let served = format!("{server} directories");
+    let shown = stdout(&run_with(&served, &["skills", "ls", uri], 0));
+    assert!(
+        shown.contains("scripts/  skill://docs/pdf/scripts  (not in the entry: fetch it again)"),
+        "{shown}"
+    );
+    let json = run_with(&served, &["--json", "skills", "ls", uri], 0);
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let scripts = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "scripts")
+        .unwrap();
+    assert_eq!(scripts["listed"], false);
+    assert_eq!(scripts["served"], true);
+    run_with(&served, &["skills", "ls", uri, "../elsewhere"], 2);
+    assert_eq!(read_log(&reads), "", "listing a directory reads no file");
+    let _ = std::fs::remove_file(&reads);
+}

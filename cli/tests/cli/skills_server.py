@@ -2,8 +2,10 @@
 handshake era.
 
 One skill, `pdf`, with a SKILL.md and references/FORMS.md. With the argument `tampered`, the
-SKILL.md served differs from what its entry describes. With `reads=PATH`, every
-`resources/read` is logged to PATH, one URI a line, so a test sees what was read.
+SKILL.md served differs from what its entry describes. With `directories`, it offers
+`resources/directory/read`, whose view of the skill's root has a `scripts/` the entry lacks.
+With `reads=PATH`, every `resources/read` is logged to PATH, one URI a line, so a test sees
+what was read.
 """
 
 import hashlib
@@ -48,9 +50,16 @@ def main():
         if id is None or method is None:
             continue
         if method == "initialize":
+            settings = {"directoryRead": True} if "directories" in sys.argv[1:] else {}
             value = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "skills", "version": "1"},
                      "capabilities": {"resources": {},
-                                      "extensions": {"io.modelcontextprotocol/skills": {}}}}
+                                      "extensions": {"io.modelcontextprotocol/skills": settings}}}
+        elif method == "resources/directory/read" and params.get("uri") == ROOT:
+            # The server's view now: a scripts/ directory added since the entry was made.
+            child = lambda name, mime: {"uri": ROOT + "/" + name, "name": name, "mimeType": mime}
+            value = {"resources": [child("SKILL.md", "text/markdown"),
+                                   child("references", "inode/directory"),
+                                   child("scripts", "inode/directory")]}
         elif method == "skills/list":
             value = {"skills": [SKILL]}
         elif method == "skills/get" and params.get("uri") == SKILL["uri"]:

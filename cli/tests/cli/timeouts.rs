@@ -36,7 +36,7 @@ fn hung(hangs: &[&str], args: &[&str], code: i32) -> String {
 #[test]
 fn a_hanging_tool_listing_fails_tools_and_call_within_one_timeout() {
     for args in [&["tools"][..], &["call", "hello", "n=1"][..]] {
-        let shown = hung(&["tools/list"], args, 1);
+        let shown = hung(&["tools/list"], args, 124);
         assert!(
             shown.contains("listing tools failed: timeout: request `tools/list` after 2.0s"),
             "{args:?}: {shown}"
@@ -49,12 +49,12 @@ fn a_hanging_tool_listing_fails_tools_and_call_within_one_timeout() {
 /// the listing) fail within the same timeout.
 #[test]
 fn a_hanging_prompt_listing_fails_prompts_and_prompt_within_one_timeout() {
-    let shown = hung(&["prompts/list"], &["prompts"], 1);
+    let shown = hung(&["prompts/list"], &["prompts"], 124);
     assert!(
         shown.contains("listing prompts failed: timeout: request `prompts/list` after 2.0s"),
         "{shown}"
     );
-    let shown = hung(&["prompts/list"], &["prompt", "greet"], 1);
+    let shown = hung(&["prompts/list"], &["prompt", "greet"], 124);
     assert!(
         shown.contains("timeout: request `prompts/list` after 2.0s"),
         "{shown}"
@@ -66,12 +66,12 @@ fn a_hanging_prompt_listing_fails_prompts_and_prompt_within_one_timeout() {
 #[test]
 fn a_hanging_request_after_a_hanging_listing_fails_within_one_timeout() {
     let hangs = ["prompts/list", "resources/list", "resources/read"];
-    let shown = hung(&hangs, &["resources"], 1);
+    let shown = hung(&hangs, &["resources"], 124);
     assert!(
         shown.contains("listing resources failed: timeout"),
         "{shown}"
     );
-    let shown = hung(&hangs, &["read", "file:///x"], 1);
+    let shown = hung(&hangs, &["read", "file:///x"], 124);
     assert!(
         shown.contains("timeout: request `resources/read` after 2.0s"),
         "{shown}"

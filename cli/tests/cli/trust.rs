@@ -386,8 +386,8 @@ fn trust_is_not_borrowed_through_a_link() {
 }
 
 /// An empty or relative `HOME` or `XDG_CONFIG_HOME` names no home: the checkout's
-/// `Claude/claude_desktop_config.json` or `.cursor/mcp.json` (Cursor's own project file) is
-/// not taken for the user's, and nothing of it runs.
+/// `Claude/claude_desktop_config.json` is not taken for the user's, nor `.cursor/mcp.json`
+/// (Cursor's own project file), which is the project's and needs trust; nothing of them runs.
 #[test]
 fn an_empty_or_relative_home_makes_no_checkout_file_the_users() {
     let dir = empty_home().join("trust-no-home");
@@ -404,21 +404,33 @@ fn an_empty_or_relative_home_makes_no_checkout_file_the_users() {
         &dir.join(".cursor/mcp.json"),
         &json!({ "mcpServers": { "cursor": toucher() } }),
     );
-    for (home, config_home) in [("", ""), ("", "/nonexistent"), (".", "."), ("", ".config")] {
-        let out = umcp_in(&dir)
+    let homes = [("", ""), ("", "/nonexistent"), (".", "."), ("", ".config")];
+    let run = |home: &str, config_home: &str| {
+        umcp_in(&dir)
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", config_home)
             .args(["--timeout", "10", "tools"])
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    for (home, config_home) in homes {
+        let out = run(home, config_home);
         let err = stderr(&out);
-        assert_eq!(
-            code(&out),
-            Some(2),
-            "HOME={home:?} XDG_CONFIG_HOME={config_home:?}: {err}"
-        );
-        assert!(err.contains("no configuration file"), "{err}");
-        assert!(!ran(&dir), "HOME={home:?} XDG_CONFIG_HOME={config_home:?}");
+        let seen = format!("HOME={home:?} XDG_CONFIG_HOME={config_home:?}: {err}");
+        assert_eq!(code(&out), Some(5), "{seen}");
+        assert!(err.contains("found in this directory"), "{seen}");
+        assert!(!ran(&dir), "{seen}");
+    }
+    std::fs::remove_file(dir.join(".cursor/mcp.json")).unwrap();
+    for (home, config_home) in homes {
+        let out = run(home, config_home);
+        let err = stderr(&out);
+        let seen = format!("HOME={home:?} XDG_CONFIG_HOME={config_home:?}: {err}");
+        assert_eq!(code(&out), Some(2), "{seen}");
+        assert!(err.contains("no servers in"), "{seen}");
+        // The checkout's files are named as the project's only, relative to it.
+        assert!(!err.contains(&dir.display().to_string()), "{seen}");
+        assert!(!ran(&dir), "{seen}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -64,7 +64,8 @@ struct Task {
     status: String,
     #[serde(rename = "statusMessage", default)]
     status_message: Option<String>,
-    #[serde(rename = "pollIntervalMs", default)]
+    /// `pollInterval` in the handshake era's own tasks (2025-11-25), milliseconds too.
+    #[serde(rename = "pollIntervalMs", alias = "pollInterval", default)]
     poll_interval_ms: Option<Value>,
     #[serde(default)]
     result: Option<Value>,
@@ -376,11 +377,17 @@ impl Poll<'_, '_> {
                     self.ended = true;
                     return match &task.result {
                         Some(result) if result.is_object() => Ok(Answer::from_value(result)),
+                        // The handshake era's own tasks give their outcome to `tasks/result`.
+                        None if !self.session.era.is_modern() => self.outcome(),
                         _ => Err(Error::Protocol(format!(
                             "task {} completed without a result",
                             self.id
                         ))),
                     };
+                }
+                "failed" if task.error.is_none() && !self.session.era.is_modern() => {
+                    self.ended = true;
+                    return self.outcome();
                 }
                 "failed" => {
                     self.ended = true;
@@ -521,6 +528,12 @@ impl Poll<'_, '_> {
     }
 
     /// The JSON-RPC error a failed task carries.
+    /// The outcome of an ended task of the handshake era's own (2025-11-25): `tasks/result`
+    /// answers with the request's result, or its error.
+    fn outcome(&self) -> Result<Answer> {
+        self.request("tasks/result", Some(json!({ "taskId": self.id })))
+    }
+
     fn failure(&self, task: &Task) -> Error {
         let error = task
             .error

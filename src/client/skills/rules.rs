@@ -131,7 +131,7 @@ fn valid_digest(digest: &str) -> bool {
 /// `%2e%2e` once decoded, `..` twice) or that holds a control character once decoded
 /// (`%00`): a host that maps URIs to files, or decodes them again, reads neither as the
 /// server's name for a file.
-fn within(root: &str, uri: &str) -> bool {
+pub(super) fn within(root: &str, uri: &str) -> bool {
     let Some(path) = uri
         .strip_prefix(root)
         .and_then(|rest| rest.strip_prefix('/'))

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     node, python_mcp, python_oauth, python_server_script, repo_path, server_everything,
-    ts_v2_server,
+    ts_v2_server, ts_v2_skills_server,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -351,6 +351,21 @@ pub fn python_http(args: &[&str]) -> HttpPeer {
                 .arg(port.to_string())
                 // Unbuffered, so that the ready line is not held back in a pipe buffer.
                 .env("PYTHONUNBUFFERED", "1");
+            command
+        },
+    )
+}
+
+/// Starts the TypeScript SDK v2 skills server (its catalog, with directory reads) serving
+/// the stateless protocol over Streamable HTTP (endpoint `/mcp`).
+pub fn ts_v2_skills_http() -> HttpPeer {
+    let script = ts_v2_skills_server();
+    HttpPeer::start(
+        "the TypeScript SDK v2 skills server",
+        "listening on port",
+        |port| {
+            let mut command = Command::new(node());
+            command.arg(&script).env("PORT", port.to_string());
             command
         },
     )
