@@ -10,9 +10,8 @@
 //! ([`Options::with_verdict_store`](crate::Options::with_verdict_store)), such as the one a
 //! [`Manager`](crate::Manager) keeps beside its tool cache.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::sync::lock;
 
@@ -129,33 +128,38 @@ impl fmt::Debug for Verdicts {
 struct Process;
 
 impl Process {
-    fn map() -> &'static Mutex<HashMap<String, ProtocolMode>> {
-        static VERDICTS: OnceLock<Mutex<HashMap<String, ProtocolMode>>> = OnceLock::new();
-        VERDICTS.get_or_init(|| Mutex::new(HashMap::new()))
+    /// A list rather than a hash map: it holds at most [`PROCESS_CAPACITY`] entries, read once a
+    /// connect, and a list's code is a fraction of a map's in a small program.
+    fn list() -> &'static Mutex<Vec<(String, ProtocolMode)>> {
+        static VERDICTS: Mutex<Vec<(String, ProtocolMode)>> = Mutex::new(Vec::new());
+        &VERDICTS
     }
 }
 
 impl VerdictStore for Process {
     fn load(&self, server: &str) -> Option<ProtocolMode> {
-        lock(Process::map()).get(server).cloned()
+        let list = lock(Process::list());
+        list.iter().find(|(s, _)| s == server).map(|(_, v)| v.clone())
     }
 
     fn save(&self, server: &str, verdict: &ProtocolMode) {
-        let mut map = lock(Process::map());
-        if map.len() >= PROCESS_CAPACITY && !map.contains_key(server) {
-            map.clear();
+        let mut list = lock(Process::list());
+        list.retain(|(s, _)| s != server);
+        if list.len() >= PROCESS_CAPACITY {
+            list.clear();
         }
-        map.insert(server.to_owned(), verdict.clone());
+        list.push((server.to_owned(), verdict.clone()));
     }
 
     fn forget(&self, server: &str) {
-        lock(Process::map()).remove(server);
+        lock(Process::list()).retain(|(s, _)| s != server);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn verdicts_are_remembered_per_server_in_the_process_by_default() {
