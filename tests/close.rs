@@ -141,3 +141,50 @@ fn close_releases_a_call_in_flight_before_the_server_has_ended() {
         "the call was released after {released:?}"
     );
 }
+
+#[allow(dead_code)] // Only the fake server is used here.
+#[path = "common/memory.rs"]
+mod memory;
+
+/// Log lines a server sends just before a result reach the notification callback even when the
+/// caller closes the client as soon as it has the result, as a one-shot program does: `close`
+/// waits for the callback to take what arrived before it, and no callback runs after it.
+#[test]
+fn notifications_sent_before_a_result_reach_the_callback_of_a_client_closed_at_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use umcp::types::ServerNotification;
+    const LINES: usize = 5;
+    let server = memory::FakeServer::new();
+    server.on("tools/call", |peer, _| {
+        for n in 0..LINES {
+            peer.notify(
+                "notifications/message",
+                serde_json::json!({"level": "error", "data": format!("line {n}")}),
+            );
+        }
+        Some(serde_json::json!({"content": [{"type": "text", "text": "done"}]}))
+    });
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&seen);
+    let options = legacy().with_notification_callback(move |note| {
+        if let ServerNotification::LoggingMessage(_) = note {
+            // A callback slower than the answer: the result overtakes the lines.
+            std::thread::sleep(Duration::from_millis(40));
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let client = Client::connect_with_options(server, options).expect("connect");
+    let result = client
+        .call_tool("log", serde_json::json!({}))
+        .expect("the call");
+    assert_eq!(result.text(), "done");
+    client.close();
+    let at_close = seen.load(Ordering::SeqCst);
+    assert_eq!(at_close, LINES, "lines seen by the time close returned");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        at_close,
+        "a callback after close"
+    );
+}

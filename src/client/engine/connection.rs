@@ -156,6 +156,7 @@ impl Connection {
             .iter()
             .any(|handle| handle.thread().id() == me)
         {
+            lock(&self.core.callback).take();
             return;
         }
         // Threads that do not finish in time (a handler waiting for a user) are left to end
@@ -163,6 +164,8 @@ impl Connection {
         match threads_done.recv_timeout(THREADS_JOIN_TIMEOUT) {
             Err(RecvTimeoutError::Timeout) => {
                 log::debug!("client threads did not stop within {THREADS_JOIN_TIMEOUT:?}");
+                // No callback after `close` returned, from a router still busy.
+                lock(&self.core.callback).take();
             }
             _ => {
                 let threads = std::mem::take(&mut *lock(&self.threads));

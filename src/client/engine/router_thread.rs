@@ -2,7 +2,6 @@
 //! responses, off the thread that read them, so that user code never holds up the reading of
 //! the server's output.
 
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use crate::jsonrpc::Notification;
@@ -62,13 +61,12 @@ fn handle(conn: &Arc<Connection>, pool: &mut Pool, work: Work) {
     }
 }
 
-/// Runs the notification callback with panics caught, then queues the notification. Once the
-/// client is closed neither happens: a callback must not run after `close` returned.
+/// Runs the notification callback with panics caught, then queues the notification. A
+/// notification that arrived before `close` still reaches the callback while `close` waits for
+/// this thread (a log line sent just before a result is not lost); once `close` returned the
+/// callback is gone, and never runs again.
 fn callback(conn: &Connection, note: Notification) {
     let core = &conn.core;
-    if core.closing.load(Ordering::Acquire) {
-        return;
-    }
     let callback = lock(&core.callback).clone();
     if let Some(callback) = callback {
         let call = std::panic::AssertUnwindSafe(|| callback(&note));

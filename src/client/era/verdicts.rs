@@ -139,7 +139,9 @@ impl Process {
 impl VerdictStore for Process {
     fn load(&self, server: &str) -> Option<ProtocolMode> {
         let list = lock(Process::list());
-        list.iter().find(|(s, _)| s == server).map(|(_, v)| v.clone())
+        list.iter()
+            .find(|(s, _)| s == server)
+            .map(|(_, v)| v.clone())
     }
 
     fn save(&self, server: &str, verdict: &ProtocolMode) {
