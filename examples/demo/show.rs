@@ -88,11 +88,13 @@ pub fn run() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The client's name and its answers to the server's sampling and elicitation requests.
+/// The client's name, its answers to the server's sampling and elicitation requests, and
+/// tools that run as tasks followed to their result.
 pub fn options() -> Options {
     let me = Implementation::new("umcp-demo-client", env!("CARGO_PKG_VERSION"));
     Options::default()
         .with_client_info(me)
+        .with_tasks(true)
         .with_sampling_handler(answer_sampling)
         .with_elicitation_handler(answer_elicitation)
 }
