@@ -98,6 +98,7 @@ fn context_tool_calls() -> Vec<(String, Value)> {
 fn run(scenario: &str, url: &str) -> umcp::Result<()> {
     let options = Options::default()
         .with_request_timeout(Duration::from_secs(20))
+        .with_tasks(true)
         .with_elicitation_handler(|request| match request {
             ElicitRequestParams::Form(form) => Ok(ElicitResult::accept_defaults(&form)),
             _ => Ok(ElicitResult::decline()),
