@@ -470,7 +470,7 @@ impl Options {
     ///
     /// Give a store that outlives the process (a file, the application's settings) to skip
     /// the probe on a program's every start; see the example on
-    /// [`VerdictStore`](crate::VerdictStore).
+    /// [`VerdictStore`].
     pub fn with_verdict_store(mut self, store: Arc<dyn VerdictStore>) -> Options {
         self.era.verdicts = Verdicts::of(store);
         self

@@ -15,7 +15,7 @@ use crate::transport::waiting;
 
 /// Reads the stream of the POST that sent `id` until the response arrives; `socket` is shut
 /// down once nobody waits for it, and an abandoned request's stream is dropped. When the
-/// caller only waits for the answer after its send (see [`waiting`](crate::transport::waiting)),
+/// caller only waits for the answer after its send (see [`waiting`]),
 /// the stream is read here, by `deadline`, as a JSON body is: no thread, and no hand-over to
 /// the caller; one that drops before the response is resumed on a thread of its own.
 pub(crate) fn start(
