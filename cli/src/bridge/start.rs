@@ -102,7 +102,9 @@ fn options(args: &Args, declared: &Declared, asker: &Arc<Asker>) -> Result<Manag
         .client
         .clone()
         .unwrap_or_else(|| Implementation::new("umcp-bridge", env!("CARGO_PKG_VERSION")));
+    // A tool that runs as a task is followed to its result for the host, whatever its era.
     let mut client = Options::default()
+        .with_tasks(true)
         .with_request_timeout(args.timeout)
         .with_protocol_mode(args.protocol.clone().unwrap_or(ProtocolMode::Auto))
         .with_client_info(identity);
