@@ -46,15 +46,15 @@ const PROBE: &str = "umcp:probe";
 /// let dir = std::env::temp_dir().join("my-agent");
 /// let store: Arc<dyn TokenStore> = match KeychainStore::open("my-agent", dir.join("tokens.lock")) {
 ///     Ok(keychain) => {
-///         eprintln!("tokens go to the {}", keychain.backend());
+///         log::info!("tokens go to the {}", keychain.backend());
 ///         Arc::new(keychain)
 ///     }
 ///     Err(e) => {
-///         eprintln!("no keychain ({e}); keeping tokens in a file readable by you only");
+///         log::warn!("no keychain ({e}); keeping tokens in a file readable by you only");
 ///         Arc::new(FileStore::new(dir.join("tokens.json")))
 ///     }
 /// };
-/// eprintln!("tokens live in {}", store.location());
+/// log::info!("tokens live in {}", store.location());
 /// ```
 pub struct KeychainStore {
     backend: Backend,

@@ -132,7 +132,7 @@ impl OAuth {
     ///
     /// let oauth = OAuth::new("https://mcp.example.com/mcp", OAuthConfig::new(HeadlessHandler::new()))?;
     /// let found = oauth.discover(None)?;
-    /// println!("{} issues tokens for {}", found.issuer, found.resource);
+    /// log::info!("{} issues tokens for {}", found.issuer, found.resource);
     /// # Ok::<(), umcp::Error>(())
     /// ```
     ///
