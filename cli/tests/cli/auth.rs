@@ -20,6 +20,13 @@ fn in_session_keyring(name: &str) -> bool {
     if std::env::var_os("UMCP_KEYRING_SESSION").is_some() {
         return true;
     }
+    // One at a time: the runs share the user's persistent keyring, where each keeps the list of
+    // its entries, and a test's own home (its own lock file) does not order them as one user's
+    // processes are.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let helper = umcp_test_support::workspace_root().join("tests/peers/keyring_session.py");
     let status = Command::new("python3")
         .arg(helper)
