@@ -52,7 +52,11 @@ fn cacert_lets_tools_and_call_through_an_intercepting_proxy() {
         ];
         let tools = cli(&[&base[..], &["tools"]].concat());
         assert_eq!(code(&tools), Some(0), "{era}: {}", stderr(&tools));
-        assert!(stdout(&tools).contains("add(a: integer, b: integer)"), "{}", stdout(&tools));
+        assert!(
+            stdout(&tools).contains("add(a: integer, b: integer)"),
+            "{}",
+            stdout(&tools)
+        );
         let call = cli(&[&base[..], &["call", "add", "a:=2", "b:=3"]].concat());
         assert_eq!(code(&call), Some(0), "{era}: {}", stderr(&call));
         assert_eq!(stdout(&call).trim(), "5");
@@ -90,7 +94,11 @@ fn cert_and_key_answer_a_server_that_requires_them() {
         "--url", &url, "--cacert", &ca, "--cert", &cert, "--key", &key, "tools",
     ]);
     assert_eq!(code(&with), Some(0), "{}", stderr(&with));
-    assert!(stdout(&with).contains("add(a: integer, b: integer)"), "{}", stdout(&with));
+    assert!(
+        stdout(&with).contains("add(a: integer, b: integer)"),
+        "{}",
+        stdout(&with)
+    );
     let half = cli(&["--url", &url, "--cert", &cert, "tools"]);
     assert_eq!(code(&half), Some(2), "{}", stderr(&half));
     assert!(
