@@ -213,27 +213,10 @@ pub(super) fn network_help(detail: &str) -> String {
 }
 
 pub(super) fn install_net(dir: &Path) -> Result<(), String> {
-    let log = dir.join("install.log");
-    let base = if cfg!(windows) { "python" } else { "python3" };
-    run(Command::new(base).args(["-m", "venv"]).arg(dir), &log)?;
-    let python = venv_python(dir);
-    let requirements = repo_path("tests/peers/requirements-network.txt");
-    run(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-r",
-            ])
-            .arg(&requirements),
-        &log,
-    )?;
-    run(
-        Command::new(&python).args(["-c", "import mitmproxy, trustme"]),
-        &log,
+    install_venv(
+        dir,
+        "tests/peers/requirements-network.txt",
+        "import mitmproxy, trustme",
     )
 }
 
