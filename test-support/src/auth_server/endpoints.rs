@@ -273,16 +273,7 @@ fn authorize(inner: &mut Inner, seen: &Seen, reply: Reply) {
     };
     inner.counter += 1;
     let code = format!("code-SECRET-{}", inner.counter);
-    // Scopes ending in `never` are never granted, for tests of endless step-ups.
-    let scope = query
-        .get("scope")
-        .map(|s| {
-            s.split(' ')
-                .filter(|s| !s.ends_with("never"))
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let scope = granted(query.get("scope"));
     inner.codes.insert(
         code.clone(),
         Code {
@@ -297,6 +288,17 @@ fn authorize(inner: &mut Inner, seen: &Seen, reply: Reply) {
     reply.status(302, &[("Location", &location)]);
 }
 
+/// The scopes granted of those `asked`: all but those ending in `never`, which are never
+/// granted, for tests of endless step-ups.
+fn granted(asked: Option<&String>) -> Vec<String> {
+    asked.map_or_else(Vec::new, |s| {
+        s.split(' ')
+            .filter(|s| !s.ends_with("never"))
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
 /// The device authorization endpoint (RFC 8628 §3.1): a code for any known client, polled at
 /// one-second intervals, and approved at once.
 fn device_authorization(inner: &mut Inner, issuer: &str, seen: &Seen, reply: Reply) {
@@ -308,16 +310,7 @@ fn device_authorization(inner: &mut Inner, issuer: &str, seen: &Seen, reply: Rep
     }
     inner.counter += 1;
     let device_code = format!("dc-SECRET-{}", inner.counter);
-    // Scopes ending in `never` are never granted, as at the authorization endpoint.
-    let scopes = form
-        .get("scope")
-        .map(|s| {
-            s.split(' ')
-                .filter(|s| !s.ends_with("never"))
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let scopes = granted(form.get("scope"));
     inner
         .devices
         .insert(device_code.clone(), (client_id, scopes));
